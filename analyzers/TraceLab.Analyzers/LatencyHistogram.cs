@@ -1,0 +1,74 @@
+namespace TraceLab.Analyzers;
+
+/// <summary>
+/// Log-linear histogram of non-negative durations (ns): 64 linear sub-buckets per power of two, so any reported
+/// percentile is within 1/64 (1.6%) of the exact sample value, with memory bounded by the value range, not the count.
+/// Exponent rows are allocated on first use.
+/// </summary>
+public sealed class LatencyHistogram
+{
+    private const int SubBucketBits = 6;
+    private const int SubBuckets = 1 << SubBucketBits;
+    private readonly long[]?[] _rows = new long[64][];
+
+    public long Count { get; private set; }
+    public long Sum { get; private set; }
+    public long Min { get; private set; } = long.MaxValue;
+    public long Max { get; private set; }
+
+    public void Clear()
+    {
+        Array.Clear(_rows);
+        Count = Sum = Max = 0;
+        Min = long.MaxValue;
+    }
+
+    public void Add(long value)
+    {
+        if (value < 0) value = 0;
+        Count++;
+        Sum += value;
+        if (value < Min) Min = value;
+        if (value > Max) Max = value;
+        var (row, sub) = Index(value);
+        (_rows[row] ??= new long[SubBuckets])[sub]++;
+    }
+
+    private static (int Row, int Sub) Index(long value)
+    {
+        if (value < SubBuckets) return (0, (int)value);
+        var msb = 63 - System.Numerics.BitOperations.LeadingZeroCount((ulong)value);
+        var shift = msb - SubBucketBits + 1;
+        return (shift, (int)(value >> shift) & (SubBuckets - 1) | (SubBuckets >> 1));
+    }
+
+    private static long LowerBound(int row, int sub) => row == 0 ? sub : (long)sub << row;
+
+    /// <summary>Nearest-rank percentile (p in 0..100): the smallest value with at least p% of samples at or below it.</summary>
+    public long Percentile(double p)
+    {
+        if (Count == 0) return 0;
+        var rank = (long)Math.Ceiling(p / 100.0 * Count);
+        if (rank < 1) rank = 1;
+        long seen = 0;
+        for (var row = 0; row < _rows.Length; row++)
+        {
+            var r = _rows[row];
+            if (r is null) continue;
+            for (var sub = 0; sub < SubBuckets; sub++)
+            {
+                if (r[sub] == 0) continue;
+                seen += r[sub];
+                if (seen >= rank)
+                {
+                    // Middle of the bucket, kept inside the observed range.
+                    var lo = LowerBound(row, sub);
+                    var width = row == 0 ? 1 : 1L << row;
+                    var mid = lo + (width - 1) / 2;
+                    return Math.Clamp(mid, Min, Max);
+                }
+            }
+        }
+        return Max;
+    }
+}

@@ -1,0 +1,318 @@
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers;
+
+/// <summary>
+/// Per-thread scheduler accounting in one streaming pass: run, ready and wait time, switches, migrations, wakeups
+/// and ready latency (docs/metrics.md). Robust to broken per-CPU switch chains: every event names the thread running
+/// on its CPU (common_pid), so when that is not the thread the last switch put there, a switch was not logged; the
+/// chain is repaired at that point (start estimated, see <see cref="Repair"/>) and counted in <see cref="ChainBreaks"/>.
+/// Memory grows with the number of threads and CPUs, never with the number of events.
+/// </summary>
+public sealed class ThreadAccounting : IKernelEventSink
+{
+    private const int Unknown = -1;
+
+    private enum RunState : byte { Unknown, Running, Runnable, Blocked, Dead }
+
+    private sealed class ThreadState
+    {
+        public RunState State;
+        public long Since;
+        public int Cpu = Unknown;
+        /// <summary>Runnable because it was woken (true) or preempted (false).</summary>
+        public bool Woken;
+    }
+
+    private struct CpuState
+    {
+        public int Current;
+        /// <summary>Last time <see cref="Current"/> was known to be on this CPU (its switch-in or one of its events).</summary>
+        public long LastEvidence;
+        public long LastSwitch;
+    }
+
+    private readonly Dictionary<int, ThreadState> _state = new();
+    private readonly Dictionary<int, ThreadStats> _stats = new();
+    private readonly Dictionary<int, int> _parent = new();
+    private CpuState[] _cpus = [];
+
+    public MeasuredRegion Region { get; } = new();
+    public long ChainBreaks { get; private set; }
+    public long ChainBreaksInRegion { get; private set; }
+    public long SwitchEvents { get; private set; }
+    public long FirstTimestamp { get; private set; } = long.MaxValue;
+    public long LastTimestamp { get; private set; } = long.MinValue;
+
+    /// <summary>Thread → the task that forked it (from sched_process_fork).</summary>
+    public IReadOnlyDictionary<int, int> Parents => _parent;
+
+    public IReadOnlyDictionary<int, ThreadStats> Threads => _stats;
+
+    public void OnEvent(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (t < FirstTimestamp) FirstTimestamp = t;
+        if (t > LastTimestamp) LastTimestamp = t;
+        ref var cpu = ref Cpu(e.Cpu);
+
+        switch (e.Kind)
+        {
+            case KernelEventKind.Switch:
+                SwitchEvents++;
+                Evidence(ref cpu, e.Cpu, e.PrevTid, t);
+                OnSwitch(ref cpu, e, t);
+                break;
+            case KernelEventKind.Waking:
+                Evidence(ref cpu, e.Cpu, e.Pid, t);
+                OnWaking(e, t, counted: true);
+                break;
+            case KernelEventKind.WakeupNew:
+                Evidence(ref cpu, e.Cpu, e.Pid, t);
+                OnWaking(e, t, counted: false);
+                break;
+            case KernelEventKind.Migrate:
+                Evidence(ref cpu, e.Cpu, e.Pid, t);
+                if (e.Tid != 0 && Region.Contains(t)) Stats(e.Tid).Migrations++;
+                break;
+            case KernelEventKind.Fork:
+                Evidence(ref cpu, e.Cpu, e.Pid, t);
+                _parent[e.ChildTid] = e.ParentTid;
+                break;
+            case KernelEventKind.Exit:
+                Evidence(ref cpu, e.Cpu, e.Pid, t);
+                break;
+            case KernelEventKind.Marker:
+                Evidence(ref cpu, e.Cpu, e.Pid, t);
+                if (e.Text is not null && Region.OnMarker(e.Text, t, e.Pid)) OnRegionBegin();
+                break;
+            default:
+                Evidence(ref cpu, e.Cpu, e.Pid, t);
+                break;
+        }
+    }
+
+    private ref CpuState Cpu(int cpu)
+    {
+        if (cpu >= _cpus.Length)
+        {
+            var old = _cpus.Length;
+            Array.Resize(ref _cpus, Math.Max(cpu + 1, old * 2));
+            for (var i = old; i < _cpus.Length; i++) _cpus[i] = new CpuState { Current = Unknown, LastEvidence = long.MinValue, LastSwitch = long.MinValue };
+        }
+        return ref _cpus[cpu];
+    }
+
+    private ThreadState StateOf(int tid)
+    {
+        if (!_state.TryGetValue(tid, out var s)) _state[tid] = s = new ThreadState();
+        return s;
+    }
+
+    /// <summary>Per-thread results; idle (tid 0) is never a thread.</summary>
+    public ThreadStats Stats(int tid)
+    {
+        if (!_stats.TryGetValue(tid, out var s)) _stats[tid] = s = new ThreadStats(tid);
+        return s;
+    }
+
+    /// <summary><paramref name="tid"/> is on <paramref name="cpuIndex"/> at <paramref name="t"/>.</summary>
+    private void Evidence(ref CpuState cpu, int cpuIndex, int tid, long t)
+    {
+        if (cpu.Current == tid)
+        {
+            cpu.LastEvidence = t;
+            return;
+        }
+        if (cpu.Current != Unknown)
+        {
+            ChainBreaks++;
+            if (Region.Contains(t)) ChainBreaksInRegion++;
+        }
+        Repair(ref cpu, cpuIndex, tid, t);
+    }
+
+    /// <summary>
+    /// A switch from cpu.Current to <paramref name="tid"/> was not logged. The previous thread was last seen at
+    /// cpu.LastEvidence; the new one cannot have started before that, nor before it became runnable. Its start is
+    /// the later of the two; the previous thread's run ends there too.
+    /// </summary>
+    private void Repair(ref CpuState cpu, int cpuIndex, int tid, long t)
+    {
+        var ts = StateOf(tid);
+        var start = cpu.LastEvidence == long.MinValue ? t : cpu.LastEvidence;
+        if (ts.State is RunState.Runnable or RunState.Blocked && ts.Since > start) start = Math.Min(ts.Since, t);
+
+        if (cpu.Current > 0)
+        {
+            var prev = StateOf(cpu.Current);
+            if (prev.State == RunState.Running && prev.Cpu == cpuIndex)
+            {
+                Stats(cpu.Current).RunNs += Region.Overlap(prev.Since, start);
+                prev.State = RunState.Unknown;
+                prev.Cpu = Unknown;
+            }
+        }
+
+        if (tid > 0 && ts.State == RunState.Running && ts.Cpu == cpuIndex)
+        {
+            // This CPU had lost track (Unknown) but the thread never left: nothing to estimate.
+            cpu.Current = tid;
+            cpu.LastEvidence = t;
+            return;
+        }
+
+        if (tid > 0)
+        {
+            switch (ts.State)
+            {
+                case RunState.Running when ts.Cpu != Unknown:
+                    // Still marked on another CPU: its switch-out there was lost too.
+                    ref var other = ref Cpu(ts.Cpu);
+                    var end = Math.Min(other.LastEvidence, start);
+                    Stats(tid).RunNs += Region.Overlap(ts.Since, end);
+                    other.Current = Unknown;
+                    start = Math.Max(start, end);
+                    break;
+                case RunState.Runnable:
+                    Stats(tid).ReadyNs += Region.Overlap(ts.Since, start);
+                    break;
+                case RunState.Blocked:
+                    Stats(tid).WaitNs += Region.Overlap(ts.Since, start);
+                    break;
+            }
+            if (ts.State != RunState.Unknown && ts.State != RunState.Dead && Region.Contains(t)) Stats(tid).RepairedStarts++;
+            ts.State = RunState.Running;
+            ts.Since = start;
+            ts.Cpu = cpuIndex;
+        }
+        cpu.Current = tid;
+        cpu.LastEvidence = t;
+    }
+
+    private void OnSwitch(ref CpuState cpu, in KernelEvent e, long t)
+    {
+        var inRegion = Region.Contains(t);
+        var prev = e.PrevTid;
+        var next = e.NextTid;
+        if (prev > 0)
+        {
+            var ps = StateOf(prev);
+            var st = Stats(prev);
+            if (ps.State == RunState.Running) st.RunNs += Region.Overlap(ps.Since, t);
+            var preempted = TaskState.IsPreempted(e.PrevState);
+            var dead = (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0 && !preempted;
+            if (inRegion)
+            {
+                if (preempted) st.InvoluntarySwitches++;
+                else if (!dead) st.VoluntarySwitches++;
+            }
+            ps.State = dead ? RunState.Dead : preempted ? RunState.Runnable : RunState.Blocked;
+            ps.Woken = false;
+            ps.Since = t;
+            ps.Cpu = Unknown;
+        }
+
+        if (next > 0)
+        {
+            var ns = StateOf(next);
+            var st = Stats(next);
+            switch (ns.State)
+            {
+                case RunState.Runnable:
+                    st.ReadyNs += Region.Overlap(ns.Since, t);
+                    if (inRegion) st.ReadyLatency.Add(t - ns.Since);
+                    break;
+                case RunState.Blocked:
+                    // Its wakeup was not logged: it waited until now as far as we can tell.
+                    st.WaitNs += Region.Overlap(ns.Since, t);
+                    break;
+                case RunState.Running when ns.Cpu != Unknown && ns.Cpu != e.Cpu:
+                    ref var other = ref Cpu(ns.Cpu);
+                    st.RunNs += Region.Overlap(ns.Since, Math.Min(other.LastEvidence, t));
+                    other.Current = Unknown;
+                    break;
+            }
+            ns.State = RunState.Running;
+            ns.Since = t;
+            ns.Cpu = e.Cpu;
+        }
+        cpu.Current = next;
+        cpu.LastEvidence = t;
+        cpu.LastSwitch = t;
+    }
+
+    private void OnWaking(in KernelEvent e, long t, bool counted)
+    {
+        var woken = e.WokenTid;
+        if (woken <= 0) return;
+        var ws = StateOf(woken);
+        var inRegion = Region.Contains(t);
+        if (counted && inRegion)
+        {
+            var st = Stats(woken);
+            st.WakeupsReceived++;
+            var waker = EventFlags.InInterrupt(e.Flags) || e.Pid == 0 ? -1 : e.Pid;
+            st.Wakers[waker] = st.Wakers.TryGetValue(waker, out var n) ? n + 1 : 1;
+            if (waker > 0) Stats(waker).WakeupsGiven++;
+        }
+        switch (ws.State)
+        {
+            case RunState.Blocked:
+                Stats(woken).WaitNs += Region.Overlap(ws.Since, t);
+                goto case RunState.Unknown;
+            case RunState.Unknown:
+            case RunState.Dead:
+                ws.State = RunState.Runnable;
+                ws.Since = t;
+                ws.Woken = true;
+                break;
+            // Running or already runnable: the wakeup changes nothing (the thread had not gone to sleep yet).
+        }
+    }
+
+    /// <summary>
+    /// The region starts: everything accumulated so far lies before it. Open intervals keep their start times and
+    /// are clipped to the region when they close.
+    /// </summary>
+    private void OnRegionBegin()
+    {
+        foreach (var s in _stats.Values) s.Reset();
+        ChainBreaksInRegion = 0;
+    }
+
+    /// <summary>Closes every open interval at the end of the region (or of the trace). Call once after the last event.</summary>
+    public void Complete()
+    {
+        var end = Region.HasEnd ? Region.End : LastTimestamp;
+        foreach (var (tid, ts) in _state)
+        {
+            if (tid <= 0) continue;
+            var st = Stats(tid);
+            switch (ts.State)
+            {
+                case RunState.Running: st.RunNs += Region.Overlap(ts.Since, end); break;
+                case RunState.Runnable: st.ReadyNs += Region.Overlap(ts.Since, end); break;
+                case RunState.Blocked: st.WaitNs += Region.Overlap(ts.Since, end); break;
+            }
+            ts.Since = end;
+        }
+    }
+
+    /// <summary>The threads that descend (by fork) from <paramref name="rootPid"/>, including it.</summary>
+    public IReadOnlyList<int> Descendants(int rootPid)
+    {
+        var result = new List<int>();
+        foreach (var tid in _stats.Keys.Union(_parent.Keys).Distinct())
+        {
+            var cur = tid;
+            for (var depth = 0; depth < 64; depth++)
+            {
+                if (cur == rootPid) { result.Add(tid); break; }
+                if (!_parent.TryGetValue(cur, out cur)) break;
+            }
+        }
+        result.Sort();
+        return result;
+    }
+}

@@ -1,0 +1,18 @@
+/*
+ * JSON fragments every workload reports the same way, so the trace analyser
+ * can read objects and CPU times without knowing which workload produced them.
+ */
+#ifndef TRACELAB_REPORT_H
+#define TRACELAB_REPORT_H
+
+#include "json.h"
+#include "platform.h"
+
+/* {"name":..,"kind":..,"address"|"handle":"0x.."|"id"|"fd":N} */
+void report_object(json_writer *w, const char *name, pl_object_info info);
+
+/* "userNs","systemNs","voluntarySwitches","involuntarySwitches" into the
+ * current object; NULL (times unavailable) writes -1 for each. */
+void report_times(json_writer *w, const pl_times *t);
+
+#endif

@@ -1,0 +1,136 @@
+using System.Globalization;
+using TraceLab.Formats.Ftrace;
+
+namespace TraceLab.Capture.Linux;
+
+/// <summary>
+/// One tracefs capture: a private instance with the scheduler (and optionally syscall) events enabled, per-CPU
+/// raw pages copied to disk while the workload runs, and on <see cref="Stop"/> the metadata needed to decode them.
+/// Disposing always removes the instance, whatever happened before.
+/// </summary>
+public sealed class LinuxCaptureSession : IDisposable
+{
+    private readonly TracefsInstance _instance;
+    private readonly List<PerCpuPageCopier> _copiers = [];
+    private readonly LinuxCaptureOptions _options;
+    private readonly List<string> _enabled = [];
+    private readonly List<string> _missing = [];
+    private readonly int _pageSize;
+    private bool _stopped;
+
+    private LinuxCaptureSession(TracefsInstance instance, LinuxCaptureOptions options, int pageSize, IReadOnlyList<string> staleRemoved)
+    {
+        _instance = instance;
+        _options = options;
+        _pageSize = pageSize;
+        StaleInstancesRemoved = staleRemoved;
+    }
+
+    /// <summary>File the traced program writes its markers to (lands in this instance's buffer only).</summary>
+    public string TraceMarkerPath => _instance.TraceMarkerPath;
+    public string InstanceName => _instance.Name;
+    public IReadOnlyList<string> StaleInstancesRemoved { get; }
+    public IReadOnlyList<string> MissingEvents => _missing;
+
+    /// <summary>Raw bytes copied so far (all CPUs), for progress display.</summary>
+    public long BytesCopied => _copiers.Sum(c => c.BytesCopied);
+
+    public static LinuxCaptureSession Start(LinuxCaptureOptions options)
+    {
+        var root = Tracefs.Locate();
+        var stale = TracefsInstance.RemoveStale(root);
+        var headerPage = File.ReadAllText(Path.Combine(root, "events", "header_page"));
+        var pageSize = HeaderPageLayout.Parse(headerPage).PageSize;
+        var instance = TracefsInstance.Create(root, TracefsInstance.NameFor(Environment.ProcessId, options.RunId));
+        var session = new LinuxCaptureSession(instance, options, pageSize, stale);
+        try
+        {
+            session.Configure();
+            session.StartCopying();
+            instance.SetTracing(true);
+            return session;
+        }
+        catch
+        {
+            session.Dispose();
+            throw;
+        }
+    }
+
+    private void Configure()
+    {
+        _instance.SetTracing(false);
+        _instance.Write("buffer_size_kb", _options.BufferSizeKb.ToString(CultureInfo.InvariantCulture));
+        try { _instance.Write("trace_clock", _options.Clock); }
+        catch (IOException ex) { throw new TracingUnavailableException($"this kernel has no '{_options.Clock}' trace clock ({ex.Message})"); }
+        foreach (var ev in CaptureEventSet.For(_options.Syscalls))
+        {
+            if (!_instance.HasEvent(ev)) { _missing.Add(ev); continue; }
+            _instance.EnableEvent(ev);
+            _enabled.Add(ev);
+        }
+        if (!_enabled.Contains("sched/sched_switch"))
+            throw new TracingUnavailableException("this kernel has no sched:sched_switch tracepoint; TraceLab cannot account scheduling without it");
+    }
+
+    private void StartCopying()
+    {
+        Directory.CreateDirectory(_options.WorkDirectory);
+        var cpus = _instance.CpuCount;
+        for (var cpu = 0; cpu < cpus; cpu++)
+        {
+            var file = Path.Combine(_options.WorkDirectory, $".cpu{cpu}.raw");
+            _copiers.Add(new PerCpuPageCopier(cpu, _instance.PerCpuPipe(cpu), file, _pageSize));
+        }
+        foreach (var c in _copiers) c.Start();
+    }
+
+    /// <summary>Switches tracing off, drains every CPU's buffer, reads loss counters and formats, removes the instance.</summary>
+    public RawCapture Stop()
+    {
+        if (_stopped) throw new InvalidOperationException("capture already stopped");
+        _stopped = true;
+        _instance.SetTracing(false);
+        foreach (var c in _copiers) c.StopAndDrain();
+        var stats = Enumerable.Range(0, _copiers.Count).Select(_instance.CpuStats).ToArray();
+        var formats = _enabled.ToDictionary(e => e, _instance.EventFormat);
+        var root = _instance.TracefsRoot;
+        var capture = new RawCapture
+        {
+            CpuCount = _copiers.Count,
+            PageSize = _pageSize,
+            HeaderPage = File.ReadAllText(Path.Combine(root, "events", "header_page")),
+            HeaderEvent = File.ReadAllText(Path.Combine(root, "events", "header_event")),
+            EventFormats = formats,
+            PrintFormat = File.ReadAllText(Path.Combine(root, "events", "ftrace", "print", "format")),
+            SavedCmdlines = TryRead(Path.Combine(root, "saved_cmdlines")),
+            CpuStats = stats,
+            CpuDataFiles = _copiers.Select(c => c.OutputPath).ToArray(),
+            Clock = _options.Clock,
+            KernelRelease = TryRead("/proc/sys/kernel/osrelease").Trim(),
+            MissingEvents = _missing.ToArray(),
+            PagesCopied = _copiers.Sum(c => c.PagesCopied),
+        };
+        DisposeCopiers();
+        _instance.Remove();
+        return capture;
+    }
+
+    private static string TryRead(string path)
+    {
+        try { return File.ReadAllText(path); }
+        catch (IOException) { return ""; }
+        catch (UnauthorizedAccessException) { return ""; }
+    }
+
+    private void DisposeCopiers()
+    {
+        foreach (var c in _copiers) c.Dispose();
+    }
+
+    public void Dispose()
+    {
+        DisposeCopiers();
+        _instance.Remove();
+    }
+}

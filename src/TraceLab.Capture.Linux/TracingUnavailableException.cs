@@ -1,0 +1,9 @@
+namespace TraceLab.Capture.Linux;
+
+/// <summary>Kernel tracing cannot be used here; the message is one actionable line for the user.</summary>
+public sealed class TracingUnavailableException : Exception
+{
+    public TracingUnavailableException(string message) : base(message) { }
+    public TracingUnavailableException(string message, Exception inner) : base(message, inner) { }
+    public TracingUnavailableException() { }
+}

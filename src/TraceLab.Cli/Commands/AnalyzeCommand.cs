@@ -1,0 +1,31 @@
+using Spectre.Console;
+using TraceLab.Workloads;
+
+namespace TraceLab.Cli.Commands;
+
+/// <summary>`tracelab analyze TRACE`: re-analyzes an existing trace; uses workload.json beside it when present.</summary>
+public sealed class AnalyzeCommand
+{
+    private readonly IAnsiConsole _console;
+
+    public AnalyzeCommand(IAnsiConsole console) => _console = console;
+
+    public int Run(string traceFile, string? outDir, bool force, int? pid)
+    {
+        traceFile = Path.GetFullPath(traceFile);
+        if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
+        var beside = Path.Combine(Path.GetDirectoryName(traceFile)!, "workload.json");
+        var workload = File.Exists(beside) ? WorkloadResult.Parse(File.ReadAllText(beside), beside) : null;
+
+        // Default: next to the trace, which already holds a report from the capture, so replacing needs --force.
+        var output = OutputDirectory.Prepare(outDir ?? Path.GetDirectoryName(traceFile)!, "", force || outDir is null);
+        if (outDir is null && !force && File.Exists(output.File("report.json")))
+            throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
+
+        var report = AnalysisPipeline.Analyze(traceFile, workload, run: null, partial: false, pid);
+        ReportFiles.Write(output, report);
+        TerminalReport.Render(_console, report);
+        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: report.md, report.json");
+        return ExitCodes.Ok;
+    }
+}

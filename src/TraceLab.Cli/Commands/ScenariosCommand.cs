@@ -1,0 +1,29 @@
+using Spectre.Console;
+using TraceLab.Workloads;
+
+namespace TraceLab.Cli.Commands;
+
+/// <summary>`tracelab scenarios`: every workload and scenario, with the seed claims each one tests.</summary>
+public sealed class ScenariosCommand
+{
+    private readonly IAnsiConsole _console;
+
+    public ScenariosCommand(IAnsiConsole console) => _console = console;
+
+    public int Run()
+    {
+        foreach (var w in WorkloadCatalog.All)
+        {
+            _console.MarkupLine($"[bold]{w.Name}[/] (seed {w.Seed}): {Markup.Escape(w.Description)}");
+            var table = new Table().Border(TableBorder.Simple).AddColumns("scenario", "claims", "description", "parameters");
+            foreach (var s in w.Scenarios)
+                table.AddRow(s.Name, string.Join(",", s.Claims), Markup.Escape(s.Description),
+                    Markup.Escape(string.Join(" ", s.Parameters.Select(kv => $"--{kv.Key} {kv.Value}"))));
+            _console.Write(table);
+            _console.MarkupLine("  parameters (each is also an option of `tracelab trace`):");
+            foreach (var p in w.Parameters)
+                _console.MarkupLine($"    --{p.Name,-13} {Markup.Escape(p.Description)} [grey](default {Markup.Escape(p.DefaultText ?? p.Default.ToString(System.Globalization.CultureInfo.InvariantCulture))})[/]");
+        }
+        return ExitCodes.Ok;
+    }
+}

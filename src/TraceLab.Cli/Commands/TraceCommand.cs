@@ -1,0 +1,126 @@
+using System.Globalization;
+using Spectre.Console;
+using TraceLab.Capture.Linux;
+using TraceLab.Reporting;
+using TraceLab.Workloads;
+
+namespace TraceLab.Cli.Commands;
+
+/// <summary>
+/// `tracelab trace WORKLOAD SCENARIO`: build the workload, start a kernel capture, run it, write trace.dat,
+/// analyze, and write report.json / report.md next to the trace.
+/// </summary>
+public sealed class TraceCommand
+{
+    public sealed record Settings(
+        string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, string? Out, bool Force,
+        int BufferKb, SyscallSet Syscalls, int TimeoutSeconds);
+
+    private readonly IAnsiConsole _console;
+
+    public TraceCommand(IAnsiConsole console) => _console = console;
+
+    public async Task<int> RunAsync(Settings s)
+    {
+        var workload = WorkloadCatalog.Find(s.Workload)
+            ?? throw new UsageException($"unknown workload '{s.Workload}': valid workloads are {string.Join(", ", WorkloadCatalog.All.Select(w => w.Name))}");
+        var scenario = workload.FindScenario(s.Scenario)
+            ?? throw new UsageException($"unknown scenario '{s.Scenario}' for {workload.Name}: valid scenarios are {string.Join(", ", workload.Scenarios.Select(x => x.Name))}");
+        IReadOnlyDictionary<string, string> values;
+        try { values = workload.Resolve(scenario, s.Overrides); }
+        catch (WorkloadException ex) { throw new UsageException(ex.Message, ex); }
+
+        var stamp = DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
+        var output = OutputDirectory.Prepare(s.Out, $"{workload.Name}-{scenario.Name}-{stamp}", s.Force);
+
+        var root = RepositoryLayout.FindRoot();
+        var exe = new NativeWorkloadBuilder(root).EnsureBuilt(workload.Name);
+        var arguments = workload.Arguments(values);
+
+        using var interruption = new Interruption();
+        if (s.TimeoutSeconds > 0) interruption.CancelAfter(TimeSpan.FromSeconds(s.TimeoutSeconds));
+
+        var runId = $"{workload.Name}-{stamp}-{Random.Shared.Next(0x10000):x4}";
+        using var session = LinuxCaptureSession.Start(new LinuxCaptureOptions
+        {
+            RunId = runId, WorkDirectory = output.Path, BufferSizeKb = s.BufferKb, Syscalls = s.Syscalls,
+        });
+        foreach (var stale in session.StaleInstancesRemoved)
+            _console.MarkupLine($"[yellow]removed stale tracefs instance {Markup.Escape(stale)} left by a TraceLab run that died[/]");
+        foreach (var missing in session.MissingEvents)
+            _console.MarkupLine($"[yellow]warning: this kernel has no {Markup.Escape(missing)} event; skipped[/]");
+
+        var resultTmp = output.File(".workload.json.tmp");
+        var started = DateTimeOffset.UtcNow;
+        int exitCode;
+        var partial = false;
+        using (var run = WorkloadRun.Start(exe, arguments, session.TraceMarkerPath, resultTmp, output.File("workload.log")))
+        {
+            try
+            {
+                exitCode = await WaitWithProgress(run, session, $"{workload.Name} {scenario.Name}", interruption.Token);
+            }
+            catch (OperationCanceledException)
+            {
+                partial = true;
+                exitCode = -1;
+                _console.MarkupLine(interruption.Interrupted
+                    ? "[yellow]interrupted: workload stopped, keeping the partial trace[/]"
+                    : $"[yellow]timed out after {s.TimeoutSeconds} s: workload killed, keeping the partial trace[/]");
+            }
+            if (!partial && exitCode != 0)
+            {
+                var why = run.ErrorText();
+                throw new WorkloadException($"{workload.Name} exited with code {exitCode}{(why.Length > 0 ? ": " + why : "")} (log: {output.File("workload.log")})");
+            }
+        }
+
+        var raw = session.Stop();
+        var traceFile = output.Commit("trace.dat", raw.WriteTraceDat);
+        raw.DeleteRawFiles();
+
+        WorkloadResult? result = null;
+        if (File.Exists(resultTmp))
+        {
+            result = WorkloadResult.Parse(File.ReadAllText(resultTmp), resultTmp);
+            output.Commit("workload.json", tmp => File.Move(resultTmp, tmp));
+        }
+
+        var runSection = new RunSection
+        {
+            Workload = workload.Name,
+            Scenario = scenario.Name,
+            Parameters = values.ToDictionary(kv => kv.Key, kv => kv.Value),
+            Claims = scenario.Claims.ToList(),
+            Command = $"{workload.Name} {string.Join(' ', arguments)}",
+            ExitCode = exitCode,
+            StartedUtc = started,
+        };
+        var report = AnalysisPipeline.Analyze(traceFile, result, runSection, partial, pid: null);
+        ReportFiles.Write(output, report);
+
+        TerminalReport.Render(_console, report);
+        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: trace.dat, report.md, report.json, workload.json, workload.log");
+        _console.MarkupLine($"[grey]Open the trace: trace-cmd report -i {Markup.Escape(traceFile)}   or   kernelshark {Markup.Escape(traceFile)}[/]");
+        return partial ? (interruption.Interrupted ? ExitCodes.Interrupted : ExitCodes.Failure) : ExitCodes.Ok;
+    }
+
+    private async Task<int> WaitWithProgress(WorkloadRun run, LinuxCaptureSession session, string what, CancellationToken token)
+    {
+        var wait = run.WaitAsync(token);
+        if (!_console.Profile.Capabilities.Interactive)
+        {
+            _console.MarkupLine($"running {Markup.Escape(what)} under tracing (pid {run.Pid})...");
+            return await wait;
+        }
+        return await _console.Status().StartAsync($"running {what}", async ctx =>
+        {
+            while (!wait.IsCompleted)
+            {
+                ctx.Status($"running {Markup.Escape(what)} (pid {run.Pid}): {run.StartedAt.Elapsed.TotalSeconds:0} s, {session.BytesCopied / 1048576.0:0} MB of raw trace — Ctrl-C stops");
+                await Task.WhenAny(wait, Task.Delay(500, CancellationToken.None));
+            }
+            return await wait;
+        });
+    }
+}

@@ -1,0 +1,23 @@
+using TraceLab.Core;
+using TraceLab.Formats.TraceDat;
+
+namespace TraceLab.Cli;
+
+/// <summary>Opens a trace file with the reader its first bytes call for.</summary>
+public static class TraceFiles
+{
+    private static readonly byte[] TraceDatMagic = [0x17, 0x08, 0x44, (byte)'t', (byte)'r', (byte)'a', (byte)'c', (byte)'i', (byte)'n', (byte)'g'];
+
+    public static IKernelTraceReader Open(string path)
+    {
+        if (!File.Exists(path)) throw new UsageException($"{path}: no such file");
+        Span<byte> head = stackalloc byte[16];
+        int n;
+        using (var f = File.OpenRead(path)) n = f.ReadAtLeast(head, head.Length, throwOnEndOfStream: false);
+        if (n >= TraceDatMagic.Length && head[..TraceDatMagic.Length].SequenceEqual(TraceDatMagic))
+            return TraceDatReader.Open(path);
+        if (n >= 8 && head[..8].SequenceEqual("PERFILE2"u8))
+            throw new UsageException($"{path}: perf.data import is not implemented yet (see issue: perf.data import)");
+        throw new TraceFormatException(path, 0, "a trace-cmd trace.dat (magic 17 08 44 'tracing')");
+    }
+}

@@ -1,0 +1,48 @@
+using System.Buffers.Binary;
+
+namespace TraceLab.Formats.Ftrace;
+
+/// <summary>A resolved field position: reads a scalar of 1, 2, 4 or 8 bytes, sign-extending when the format says signed.</summary>
+internal readonly struct FieldReader
+{
+    private readonly int _offset;
+    private readonly int _size;
+    private readonly bool _signed;
+
+    public FieldReader(int offset, int size, bool signed)
+    {
+        _offset = offset;
+        _size = size;
+        _signed = signed;
+    }
+
+    public static FieldReader From(FtraceField? f) => f is null ? default : new FieldReader(f.Offset, Math.Min(f.Size, 8), f.IsSigned);
+
+    public static FieldReader FromArrayElement(FtraceField f, int index, int elementSize) =>
+        new(f.Offset + (index * elementSize), elementSize, f.IsSigned);
+
+    public bool IsPresent => _size > 0;
+
+    /// <summary>The first byte past this field; a record shorter than this is corrupt.</summary>
+    public int End => _offset + _size;
+
+    public long Read(ReadOnlySpan<byte> p)
+    {
+        if ((uint)End > (uint)p.Length || _size == 0) return 0;
+        var s = p.Slice(_offset, _size);
+        return _size switch
+        {
+            8 => BinaryPrimitives.ReadInt64LittleEndian(s),
+            4 => _signed ? BinaryPrimitives.ReadInt32LittleEndian(s) : BinaryPrimitives.ReadUInt32LittleEndian(s),
+            2 => _signed ? BinaryPrimitives.ReadInt16LittleEndian(s) : BinaryPrimitives.ReadUInt16LittleEndian(s),
+            1 => _signed ? (sbyte)s[0] : s[0],
+            _ => 0,
+        };
+    }
+
+    public int ReadInt32(ReadOnlySpan<byte> p) => (int)Read(p);
+
+    /// <summary>The bytes of a fixed char array (e.g. comm), empty when out of range.</summary>
+    public ReadOnlySpan<byte> Bytes(ReadOnlySpan<byte> p, int length) =>
+        (uint)(_offset + length) <= (uint)p.Length && _size > 0 ? p.Slice(_offset, length) : default;
+}

@@ -1,0 +1,333 @@
+using System.Buffers.Binary;
+using System.Text;
+using TraceLab.Core;
+
+namespace TraceLab.Formats.Ftrace;
+
+/// <summary>
+/// Turns raw ftrace event payloads into <see cref="KernelEvent"/>s. Field positions are looked up by name in the
+/// formats the trace carries, so kernels with different layouts decode correctly; per event only array indexing and
+/// scalar reads happen (marker and exec texts excepted).
+/// </summary>
+public sealed class KernelEventDecoder
+{
+    private enum DecodeKind : byte
+    {
+        Other,
+        Switch,
+        Waking,
+        WakeupNew,
+        Migrate,
+        Fork,
+        Exec,
+        Exit,
+        SyscallEnter,
+        SyscallExit,
+        Print,
+    }
+
+    private struct Entry
+    {
+        public DecodeKind Kind;
+        public int MinLength;
+        public FieldReader A, B, C, D, E;
+        public TextRef Comm1, Comm2, Text;
+    }
+
+    /// <summary>
+    /// Where a string field lives: a fixed char array (Size &gt; 0), a flexible array to the end of the record
+    /// (Size 0), or a __data_loc/__rel_loc word pointing at it.
+    /// </summary>
+    private struct TextRef
+    {
+        public bool Present, DataLoc, RelLoc;
+        public int Offset, Size;
+
+        public readonly int MinLength => !Present ? 0 : DataLoc ? Offset + 4 : Offset + Size;
+
+        public readonly ReadOnlySpan<byte> Resolve(ReadOnlySpan<byte> payload)
+        {
+            if (!Present) return default;
+            ReadOnlySpan<byte> text;
+            if (DataLoc)
+            {
+                if (Offset + 4 > payload.Length) return default;
+                var loc = BinaryPrimitives.ReadUInt32LittleEndian(payload[Offset..]);
+                var start = (int)(loc & 0xFFFF) + (RelLoc ? Offset + 4 : 0);
+                var len = (int)(loc >> 16);
+                if (start > payload.Length || len > payload.Length - start) return default;
+                text = payload.Slice(start, len);
+            }
+            else if (Size > 0)
+            {
+                if (Offset + Size > payload.Length) return default;
+                text = payload.Slice(Offset, Size);
+            }
+            else
+            {
+                if (Offset > payload.Length) return default;
+                text = payload[Offset..];
+            }
+
+            var nul = text.IndexOf((byte)0);
+            return nul >= 0 ? text[..nul] : text;
+        }
+    }
+
+    private readonly Entry[] _entries;
+    private readonly FieldReader _commonType;
+    private readonly FieldReader _commonPid;
+    private readonly ThreadTable _threads;
+    private readonly StringInterner _markers = new();
+
+    public KernelEventDecoder(IEnumerable<FtraceEventFormat> formats, ThreadTable threads)
+    {
+        _threads = threads;
+        var list = formats.ToList();
+        var maxId = 0;
+        foreach (var f in list)
+        {
+            if (f.Id < 0 || f.Id > ushort.MaxValue)
+                throw new TraceFormatException($"event format {f.System}/{f.Name}: ID {f.Id} is outside 0..65535");
+            maxId = Math.Max(maxId, f.Id);
+        }
+
+        _entries = new Entry[maxId + 1];
+        var hasWaking = list.Exists(f => f.System == "sched" && f.Name == "sched_waking");
+        foreach (var f in list)
+        {
+            if (_commonType.IsPresent is false && f.Field("common_type") is { } ct)
+            {
+                _commonType = FieldReader.From(ct);
+                _commonPid = FieldReader.From(f.Field("common_pid"));
+            }
+
+            _entries[f.Id] = Build(f, hasWaking);
+        }
+
+        if (!_commonType.IsPresent) _commonType = new FieldReader(0, 2, false);
+        if (!_commonPid.IsPresent) _commonPid = new FieldReader(4, 4, true);
+    }
+
+    /// <summary>Distinct marker texts interned so far.</summary>
+    public int InternedMarkerCount => _markers.Count;
+
+    /// <summary>Decodes one payload. Returns false when the payload is too short for its declared event (corrupt).</summary>
+    public bool Decode(ReadOnlySpan<byte> payload, long timestamp, int cpu, ref KernelEvent e)
+    {
+        e = default;
+        e.Timestamp = timestamp;
+        e.Cpu = cpu;
+        if (payload.Length < _commonPid.End || payload.Length < _commonType.End) return false;
+        e.Pid = _commonPid.ReadInt32(payload);
+        var id = (int)_commonType.Read(payload);
+        if ((uint)id >= (uint)_entries.Length) return true;
+
+        ref readonly var x = ref _entries[id];
+        if (x.Kind == DecodeKind.Other) return true;
+        if (payload.Length < x.MinLength) return false;
+        switch (x.Kind)
+        {
+            case DecodeKind.Switch:
+                e.Kind = KernelEventKind.Switch;
+                e.Tid = x.A.ReadInt32(payload);
+                e.Prio = x.B.ReadInt32(payload);
+                e.State = x.C.Read(payload);
+                e.Tid2 = x.D.ReadInt32(payload);
+                e.Prio2 = x.E.ReadInt32(payload);
+                UpdateName(e.Tid, x.Comm1.Resolve(payload));
+                UpdateName(e.Tid2, x.Comm2.Resolve(payload));
+                break;
+            case DecodeKind.Waking:
+            case DecodeKind.WakeupNew:
+                e.Kind = x.Kind == DecodeKind.Waking ? KernelEventKind.Waking : KernelEventKind.WakeupNew;
+                e.Tid = x.A.ReadInt32(payload);
+                e.Cpu2 = x.B.ReadInt32(payload);
+                e.Prio = x.C.ReadInt32(payload);
+                UpdateName(e.Tid, x.Comm1.Resolve(payload));
+                break;
+            case DecodeKind.Migrate:
+                e.Kind = KernelEventKind.Migrate;
+                e.Tid = x.A.ReadInt32(payload);
+                e.Cpu2 = x.B.ReadInt32(payload);
+                e.Cpu3 = x.C.ReadInt32(payload);
+                e.Prio = x.D.ReadInt32(payload);
+                UpdateName(e.Tid, x.Comm1.Resolve(payload));
+                break;
+            case DecodeKind.Fork:
+                e.Kind = KernelEventKind.Fork;
+                e.Tid = x.A.ReadInt32(payload);
+                e.Tid2 = x.B.ReadInt32(payload);
+                UpdateName(e.Tid, x.Comm1.Resolve(payload));
+                UpdateName(e.Tid2, x.Comm2.Resolve(payload));
+                break;
+            case DecodeKind.Exec:
+                e.Kind = KernelEventKind.Exec;
+                e.Tid = x.A.ReadInt32(payload);
+                e.Tid2 = x.B.ReadInt32(payload);
+                e.Text = Encoding.UTF8.GetString(x.Text.Resolve(payload));
+                break;
+            case DecodeKind.Exit:
+                e.Kind = KernelEventKind.Exit;
+                e.Tid = x.A.ReadInt32(payload);
+                e.Prio = x.B.ReadInt32(payload);
+                UpdateName(e.Tid, x.Comm1.Resolve(payload));
+                break;
+            case DecodeKind.SyscallEnter:
+                e.Kind = KernelEventKind.SyscallEnter;
+                e.SyscallNr = x.A.ReadInt32(payload);
+                e.Arg0 = x.B.Read(payload);
+                e.Arg1 = x.C.Read(payload);
+                e.Arg2 = x.D.Read(payload);
+                e.Arg3 = x.E.Read(payload);
+                break;
+            case DecodeKind.SyscallExit:
+                e.Kind = KernelEventKind.SyscallExit;
+                e.SyscallNr = x.A.ReadInt32(payload);
+                e.Ret = x.B.Read(payload);
+                break;
+            case DecodeKind.Print:
+            {
+                e.Kind = KernelEventKind.Marker;
+                e.Tid = e.Pid;
+                var text = x.Text.Resolve(payload);
+                if (!text.IsEmpty && text[^1] == (byte)'\n') text = text[..^1];
+                e.Text = _markers.Get(text);
+                break;
+            }
+        }
+
+        return true;
+    }
+
+    private void UpdateName(int tid, ReadOnlySpan<byte> comm)
+    {
+        // The idle tasks all have pid 0 but per-CPU names (swapper/0, swapper/1); recording them would flip the
+        // name, and allocate, on every idle switch.
+        if (tid <= 0 || comm.IsEmpty) return;
+        _threads.SetName(tid, comm);
+    }
+
+    private static Entry Build(FtraceEventFormat f, bool hasWaking)
+    {
+        var x = new Entry();
+        switch (f.System, f.Name)
+        {
+            case ("sched", "sched_switch"):
+                x.Kind = DecodeKind.Switch;
+                x.A = Scalar(f, "prev_pid");
+                x.B = Scalar(f, "prev_prio");
+                x.C = Scalar(f, "prev_state");
+                x.D = Scalar(f, "next_pid");
+                x.E = Scalar(f, "next_prio");
+                x.Comm1 = TextField(f, "prev_comm");
+                x.Comm2 = TextField(f, "next_comm");
+                break;
+            case ("sched", "sched_waking"):
+            case ("sched", "sched_wakeup") when !hasWaking:
+            case ("sched", "sched_wakeup_new"):
+                x.Kind = f.Name == "sched_wakeup_new" ? DecodeKind.WakeupNew : DecodeKind.Waking;
+                x.A = Scalar(f, "pid");
+                x.B = Scalar(f, "target_cpu");
+                x.C = Scalar(f, "prio");
+                x.Comm1 = TextField(f, "comm");
+                break;
+            case ("sched", "sched_migrate_task"):
+                x.Kind = DecodeKind.Migrate;
+                x.A = Scalar(f, "pid");
+                x.B = Scalar(f, "orig_cpu");
+                x.C = Scalar(f, "dest_cpu");
+                x.D = Scalar(f, "prio");
+                x.Comm1 = TextField(f, "comm");
+                break;
+            case ("sched", "sched_process_fork"):
+                x.Kind = DecodeKind.Fork;
+                x.A = Scalar(f, "parent_pid");
+                x.B = Scalar(f, "child_pid");
+                x.Comm1 = TextField(f, "parent_comm");
+                x.Comm2 = TextField(f, "child_comm");
+                break;
+            case ("sched", "sched_process_exec"):
+                x.Kind = DecodeKind.Exec;
+                x.A = Scalar(f, "pid");
+                x.B = Scalar(f, "old_pid");
+                x.Text = TextField(f, "filename");
+                break;
+            case ("sched", "sched_process_exit"):
+                x.Kind = DecodeKind.Exit;
+                x.A = Scalar(f, "pid");
+                x.B = Scalar(f, "prio");
+                x.Comm1 = TextField(f, "comm");
+                break;
+            case ("raw_syscalls", "sys_enter"):
+            {
+                x.Kind = DecodeKind.SyscallEnter;
+                x.A = Scalar(f, "id");
+                if (f.Field("args") is { ArrayLength: >= 4 } args)
+                {
+                    var elem = args.Size / args.ArrayLength;
+                    x.B = FieldReader.FromArrayElement(args, 0, elem);
+                    x.C = FieldReader.FromArrayElement(args, 1, elem);
+                    x.D = FieldReader.FromArrayElement(args, 2, elem);
+                    x.E = FieldReader.FromArrayElement(args, 3, elem);
+                }
+
+                break;
+            }
+            case ("raw_syscalls", "sys_exit"):
+                x.Kind = DecodeKind.SyscallExit;
+                x.A = Scalar(f, "id");
+                x.B = Scalar(f, "ret");
+                break;
+            case ("syscalls", _) when f.Name.StartsWith("sys_enter_", StringComparison.Ordinal):
+            {
+                x.Kind = DecodeKind.SyscallEnter;
+                x.A = Scalar(f, "__syscall_nr");
+                var args = new FieldReader[4];
+                var n = 0;
+                foreach (var field in f.Fields)
+                {
+                    if (field.IsCommon || field.Name == "__syscall_nr") continue;
+                    if (n == 4) break;
+                    args[n++] = FieldReader.From(field);
+                }
+
+                (x.B, x.C, x.D, x.E) = (args[0], args[1], args[2], args[3]);
+                break;
+            }
+            case ("syscalls", _) when f.Name.StartsWith("sys_exit_", StringComparison.Ordinal):
+                x.Kind = DecodeKind.SyscallExit;
+                x.A = Scalar(f, "__syscall_nr");
+                x.B = Scalar(f, "ret");
+                break;
+            case ("ftrace", "print"):
+                x.Kind = DecodeKind.Print;
+                x.Text = TextField(f, "buf");
+                break;
+            default:
+                x.Kind = DecodeKind.Other;
+                break;
+        }
+
+        x.MinLength = Max(x.A.End, x.B.End, x.C.End, x.D.End, x.E.End);
+        x.MinLength = Math.Max(x.MinLength, Math.Max(x.Comm1.MinLength, Math.Max(x.Comm2.MinLength, x.Text.MinLength)));
+        return x;
+    }
+
+    private static int Max(int a, int b, int c, int d, int e) => Math.Max(Math.Max(Math.Max(a, b), Math.Max(c, d)), e);
+
+    private static FieldReader Scalar(FtraceEventFormat f, string name) => FieldReader.From(f.Field(name));
+
+    private static TextRef TextField(FtraceEventFormat f, string name)
+    {
+        if (f.Field(name) is not { } field) return default;
+        return new TextRef
+        {
+            Present = true,
+            DataLoc = field.IsDynamic,
+            RelLoc = field.IsRelative,
+            Offset = field.Offset,
+            Size = field.IsDynamic ? 0 : field.Size,
+        };
+    }
+}

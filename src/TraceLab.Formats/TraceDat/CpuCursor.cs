@@ -1,0 +1,108 @@
+using Microsoft.Win32.SafeHandles;
+using TraceLab.Core;
+using TraceLab.Formats.Ftrace;
+
+namespace TraceLab.Formats.TraceDat;
+
+/// <summary>
+/// Walks one CPU's pages sequentially through a fixed chunk buffer, so memory stays bounded whatever the trace length.
+/// After <see cref="MoveNext"/> returns true, <see cref="Timestamp"/> and <see cref="Payload"/> describe the current event.
+/// </summary>
+internal sealed class CpuCursor
+{
+    private const int PagesPerChunk = 16;
+
+    private readonly SafeFileHandle _handle;
+    private readonly string _file;
+    private readonly HeaderPageLayout _layout;
+    private readonly int _pageSize;
+    private readonly long _end;
+    private readonly byte[] _chunk;
+    private long _nextRead;
+    private long _chunkOffset;
+    private int _chunkLength;
+    private int _pageStart;
+    private int _pageLength;
+    private RingBufferPageState _state;
+    private int _payloadStart;
+    private int _payloadLength;
+
+    public CpuCursor(SafeFileHandle handle, string file, HeaderPageLayout layout, CpuDataRange range)
+    {
+        _handle = handle;
+        _file = file;
+        _layout = layout;
+        _pageSize = layout.PageSize;
+        Cpu = range.Cpu;
+        _nextRead = range.Offset;
+        _end = range.Offset + range.Size;
+        _chunk = new byte[(int)Math.Min(range.Size, (long)_pageSize * PagesPerChunk)];
+        // Nothing loaded yet: the first MoveNext loads the first chunk.
+        _pageStart = 0;
+        _pageLength = 0;
+    }
+
+    public int Cpu { get; }
+    public long Timestamp { get; private set; }
+    public long PagesWithMissedEvents { get; private set; }
+
+    public ReadOnlySpan<byte> Payload => _chunk.AsSpan(_payloadStart, _payloadLength);
+
+    /// <summary>File offset of the current payload, for error messages.</summary>
+    public long PayloadFileOffset => _chunkOffset + _payloadStart;
+
+    public bool MoveNext()
+    {
+        while (true)
+        {
+            if (_pageLength > 0)
+            {
+                var page = _chunk.AsSpan(_pageStart, _pageLength);
+                if (RingBufferPageReader.TryReadRecord(page, ref _state, out var start, out var length, _file, _chunkOffset + _pageStart))
+                {
+                    _payloadStart = _pageStart + start;
+                    _payloadLength = length;
+                    Timestamp = (long)_state.Timestamp;
+                    return true;
+                }
+            }
+
+            if (!NextPage()) return false;
+        }
+    }
+
+    private bool NextPage()
+    {
+        var next = _pageStart + _pageLength;
+        if (_pageLength == 0 || next >= _chunkLength)
+        {
+            if (!LoadChunk()) return false;
+            next = 0;
+        }
+
+        _pageStart = next;
+        _pageLength = Math.Min(_pageSize, _chunkLength - next);
+        var header = RingBufferPageReader.ReadHeader(_chunk.AsSpan(_pageStart, _pageLength), _layout, _file, _chunkOffset + _pageStart);
+        if (header.MissedEvents) PagesWithMissedEvents++;
+        _state = header.InitialState;
+        return true;
+    }
+
+    private bool LoadChunk()
+    {
+        if (_nextRead >= _end) return false;
+        var want = (int)Math.Min(_chunk.Length, _end - _nextRead);
+        var done = 0;
+        while (done < want)
+        {
+            var n = RandomAccess.Read(_handle, _chunk.AsSpan(done, want - done), _nextRead + done);
+            if (n <= 0) throw new TraceFormatException(_file, _nextRead + done, $"CPU {Cpu} data continuing to offset {_end}, but the file ended");
+            done += n;
+        }
+
+        _chunkOffset = _nextRead;
+        _chunkLength = want;
+        _nextRead += want;
+        return true;
+    }
+}

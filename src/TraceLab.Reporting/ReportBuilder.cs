@@ -1,0 +1,118 @@
+using TraceLab.Analyzers;
+using TraceLab.Core;
+using TraceLab.Workloads;
+
+namespace TraceLab.Reporting;
+
+/// <summary>Assembles report.json's model from a finished analysis pass and, when known, the workload's own result.</summary>
+public static class ReportBuilder
+{
+    private const int TopWakers = 3;
+
+    public static RunReport Build(TraceInfo info, ThreadTable names, ThreadAccounting accounting, WorkloadResult? workload,
+        RunSection? run = null, bool partial = false, int? pidOverride = null)
+    {
+        var region = accounting.Region;
+        var begin = region.HasBegin ? region.Begin : accounting.FirstTimestamp;
+        var end = region.HasEnd ? region.End : accounting.LastTimestamp;
+        var warnings = new List<string>();
+
+        var pid = pidOverride ?? (workload?.Pid > 0 ? workload.Pid : region.MarkerTid > 0 ? region.MarkerTid : 0);
+        var tids = SelectThreads(accounting, workload, pid);
+        if (pid == 0) warnings.Add("no workload process identified (no markers, no workload result, no --pid): all threads reported");
+        if (!region.HasBegin) warnings.Add("no TRACELAB_REGION_BEGIN marker: the report covers the whole trace");
+        else if (!region.HasEnd) warnings.Add("no TRACELAB_REGION_END marker: the region runs to the end of the trace (partial run?)");
+        if (info.LostEvents > 0)
+            warnings.Add($"{info.LostEvents} events were lost (per CPU: {string.Join(", ", info.LostEventsPerCpu ?? [])}): run, ready and wait times may be misattributed near the gaps");
+        if (accounting.ChainBreaksInRegion > 0)
+            warnings.Add($"{accounting.ChainBreaksInRegion} broken switch chains repaired in the region (switches that were never logged; see docs/metrics.md)");
+
+        var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
+        var threads = tids.Select(tid => Thread(tid, pid, names, accounting.Stats(tid), byTid.GetValueOrDefault(tid))).ToList();
+
+        return new RunReport
+        {
+            Run = run,
+            Capture = new CaptureSection
+            {
+                Backend = info.Backend,
+                TraceFile = info.TraceFile,
+                Events = info.EventCount,
+                SwitchEvents = accounting.SwitchEvents,
+                LostEvents = info.LostEvents,
+                LostEventsPerCpu = info.LostEventsPerCpu,
+                PagesWithMissedEvents = info.PagesWithMissedEvents,
+                ChainBreaks = accounting.ChainBreaks,
+                ChainBreaksInRegion = accounting.ChainBreaksInRegion,
+                Cpus = info.CpuCount,
+                DurationNs = accounting.LastTimestamp > accounting.FirstTimestamp ? accounting.LastTimestamp - accounting.FirstTimestamp : 0,
+                Clock = info.TraceClock,
+                Kernel = info.KernelRelease,
+                Partial = partial,
+            },
+            Region = new RegionSection { Source = region.HasBegin ? "markers" : "whole-trace", BeginNs = begin, EndNs = end },
+            Process = pid == 0 ? null : new ProcessSection
+            {
+                Pid = pid,
+                Name = names.TryGetName(pid, out var n) ? n : workload?.Workload,
+                RealNs = workload?.ElapsedNs,
+                UserNs = workload?.Process.UserNs,
+                SystemNs = workload?.Process.SystemNs,
+                TracedRunNs = threads.Sum(t => t.RunNs),
+                TracedReadyNs = threads.Sum(t => t.ReadyNs),
+                TracedWaitNs = threads.Sum(t => t.WaitNs),
+                VoluntarySwitches = threads.Sum(t => t.VoluntarySwitches),
+                InvoluntarySwitches = threads.Sum(t => t.InvoluntarySwitches),
+            },
+            Threads = threads,
+            Warnings = warnings,
+        };
+    }
+
+    private static List<int> SelectThreads(ThreadAccounting accounting, WorkloadResult? workload, int pid)
+    {
+        var set = new SortedSet<int>();
+        if (pid > 0)
+        {
+            foreach (var tid in accounting.Descendants(pid)) set.Add(tid);
+            set.Add(pid);
+        }
+        if (workload is not null)
+            foreach (var t in workload.Threads) set.Add(t.Tid);
+        if (set.Count == 0)
+            foreach (var (tid, s) in accounting.Threads)
+                if (tid > 0 && s.RunNs + s.ReadyNs + s.WaitNs > 0) set.Add(tid);
+        // Threads that never ran inside the region (created and gone before it) only add noise.
+        return set.Where(tid => tid == pid || accounting.Threads.TryGetValue(tid, out var s) && s.RunNs + s.ReadyNs + s.WaitNs > 0).ToList();
+    }
+
+    private static ThreadSection Thread(int tid, int pid, ThreadTable names, ThreadStats s, WorkloadThread? w) => new()
+    {
+        Tid = tid,
+        Name = names.NameOf(tid),
+        Role = tid == pid ? "main" : w is not null ? $"worker {w.Index}" : null,
+        RunNs = s.RunNs,
+        ReadyNs = s.ReadyNs,
+        WaitNs = s.WaitNs,
+        VoluntarySwitches = s.VoluntarySwitches,
+        InvoluntarySwitches = s.InvoluntarySwitches,
+        Migrations = s.Migrations,
+        WakeupsReceived = s.WakeupsReceived,
+        WakeupsGiven = s.WakeupsGiven,
+        RepairedStarts = s.RepairedStarts,
+        ReadyLatency = new LatencySection
+        {
+            Count = s.ReadyLatency.Count,
+            P50Ns = s.ReadyLatency.Percentile(50),
+            P99Ns = s.ReadyLatency.Percentile(99),
+            MaxNs = s.ReadyLatency.Max,
+        },
+        TopWakers = s.Wakers.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key).Take(TopWakers)
+            .Select(kv => new WakerSection { Tid = kv.Key, Name = kv.Key < 0 ? "<irq>" : names.NameOf(kv.Key), Count = kv.Value }).ToList(),
+        Workload = w is null ? null : new WorkloadThreadSection
+        {
+            UserNs = w.UserNs, SystemNs = w.SystemNs, VoluntarySwitches = w.VoluntarySwitches,
+            InvoluntarySwitches = w.InvoluntarySwitches, Iterations = w.Iterations,
+        },
+    };
+}

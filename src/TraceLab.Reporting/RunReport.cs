@@ -1,0 +1,111 @@
+namespace TraceLab.Reporting;
+
+/// <summary>report.json: every field is defined in docs/report-schema.md and docs/metrics.md.</summary>
+public sealed class RunReport
+{
+    public int SchemaVersion { get; init; } = 1;
+    public RunSection? Run { get; set; }
+    public required CaptureSection Capture { get; init; }
+    public required RegionSection Region { get; init; }
+    public ProcessSection? Process { get; set; }
+    public required List<ThreadSection> Threads { get; init; }
+    public List<string> Warnings { get; init; } = [];
+}
+
+public sealed class RunSection
+{
+    public required string Workload { get; init; }
+    public string? Scenario { get; init; }
+    public required Dictionary<string, string> Parameters { get; init; }
+    public List<string> Claims { get; init; } = [];
+    public string? Command { get; init; }
+    public int ExitCode { get; init; }
+    public DateTimeOffset StartedUtc { get; init; }
+}
+
+public sealed class CaptureSection
+{
+    public required string Backend { get; init; }
+    public required string TraceFile { get; init; }
+    public long Events { get; init; }
+    public long SwitchEvents { get; init; }
+    public long LostEvents { get; init; }
+    public long[]? LostEventsPerCpu { get; init; }
+    public long[]? PagesWithMissedEvents { get; init; }
+    public long ChainBreaks { get; init; }
+    public long ChainBreaksInRegion { get; init; }
+    public int Cpus { get; init; }
+    public long DurationNs { get; init; }
+    public string? Clock { get; init; }
+    public string? Kernel { get; init; }
+    public bool Partial { get; init; }
+}
+
+public sealed class RegionSection
+{
+    /// <summary>"markers" (workload's begin/end markers) or "whole-trace".</summary>
+    public required string Source { get; init; }
+    public long BeginNs { get; init; }
+    public long EndNs { get; init; }
+    public long DurationNs => EndNs - BeginNs;
+}
+
+public sealed class ProcessSection
+{
+    public int Pid { get; init; }
+    public string? Name { get; init; }
+    /// <summary>The workload's own timep-style figures (monotonic clock, getrusage RUSAGE_SELF); null when unknown.</summary>
+    public long? RealNs { get; init; }
+    public long? UserNs { get; init; }
+    public long? SystemNs { get; init; }
+    /// <summary>Sum of the traced run time of the process's threads over the region.</summary>
+    public long TracedRunNs { get; init; }
+    public long TracedReadyNs { get; init; }
+    public long TracedWaitNs { get; init; }
+    public long VoluntarySwitches { get; init; }
+    public long InvoluntarySwitches { get; init; }
+}
+
+public sealed class ThreadSection
+{
+    public int Tid { get; init; }
+    public required string Name { get; init; }
+    public string? Role { get; init; }
+    public long RunNs { get; init; }
+    public long ReadyNs { get; init; }
+    public long WaitNs { get; init; }
+    public long VoluntarySwitches { get; init; }
+    public long InvoluntarySwitches { get; init; }
+    public long Migrations { get; init; }
+    public long WakeupsReceived { get; init; }
+    public long WakeupsGiven { get; init; }
+    public long RepairedStarts { get; init; }
+    public required LatencySection ReadyLatency { get; init; }
+    public List<WakerSection> TopWakers { get; init; } = [];
+    public WorkloadThreadSection? Workload { get; init; }
+}
+
+public sealed class LatencySection
+{
+    public long Count { get; init; }
+    public long P50Ns { get; init; }
+    public long P99Ns { get; init; }
+    public long MaxNs { get; init; }
+}
+
+public sealed class WakerSection
+{
+    /// <summary>-1 = interrupt context / idle (no thread).</summary>
+    public int Tid { get; init; }
+    public required string Name { get; init; }
+    public long Count { get; init; }
+}
+
+public sealed class WorkloadThreadSection
+{
+    public long UserNs { get; init; }
+    public long SystemNs { get; init; }
+    public long VoluntarySwitches { get; init; }
+    public long InvoluntarySwitches { get; init; }
+    public long Iterations { get; init; }
+}

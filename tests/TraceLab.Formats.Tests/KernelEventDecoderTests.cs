@@ -1,0 +1,215 @@
+using System.Buffers.Binary;
+using System.Text;
+using TraceLab.Core;
+using TraceLab.Formats.Ftrace;
+using Xunit;
+
+namespace TraceLab.Formats.Tests;
+
+public class KernelEventDecoderTests
+{
+    private readonly ThreadTable _threads = new();
+    private readonly KernelEventDecoder _decoder;
+    private readonly Dictionary<string, FtraceEventFormat> _formats;
+
+    public KernelEventDecoderTests()
+    {
+        var all = TestData.AllFormats().Select(f => FtraceEventFormat.Parse(f.Text, f.System)).ToList();
+        _formats = all.ToDictionary(f => f.Name == "sys_enter" || f.Name == "sys_exit" ? "raw_" + f.Name : f.Name);
+        _decoder = new KernelEventDecoder(all, _threads);
+    }
+
+    internal static byte[] Payload(FtraceEventFormat f, int pid, Action<Writer> fill, int extra = 0)
+    {
+        var size = f.Fields.Max(x => x.Offset + x.Size) + extra;
+        var w = new Writer(f, new byte[size]);
+        w.Int("common_type", f.Id);
+        w.Int("common_pid", pid);
+        fill(w);
+        return w.Bytes;
+    }
+
+    internal sealed class Writer(FtraceEventFormat f, byte[] bytes)
+    {
+        public byte[] Bytes { get; private set; } = bytes;
+
+        public Writer Int(string name, long value)
+        {
+            var field = f.Field(name)!;
+            var s = Bytes.AsSpan(field.Offset, field.Size);
+            switch (field.Size)
+            {
+                case 2: BinaryPrimitives.WriteInt16LittleEndian(s, (short)value); break;
+                case 4: BinaryPrimitives.WriteInt32LittleEndian(s, (int)value); break;
+                case 8: BinaryPrimitives.WriteInt64LittleEndian(s, value); break;
+                default: throw new InvalidOperationException();
+            }
+
+            return this;
+        }
+
+        public Writer Comm(string name, string value)
+        {
+            var field = f.Field(name)!;
+            if (field.IsDynamic) return DataLoc(name, value);
+            Encoding.ASCII.GetBytes(value).CopyTo(Bytes, field.Offset);
+            return this;
+        }
+
+        public Writer At(int offset, long value)
+        {
+            BinaryPrimitives.WriteInt64LittleEndian(Bytes.AsSpan(offset), value);
+            return this;
+        }
+
+        public Writer Tail(string text)
+        {
+            var field = f.Field("buf")!;
+            var b = Encoding.UTF8.GetBytes(text + "\0");
+            Bytes = Bytes.Take(field.Offset).Concat(b).ToArray();
+            return this;
+        }
+
+        public Writer DataLoc(string name, string text)
+        {
+            var field = f.Field(name)!;
+            var b = Encoding.UTF8.GetBytes(text + "\0");
+            var start = Bytes.Length;
+            Bytes = Bytes.Concat(b).ToArray();
+            BinaryPrimitives.WriteUInt32LittleEndian(Bytes.AsSpan(field.Offset), (uint)((b.Length << 16) | start));
+            return this;
+        }
+    }
+
+    private KernelEvent Decode(byte[] payload, long ts = 100, int cpu = 1)
+    {
+        var e = new KernelEvent();
+        Assert.True(_decoder.Decode(payload, ts, cpu, ref e));
+        return e;
+    }
+
+    [Fact]
+    public void DecodesSwitchAndUpdatesNames()
+    {
+        var f = _formats["sched_switch"];
+        var e = Decode(Payload(f, 10, w => w.Comm("prev_comm", "worker").Int("prev_pid", 10).Int("prev_prio", 120).Int("prev_state", 0x102)
+            .Comm("next_comm", "other").Int("next_pid", 20).Int("next_prio", 100)));
+
+        Assert.Equal(KernelEventKind.Switch, e.Kind);
+        Assert.Equal((100L, 1, 10), (e.Timestamp, e.Cpu, e.Pid));
+        Assert.Equal((10, 120, 0x102L, 20, 100), (e.PrevTid, e.PrevPrio, e.PrevState, e.NextTid, e.NextPrio));
+        Assert.Equal("worker", _threads.NameOf(10));
+        Assert.Equal("other", _threads.NameOf(20));
+    }
+
+    [Fact]
+    public void DecodesWakingMigrateForkExit()
+    {
+        var waking = Decode(Payload(_formats["sched_waking"], 5, w => w.Comm("comm", "t").Int("pid", 7).Int("prio", 120).Int("target_cpu", 1)));
+        Assert.Equal((KernelEventKind.Waking, 5, 7, 1), (waking.Kind, waking.Pid, waking.WokenTid, waking.TargetCpu));
+
+        // sched_waking exists, so sched_wakeup is not a second Waking.
+        var wakeup = Decode(Payload(_formats["sched_wakeup"], 5, w => w.Int("pid", 7)));
+        Assert.Equal(KernelEventKind.Other, wakeup.Kind);
+
+        var wnew = Decode(Payload(_formats["sched_wakeup_new"], 5, w => w.Int("pid", 8).Int("target_cpu", 0)));
+        Assert.Equal((KernelEventKind.WakeupNew, 8, 0), (wnew.Kind, wnew.WokenTid, wnew.TargetCpu));
+
+        var mig = Decode(Payload(_formats["sched_migrate_task"], 5, w => w.Int("pid", 9).Int("orig_cpu", 0).Int("dest_cpu", 1)));
+        Assert.Equal((KernelEventKind.Migrate, 9, 0, 1), (mig.Kind, mig.Tid, mig.OrigCpu, mig.DestCpu));
+
+        var fork = Decode(Payload(_formats["sched_process_fork"], 5, w => w.Comm("parent_comm", "p").Int("parent_pid", 5).Comm("child_comm", "c").Int("child_pid", 6)));
+        Assert.Equal((KernelEventKind.Fork, 5, 6), (fork.Kind, fork.ParentTid, fork.ChildTid));
+        Assert.Equal("c", _threads.NameOf(6));
+
+        var exit = Decode(Payload(_formats["sched_process_exit"], 6, w => w.Comm("comm", "c").Int("pid", 6)));
+        Assert.Equal((KernelEventKind.Exit, 6), (exit.Kind, exit.Tid));
+    }
+
+    [Fact]
+    public void WakeupCountsAsWakingWhenWakingIsAbsent()
+    {
+        var formats = TestData.AllFormats().Select(f => FtraceEventFormat.Parse(f.Text, f.System)).Where(f => f.Name != "sched_waking").ToList();
+        var decoder = new KernelEventDecoder(formats, new ThreadTable());
+        var e = new KernelEvent();
+        Assert.True(decoder.Decode(Payload(_formats["sched_wakeup"], 5, w => w.Int("pid", 7).Int("target_cpu", 1)), 1, 0, ref e));
+        Assert.Equal(KernelEventKind.Waking, e.Kind);
+    }
+
+    [Fact]
+    public void DecodesExecFileName()
+    {
+        var e = Decode(Payload(_formats["sched_process_exec"], 44, w => w.Int("pid", 44).Int("old_pid", 44).DataLoc("filename", "/usr/bin/true")));
+        Assert.Equal(KernelEventKind.Exec, e.Kind);
+        Assert.Equal("/usr/bin/true", e.Text);
+    }
+
+    [Fact]
+    public void DecodesSyscalls()
+    {
+        var enter = _formats["sys_enter_futex"];
+        var args = enter.EventFields.Where(x => x.Name != "__syscall_nr").ToList();
+        var e = Decode(Payload(enter, 3, w => w.Int("__syscall_nr", 202).At(args[0].Offset, 0x1000).At(args[1].Offset, 128).At(args[2].Offset, 1).At(args[3].Offset, 0).At(args[4].Offset, 99)));
+        Assert.Equal((KernelEventKind.SyscallEnter, 202, 0x1000L, 128L, 1L, 0L), (e.Kind, e.SyscallNr, e.Arg0, e.Arg1, e.Arg2, e.Arg3));
+
+        var x = Decode(Payload(_formats["sys_exit_futex"], 3, w => w.Int("__syscall_nr", 202).Int("ret", -110)));
+        Assert.Equal((KernelEventKind.SyscallExit, 202, -110L), (x.Kind, x.SyscallNr, x.Ret));
+
+        var raw = _formats["raw_sys_enter"];
+        var argOff = raw.Field("args")!.Offset;
+        var r = Decode(Payload(raw, 3, w => w.Int("id", 230).At(argOff, 1).At(argOff + 8, 2).At(argOff + 16, 3).At(argOff + 24, 4)));
+        Assert.Equal((KernelEventKind.SyscallEnter, 230, 1L, 2L, 3L, 4L), (r.Kind, r.SyscallNr, r.Arg0, r.Arg1, r.Arg2, r.Arg3));
+
+        var rx = Decode(Payload(_formats["raw_sys_exit"], 3, w => w.Int("id", 230).Int("ret", 0)));
+        Assert.Equal((KernelEventKind.SyscallExit, 230, 0L), (rx.Kind, rx.SyscallNr, rx.Ret));
+    }
+
+    [Fact]
+    public void MarkersAreTrimmedAndInterned()
+    {
+        var f = _formats["print"];
+        var a = Decode(Payload(f, 77, w => w.Tail("lock acquired\n")));
+        var b = Decode(Payload(f, 77, w => w.Tail("lock acquired\n")));
+        Assert.Equal(KernelEventKind.Marker, a.Kind);
+        Assert.Equal("lock acquired", a.Text);
+        Assert.Same(a.Text, b.Text);
+        Assert.Equal(1, _decoder.InternedMarkerCount);
+    }
+
+    [Fact]
+    public void UnknownAndOtherEventsKeepCommonFields()
+    {
+        var bytes = new byte[8];
+        BinaryPrimitives.WriteUInt16LittleEndian(bytes, 60000);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(4), 12);
+        var e = Decode(bytes);
+        Assert.Equal((KernelEventKind.Other, 12), (e.Kind, e.Pid));
+    }
+
+    [Fact]
+    public void TruncatedPayloadIsRejected()
+    {
+        var full = Payload(_formats["sched_switch"], 1, _ => { });
+        var e = new KernelEvent();
+        Assert.False(_decoder.Decode(full.AsSpan(0, 20), 0, 0, ref e));
+        Assert.False(_decoder.Decode(full.AsSpan(0, 3), 0, 0, ref e));
+    }
+
+    [Fact]
+    public void SwitchDecodingDoesNotAllocate()
+    {
+        var payload = Payload(_formats["sched_switch"], 10, w => w.Comm("prev_comm", "a").Int("prev_pid", 10).Comm("next_comm", "b").Int("next_pid", 20));
+        var marker = Payload(_formats["print"], 10, w => w.Tail("m\n"));
+        var e = new KernelEvent();
+        _decoder.Decode(payload, 0, 0, ref e);
+        _decoder.Decode(marker, 0, 0, ref e);
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        for (var i = 0; i < 1000; i++)
+        {
+            _decoder.Decode(payload, i, 0, ref e);
+            _decoder.Decode(marker, i, 0, ref e);
+        }
+
+        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+    }
+}

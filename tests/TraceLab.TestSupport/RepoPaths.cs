@@ -1,0 +1,18 @@
+using TraceLab.Workloads;
+
+namespace TraceLab.TestSupport;
+
+public static class RepoPaths
+{
+    public static string Root { get; } = RepositoryLayout.FindRoot();
+
+    public static string SampleTraces => Path.Combine(Root, "sample-traces");
+
+    /// <summary>A fresh directory under the system temp folder, removed by the caller.</summary>
+    public static string NewTempDirectory(string prefix)
+    {
+        var dir = Path.Combine(Path.GetTempPath(), $"{prefix}-{Guid.NewGuid():N}");
+        Directory.CreateDirectory(dir);
+        return dir;
+    }
+}
