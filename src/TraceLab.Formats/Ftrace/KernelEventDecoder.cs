@@ -77,6 +77,7 @@ public sealed class KernelEventDecoder
     private readonly Entry[] _entries;
     private readonly FieldReader _commonType;
     private readonly FieldReader _commonPid;
+    private readonly FieldReader _commonFlags;
     private readonly ThreadTable _threads;
     private readonly StringInterner _markers = new();
 
@@ -100,6 +101,7 @@ public sealed class KernelEventDecoder
             {
                 _commonType = FieldReader.From(ct);
                 _commonPid = FieldReader.From(f.Field("common_pid"));
+                _commonFlags = FieldReader.From(f.Field("common_flags"));
             }
 
             _entries[f.Id] = Build(f, hasWaking);
@@ -107,6 +109,7 @@ public sealed class KernelEventDecoder
 
         if (!_commonType.IsPresent) _commonType = new FieldReader(0, 2, false);
         if (!_commonPid.IsPresent) _commonPid = new FieldReader(4, 4, true);
+        if (!_commonFlags.IsPresent) _commonFlags = new FieldReader(2, 1, false);
     }
 
     /// <summary>Distinct marker texts interned so far.</summary>
@@ -120,6 +123,8 @@ public sealed class KernelEventDecoder
         e.Cpu = cpu;
         if (payload.Length < _commonPid.End || payload.Length < _commonType.End) return false;
         e.Pid = _commonPid.ReadInt32(payload);
+        // Interrupt-context events carry the interrupted thread as common_pid; the flags tell them apart.
+        if (payload.Length >= _commonFlags.End) e.Flags = (byte)_commonFlags.Read(payload);
         var id = (int)_commonType.Read(payload);
         if ((uint)id >= (uint)_entries.Length) return true;
 

@@ -1,0 +1,51 @@
+using TraceLab.TestSupport;
+using TraceLab.Workloads;
+using Xunit;
+
+namespace TraceLab.Tests.Workloads;
+
+/// <summary>
+/// The native workloads' own CTest suite (mutual exclusion proved by the shared counter, validation exit codes),
+/// for the Linux build and, where MinGW-w64 and wine are installed, for the Win32 build run under wine.
+/// </summary>
+public sealed class NativeWorkloadSuiteTests
+{
+    [NativeToolsFact]
+    public void Linux_build_passes_its_ctest_suite()
+    {
+        var builder = new NativeWorkloadBuilder(RepoPaths.Root);
+        builder.EnsureBuilt("timemutex");
+        var (code, stdout, stderr) = ProcessOutput.Run("ctest", "--test-dir", builder.BuildDirectory, "--output-on-failure");
+        Assert.True(code == 0, stdout + stderr);
+        Assert.Contains("100% tests passed", stdout);
+    }
+
+    [NativeToolsFact(windows: true)]
+    public void Win32_build_compiles_with_mingw_and_passes_its_ctest_suite_under_wine()
+    {
+        var source = Path.Combine(RepoPaths.Root, "native-workloads");
+        var build = Path.Combine(source, "build", "win64-test");
+        var toolchain = Path.Combine(source, "cmake", "mingw-w64-x86_64.cmake");
+        var configure = ProcessOutput.Run("cmake", "-S", source, "-B", build, $"-DCMAKE_TOOLCHAIN_FILE={toolchain}", "-DCMAKE_BUILD_TYPE=Release");
+        Assert.True(configure.ExitCode == 0, configure.Stdout + configure.Stderr);
+        var compile = ProcessOutput.Run("cmake", "--build", build, "--parallel");
+        Assert.True(compile.ExitCode == 0, compile.Stdout + compile.Stderr);
+        Assert.True(File.Exists(Path.Combine(build, "bin", "timemutex.exe")));
+        var test = ProcessOutput.Run("ctest", "--test-dir", build, "--output-on-failure");
+        Assert.True(test.ExitCode == 0, test.Stdout + test.Stderr);
+        Assert.Contains("100% tests passed", test.Stdout);
+    }
+}
+
+/// <summary>Skips (with the reason) where cmake / a C compiler, or for Win32 MinGW-w64 and wine, are missing.</summary>
+public sealed class NativeToolsFactAttribute : FactAttribute
+{
+    public NativeToolsFactAttribute(bool windows = false)
+    {
+        if (!TestEnvironment.OnPath("cmake")) Skip = "cmake not installed (apt-get install -y cmake)";
+        else if (!TestEnvironment.OnPath("cc")) Skip = "no C compiler (apt-get install -y build-essential)";
+        else if (windows && !TestEnvironment.OnPath("x86_64-w64-mingw32-gcc")) Skip = "MinGW-w64 not installed (apt-get install -y gcc-mingw-w64-x86-64)";
+        else if (windows && !File.Exists("/usr/lib/wine/wine64") && !TestEnvironment.OnPath("wine64") && !TestEnvironment.OnPath("wine"))
+            Skip = "wine not installed (apt-get install -y wine64): the Win32 build cannot be run here";
+    }
+}
