@@ -1,8 +1,9 @@
 namespace TraceLab.Analyzers;
 
 /// <summary>
-/// Log-linear histogram of non-negative durations (ns): 64 linear sub-buckets per power of two, so any reported
-/// percentile is within 1/64 (1.6%) of the exact sample value, with memory bounded by the value range, not the count.
+/// Log-linear histogram of non-negative durations (ns): values below 64 are exact; above, each power of two is split
+/// into 32 linear buckets and a percentile reports its bucket's midpoint, so it is within 1/64 (1.6%) of the exact
+/// sample value, with memory bounded by the value range, not the count.
 /// Exponent rows are allocated on first use.
 /// </summary>
 public sealed class LatencyHistogram

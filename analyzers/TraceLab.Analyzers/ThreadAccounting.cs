@@ -228,6 +228,9 @@ public sealed class ThreadAccounting : IKernelEventSink
                     st.WaitNs += Region.Overlap(ns.Since, t);
                     break;
                 case RunState.Running when ns.Cpu != Unknown && ns.Cpu != e.Cpu:
+                    // Its switch-out on the other CPU was not logged: a broken chain there.
+                    ChainBreaks++;
+                    if (inRegion) ChainBreaksInRegion++;
                     ref var other = ref Cpu(ns.Cpu);
                     st.RunNs += Region.Overlap(ns.Since, Math.Min(other.LastEvidence, t));
                     other.Current = Unknown;

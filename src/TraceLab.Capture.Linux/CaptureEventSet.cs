@@ -18,6 +18,9 @@ public static class CaptureEventSet
     [
         "sched/sched_switch",
         "sched/sched_waking",
+        // sched_wakeup is logged when the woken thread is enqueued; for a wakeup of an idle CPU that happens on the
+        // target CPU after it left idle, which bounds when the thread started there if its switch-in was not logged.
+        "sched/sched_wakeup",
         "sched/sched_wakeup_new",
         "sched/sched_migrate_task",
         "sched/sched_process_fork",

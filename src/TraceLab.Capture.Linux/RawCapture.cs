@@ -20,7 +20,4 @@ public sealed class RawCapture
     /// <summary>Events this kernel lacks (skipped with a warning instead of failing).</summary>
     public required IReadOnlyList<string> MissingEvents { get; init; }
     public required long PagesCopied { get; init; }
-
-    /// <summary>Events lost per CPU: overrun + commit overrun + dropped events from the stats files.</summary>
-    public long[] LostPerCpu => CpuStats.Select(CpuStatsText.LostEvents).ToArray();
 }

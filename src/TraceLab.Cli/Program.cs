@@ -7,6 +7,8 @@ using TraceLab.Core;
 using TraceLab.Workloads;
 
 var console = AnsiConsole.Console;
+// Redirected output has no width; the per-thread table needs more than the 80-column fallback.
+if (Console.IsOutputRedirected) console.Profile.Width = 220;
 var root = CommandLine.Build(console);
 var parse = root.Parse(args);
 if (parse.Errors.Count > 0)

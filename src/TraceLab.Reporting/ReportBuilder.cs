@@ -58,6 +58,8 @@ public static class ReportBuilder
                 RealNs = workload?.ElapsedNs,
                 UserNs = workload?.Process.UserNs,
                 SystemNs = workload?.Process.SystemNs,
+                RusageVoluntarySwitches = workload?.Process.VoluntarySwitches,
+                RusageInvoluntarySwitches = workload?.Process.InvoluntarySwitches,
                 TracedRunNs = threads.Sum(t => t.RunNs),
                 TracedReadyNs = threads.Sum(t => t.ReadyNs),
                 TracedWaitNs = threads.Sum(t => t.WaitNs),

@@ -58,10 +58,14 @@ public sealed class ProcessSection
     public long? RealNs { get; init; }
     public long? UserNs { get; init; }
     public long? SystemNs { get; init; }
+    /// <summary>The workload's getrusage(RUSAGE_SELF) nvcsw / nivcsw; null when unknown.</summary>
+    public long? RusageVoluntarySwitches { get; init; }
+    public long? RusageInvoluntarySwitches { get; init; }
     /// <summary>Sum of the traced run time of the process's threads over the region.</summary>
     public long TracedRunNs { get; init; }
     public long TracedReadyNs { get; init; }
     public long TracedWaitNs { get; init; }
+    /// <summary>Sums of the threads' traced switch counts over the region.</summary>
     public long VoluntarySwitches { get; init; }
     public long InvoluntarySwitches { get; init; }
 }

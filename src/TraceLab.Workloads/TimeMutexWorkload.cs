@@ -40,20 +40,28 @@ public static class TimeMutexWorkload
             new("background", "4 threads, critical section, nice 10 (background priority)", ["TM7"], P(("which", "1"), ("priority", "10"), ("iterations", "1000000"))),
         ],
         Arguments = Arguments,
+        Normalize = NormalizeActive,
     };
+
+    /// <summary>The seed's NumThActive: 0 (or more than NumThreads) means every thread is active.</summary>
+    private static void NormalizeActive(Dictionary<string, string> v)
+    {
+        var threads = long.Parse(v["threads"], System.Globalization.CultureInfo.InvariantCulture);
+        var active = long.Parse(v["active"], System.Globalization.CultureInfo.InvariantCulture);
+        if (active == 0 || active > threads) v["active"] = v["threads"];
+    }
 
     private static Dictionary<string, string> P(params (string Key, string Value)[] values) =>
         values.ToDictionary(v => v.Key, v => v.Value, StringComparer.OrdinalIgnoreCase);
 
     private static IReadOnlyList<string> Arguments(IReadOnlyDictionary<string, string> v)
     {
-        var active = v["active"] == "0" ? v["threads"] : v["active"];
         return
         [
             "--iterations", v["iterations"],
             "--affinity", v["affinity"],
             "--priority", v["priority"],
-            v["which"], v["depth"], v["delay"], v["threads"], v["sleep-points"], active,
+            v["which"], v["depth"], v["delay"], v["threads"], v["sleep-points"], v["active"],
         ];
     }
 }

@@ -12,6 +12,9 @@ public sealed class WorkloadDefinition
     /// <summary>Turns validated parameter values (every parameter present) into the program's arguments.</summary>
     public required Func<IReadOnlyDictionary<string, string>, IReadOnlyList<string>> Arguments { get; init; }
 
+    /// <summary>Resolves values that depend on others (e.g. "all threads active"), after validation.</summary>
+    public Action<Dictionary<string, string>>? Normalize { get; init; }
+
     public Scenario? FindScenario(string name) =>
         Scenarios.FirstOrDefault(s => string.Equals(s.Name, name, StringComparison.OrdinalIgnoreCase));
 
@@ -30,6 +33,7 @@ public sealed class WorkloadDefinition
             values[k] = v;
         }
         foreach (var p in Parameters) values[p.Name] = p.Validate(values[p.Name]);
+        Normalize?.Invoke(values);
         return values;
     }
 }

@@ -254,7 +254,7 @@ internal sealed class TraceDatMetadataParser
             var value = line[(colon + 1)..].Trim();
             if (!long.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out var v)) continue;
             if (key == "CPU") cpu = (int)v;
-            else if (key is "overrun" or "dropped events") lost += v;
+            else if (key is "overrun" or "commit overrun" or "dropped events") lost += v;
         }
 
         if (cpu < 0) return;

@@ -1,0 +1,283 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using TraceLab.TestSupport;
+
+namespace TraceLab.IntegrationTests;
+
+/// <summary>
+/// An independent reading of a trace: parses the text of <c>trace-cmd report -N -t -i trace.dat</c> (kernel print
+/// formats, full ns timestamps) and computes per-thread run time and switch counts inside the
+/// TRACELAB_REGION_BEGIN/END markers. Written from scratch: it shares no code with TraceLab's readers or analyzers.
+/// <para>
+/// Run-time rule: a thread's run interval ends at its sched_switch out on CPU c. It starts at the sched_switch in on
+/// c when that switch was logged (the previous switch on c named it as next). Otherwise the switch-in was lost
+/// (chain break: an event on c is logged with a common_pid that is not the CPU's occupant); the interval then
+/// starts at the later of (a) the last event on c whose common_pid was the previous occupant and (b) the time the
+/// thread last became runnable (its last sched_waking, or its last switch-out when it was preempted). The previous
+/// occupant's interval ends at that same start. Intervals are clipped to [BEGIN, END].
+/// </para>
+/// </summary>
+public sealed class TraceCmdReportOracle
+{
+    public sealed class ThreadResult
+    {
+        public long RunNs { get; internal set; }
+        public long Voluntary { get; internal set; }
+        public long Involuntary { get; internal set; }
+        public long SwitchIns { get; internal set; }
+        public long RepairedStarts { get; internal set; }
+    }
+
+    private sealed class Cpu
+    {
+        public int Occupant = -1;     // -1: unknown
+        public long LastSeen;         // last event on this CPU whose common_pid was the occupant
+    }
+
+    private sealed class TaskInfo
+    {
+        public int RunningOn = -1;
+        public long Since;
+        public long LastRunnable = long.MinValue; // last sched_waking or switch-out, whichever is later
+    }
+
+    // "<comm>-<pid> [<cpu>] <sec>.<frac>: <event>: <fields>"; comm may contain spaces and dashes.
+    private static readonly Regex Line = new(
+        @"^\s*(?<comm>.*?)-(?<pid>\d+)\s+\[(?<cpu>\d+)\]\s+(?<sec>\d+)\.(?<frac>\d+):\s+(?<event>[A-Za-z0-9_]+):\s?(?<rest>.*)$",
+        RegexOptions.Compiled | RegexOptions.CultureInvariant);
+
+    private readonly Dictionary<int, Cpu> _cpus = new();
+    private readonly Dictionary<int, TaskInfo> _tasks = new();
+    private readonly Dictionary<int, ThreadResult> _results = new();
+
+    public long Begin { get; private set; } = long.MinValue;
+    public long End { get; private set; } = long.MaxValue;
+    public bool HasBegin { get; private set; }
+    public bool HasEnd { get; private set; }
+    public long SwitchLines { get; private set; }
+    public long EventLines { get; private set; }
+    public long ChainBreaks { get; private set; }
+    public long LastTimestamp { get; private set; }
+    public IReadOnlyDictionary<int, ThreadResult> Threads => _results;
+
+    /// <summary>Runs trace-cmd on <paramref name="traceDat"/> and computes the oracle.</summary>
+    public static TraceCmdReportOracle FromTraceDat(string traceDat)
+    {
+        var oracle = new TraceCmdReportOracle();
+        oracle.Feed(ProcessOutput.Lines("trace-cmd", "report", "-N", "-t", "-i", traceDat));
+        return oracle;
+    }
+
+    public static TraceCmdReportOracle FromLines(IEnumerable<string> lines)
+    {
+        var oracle = new TraceCmdReportOracle();
+        oracle.Feed(lines);
+        return oracle;
+    }
+
+    public ThreadResult Of(int tid) => _results.TryGetValue(tid, out var r) ? r : new ThreadResult();
+
+    /// <summary>Exact ns from "SSS.ffffff" or "SSS.fffffffff": no floating point anywhere.</summary>
+    public static long ParseTimestamp(ReadOnlySpan<char> seconds, ReadOnlySpan<char> fraction)
+    {
+        var s = long.Parse(seconds, NumberStyles.None, CultureInfo.InvariantCulture);
+        var f = long.Parse(fraction, NumberStyles.None, CultureInfo.InvariantCulture);
+        return fraction.Length switch
+        {
+            9 => checked(s * 1_000_000_000 + f),
+            6 => checked(s * 1_000_000_000 + f * 1000),
+            _ => throw new FormatException($"timestamp {seconds}.{fraction}: expected 6 or 9 decimal digits"),
+        };
+    }
+
+    private void Feed(IEnumerable<string> lines)
+    {
+        var lineNo = 0;
+        foreach (var text in lines)
+        {
+            lineNo++;
+            var m = Line.Match(text);
+            if (!m.Success) continue; // header lines such as "cpus=2"
+            EventLines++;
+            var pid = int.Parse(m.Groups["pid"].ValueSpan, CultureInfo.InvariantCulture);
+            var cpu = int.Parse(m.Groups["cpu"].ValueSpan, CultureInfo.InvariantCulture);
+            var t = ParseTimestamp(m.Groups["sec"].ValueSpan, m.Groups["frac"].ValueSpan);
+            if (t < LastTimestamp) throw new FormatException($"line {lineNo}: time goes backwards: {text}");
+            LastTimestamp = t;
+            var ev = m.Groups["event"].Value;
+            var rest = m.Groups["rest"].Value;
+
+            Sighting(cpu, pid, t);
+            switch (ev)
+            {
+                case "sched_switch":
+                    SwitchLines++;
+                    OnSwitch(cpu, t, rest, lineNo);
+                    break;
+                case "sched_waking":
+                    TaskOf(IntField(rest, " pid=", lineNo)).LastRunnable = t;
+                    break;
+                case "print":
+                case "tracing_mark_write":
+                    OnMarker(rest, t);
+                    break;
+            }
+        }
+        // Close what is still running at the end of the region (or of the trace).
+        var end = HasEnd ? End : LastTimestamp;
+        foreach (var (tid, task) in _tasks)
+            if (task.RunningOn >= 0) AddRun(tid, task.Since, end);
+    }
+
+    private void OnMarker(string rest, long t)
+    {
+        // print: "0xffffffff814aa001: TEXT" (ip, then the buffer); tracing_mark_write: "TEXT".
+        var text = rest;
+        var colon = rest.IndexOf(": ", StringComparison.Ordinal);
+        if (rest.StartsWith("0x", StringComparison.Ordinal) && colon > 0) text = rest[(colon + 2)..];
+        text = text.Trim();
+        if (!HasBegin && text.StartsWith("TRACELAB_REGION_BEGIN", StringComparison.Ordinal))
+        {
+            HasBegin = true;
+            Begin = t;
+            // Counts before the region are dropped; open intervals keep their start and are clipped.
+            foreach (var r in _results.Values) { r.Voluntary = r.Involuntary = r.SwitchIns = r.RepairedStarts = 0; }
+        }
+        else if (HasBegin && !HasEnd && text.StartsWith("TRACELAB_REGION_END", StringComparison.Ordinal))
+        {
+            HasEnd = true;
+            End = t;
+        }
+    }
+
+    private bool InRegion(long t) => t >= Begin && t <= End;
+
+    private Cpu CpuOf(int cpu)
+    {
+        if (!_cpus.TryGetValue(cpu, out var c)) _cpus[cpu] = c = new Cpu();
+        return c;
+    }
+
+    private TaskInfo TaskOf(int tid)
+    {
+        if (!_tasks.TryGetValue(tid, out var s)) _tasks[tid] = s = new TaskInfo();
+        return s;
+    }
+
+    private ThreadResult Result(int tid)
+    {
+        if (!_results.TryGetValue(tid, out var r)) _results[tid] = r = new ThreadResult();
+        return r;
+    }
+
+    private void AddRun(int tid, long from, long to)
+    {
+        if (tid <= 0) return;
+        var lo = Math.Max(from, Begin);
+        var hi = Math.Min(to, End);
+        if (hi > lo) Result(tid).RunNs += hi - lo;
+    }
+
+    /// <summary>Ends <paramref name="tid"/>'s open interval at <paramref name="at"/>, wherever it is.</summary>
+    private void StopRunning(int tid, long at)
+    {
+        if (tid <= 0) return;
+        var task = TaskOf(tid);
+        if (task.RunningOn < 0) return;
+        AddRun(tid, task.Since, Math.Max(task.Since, at));
+        task.RunningOn = -1;
+    }
+
+    /// <summary>An event on <paramref name="cpu"/> says <paramref name="pid"/> is running there.</summary>
+    private void Sighting(int cpu, int pid, long t)
+    {
+        var c = CpuOf(cpu);
+        if (c.Occupant == pid)
+        {
+            c.LastSeen = t;
+            return;
+        }
+        var known = c.Occupant >= 0;
+        if (known) ChainBreaks++;
+        var start = known ? c.LastSeen : t;
+        if (pid > 0)
+        {
+            var task = TaskOf(pid);
+            if (task.LastRunnable > start) start = Math.Min(task.LastRunnable, t);
+            // Still believed to run on another CPU: its switch-out there was lost; it left after its last sighting there.
+            if (task.RunningOn >= 0 && task.RunningOn != cpu)
+            {
+                var other = CpuOf(task.RunningOn);
+                var end = Math.Min(other.LastSeen, start);
+                StopRunning(pid, end);
+                other.Occupant = -1;
+            }
+        }
+        if (known && c.Occupant > 0 && TaskOf(c.Occupant).RunningOn == cpu) StopRunning(c.Occupant, start);
+        if (pid > 0)
+        {
+            var task = TaskOf(pid);
+            if (task.RunningOn != cpu)
+            {
+                task.RunningOn = cpu;
+                task.Since = start;
+                if (known && InRegion(t)) Result(pid).RepairedStarts++;
+            }
+        }
+        c.Occupant = pid;
+        c.LastSeen = t;
+    }
+
+    private void OnSwitch(int cpu, long t, string rest, int lineNo)
+    {
+        var arrow = rest.IndexOf(" ==> ", StringComparison.Ordinal);
+        if (arrow < 0) throw new FormatException($"line {lineNo}: sched_switch without ' ==> ' (run trace-cmd report with -N): {rest}");
+        var left = rest[..arrow];
+        var right = rest[(arrow + 5)..];
+        var prev = IntField(left, " prev_pid=", lineNo);
+        var state = Field(left, " prev_state=", lineNo);
+        var next = IntField(right, " next_pid=", lineNo);
+
+        var c = CpuOf(cpu);
+        if (prev > 0)
+        {
+            StopRunning(prev, t);
+            var task = TaskOf(prev);
+            var preempted = state.StartsWith('R') || state.Contains('+');
+            var dead = !preempted && (state.Contains('X') || state.Contains('Z'));
+            if (preempted) task.LastRunnable = t;
+            if (InRegion(t))
+            {
+                if (preempted) Result(prev).Involuntary++;
+                else if (!dead) Result(prev).Voluntary++;
+            }
+        }
+        if (next > 0)
+        {
+            var task = TaskOf(next);
+            if (task.RunningOn >= 0 && task.RunningOn != cpu)
+            {
+                var other = CpuOf(task.RunningOn);
+                StopRunning(next, Math.Min(other.LastSeen, t));
+                other.Occupant = -1;
+            }
+            task.RunningOn = cpu;
+            task.Since = t;
+            if (InRegion(t)) Result(next).SwitchIns++;
+        }
+        c.Occupant = next;
+        c.LastSeen = t;
+    }
+
+    private static string Field(string s, string key, int lineNo)
+    {
+        var i = s.LastIndexOf(key, StringComparison.Ordinal);
+        if (i < 0) throw new FormatException($"line {lineNo}: no '{key.Trim()}' in: {s}");
+        i += key.Length;
+        var j = s.IndexOf(' ', i);
+        return j < 0 ? s[i..] : s[i..j];
+    }
+
+    private static int IntField(string s, string key, int lineNo) =>
+        int.Parse(Field(s, key, lineNo), NumberStyles.None, CultureInfo.InvariantCulture);
+}

@@ -1,0 +1,135 @@
+using TraceLab.TestSupport;
+using Xunit;
+
+namespace TraceLab.Tests.Cli;
+
+/// <summary>The real `tracelab` program given bad input: one line on stderr, the documented exit code, no stack trace.</summary>
+public sealed class BadInputTests
+{
+    private static readonly string Tool = Path.Combine(AppContext.BaseDirectory, "tracelab.dll");
+
+    private static (int Code, string Out, string Err) Run(params string[] args) =>
+        ProcessOutput.Run("dotnet", [Tool, .. args]);
+
+    private static void AssertOneLineError(string err, string expected)
+    {
+        var lines = err.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Single(lines);
+        Assert.StartsWith("tracelab: ", lines[0]);
+        Assert.Contains(expected, lines[0]);
+        Assert.DoesNotContain("   at ", err);
+    }
+
+    [Fact]
+    public void Unknown_workload_lists_the_valid_ones_and_exits_2()
+    {
+        var (code, _, err) = Run("trace", "nosuch", "cs");
+        Assert.Equal(2, code);
+        AssertOneLineError(err, "valid workloads are timemutex");
+    }
+
+    [Fact]
+    public void Unknown_scenario_lists_the_valid_ones_and_exits_2()
+    {
+        var (code, _, err) = Run("trace", "timemutex", "nosuch");
+        Assert.Equal(2, code);
+        AssertOneLineError(err, "valid scenarios are cs, cs-nested, mutex");
+    }
+
+    [Theory]
+    [InlineData("--threads", "65", "must be between 1 and 64")]
+    [InlineData("--which", "banana", "expected an integer or one of cs, cs-nested, mutex, event, semaphore")]
+    [InlineData("--sleep-points", "4", "must be between 0 and 3")]
+    [InlineData("--affinity", "0-999", "does not exist")]
+    [InlineData("--syscalls", "some", "unknown syscall set")]
+    public void Out_of_range_parameter_is_refused_before_anything_runs(string option, string value, string expected)
+    {
+        var (code, _, err) = Run("trace", "timemutex", "cs", option, value, "--out", Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid()));
+        Assert.Equal(2, code);
+        AssertOneLineError(err, expected);
+    }
+
+    [Fact]
+    public void Unknown_option_is_a_usage_error()
+    {
+        var (code, _, err) = Run("trace", "timemutex", "cs", "--bogus");
+        Assert.Equal(2, code);
+        AssertOneLineError(err, "--bogus");
+    }
+
+    [Fact]
+    public void Existing_output_directory_is_refused_without_force_and_left_untouched()
+    {
+        var dir = RepoPaths.NewTempDirectory("tracelab-existing");
+        var keep = Path.Combine(dir, "precious.txt");
+        File.WriteAllText(keep, "user data");
+        try
+        {
+            var (code, _, err) = Run("trace", "timemutex", "cs", "--out", dir);
+            Assert.Equal(2, code);
+            AssertOneLineError(err, "add --force");
+            Assert.Equal("user data", File.ReadAllText(keep));
+            Assert.Single(Directory.GetFileSystemEntries(dir));
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    [Fact]
+    public void Analyze_of_a_missing_file_exits_2()
+    {
+        var (code, _, err) = Run("analyze", "/nonexistent/trace.dat");
+        Assert.Equal(2, code);
+        AssertOneLineError(err, "no such file");
+    }
+
+    [Fact]
+    public void Analyze_of_a_file_that_is_not_a_trace_names_the_file_and_exits_1()
+    {
+        var dir = RepoPaths.NewTempDirectory("tracelab-notrace");
+        var file = Path.Combine(dir, "trace.dat");
+        File.WriteAllText(file, "this is not a trace");
+        try
+        {
+            var (code, _, err) = Run("analyze", file, "--out", Path.Combine(dir, "out"));
+            Assert.Equal(1, code);
+            AssertOneLineError(err, file);
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    [Fact]
+    public void Truncated_trace_gives_one_line_with_the_offset_and_exits_1()
+    {
+        var sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex", "trace.dat");
+        var dir = RepoPaths.NewTempDirectory("tracelab-truncated");
+        var file = Path.Combine(dir, "trace.dat");
+        var bytes = File.ReadAllBytes(sample);
+        File.WriteAllBytes(file, bytes[..(bytes.Length / 3)]);
+        try
+        {
+            var (code, _, err) = Run("analyze", file, "--out", Path.Combine(dir, "out"));
+            Assert.Equal(1, code);
+            AssertOneLineError(err, "offset");
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    [Fact]
+    public void Scenarios_lists_every_scenario_with_its_claims()
+    {
+        var (code, stdout, _) = Run("scenarios");
+        Assert.Equal(0, code);
+        foreach (var s in new[] { "cs", "cs-nested", "mutex", "event", "semaphore", "sleep-holding", "sleep-released", "many-threads", "serialized" })
+            Assert.Contains(s, stdout);
+        Assert.Contains("TM6", stdout);
+    }
+}

@@ -1,0 +1,69 @@
+using System.Text.Json;
+using TraceLab.Cli;
+using TraceLab.Reporting;
+using TraceLab.TestSupport;
+using TraceLab.Workloads;
+using Xunit;
+
+namespace TraceLab.Tests.Samples;
+
+/// <summary>
+/// The checked-in sample traces (real captures) re-analyzed now must give exactly the report stored beside them
+/// when they were captured — a snapshot of the whole pipeline: trace.dat reader, accounting, report model.
+/// </summary>
+public sealed class SampleTraceTests
+{
+    public static TheoryData<string> Samples => new() { "timemutex-cs", "timemutex-mutex" };
+
+    [Theory]
+    [MemberData(nameof(Samples))]
+    public void Reanalysis_reproduces_the_stored_report(string sample)
+    {
+        var dir = Path.Combine(RepoPaths.SampleTraces, sample);
+        var stored = ReportJson.Deserialize(File.ReadAllText(Path.Combine(dir, "report.json")));
+        var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
+
+        var now = AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false, pid: null);
+
+        Assert.Equal(Comparable(stored), Comparable(now));
+    }
+
+    [Fact]
+    public void Mutex_sample_shows_the_convoy_and_cs_sample_does_not()
+    {
+        RunReport Load(string s) => ReportJson.Deserialize(File.ReadAllText(Path.Combine(RepoPaths.SampleTraces, s, "report.json")));
+        var mutex = Load("timemutex-mutex");
+        var cs = Load("timemutex-cs");
+        var mutexWorkers = mutex.Threads.Where(t => t.Workload is not null).ToList();
+        Assert.Equal(4, mutexWorkers.Count);
+        // Roughly one blocking wait per acquisition, and the waker is nearly always another worker.
+        foreach (var t in mutexWorkers)
+        {
+            Assert.True(t.VoluntarySwitches > t.Workload!.Iterations / 4, $"{t.Tid}: {t.VoluntarySwitches} voluntary switches");
+            var fromWorkers = t.TopWakers.Where(w => mutexWorkers.Any(m => m.Tid == w.Tid)).Sum(w => w.Count);
+            Assert.True(fromWorkers > 0.9 * t.WakeupsReceived, $"{t.Tid}: {fromWorkers} of {t.WakeupsReceived} wakeups from workers");
+        }
+        Assert.True(cs.Threads.Where(t => t.Workload is not null).Sum(t => t.VoluntarySwitches) < 200);
+    }
+
+    /// <summary>Everything but the path the trace was read from and the run section (the capture wrote it, analyze does not).</summary>
+    private static string Comparable(RunReport r)
+    {
+        var copy = new RunReport
+        {
+            Capture = new CaptureSection
+            {
+                Backend = r.Capture.Backend, TraceFile = Path.GetFileName(r.Capture.TraceFile), Events = r.Capture.Events,
+                SwitchEvents = r.Capture.SwitchEvents, LostEvents = r.Capture.LostEvents, LostEventsPerCpu = r.Capture.LostEventsPerCpu,
+                PagesWithMissedEvents = r.Capture.PagesWithMissedEvents, ChainBreaks = r.Capture.ChainBreaks,
+                ChainBreaksInRegion = r.Capture.ChainBreaksInRegion, Cpus = r.Capture.Cpus, DurationNs = r.Capture.DurationNs,
+                Clock = r.Capture.Clock, Kernel = r.Capture.Kernel, Partial = r.Capture.Partial,
+            },
+            Region = r.Region,
+            Process = r.Process,
+            Threads = r.Threads,
+            Warnings = r.Warnings,
+        };
+        return JsonSerializer.Serialize(copy, ReportJson.Options);
+    }
+}
