@@ -16,7 +16,9 @@ if (parse.Errors.Count > 0)
     Console.Error.WriteLine($"tracelab: {parse.Errors[0].Message} (see tracelab --help)");
     return ExitCodes.Usage;
 }
-return await parse.InvokeAsync();
+// TraceLab handles Ctrl-C itself (stop the workload, keep the partial trace, still write the report): the
+// parser's own handler would end the process after a fixed timeout, mid-write.
+return await parse.InvokeAsync(new InvocationConfiguration { ProcessTerminationTimeout = null, EnableDefaultExceptionHandler = false });
 
 namespace TraceLab.Cli
 {

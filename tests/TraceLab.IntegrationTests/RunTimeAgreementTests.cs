@@ -26,6 +26,35 @@ public sealed class RunTimeAgreementTests
     public Task Run_time_and_switch_counts_agree_with_trace_cmd_report_for_mutex_and_cs() =>
         CaptureAndCompare(("mutex", "20000"), ("cs", "2000000"));
 
+    /// <summary>The oracle itself, on hand-written report text: marker clipping, a lost idle→task switch, 6-digit stamps.</summary>
+    [Fact]
+    public void Oracle_clips_to_markers_and_repairs_a_lost_idle_switch()
+    {
+        string[] lines =
+        [
+            "cpus=2",
+            "       timemutex-500   [000]   100.000001000: sched_switch:         prev_comm=timemutex prev_pid=500 prev_prio=120 prev_state=R+ ==> next_comm=w 1 next_pid=501 next_prio=120",
+            "           w 1-501   [000]   100.000002000: print:                0xffffffff814aa001: TRACELAB_REGION_BEGIN",
+            "           w 1-501   [000]   100.000005000: sched_switch:         prev_comm=w 1 prev_pid=501 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+            "       timemutex-500   [001]   100.000006000: sched_waking:         comm=w 1 pid=501 prio=120 target_cpu=000",
+            "           w 1-501   [000]   100.000009000: sys_enter_futex:      uaddr: 0x1, op: 0x00000081",
+            "           w 1-501   [000]   100.000010500: sched_switch:         prev_comm=w 1 prev_pid=501 prev_prio=120 prev_state=D ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+            "       timemutex-500   [001]   100.000011: tracing_mark_write: TRACELAB_REGION_END",
+        ];
+        var o = TraceCmdReportOracle.FromLines(lines);
+        Assert.Equal(100_000_002_000, o.Begin);
+        Assert.Equal(100_000_011_000, o.End);
+        Assert.Equal(3, o.SwitchLines);
+        Assert.Equal(1, o.ChainBreaks);                                   // idle→501 on cpu0 was not logged
+        Assert.Equal((5000 - 2000) + (10_500 - 6000), o.Of(501).RunNs);   // second start = max(idle seen 5000, woken 6000)
+        Assert.Equal(2, o.Of(501).Voluntary);
+        Assert.Equal(0, o.Of(500).Involuntary);                           // before BEGIN
+        Assert.Equal(1, o.Of(501).RepairedStarts);
+        Assert.Equal(123_456_789_012, TraceCmdReportOracle.ParseTimestamp("123", "456789012"));
+        Assert.Equal(123_456_789_000, TraceCmdReportOracle.ParseTimestamp("123", "456789"));
+        Assert.Throws<FormatException>(() => TraceCmdReportOracle.ParseTimestamp("1", "2345678"));
+    }
+
     private async Task CaptureAndCompare(params (string Scenario, string Iterations)[] scenarios)
     {
         var failures = new List<string>();

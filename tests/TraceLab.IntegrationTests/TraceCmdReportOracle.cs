@@ -43,7 +43,7 @@ public sealed class TraceCmdReportOracle
 
     // "<comm>-<pid> [<cpu>] <sec>.<frac>: <event>: <fields>"; comm may contain spaces and dashes.
     private static readonly Regex Line = new(
-        @"^\s*(?<comm>.*?)-(?<pid>\d+)\s+\[(?<cpu>\d+)\]\s+(?<sec>\d+)\.(?<frac>\d+):\s+(?<event>[A-Za-z0-9_]+):\s?(?<rest>.*)$",
+        @"^\s*(?<comm>.*?)-(?<pid>\d+)\s+\[(?<cpu>\d+)\]\s+(?<sec>\d+)\.(?<frac>\d+):\s+(?<event>[A-Za-z0-9_]+):\s*(?<rest>.*)$",
         RegexOptions.Compiled | RegexOptions.CultureInvariant);
 
     private readonly Dictionary<int, Cpu> _cpus = new();
@@ -132,16 +132,15 @@ public sealed class TraceCmdReportOracle
     private void OnMarker(string rest, long t)
     {
         // print: "0xffffffff814aa001: TEXT" (ip, then the buffer); tracing_mark_write: "TEXT".
-        var text = rest;
-        var colon = rest.IndexOf(": ", StringComparison.Ordinal);
-        if (rest.StartsWith("0x", StringComparison.Ordinal) && colon > 0) text = rest[(colon + 2)..];
-        text = text.Trim();
+        var text = rest.Trim();
+        var colon = text.IndexOf(": ", StringComparison.Ordinal);
+        if (text.StartsWith("0x", StringComparison.Ordinal) && colon > 0) text = text[(colon + 2)..].Trim();
         if (!HasBegin && text.StartsWith("TRACELAB_REGION_BEGIN", StringComparison.Ordinal))
         {
             HasBegin = true;
             Begin = t;
-            // Counts before the region are dropped; open intervals keep their start and are clipped.
-            foreach (var r in _results.Values) { r.Voluntary = r.Involuntary = r.SwitchIns = r.RepairedStarts = 0; }
+            // Everything closed so far lies before the region; open intervals keep their start and are clipped.
+            foreach (var r in _results.Values) { r.RunNs = r.Voluntary = r.Involuntary = r.SwitchIns = r.RepairedStarts = 0; }
         }
         else if (HasBegin && !HasEnd && text.StartsWith("TRACELAB_REGION_END", StringComparison.Ordinal))
         {

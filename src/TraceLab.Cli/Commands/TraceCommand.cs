@@ -30,6 +30,9 @@ public sealed class TraceCommand
         try { values = workload.Resolve(scenario, s.Overrides); }
         catch (WorkloadException ex) { throw new UsageException(ex.Message, ex); }
 
+        // Say what privilege or mount is missing before building anything or creating directories.
+        Tracefs.Locate();
+
         var stamp = DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
         var output = OutputDirectory.Prepare(s.Out, $"{workload.Name}-{scenario.Name}-{stamp}", s.Force);
 
@@ -80,7 +83,9 @@ public sealed class TraceCommand
         raw.DeleteRawFiles();
 
         WorkloadResult? result = null;
-        if (File.Exists(resultTmp))
+        // A killed workload may leave an empty or half-written result: only a completed run's result counts.
+        if (partial) OutputDirectory.TryDelete(resultTmp);
+        else if (File.Exists(resultTmp))
         {
             result = WorkloadResult.Parse(File.ReadAllText(resultTmp), resultTmp);
             output.Commit("workload.json", tmp => File.Move(resultTmp, tmp));
@@ -100,7 +105,8 @@ public sealed class TraceCommand
         ReportFiles.Write(output, report);
 
         TerminalReport.Render(_console, report);
-        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: trace.dat, report.md, report.json, workload.json, workload.log");
+        var files = new[] { "trace.dat", "report.md", "report.json", "workload.json", "workload.log" }.Where(f => File.Exists(output.File(f)));
+        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", files)}");
         _console.MarkupLine($"[grey]Open the trace: trace-cmd report -i {Markup.Escape(traceFile)}   or   kernelshark {Markup.Escape(traceFile)}[/]");
         return partial ? (interruption.Interrupted ? ExitCodes.Interrupted : ExitCodes.Failure) : ExitCodes.Ok;
     }

@@ -133,3 +133,31 @@ public sealed class BadInputTests
         Assert.Contains("TM6", stdout);
     }
 }
+
+/// <summary>Without root, `trace` says what privilege is needed in one line and creates nothing.</summary>
+public sealed class PrivilegeTests
+{
+    [UnprivilegedFact]
+    public void Trace_as_an_unprivileged_user_says_root_is_needed()
+    {
+        var tool = Path.Combine(AppContext.BaseDirectory, "tracelab.dll");
+        var outDir = Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid());
+        var (code, _, err) = ProcessOutput.Run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+            "env", "HOME=/tmp", "DOTNET_CLI_HOME=/tmp", "DOTNET_NOLOGO=1", "dotnet", tool, "trace", "timemutex", "cs", "--out", outDir);
+        Assert.Equal(1, code);
+        var line = Assert.Single(err.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Equal("tracelab: kernel tracing needs root (or CAP_SYS_ADMIN with tracefs access): run as root, e.g. sudo dotnet run -- ...", line);
+        Assert.False(Directory.Exists(outDir));
+    }
+}
+
+/// <summary>Needs root (to drop to nobody) and setpriv; skipped with the reason otherwise.</summary>
+public sealed class UnprivilegedFactAttribute : FactAttribute
+{
+    public UnprivilegedFactAttribute()
+    {
+        if (!OperatingSystem.IsLinux()) Skip = "Linux only";
+        else if (Environment.UserName != "root") Skip = "needs root to run a child as an unprivileged user";
+        else if (!TestEnvironment.OnPath("setpriv")) Skip = "setpriv not installed (util-linux)";
+    }
+}
