@@ -32,6 +32,26 @@ public static class TestEnvironment
         return null;
     }
 
+    /// <summary>What the native workload builds lack: cmake, a C compiler, and for Win32 MinGW-w64 and wine.</summary>
+    public static string? NativeToolsReason(bool windows)
+    {
+        if (!OnPath("cmake")) return "cmake not installed (apt-get install -y cmake)";
+        if (!OnPath("cc")) return "no C compiler (apt-get install -y build-essential)";
+        if (windows && !OnPath("x86_64-w64-mingw32-gcc")) return "MinGW-w64 not installed (apt-get install -y gcc-mingw-w64-x86-64)";
+        if (windows && !File.Exists("/usr/lib/wine/wine64") && !OnPath("wine64") && !OnPath("wine"))
+            return "wine not installed (apt-get install -y wine64): the Win32 build cannot be run here";
+        return null;
+    }
+
+    /// <summary>What running a child as an unprivileged user needs: Linux, root to drop from, and setpriv.</summary>
+    public static string? UnprivilegedChildReason()
+    {
+        if (!OperatingSystem.IsLinux()) return "Linux only";
+        if (System.Environment.UserName != "root") return "needs root to run a child as an unprivileged user";
+        if (!OnPath("setpriv")) return "setpriv not installed (util-linux)";
+        return null;
+    }
+
     public static bool OnPath(string program) =>
         (System.Environment.GetEnvironmentVariable("PATH") ?? "").Split(':')
             .Any(dir => dir.Length > 0 && File.Exists(Path.Combine(dir, program)));

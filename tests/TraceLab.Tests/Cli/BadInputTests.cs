@@ -156,8 +156,7 @@ public sealed class UnprivilegedFactAttribute : FactAttribute
 {
     public UnprivilegedFactAttribute()
     {
-        if (!OperatingSystem.IsLinux()) Skip = "Linux only";
-        else if (Environment.UserName != "root") Skip = "needs root to run a child as an unprivileged user";
-        else if (!TestEnvironment.OnPath("setpriv")) Skip = "setpriv not installed (util-linux)";
+        var reason = TestEnvironment.UnprivilegedChildReason();
+        if (reason is not null) Skip = reason;
     }
 }

@@ -42,10 +42,7 @@ public sealed class NativeToolsFactAttribute : FactAttribute
 {
     public NativeToolsFactAttribute(bool windows = false)
     {
-        if (!TestEnvironment.OnPath("cmake")) Skip = "cmake not installed (apt-get install -y cmake)";
-        else if (!TestEnvironment.OnPath("cc")) Skip = "no C compiler (apt-get install -y build-essential)";
-        else if (windows && !TestEnvironment.OnPath("x86_64-w64-mingw32-gcc")) Skip = "MinGW-w64 not installed (apt-get install -y gcc-mingw-w64-x86-64)";
-        else if (windows && !File.Exists("/usr/lib/wine/wine64") && !TestEnvironment.OnPath("wine64") && !TestEnvironment.OnPath("wine"))
-            Skip = "wine not installed (apt-get install -y wine64): the Win32 build cannot be run here";
+        var reason = TestEnvironment.NativeToolsReason(windows);
+        if (reason is not null) Skip = reason;
     }
 }
