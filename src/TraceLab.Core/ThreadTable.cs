@@ -1,13 +1,12 @@
 namespace TraceLab.Core;
 
 /// <summary>
-/// tid → name and owning process, filled from whatever the trace says (saved cmdlines, comm fields, fork events).
+/// tid → name, filled from whatever the trace says (saved cmdlines, comm fields).
 /// Names are interned: asking for the same name bytes again costs no allocation.
 /// </summary>
 public sealed class ThreadTable
 {
     private readonly Dictionary<int, string> _names = new();
-    private readonly Dictionary<int, int> _process = new();
 
     public IReadOnlyDictionary<int, string> Names => _names;
 
@@ -25,13 +24,6 @@ public sealed class ThreadTable
         if (_names.TryGetValue(tid, out var existing) && SameAscii(existing, comm)) return;
         _names[tid] = System.Text.Encoding.UTF8.GetString(comm);
     }
-
-    /// <summary>Records that <paramref name="tid"/> belongs to the process whose leader is <paramref name="tgid"/>.</summary>
-    public void SetProcess(int tid, int tgid) => _process[tid] = tgid;
-
-    public int? ProcessOf(int tid) => _process.TryGetValue(tid, out var p) ? p : null;
-
-    public IReadOnlyDictionary<int, int> Processes => _process;
 
     private static bool SameAscii(string s, ReadOnlySpan<byte> bytes)
     {

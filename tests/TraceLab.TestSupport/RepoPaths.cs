@@ -16,3 +16,19 @@ public static class RepoPaths
         return dir;
     }
 }
+
+/// <summary>A fresh temporary directory, deleted with everything in it on Dispose.</summary>
+public sealed class TempDirectory : IDisposable
+{
+    public TempDirectory(string prefix) => Path = RepoPaths.NewTempDirectory(prefix);
+
+    public string Path { get; }
+
+    public string File(string name) => System.IO.Path.Combine(Path, name);
+
+    public void Dispose()
+    {
+        try { Directory.Delete(Path, recursive: true); }
+        catch (IOException) { }
+    }
+}

@@ -10,9 +10,9 @@ namespace TraceLab.TestSupport;
 /// </summary>
 public sealed class TracingFactAttribute : FactAttribute
 {
-    public TracingFactAttribute(bool needsTraceCmd = false)
+    public TracingFactAttribute(bool needsTraceCmd = false, bool needsWorkloads = true)
     {
-        var reason = TestEnvironment.Reason(needsTraceCmd);
+        var reason = TestEnvironment.Reason(needsTraceCmd, needsWorkloads);
         if (reason is not null) Skip = reason;
     }
 }
@@ -22,12 +22,11 @@ public static class TestEnvironment
 {
     private static readonly Lazy<string?> Tracing = new(Tracefs.UnavailableReason);
 
-    public static string? Reason(bool needsTraceCmd)
+    public static string? Reason(bool needsTraceCmd, bool needsWorkloads = true)
     {
         if (!OperatingSystem.IsLinux()) return "real kernel captures need Linux (tracefs)";
         if (Tracing.Value is { } t) return $"kernel tracing unavailable: {t}";
-        if (!OnPath("cmake")) return "cmake not installed (apt-get install -y cmake)";
-        if (!OnPath("cc") && !OnPath("gcc")) return "no C compiler (apt-get install -y build-essential)";
+        if (needsWorkloads && NativeToolsReason(windows: false) is { } native) return native;
         if (needsTraceCmd && !OnPath("trace-cmd")) return "trace-cmd not installed (apt-get install -y trace-cmd)";
         return null;
     }

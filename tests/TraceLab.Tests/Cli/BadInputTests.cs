@@ -60,21 +60,14 @@ public sealed class BadInputTests
     [Fact]
     public void Existing_output_directory_is_refused_without_force_and_left_untouched()
     {
-        var dir = RepoPaths.NewTempDirectory("tracelab-existing");
-        var keep = Path.Combine(dir, "precious.txt");
+        using var dir = new TempDirectory("tracelab-existing");
+        var keep = dir.File("precious.txt");
         File.WriteAllText(keep, "user data");
-        try
-        {
-            var (code, _, err) = Run("trace", "timemutex", "cs", "--out", dir);
-            Assert.Equal(2, code);
-            AssertOneLineError(err, "add --force");
-            Assert.Equal("user data", File.ReadAllText(keep));
-            Assert.Single(Directory.GetFileSystemEntries(dir));
-        }
-        finally
-        {
-            Directory.Delete(dir, recursive: true);
-        }
+        var (code, _, err) = Run("trace", "timemutex", "cs", "--out", dir.Path);
+        Assert.Equal(2, code);
+        AssertOneLineError(err, "add --force");
+        Assert.Equal("user data", File.ReadAllText(keep));
+        Assert.Single(Directory.GetFileSystemEntries(dir.Path));
     }
 
     [Fact]
@@ -88,39 +81,25 @@ public sealed class BadInputTests
     [Fact]
     public void Analyze_of_a_file_that_is_not_a_trace_names_the_file_and_exits_1()
     {
-        var dir = RepoPaths.NewTempDirectory("tracelab-notrace");
-        var file = Path.Combine(dir, "trace.dat");
+        using var dir = new TempDirectory("tracelab-notrace");
+        var file = dir.File("trace.dat");
         File.WriteAllText(file, "this is not a trace");
-        try
-        {
-            var (code, _, err) = Run("analyze", file, "--out", Path.Combine(dir, "out"));
-            Assert.Equal(1, code);
-            AssertOneLineError(err, file);
-        }
-        finally
-        {
-            Directory.Delete(dir, recursive: true);
-        }
+        var (code, _, err) = Run("analyze", file, "--out", dir.File("out"));
+        Assert.Equal(1, code);
+        AssertOneLineError(err, file);
     }
 
     [Fact]
     public void Truncated_trace_gives_one_line_with_the_offset_and_exits_1()
     {
         var sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex", "trace.dat");
-        var dir = RepoPaths.NewTempDirectory("tracelab-truncated");
-        var file = Path.Combine(dir, "trace.dat");
+        using var dir = new TempDirectory("tracelab-truncated");
+        var file = dir.File("trace.dat");
         var bytes = File.ReadAllBytes(sample);
         File.WriteAllBytes(file, bytes[..(bytes.Length / 3)]);
-        try
-        {
-            var (code, _, err) = Run("analyze", file, "--out", Path.Combine(dir, "out"));
-            Assert.Equal(1, code);
-            AssertOneLineError(err, "offset");
-        }
-        finally
-        {
-            Directory.Delete(dir, recursive: true);
-        }
+        var (code, _, err) = Run("analyze", file, "--out", dir.File("out"));
+        Assert.Equal(1, code);
+        AssertOneLineError(err, "offset");
     }
 
     [Fact]
