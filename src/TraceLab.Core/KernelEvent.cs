@@ -39,6 +39,12 @@ public struct KernelEvent
     public readonly int PrevPrio => Prio;
     public readonly int NextPrio => Prio2;
     public readonly long PrevState => State;
+    /// <summary>
+    /// Switch: why the previous thread waits, when the backend records it (ETW CSwitch OldThreadWaitReason, a
+    /// KWAIT_REASON number); -1 when unknown (Linux). Stored as reason + 1 in <see cref="Arg0"/> so that a
+    /// default-initialized event means "unknown".
+    /// </summary>
+    public readonly int PrevWaitReason => (int)Arg0 - 1;
 
     // Waking / WakeupNew
     public readonly int WokenTid => Tid;
@@ -52,10 +58,11 @@ public struct KernelEvent
     public readonly int ParentTid => Tid;
     public readonly int ChildTid => Tid2;
 
-    public static KernelEvent Switch(long ts, int cpu, int prevTid, int prevPrio, long prevState, int nextTid, int nextPrio) => new()
+    public static KernelEvent Switch(long ts, int cpu, int prevTid, int prevPrio, long prevState, int nextTid, int nextPrio,
+        int prevWaitReason = -1) => new()
     {
         Timestamp = ts, Cpu = cpu, Pid = prevTid, Kind = KernelEventKind.Switch,
-        Tid = prevTid, Prio = prevPrio, State = prevState, Tid2 = nextTid, Prio2 = nextPrio,
+        Tid = prevTid, Prio = prevPrio, State = prevState, Tid2 = nextTid, Prio2 = nextPrio, Arg0 = prevWaitReason + 1,
     };
 
     public static KernelEvent Waking(long ts, int cpu, int waker, int woken, int targetCpu) => new()
