@@ -109,6 +109,18 @@ public sealed class ThreadAccounting : IKernelEventSink
         return s;
     }
 
+    /// <summary>
+    /// When <paramref name="tid"/> is running (as of the last event seen), since when — the logged switch-in or, for
+    /// a switch that was not logged, the repaired estimate.
+    /// </summary>
+    public bool TryGetRunningSince(int tid, out long since)
+    {
+        since = 0;
+        if (!_state.TryGetValue(tid, out var s) || s.State != RunState.Running) return false;
+        since = s.Since;
+        return true;
+    }
+
     /// <summary>Per-thread results; idle (tid 0) is never a thread.</summary>
     public ThreadStats Stats(int tid)
     {

@@ -9,12 +9,12 @@ namespace TraceLab.Cli;
 public static class AnalysisPipeline
 {
     public static RunReport Analyze(string traceFile, WorkloadResult? workload, RunSection? run, bool partial, int? pid,
-        CancellationToken cancellationToken = default)
+        AnalysisKind analyses = AnalysisKind.All, CancellationToken cancellationToken = default)
     {
         using var reader = TraceFiles.Open(traceFile);
-        var accounting = new ThreadAccounting();
-        reader.Read(accounting, cancellationToken);
-        accounting.Complete();
-        return ReportBuilder.Build(reader.Info, reader.Threads, accounting, workload, run, partial, pid);
+        var session = new AnalysisSession(analyses);
+        reader.Read(session, cancellationToken);
+        session.Complete();
+        return ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid);
     }
 }

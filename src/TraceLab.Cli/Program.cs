@@ -1,5 +1,6 @@
 using System.CommandLine;
 using Spectre.Console;
+using TraceLab.Analyzers;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli;
 using TraceLab.Cli.Commands;
@@ -34,6 +35,18 @@ namespace TraceLab.Cli
             return root;
         }
 
+        private static Option<string> AnalysisOption() => new("--analysis")
+        {
+            Description = "analyses to report, comma-separated: threads, kernel, convoys, wakeups, smp, waitgraph (default: all)",
+            DefaultValueFactory = _ => "all",
+        };
+
+        private static AnalysisKind ParseAnalyses(string text)
+        {
+            try { return AnalysisKinds.Parse(text); }
+            catch (ArgumentException ex) { throw new UsageException(ex.Message, ex); }
+        }
+
         private static Command Trace(IAnsiConsole console)
         {
             var workload = new Argument<string>("workload") { Description = "workload to run (see `tracelab scenarios`)" };
@@ -43,10 +56,11 @@ namespace TraceLab.Cli
             var bufferKb = new Option<int>("--buffer-kb") { Description = "per-CPU ring buffer size in KiB", DefaultValueFactory = _ => 64 * 1024 };
             var syscalls = new Option<string>("--syscalls") { Description = "syscall events: none, lock (futex/semop/sched_yield), all", DefaultValueFactory = _ => "lock" };
             var timeout = new Option<int>("--timeout") { Description = "kill the workload after this many seconds (0 = no limit)" };
+            var analysis = AnalysisOption();
             var parameters = WorkloadCatalog.All.SelectMany(w => w.Parameters).DistinctBy(p => p.Name)
                 .Select(p => (p.Name, Option: new Option<string?>($"--{p.Name}") { Description = p.Description })).ToList();
 
-            var cmd = new Command("trace", "run a workload scenario under kernel tracing and report per thread") { workload, scenario, outDir, force, bufferKb, syscalls, timeout };
+            var cmd = new Command("trace", "run a workload scenario under kernel tracing and report per thread") { workload, scenario, outDir, force, bufferKb, syscalls, timeout, analysis };
             foreach (var (_, o) in parameters) cmd.Options.Add(o);
             cmd.SetAction((r, _) => Guard(async () =>
             {
@@ -57,9 +71,10 @@ namespace TraceLab.Cli
                 SyscallSet set;
                 try { set = CaptureEventSet.Parse(r.GetValue(syscalls)!); }
                 catch (ArgumentException ex) { throw new UsageException(ex.Message, ex); }
+                var kinds = ParseAnalyses(r.GetValue(analysis)!);
                 return await new TraceCommand(console).RunAsync(new TraceCommand.Settings(
                     r.GetValue(workload)!, r.GetValue(scenario)!, overrides, r.GetValue(outDir), r.GetValue(force),
-                    r.GetValue(bufferKb), set, r.GetValue(timeout)));
+                    r.GetValue(bufferKb), set, r.GetValue(timeout), kinds));
             }));
             return cmd;
         }
@@ -70,9 +85,11 @@ namespace TraceLab.Cli
             var outDir = new Option<string?>("--out") { Description = "where report.json / report.md go (default: beside the trace)" };
             var force = new Option<bool>("--force") { Description = "replace existing reports" };
             var pid = new Option<int?>("--pid") { Description = "process to report on (default: the workload's, from its markers or workload.json)" };
-            var cmd = new Command("analyze", "analyze an existing trace file") { trace, outDir, force, pid };
+            var analysis = AnalysisOption();
+            var cmd = new Command("analyze", "analyze an existing trace file") { trace, outDir, force, pid, analysis };
             cmd.SetAction((r, _) => Guard(() => Task.FromResult(
-                new AnalyzeCommand(console).Run(r.GetValue(trace)!, r.GetValue(outDir), r.GetValue(force), r.GetValue(pid)))));
+                new AnalyzeCommand(console).Run(r.GetValue(trace)!, r.GetValue(outDir), r.GetValue(force), r.GetValue(pid),
+                    ParseAnalyses(r.GetValue(analysis)!)))));
             return cmd;
         }
 

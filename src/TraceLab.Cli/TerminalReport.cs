@@ -20,7 +20,16 @@ public static class TerminalReport
                 $"traced run {p.TracedRunNs / 1e9:0.000} s, {p.VoluntarySwitches:N0} voluntary / {p.InvoluntarySwitches:N0} involuntary switches");
         }
 
-        var table = new Table().Border(TableBorder.Rounded);
+        if (r.Analyses.Count == 0 || r.Analyses.Contains("threads")) RenderThreads(console, r);
+        if (r.Kernel is { } k) TerminalSections.Kernel(console, k);
+        if (r.Convoys is { } cv) TerminalSections.Convoys(console, cv);
+        if (r.Wakeups is { } w) TerminalSections.Wakeups(console, w);
+        foreach (var warning in r.Warnings) console.MarkupLine($"[yellow]warning:[/] {Markup.Escape(warning)}");
+    }
+
+    private static void RenderThreads(IAnsiConsole console, RunReport r)
+    {
+        var table = new Table().Border(TableBorder.Rounded).Title("[bold]Threads[/]");
         foreach (var h in new[] { "tid", "name", "run ms", "ready ms", "wait ms", "vol", "invol", "migr", "wk recv", "wk given", "rdy p50 µs", "p99 µs", "max µs", "top waker", "user ms*", "sys ms*" })
             table.AddColumn(new TableColumn(h) { Alignment = h is "name" or "top waker" ? Justify.Left : Justify.Right });
         foreach (var t in r.Threads)
@@ -37,7 +46,6 @@ public static class TerminalReport
         }
         console.Write(table);
         console.MarkupLine("[grey]* user/sys: the workload's own getrusage(RUSAGE_THREAD). Definitions: docs/metrics.md[/]");
-        foreach (var w in r.Warnings) console.MarkupLine($"[yellow]warning:[/] {Markup.Escape(w)}");
     }
 
     private static string Ms(long ns) => (ns / 1e6).ToString("0.0");

@@ -1,5 +1,6 @@
 using TraceLab.Analyzers;
 using TraceLab.Core;
+using TraceLab.Reporting.Sections;
 using TraceLab.Workloads;
 
 namespace TraceLab.Reporting;
@@ -9,9 +10,10 @@ public static class ReportBuilder
 {
     private const int TopWakers = 3;
 
-    public static RunReport Build(TraceInfo info, ThreadTable names, ThreadAccounting accounting, WorkloadResult? workload,
+    public static RunReport Build(TraceInfo info, ThreadTable names, AnalysisSession analyses, WorkloadResult? workload,
         RunSection? run = null, bool partial = false, int? pidOverride = null)
     {
+        var accounting = analyses.Accounting;
         var region = accounting.Region;
         var begin = region.HasBegin ? region.Begin : accounting.FirstTimestamp;
         var end = region.HasEnd ? region.End : accounting.LastTimestamp;
@@ -29,6 +31,9 @@ public static class ReportBuilder
 
         var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
         var threads = tids.Select(tid => Thread(tid, pid, names, accounting.Stats(tid), byTid.GetValueOrDefault(tid))).ToList();
+        var regionNs = end - begin;
+        if (analyses.Convoys is { SawLockSyscalls: false })
+            warnings.Add("no lock syscalls in the trace: lock objects are inferred from wakeups between threads of one process (docs/metrics.md, \"Lock objects\")");
 
         return new RunReport
         {
@@ -66,7 +71,11 @@ public static class ReportBuilder
                 VoluntarySwitches = threads.Sum(t => t.VoluntarySwitches),
                 InvoluntarySwitches = threads.Sum(t => t.InvoluntarySwitches),
             },
+            Analyses = [.. AnalysisKinds.Format(analyses.Kinds)],
             Threads = threads,
+            Kernel = analyses.Kernel is { } k ? KernelSectionBuilder.Build(k, accounting, tids, names, workload) : null,
+            Convoys = analyses.Convoys is { } c ? ConvoySectionBuilder.Build(c, tids, names, regionNs) : null,
+            Wakeups = analyses.Wakeups is { } w ? WakeupSectionBuilder.Build(w, accounting, tids, names) : null,
             Warnings = warnings,
         };
     }
@@ -102,13 +111,7 @@ public static class ReportBuilder
         WakeupsReceived = s.WakeupsReceived,
         WakeupsGiven = s.WakeupsGiven,
         RepairedStarts = s.RepairedStarts,
-        ReadyLatency = new LatencySection
-        {
-            Count = s.ReadyLatency.Count,
-            P50Ns = s.ReadyLatency.Percentile(50),
-            P99Ns = s.ReadyLatency.Percentile(99),
-            MaxNs = s.ReadyLatency.Max,
-        },
+        ReadyLatency = LatencySection.From(s.ReadyLatency),
         TopWakers = s.Wakers.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key).Take(TopWakers)
             .Select(kv => new WakerSection { Tid = kv.Key, Name = kv.Key < 0 ? "<irq>" : names.NameOf(kv.Key), Count = kv.Value }).ToList(),
         Workload = w is null ? null : new WorkloadThreadSection

@@ -1,14 +1,23 @@
+using TraceLab.Analyzers;
+using TraceLab.Reporting.Sections;
+
 namespace TraceLab.Reporting;
 
 /// <summary>report.json: every field is defined in docs/report-schema.md and docs/metrics.md.</summary>
 public sealed class RunReport
 {
-    public int SchemaVersion { get; init; } = 1;
+    public int SchemaVersion { get; init; } = 2;
     public RunSection? Run { get; set; }
     public required CaptureSection Capture { get; init; }
     public required RegionSection Region { get; init; }
     public ProcessSection? Process { get; set; }
+    /// <summary>The analyses that ran (threads, kernel, convoys, wakeups, smp, waitgraph); absent sections were not selected.</summary>
+    public List<string> Analyses { get; init; } = [];
+    /// <summary>Per-thread scheduler accounting; always computed (the other analyses build on it), listed when "threads" is selected.</summary>
     public required List<ThreadSection> Threads { get; init; }
+    public KernelSection? Kernel { get; init; }
+    public ConvoySection? Convoys { get; init; }
+    public WakeupSection? Wakeups { get; init; }
     public List<string> Warnings { get; init; } = [];
 }
 
@@ -95,6 +104,11 @@ public sealed class LatencySection
     public long P50Ns { get; init; }
     public long P99Ns { get; init; }
     public long MaxNs { get; init; }
+
+    public static LatencySection From(LatencyHistogram h) => new()
+    {
+        Count = h.Count, P50Ns = h.Percentile(50), P99Ns = h.Percentile(99), MaxNs = h.Max,
+    };
 }
 
 public sealed class WakerSection

@@ -1,4 +1,5 @@
 using Spectre.Console;
+using TraceLab.Analyzers;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli.Commands;
@@ -10,7 +11,7 @@ public sealed class AnalyzeCommand
 
     public AnalyzeCommand(IAnsiConsole console) => _console = console;
 
-    public int Run(string traceFile, string? outDir, bool force, int? pid)
+    public int Run(string traceFile, string? outDir, bool force, int? pid, AnalysisKind analyses = AnalysisKind.All)
     {
         traceFile = Path.GetFullPath(traceFile);
         if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
@@ -22,7 +23,7 @@ public sealed class AnalyzeCommand
         if (outDir is null && !force && File.Exists(output.File("report.json")))
             throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
-        var report = AnalysisPipeline.Analyze(traceFile, workload, run: null, partial: false, pid);
+        var report = AnalysisPipeline.Analyze(traceFile, workload, run: null, partial: false, pid, analyses);
         ReportFiles.Write(output, report);
         TerminalReport.Render(_console, report);
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: report.md, report.json");

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Spectre.Console;
+using TraceLab.Analyzers;
 using TraceLab.Capture.Linux;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
@@ -14,7 +15,7 @@ public sealed class TraceCommand
 {
     public sealed record Settings(
         string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, string? Out, bool Force,
-        int BufferKb, SyscallSet Syscalls, int TimeoutSeconds);
+        int BufferKb, SyscallSet Syscalls, int TimeoutSeconds, AnalysisKind Analyses = AnalysisKind.All);
 
     private readonly IAnsiConsole _console;
 
@@ -101,7 +102,7 @@ public sealed class TraceCommand
             ExitCode = exitCode,
             StartedUtc = started,
         };
-        var report = AnalysisPipeline.Analyze(traceFile, result, runSection, partial, pid: null);
+        var report = AnalysisPipeline.Analyze(traceFile, result, runSection, partial, pid: null, s.Analyses);
         ReportFiles.Write(output, report);
 
         TerminalReport.Render(_console, report);

@@ -1,0 +1,33 @@
+using TraceLab.Analyzers.Kernel;
+using TraceLab.Analyzers.Locks;
+using TraceLab.Analyzers.Wakeups;
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers;
+
+/// <summary>The analyzers one run needs, wired into a single <see cref="AnalysisPass"/>.</summary>
+public sealed class AnalysisSession : IKernelEventSink
+{
+    private readonly AnalysisPass _pass;
+
+    public AnalysisSession(AnalysisKind kinds)
+    {
+        Kinds = kinds;
+        Accounting = new ThreadAccounting();
+        var analyzers = new List<IKernelAnalyzer>();
+        if (kinds.HasFlag(AnalysisKind.Kernel)) analyzers.Add(Kernel = new KernelTimeAnalyzer(Accounting));
+        if (kinds.HasFlag(AnalysisKind.Convoys)) analyzers.Add(Convoys = new ConvoyAnalyzer(Accounting));
+        if (kinds.HasFlag(AnalysisKind.Wakeups)) analyzers.Add(Wakeups = new WakeupAnalyzer(Accounting));
+        _pass = new AnalysisPass(Accounting, [.. analyzers]);
+    }
+
+    public AnalysisKind Kinds { get; }
+    public ThreadAccounting Accounting { get; }
+    public KernelTimeAnalyzer? Kernel { get; }
+    public ConvoyAnalyzer? Convoys { get; }
+    public WakeupAnalyzer? Wakeups { get; }
+
+    public void OnEvent(in KernelEvent e) => _pass.OnEvent(e);
+
+    public void Complete() => _pass.Complete();
+}

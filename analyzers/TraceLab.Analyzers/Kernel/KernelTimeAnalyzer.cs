@@ -1,0 +1,191 @@
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers.Kernel;
+
+/// <summary>
+/// Splits each traced syscall (entry → exit) into time on CPU (kernel time), blocked and runnable, per thread and
+/// per syscall, in one streaming pass. Only syscalls the capture recorded are seen (--syscalls lock: futex, semop,
+/// sched_yield; all: every syscall): kernel time outside them (page faults, interrupts) is not attributed.
+/// </summary>
+public sealed class KernelTimeAnalyzer : IKernelAnalyzer
+{
+    private readonly ThreadAccounting _accounting;
+    private readonly MeasuredRegion _region;
+    private readonly Dictionary<int, InFlight> _inFlight = new();
+    private readonly Dictionary<int, ThreadKernelStats> _threads = new();
+
+    public KernelTimeAnalyzer(ThreadAccounting accounting)
+    {
+        _accounting = accounting;
+        _region = accounting.Region;
+    }
+
+    /// <summary>Fewer exit → enter gaps than this and the boundary cost is not estimated (0).</summary>
+    public const int MinBoundarySamples = 100;
+
+    private readonly LatencyHistogram _gaps = new();
+
+    /// <summary>
+    /// Estimated kernel cost of one syscall outside its tracepoints (entry before sys_enter, exit work after
+    /// sys_exit): the 1st percentile of a thread's sys_exit → next sys_enter gap on the same CPU with no switch
+    /// between. That gap is the entry and exit paths plus whatever user code ran, so it bounds the cost from above;
+    /// its low percentile is where the user code between two syscalls is almost nothing (docs/metrics.md).
+    /// Set by <see cref="Complete"/>.
+    /// </summary>
+    public long BoundaryNs { get; private set; }
+    public long BoundarySamples => _gaps.Count;
+
+    /// <summary>Any syscall event was in the trace: without them kernel time is "not captured", not zero.</summary>
+    public bool SawSyscalls { get; private set; }
+    /// <summary>Exits whose entry was not in the trace (syscalls already in progress when tracing started).</summary>
+    public long UnmatchedExits { get; private set; }
+    public IReadOnlyDictionary<int, ThreadKernelStats> Threads => _threads;
+
+    private sealed class InFlight
+    {
+        public bool Active;
+        /// <summary>The last exit, while the thread has stayed on <see cref="ExitCpu"/> since (-1 when not).</summary>
+        public long ExitTs;
+        public int ExitCpu = -1;
+        public long Key;
+        public long EnterTs;
+        /// <summary>Start of the current on-CPU piece, or of the current off-CPU piece when <see cref="OffCpu"/>.</summary>
+        public long PieceStart;
+        public bool OffCpu;
+        public bool Blocked;
+        public long WokenAt;
+        public long CpuNs, BlockedNs, ReadyNs;
+    }
+
+    private InFlight Slot(int tid)
+    {
+        if (!_inFlight.TryGetValue(tid, out var f)) _inFlight[tid] = f = new InFlight();
+        return f;
+    }
+
+    private ThreadKernelStats Stats(int tid)
+    {
+        if (!_threads.TryGetValue(tid, out var s)) _threads[tid] = s = new ThreadKernelStats(tid);
+        return s;
+    }
+
+    public void OnEvent(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        switch (e.Kind)
+        {
+            case KernelEventKind.SyscallEnter when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
+            {
+                SawSyscalls = true;
+                var f = Slot(e.Pid);
+                if (f.ExitCpu == e.Cpu && !f.Active) _gaps.Add(t - f.ExitTs);
+                f.ExitCpu = -1;
+                f.Active = true;
+                f.Key = e.SyscallNr >= 0 ? e.SyscallNr : e.Arg0;
+                f.EnterTs = f.PieceStart = t;
+                f.OffCpu = f.Blocked = false;
+                f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
+                break;
+            }
+            case KernelEventKind.SyscallExit when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
+                SawSyscalls = true;
+                OnExit(e.Pid, t);
+                var x = Slot(e.Pid);
+                x.ExitTs = t;
+                x.ExitCpu = e.Cpu;
+                break;
+            case KernelEventKind.Switch:
+                if (e.PrevTid > 0 && _inFlight.TryGetValue(e.PrevTid, out var left)) left.ExitCpu = -1;
+                if (e.PrevTid > 0 && _inFlight.TryGetValue(e.PrevTid, out var p) && p.Active && !p.OffCpu)
+                {
+                    p.CpuNs += _region.Overlap(p.PieceStart, t);
+                    p.OffCpu = true;
+                    p.Blocked = !TaskState.IsPreempted(e.PrevState);
+                    p.PieceStart = p.WokenAt = t;
+                }
+                if (e.NextTid > 0 && _inFlight.TryGetValue(e.NextTid, out var n) && n.Active && n.OffCpu) BackOnCpu(n, t);
+                break;
+            case KernelEventKind.Waking:
+                if (e.WokenTid > 0 && _inFlight.TryGetValue(e.WokenTid, out var w) && w.Active && w.OffCpu && w.Blocked)
+                {
+                    w.BlockedNs += _region.Overlap(w.PieceStart, t);
+                    w.Blocked = false;
+                    w.PieceStart = t;
+                }
+                break;
+        }
+    }
+
+    private void BackOnCpu(InFlight f, long t)
+    {
+        if (f.Blocked) f.BlockedNs += _region.Overlap(f.PieceStart, t);
+        else f.ReadyNs += _region.Overlap(f.PieceStart, t);
+        f.OffCpu = f.Blocked = false;
+        f.PieceStart = t;
+    }
+
+    private void OnExit(int tid, long t)
+    {
+        if (!_inFlight.TryGetValue(tid, out var f) || !f.Active)
+        {
+            UnmatchedExits++;
+            return;
+        }
+        Close(tid, f, t);
+    }
+
+    private void Close(int tid, InFlight f, long t)
+    {
+        if (f.OffCpu)
+        {
+            // Its own exit shows it running, but no switch named it: the switch-in was not logged (ThreadAccounting repaired it).
+            var back = _accounting.TryGetRunningSince(tid, out var since) && since >= f.PieceStart && since <= t ? since : t;
+            BackOnCpu(f, back);
+            f.PieceStart = back;
+        }
+        f.CpuNs += _region.Overlap(f.PieceStart, t);
+        f.Active = false;
+        if (!_region.Contains(t) && _region.Overlap(f.EnterTs, t) == 0) return;
+
+        var s = Stats(tid);
+        if (!s.BySyscall.TryGetValue(f.Key, out var sc)) s.BySyscall[f.Key] = sc = new SyscallStats(f.Key);
+        var total = _region.Overlap(f.EnterTs, t);
+        sc.Calls++;
+        sc.TotalNs += total;
+        sc.CpuNs += f.CpuNs;
+        sc.BlockedNs += f.BlockedNs;
+        sc.ReadyNs += f.ReadyNs;
+        s.Calls++;
+        s.SyscallNs += total;
+        s.KernelCpuNs += f.CpuNs;
+        s.BlockedNs += f.BlockedNs;
+        s.ReadyNs += f.ReadyNs;
+    }
+
+    public void OnRegionBegin()
+    {
+        foreach (var s in _threads.Values) s.Reset();
+        // Pieces of in-flight syscalls that closed before the region are not part of it; open pieces are clipped later.
+        foreach (var f in _inFlight.Values) f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
+        UnmatchedExits = 0;
+    }
+
+    /// <summary>Syscalls still in progress at the end (e.g. the main thread's join) count with their part inside the region.</summary>
+    public void Complete(long end)
+    {
+        BoundaryNs = _gaps.Count >= MinBoundarySamples ? _gaps.Percentile(1) : 0;
+        foreach (var (tid, f) in _inFlight)
+        {
+            if (!f.Active || f.EnterTs > end) continue;
+            if (f.OffCpu)
+            {
+                // Still off CPU at the end: close the off-CPU piece there, not at a switch-in that never came.
+                if (f.Blocked) f.BlockedNs += _region.Overlap(f.PieceStart, end);
+                else f.ReadyNs += _region.Overlap(f.PieceStart, end);
+                f.OffCpu = false;
+                f.PieceStart = end;
+            }
+            Close(tid, f, end);
+        }
+    }
+}

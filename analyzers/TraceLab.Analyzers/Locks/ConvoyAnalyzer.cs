@@ -1,0 +1,375 @@
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers.Locks;
+
+/// <summary>
+/// Finds lock handoffs and convoy episodes in one streaming pass (rules and thresholds: docs/metrics.md, "Lock
+/// convoys"). A convoy (Blasgen et al., "The Convoy Phenomenon", 1979) is a lock that keeps travelling through its
+/// wait queue: each owner got it as a waiter, and releasing it grants it to the next waiter, which has not run yet,
+/// so every acquisition costs a wakeup and a context switch. Here an episode is a chain of at least
+/// <see cref="MinEpisodeHandoffs"/> handoffs on one object in which each giver is the previous receiver and no
+/// fast-path acquisition is seen in between.
+/// Objects are named by the syscall that waits on them (futex address, semid, fd); without lock syscalls in the
+/// trace (ETW without SystemCall events, or a Linux capture with --syscalls none) the object is inferred: a voluntary
+/// wait for a lock-type reason ended by another thread of the same process.
+/// </summary>
+public sealed class ConvoyAnalyzer : IKernelAnalyzer
+{
+    public const int MinEpisodeHandoffs = 3;
+
+    private readonly ThreadAccounting _accounting;
+    private readonly MeasuredRegion _region;
+    private readonly Dictionary<int, LockThread> _threads = new();
+    private readonly Dictionary<LockObject, ObjectState> _objects = new();
+    private readonly Dictionary<int, ThreadConvoyStats> _stats = new();
+
+    /// <param name="accounting">
+    /// Runs before this analyzer on every event (see <see cref="AnalysisPass"/>): gives the measured region, the
+    /// repaired switch-in time of threads whose switch was not logged, and thread → creator (ETW: process) for
+    /// inference mode.
+    /// </param>
+    public ConvoyAnalyzer(ThreadAccounting accounting)
+    {
+        _accounting = accounting;
+        _region = accounting.Region;
+    }
+
+    /// <summary>True once any syscall on a lock object was seen: objects are named, not inferred.</summary>
+    public bool SawLockSyscalls { get; private set; }
+    /// <summary>Futex handoffs still unconfirmed at the end of the trace (the receiver's next operation on the object was not seen).</summary>
+    public long UnconfirmedHandoffs { get; private set; }
+
+    public IEnumerable<LockObjectStats> Objects => _objects.Values.Select(o => o.Stats);
+    public IReadOnlyDictionary<int, ThreadConvoyStats> Threads => _stats;
+
+    private sealed class LockThread
+    {
+        public LockOpKind Op;
+        public LockObject Obj;
+        public long EnterTs;
+        public bool OffCpuInOp;
+        /// <summary>Voluntarily off CPU (blocked), for inference mode.</summary>
+        public bool Blocked;
+        public long BlockTs;
+        public int BlockWaitReason = -1;
+        /// <summary>Woken by a thread operating on the object this thread waits for.</summary>
+        public bool Woken;
+        public int Giver;
+        public long WakeTs;
+        public bool Ran;
+        public long RunTs;
+        public long QueuedAt;
+        /// <summary>Futex: the wait returned after a release woke it; whether it got the lock shows in its next operation on the object.</summary>
+        public bool Pending;
+        public Handoff PendingHandoff;
+        /// <summary>semids this thread holds (semop parity; see docs/metrics.md).</summary>
+        public readonly HashSet<long> SemHeld = [];
+    }
+
+    private sealed class ObjectState
+    {
+        public ObjectState(LockObject obj) => Stats = new LockObjectStats(obj);
+        public readonly LockObjectStats Stats;
+        public int EpisodeCount;
+        public long EpisodeStart;
+        public long EpisodeEnd;
+        public int LastReceiver;
+        public bool FastSinceHandoff;
+        /// <summary>Receiver → its convoy time in the open episode, credited when the episode qualifies.</summary>
+        public readonly Dictionary<int, (long Ns, long Handoffs)> EpisodeMembers = new();
+    }
+
+    public void OnEvent(in KernelEvent e)
+    {
+        switch (e.Kind)
+        {
+            case KernelEventKind.SyscallEnter:
+                if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e);
+                break;
+            case KernelEventKind.SyscallExit:
+                if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e);
+                break;
+            case KernelEventKind.Waking:
+                OnWaking(e);
+                break;
+            case KernelEventKind.Switch:
+                OnSwitch(e);
+                break;
+        }
+    }
+
+    private LockThread Thread(int tid)
+    {
+        if (!_threads.TryGetValue(tid, out var t)) _threads[tid] = t = new LockThread();
+        return t;
+    }
+
+    private ThreadConvoyStats Stats(int tid)
+    {
+        if (!_stats.TryGetValue(tid, out var s)) _stats[tid] = s = new ThreadConvoyStats(tid);
+        return s;
+    }
+
+    private ObjectState Object(in LockObject obj)
+    {
+        if (!_objects.TryGetValue(obj, out var o))
+        {
+            _objects[obj] = o = new ObjectState(obj);
+            if (obj.Kind == LockObjectKind.SysVSemaphore) o.Stats.Acquisitions = 0;
+        }
+        return o;
+    }
+
+    /// <summary>The thread's own event shows it running: if its switch-in was not logged, take the repaired start.</summary>
+    private void Running(LockThread t, int tid, long ts)
+    {
+        if (!t.Woken || t.Ran) return;
+        t.Ran = true;
+        t.RunTs = _accounting.TryGetRunningSince(tid, out var since) && since >= t.WakeTs && since <= ts ? since : ts;
+    }
+
+    private void OnEnter(in KernelEvent e)
+    {
+        var kind = LockOperation.Classify(e, out var obj);
+        var t = Thread(e.Pid);
+        Running(t, e.Pid, e.Timestamp);
+        if (kind != LockOpKind.None)
+        {
+            SawLockSyscalls = true;
+            if (t.Pending && t.PendingHandoff.Object == obj)
+            {
+                t.Pending = false;
+                if (kind == LockOpKind.Wait)
+                {
+                    // Woken by a release but found the lock taken (another thread barged in): not a handoff.
+                    if (_region.Contains(e.Timestamp))
+                    {
+                        Object(obj).Stats.LostRaces++;
+                        Stats(e.Pid).LostRaces++;
+                    }
+                }
+                else Confirm(t.PendingHandoff);
+            }
+        }
+        t.Op = kind;
+        t.Obj = obj;
+        t.EnterTs = e.Timestamp;
+        t.OffCpuInOp = false;
+        t.Woken = false;
+        t.Ran = false;
+    }
+
+    private void OnExit(in KernelEvent e)
+    {
+        var t = Thread(e.Pid);
+        var ts = e.Timestamp;
+        Running(t, e.Pid, ts);
+        var inRegion = _region.Contains(ts);
+        switch (t.Op)
+        {
+            case LockOpKind.Semop:
+            {
+                var o = Object(t.Obj);
+                if (e.Ret != 0) break;
+                var semid = t.Obj.Id;
+                if (t.Woken)
+                {
+                    // System V semaphores complete a waiter's operation in the releaser's context: the waiter owns it on wakeup.
+                    t.SemHeld.Add(semid);
+                    if (inRegion) o.Stats.Acquisitions++;
+                    Confirm(MakeHandoff(t, e.Pid, ts));
+                }
+                else if (t.OffCpuInOp || !t.SemHeld.Contains(semid))
+                {
+                    t.SemHeld.Add(semid);
+                    if (inRegion)
+                    {
+                        o.Stats.Acquisitions++;
+                        if (!t.OffCpuInOp) o.Stats.FastAcquisitions++;
+                    }
+                    if (!t.OffCpuInOp) o.FastSinceHandoff = true;
+                }
+                else t.SemHeld.Remove(semid);
+                break;
+            }
+            case LockOpKind.Wait when t.Woken:
+                if (t.Obj.Kind == LockObjectKind.FileDescriptor)
+                {
+                    if (e.Ret > 0) Confirm(MakeHandoff(t, e.Pid, ts));
+                }
+                else
+                {
+                    t.Pending = true;
+                    t.PendingHandoff = MakeHandoff(t, e.Pid, ts);
+                }
+                break;
+        }
+        if (t.Op != LockOpKind.None && t.OffCpuInOp && inRegion)
+        {
+            var o = Object(t.Obj).Stats;
+            o.BlockingWaits++;
+            o.Waiters.Add(e.Pid);
+        }
+        t.Op = LockOpKind.None;
+        t.Woken = false;
+        t.Ran = false;
+    }
+
+    private static Handoff MakeHandoff(LockThread t, int receiver, long acquiredAt) =>
+        new(t.Obj, t.Giver, receiver, t.QueuedAt, t.WakeTs, t.Ran ? t.RunTs : t.WakeTs, acquiredAt);
+
+    private void OnWaking(in KernelEvent e)
+    {
+        var woken = e.WokenTid;
+        if (woken <= 0) return;
+        var b = Thread(woken);
+        var giver = EventFlags.InInterrupt(e.Flags) || e.Pid <= 0 ? 0 : e.Pid;
+        if (b.Op is LockOpKind.Wait or LockOpKind.Semop)
+        {
+            if (giver > 0 && _threads.TryGetValue(giver, out var a) && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
+                Woke(b, giver, e.Timestamp, b.EnterTs);
+            return;
+        }
+        // Inference: no syscall names what the thread waits for.
+        if (!SawLockSyscalls && b.Op == LockOpKind.None && b.Blocked && giver > 0 && LockOperation.IsLockWaitReason(b.BlockWaitReason))
+        {
+            var process = ProcessOf(woken);
+            if (process == ProcessOf(giver))
+            {
+                b.Obj = new LockObject(LockObjectKind.Inferred, process);
+                Woke(b, giver, e.Timestamp, b.BlockTs);
+            }
+        }
+    }
+
+    private static void Woke(LockThread b, int giver, long ts, long queuedAt)
+    {
+        b.Woken = true;
+        b.Giver = giver;
+        b.WakeTs = ts;
+        b.QueuedAt = queuedAt;
+        // Woken before it got off the CPU: it is already running.
+        b.Ran = !b.OffCpuInOp && !b.Blocked;
+        b.RunTs = ts;
+    }
+
+    private int ProcessOf(int tid) => _accounting.Parents.TryGetValue(tid, out var p) && p > 0 ? p : tid;
+
+    private void OnSwitch(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (e.PrevTid > 0)
+        {
+            var p = Thread(e.PrevTid);
+            var preempted = TaskState.IsPreempted(e.PrevState);
+            if (p.Op != LockOpKind.None && !preempted) p.OffCpuInOp = true;
+            p.Blocked = !preempted;
+            p.BlockTs = t;
+            p.BlockWaitReason = e.PrevWaitReason;
+            if (!preempted && p.Op == LockOpKind.None) p.Woken = false;
+        }
+        if (e.NextTid > 0 && _threads.TryGetValue(e.NextTid, out var n))
+        {
+            n.Blocked = false;
+            if (n.Woken && !n.Ran)
+            {
+                n.Ran = true;
+                n.RunTs = t;
+                if (n.Op == LockOpKind.None && n.Obj.Kind == LockObjectKind.Inferred)
+                {
+                    n.Woken = false;
+                    Confirm(MakeHandoff(n, e.NextTid, t));
+                }
+            }
+        }
+    }
+
+    private void Confirm(in Handoff h)
+    {
+        var o = Object(h.Object);
+        var inRegion = _region.Contains(h.WokenAt);
+        if (inRegion)
+        {
+            var s = o.Stats;
+            s.Handoffs++;
+            s.HandoffGap.Add(h.GapNs);
+            s.QueueWait.Add(h.QueueWaitNs);
+            s.Participants.Add(h.Giver);
+            s.Participants.Add(h.Receiver);
+            var r = Stats(h.Receiver);
+            r.HandoffsReceived++;
+            r.QueueWait.Add(h.QueueWaitNs);
+            r.ReadyLatency.Add(h.GapNs);
+            r.ReceivedFrom[h.Giver] = r.ReceivedFrom.GetValueOrDefault(h.Giver) + 1;
+            var g = Stats(h.Giver);
+            g.HandoffsGiven++;
+            g.GivenTo[h.Receiver] = g.GivenTo.GetValueOrDefault(h.Receiver) + 1;
+        }
+
+        if (o.EpisodeCount > 0 && h.Giver == o.LastReceiver && !o.FastSinceHandoff)
+        {
+            o.EpisodeCount++;
+            o.EpisodeEnd = h.RunningAt;
+        }
+        else
+        {
+            CloseEpisode(o);
+            o.EpisodeCount = 1;
+            o.EpisodeStart = h.WokenAt;
+            o.EpisodeEnd = h.RunningAt;
+        }
+        o.LastReceiver = h.Receiver;
+        o.FastSinceHandoff = false;
+        if (inRegion)
+        {
+            var m = o.EpisodeMembers.GetValueOrDefault(h.Receiver);
+            o.EpisodeMembers[h.Receiver] = (m.Ns + _region.Overlap(h.QueuedAt, h.RunningAt), m.Handoffs + 1);
+        }
+    }
+
+    private void CloseEpisode(ObjectState o)
+    {
+        if (o.EpisodeCount >= MinEpisodeHandoffs)
+        {
+            var s = o.Stats;
+            var ns = _region.Overlap(o.EpisodeStart, o.EpisodeEnd);
+            if (ns > 0 || _region.Contains(o.EpisodeStart))
+            {
+                s.Episodes++;
+                s.ConvoyNs += ns;
+                s.LongestChain = Math.Max(s.LongestChain, o.EpisodeCount);
+                foreach (var (tid, m) in o.EpisodeMembers)
+                {
+                    var st = Stats(tid);
+                    st.TimeInConvoyNs += m.Ns;
+                    st.HandoffsReceivedInConvoys += m.Handoffs;
+                    s.HandoffsInConvoys += m.Handoffs;
+                }
+            }
+        }
+        o.EpisodeCount = 0;
+        o.EpisodeMembers.Clear();
+    }
+
+    public void OnRegionBegin()
+    {
+        foreach (var o in _objects.Values)
+        {
+            o.Stats.Reset();
+            o.EpisodeCount = 0;
+            o.EpisodeMembers.Clear();
+        }
+        foreach (var s in _stats.Values) s.Reset();
+    }
+
+    public void Complete(long end)
+    {
+        foreach (var t in _threads.Values)
+            if (t.Pending)
+            {
+                t.Pending = false;
+                UnconfirmedHandoffs++;
+            }
+        foreach (var o in _objects.Values) CloseEpisode(o);
+    }
+}

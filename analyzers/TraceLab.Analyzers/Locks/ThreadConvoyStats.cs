@@ -1,0 +1,30 @@
+namespace TraceLab.Analyzers.Locks;
+
+/// <summary>One thread's part in lock handoffs and convoys (the per-thread convoy report; docs/metrics.md).</summary>
+public sealed class ThreadConvoyStats
+{
+    public ThreadConvoyStats(int tid) => Tid = tid;
+
+    public int Tid { get; }
+    public long HandoffsReceived { get; internal set; }
+    public long HandoffsGiven { get; internal set; }
+    /// <summary>Queue wait + ready latency of the handoffs this thread received inside convoy episodes.</summary>
+    public long TimeInConvoyNs { get; internal set; }
+    public long HandoffsReceivedInConvoys { get; internal set; }
+    public long LostRaces { get; internal set; }
+    /// <summary>Wait start → woken by the giver, per handoff received.</summary>
+    public LatencyHistogram QueueWait { get; } = new();
+    /// <summary>Woken by the giver → running, per handoff received.</summary>
+    public LatencyHistogram ReadyLatency { get; } = new();
+    public Dictionary<int, long> ReceivedFrom { get; } = new();
+    public Dictionary<int, long> GivenTo { get; } = new();
+
+    internal void Reset()
+    {
+        HandoffsReceived = HandoffsGiven = TimeInConvoyNs = HandoffsReceivedInConvoys = LostRaces = 0;
+        QueueWait.Clear();
+        ReadyLatency.Clear();
+        ReceivedFrom.Clear();
+        GivenTo.Clear();
+    }
+}

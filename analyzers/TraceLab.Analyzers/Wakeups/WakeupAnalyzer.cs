@@ -1,0 +1,171 @@
+using TraceLab.Analyzers.Locks;
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers.Wakeups;
+
+/// <summary>
+/// Futile and spurious wakeups, and wakeup-to-run latency split by whether the woken thread ran on the waker's CPU
+/// (docs/metrics.md, "Wakeups"). A futile wakeup is the seed 003 receiver's fate: woken (by an event set inside a
+/// lock, or a release that another thread beats it to), it runs a few microseconds and blocks again, having done
+/// nothing: it paid two context switches for no progress.
+/// </summary>
+public sealed class WakeupAnalyzer : IKernelAnalyzer
+{
+    /// <summary>A woken thread that blocks again after less CPU than this, without progress, was woken for nothing.</summary>
+    public const long FutileCpuNs = 50_000;
+
+    private readonly ThreadAccounting _accounting;
+    private readonly MeasuredRegion _region;
+    private readonly Dictionary<int, WakeState> _state = new();
+    private readonly Dictionary<int, WakeupStats> _stats = new();
+
+    public WakeupAnalyzer(ThreadAccounting accounting)
+    {
+        _accounting = accounting;
+        _region = accounting.Region;
+    }
+
+    public IReadOnlyDictionary<int, WakeupStats> Threads => _stats;
+
+    private enum Run : byte { Unknown, Running, Runnable, Blocked }
+
+    private sealed class WakeState
+    {
+        public Run State;
+        public long OnCpuSince;
+        public long WokenAt;
+        public int WakerCpu;
+        public bool LatencyPending;
+        /// <summary>A wakeup whose outcome (futile or not) is still open.</summary>
+        public bool Evaluating;
+        public long EvaluatedWakeAt;
+        public long CpuSinceWake;
+        public bool Progress;
+    }
+
+    private WakeState State(int tid)
+    {
+        if (!_state.TryGetValue(tid, out var s)) _state[tid] = s = new WakeState();
+        return s;
+    }
+
+    private WakeupStats Stats(int tid)
+    {
+        if (!_stats.TryGetValue(tid, out var s)) _stats[tid] = s = new WakeupStats(tid);
+        return s;
+    }
+
+    public void OnEvent(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        var threadContext = e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
+        switch (e.Kind)
+        {
+            case KernelEventKind.Switch:
+                OnSwitch(e, t);
+                return;
+            case KernelEventKind.Waking:
+                if (threadContext) Progress(Evidence(e.Pid, t));
+                OnWaking(e, t);
+                return;
+            case KernelEventKind.SyscallEnter when threadContext:
+            {
+                var s = Evidence(e.Pid, t);
+                // Releasing or taking a lock is progress; waiting again on it is not.
+                if (LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) Progress(s);
+                return;
+            }
+            default:
+                if (threadContext) Evidence(e.Pid, t);
+                return;
+        }
+    }
+
+    private static void Progress(WakeState s)
+    {
+        if (s.Evaluating) s.Progress = true;
+    }
+
+    /// <summary>The thread's own event: it is running, whether or not its switch-in was logged.</summary>
+    private WakeState Evidence(int tid, long t)
+    {
+        var s = State(tid);
+        if (s.State != Run.Running)
+        {
+            s.State = Run.Running;
+            s.OnCpuSince = _accounting.TryGetRunningSince(tid, out var since) && since <= t ? since : t;
+            s.LatencyPending = false; // its switch-in was not logged: no latency sample
+        }
+        return s;
+    }
+
+    private void OnWaking(in KernelEvent e, long t)
+    {
+        var tid = e.WokenTid;
+        if (tid <= 0) return;
+        var s = State(tid);
+        if (s.State is Run.Running or Run.Runnable)
+        {
+            if (_region.Contains(t)) Stats(tid).Spurious++;
+            return;
+        }
+        s.State = Run.Runnable;
+        s.WokenAt = t;
+        s.WakerCpu = e.Cpu;
+        s.LatencyPending = true;
+        if (s.Evaluating) Conclude(tid, s, futile: false);
+        s.Evaluating = true;
+        s.EvaluatedWakeAt = t;
+        s.CpuSinceWake = 0;
+        s.Progress = false;
+    }
+
+    private void OnSwitch(in KernelEvent e, long t)
+    {
+        if (e.PrevTid > 0)
+        {
+            var p = State(e.PrevTid);
+            if (p.State == Run.Running && p.Evaluating) p.CpuSinceWake += t - p.OnCpuSince;
+            if (TaskState.IsPreempted(e.PrevState)) p.State = Run.Runnable;
+            else
+            {
+                p.State = Run.Blocked;
+                p.LatencyPending = false;
+                if (p.Evaluating) Conclude(e.PrevTid, p, futile: !p.Progress && p.CpuSinceWake < FutileCpuNs);
+            }
+        }
+        if (e.NextTid > 0)
+        {
+            var n = State(e.NextTid);
+            if (n.LatencyPending && _region.Contains(n.WokenAt))
+            {
+                var st = Stats(e.NextTid);
+                (e.Cpu == n.WakerCpu ? st.SameCpuLatency : st.CrossCpuLatency).Add(t - n.WokenAt);
+            }
+            n.LatencyPending = false;
+            n.State = Run.Running;
+            n.OnCpuSince = t;
+        }
+    }
+
+    private void Conclude(int tid, WakeState s, bool futile)
+    {
+        s.Evaluating = false;
+        if (!_region.Contains(s.EvaluatedWakeAt)) return;
+        var st = Stats(tid);
+        st.Wakeups++;
+        if (futile) st.Futile++;
+    }
+
+    public void OnRegionBegin()
+    {
+        foreach (var s in _stats.Values) s.Reset();
+    }
+
+    /// <summary>Wakeups still open at the end count as not futile: the thread had not blocked again.</summary>
+    public void Complete(long end)
+    {
+        foreach (var (tid, s) in _state)
+            if (s.Evaluating) Conclude(tid, s, futile: false);
+    }
+}
