@@ -1,0 +1,105 @@
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers.WaitGraph;
+
+/// <summary>
+/// wPerf-style wait-for graph (Zhou et al., OSDI 2018) in the single streaming pass: every wait of a thread (blocking
+/// switch-out → the wakeup that ends it) becomes weight on edges from that thread to whoever ended it, cascaded
+/// through the waker's own overlapping waits. Memory: one <see cref="ThreadWaitState"/> (with its fixed history) per
+/// thread that ever blocked, plus one entry per distinct edge. Definitions: docs/metrics-waitgraph.md.
+/// </summary>
+public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
+{
+    private readonly MeasuredRegion _region;
+    private readonly WaitForGraphOptions _options;
+    private readonly Dictionary<int, ThreadWaitState> _threads = new();
+    private readonly WaitEdgeTable _edges = new();
+    private readonly CascadeAttributor _cascade;
+    private WaitForGraph? _result;
+
+    public WaitForGraphAnalyzer(MeasuredRegion region, WaitForGraphOptions? options = null)
+    {
+        _region = region;
+        _options = options ?? new WaitForGraphOptions();
+        _options.Validate();
+        _cascade = new CascadeAttributor(_threads, _options.MaxCascadeDepth);
+    }
+
+    public WaitForGraph Result => _result ?? throw new InvalidOperationException("The wait-for graph is built by Complete().");
+
+    public void OnEvent(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        // Whoever logged the event is running, so a wait it still has open ended without a wakeup we saw.
+        if (e.Pid > 0) EndWait(e.Pid, t, WaitVertex.Unknown);
+
+        switch (e.Kind)
+        {
+            case KernelEventKind.Switch:
+                OnSwitch(e, t);
+                break;
+            case KernelEventKind.Waking:
+                if (e.WokenTid > 0 && _threads.TryGetValue(e.WokenTid, out var woken) && woken.Waiting)
+                    EndWait(e.WokenTid, t, WakeCause.Of(e, woken.Reason));
+                break;
+        }
+    }
+
+    private void OnSwitch(in KernelEvent e, long t)
+    {
+        var prev = e.PrevTid;
+        if (prev > 0)
+        {
+            var preempted = TaskState.IsPreempted(e.PrevState);
+            var dead = (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0 && !preempted;
+            if (!preempted && !dead)
+            {
+                var s = StateOf(prev);
+                s.Waiting = true;
+                s.Since = t;
+                s.Reason = e.PrevWaitReason;
+            }
+        }
+        if (e.NextTid > 0) EndWait(e.NextTid, t, WaitVertex.Unknown);
+    }
+
+    private ThreadWaitState StateOf(int tid)
+    {
+        if (!_threads.TryGetValue(tid, out var s)) _threads[tid] = s = new ThreadWaitState(_options.HistoryCapacity);
+        return s;
+    }
+
+    private void EndWait(int tid, long t, int culprit)
+    {
+        if (!_threads.TryGetValue(tid, out var s) || !s.Waiting) return;
+        s.Waiting = false;
+        Attribute(tid, s.Since, t, culprit);
+        s.History.Add(new WaitRecord(s.Since, t, culprit));
+    }
+
+    private void Attribute(int tid, long start, long end, int culprit)
+    {
+        // Cascade over the in-region part only; histories keep the unclipped waits, which may begin before the region.
+        var lo = Math.Max(start, _region.Begin);
+        var hi = Math.Min(end, _region.End);
+        if (hi > lo) _cascade.Attribute(tid, lo, hi, culprit, _edges);
+    }
+
+    public void OnRegionBegin()
+    {
+        _edges.Clear();
+        _cascade.TruncatedLookups = 0;
+    }
+
+    public void Complete(long end)
+    {
+        foreach (var (tid, s) in _threads)
+        {
+            if (!s.Waiting) continue;
+            // Still blocked: counted (as wait time, like ThreadAccounting) but its end is unknown.
+            Attribute(tid, s.Since, end, WaitVertex.Unknown);
+            s.Waiting = false;
+        }
+        _result = new WaitForGraph(_edges.ToList(), _options.KnotMinEdgeShare, _cascade.TruncatedLookups);
+    }
+}

@@ -1,0 +1,33 @@
+namespace TraceLab.Analyzers.WaitGraph;
+
+/// <summary>
+/// The most recent completed waits of one thread, oldest overwritten first. A thread's waits never overlap and are
+/// added in the order they end, so newest-first is also latest-end-first and a lookup can stop at the first record
+/// that ends before the interval it looks for.
+/// </summary>
+internal sealed class WaitHistory
+{
+    private readonly WaitRecord[] _records;
+    private int _next;
+
+    public WaitHistory(int capacity) => _records = new WaitRecord[capacity];
+
+    public int Count { get; private set; }
+
+    /// <summary>
+    /// End of the newest record overwritten so far. A lookup for an interval starting before this may be missing
+    /// overlapping waits that no longer fit.
+    /// </summary>
+    public long EvictedUntil { get; private set; } = long.MinValue;
+
+    public void Add(in WaitRecord record)
+    {
+        if (Count == _records.Length) EvictedUntil = _records[_next].End;
+        else Count++;
+        _records[_next] = record;
+        _next = (_next + 1) % _records.Length;
+    }
+
+    /// <summary>0 is the newest record, <see cref="Count"/> − 1 the oldest retained.</summary>
+    public ref readonly WaitRecord NewestFirst(int index) => ref _records[(_next - 1 - index + _records.Length) % _records.Length];
+}
