@@ -1,0 +1,24 @@
+namespace TraceLab.Formats.Etw;
+
+/// <summary>Task GUIDs and opcodes of the classic kernel events TraceLab maps (docs/reference: etw-kernel-events).</summary>
+public static class EtwKernelEvents
+{
+    public static readonly Guid ThreadGuid = new("3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c");
+    public static readonly Guid PerfInfoGuid = new("ce1dbfb4-137e-4da6-87b0-3f59aa102cbc");
+
+    // Thread task
+    public const byte ThreadStart = 1;
+    public const byte ThreadEnd = 2;
+    /// <summary>Rundown at session start: threads that already existed.</summary>
+    public const byte ThreadDCStart = 3;
+    /// <summary>Rundown at session end: threads still alive, not exiting.</summary>
+    public const byte ThreadDCEnd = 4;
+    public const byte CSwitch = 36;
+    /// <summary>Same GUID as the thread events, though it is enabled by the Dispatcher keyword.</summary>
+    public const byte ReadyThread = 50;
+    public const byte ThreadSetName = 72;
+
+    // PerfInfo task
+    public const byte SysClEnter = 51;
+    public const byte SysClExit = 52;
+}
