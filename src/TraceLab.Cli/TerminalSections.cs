@@ -77,6 +77,17 @@ internal static class TerminalSections
         console.Write(table);
     }
 
+    public static void WaitGraph(IAnsiConsole console, WaitGraphSection g)
+    {
+        var table = Table($"Wait-for graph: what the process waited on ({Ms(g.WaitNs)} ms of waiting, cascaded)", "waited on", "ms", "share");
+        foreach (var v in g.WaitedOn)
+            table.AddRow(Markup.Escape(v.Name), Ms(v.WeightNs), v.Share.ToString("P1", CultureInfo.InvariantCulture));
+        console.Write(table);
+        foreach (var k in g.Knots)
+            console.MarkupLine($"[bold]Knot[/]{(k.IsSink ? " (sink: the bottleneck is inside)" : "")}: {Markup.Escape(string.Join(", ", k.Names))} — " +
+                $"{Ms(k.InternalWeightNs)} ms of waits among them, {k.ShareOfWait.ToString("P1", CultureInfo.InvariantCulture)} of the process's wait time");
+    }
+
     private static Table Table(string title, params string[] heads)
     {
         var table = new Table().Border(TableBorder.Rounded).Title($"[bold]{Markup.Escape(title)}[/]");

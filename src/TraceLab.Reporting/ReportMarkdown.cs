@@ -30,6 +30,23 @@ public static class ReportMarkdown
             sb.AppendLine();
         }
 
+        if (r.Analyses.Count == 0 || r.Analyses.Contains("threads")) Threads(sb, r);
+        if (r.Kernel is { } k) MarkdownSections.Kernel(sb, k);
+        if (r.Convoys is { } cv) MarkdownSections.Convoys(sb, cv);
+        if (r.Wakeups is { } w) MarkdownSections.Wakeups(sb, w);
+        if (r.WaitGraph is { } g) MarkdownSections.WaitGraph(sb, g);
+        if (r.Warnings.Count > 0)
+        {
+            sb.AppendLine("## Warnings").AppendLine();
+            foreach (var warning in r.Warnings) sb.AppendLine($"- {warning}");
+            sb.AppendLine();
+        }
+        sb.AppendLine("Definitions of every column: docs/metrics.md. Field reference: docs/report-schema.md.");
+        return sb.ToString();
+    }
+
+    private static void Threads(StringBuilder sb, RunReport r)
+    {
         sb.AppendLine("## Threads").AppendLine();
         sb.AppendLine("| tid | name | role | run ms | ready ms | wait ms | vol | invol | migr | wakeups recv | wakeups given | ready p50 µs | p99 µs | max µs | top wakers | user ms (rusage) | sys ms (rusage) | iterations |");
         sb.AppendLine("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|");
@@ -39,14 +56,6 @@ public static class ReportMarkdown
             sb.AppendLine($"| {t.Tid} | {t.Name} | {t.Role} | {Units.Ms(t.RunNs)} | {Units.Ms(t.ReadyNs)} | {Units.Ms(t.WaitNs)} | {Units.N(t.VoluntarySwitches)} | {Units.N(t.InvoluntarySwitches)} | {Units.N(t.Migrations)} | {Units.N(t.WakeupsReceived)} | {Units.N(t.WakeupsGiven)} | {Units.Us(t.ReadyLatency.P50Ns)} | {Units.Us(t.ReadyLatency.P99Ns)} | {Units.Us(t.ReadyLatency.MaxNs)} | {wakers} | {(t.Workload is null ? "" : Units.Ms(t.Workload.UserNs))} | {(t.Workload is null ? "" : Units.Ms(t.Workload.SystemNs))} | {(t.Workload is null ? "" : Units.N(t.Workload.Iterations))} |");
         }
         sb.AppendLine();
-        if (r.Warnings.Count > 0)
-        {
-            sb.AppendLine("## Warnings").AppendLine();
-            foreach (var w in r.Warnings) sb.AppendLine($"- {w}");
-            sb.AppendLine();
-        }
-        sb.AppendLine("Definitions of every column: docs/metrics.md. Field reference: docs/report-schema.md.");
-        return sb.ToString();
     }
 
     private static string Opt(long? ns) => ns is null ? "—" : Units.S(ns.Value);

@@ -4,12 +4,14 @@ namespace TraceLab.Analyzers.WaitGraph;
 public sealed class WaitForGraph
 {
     private readonly Dictionary<long, WaitEdge> _byPair;
+    private readonly double _knotMinEdgeShare;
 
     internal WaitForGraph(List<WaitEdge> edges, double knotMinEdgeShare, long truncatedCascades)
     {
         edges.Sort((a, b) => a.WeightNs != b.WeightNs ? b.WeightNs.CompareTo(a.WeightNs)
             : a.From != b.From ? a.From.CompareTo(b.From) : a.To.CompareTo(b.To));
         Edges = edges;
+        _knotMinEdgeShare = knotMinEdgeShare;
         _byPair = edges.ToDictionary(e => ((long)e.From << 32) | (uint)e.To);
 
         var waitNs = new Dictionary<int, long>();
@@ -25,6 +27,19 @@ public sealed class WaitForGraph
         KnotMinEdgeWeightNs = (long)Math.Ceiling(knotMinEdgeShare * TotalWaitNs);
         Knots = KnotFinder.Find(edges, KnotMinEdgeWeightNs);
         TruncatedCascades = truncatedCascades;
+    }
+
+    /// <summary>
+    /// Knots of the subgraph of edges leaving <paramref name="tids"/> (e.g. one process), with the significance
+    /// threshold taken relative to their wait time rather than the whole trace's, where long idle waits of unrelated
+    /// threads would drown a busy process's edges.
+    /// </summary>
+    public (IReadOnlyList<WaitKnot> Knots, long MinEdgeWeightNs) KnotsAmong(IReadOnlyCollection<int> tids)
+    {
+        var set = tids as IReadOnlySet<int> ?? tids.ToHashSet();
+        var edges = Edges.Where(e => set.Contains(e.From)).ToList();
+        var min = (long)Math.Ceiling(_knotMinEdgeShare * edges.Sum(e => e.WeightNs));
+        return (KnotFinder.Find(edges, min), min);
     }
 
     /// <summary>Heaviest first.</summary>
