@@ -7,8 +7,8 @@ namespace TraceLab.Analyzers.Locks;
 /// convoys"). A convoy (Blasgen et al., "The Convoy Phenomenon", 1979) is a lock that keeps travelling through its
 /// wait queue: each owner got it as a waiter, and releasing it grants it to the next waiter, which has not run yet,
 /// so every acquisition costs a wakeup and a context switch. Here an episode is a chain of at least
-/// <see cref="MinEpisodeHandoffs"/> handoffs on one object in which each giver is the previous receiver and no
-/// fast-path acquisition is seen in between.
+/// <see cref="MinEpisodeHandoffs"/> handoffs on one object in which each giver is the previous receiver, passes the
+/// lock on within <see cref="MaxHoldNs"/> of running with it, and no fast-path acquisition is seen in between.
 /// Objects are named by the syscall that waits on them (futex address, semid, fd); without lock syscalls in the
 /// trace (ETW without SystemCall events, or a Linux capture with --syscalls none) the object is inferred: a voluntary
 /// wait for a lock-type reason ended by another thread of the same process.
@@ -16,6 +16,13 @@ namespace TraceLab.Analyzers.Locks;
 public sealed class ConvoyAnalyzer : IKernelAnalyzer
 {
     public const int MinEpisodeHandoffs = 3;
+
+    /// <summary>
+    /// A receiver that keeps the lock longer than this before handing it on ends the episode: the lock is then
+    /// serializing long critical sections (like a gate letting one thread run at a time), and the handoff cost no
+    /// longer dominates its throughput, which is what makes a convoy a convoy.
+    /// </summary>
+    public const long MaxHoldNs = 1_000_000;
 
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
@@ -306,7 +313,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             g.GivenTo[h.Receiver] = g.GivenTo.GetValueOrDefault(h.Receiver) + 1;
         }
 
-        if (o.EpisodeCount > 0 && h.Giver == o.LastReceiver && !o.FastSinceHandoff)
+        if (o.EpisodeCount > 0 && h.Giver == o.LastReceiver && !o.FastSinceHandoff && h.WokenAt - o.EpisodeEnd <= MaxHoldNs)
         {
             o.EpisodeCount++;
             o.EpisodeEnd = h.RunningAt;

@@ -216,4 +216,21 @@ public sealed class ConvoyAnalyzerTests
         Assert.Equal(1, o.Episodes);
         Assert.Equal(380 - 305, o.ConvoyNs);
     }
+
+    [Fact]
+    public void A_receiver_that_holds_the_lock_long_ends_the_episode()
+    {
+        // The convoy trace with every event from B's second release (#5's grant at 365) on moved 2 ms later: B held
+        // the lock 2 ms after running with it at 340, so #5 starts a new chain and the first (4 handoffs) stays one episode.
+        var shifted = SemaphoreConvoy().Select(e =>
+        {
+            if (e.Timestamp >= 360) e.Timestamp += 2_000_000;
+            return e;
+        }).ToArray();
+        var o = Assert.Single(Run(a => new ConvoyAnalyzer(a), shifted).Objects);
+        Assert.Equal(5, o.Handoffs);
+        Assert.Equal(1, o.Episodes);
+        Assert.Equal(4, o.LongestChain);
+        Assert.Equal(340 - 175, o.ConvoyNs);
+    }
 }
