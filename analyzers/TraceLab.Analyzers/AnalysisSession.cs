@@ -1,5 +1,6 @@
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
+using TraceLab.Analyzers.Smp;
 using TraceLab.Analyzers.WaitGraph;
 using TraceLab.Analyzers.Wakeups;
 using TraceLab.Core;
@@ -19,6 +20,7 @@ public sealed class AnalysisSession : IKernelEventSink
         if (kinds.HasFlag(AnalysisKind.Kernel)) analyzers.Add(Kernel = new KernelTimeAnalyzer(Accounting));
         if (kinds.HasFlag(AnalysisKind.Convoys)) analyzers.Add(Convoys = new ConvoyAnalyzer(Accounting));
         if (kinds.HasFlag(AnalysisKind.Wakeups)) analyzers.Add(Wakeups = new WakeupAnalyzer(Accounting));
+        if (kinds.HasFlag(AnalysisKind.Smp)) analyzers.Add(Smp = new SmpAnalyzer(Accounting.Region));
         if (kinds.HasFlag(AnalysisKind.WaitGraph)) analyzers.Add(WaitGraph = new WaitForGraphAnalyzer(Accounting.Region));
         _pass = new AnalysisPass(Accounting, [.. analyzers]);
     }
@@ -28,6 +30,7 @@ public sealed class AnalysisSession : IKernelEventSink
     public KernelTimeAnalyzer? Kernel { get; }
     public ConvoyAnalyzer? Convoys { get; }
     public WakeupAnalyzer? Wakeups { get; }
+    public SmpAnalyzer? Smp { get; }
     public WaitForGraphAnalyzer? WaitGraph { get; }
 
     public void OnEvent(in KernelEvent e) => _pass.OnEvent(e);

@@ -24,6 +24,7 @@ public static class TerminalReport
         if (r.Kernel is { } k) TerminalSections.Kernel(console, k);
         if (r.Convoys is { } cv) TerminalSections.Convoys(console, cv);
         if (r.Wakeups is { } w) TerminalSections.Wakeups(console, w);
+        if (r.Smp is { } smp) TerminalSections.Smp(console, smp);
         if (r.WaitGraph is { } g) TerminalSections.WaitGraph(console, g);
         foreach (var warning in r.Warnings) console.MarkupLine($"[yellow]warning:[/] {Markup.Escape(warning)}");
     }

@@ -77,6 +77,22 @@ internal static class TerminalSections
         console.Write(table);
     }
 
+    public static void Smp(IAnsiConsole console, SmpSection s)
+    {
+        var cpus = s.Cpus.Select(c => c.Cpu).ToList();
+        var heads = new List<string> { "tid", "name" };
+        heads.AddRange(cpus.Select(c => $"cpu{c} ms"));
+        heads.AddRange(["migr", "cpu chg", "wk recv same", "cross", "wk given same", "cross", "rdy while idle ms"]);
+        var table = Table("SMP: CPU residency, migrations, wakeups by CPU placement", [.. heads]);
+        foreach (var t in s.Threads)
+            table.AddRow([t.Tid.ToString(CultureInfo.InvariantCulture), Markup.Escape(t.Name),
+                .. cpus.Select(c => Ms(c < t.ResidencyNs.Count ? t.ResidencyNs[c] : 0)),
+                N(t.Migrations), N(t.CpuChanges), N(t.WakeupsReceivedSameCpu), N(t.WakeupsReceivedCrossCpu), N(t.WakeupsGivenSameCpu),
+                N(t.WakeupsGivenCrossCpu), Ms(t.RunnableWhileIdleNs)]);
+        console.Write(table);
+        console.MarkupLine("[bold]CPUs[/] " + Markup.Escape(string.Join("  ", s.Cpus.Select(c => $"cpu{c.Cpu}: busy {Ms(c.BusyNs)} ms, idle {Ms(c.IdleNs)} ms, {N(c.Switches)} switches"))));
+    }
+
     public static void WaitGraph(IAnsiConsole console, WaitGraphSection g)
     {
         var table = Table($"Wait-for graph: what the process waited on ({Ms(g.WaitNs)} ms of waiting, cascaded)", "waited on", "ms", "share");

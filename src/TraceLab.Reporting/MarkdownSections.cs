@@ -72,6 +72,23 @@ internal static class MarkdownSections
         sb.AppendLine();
     }
 
+    public static void Smp(StringBuilder sb, SmpSection s)
+    {
+        sb.AppendLine("## SMP").AppendLine();
+        sb.AppendLine("| cpu | busy ms | idle ms | switches |");
+        sb.AppendLine("|---:|---:|---:|---:|");
+        foreach (var c in s.Cpus) sb.AppendLine($"| {c.Cpu} | {Units.Ms(c.BusyNs)} | {Units.Ms(c.IdleNs)} | {Units.N(c.Switches)} |");
+        sb.AppendLine();
+        var cpus = s.Cpus.Select(c => c.Cpu).ToList();
+        sb.AppendLine("| tid | name | " + string.Join(" | ", cpus.Select(c => $"cpu{c} ms")) + " | migrations | cpu changes | wakeups recv same-CPU | cross-CPU | given same-CPU | cross-CPU | runnable while a CPU idle ms |");
+        sb.AppendLine("|---:|---|" + string.Concat(cpus.Select(_ => "---:|")) + "---:|---:|---:|---:|---:|---:|---:|");
+        foreach (var t in s.Threads)
+            sb.AppendLine($"| {t.Tid} | {t.Name} | " + string.Join(" | ", cpus.Select(c => Units.Ms(c < t.ResidencyNs.Count ? t.ResidencyNs[c] : 0))) +
+                $" | {Units.N(t.Migrations)} | {Units.N(t.CpuChanges)} | {Units.N(t.WakeupsReceivedSameCpu)} | {Units.N(t.WakeupsReceivedCrossCpu)} | {Units.N(t.WakeupsGivenSameCpu)} | {Units.N(t.WakeupsGivenCrossCpu)} | {Units.Ms(t.RunnableWhileIdleNs)} |");
+        sb.AppendLine();
+        sb.AppendLine($"Process totals: {Units.N(s.Totals.Migrations)} migrations, {Units.N(s.Totals.CpuChanges)} CPU changes, {Units.N(s.Totals.WakeupsReceivedCrossCpu)} of {Units.N(s.Totals.WakeupsReceived)} wakeups received across CPUs.").AppendLine();
+    }
+
     public static void WaitGraph(StringBuilder sb, WaitGraphSection g)
     {
         sb.AppendLine("## Wait-for graph").AppendLine();

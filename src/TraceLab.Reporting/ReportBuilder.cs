@@ -76,6 +76,7 @@ public static class ReportBuilder
             Kernel = analyses.Kernel is { } k ? KernelSectionBuilder.Build(k, accounting, tids, names, workload) : null,
             Convoys = analyses.Convoys is { } c ? ConvoySectionBuilder.Build(c, tids, names, regionNs) : null,
             Wakeups = analyses.Wakeups is { } w ? WakeupSectionBuilder.Build(w, accounting, tids, names) : null,
+            Smp = analyses.Smp is { } smp ? SmpSectionBuilder.Build(smp, tids, names) : null,
             WaitGraph = analyses.WaitGraph is { } g ? WaitGraphSectionBuilder.Build(g.Result, tids, names) : null,
             Warnings = warnings,
         };

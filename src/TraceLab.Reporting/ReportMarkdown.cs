@@ -34,6 +34,7 @@ public static class ReportMarkdown
         if (r.Kernel is { } k) MarkdownSections.Kernel(sb, k);
         if (r.Convoys is { } cv) MarkdownSections.Convoys(sb, cv);
         if (r.Wakeups is { } w) MarkdownSections.Wakeups(sb, w);
+        if (r.Smp is { } smp) MarkdownSections.Smp(sb, smp);
         if (r.WaitGraph is { } g) MarkdownSections.WaitGraph(sb, g);
         if (r.Warnings.Count > 0)
         {

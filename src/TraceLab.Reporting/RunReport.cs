@@ -18,6 +18,7 @@ public sealed class RunReport
     public KernelSection? Kernel { get; init; }
     public ConvoySection? Convoys { get; init; }
     public WakeupSection? Wakeups { get; init; }
+    public SmpSection? Smp { get; init; }
     public WaitGraphSection? WaitGraph { get; init; }
     public List<string> Warnings { get; init; } = [];
 }
