@@ -100,14 +100,6 @@ public sealed class TimeMutexCaptureTests
     }
 
     [TracingFact]
-    public void Pinned_run_shows_no_migrations()
-    {
-        using var run = Capture.Trace("timemutex", "pinned", ("iterations", "200000"));
-        foreach (var t in run.Report.Threads.Where(t => t.Role?.StartsWith("worker", StringComparison.Ordinal) == true))
-            Assert.Equal(0, t.Migrations);
-    }
-
-    [TracingFact]
     public void Markers_delimit_the_workloads_own_timed_span()
     {
         using var run = Capture.Trace("timemutex", "cs", ("iterations", "100000"));
