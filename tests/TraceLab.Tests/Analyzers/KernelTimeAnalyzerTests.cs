@@ -1,0 +1,117 @@
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Kernel;
+using TraceLab.Core;
+using TraceLab.Core.Syscalls;
+using Xunit;
+using static TraceLab.Tests.Analyzers.LockEvents;
+
+namespace TraceLab.Tests.Analyzers;
+
+/// <summary>Syscall windows split into on-CPU, blocked and runnable time, on hand-built traces.</summary>
+public sealed class KernelTimeAnalyzerTests
+{
+    private const int A = 11, B = 12;
+
+    /// <summary>
+    /// A: futex wait 100 → 270: on CPU 100-130 and 250-270 (50), blocked 130-200 (70, until B wakes it), runnable
+    /// 200-250 (50). Then semtimedop 300 → 380, preempted 320-360: on CPU 40, runnable 40.
+    /// </summary>
+    private static KernelEvent[] TwoSyscalls() =>
+    [
+        KernelEvent.Switch(0, 0, 0, 120, R, A, 120),
+        Futex(100, A, 0x10, FutexWait),
+        KernelEvent.Switch(130, 0, A, 120, S, B, 120),
+        KernelEvent.Waking(200, 0, B, A, 0),
+        KernelEvent.Switch(250, 0, B, 120, R, A, 120),
+        FutexDone(270, A),
+        Semop(300, A, 5),
+        KernelEvent.Switch(320, 0, A, 120, R, B, 120),
+        KernelEvent.Switch(360, 0, B, 120, R, A, 120),
+        SemopDone(380, A),
+    ];
+
+    [Fact]
+    public void Syscall_time_splits_into_cpu_blocked_and_ready()
+    {
+        var k = Run(a => new KernelTimeAnalyzer(a), TwoSyscalls());
+        var a = k.Threads[A];
+        var futex = a.BySyscall[LinuxSyscalls.Futex];
+        Assert.Equal("futex", futex.Name);
+        Assert.Equal((1, 170, 50, 70, 50), (futex.Calls, futex.TotalNs, futex.CpuNs, futex.BlockedNs, futex.ReadyNs));
+        var sem = a.BySyscall[LinuxSyscalls.Semtimedop];
+        Assert.Equal((1, 80, 40, 0, 40), (sem.Calls, sem.TotalNs, sem.CpuNs, sem.BlockedNs, sem.ReadyNs));
+        Assert.Equal((2, 250, 90, 70, 90), (a.Calls, a.SyscallNs, a.KernelCpuNs, a.BlockedNs, a.ReadyNs));
+        Assert.True(k.SawSyscalls);
+        Assert.Equal(0, k.BoundaryNs);            // one exit → enter gap (270 → 300): too few to estimate
+    }
+
+    [Fact]
+    public void Region_clips_the_syscall_that_straddles_its_begin()
+    {
+        var events = TwoSyscalls().ToList();
+        events.Insert(2, KernelEvent.Marker(115, 0, A, "TRACELAB_REGION_BEGIN"));
+        var futex = Run(a => new KernelTimeAnalyzer(a), [.. events]).Threads[A].BySyscall[LinuxSyscalls.Futex];
+        Assert.Equal((170 - 15, 50 - 15, 70, 50), (futex.TotalNs, futex.CpuNs, futex.BlockedNs, futex.ReadyNs));
+    }
+
+    [Fact]
+    public void Unlogged_switch_in_ends_the_off_cpu_part_at_the_repaired_start()
+    {
+        // cpu1 goes idle at 150; A is woken at 160 targeting cpu1, the idle→A switch is lost; A's exit at 200 on
+        // cpu1 shows it running. ThreadAccounting repairs its start to max(idle seen 150, woken 160) = 160.
+        var k = Run(a => new KernelTimeAnalyzer(a),
+            KernelEvent.Switch(0, 0, 0, 120, R, A, 120),
+            KernelEvent.Switch(0, 1, 0, 120, R, B, 120),
+            Futex(100, A, 0x10, FutexWait),
+            KernelEvent.Switch(110, 0, A, 120, S, 0, 120),
+            KernelEvent.Switch(150, 1, B, 120, S, 0, 120),
+            KernelEvent.Waking(160, 0, 0, A, 1),
+            Exit(200, 1, A, LinuxSyscalls.Futex));
+        var futex = k.Threads[A].BySyscall[LinuxSyscalls.Futex];
+        Assert.Equal((100, 10 + 40, 50, 0), (futex.TotalNs, futex.CpuNs, futex.BlockedNs, futex.ReadyNs));
+    }
+
+    [Fact]
+    public void Boundary_cost_is_the_low_percentile_of_exit_to_enter_gaps()
+    {
+        // 200 back-to-back sched_yield calls: 100 ns inside, 400 ns from each exit to the next entry, except one
+        // 50 µs gap (user work) and a switch between two calls (not a gap sample).
+        var events = new List<KernelEvent> { KernelEvent.Switch(0, 0, 0, 120, R, A, 120) };
+        long t = 1000;
+        for (var i = 0; i < 200; i++)
+        {
+            events.Add(Enter(t, 0, A, LinuxSyscalls.SchedYield, 0));
+            events.Add(Exit(t + 100, 0, A, LinuxSyscalls.SchedYield));
+            t += 100 + (i == 50 ? 50_000 : 400);
+            if (i == 120)
+            {
+                events.Add(KernelEvent.Switch(t - 200, 0, A, 120, R, A, 120));
+            }
+        }
+        var k = Run(a => new KernelTimeAnalyzer(a), [.. events]);
+        Assert.Equal(198, k.BoundarySamples);    // 199 gaps, one broken by the switch
+        Assert.InRange(k.BoundaryNs, 400 * 63 / 64, 400 * 65 / 64);   // histogram precision: 1/64
+        Assert.Equal(200, k.Threads[A].Calls);
+    }
+
+    [Fact]
+    public void Without_syscall_events_kernel_time_is_not_captured()
+    {
+        var k = Run(a => new KernelTimeAnalyzer(a),
+            KernelEvent.Switch(0, 0, 0, 120, R, A, 120), KernelEvent.Switch(100, 0, A, 120, S, 0, 120));
+        Assert.False(k.SawSyscalls);
+        Assert.Empty(k.Threads);
+    }
+
+    [Fact]
+    public void Etw_syscalls_without_a_number_are_keyed_by_address()
+    {
+        const long address = unchecked((long)0xfffff80012345678);
+        var k = Run(a => new KernelTimeAnalyzer(a),
+            KernelEvent.Switch(0, 0, 0, 120, R, A, 120),
+            Enter(100, 0, A, -1, address), Exit(130, 0, A, -1));
+        var s = Assert.Single(k.Threads[A].BySyscall.Values);
+        Assert.Equal("0xfffff80012345678", s.Name);
+        Assert.Equal(30, s.CpuNs);
+    }
+}
