@@ -1,4 +1,4 @@
-using System.Text.Json;
+using System.Text.Json.Nodes;
 using TraceLab.Cli;
 using TraceLab.Reporting;
 using TraceLab.TestSupport;
@@ -49,21 +49,10 @@ public sealed class SampleTraceTests
     /// <summary>Everything but the path the trace was read from and the run section (the capture wrote it, analyze does not).</summary>
     private static string Comparable(RunReport r)
     {
-        var copy = new RunReport
-        {
-            Capture = new CaptureSection
-            {
-                Backend = r.Capture.Backend, TraceFile = Path.GetFileName(r.Capture.TraceFile), Events = r.Capture.Events,
-                SwitchEvents = r.Capture.SwitchEvents, LostEvents = r.Capture.LostEvents, LostEventsPerCpu = r.Capture.LostEventsPerCpu,
-                PagesWithMissedEvents = r.Capture.PagesWithMissedEvents, ChainBreaks = r.Capture.ChainBreaks,
-                ChainBreaksInRegion = r.Capture.ChainBreaksInRegion, Cpus = r.Capture.Cpus, DurationNs = r.Capture.DurationNs,
-                Clock = r.Capture.Clock, Kernel = r.Capture.Kernel, Partial = r.Capture.Partial,
-            },
-            Region = r.Region,
-            Process = r.Process,
-            Threads = r.Threads,
-            Warnings = r.Warnings,
-        };
-        return JsonSerializer.Serialize(copy, ReportJson.Options);
+        var node = JsonNode.Parse(ReportJson.Serialize(r))!.AsObject();
+        node.Remove("run");
+        var capture = node["capture"]!.AsObject();
+        capture["traceFile"] = Path.GetFileName(r.Capture.TraceFile);
+        return node.ToJsonString(ReportJson.Options);
     }
 }
