@@ -111,7 +111,7 @@ namespace TraceLab.Cli
             {
                 return Fail(ex.Message, ExitCodes.Usage);
             }
-            catch (Exception ex) when (ex is WorkloadException or TracingUnavailableException or TraceFormatException or IOException or UnauthorizedAccessException)
+            catch (Exception ex) when (ex is WorkloadException or TracingUnavailableException or TraceFormatException or IOException or UnauthorizedAccessException or PlatformNotSupportedException)
             {
                 return Fail(ex.Message, ExitCodes.Failure);
             }

@@ -1,3 +1,4 @@
+using TraceLab.Capture.Windows;
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
 
@@ -11,6 +12,8 @@ public static class TraceFiles
     public static IKernelTraceReader Open(string path)
     {
         if (!File.Exists(path)) throw new UsageException($"{path}: no such file");
+        // ETW logs have no magic number of their own (they start with a buffer header); the extension names them.
+        if (path.EndsWith(".etl", StringComparison.OrdinalIgnoreCase)) return EtlTraceReader.Open(path);
         Span<byte> head = stackalloc byte[16];
         int n;
         using (var f = File.OpenRead(path)) n = f.ReadAtLeast(head, head.Length, throwOnEndOfStream: false);
@@ -18,6 +21,6 @@ public static class TraceFiles
             return TraceDatReader.Open(path);
         if (n >= 8 && head[..8].SequenceEqual("PERFILE2"u8))
             throw new UsageException($"{path}: perf.data import is not implemented yet (see issue: perf.data import)");
-        throw new TraceFormatException(path, 0, "a trace-cmd trace.dat (magic 17 08 44 'tracing')");
+        throw new TraceFormatException(path, 0, "a trace-cmd trace.dat (magic 17 08 44 'tracing') or an ETW .etl file");
     }
 }
