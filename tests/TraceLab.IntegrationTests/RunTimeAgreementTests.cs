@@ -102,6 +102,28 @@ public sealed class RunTimeAgreementTests
                 var tolerance = Math.Max(RelativeTolerance * o.RunNs, AbsoluteToleranceNs);
                 if (diff > tolerance)
                     failures.Add($"{scenario}: tid {t.Tid} ({t.Role}) run {t.RunNs} ns vs oracle {o.RunNs} ns: off by {diff} ns > {tolerance:0} ns");
+                if (report.Smp?.Threads.FirstOrDefault(x => x.Tid == t.Tid) is { } smp)
+                {
+                    for (var cpu = 0; cpu < smp.ResidencyNs.Count; cpu++)
+                    {
+                        var expected = o.RunNsByCpu.GetValueOrDefault(cpu);
+                        var off = Math.Abs(smp.ResidencyNs[cpu] - expected);
+                        if (off > Math.Max(RelativeTolerance * expected, AbsoluteToleranceNs))
+                            failures.Add($"{scenario}: tid {t.Tid} cpu{cpu} residency {smp.ResidencyNs[cpu]} ns vs oracle {expected} ns");
+                    }
+                    if (smp.Migrations != o.Migrations)
+                        failures.Add($"{scenario}: tid {t.Tid} migrations {smp.Migrations} vs oracle {o.Migrations}");
+                }
+                if (t.WakeupsReceived != o.Wakings)
+                    failures.Add($"{scenario}: tid {t.Tid} wakeups received {t.WakeupsReceived} vs oracle {o.Wakings} sched_waking lines");
+                if (report.Kernel?.Threads.FirstOrDefault(x => x.Tid == t.Tid) is { } k)
+                    foreach (var (name, n) in o.SyscallEntries)
+                    {
+                        // Calls count by exit; a call entered in the region and still open at its end counts too.
+                        var calls = k.Syscalls.FirstOrDefault(x => x.Name == name)?.Calls ?? 0;
+                        if (Math.Abs(calls - n) > 1)
+                            failures.Add($"{scenario}: tid {t.Tid} {name} calls {calls} vs oracle {n} sys_enter_{name} lines");
+                    }
                 if (t.VoluntarySwitches != o.Voluntary || t.InvoluntarySwitches != o.Involuntary)
                     failures.Add($"{scenario}: tid {t.Tid} ({t.Role}) switches voluntary {t.VoluntarySwitches}/involuntary {t.InvoluntarySwitches} " +
                         $"vs oracle {o.Voluntary}/{o.Involuntary}");

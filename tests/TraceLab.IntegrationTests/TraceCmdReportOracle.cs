@@ -26,6 +26,21 @@ public sealed class TraceCmdReportOracle
         public long Involuntary { get; internal set; }
         public long SwitchIns { get; internal set; }
         public long RepairedStarts { get; internal set; }
+        /// <summary>Run time per CPU (the same intervals as <see cref="RunNs"/>).</summary>
+        public Dictionary<int, long> RunNsByCpu { get; } = new();
+        /// <summary>sys_enter_NAME lines by NAME, logged by this thread inside the region.</summary>
+        public Dictionary<string, long> SyscallEntries { get; } = new();
+        /// <summary>sched_waking lines naming this thread inside the region.</summary>
+        public long Wakings { get; internal set; }
+        /// <summary>sched_migrate_task lines naming this thread inside the region.</summary>
+        public long Migrations { get; internal set; }
+
+        internal void Clear()
+        {
+            RunNs = Voluntary = Involuntary = SwitchIns = RepairedStarts = Wakings = Migrations = 0;
+            RunNsByCpu.Clear();
+            SyscallEntries.Clear();
+        }
     }
 
     private sealed class Cpu
@@ -115,7 +130,22 @@ public sealed class TraceCmdReportOracle
                     OnSwitch(cpu, t, rest, lineNo);
                     break;
                 case "sched_waking":
-                    TaskOf(IntField(rest, " pid=", lineNo)).LastRunnable = t;
+                {
+                    var woken = IntField(rest, " pid=", lineNo);
+                    TaskOf(woken).LastRunnable = t;
+                    if (InRegion(t)) Result(woken).Wakings++;
+                    break;
+                }
+                case "sched_migrate_task":
+                    if (InRegion(t)) Result(IntField(rest, " pid=", lineNo)).Migrations++;
+                    break;
+                case var enter when enter.StartsWith("sys_enter_", StringComparison.Ordinal):
+                    if (InRegion(t) && pid > 0)
+                    {
+                        var name = enter["sys_enter_".Length..];
+                        var entries = Result(pid).SyscallEntries;
+                        entries[name] = entries.GetValueOrDefault(name) + 1;
+                    }
                     break;
                 case "print":
                 case "tracing_mark_write":
@@ -126,7 +156,7 @@ public sealed class TraceCmdReportOracle
         // Close what is still running at the end of the region (or of the trace).
         var end = HasEnd ? End : LastTimestamp;
         foreach (var (tid, task) in _tasks)
-            if (task.RunningOn >= 0) AddRun(tid, task.Since, end);
+            if (task.RunningOn >= 0) AddRun(tid, task.RunningOn, task.Since, end);
     }
 
     private void OnMarker(string rest, long t)
@@ -140,7 +170,7 @@ public sealed class TraceCmdReportOracle
             HasBegin = true;
             Begin = t;
             // Everything closed so far lies before the region; open intervals keep their start and are clipped.
-            foreach (var r in _results.Values) { r.RunNs = r.Voluntary = r.Involuntary = r.SwitchIns = r.RepairedStarts = 0; }
+            foreach (var r in _results.Values) r.Clear();
         }
         else if (HasBegin && !HasEnd && text.StartsWith("TRACELAB_REGION_END", StringComparison.Ordinal))
         {
@@ -169,12 +199,15 @@ public sealed class TraceCmdReportOracle
         return r;
     }
 
-    private void AddRun(int tid, long from, long to)
+    private void AddRun(int tid, int cpu, long from, long to)
     {
         if (tid <= 0) return;
         var lo = Math.Max(from, Begin);
         var hi = Math.Min(to, End);
-        if (hi > lo) Result(tid).RunNs += hi - lo;
+        if (hi <= lo) return;
+        var r = Result(tid);
+        r.RunNs += hi - lo;
+        r.RunNsByCpu[cpu] = r.RunNsByCpu.GetValueOrDefault(cpu) + (hi - lo);
     }
 
     /// <summary>Ends <paramref name="tid"/>'s open interval at <paramref name="at"/>, wherever it is.</summary>
@@ -183,7 +216,7 @@ public sealed class TraceCmdReportOracle
         if (tid <= 0) return;
         var task = TaskOf(tid);
         if (task.RunningOn < 0) return;
-        AddRun(tid, task.Since, Math.Max(task.Since, at));
+        AddRun(tid, task.RunningOn, task.Since, Math.Max(task.Since, at));
         task.RunningOn = -1;
     }
 
