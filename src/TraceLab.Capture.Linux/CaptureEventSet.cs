@@ -5,7 +5,7 @@ public enum SyscallSet
 {
     /// <summary>No syscall events: cheapest; the analyzers cannot name lock objects.</summary>
     None,
-    /// <summary>futex, semop/semtimedop, sched_yield, and eventfd-backed read/write: names every lock object TraceLab's workloads use.</summary>
+    /// <summary>futex, semop/semtimedop, sched_yield: names the futex and System V semaphore objects (eventfd waits need All: read/write).</summary>
     Lock,
     /// <summary>raw_syscalls:sys_enter/sys_exit: every syscall; costs the most (one pair of events per syscall of every process).</summary>
     All,

@@ -3,7 +3,7 @@ using TraceLab.Core;
 namespace TraceLab.Analyzers.Smp;
 
 /// <summary>
-/// How threads used the CPUs (docs/metrics-smp.md): per-thread residency on each CPU, migrations and CPU changes,
+/// How threads used the CPUs (docs/metrics.md ("SMP effects")): per-thread residency on each CPU, migrations and CPU changes,
 /// same- vs cross-CPU wakeups and time runnable while a CPU idled; per-CPU busy, idle and switches.
 /// Each CPU's current task follows the same evidence rule and repair estimate as <see cref="ThreadAccounting"/>
 /// (every event's common_pid is running on its CPU, because switches can go unlogged), so a thread's residency sums
