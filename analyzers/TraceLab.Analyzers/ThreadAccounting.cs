@@ -22,6 +22,11 @@ public sealed class ThreadAccounting : IKernelEventSink
         public int Cpu = Unknown;
         /// <summary>Runnable because it was woken (true) or preempted (false).</summary>
         public bool Woken;
+        /// <summary>
+        /// Woken while still on CPU: ETW may log ReadyThread before the readied thread's own switch-out, so a blocking
+        /// switch-out that follows makes it runnable, not blocked.
+        /// </summary>
+        public bool WokenWhileRunning;
     }
 
     private struct CpuState
@@ -219,8 +224,12 @@ public sealed class ThreadAccounting : IKernelEventSink
                 if (preempted) st.InvoluntarySwitches++;
                 else if (!dead) st.VoluntarySwitches++;
             }
-            ps.State = dead ? RunState.Dead : preempted ? RunState.Runnable : RunState.Blocked;
-            ps.Woken = false;
+            // Only ETW switches (they carry a wait reason) can follow their own wakeup; on Linux a thread woken while running
+            // stays running, and a later blocking switch-out is a new wait.
+            var alreadyWoken = ps.WokenWhileRunning && !preempted && !dead && e.PrevWaitReason >= 0;
+            ps.State = dead ? RunState.Dead : preempted || alreadyWoken ? RunState.Runnable : RunState.Blocked;
+            ps.Woken = alreadyWoken;
+            ps.WokenWhileRunning = false;
             ps.Since = t;
             ps.Cpu = Unknown;
         }
@@ -251,6 +260,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             ns.State = RunState.Running;
             ns.Since = t;
             ns.Cpu = e.Cpu;
+            ns.WokenWhileRunning = false;
         }
         cpu.Current = next;
         cpu.LastEvidence = t;
@@ -282,7 +292,10 @@ public sealed class ThreadAccounting : IKernelEventSink
                 ws.Since = t;
                 ws.Woken = true;
                 break;
-            // Running or already runnable: the wakeup changes nothing (the thread had not gone to sleep yet).
+            case RunState.Running:
+                ws.WokenWhileRunning = true;
+                break;
+            // Already runnable: the wakeup changes nothing.
         }
     }
 

@@ -139,4 +139,25 @@ public sealed class ThreadAccountingPingPongTests
         Assert.Equal(0, acc.ChainBreaks);                                 // interrupt context does not break the chain
         Assert.Equal(3000, a.RunNs);
     }
+
+    [Fact]
+    public void Etw_ready_thread_logged_before_the_switch_out_makes_the_thread_runnable_not_blocked()
+    {
+        // ETW: B readies A at 100 while A is still on CPU; A's CSwitch out (Waiting, UserRequest) follows at 105;
+        // A is switched in at 130. A waited 0 and was ready 105 → 130. On Linux (no wait reason) the same order means
+        // A stayed running after the wakeup, so its later block is a wait.
+        const int A = 1, B = 2, UserRequest = 6;
+        KernelEvent[] Trace(int reason) =>
+        [
+            KernelEvent.Switch(0, 0, 0, 120, TaskState.Running, A, 120, reason),
+            KernelEvent.Switch(0, 1, 0, 120, TaskState.Running, B, 120, reason),
+            KernelEvent.Waking(100, 1, B, A, 0),
+            KernelEvent.Switch(105, 0, A, 120, TaskState.Interruptible, 0, 120, reason),
+            KernelEvent.Switch(130, 0, 0, 120, TaskState.Running, A, 120, reason),
+        ];
+        var etw = EventScript.Run(Trace(UserRequest)).Threads[A];
+        Assert.Equal((0L, 25L), (etw.WaitNs, etw.ReadyNs));
+        var linux = EventScript.Run(Trace(-1)).Threads[A];
+        Assert.Equal((25L, 0L), (linux.WaitNs, linux.ReadyNs));
+    }
 }
