@@ -52,7 +52,7 @@ internal sealed class PerCpuPageCopier : IDisposable
         _thread.Join();
         if (_failure is null)
         {
-            try { CopyAvailable(); }
+            try { CopyAvailable(draining: true); }
             catch (Exception ex) { _failure = ex; }
         }
         _output.Flush(flushToDisk: false);
@@ -71,7 +71,7 @@ internal sealed class PerCpuPageCopier : IDisposable
                 var r = Libc.Poll(&pfd, 1, PollTimeoutMs);
                 if (r < 0 && Marshal.GetLastPInvokeError() != Libc.EINTR)
                     throw new IOException($"poll({_pipePath}): {Libc.ErrorText(Marshal.GetLastPInvokeError())}");
-                CopyAvailable();
+                CopyAvailable(draining: false);
             }
         }
         catch (Exception ex)
@@ -80,8 +80,13 @@ internal sealed class PerCpuPageCopier : IDisposable
         }
     }
 
-    /// <summary>Reads pages until the kernel says the buffer is empty (EAGAIN). Each read returns at most one page.</summary>
-    private unsafe void CopyAvailable()
+    /// <summary>
+    /// Reads pages until the kernel says the buffer is empty (EAGAIN). Each read returns at most one page. While
+    /// capturing, a short read (the page the kernel is still writing) ends the round: reading on would hand back
+    /// pages holding little more than the events of these very reads (with --syscalls all, the read syscalls
+    /// themselves), a feedback loop that once filled trace.dat with nine events per page.
+    /// </summary>
+    private unsafe void CopyAvailable(bool draining)
     {
         var page = _page;
         fixed (byte* p = page)
@@ -102,6 +107,7 @@ internal sealed class PerCpuPageCopier : IDisposable
                 _output.Write(page, 0, _pageSize);
                 PagesCopied++;
                 BytesCopied += _pageSize;
+                if (n < _pageSize && !draining) return;
             }
         }
     }
