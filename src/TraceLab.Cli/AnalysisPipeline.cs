@@ -9,9 +9,9 @@ namespace TraceLab.Cli;
 public static class AnalysisPipeline
 {
     public static RunReport Analyze(string traceFile, WorkloadResult? workload, RunSection? run, bool partial, int? pid,
-        AnalysisKind analyses = AnalysisKind.All, CancellationToken cancellationToken = default)
+        AnalysisKind analyses = AnalysisKind.All, bool salvage = false, CancellationToken cancellationToken = default)
     {
-        using var reader = TraceFiles.Open(traceFile);
+        using var reader = TraceFiles.Open(traceFile, salvage);
         var session = new AnalysisSession(analyses);
         reader.Read(session, cancellationToken);
         session.Complete();

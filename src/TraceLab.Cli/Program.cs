@@ -86,10 +86,14 @@ namespace TraceLab.Cli
             var force = new Option<bool>("--force") { Description = "replace existing reports" };
             var pid = new Option<int?>("--pid") { Description = "process to report on (default: the workload's, from its markers or workload.json)" };
             var analysis = AnalysisOption();
-            var cmd = new Command("analyze", "analyze an existing trace file") { trace, outDir, force, pid, analysis };
+            var salvage = new Option<bool>("--salvage")
+            {
+                Description = "analyze a truncated or corrupt trace.dat up to the damage on each CPU; a warning says what was skipped",
+            };
+            var cmd = new Command("analyze", "analyze an existing trace file") { trace, outDir, force, pid, analysis, salvage };
             cmd.SetAction((r, _) => Guard(() => Task.FromResult(
                 new AnalyzeCommand(console).Run(r.GetValue(trace)!, r.GetValue(outDir), r.GetValue(force), r.GetValue(pid),
-                    ParseAnalyses(r.GetValue(analysis)!)))));
+                    ParseAnalyses(r.GetValue(analysis)!), r.GetValue(salvage)))));
             return cmd;
         }
 

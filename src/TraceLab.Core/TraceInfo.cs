@@ -18,5 +18,16 @@ public sealed class TraceInfo
     public long FirstTimestamp { get; set; }
     public long LastTimestamp { get; set; }
 
+    /// <summary>Events whose type id has no format in the trace; delivered as <see cref="KernelEventKind.Other"/>.</summary>
+    public long UnknownEvents { get; set; }
+    /// <summary>Event formats the reader could not understand and left out (their events count as unknown).</summary>
+    public int SkippedFormats { get; set; }
+
+    /// <summary>Bytes of event data a salvaging read left out after damage, per CPU; null when nothing was skipped.</summary>
+    public long[]? SkippedBytesPerCpu { get; set; }
+    public long SkippedBytes => SkippedBytesPerCpu?.Sum() ?? 0;
+    /// <summary>What a salvaging read skipped and why (per CPU: from which offset, how many bytes and pages); null when intact.</summary>
+    public string? Damage { get; set; }
+
     public long LostEvents => LostEventsPerCpu?.Sum() ?? 0;
 }

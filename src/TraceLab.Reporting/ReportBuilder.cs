@@ -18,6 +18,8 @@ public static class ReportBuilder
         var begin = region.HasBegin ? region.Begin : accounting.FirstTimestamp;
         var end = region.HasEnd ? region.End : accounting.LastTimestamp;
         var warnings = new List<string>();
+        // First: a salvaged trace qualifies every number below it.
+        if (info.Damage is { } damage) warnings.Add(damage);
 
         var pid = pidOverride ?? (workload?.Pid > 0 ? workload.Pid : region.MarkerTid > 0 ? region.MarkerTid : 0);
         var tids = SelectThreads(accounting, workload, pid);

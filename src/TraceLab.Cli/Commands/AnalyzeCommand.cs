@@ -11,7 +11,8 @@ public sealed class AnalyzeCommand
 
     public AnalyzeCommand(IAnsiConsole console) => _console = console;
 
-    public int Run(string traceFile, string? outDir, bool force, int? pid, AnalysisKind analyses = AnalysisKind.All)
+    /// <param name="salvage">Analyze the intact part of a damaged trace; the report's warnings say what was skipped.</param>
+    public int Run(string traceFile, string? outDir, bool force, int? pid, AnalysisKind analyses = AnalysisKind.All, bool salvage = false)
     {
         traceFile = Path.GetFullPath(traceFile);
         if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
@@ -23,7 +24,7 @@ public sealed class AnalyzeCommand
         if (outDir is null && !force && File.Exists(output.File("report.json")))
             throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
-        var report = AnalysisPipeline.Analyze(traceFile, workload, run: null, partial: false, pid, analyses);
+        var report = AnalysisPipeline.Analyze(traceFile, workload, run: null, partial: false, pid, analyses, salvage);
         ReportFiles.Write(output, report);
         TerminalReport.Render(_console, report);
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: report.md, report.json");

@@ -5,6 +5,9 @@ namespace TraceLab.Formats.Ftrace;
 /// <summary>Parses the "field:DECL;\toffset:N;\tsize:N;\tsigned:N;" lines shared by event formats and header_page.</summary>
 internal static class FormatFieldLine
 {
+    // No record or page is larger than the 16 MiB page-size bound, so larger values can only come from corruption.
+    private const int MaxOffsetOrSize = 1 << 24;
+
     public static bool TryParse(string line, bool isCommon, out FtraceField field)
     {
         field = null!;
@@ -17,6 +20,8 @@ internal static class FormatFieldLine
         var decl = text[..semi].Trim();
         var rest = text[(semi + 1)..];
         if (!TryGetAttribute(rest, "offset:", out var offset) || !TryGetAttribute(rest, "size:", out var size)) return false;
+        // A negative or huge position would index outside every record; such a line is not understood, like any other.
+        if (offset is < 0 or > MaxOffsetOrSize || size is < 0 or > MaxOffsetOrSize) return false;
         var signed = TryGetAttribute(rest, "signed:", out var s) && s != 0;
 
         var nameStart = decl.LastIndexOfAny(' ', '\t') + 1;

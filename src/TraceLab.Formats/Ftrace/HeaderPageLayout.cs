@@ -28,8 +28,9 @@ public sealed record HeaderPageLayout(int TimestampOffset, int TimestampSize, in
 
         if (ts is null || commit is null || data is null)
             throw new TraceFormatException("header_page: expected fields timestamp, commit and data");
-        if (ts.Size != 8 || commit.Size is not (4 or 8) || data.Offset < commit.Offset + commit.Size || data.Size <= 0 ||
-            data.Offset + data.Size > 1 << 24)
+        // The page header is read before any length is known, so both words must lie inside it.
+        if (ts.Size != 8 || commit.Size is not (4 or 8) || data.Offset < commit.Offset + commit.Size || data.Offset < ts.Offset + ts.Size ||
+            data.Size <= 0 || data.Offset + data.Size > 1 << 24)
             throw new TraceFormatException($"header_page: unexpected layout (timestamp size {ts.Size}, commit size {commit.Size}, data {data.Offset}+{data.Size})");
         return new HeaderPageLayout(ts.Offset, ts.Size, commit.Offset, commit.Size, data.Offset, data.Size);
     }

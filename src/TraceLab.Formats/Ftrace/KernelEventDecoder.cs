@@ -29,6 +29,7 @@ public sealed class KernelEventDecoder
     private struct Entry
     {
         public DecodeKind Kind;
+        public bool Known;
         public int MinLength;
         public FieldReader A, B, C, D, E;
         public TextRef Comm1, Comm2, Text;
@@ -112,6 +113,9 @@ public sealed class KernelEventDecoder
         if (!_commonFlags.IsPresent) _commonFlags = new FieldReader(2, 1, false);
     }
 
+    /// <summary>Events whose type id has no format; they are passed on as <see cref="KernelEventKind.Other"/>.</summary>
+    public long UnknownEventCount { get; private set; }
+
     /// <summary>Distinct marker texts interned so far.</summary>
     public int InternedMarkerCount => _markers.Count;
 
@@ -126,7 +130,11 @@ public sealed class KernelEventDecoder
         // Interrupt-context events carry the interrupted thread as common_pid; the flags tell them apart.
         if (payload.Length >= _commonFlags.End) e.Flags = (byte)_commonFlags.Read(payload);
         var id = (int)_commonType.Read(payload);
-        if ((uint)id >= (uint)_entries.Length) return true;
+        if ((uint)id >= (uint)_entries.Length || !_entries[id].Known)
+        {
+            UnknownEventCount++;
+            return true;
+        }
 
         ref readonly var x = ref _entries[id];
         if (x.Kind == DecodeKind.Other) return true;
@@ -215,7 +223,7 @@ public sealed class KernelEventDecoder
 
     private static Entry Build(FtraceEventFormat f, bool hasWaking)
     {
-        var x = new Entry();
+        var x = new Entry { Known = true };
         switch (f.System, f.Name)
         {
             case ("sched", "sched_switch"):

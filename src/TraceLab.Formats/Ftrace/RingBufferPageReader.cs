@@ -15,6 +15,7 @@ public ref struct RingBufferPageReader
     /// <summary>Set with <see cref="MissedEventsFlag"/> when the lost count is stored after the committed data.</summary>
     public const ulong MissedStoredFlag = 1UL << 30;
 
+    private const ulong CommitMask = (1UL << 27) - 1;
     private const int TypePadding = 29;
     private const int TypeTimeExtend = 30;
     private const int TypeTimeStamp = 31;
@@ -82,7 +83,9 @@ public ref struct RingBufferPageReader
             : BinaryPrimitives.ReadUInt32LittleEndian(page[layout.CommitOffset..]);
         var missed = (commitWord & MissedEventsFlag) != 0;
         var stored = (commitWord & MissedStoredFlag) != 0;
-        var commit = commitWord & ~(MissedEventsFlag | MissedStoredFlag);
+        // Like libtraceevent's kbuffer, only the low 27 bits are the length: trace-cmd-written files can carry set bits
+        // above the flags (seen in 'trace-cmd convert' output), and trace-cmd report reads those pages fine.
+        var commit = commitWord & CommitMask;
         var dataCapacity = Math.Min(layout.DataSize, page.Length - layout.DataOffset);
         if (commit > (ulong)dataCapacity)
             throw new TraceFormatException(file, fileOffset + layout.CommitOffset,

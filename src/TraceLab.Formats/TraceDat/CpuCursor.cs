@@ -10,13 +10,13 @@ namespace TraceLab.Formats.TraceDat;
 /// </summary>
 internal sealed class CpuCursor
 {
-    private const int PagesPerChunk = 16;
+    // Reads go in chunks of whole pages of about this size; with 16 MiB pages a chunk is one page.
+    private const int ChunkBytes = 1 << 16;
 
     private readonly SafeFileHandle _handle;
     private readonly string _file;
     private readonly HeaderPageLayout _layout;
     private readonly int _pageSize;
-    private readonly long _end;
     private readonly byte[] _chunk;
     private long _nextRead;
     private long _chunkOffset;
@@ -34,15 +34,21 @@ internal sealed class CpuCursor
         _layout = layout;
         _pageSize = layout.PageSize;
         Cpu = range.Cpu;
+        Buffer = range.Buffer;
+        End = range.Offset + range.Size;
         _nextRead = range.Offset;
-        _end = range.Offset + range.Size;
-        _chunk = new byte[(int)Math.Min(range.Size, (long)_pageSize * PagesPerChunk)];
+        var chunkPages = Math.Max(1, ChunkBytes / _pageSize);
+        _chunk = new byte[(int)Math.Min(range.Size, (long)_pageSize * chunkPages)];
         // Nothing loaded yet: the first MoveNext loads the first chunk.
         _pageStart = 0;
         _pageLength = 0;
     }
 
     public int Cpu { get; }
+    /// <summary>Instance buffer name ("" = top level).</summary>
+    public string Buffer { get; }
+    /// <summary>File offset just past this CPU's data.</summary>
+    public long End { get; }
     public long Timestamp { get; private set; }
     public long PagesWithMissedEvents { get; private set; }
 
@@ -90,13 +96,13 @@ internal sealed class CpuCursor
 
     private bool LoadChunk()
     {
-        if (_nextRead >= _end) return false;
-        var want = (int)Math.Min(_chunk.Length, _end - _nextRead);
+        if (_nextRead >= End) return false;
+        var want = (int)Math.Min(_chunk.Length, End - _nextRead);
         var done = 0;
         while (done < want)
         {
             var n = RandomAccess.Read(_handle, _chunk.AsSpan(done, want - done), _nextRead + done);
-            if (n <= 0) throw new TraceFormatException(_file, _nextRead + done, $"CPU {Cpu} data continuing to offset {_end}, but the file ended");
+            if (n <= 0) throw new TraceFormatException(_file, _nextRead + done, $"CPU {Cpu} data continuing to offset {End}, but the file ended");
             done += n;
         }
 

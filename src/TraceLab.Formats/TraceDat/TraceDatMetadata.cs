@@ -5,6 +5,9 @@ namespace TraceLab.Formats.TraceDat;
 /// <summary>One CPU's ring-buffer pages inside the file.</summary>
 internal readonly record struct CpuDataRange(string Buffer, int Cpu, long Offset, long Size);
 
+/// <summary>Event data a salvaging read leaves out: from <paramref name="Offset"/> to the end of the CPU's range.</summary>
+internal sealed record DataDamage(string Buffer, int Cpu, long Offset, long End, string Reason);
+
 /// <summary>Everything before the event data of a trace.dat, as parsed by <see cref="TraceDatMetadataParser"/>.</summary>
 internal sealed class TraceDatMetadata
 {
@@ -12,6 +15,10 @@ internal sealed class TraceDatMetadata
     public int PageSize { get; set; }
     public HeaderPageLayout? HeaderPage { get; set; }
     public List<FtraceEventFormat> Formats { get; } = new();
+    /// <summary>Formats whose text the parser did not understand; left out.</summary>
+    public int SkippedFormats { get; set; }
+    /// <summary>CPU data cut at the end of the file (salvaging reads only).</summary>
+    public List<DataDamage> Damage { get; } = new();
     public string Cmdlines { get; set; } = "";
     public int CpuCount { get; set; }
     public string? TraceClock { get; set; }

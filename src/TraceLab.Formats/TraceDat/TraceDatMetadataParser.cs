@@ -16,13 +16,19 @@ internal sealed class TraceDatMetadataParser
     private const int MaxOptionSize = 1 << 24;
 
     private readonly BoundedFileReader _r;
+    private readonly bool _salvage;
     private readonly TraceDatMetadata _m = new();
     private readonly List<(string Name, long Offset)> _v6Buffers = new();
     private string _statsBuffer = "";
 
-    private TraceDatMetadataParser(BoundedFileReader reader) => _r = reader;
+    private TraceDatMetadataParser(BoundedFileReader reader, bool salvage)
+    {
+        _r = reader;
+        _salvage = salvage;
+    }
 
-    public static TraceDatMetadata Parse(BoundedFileReader reader) => new TraceDatMetadataParser(reader).Run();
+    /// <param name="salvage">Cut CPU data ranges at the end of the file (recording the cut) instead of failing.</param>
+    public static TraceDatMetadata Parse(BoundedFileReader reader, bool salvage = false) => new TraceDatMetadataParser(reader, salvage).Run();
 
     private TraceDatMetadata Run()
     {
@@ -45,13 +51,38 @@ internal sealed class TraceDatMetadataParser
         if (_m.HeaderPage is null) throw _r.Fail("a header_page section");
         if (_m.HeaderPage.PageSize != _m.PageSize)
             throw _r.Fail($"header_page page size {_m.HeaderPage.PageSize} to match the file page size {_m.PageSize}");
-        foreach (var d in _m.Data)
+        CheckDataRanges();
+        return _m;
+    }
+
+    /// <summary>
+    /// Data ranges must lie inside the file and not overlap, which also bounds the per-CPU read buffers by the file
+    /// size. When salvaging, a range running past the end of the file is cut there and the cut is recorded.
+    /// </summary>
+    private void CheckDataRanges()
+    {
+        for (var i = 0; i < _m.Data.Count; i++)
         {
-            if (d.Offset < 0 || d.Size < 0 || d.Offset > _r.Length || d.Size > _r.Length - d.Offset)
+            var d = _m.Data[i];
+            if (d.Offset < 0 || d.Size < 0)
+                throw new TraceFormatException(_r.File, d.Offset, $"CPU {d.Cpu} data at a non-negative offset and size, found offset {d.Offset} size {d.Size}");
+            if (d.Offset <= _r.Length && d.Size <= _r.Length - d.Offset) continue;
+            if (!_salvage)
                 throw new TraceFormatException(_r.File, d.Offset, $"CPU {d.Cpu} data of {d.Size} bytes inside the {_r.Length}-byte file");
+            // Whole pages only: the partial page at the cut has lost its tail, and the kernel fills pages front to back.
+            var kept = Math.Max(0, _r.Length - d.Offset) / _m.PageSize * _m.PageSize;
+            _m.Damage.Add(new DataDamage(d.Buffer, d.Cpu, d.Offset + kept, d.Offset + d.Size,
+                $"expected CPU {d.Cpu} data up to offset {d.Offset + d.Size}, but the file ends at offset {_r.Length}"));
+            _m.Data[i] = d with { Size = kept };
         }
 
-        return _m;
+        var used = _m.Data.Where(d => d.Size > 0).OrderBy(d => d.Offset).ToList();
+        for (var i = 1; i < used.Count; i++)
+        {
+            if (used[i].Offset < used[i - 1].Offset + used[i - 1].Size)
+                throw new TraceFormatException(_r.File, used[i].Offset,
+                    $"CPU {used[i].Cpu} data to start after CPU {used[i - 1].Cpu} data ends at offset {used[i - 1].Offset + used[i - 1].Size}");
+        }
     }
 
     private void ParseV6()
@@ -204,11 +235,13 @@ internal sealed class TraceDatMetadataParser
         if (cpus > (uint)(data.Length - p) / 20) throw new TraceFormatException(_r.File, at + p, $"{cpus} CPU entries of 20 bytes within the BUFFER option");
         for (var i = 0; i < cpus; i++, p += 20)
         {
-            var cpu = (int)BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(p));
+            var cpuWord = BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(p));
+            if (cpuWord >= 4096) throw new TraceFormatException(_r.File, at + p, $"a CPU number below 4096 in the BUFFER option, found {cpuWord}");
+            var cpu = (int)cpuWord;
             var offset = (long)BinaryPrimitives.ReadUInt64LittleEndian(data.AsSpan(p + 4));
             var size = (long)BinaryPrimitives.ReadUInt64LittleEndian(data.AsSpan(p + 12));
             _m.Data.Add(new CpuDataRange(name, cpu, offset, size));
-            _m.CpuCount = Math.Max(_m.CpuCount, Math.Min(cpu + 1, 4096));
+            _m.CpuCount = Math.Max(_m.CpuCount, cpu + 1);
         }
     }
 
@@ -265,7 +298,17 @@ internal sealed class TraceDatMetadataParser
     private void ParseHeaderInfo()
     {
         _r.ExpectTag("header_page");
-        _m.HeaderPage = HeaderPageLayout.Parse(_r.Text(_r.Length64("header_page", MaxFormatText), "header_page"));
+        var at = _r.Position;
+        var text = _r.Text(_r.Length64("header_page", MaxFormatText), "header_page");
+        try
+        {
+            _m.HeaderPage = HeaderPageLayout.Parse(text);
+        }
+        catch (TraceFormatException e)
+        {
+            // Unlike an event format, no event can be read without the page layout; the error must name the file.
+            throw new TraceFormatException(_r.File, at, $"a header_page text the reader understands ({e.Message})");
+        }
         _r.ExpectTag("header_event");
         _r.Skip(_r.Length64("header_event", MaxFormatText), "header_event");
     }
@@ -289,16 +332,27 @@ internal sealed class TraceDatMetadataParser
 
     private void AddFormat(string system)
     {
-        var at = _r.Position;
         var text = _r.Text(_r.Length64($"{system} event format", MaxFormatText), $"{system} event format");
+        // The length framing is intact, so one format the parser cannot read costs only its own events (decoded as
+        // unknown), not the whole trace.
+        FtraceEventFormat format;
         try
         {
-            _m.Formats.Add(FtraceEventFormat.Parse(text, system));
+            format = FtraceEventFormat.Parse(text, system);
         }
-        catch (TraceFormatException e)
+        catch (TraceFormatException)
         {
-            throw new TraceFormatException(_r.File, at, e.Message);
+            _m.SkippedFormats++;
+            return;
         }
+
+        if (format.Id is < 0 or > ushort.MaxValue)
+        {
+            _m.SkippedFormats++;
+            return;
+        }
+
+        _m.Formats.Add(format);
     }
 
     private void ParseCmdlines() => _m.Cmdlines = _r.Text(_r.Length64("saved cmdlines", MaxCmdlines), "saved cmdlines");

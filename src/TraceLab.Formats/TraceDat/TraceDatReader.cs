@@ -15,13 +15,15 @@ public sealed class TraceDatReader : IKernelTraceReader
     private readonly string _path;
     private readonly TraceDatMetadata _meta;
     private readonly KernelEventDecoder _decoder;
+    private readonly SalvageLog? _salvage;
     private bool _read;
 
-    private TraceDatReader(SafeFileHandle handle, string path, TraceDatMetadata meta)
+    private TraceDatReader(SafeFileHandle handle, string path, TraceDatMetadata meta, bool salvage)
     {
         _handle = handle;
         _path = path;
         _meta = meta;
+        _salvage = salvage ? new SalvageLog(meta.PageSize, meta.Damage) : null;
         Threads = new ThreadTable();
         LoadCmdlines(meta.Cmdlines, Threads);
         _decoder = new KernelEventDecoder(meta.Formats, Threads);
@@ -34,7 +36,9 @@ public sealed class TraceDatReader : IKernelTraceReader
             KernelRelease = KernelReleaseOf(meta.Uname),
             LostEventsPerCpu = LostPerCpu(meta),
             PagesWithMissedEvents = new long[meta.CpuCount],
+            SkippedFormats = meta.SkippedFormats,
         };
+        _salvage?.Describe(Info);
     }
 
     public TraceInfo Info { get; }
@@ -46,14 +50,17 @@ public sealed class TraceDatReader : IKernelTraceReader
     /// <summary>Trace-file version (6 or 7).</summary>
     public int FileVersion => _meta.Version;
 
-    /// <exception cref="TraceFormatException">The file is truncated, corrupt, compressed or of an unsupported kind.</exception>
-    public static TraceDatReader Open(string path)
+    /// <exception cref="TraceFormatException">
+    /// The file is truncated, corrupt, compressed or of an unsupported kind (when salvaging: its metadata is).
+    /// </exception>
+    public static TraceDatReader Open(string path, TraceDatReadOptions? options = null)
     {
+        var salvage = (options ?? TraceDatReadOptions.Default).Salvage;
         var handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.RandomAccess);
         try
         {
-            var meta = TraceDatMetadataParser.Parse(new BoundedFileReader(handle, path));
-            return new TraceDatReader(handle, path, meta);
+            var meta = TraceDatMetadataParser.Parse(new BoundedFileReader(handle, path), salvage);
+            return new TraceDatReader(handle, path, meta, salvage);
         }
         catch
         {
@@ -74,7 +81,7 @@ public sealed class TraceDatReader : IKernelTraceReader
         {
             if (range.Size == 0) continue;
             var c = new CpuCursor(_handle, _path, layout, range);
-            if (c.MoveNext()) cursors.Add(c);
+            if (Advance(c)) cursors.Add(c);
             else Count(c);
         }
 
@@ -93,15 +100,24 @@ public sealed class TraceDatReader : IKernelTraceReader
             }
 
             var cur = active[best];
-            if (!_decoder.Decode(cur.Payload, bestTs, cur.Cpu, ref e))
-                throw new TraceFormatException(_path, cur.PayloadFileOffset, $"an event record long enough for its event type ({cur.Payload.Length} bytes is too short)");
-            sink.OnEvent(in e);
-            if (count == 0) first = bestTs;
-            last = bestTs;
-            count++;
-            if ((count & 0xFFFF) == 0) cancellationToken.ThrowIfCancellationRequested();
+            var decoded = _decoder.Decode(cur.Payload, bestTs, cur.Cpu, ref e);
+            if (decoded)
+            {
+                sink.OnEvent(in e);
+                if (count == 0) first = bestTs;
+                last = bestTs;
+                count++;
+                if ((count & 0xFFFF) == 0) cancellationToken.ThrowIfCancellationRequested();
+            }
+            else
+            {
+                var error = new TraceFormatException(_path, cur.PayloadFileOffset,
+                    $"an event record long enough for its event type ({cur.Payload.Length} bytes is too short)");
+                if (_salvage is null) throw error;
+                _salvage.Add(cur, error);
+            }
 
-            if (!cur.MoveNext())
+            if (!decoded || !Advance(cur))
             {
                 Count(cur);
                 active[best] = active[n - 1];
@@ -112,9 +128,25 @@ public sealed class TraceDatReader : IKernelTraceReader
         Info.EventCount = count;
         Info.FirstTimestamp = first;
         Info.LastTimestamp = last;
+        Info.UnknownEvents = _decoder.UnknownEventCount;
+        _salvage?.Describe(Info);
     }
 
     public void Dispose() => _handle.Dispose();
+
+    /// <summary>Moves a cursor on; when salvaging, damage ends that CPU's stream (recorded) instead of the whole read.</summary>
+    private bool Advance(CpuCursor c)
+    {
+        try
+        {
+            return c.MoveNext();
+        }
+        catch (TraceFormatException error) when (_salvage is not null)
+        {
+            _salvage.Add(c, error);
+            return false;
+        }
+    }
 
     private void Count(CpuCursor c)
     {
