@@ -20,6 +20,10 @@ public static class ReportBuilder
         var warnings = new List<string>();
         // First: a salvaged trace qualifies every number below it.
         if (info.Damage is { } damage) warnings.Add(damage);
+        if (info.SkippedFormats > 0)
+            warnings.Add($"{info.SkippedFormats} event formats in the trace could not be parsed (newer kernel?): their events were skipped");
+        if (info.UnknownEvents > 0)
+            warnings.Add($"{info.UnknownEvents} events had no format in the trace: skipped");
 
         var pid = pidOverride ?? (workload?.Pid > 0 ? workload.Pid : region.MarkerTid > 0 ? region.MarkerTid : 0);
         var tids = SelectThreads(accounting, workload, pid);
