@@ -6,7 +6,8 @@ namespace TraceLab.Capture.Linux;
 /// <summary>
 /// One tracefs capture: a private instance with the scheduler (and optionally syscall) events enabled, per-CPU
 /// raw pages copied to disk while the workload runs, and on <see cref="Stop"/> the metadata needed to decode them.
-/// Disposing always removes the instance, whatever happened before.
+/// Disposing always removes the instance, and the raw page files unless <see cref="Stop"/> handed them over,
+/// whatever happened before.
 /// </summary>
 public sealed class LinuxCaptureSession : IDisposable
 {
@@ -16,20 +17,28 @@ public sealed class LinuxCaptureSession : IDisposable
     private readonly List<string> _enabled = [];
     private readonly List<string> _missing = [];
     private readonly int _pageSize;
+    private readonly CancellationTokenSource _copyFailed = new();
     private bool _stopped;
+    private bool _rawFilesHandedOver;
 
-    private LinuxCaptureSession(TracefsInstance instance, LinuxCaptureOptions options, int pageSize, IReadOnlyList<string> staleRemoved)
+    private LinuxCaptureSession(TracefsInstance instance, LinuxCaptureOptions options, int pageSize, StaleInstances stale)
     {
         _instance = instance;
         _options = options;
         _pageSize = pageSize;
-        StaleInstancesRemoved = staleRemoved;
+        StaleInstancesRemoved = stale.Removed;
+        StaleInstancesKept = stale.Kept;
     }
 
     /// <summary>File the traced program writes its markers to (lands in this instance's buffer only).</summary>
     public string TraceMarkerPath => _instance.TraceMarkerPath;
     public string InstanceName => _instance.Name;
+    /// <summary>Instances of TraceLab runs that died, removed before this capture started.</summary>
     public IReadOnlyList<string> StaleInstancesRemoved { get; }
+    /// <summary>One line per stale instance that could not be removed, saying what holds it.</summary>
+    public IReadOnlyList<string> StaleInstancesKept { get; }
+    /// <summary>Cancelled when copying raw pages fails (e.g. disk full): the capture is lost, so the run should stop.</summary>
+    public CancellationToken CopyFailed => _copyFailed.Token;
     public IReadOnlyList<string> MissingEvents => _missing;
 
     /// <summary>Raw bytes copied so far (all CPUs), for progress display.</summary>
@@ -80,9 +89,21 @@ public sealed class LinuxCaptureSession : IDisposable
         for (var cpu = 0; cpu < cpus; cpu++)
         {
             var file = Path.Combine(_options.WorkDirectory, $".cpu{cpu}.raw");
-            _copiers.Add(new PerCpuPageCopier(cpu, _instance.PerCpuPipe(cpu), file, _pageSize));
+            _copiers.Add(new PerCpuPageCopier(cpu, _instance.PerCpuPipe(cpu), file, _pageSize, OnCopyFailed));
         }
         foreach (var c in _copiers) c.Start();
+    }
+
+    private void OnCopyFailed()
+    {
+        try { _copyFailed.Cancel(); }
+        catch (ObjectDisposedException) { }
+    }
+
+    /// <summary>The first copy failure (as an <see cref="IOException"/> naming the CPU), if copying failed.</summary>
+    public void ThrowIfCopyFailed()
+    {
+        if (_copiers.Select(c => c.Failure).FirstOrDefault(f => f is not null) is { } failure) throw failure;
     }
 
     /// <summary>Switches tracing off, drains every CPU's buffer, reads loss counters and formats, removes the instance.</summary>
@@ -113,6 +134,7 @@ public sealed class LinuxCaptureSession : IDisposable
         };
         DisposeCopiers();
         _instance.Remove();
+        _rawFilesHandedOver = true;
         return capture;
     }
 
@@ -125,12 +147,26 @@ public sealed class LinuxCaptureSession : IDisposable
 
     private void DisposeCopiers()
     {
-        foreach (var c in _copiers) c.Dispose();
+        foreach (var c in _copiers)
+        {
+            // One copier failing to close must not keep the others' pipes open: rmdir of the instance needs them closed.
+            try { c.Dispose(); }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
+        }
     }
 
     public void Dispose()
     {
         DisposeCopiers();
         _instance.Remove();
+        if (!_rawFilesHandedOver)
+        {
+            foreach (var c in _copiers)
+            {
+                try { File.Delete(c.OutputPath); }
+                catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
+            }
+        }
+        _copyFailed.Dispose();
     }
 }

@@ -17,23 +17,28 @@ internal sealed class PerCpuPageCopier : IDisposable
     private readonly FileStream _output;
     private readonly byte[] _page;
     private readonly Thread _thread;
+    private readonly Action _onFailure;
     private volatile bool _stop;
     private int _fd = -1;
-    private Exception? _failure;
+    private volatile Exception? _failure;
 
-    public PerCpuPageCopier(int cpu, string pipePath, string outputPath, int pageSize)
+    /// <param name="onFailure">Called on the copy thread when copying fails (e.g. the disk is full), so the run can stop early.</param>
+    public PerCpuPageCopier(int cpu, string pipePath, string outputPath, int pageSize, Action onFailure)
     {
+        _onFailure = onFailure;
         _cpu = cpu;
         _pipePath = pipePath;
         _pageSize = pageSize;
         OutputPath = outputPath;
         _page = new byte[pageSize];
-        _output = new FileStream(outputPath, FileMode.CreateNew, FileAccess.Write, FileShare.Read, 1 << 20);
+        // Create, not CreateNew: a file of this name is a leftover of a TraceLab run that was killed (--force re-run).
+        _output = new FileStream(outputPath, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 20);
         _fd = Libc.Open(pipePath, Libc.O_RDONLY | Libc.O_NONBLOCK | Libc.O_CLOEXEC);
         if (_fd < 0)
         {
             var errno = Marshal.GetLastPInvokeError();
             _output.Dispose();
+            File.Delete(outputPath);
             throw new TracingUnavailableException($"cannot open {pipePath}: {Libc.ErrorText(errno)}");
         }
         _thread = new Thread(Run) { IsBackground = true, Name = $"tracelab-copy-cpu{cpu}" };
@@ -45,6 +50,12 @@ internal sealed class PerCpuPageCopier : IDisposable
 
     public void Start() => _thread.Start();
 
+    /// <summary>Why copying stopped early, or null while it works.</summary>
+    public IOException? Failure => _failure is null ? null : Describe(_failure);
+
+    private IOException Describe(Exception failure) =>
+        new($"writing the raw trace of cpu{_cpu} failed: {failure.Message}", failure);
+
     /// <summary>Call after tracing_on=0: stops the thread, then copies every page still in the buffer.</summary>
     public void StopAndDrain()
     {
@@ -52,12 +63,15 @@ internal sealed class PerCpuPageCopier : IDisposable
         _thread.Join();
         if (_failure is null)
         {
-            try { CopyAvailable(draining: true); }
+            try
+            {
+                CopyAvailable(draining: true);
+                // The last megabyte is still in the FileStream's buffer: a full disk often shows up only here.
+                _output.Flush(flushToDisk: false);
+            }
             catch (Exception ex) { _failure = ex; }
         }
-        _output.Flush(flushToDisk: false);
-        if (_failure is not null)
-            throw new IOException($"copying raw pages of cpu{_cpu} failed: {_failure.Message}", _failure);
+        if (_failure is not null) throw Describe(_failure);
     }
 
     private unsafe void Run()
@@ -77,6 +91,7 @@ internal sealed class PerCpuPageCopier : IDisposable
         catch (Exception ex)
         {
             _failure = ex;
+            _onFailure();
         }
     }
 
@@ -121,6 +136,8 @@ internal sealed class PerCpuPageCopier : IDisposable
             Libc.Close(_fd);
             _fd = -1;
         }
-        _output.Dispose();
+        // Disposing flushes the buffer; after a write error that fails again, and the error was already reported.
+        try { _output.Dispose(); }
+        catch (IOException) { }
     }
 }

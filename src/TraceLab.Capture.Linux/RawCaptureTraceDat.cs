@@ -41,7 +41,7 @@ public static class RawCaptureTraceDat
         foreach (var f in capture.CpuDataFiles)
         {
             try { File.Delete(f); }
-            catch (IOException) { }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
         }
     }
 }

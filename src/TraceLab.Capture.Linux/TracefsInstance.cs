@@ -53,22 +53,60 @@ public sealed class TracefsInstance : IDisposable
         return inst;
     }
 
-    /// <summary>Removes TraceLab instances whose owner process no longer exists; returns their names.</summary>
-    public static IReadOnlyList<string> RemoveStale(string tracefsRoot)
+    /// <summary>
+    /// Removes TraceLab instances whose owner process no longer exists. Instances without a TraceLab name, or whose
+    /// owner is alive, are never touched.
+    /// </summary>
+    public static StaleInstances RemoveStale(string tracefsRoot)
     {
         var removed = new List<string>();
+        var kept = new List<string>();
         var dir = System.IO.Path.Combine(tracefsRoot, "instances");
-        if (!Directory.Exists(dir)) return removed;
+        if (!Directory.Exists(dir)) return new StaleInstances(removed, kept);
         foreach (var path in Directory.GetDirectories(dir))
         {
             var name = System.IO.Path.GetFileName(path);
             var owner = OwnerOf(name);
             if (owner is null || Libc.ProcessExists(owner.Value)) continue;
             var stale = new TracefsInstance(tracefsRoot, name);
-            stale.Remove();
-            if (!Directory.Exists(path)) removed.Add(name);
+            // No reader of ours can hold a stale instance open, so busy means busy: do not wait long.
+            stale.Remove(attempts: 5);
+            if (!Directory.Exists(path))
+            {
+                removed.Add(name);
+                continue;
+            }
+            // Typically the workload of the run that died: it outlives TraceLab and keeps trace_marker open.
+            var holders = ProcessesWithFilesUnder(path);
+            kept.Add(holders.Count > 0
+                ? $"stale tracefs instance {name} (left by a TraceLab run that died) is still open in {string.Join(", ", holders)}: stop it and the next run removes the instance"
+                : $"stale tracefs instance {name} (left by a TraceLab run that died) could not be removed: it is busy");
         }
-        return removed;
+        return new StaleInstances(removed, kept);
+    }
+
+    /// <summary>"pid N (comm)" for every process with a file descriptor open under <paramref name="directory"/>.</summary>
+    private static List<string> ProcessesWithFilesUnder(string directory)
+    {
+        var prefix = directory.TrimEnd('/') + "/";
+        var found = new List<string>();
+        foreach (var proc in Directory.EnumerateDirectories("/proc"))
+        {
+            if (!int.TryParse(System.IO.Path.GetFileName(proc), NumberStyles.None, CultureInfo.InvariantCulture, out var pid)) continue;
+            try
+            {
+                var open = Directory.EnumerateFileSystemEntries(System.IO.Path.Combine(proc, "fd"))
+                    .Any(fd => new FileInfo(fd).LinkTarget?.StartsWith(prefix, StringComparison.Ordinal) == true);
+                if (!open) continue;
+                var comm = File.ReadAllText(System.IO.Path.Combine(proc, "comm")).Trim();
+                found.Add($"pid {pid} ({comm})");
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                // The process exited while we looked, or its fds are not ours to read.
+            }
+        }
+        return found;
     }
 
     public int CpuCount => Directory.GetDirectories(System.IO.Path.Combine(Path, "per_cpu"), "cpu*").Length;
@@ -91,19 +129,25 @@ public sealed class TracefsInstance : IDisposable
     public string CpuStats(int cpu) => Read($"per_cpu/cpu{cpu}/stats");
 
     /// <summary>Stops tracing, switches every event off and removes the instance directory.</summary>
-    public void Remove()
+    public void Remove() => Remove(attempts: 50);
+
+    private void Remove(int attempts)
     {
         if (_removed) return;
         try { SetTracing(false); } catch (IOException) { } catch (UnauthorizedAccessException) { }
         try { Write("events/enable", "0"); } catch (IOException) { } catch (UnauthorizedAccessException) { }
         // rmdir fails with EBUSY while a reader still holds a per-CPU pipe open; the caller closes them first.
-        for (var attempt = 0; attempt < 50 && Directory.Exists(Path); attempt++)
+        for (var attempt = 0; attempt < attempts && Directory.Exists(Path); attempt++)
         {
             try { Directory.Delete(Path); }
             catch (IOException) { Thread.Sleep(20); }
+            catch (UnauthorizedAccessException) { break; }
         }
         _removed = !Directory.Exists(Path);
     }
 
     public void Dispose() => Remove();
 }
+
+/// <summary>What <see cref="TracefsInstance.RemoveStale"/> did: names removed, and one line per stale instance it had to keep.</summary>
+public sealed record StaleInstances(IReadOnlyList<string> Removed, IReadOnlyList<string> Kept);

@@ -2,7 +2,8 @@ namespace TraceLab.Cli;
 
 /// <summary>
 /// Where a run's files go. An existing non-empty directory is refused unless --force; every file is written to a
-/// temporary name and renamed when complete, so a crash never leaves a half-written file under a final name.
+/// temporary name, synced, and renamed when complete, so a crash or a full disk never leaves a half-written file
+/// under a final name.
 /// </summary>
 public sealed class OutputDirectory
 {
@@ -30,13 +31,30 @@ public sealed class OutputDirectory
         {
             throw new IOException($"cannot create output directory {path}: {ex.Message}", ex);
         }
+        // An existing read-only or foreign directory would otherwise fail only after the build and the tracefs
+        // instance, leaving both behind for nothing.
+        try
+        {
+            using var probe = new FileStream(System.IO.Path.Combine(path, $".tracelab-probe-{Environment.ProcessId}"),
+                FileMode.Create, FileAccess.Write, FileShare.None, 1, FileOptions.DeleteOnClose);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            throw new IOException($"output directory {path} is not writable: {ex.Message}", ex);
+        }
         return new OutputDirectory(path, force);
     }
 
     public string File(string name) => System.IO.Path.Combine(Path, name);
 
     /// <summary>Writes via a temporary file, then renames; existing files are replaced only with --force.</summary>
-    public string WriteText(string name, string content) => Commit(name, tmp => System.IO.File.WriteAllText(tmp, content));
+    public string WriteText(string name, string content) => Commit(name, tmp =>
+    {
+        using var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None);
+        fs.Write(System.Text.Encoding.UTF8.GetBytes(content));
+        // Some file systems report a full disk only when the data reaches it: find out before the rename.
+        fs.Flush(flushToDisk: true);
+    });
 
     public string Commit(string name, Action<string> writeTemp)
     {
@@ -48,6 +66,11 @@ public sealed class OutputDirectory
         {
             writeTemp(tmp);
             System.IO.File.Move(tmp, final, overwrite: true);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            TryDelete(tmp);
+            throw new IOException($"writing {final} failed: {ex.Message}", ex);
         }
         catch
         {

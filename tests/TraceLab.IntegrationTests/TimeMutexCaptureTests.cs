@@ -87,8 +87,10 @@ public sealed class TimeMutexCaptureTests
         Directory.CreateDirectory(Path.Combine(root, "instances", foreign));
         try
         {
-            var removed = TracefsInstance.RemoveStale(root);
-            Assert.Contains(staleName, removed);
+            var stale = TracefsInstance.RemoveStale(root);
+            Assert.Contains(staleName, stale.Removed);
+            Assert.DoesNotContain(stale.Kept, line => line.Contains(staleName, StringComparison.Ordinal));
+            Assert.DoesNotContain(foreign, stale.Removed);
             Assert.False(Directory.Exists(Path.Combine(root, "instances", staleName)));
             Assert.True(Directory.Exists(Path.Combine(root, "instances", foreign)));
         }

@@ -10,10 +10,22 @@ namespace TraceLab.TestSupport;
 /// </summary>
 public sealed class TracingFactAttribute : FactAttribute
 {
-    public TracingFactAttribute(bool needsTraceCmd = false, bool needsWorkloads = true)
+    /// <param name="needsTmpfs">The test mounts tmpfs file systems (a full or read-only disk).</param>
+    public TracingFactAttribute(bool needsTraceCmd = false, bool needsWorkloads = true, bool needsTmpfs = false)
     {
         var reason = TestEnvironment.Reason(needsTraceCmd, needsWorkloads);
+        if (reason is null && needsTmpfs) reason = TestEnvironment.Tmpfs.Value;
         if (reason is not null) Skip = reason;
+    }
+}
+
+/// <summary>A test of Linux-only behaviour (processes, /proc) that needs no tracing; skipped elsewhere, with the reason.</summary>
+public sealed class LinuxFactAttribute : FactAttribute
+{
+    public LinuxFactAttribute()
+    {
+        if (!OperatingSystem.IsLinux()) Skip = "Linux only (/proc, POSIX signals)";
+        else if (!TestEnvironment.OnPath("sh")) Skip = "no /bin/sh";
     }
 }
 
@@ -21,6 +33,9 @@ public sealed class TracingFactAttribute : FactAttribute
 public static class TestEnvironment
 {
     private static readonly Lazy<string?> Tracing = new(Tracefs.UnavailableReason);
+
+    /// <summary>Why tmpfs cannot be mounted here (tried once per test run), or null.</summary>
+    public static readonly Lazy<string?> Tmpfs = new(TmpfsMount.UnavailableReason);
 
     public static string? Reason(bool needsTraceCmd, bool needsWorkloads = true)
     {

@@ -17,6 +17,8 @@ public sealed class TraceCommand
         string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, string? Out, bool Force,
         int BufferKb, SyscallSet Syscalls, int TimeoutSeconds, AnalysisKind Analyses = AnalysisKind.All);
 
+    private static int _runsInProcess;
+
     private readonly IAnsiConsole _console;
 
     public TraceCommand(IAnsiConsole console) => _console = console;
@@ -39,30 +41,56 @@ public sealed class TraceCommand
 
         var root = RepositoryLayout.FindRoot();
         var exe = new NativeWorkloadBuilder(root).EnsureBuilt(workload.Name);
-        var arguments = workload.Arguments(values);
 
         using var interruption = new Interruption();
         if (s.TimeoutSeconds > 0) interruption.CancelAfter(TimeSpan.FromSeconds(s.TimeoutSeconds));
 
-        var runId = $"{workload.Name}-{stamp}-{Random.Shared.Next(0x10000):x4}";
+        // The counter keeps two runs in one process (tests, embedding) from ever asking for the same instance name.
+        var runId = $"{workload.Name}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
         using var session = LinuxCaptureSession.Start(new LinuxCaptureOptions
         {
             RunId = runId, WorkDirectory = output.Path, BufferSizeKb = s.BufferKb, Syscalls = s.Syscalls,
         });
-        foreach (var stale in session.StaleInstancesRemoved)
-            _console.MarkupLine($"[yellow]removed stale tracefs instance {Markup.Escape(stale)} left by a TraceLab run that died[/]");
+        var staleNotices = session.StaleInstancesRemoved
+            .Select(name => $"removed stale tracefs instance {name} left by a TraceLab run that died")
+            .Concat(session.StaleInstancesKept).ToList();
+        foreach (var notice in staleNotices)
+            _console.MarkupLine($"[yellow]{Markup.Escape(notice)}[/]");
         foreach (var missing in session.MissingEvents)
             _console.MarkupLine($"[yellow]warning: this kernel has no {Markup.Escape(missing)} event; skipped[/]");
 
         var resultTmp = output.File(".workload.json.tmp");
+        try
+        {
+            return await CaptureAndReport(s, workload, scenario, values, exe, output, session, interruption, resultTmp, staleNotices);
+        }
+        finally
+        {
+            // Whatever happened, no temporary file outlives the run; the raw page files go with the session.
+            OutputDirectory.TryDelete(resultTmp);
+        }
+    }
+
+    private async Task<int> CaptureAndReport(Settings s, WorkloadDefinition workload, Scenario scenario,
+        IReadOnlyDictionary<string, string> values, string exe, OutputDirectory output, LinuxCaptureSession session,
+        Interruption interruption, string resultTmp, IReadOnlyList<string> staleNotices)
+    {
+        var arguments = workload.Arguments(values);
         var started = DateTimeOffset.UtcNow;
         int exitCode;
         var partial = false;
+        using (var stop = CancellationTokenSource.CreateLinkedTokenSource(interruption.Token, session.CopyFailed))
         using (var run = WorkloadRun.Start(exe, arguments, session.TraceMarkerPath, resultTmp, output.File("workload.log")))
         {
             try
             {
-                exitCode = await WaitWithProgress(run, session, $"{workload.Name} {scenario.Name}", interruption.Token);
+                exitCode = await WaitWithProgress(run, session, $"{workload.Name} {scenario.Name}", stop.Token);
+            }
+            catch (OperationCanceledException) when (session.CopyFailed.IsCancellationRequested)
+            {
+                // WaitAsync has killed the workload: with nowhere to put the pages (a full disk, say) the capture is lost.
+                session.ThrowIfCopyFailed();
+                throw;
             }
             catch (OperationCanceledException)
             {
@@ -80,13 +108,19 @@ public sealed class TraceCommand
         }
 
         var raw = session.Stop();
-        var traceFile = output.Commit("trace.dat", raw.WriteTraceDat);
-        raw.DeleteRawFiles();
+        string traceFile;
+        try
+        {
+            traceFile = output.Commit("trace.dat", raw.WriteTraceDat);
+        }
+        finally
+        {
+            raw.DeleteRawFiles();
+        }
 
         WorkloadResult? result = null;
         // A killed workload may leave an empty or half-written result: only a completed run's result counts.
-        if (partial) OutputDirectory.TryDelete(resultTmp);
-        else if (File.Exists(resultTmp))
+        if (!partial && File.Exists(resultTmp))
         {
             result = WorkloadResult.Parse(File.ReadAllText(resultTmp), resultTmp);
             output.Commit("workload.json", tmp => File.Move(resultTmp, tmp));
@@ -103,13 +137,16 @@ public sealed class TraceCommand
             StartedUtc = started,
         };
         var report = AnalysisPipeline.Analyze(traceFile, result, runSection, partial, pid: null, s.Analyses);
+        report.Warnings.InsertRange(0, staleNotices);
         ReportFiles.Write(output, report);
 
         TerminalReport.Render(_console, report);
         var files = new[] { "trace.dat", "report.md", "report.json", "workload.json", "workload.log" }.Where(f => File.Exists(output.File(f)));
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", files)}");
         _console.MarkupLine($"[grey]Open the trace: trace-cmd report -i {Markup.Escape(traceFile)}   or   kernelshark {Markup.Escape(traceFile)}[/]");
-        return partial ? (interruption.Interrupted ? ExitCodes.Interrupted : ExitCodes.Failure) : ExitCodes.Ok;
+        if (partial && !interruption.Interrupted)
+            throw new WorkloadException($"{workload.Name} {scenario.Name} timed out after {s.TimeoutSeconds} s and was killed with its child processes; the partial trace and report are in {output.Path}");
+        return partial ? ExitCodes.Interrupted : ExitCodes.Ok;
     }
 
     private async Task<int> WaitWithProgress(WorkloadRun run, LinuxCaptureSession session, string what, CancellationToken token)

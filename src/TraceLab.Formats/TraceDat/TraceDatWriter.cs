@@ -16,6 +16,9 @@ public static class TraceDatWriter
     {
         using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16);
         Write(fs, contents);
+        // Callers rename the file into place once this returns, so the data must be on disk first; a full disk that
+        // some file systems report only at this point then fails the write instead of leaving a short trace.dat.
+        fs.Flush(flushToDisk: true);
     }
 
     /// <exception cref="ArgumentException">A CPU data file is not a whole number of pages, or header_page is invalid.</exception>
