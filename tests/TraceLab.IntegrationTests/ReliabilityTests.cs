@@ -43,7 +43,10 @@ public sealed class ReliabilityTests
                 {
                     if (killed.HasExited) Assert.Fail($"tracelab exited early ({killed.ExitCode}): {killed.Stderr}");
                     var mine = Instances.OwnedBy(killed.Pid).SingleOrDefault();
-                    return mine is not null && File.ReadAllText(Path.Combine(Instances.PathOf(mine), "tracing_on")).Trim() == "1" ? mine : null;
+                    if (mine is null) return null;
+                    // The instance directory shows up before tracefs has populated it: a missing file means "not yet".
+                    try { return File.ReadAllText(Path.Combine(Instances.PathOf(mine), "tracing_on")).Trim() == "1" ? mine : null; }
+                    catch (Exception ex) when (ex is FileNotFoundException or DirectoryNotFoundException) { return null; }
                 }, ChildDeadline, "the capture to start");
                 workloadPid = Processes.WaitFor(() => Processes.ChildrenOf(killed.Pid).Find(p => Processes.Comm(p) == "timemutex") is var p and > 0 ? p.ToString() : null,
                     TimeSpan.FromSeconds(10), "the workload to start") is var found ? int.Parse(found) : 0;
