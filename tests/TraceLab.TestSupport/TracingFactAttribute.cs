@@ -24,8 +24,7 @@ public sealed class LinuxFactAttribute : FactAttribute
 {
     public LinuxFactAttribute()
     {
-        if (!OperatingSystem.IsLinux()) Skip = "Linux only (/proc, POSIX signals)";
-        else if (!TestEnvironment.OnPath("sh")) Skip = "no /bin/sh";
+        if (TestEnvironment.LinuxProcessesReason() is { } reason) Skip = reason;
     }
 }
 
@@ -33,6 +32,16 @@ public sealed class LinuxFactAttribute : FactAttribute
 public static class TestEnvironment
 {
     private static readonly Lazy<string?> Tracing = new(Tracefs.UnavailableReason);
+
+    /// <summary>What tests of Linux process behaviour (/proc, signals, a shell) lack here, or null.</summary>
+    public static string? LinuxProcessesReason() =>
+        !OperatingSystem.IsLinux() ? "Linux only (/proc, POSIX signals)"
+        : !OnPath("sh") ? "no /bin/sh"
+        : null;
+
+    /// <summary>Why a test of the non-Windows ETW refusal cannot run here (on Windows ETW really opens the file), or null.</summary>
+    public static string? EtwAvailableReason() =>
+        OperatingSystem.IsWindows() ? "checks the non-Windows refusal; on Windows ETW is available" : null;
 
     /// <summary>Why tmpfs cannot be mounted here (tried once per test run), or null.</summary>
     public static readonly Lazy<string?> Tmpfs = new(TmpfsMount.UnavailableReason);

@@ -11,7 +11,7 @@ public class EtlTraceReaderTests
     {
         public NotOnWindowsFactAttribute()
         {
-            if (OperatingSystem.IsWindows()) Skip = "checks the non-Windows refusal; on Windows ETW is available";
+            if (TestEnvironment.EtwAvailableReason() is { } reason) Skip = reason;
         }
     }
 
