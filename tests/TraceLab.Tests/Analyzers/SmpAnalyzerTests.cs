@@ -14,7 +14,7 @@ public sealed class SmpAnalyzerTests
     private static (ThreadAccounting Accounting, SmpAnalyzer Smp) Run(params KernelEvent[] events)
     {
         var accounting = new ThreadAccounting();
-        var smp = new SmpAnalyzer(accounting.Region);
+        var smp = new SmpAnalyzer(accounting);
         var pass = new AnalysisPass(accounting, smp);
         var last = long.MinValue;
         foreach (var e in events)
