@@ -15,7 +15,7 @@ public sealed class WorkloadDefinition
     /// <summary>Resolves values that depend on others (e.g. "all threads active"), after validation.</summary>
     public Action<Dictionary<string, string>>? Normalize { get; init; }
 
-    /// <summary>Checks that span parameters (e.g. a product that must fit 64 bits); throws <see cref="WorkloadException"/>.</summary>
+    /// <summary>Checks that involve several parameters (e.g. a product that must fit 64 bits), after normalization; throws <see cref="WorkloadException"/>.</summary>
     public Action<IReadOnlyDictionary<string, string>>? Validate { get; init; }
 
     public Scenario? FindScenario(string name) =>

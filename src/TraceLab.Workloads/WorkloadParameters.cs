@@ -1,5 +1,3 @@
-using System.Globalization;
-
 namespace TraceLab.Workloads;
 
 /// <summary>Parameters every workload shares, spelled and validated the same way everywhere.</summary>
@@ -12,7 +10,4 @@ public static class WorkloadParameters
 
     public static Dictionary<string, string> Values(params (string Key, string Value)[] values) =>
         values.ToDictionary(v => v.Key, v => v.Value, StringComparer.OrdinalIgnoreCase);
-
-    public static long Long(IReadOnlyDictionary<string, string> values, string name) =>
-        long.Parse(values[name], CultureInfo.InvariantCulture);
 }
