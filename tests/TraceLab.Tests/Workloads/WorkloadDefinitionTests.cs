@@ -198,6 +198,24 @@ public sealed class WorkloadDefinitionTests
         });
         Assert.Equal("receiveCount 703,238, averageResponse 3.258, sum 1.8432E+18", text);
     }
+
+    [Fact]
+    public void Report_markdown_shows_the_workload_figures_and_json_round_trips_them()
+    {
+        var report = new RunReport
+        {
+            Capture = new CaptureSection { Backend = "tracefs", TraceFile = "trace.dat" },
+            Region = new RegionSection { Source = "markers" },
+            Threads = [],
+            Process = new ProcessSection { Pid = 1, WorkloadMetrics = new Dictionary<string, double> { ["sumOk"] = 1, ["receiveCount"] = 22485 } },
+        };
+        Assert.Contains("Workload's own figures: sumOk 1, receiveCount 22,485", ReportMarkdown.Render(report));
+        var back = ReportJson.Deserialize(ReportJson.Serialize(report));
+        Assert.Equal(22485, back.Process!.WorkloadMetrics!["receiveCount"]);
+        // A workload without figures (timemutex) gets no line.
+        report.Process = new ProcessSection { Pid = 1 };
+        Assert.DoesNotContain("Workload's own figures", ReportMarkdown.Render(report));
+    }
 }
 
 /// <summary>Skips (with the reason) where cmake or a C compiler is missing.</summary>
