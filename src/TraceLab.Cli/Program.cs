@@ -32,6 +32,7 @@ namespace TraceLab.Cli
             root.Subcommands.Add(Trace(console));
             root.Subcommands.Add(Analyze(console));
             root.Subcommands.Add(Scenarios(console));
+            root.Subcommands.Add(Export(console));
             return root;
         }
 
@@ -94,6 +95,20 @@ namespace TraceLab.Cli
             cmd.SetAction((r, _) => Guard(() => Task.FromResult(
                 new AnalyzeCommand(console).Run(r.GetValue(trace)!, r.GetValue(outDir), r.GetValue(force), r.GetValue(pid),
                     ParseAnalyses(r.GetValue(analysis)!), r.GetValue(salvage)))));
+            return cmd;
+        }
+
+        private static Command Export(IAnsiConsole console)
+        {
+            var trace = new Argument<string>("trace") { Description = "trace file (trace.dat, or .etl on Windows)" };
+            var to = new Option<string>("--to") { Description = "output format: perfetto", Required = true };
+            var output = new Option<string?>("--output", "-o") { Description = "output file (default: the trace's name with .pftrace)" };
+            var force = new Option<bool>("--force") { Description = "replace an existing output file" };
+            var pid = new Option<int?>("--pid") { Description = "process whose threads and lock objects get analysis tracks (default: the workload's, from its markers)" };
+            var salvage = new Option<bool>("--salvage") { Description = "export a truncated or corrupt trace.dat up to the damage on each CPU" };
+            var cmd = new Command("export", "write a trace with TraceLab's analysis for another viewer (Perfetto)") { trace, to, output, force, pid, salvage };
+            cmd.SetAction((r, _) => Guard(() => Task.FromResult(new ExportCommand(console).Run(
+                r.GetValue(trace)!, r.GetValue(to)!, r.GetValue(output), r.GetValue(force), r.GetValue(pid), r.GetValue(salvage)))));
             return cmd;
         }
 
