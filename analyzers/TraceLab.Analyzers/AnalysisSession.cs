@@ -26,7 +26,7 @@ public sealed class AnalysisSession : IKernelEventSink
         if (kinds.HasFlag(AnalysisKind.WaitGraph)) analyzers.Add(WaitGraph = new WaitForGraphAnalyzer(Accounting.Region));
         if (timeline is { } window)
         {
-            analyzers.Add(Timeline = new TimelineAnalyzer(Accounting.Region, window));
+            analyzers.Add(Timeline = new TimelineAnalyzer(Accounting, window));
             Timeline.Observe(Convoys, Wakeups);
         }
         _pass = new AnalysisPass(Accounting, [.. analyzers]);

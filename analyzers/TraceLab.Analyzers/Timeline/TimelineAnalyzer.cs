@@ -16,6 +16,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     /// <summary>Default cap per item kind: far above what a few ms hold, low enough that a wrong window cannot exhaust memory.</summary>
     public const int DefaultMaxItems = 200_000;
 
+    private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly TimelineWindow _window;
     private readonly bool _recordSegments;
@@ -35,9 +36,12 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     private long _lastTimestamp;
 
     /// <param name="recordSegments">False for consumers that have the scheduling events themselves (exports) and want only the analysis items.</param>
-    public TimelineAnalyzer(MeasuredRegion region, TimelineWindow window, bool recordSegments = true, int maxItems = DefaultMaxItems)
+    /// <param name="accounting">Runs before this analyzer on every event: the region, and where a thread's switch-in was
+    /// not logged, the repaired start of its run (so running time here agrees with the report's).</param>
+    public TimelineAnalyzer(ThreadAccounting accounting, TimelineWindow window, bool recordSegments = true, int maxItems = DefaultMaxItems)
     {
-        _region = region;
+        _accounting = accounting;
+        _region = accounting.Region;
         _window = window;
         _recordSegments = recordSegments;
         MaxItems = maxItems;
@@ -65,10 +69,14 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
         var t = e.Timestamp;
         _lastTimestamp = t;
         if (!_anchored) Anchor(t);
+        // Any other event logged by a thread in thread context shows it running, even if its switch-in was lost.
+        if (e.Kind != KernelEventKind.Switch && e.Pid > 0 && !EventFlags.InInterrupt(e.Flags)) Evidence(e.Pid, t, e.Cpu);
         switch (e.Kind)
         {
             case KernelEventKind.Switch:
-                if (e.PrevTid > 0)
+                if (e.PrevTid > 0 && (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0)
+                    Gone(e.PrevTid, t); // it exited: no more row time
+                else if (e.PrevTid > 0)
                     Enter(e.PrevTid, TaskState.IsPreempted(e.PrevState) ? ThreadRunState.Runnable : ThreadRunState.Blocked, t, -1);
                 if (e.NextTid > 0) Enter(e.NextTid, ThreadRunState.Running, t, e.Cpu);
                 break;
@@ -84,13 +92,26 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
                 break;
             }
             case KernelEventKind.Exit:
-                if (e.Tid > 0 && _threads.TryGetValue(e.Tid, out var x) && x.Known)
-                {
-                    Close(e.Tid, x, t);
-                    x.Known = false;
-                }
+                if (e.Tid > 0) Gone(e.Tid, t);
                 break;
         }
+    }
+
+    private void Gone(int tid, long t)
+    {
+        if (!_threads.TryGetValue(tid, out var x) || !x.Known) return;
+        Close(tid, x, t);
+        x.Known = false;
+    }
+
+    private void Evidence(int tid, long t, int cpu)
+    {
+        var s = State(tid);
+        if (s.Known && s.State == ThreadRunState.Running) return;
+        // The repaired start counts only if it follows the thread's last known state change (after an exit, or past
+        // the region's end, the accounting's value can be stale).
+        var since = s.Known && _accounting.TryGetRunningSince(tid, out var repaired) && repaired <= t && repaired >= s.Since ? repaired : t;
+        Enter(tid, ThreadRunState.Running, since, cpu);
     }
 
     private void Anchor(long t)

@@ -10,10 +10,10 @@ namespace TraceLab.Analyzers.Timeline;
 public readonly record struct TimelineWindow(long StartOffsetNs, long LengthNs)
 {
     /// <summary>
-    /// 4 ms starting 10 ms into the region: past the workers' start-up, and short enough that each run of a
-    /// convoy (a few µs per handoff) is still a visible sliver at report width.
+    /// 1 ms starting 10 ms into the region: past the workers' start-up, and short enough that each step of a convoy
+    /// (about 10 µs per handoff) is several pixels wide at report width.
     /// </summary>
-    public static readonly TimelineWindow Default = new(10_000_000, 4_000_000);
+    public static readonly TimelineWindow Default = new(10_000_000, 1_000_000);
 
     /// <summary>The whole trace (used by exports, which draw every item).</summary>
     public static readonly TimelineWindow Everything = new(long.MinValue / 4, long.MaxValue / 2);

@@ -24,7 +24,7 @@ public static class PerfettoExporter
         var lost = reader.Info.LostEventsPerCpu;
         var bundler = new FtraceBundler(writer, reader.Threads, cpu => lost is not null && cpu >= 0 && cpu < lost.Length && lost[cpu] > 0);
         var session = new AnalysisSession(AnalysisKind.Convoys | AnalysisKind.Wakeups);
-        var timeline = new TimelineAnalyzer(session.Accounting.Region, TimelineWindow.Everything, recordSegments: false, maxItems: int.MaxValue);
+        var timeline = new TimelineAnalyzer(session.Accounting, TimelineWindow.Everything, recordSegments: false, maxItems: int.MaxValue);
         timeline.Observe(session.Convoys, session.Wakeups);
         var pass = new ExportPass(bundler, session, timeline);
         reader.Read(pass, cancellationToken);
