@@ -13,7 +13,7 @@ internal static class HtmlAssets
         h3 { font-size: 16px; margin: 20px 0 8px; }
         ul { margin: 6px 0 12px; padding-left: 22px; }
         code { font: 12.5px ui-monospace, "DejaVu Sans Mono", monospace; background: #eeeeee; padding: 1px 4px; border-radius: 3px; word-break: break-all; }
-        .table-wrap { overflow-x: auto; margin: 8px 0 16px; border: 1px solid #e0e0e0; border-radius: 6px; background: #fff; }
+        .table-wrap { width: fit-content; max-width: 100%; overflow-x: auto; margin: 8px 0 16px; border: 1px solid #e0e0e0; border-radius: 6px; background: #fff; }
         table { border-collapse: collapse; font-size: 12.5px; white-space: nowrap; }
         th, td { padding: 4px 9px; border-bottom: 1px solid #eeeeee; text-align: left; }
         th { background: #f5f5f5; font-weight: 600; position: sticky; top: 0; }
