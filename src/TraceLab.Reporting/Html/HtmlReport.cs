@@ -58,7 +58,9 @@ public static class HtmlReport
         sb.Append("<div class=\"card\">\n");
         sb.Append(Inv, $"<p>Window <b>{Ms(begin)}–{Ms(begin + shown)} ms</b> from the region's begin ({Ms(shown)} ms{(shown < data.Window.LengthNs ? $" of the {Ms(data.Window.LengthNs)} ms asked: the trace ends" : "")}; choose another with <code>--timeline-window START:LENGTH</code>, in ms). ");
         sb.Append($"{Count(data.Segments.Count, "segment")}, {Count(data.Wakes.Count, "wakeup")} ({Count(handoffArrows, "lock handoff")}), {Count(data.Episodes.Count, "convoy episode")}, {Count(data.FutileWakeups.Count, "futile wakeup")} in the window.");
-        if (data.Segments.Count == 0)
+        if (report.Region.EndNs > report.Region.BeginNs && data.Start >= report.Region.EndNs)
+            sb.Append(Inv, $" <b>The window starts after the measured region ends</b> (the region is {Ms(report.Region.DurationNs)} ms long): choose an earlier one.");
+        else if (data.Segments.Count == 0)
             sb.Append(" <b>Nothing to draw:</b> the window starts after the trace's last event; choose an earlier one.");
         if (data.Truncated) sb.Append(" <b>Truncated:</b> the window held more items than the timeline keeps; later ones are not drawn.");
         sb.Append("</p>\n");
