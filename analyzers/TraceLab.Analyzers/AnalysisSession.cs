@@ -1,6 +1,7 @@
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Smp;
+using TraceLab.Analyzers.Timeline;
 using TraceLab.Analyzers.WaitGraph;
 using TraceLab.Analyzers.Wakeups;
 using TraceLab.Core;
@@ -12,7 +13,8 @@ public sealed class AnalysisSession : IKernelEventSink
 {
     private readonly AnalysisPass _pass;
 
-    public AnalysisSession(AnalysisKind kinds)
+    /// <param name="timeline">Also record a thread timeline of this window (for the HTML report); null: none.</param>
+    public AnalysisSession(AnalysisKind kinds, TimelineWindow? timeline = null)
     {
         Kinds = kinds;
         Accounting = new ThreadAccounting();
@@ -22,6 +24,11 @@ public sealed class AnalysisSession : IKernelEventSink
         if (kinds.HasFlag(AnalysisKind.Wakeups)) analyzers.Add(Wakeups = new WakeupAnalyzer(Accounting));
         if (kinds.HasFlag(AnalysisKind.Smp)) analyzers.Add(Smp = new SmpAnalyzer(Accounting));
         if (kinds.HasFlag(AnalysisKind.WaitGraph)) analyzers.Add(WaitGraph = new WaitForGraphAnalyzer(Accounting.Region));
+        if (timeline is { } window)
+        {
+            analyzers.Add(Timeline = new TimelineAnalyzer(Accounting, window));
+            Timeline.Observe(Convoys, Wakeups);
+        }
         _pass = new AnalysisPass(Accounting, [.. analyzers]);
     }
 
@@ -32,6 +39,7 @@ public sealed class AnalysisSession : IKernelEventSink
     public WakeupAnalyzer? Wakeups { get; }
     public SmpAnalyzer? Smp { get; }
     public WaitForGraphAnalyzer? WaitGraph { get; }
+    public TimelineAnalyzer? Timeline { get; }
 
     public void OnEvent(in KernelEvent e) => _pass.OnEvent(e);
 

@@ -1,4 +1,5 @@
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Timeline;
 using TraceLab.Core;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
@@ -9,12 +10,18 @@ namespace TraceLab.Cli;
 public static class AnalysisPipeline
 {
     public static RunReport Analyze(string traceFile, WorkloadResult? workload, RunSection? run, bool partial, int? pid,
-        AnalysisKind analyses = AnalysisKind.All, bool salvage = false, CancellationToken cancellationToken = default)
+        AnalysisKind analyses = AnalysisKind.All, bool salvage = false, CancellationToken cancellationToken = default) =>
+        AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses, salvage, timeline: null, cancellationToken).Report;
+
+    /// <summary>Also records the thread timeline of <paramref name="timeline"/> in the same pass (for report.html).</summary>
+    public static (RunReport Report, TimelineData? Timeline) AnalyzeWithTimeline(string traceFile, WorkloadResult? workload,
+        RunSection? run, bool partial, int? pid, AnalysisKind analyses, bool salvage, TimelineWindow? timeline,
+        CancellationToken cancellationToken = default)
     {
         using var reader = TraceFiles.Open(traceFile, salvage);
-        var session = new AnalysisSession(analyses);
+        var session = new AnalysisSession(analyses, timeline);
         reader.Read(session, cancellationToken);
         session.Complete();
-        return ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid);
+        return (ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid), session.Timeline?.Result());
     }
 }

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using Spectre.Console;
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli;
 using TraceLab.Cli.Commands;
@@ -32,6 +33,7 @@ namespace TraceLab.Cli
             root.Subcommands.Add(Trace(console));
             root.Subcommands.Add(Analyze(console));
             root.Subcommands.Add(Scenarios(console));
+            root.Subcommands.Add(Export(console));
             return root;
         }
 
@@ -40,6 +42,18 @@ namespace TraceLab.Cli
             Description = "analyses to report, comma-separated: threads, kernel, convoys, wakeups, smp, waitgraph (default: all)",
             DefaultValueFactory = _ => "all",
         };
+
+        private static Option<string?> TimelineWindowOption() => new("--timeline-window")
+        {
+            Description = "report.html's thread timeline: START:LENGTH in ms from the region's begin (default 10:1)",
+        };
+
+        private static TimelineWindow? ParseTimelineWindow(string? text)
+        {
+            if (text is null) return null;
+            try { return TimelineWindow.Parse(text); }
+            catch (FormatException ex) { throw new UsageException(ex.Message, ex); }
+        }
 
         private static AnalysisKind ParseAnalyses(string text)
         {
@@ -57,10 +71,11 @@ namespace TraceLab.Cli
             var syscalls = new Option<string>("--syscalls") { Description = "syscall events: none, lock (futex/semop/sched_yield), all", DefaultValueFactory = _ => "lock" };
             var timeout = new Option<int>("--timeout") { Description = "kill the workload after this many seconds (0 = no limit)" };
             var analysis = AnalysisOption();
+            var timelineWindow = TimelineWindowOption();
             var parameters = WorkloadCatalog.All.SelectMany(w => w.Parameters).DistinctBy(p => p.Name)
                 .Select(p => (p.Name, Option: new Option<string?>($"--{p.Name}") { Description = p.Description })).ToList();
 
-            var cmd = new Command("trace", "run a workload scenario under kernel tracing and report per thread") { workload, scenario, outDir, force, bufferKb, syscalls, timeout, analysis };
+            var cmd = new Command("trace", "run a workload scenario under kernel tracing and report per thread") { workload, scenario, outDir, force, bufferKb, syscalls, timeout, analysis, timelineWindow };
             foreach (var (_, o) in parameters) cmd.Options.Add(o);
             cmd.SetAction((r, _) => Guard(async () =>
             {
@@ -72,9 +87,10 @@ namespace TraceLab.Cli
                 try { set = CaptureEventSet.Parse(r.GetValue(syscalls)!); }
                 catch (ArgumentException ex) { throw new UsageException(ex.Message, ex); }
                 var kinds = ParseAnalyses(r.GetValue(analysis)!);
+                var window = ParseTimelineWindow(r.GetValue(timelineWindow));
                 return await new TraceCommand(console).RunAsync(new TraceCommand.Settings(
                     r.GetValue(workload)!, r.GetValue(scenario)!, overrides, r.GetValue(outDir), r.GetValue(force),
-                    r.GetValue(bufferKb), set, r.GetValue(timeout), kinds));
+                    r.GetValue(bufferKb), set, r.GetValue(timeout), kinds, window));
             }));
             return cmd;
         }
@@ -90,10 +106,25 @@ namespace TraceLab.Cli
             {
                 Description = "analyze a truncated or corrupt trace.dat up to the damage on each CPU; a warning says what was skipped",
             };
-            var cmd = new Command("analyze", "analyze an existing trace file") { trace, outDir, force, pid, analysis, salvage };
+            var timelineWindow = TimelineWindowOption();
+            var cmd = new Command("analyze", "analyze an existing trace file") { trace, outDir, force, pid, analysis, salvage, timelineWindow };
             cmd.SetAction((r, _) => Guard(() => Task.FromResult(
                 new AnalyzeCommand(console).Run(r.GetValue(trace)!, r.GetValue(outDir), r.GetValue(force), r.GetValue(pid),
-                    ParseAnalyses(r.GetValue(analysis)!), r.GetValue(salvage)))));
+                    ParseAnalyses(r.GetValue(analysis)!), r.GetValue(salvage), ParseTimelineWindow(r.GetValue(timelineWindow))))));
+            return cmd;
+        }
+
+        private static Command Export(IAnsiConsole console)
+        {
+            var trace = new Argument<string>("trace") { Description = "trace file (trace.dat, or .etl on Windows)" };
+            var to = new Option<string>("--to") { Description = "output format: perfetto", Required = true };
+            var output = new Option<string?>("--output", "-o") { Description = "output file (default: the trace's name with .pftrace)" };
+            var force = new Option<bool>("--force") { Description = "replace an existing output file" };
+            var pid = new Option<int?>("--pid") { Description = "process whose threads and lock objects get analysis tracks (default: the workload's, from its markers)" };
+            var salvage = new Option<bool>("--salvage") { Description = "export a truncated or corrupt trace.dat up to the damage on each CPU" };
+            var cmd = new Command("export", "write a trace with TraceLab's analysis for another viewer (Perfetto)") { trace, to, output, force, pid, salvage };
+            cmd.SetAction((r, _) => Guard(() => Task.FromResult(new ExportCommand(console).Run(
+                r.GetValue(trace)!, r.GetValue(to)!, r.GetValue(output), r.GetValue(force), r.GetValue(pid), r.GetValue(salvage)))));
             return cmd;
         }
 

@@ -243,7 +243,7 @@ public sealed class ReliabilityTests
         var line = run.SingleErrorLine();
         Assert.Contains("No space left on device", line, StringComparison.Ordinal);
         Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), $"the run went on for {clock.Elapsed.TotalSeconds:0} s after the disk filled");
-        foreach (var name in new[] { "trace.dat", "report.json", "report.md", "workload.json" })
+        foreach (var name in new[] { "trace.dat", "report.json", "report.md", "report.html", "workload.json" })
             Assert.False(File.Exists(Path.Combine(outDir, name)), $"{name} was written although the capture failed");
         Assert.Empty(Directory.GetFiles(outDir, ".*"));
         Assert.Empty(Instances.OwnedBy(run.Pid));

@@ -28,6 +28,15 @@ public sealed class LinuxFactAttribute : FactAttribute
     }
 }
 
+/// <summary>A test that renders a page in headless Chromium; skipped, with the reason, where Chromium is not installed.</summary>
+public sealed class ChromiumFactAttribute : FactAttribute
+{
+    public ChromiumFactAttribute()
+    {
+        if (TestEnvironment.ChromiumReason() is { } reason) Skip = reason;
+    }
+}
+
 /// <summary>What the machine lacks for real-capture tests, or null.</summary>
 public static class TestEnvironment
 {
@@ -42,6 +51,15 @@ public static class TestEnvironment
     /// <summary>Why a test of the non-Windows ETW refusal cannot run here (on Windows ETW really opens the file), or null.</summary>
     public static string? EtwAvailableReason() =>
         OperatingSystem.IsWindows() ? "checks the non-Windows refusal; on Windows ETW is available" : null;
+
+    /// <summary>Debian's Chromium, which the HTML report tests render pages with.</summary>
+    public const string ChromiumPath = "/usr/bin/chromium";
+
+    /// <summary>Why report.html cannot be rendered here (no Debian chromium), or null.</summary>
+    public static string? ChromiumReason() =>
+        !OperatingSystem.IsLinux() ? "headless rendering tests use Debian's chromium (Linux)"
+        : !File.Exists(ChromiumPath) ? $"{ChromiumPath} not installed (apt-get install -y chromium)"
+        : null;
 
     /// <summary>Why tmpfs cannot be mounted here (tried once per test run), or null.</summary>
     public static readonly Lazy<string?> Tmpfs = new(TmpfsMount.UnavailableReason);

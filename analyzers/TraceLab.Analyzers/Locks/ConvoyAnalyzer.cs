@@ -29,6 +29,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     private readonly Dictionary<int, LockThread> _threads = new();
     private readonly Dictionary<LockObject, ObjectState> _objects = new();
     private readonly Dictionary<int, ThreadConvoyStats> _stats = new();
+    private readonly List<IConvoyObserver> _observers = [];
 
     /// <param name="accounting">
     /// Runs before this analyzer on every event (see <see cref="AnalysisPass"/>): gives the measured region, the
@@ -45,6 +46,9 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     public bool SawLockSyscalls { get; private set; }
     /// <summary>Futex handoffs still unconfirmed at the end of the trace (the receiver's next operation on the object was not seen).</summary>
     public long UnconfirmedHandoffs { get; private set; }
+
+    /// <summary>Adds a viewer that sees each handoff and counted episode (no effect on the statistics).</summary>
+    public void AddObserver(IConvoyObserver observer) => _observers.Add(observer);
 
     public IEnumerable<LockObjectStats> Objects => _objects.Values.Select(o => o.Stats);
     public IReadOnlyDictionary<int, ThreadConvoyStats> Threads => _stats;
@@ -295,6 +299,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     {
         var o = Object(h.Object);
         var inRegion = _region.Contains(h.WokenAt);
+        foreach (var observer in _observers) observer.OnHandoff(h, inRegion);
         if (inRegion)
         {
             var s = o.Stats;
@@ -345,6 +350,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
                 s.Episodes++;
                 s.ConvoyNs += ns;
                 s.LongestChain = Math.Max(s.LongestChain, o.EpisodeCount);
+                foreach (var observer in _observers)
+                    observer.OnEpisode(new ConvoyEpisode(s.Object, o.EpisodeStart, o.EpisodeEnd, o.EpisodeCount));
                 foreach (var (tid, m) in o.EpisodeMembers)
                 {
                     var st = Stats(tid);

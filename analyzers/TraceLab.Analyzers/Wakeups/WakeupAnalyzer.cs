@@ -18,6 +18,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     private readonly MeasuredRegion _region;
     private readonly Dictionary<int, WakeState> _state = new();
     private readonly Dictionary<int, WakeupStats> _stats = new();
+    private readonly List<IWakeupObserver> _observers = [];
 
     public WakeupAnalyzer(ThreadAccounting accounting)
     {
@@ -26,6 +27,9 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     }
 
     public IReadOnlyDictionary<int, WakeupStats> Threads => _stats;
+
+    /// <summary>Adds a viewer that sees each futile wakeup (no effect on the statistics).</summary>
+    public void AddObserver(IWakeupObserver observer) => _observers.Add(observer);
 
     private enum Run : byte { Unknown, Running, Runnable, Blocked }
 
@@ -131,7 +135,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
             {
                 p.State = Run.Blocked;
                 p.LatencyPending = false;
-                if (p.Evaluating) Conclude(e.PrevTid, p, futile: !p.Progress && p.CpuSinceWake < FutileCpuNs);
+                if (p.Evaluating) Conclude(e.PrevTid, p, futile: !p.Progress && p.CpuSinceWake < FutileCpuNs, t);
             }
         }
         if (e.NextTid > 0)
@@ -148,13 +152,15 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         }
     }
 
-    private void Conclude(int tid, WakeState s, bool futile)
+    private void Conclude(int tid, WakeState s, bool futile, long at = 0)
     {
         s.Evaluating = false;
         if (!_region.Contains(s.EvaluatedWakeAt)) return;
         var st = Stats(tid);
         st.Wakeups++;
-        if (futile) st.Futile++;
+        if (!futile) return;
+        st.Futile++;
+        foreach (var observer in _observers) observer.OnFutileWakeup(tid, s.EvaluatedWakeAt, at);
     }
 
     public void OnRegionBegin()

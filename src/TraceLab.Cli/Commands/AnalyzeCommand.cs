@@ -1,5 +1,6 @@
 using Spectre.Console;
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Timeline;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli.Commands;
@@ -12,7 +13,9 @@ public sealed class AnalyzeCommand
     public AnalyzeCommand(IAnsiConsole console) => _console = console;
 
     /// <param name="salvage">Analyze the intact part of a damaged trace; the report's warnings say what was skipped.</param>
-    public int Run(string traceFile, string? outDir, bool force, int? pid, AnalysisKind analyses = AnalysisKind.All, bool salvage = false)
+    /// <param name="timeline">The window report.html's thread timeline shows (default <see cref="TimelineWindow.Default"/>).</param>
+    public int Run(string traceFile, string? outDir, bool force, int? pid, AnalysisKind analyses = AnalysisKind.All, bool salvage = false,
+        TimelineWindow? timeline = null)
     {
         traceFile = Path.GetFullPath(traceFile);
         if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
@@ -24,10 +27,11 @@ public sealed class AnalyzeCommand
         if (outDir is null && !force && File.Exists(output.File("report.json")))
             throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
-        var report = AnalysisPipeline.Analyze(traceFile, workload, run: null, partial: false, pid, analyses, salvage);
-        ReportFiles.Write(output, report);
+        var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false, pid, analyses, salvage,
+            timeline ?? TimelineWindow.Default);
+        ReportFiles.Write(output, report, recorded);
         TerminalReport.Render(_console, report);
-        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: report.md, report.json");
+        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", ReportFiles.Names)}");
         return ExitCodes.Ok;
     }
 }

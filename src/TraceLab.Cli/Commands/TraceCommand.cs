@@ -1,6 +1,7 @@
 using System.Globalization;
 using Spectre.Console;
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
@@ -15,7 +16,7 @@ public sealed class TraceCommand
 {
     public sealed record Settings(
         string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, string? Out, bool Force,
-        int BufferKb, SyscallSet Syscalls, int TimeoutSeconds, AnalysisKind Analyses = AnalysisKind.All);
+        int BufferKb, SyscallSet Syscalls, int TimeoutSeconds, AnalysisKind Analyses = AnalysisKind.All, TimelineWindow? Timeline = null);
 
     private static int _runsInProcess;
 
@@ -136,12 +137,13 @@ public sealed class TraceCommand
             ExitCode = exitCode,
             StartedUtc = started,
         };
-        var report = AnalysisPipeline.Analyze(traceFile, result, runSection, partial, pid: null, s.Analyses);
+        var (report, timeline) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid: null, s.Analyses,
+            salvage: false, s.Timeline ?? TimelineWindow.Default);
         report.Warnings.InsertRange(0, staleNotices);
-        ReportFiles.Write(output, report);
+        ReportFiles.Write(output, report, timeline);
 
         TerminalReport.Render(_console, report);
-        var files = new[] { "trace.dat", "report.md", "report.json", "workload.json", "workload.log" }.Where(f => File.Exists(output.File(f)));
+        var files = new[] { "trace.dat", "report.md", "report.json", "report.html", "workload.json", "workload.log" }.Where(f => File.Exists(output.File(f)));
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", files)}");
         _console.MarkupLine($"[grey]Open the trace: trace-cmd report -i {Markup.Escape(traceFile)}   or   kernelshark {Markup.Escape(traceFile)}[/]");
         if (partial && !interruption.Interrupted)

@@ -1,0 +1,212 @@
+using TraceLab.Analyzers.Locks;
+using TraceLab.Analyzers.Wakeups;
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers.Timeline;
+
+/// <summary>
+/// Records, for one window of the trace (<see cref="TimelineWindow"/>), each thread's running / runnable / blocked
+/// intervals, the wakeups between threads, and the convoy episodes, handoffs and futile wakeups the convoy and
+/// wakeup analyzers report (via their observer hooks). Outside the window an event only updates one thread's state
+/// (no allocation once the thread is known), so memory is bounded by the threads and by what the window holds, at
+/// most <see cref="MaxItems"/> items per kind.
+/// </summary>
+public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeupObserver
+{
+    /// <summary>Default cap per item kind: far above what a few ms hold, low enough that a wrong window cannot exhaust memory.</summary>
+    public const int DefaultMaxItems = 200_000;
+
+    private readonly ThreadAccounting _accounting;
+    private readonly MeasuredRegion _region;
+    private readonly TimelineWindow _window;
+    private readonly bool _recordSegments;
+    private readonly Dictionary<int, ThreadState> _threads = new();
+    private readonly List<TimelineSegment> _segments = [];
+    private readonly List<TimelineWake> _wakes = [];
+    private readonly List<ConvoyEpisode> _episodes = [];
+    private readonly List<Handoff> _handoffs = [];
+    private readonly List<TimelineFutileWakeup> _futile = [];
+    private bool _anchored;
+    private long _anchor;
+    private long _start = long.MaxValue;
+    private long _end = long.MaxValue;
+    private bool _truncated;
+    private bool _hasConvoys;
+    private bool _hasWakeups;
+    private long _lastTimestamp;
+
+    /// <param name="recordSegments">False for consumers that have the scheduling events themselves (exports) and want only the analysis items.</param>
+    /// <param name="accounting">Runs before this analyzer on every event: the region, and where a thread's switch-in was
+    /// not logged, the repaired start of its run (so running time here agrees with the report's).</param>
+    public TimelineAnalyzer(ThreadAccounting accounting, TimelineWindow window, bool recordSegments = true, int maxItems = DefaultMaxItems)
+    {
+        _accounting = accounting;
+        _region = accounting.Region;
+        _window = window;
+        _recordSegments = recordSegments;
+        MaxItems = maxItems;
+    }
+
+    public int MaxItems { get; }
+
+    private sealed class ThreadState
+    {
+        public bool Known;
+        public ThreadRunState State;
+        public long Since;
+        public int Cpu = -1;
+    }
+
+    /// <summary>Subscribes to the analyzers' findings (either may be null when that analysis is not selected).</summary>
+    public void Observe(ConvoyAnalyzer? convoys, WakeupAnalyzer? wakeups)
+    {
+        if (convoys is not null) { convoys.AddObserver(this); _hasConvoys = true; }
+        if (wakeups is not null) { wakeups.AddObserver(this); _hasWakeups = true; }
+    }
+
+    public void OnEvent(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        _lastTimestamp = t;
+        if (!_anchored) Anchor(t);
+        // Any other event logged by a thread in thread context shows it running, even if its switch-in was lost.
+        if (e.Kind != KernelEventKind.Switch && e.Pid > 0 && !EventFlags.InInterrupt(e.Flags)) Evidence(e.Pid, t, e.Cpu);
+        switch (e.Kind)
+        {
+            case KernelEventKind.Switch:
+                if (e.PrevTid > 0 && (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0)
+                    Gone(e.PrevTid, t); // it exited: no more row time
+                else if (e.PrevTid > 0)
+                    Enter(e.PrevTid, TaskState.IsPreempted(e.PrevState) ? ThreadRunState.Runnable : ThreadRunState.Blocked, t, -1);
+                if (e.NextTid > 0) Enter(e.NextTid, ThreadRunState.Running, t, e.Cpu);
+                break;
+            case KernelEventKind.Waking or KernelEventKind.WakeupNew:
+            {
+                var woken = e.WokenTid;
+                if (woken <= 0) break;
+                var s = State(woken);
+                if (s.Known && s.State != ThreadRunState.Blocked) break; // already running or runnable: nothing changes
+                Enter(woken, ThreadRunState.Runnable, t, -1);
+                if (InWindow(t) && Room(_wakes))
+                    _wakes.Add(new TimelineWake(t, e.Pid > 0 && !EventFlags.InInterrupt(e.Flags) ? e.Pid : 0, woken, e.TargetCpu));
+                break;
+            }
+            case KernelEventKind.Exit:
+                if (e.Tid > 0) Gone(e.Tid, t);
+                break;
+        }
+    }
+
+    private void Gone(int tid, long t)
+    {
+        if (!_threads.TryGetValue(tid, out var x) || !x.Known) return;
+        Close(tid, x, t);
+        x.Known = false;
+    }
+
+    private void Evidence(int tid, long t, int cpu)
+    {
+        var s = State(tid);
+        if (s.Known && s.State == ThreadRunState.Running) return;
+        // The repaired start counts only if it follows the thread's last known state change (after an exit, or past
+        // the region's end, the accounting's value can be stale).
+        var since = s.Known && _accounting.TryGetRunningSince(tid, out var repaired) && repaired <= t && repaired >= s.Since ? repaired : t;
+        Enter(tid, ThreadRunState.Running, since, cpu);
+    }
+
+    private void Anchor(long t)
+    {
+        _anchored = true;
+        _anchor = t;
+        _start = Saturate(t, _window.StartOffsetNs);
+        _end = Saturate(_start, _window.LengthNs);
+    }
+
+    private static long Saturate(long a, long b) => b > 0 && a > long.MaxValue - b ? long.MaxValue : a + b;
+
+    private bool InWindow(long t) => t >= _start && t <= _end;
+
+    private bool Room<T>(List<T> list)
+    {
+        if (list.Count < MaxItems) return true;
+        _truncated = true;
+        return false;
+    }
+
+    private ThreadState State(int tid)
+    {
+        if (!_threads.TryGetValue(tid, out var s)) _threads[tid] = s = new ThreadState();
+        return s;
+    }
+
+    private void Enter(int tid, ThreadRunState state, long t, int cpu)
+    {
+        var s = State(tid);
+        if (s.Known) Close(tid, s, t);
+        s.Known = true;
+        s.State = state;
+        s.Since = t;
+        s.Cpu = cpu;
+    }
+
+    /// <summary>Ends the thread's current state at <paramref name="t"/>, recording the part inside the window.</summary>
+    private void Close(int tid, ThreadState s, long t)
+    {
+        if (!_recordSegments) return;
+        var lo = Math.Max(s.Since, _start);
+        var hi = Math.Min(t, _end);
+        if (hi > lo && Room(_segments)) _segments.Add(new TimelineSegment(tid, s.State, lo, hi, s.State == ThreadRunState.Running ? s.Cpu : -1));
+    }
+
+    public void OnHandoff(in Handoff handoff, bool inRegion)
+    {
+        if (inRegion && (InWindow(handoff.WokenAt) || InWindow(handoff.RunningAt)) && Room(_handoffs)) _handoffs.Add(handoff);
+    }
+
+    public void OnEpisode(in ConvoyEpisode episode)
+    {
+        if (episode.End >= _start && episode.Start <= _end && Room(_episodes)) _episodes.Add(episode);
+    }
+
+    public void OnFutileWakeup(int tid, long wokenAt, long blockedAt)
+    {
+        if ((InWindow(wokenAt) || InWindow(blockedAt)) && Room(_futile)) _futile.Add(new TimelineFutileWakeup(tid, wokenAt, blockedAt));
+    }
+
+    /// <summary>The window moves to the region's begin: what was recorded against the first event is dropped.</summary>
+    public void OnRegionBegin()
+    {
+        _anchored = false;
+        Anchor(_region.Begin);
+        _segments.Clear();
+        _wakes.Clear();
+        _handoffs.Clear();
+        _futile.Clear();
+        _episodes.Clear();
+        _truncated = false;
+    }
+
+    public void Complete(long end)
+    {
+        foreach (var (tid, s) in _threads)
+            if (s.Known) Close(tid, s, Math.Max(end, s.Since));
+        if (_end > end) _end = Math.Max(end, _start);
+    }
+
+    /// <summary>The recording; call after <see cref="Complete"/>.</summary>
+    public TimelineData Result() => new()
+    {
+        Window = _window,
+        Anchor = _anchor,
+        Start = _anchored ? _start : 0,
+        End = _anchored ? Math.Min(_end, Math.Max(_lastTimestamp, _start)) : 0,
+        Segments = _segments,
+        Wakes = _wakes,
+        Episodes = _episodes,
+        Handoffs = _handoffs,
+        FutileWakeups = _futile,
+        Truncated = _truncated,
+        HasConvoys = _hasConvoys,
+        HasWakeups = _hasWakeups,
+    };
+}

@@ -1,0 +1,66 @@
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Timeline;
+using TraceLab.Core;
+
+namespace TraceLab.Export.Perfetto;
+
+/// <summary>What an export wrote, for the command's summary line and for tests.</summary>
+public sealed record PerfettoExportSummary(
+    long Packets, long Switches, long Wakings, long WakeupNews, long Migrations, long Exits, long Prints, long SkippedEvents,
+    long EpisodeSlices, long HandoffFlows, long FutileInstants, long MarkerInstants, ExportProcess? Process);
+
+/// <summary>
+/// Writes a trace (any <see cref="IKernelTraceReader"/>: trace.dat, or .etl through the ETW mapping) as a Perfetto
+/// protobuf trace in one streaming pass: the scheduler events as ftrace bundles while reading, TraceLab's convoy and
+/// wakeup analysis of the same pass as TrackEvents after it (docs/viewers.md, "Perfetto mapping").
+/// </summary>
+public static class PerfettoExporter
+{
+    /// <param name="pid">The process whose threads get grouped and whose lock objects get tracks; null: the one
+    /// that wrote the region begin marker (as the report does).</param>
+    public static PerfettoExportSummary Export(IKernelTraceReader reader, Stream output, int? pid = null, CancellationToken cancellationToken = default)
+    {
+        var writer = new PerfettoPacketWriter(output);
+        var lost = reader.Info.LostEventsPerCpu;
+        var bundler = new FtraceBundler(writer, reader.Threads, cpu => lost is not null && cpu >= 0 && cpu < lost.Length && lost[cpu] > 0);
+        var session = new AnalysisSession(AnalysisKind.Convoys | AnalysisKind.Wakeups);
+        var timeline = new TimelineAnalyzer(session.Accounting, TimelineWindow.Everything, recordSegments: false, maxItems: int.MaxValue);
+        timeline.Observe(session.Convoys, session.Wakeups);
+        var pass = new ExportPass(bundler, session, timeline);
+        reader.Read(pass, cancellationToken);
+        bundler.Complete();
+        session.Complete();
+        var accounting = session.Accounting;
+        var end = accounting.Region.HasEnd ? accounting.Region.End : accounting.LastTimestamp;
+        timeline.Complete(end);
+
+        var processId = pid ?? (accounting.Region.MarkerTid > 0 ? accounting.Region.MarkerTid : 0);
+        var process = processId > 0
+            ? new ExportProcess(processId, reader.Threads.NameOf(processId), accounting.Descendants(processId).Where(t => t != processId).Prepend(processId).ToList())
+            : null;
+        var tracks = new AnalysisTrackWriter(writer, reader.Threads, process);
+        tracks.WriteMetadata(reader.Info.KernelRelease, reader.Info.CpuCount, accounting.FirstTimestamp == long.MaxValue ? 0 : accounting.FirstTimestamp);
+        tracks.WriteMarkers(pass.Markers);
+        tracks.WriteAnalysis(timeline.Result());
+        output.Flush();
+        return new PerfettoExportSummary(writer.Packets, bundler.Switches, bundler.Wakings, bundler.WakeupNews, bundler.Migrations,
+            bundler.Exits, bundler.Prints, bundler.Skipped, tracks.EpisodeSlices, tracks.HandoffFlows, tracks.FutileInstants,
+            tracks.MarkerInstants, process);
+    }
+
+    /// <summary>One event to the ftrace writer, the analyzers and the timeline, delivering the region begin like <see cref="AnalysisPass"/>.</summary>
+    private sealed class ExportPass(FtraceBundler bundler, AnalysisSession session, TimelineAnalyzer timeline) : IKernelEventSink
+    {
+        public List<ExportMarker> Markers { get; } = [];
+
+        public void OnEvent(in KernelEvent e)
+        {
+            bundler.OnEvent(e);
+            var hadBegin = session.Accounting.Region.HasBegin;
+            session.OnEvent(e);
+            if (!hadBegin && session.Accounting.Region.HasBegin) timeline.OnRegionBegin();
+            timeline.OnEvent(e);
+            if (e.Kind == KernelEventKind.Marker && e.Text is not null) Markers.Add(new ExportMarker(e.Timestamp, e.Pid, e.Text.TrimEnd('\n')));
+        }
+    }
+}

@@ -1,0 +1,85 @@
+using System.Globalization;
+using System.Net;
+using System.Text;
+using TraceLab.Analyzers.Timeline;
+
+namespace TraceLab.Reporting.Html;
+
+/// <summary>
+/// report.html: report.md's tables as HTML (same numbers), the thread timeline of one window as inline SVG, and any
+/// embedded plots; self-contained (inline CSS, script and SVG, no network). See docs/viewers.md.
+/// </summary>
+public static class HtmlReport
+{
+    private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
+
+    public static string Render(RunReport report, TimelineData? timeline, IReadOnlyList<EmbeddedPlot>? plots = null)
+    {
+        var markdown = ReportMarkdown.Render(report);
+        // The page title and run summary first, then the timeline, then report.md's sections.
+        var split = markdown.IndexOf("\n## ", StringComparison.Ordinal);
+        var head = split < 0 ? markdown : markdown[..(split + 1)];
+        var rest = split < 0 ? "" : markdown[(split + 1)..];
+        var title = report.Run is null ? "TraceLab analysis" : $"TraceLab: {report.Run.Workload} {report.Run.Scenario}".TrimEnd();
+
+        var sb = new StringBuilder();
+        sb.Append("<!DOCTYPE html>\n<html lang=\"en\" data-ready=\"0\">\n<head>\n<meta charset=\"utf-8\">\n");
+        sb.Append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+        sb.Append("<title>").Append(WebUtility.HtmlEncode(title)).Append("</title>\n<style>\n").Append(HtmlAssets.Css).Append("\n</style>\n</head>\n<body>\n<main>\n");
+        sb.Append(MarkdownHtml.Convert(head));
+        sb.Append(Timeline(report, timeline));
+        sb.Append(MarkdownHtml.Convert(rest));
+        if (plots is { Count: > 0 })
+        {
+            sb.Append("<h2 id=\"plots\">Plots</h2>\n");
+            foreach (var p in plots)
+                sb.Append("<figure class=\"card plot\"><figcaption>").Append(WebUtility.HtmlEncode(p.Title)).Append("</figcaption>\n").Append(p.Svg).Append("\n</figure>\n");
+        }
+        sb.Append("<footer>Written by TraceLab. Definitions: docs/metrics.md; how to open the trace in other viewers: docs/viewers.md.</footer>\n");
+        sb.Append("</main>\n<script>\n").Append(HtmlAssets.Script).Append("\n</script>\n</body>\n</html>\n");
+        return sb.ToString();
+    }
+
+    private static string Count(long n, string noun) => string.Create(Inv, $"{n:N0} {noun}{(n == 1 ? "" : "s")}");
+
+    private static string Timeline(RunReport report, TimelineData? data)
+    {
+        var sb = new StringBuilder("<h2 id=\"thread-timeline\">Thread timeline</h2>\n");
+        if (data is null)
+            return sb.Append("<p class=\"note\">No timeline was recorded for this report.</p>\n").ToString();
+        var names = report.Threads.ToDictionary(t => t.Tid, t => t.Name);
+        string NameOf(int tid) => names.TryGetValue(tid, out var n) ? n : $"tid {tid}";
+        var rows = report.Threads.Select(t => new TimelineRow(t.Tid, $"{t.Name} ({t.Tid}){(t.Role is null ? "" : " " + t.Role)}")).ToList();
+        string Ms(long ns) => (ns / 1e6).ToString("0.000", Inv);
+
+        var begin = data.Start - data.Anchor;
+        var shown = data.End - data.Start;
+        var handoffArrows = data.Handoffs.Count;
+        sb.Append("<div class=\"card\">\n");
+        sb.Append(Inv, $"<p>Window <b>{Ms(begin)}–{Ms(begin + shown)} ms</b> from the region's begin ({Ms(shown)} ms{(shown < data.Window.LengthNs ? $" of the {Ms(data.Window.LengthNs)} ms asked: the trace ends" : "")}; choose another with <code>--timeline-window START:LENGTH</code>, in ms). ");
+        sb.Append($"{Count(data.Segments.Count, "segment")}, {Count(data.Wakes.Count, "wakeup")} ({Count(handoffArrows, "lock handoff")}), {Count(data.Episodes.Count, "convoy episode")}, {Count(data.FutileWakeups.Count, "futile wakeup")} in the window.");
+        if (report.Region.EndNs > report.Region.BeginNs && data.Start >= report.Region.EndNs)
+            sb.Append(Inv, $" <b>The window starts after the measured region ends</b> (the region is {Ms(report.Region.DurationNs)} ms long): choose an earlier one.");
+        else if (data.Segments.Count == 0)
+            sb.Append(" <b>Nothing to draw:</b> the window starts after the trace's last event; choose an earlier one.");
+        if (data.Truncated) sb.Append(" <b>Truncated:</b> the window held more items than the timeline keeps; later ones are not drawn.");
+        sb.Append("</p>\n");
+        sb.Append("<div class=\"legend\"><span><i class=\"sw run\"></i>running</span><span><i class=\"sw ready\"></i>runnable</span><span><i class=\"sw blocked\"></i>blocked</span>");
+        sb.Append("<span><i class=\"sw wake\"></i>wakeup (waker → wakee)</span><span><i class=\"sw handoff\"></i>lock handoff</span><span><i class=\"sw episode\"></i>convoy episode</span><span><i class=\"sw futile\"></i>futile wakeup</span></div>\n");
+        sb.Append("<div class=\"controls\"><label><input type=\"checkbox\" checked data-toggle=\"#timeline .tl-wakes\"> wake arrows</label>");
+        sb.Append("<label><input type=\"checkbox\" checked data-toggle=\"#timeline .episode-band\"> convoy shading</label>");
+        sb.Append("<label><input type=\"checkbox\" checked data-toggle=\"#timeline .tl-futile\"> futile wakeups</label></div>\n");
+        sb.Append("<div class=\"timeline-scroll\">\n").Append(TimelineSvg.Render(data, rows, NameOf)).Append("\n</div>\n");
+        if (!data.HasConvoys) sb.Append("<p class=\"note\">The convoy analysis was not selected: no handoffs or episodes are drawn.</p>\n");
+
+        // The window's numbers per thread (docs/metrics.md, "Thread timeline").
+        sb.Append("<div class=\"table-wrap\"><table id=\"timeline-threads\">\n<thead><tr><th class=\"num\">tid</th><th>name</th><th class=\"num\">running ms</th><th class=\"num\">runnable ms</th><th class=\"num\">blocked ms</th><th class=\"num\">segments</th><th class=\"num\">wakeups received</th></tr></thead>\n<tbody>\n");
+        foreach (var row in rows)
+        {
+            var t = TimelineSummary.For(data, row.Tid);
+            sb.Append(Inv, $"<tr><td class=\"num\">{row.Tid}</td><td>{WebUtility.HtmlEncode(NameOf(row.Tid))}</td><td class=\"num\">{Ms(t.RunningNs)}</td><td class=\"num\">{Ms(t.RunnableNs)}</td><td class=\"num\">{Ms(t.BlockedNs)}</td><td class=\"num\">{t.Segments:N0}</td><td class=\"num\">{t.WakesReceived:N0}</td></tr>\n");
+        }
+        sb.Append("</tbody></table></div>\n</div>\n");
+        return sb.ToString();
+    }
+}

@@ -1,0 +1,17 @@
+namespace TraceLab.Reporting.Html;
+
+/// <summary>One thread row of the timeline: which thread, and the label shown at its left.</summary>
+public sealed record TimelineRow(int Tid, string Label);
+
+/// <summary>An SVG to embed in report.html (e.g. a sweep plot), with its caption.</summary>
+public sealed record EmbeddedPlot(string Title, string Svg)
+{
+    /// <summary>Reads an SVG file; the XML declaration and doctype are dropped so that it can sit inline in HTML.</summary>
+    public static EmbeddedPlot FromFile(string path, string? title = null)
+    {
+        var svg = File.ReadAllText(path);
+        var at = svg.IndexOf("<svg", StringComparison.OrdinalIgnoreCase);
+        if (at < 0) throw new InvalidDataException($"{path}: not an SVG file (no <svg> element)");
+        return new EmbeddedPlot(title ?? Path.GetFileNameWithoutExtension(path), svg[at..]);
+    }
+}

@@ -1,0 +1,146 @@
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Locks;
+using TraceLab.Analyzers.Timeline;
+using TraceLab.Core;
+using TraceLab.TestSupport;
+using Xunit;
+using static TraceLab.Tests.Analyzers.LockEvents;
+
+namespace TraceLab.Tests.Analyzers;
+
+/// <summary>The thread timeline against hand-computed intervals (docs/metrics.md, "Thread timeline").</summary>
+public sealed class TimelineAnalyzerTests
+{
+    private const int A = 101, B = 102;
+    private const long R = TaskState.Running, S = TaskState.Interruptible;
+
+    /// <summary>
+    /// One CPU, region begins at 100 (marker by A).
+    /// 100 idle → A · 200 A blocks → B · 300 B wakes A · 400 B preempted → A · 500 A blocks → B · 600 B blocks → idle.
+    /// Window 50:350 → [150, 500].
+    /// </summary>
+    private static KernelEvent[] PingPong() =>
+    [
+        KernelEvent.Switch(50, 0, 0, 120, R, A, 120),
+        KernelEvent.Marker(100, 0, A, MeasuredRegion.BeginMarker),
+        KernelEvent.Switch(200, 0, A, 120, S, B, 120),
+        KernelEvent.Waking(300, 0, B, A, 0),
+        KernelEvent.Switch(400, 0, B, 120, R, A, 120),
+        KernelEvent.Switch(500, 0, A, 120, S, B, 120),
+        KernelEvent.Switch(600, 0, B, 120, S, 0, 120),
+    ];
+
+    private static TimelineData Record(TimelineWindow window, params KernelEvent[] events)
+    {
+        var accounting = new ThreadAccounting();
+        var timeline = new TimelineAnalyzer(accounting, window);
+        var pass = new AnalysisPass(accounting, timeline);
+        foreach (var e in events) pass.OnEvent(e);
+        pass.Complete();
+        return timeline.Result();
+    }
+
+    [Fact]
+    public void Segments_are_the_hand_computed_states_clipped_to_the_window()
+    {
+        var d = Record(new TimelineWindow(50, 350), PingPong());
+        Assert.Equal((100L, 150L, 500L), (d.Anchor, d.Start, d.End));
+        Assert.Equal(
+        [
+            new TimelineSegment(A, ThreadRunState.Running, 150, 200, 0),
+            new TimelineSegment(A, ThreadRunState.Blocked, 200, 300, -1),
+            new TimelineSegment(B, ThreadRunState.Running, 200, 400, 0),
+            new TimelineSegment(A, ThreadRunState.Runnable, 300, 400, -1),
+            new TimelineSegment(A, ThreadRunState.Running, 400, 500, 0),
+            new TimelineSegment(B, ThreadRunState.Runnable, 400, 500, -1),
+        ], d.Segments.OrderBy(s => s.Start).ThenBy(s => s.Tid == A ? 0 : 1).ThenBy(s => s.End));
+        Assert.Equal([new TimelineWake(300, B, A, 0)], d.Wakes);
+        var a = TimelineSummary.For(d, A);
+        Assert.Equal((150L, 100L, 100L, 4, 1), (a.RunningNs, a.RunnableNs, a.BlockedNs, a.Segments, a.WakesReceived));
+        var b = TimelineSummary.For(d, B);
+        Assert.Equal((200L, 100L, 0L, 2, 0), (b.RunningNs, b.RunnableNs, b.BlockedNs, b.Segments, b.WakesReceived));
+    }
+
+    [Fact]
+    public void Window_is_anchored_at_the_region_begin_and_what_came_before_is_dropped()
+    {
+        // Before the marker the window is anchored at the first event (50): [50, 90] would hold A's run; the marker
+        // at 100 moves it to [100, 140], so only A's run 100..140 remains.
+        var d = Record(new TimelineWindow(0, 40), PingPong());
+        Assert.Equal([new TimelineSegment(A, ThreadRunState.Running, 100, 140, 0)], d.Segments);
+    }
+
+    [Fact]
+    public void A_window_past_the_end_records_nothing()
+    {
+        var d = Record(new TimelineWindow(10_000, 100), PingPong());
+        Assert.Empty(d.Segments);
+        Assert.Empty(d.Wakes);
+    }
+
+    [Fact]
+    public void Convoy_items_come_from_the_analyzers_observer_hooks()
+    {
+        // A System V semaphore passed A → B → C through its wait queue (two handoffs: too short for an episode).
+        const int C = 103;
+        const long Sem = 7;
+        var accounting = new ThreadAccounting();
+        var convoys = new ConvoyAnalyzer(accounting);
+        var timeline = new TimelineAnalyzer(accounting, new TimelineWindow(0, 10_000));
+        timeline.Observe(convoys, null);
+        var pass = new AnalysisPass(accounting, convoys, timeline);
+        KernelEvent[] events =
+        [
+            KernelEvent.Switch(10, 0, 0, 120, R, A, 120),
+            Semop(20, A, Sem), SemopDone(21, A),                                        // A holds
+            KernelEvent.Switch(30, 0, A, 120, R, B, 120), Semop(40, B, Sem),
+            KernelEvent.Switch(50, 0, B, 120, S, C, 120), Semop(60, C, Sem),
+            KernelEvent.Switch(70, 0, C, 120, S, A, 120),
+            Semop(80, A, Sem), KernelEvent.Waking(81, 0, A, B, 0), SemopDone(82, A),    // A → B
+            KernelEvent.Switch(90, 0, A, 120, R, B, 120), SemopDone(91, B),
+            Semop(100, B, Sem), KernelEvent.Waking(101, 0, B, C, 0), SemopDone(102, B), // B → C
+            KernelEvent.Switch(110, 0, B, 120, R, C, 120), SemopDone(111, C),
+        ];
+        foreach (var e in events) pass.OnEvent(e);
+        pass.Complete();
+        var d = timeline.Result();
+        var o = Assert.Single(convoys.Objects);
+        Assert.Equal(o.Handoffs, d.Handoffs.Count);
+        Assert.Equal([(A, B, 81L, 90L), (B, C, 101L, 110L)], d.Handoffs.Select(h => (h.Giver, h.Receiver, h.WokenAt, h.RunningAt)));
+        Assert.Equal(0, o.Episodes);
+        Assert.Empty(d.Episodes);
+    }
+
+    [Fact]
+    public void Events_outside_the_window_do_not_allocate()
+    {
+        var accounting = new ThreadAccounting();
+        var timeline = new TimelineAnalyzer(accounting, new TimelineWindow(1_000_000_000, 1));
+        var t = 1000L;
+        var events = new KernelEvent[200];
+        void Round()
+        {
+            for (var i = 0; i < events.Length; i += 2)
+            {
+                events[i] = KernelEvent.Switch(t++, 0, A, 120, S, B, 120);
+                events[i + 1] = KernelEvent.Waking(t++, 0, B, A, 0);
+            }
+            foreach (var e in events) timeline.OnEvent(e);
+        }
+        Round(); // the two threads become known
+        Assert.Equal(0, Allocations.FewestBytesPerRound(Round));
+    }
+
+    [Theory]
+    [InlineData("10:4", 10_000_000L, 4_000_000L)]
+    [InlineData("0.5:0.25", 500_000L, 250_000L)]
+    public void Window_parses_ms(string text, long start, long length) =>
+        Assert.Equal(new TimelineWindow(start, length), TimelineWindow.Parse(text));
+
+    [Theory]
+    [InlineData("10")]
+    [InlineData("a:b")]
+    [InlineData("-1:4")]
+    [InlineData("1:0")]
+    public void Bad_window_is_refused(string text) => Assert.Throws<FormatException>(() => TimelineWindow.Parse(text));
+}

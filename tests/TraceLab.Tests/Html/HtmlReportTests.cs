@@ -1,0 +1,109 @@
+using System.Net;
+using System.Text.RegularExpressions;
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Timeline;
+using TraceLab.Cli;
+using TraceLab.Reporting;
+using TraceLab.Reporting.Html;
+using TraceLab.TestSupport;
+using TraceLab.Workloads;
+using Xunit;
+
+namespace TraceLab.Tests.Html;
+
+/// <summary>report.html of the mutex sample, checked as text: report.md's numbers, self-containment, timeline rows.</summary>
+public sealed partial class HtmlReportTests
+{
+    private static readonly string Sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex");
+
+    internal static (RunReport Report, TimelineData Timeline) Analyze(TimelineWindow window)
+    {
+        var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(Sample, "workload.json")), "workload.json");
+        var (report, timeline) = AnalysisPipeline.AnalyzeWithTimeline(Path.Combine(Sample, "trace.dat"), workload, null, false, null,
+            AnalysisKind.All, false, window);
+        return (report, timeline!);
+    }
+
+    private static readonly Lazy<(RunReport Report, TimelineData Timeline, string Html)> Page = new(() =>
+    {
+        var (report, timeline) = Analyze(TimelineWindow.Default);
+        return (report, timeline, HtmlReport.Render(report, timeline));
+    });
+
+    [Fact]
+    public void Every_table_of_report_md_is_in_the_page_cell_for_cell()
+    {
+        var md = ReportMarkdown.Render(Page.Value.Report);
+        var mdCells = md.Split('\n').Where(l => l.StartsWith('|') && !l.Contains("---", StringComparison.Ordinal))
+            .SelectMany(MarkdownHtml.Cells).Select(c => c.Replace("`", "", StringComparison.Ordinal)).ToList();
+        // The page's tables other than the timeline's own, in order.
+        var html = Regex.Replace(Page.Value.Html, "<table id=\"timeline-threads\">.*?</table>", "", RegexOptions.Singleline);
+        var htmlCells = CellPattern().Matches(html)
+            .Select(m => WebUtility.HtmlDecode(Regex.Replace(m.Groups[1].Value, "<[^>]+>", ""))).ToList();
+        Assert.True(mdCells.Count > 100, $"only {mdCells.Count} cells in report.md");
+        Assert.Equal(mdCells, htmlCells);
+    }
+
+    [Fact]
+    public void Page_loads_nothing_from_anywhere()
+    {
+        var html = Page.Value.Html;
+        Assert.DoesNotContain("<script src", html, StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain("<link", html, StringComparison.OrdinalIgnoreCase);
+        // url() only for references inside the page (the SVG arrow markers).
+        Assert.Equal(Regex.Count(html, "url\\("), Regex.Count(html, "url\\(#"));
+        Assert.DoesNotContain("@import", html, StringComparison.OrdinalIgnoreCase);
+        // The only URL is the SVG namespace name, which is never fetched.
+        var urls = Regex.Matches(html, "https?://[^\"'\\s<)]+").Select(m => m.Value).Distinct().ToList();
+        Assert.Equal(["http://www.w3.org/2000/svg"], urls);
+    }
+
+    [Fact]
+    public void Timeline_has_one_row_per_reported_thread_and_the_window_numbers()
+    {
+        var (report, timeline, html) = Page.Value;
+        var rows = Regex.Matches(html, "<g class=\"tl-row\" data-tid=\"(\\d+)\"").Select(m => int.Parse(m.Groups[1].Value)).ToList();
+        Assert.Equal(report.Threads.Select(t => t.Tid), rows);
+        Assert.Contains("Window <b>10.000–11.000 ms</b>", html);
+        Assert.Contains($"{timeline.Segments.Count:N0} segments", html);
+        // Drawn items are the recorded ones: a rect per segment of a reported thread, a handoff arrow per handoff.
+        var tids = report.Threads.Select(t => t.Tid).ToHashSet();
+        Assert.Equal(timeline.Segments.Count(s => tids.Contains(s.Tid)), Regex.Count(html, "<rect class=\"seg "));
+        // A handoff whose wakeup precedes the window (only its run is inside) has no arrow in it.
+        var arrows = timeline.Handoffs.Count(h => h.WokenAt >= timeline.Start && h.WokenAt <= timeline.End);
+        Assert.Equal(arrows, Regex.Count(html, "<line class=\"wake handoff\""));
+        Assert.True(arrows > 10, "the window shows the convoy");
+        Assert.Equal(timeline.Episodes.Count, Regex.Count(html, "<rect class=\"episode\""));
+    }
+
+    [Fact]
+    public void Window_covering_the_region_gives_the_reports_thread_times()
+    {
+        // Against ThreadAccounting's per-thread times (report.md), a separate state machine: runnable and blocked
+        // time agree exactly; running time too, except where a switch-in was repaired (report: repairedStarts),
+        // whose evidence the two place differently (a few tenths of a percent).
+        var (report, _) = Analyze(TimelineWindow.Default);
+        var (_, whole) = Analyze(new TimelineWindow(0, report.Region.DurationNs));
+        foreach (var t in report.Threads)
+        {
+            var w = TimelineSummary.For(whole, t.Tid);
+            Assert.Equal((t.ReadyNs, t.WaitNs), (w.RunnableNs, w.BlockedNs));
+            if (t.RepairedStarts == 0) Assert.Equal(t.RunNs, w.RunningNs);
+            Assert.InRange(w.RunningNs, t.RunNs * 0.995, t.RunNs * 1.005);
+        }
+    }
+
+    [Fact]
+    public void Given_svg_plots_are_embedded_inline()
+    {
+        using var dir = new TempDirectory("tracelab-plot");
+        var file = dir.File("sweep.svg");
+        File.WriteAllText(file, "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"sweep-plot\"><circle r=\"3\"/></svg>");
+        var html = HtmlReport.Render(Page.Value.Report, Page.Value.Timeline, [EmbeddedPlot.FromFile(file, "ready latency vs threads")]);
+        Assert.Contains("<figcaption>ready latency vs threads</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"sweep-plot\">", html);
+        Assert.DoesNotContain("<?xml", html);
+    }
+
+    [GeneratedRegex("<t[dh][^>]*>(.*?)</t[dh]>", RegexOptions.Singleline)]
+    private static partial Regex CellPattern();
+}
