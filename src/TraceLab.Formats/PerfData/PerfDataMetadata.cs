@@ -14,6 +14,4 @@ internal sealed class PerfDataMetadata
     public string Cmdlines { get; set; } = "";
     public string? OsRelease { get; set; }
     public int CpuCount { get; set; }
-    /// <summary>The data section ran past the end of the file and was cut there (salvaging reads only).</summary>
-    public string? Truncation { get; set; }
 }

@@ -19,16 +19,14 @@ internal sealed class PerfDataMetadataParser
     private static readonly byte[] TracingMagic = [0x17, 0x08, 0x44, (byte)'t', (byte)'r', (byte)'a', (byte)'c', (byte)'i', (byte)'n', (byte)'g'];
 
     private readonly BoundedFileReader _r;
-    private readonly bool _salvage;
     private readonly PerfDataMetadata _m = new();
 
-    private PerfDataMetadataParser(BoundedFileReader reader, bool salvage)
+    private PerfDataMetadataParser(BoundedFileReader reader)
     {
         _r = reader;
-        _salvage = salvage;
     }
 
-    public static PerfDataMetadata Parse(BoundedFileReader reader, bool salvage) => new PerfDataMetadataParser(reader, salvage).Run();
+    public static PerfDataMetadata Parse(BoundedFileReader reader) => new PerfDataMetadataParser(reader).Run();
 
     private PerfDataMetadata Run()
     {
@@ -57,7 +55,6 @@ internal sealed class PerfDataMetadataParser
 
         // The feature section table follows the data section: one {offset, size} per set bit, in bit order.
         var table = dataOffset + dataSize;
-        if (_m.Truncation is not null) return Finish();
         _r.Seek(table, "feature section table");
         var sections = new Dictionary<int, (long Offset, long Size)>();
         for (var bit = 1; bit < 256; bit++)
@@ -141,11 +138,10 @@ internal sealed class PerfDataMetadataParser
         _m.DataOffset = offset;
         _m.DataSize = size;
         if (size <= _r.Length - offset) return;
-        if (!_salvage)
-            throw new TraceFormatException(_r.File, offset, $"{size} bytes of data, but the file ends after {_r.Length - offset} (truncated; --salvage reads what is there)");
-        _m.DataSize = _r.Length - offset;
-        _m.Truncation = string.Create(CultureInfo.InvariantCulture,
-            $"the data section should end at offset {offset + size} but the file ends at offset {_r.Length}; {size - _m.DataSize:N0} bytes of events and the feature sections are missing");
+        // perf writes the tracepoint formats (a feature section) after the data, so a cut file has none: its events
+        // cannot be decoded at all, salvaging or not.
+        throw new TraceFormatException(_r.File, offset,
+            $"{size} bytes of data, but the file ends after {_r.Length - offset}: the perf.data is truncated, and its tracepoint formats, which perf writes after the data, are lost with the end (nothing to salvage)");
     }
 
     /// <summary>A perf_header_string: u32 length (padded), then NUL-terminated text.</summary>

@@ -26,6 +26,7 @@ public sealed class PerfDataReader : IKernelTraceReader
     private readonly int _idOffset;
     private readonly SampleIdTrailer _trailer;
     private readonly long[] _lost;
+    private readonly int _cpuLimit;
     private readonly long[] _lostRecords;
     private readonly long[] _lostSamples;
     private bool _read;
@@ -69,6 +70,8 @@ public sealed class PerfDataReader : IKernelTraceReader
 
         _trailer = new SampleIdTrailer(first.SampleType, meta.Attrs.All(a => a.SampleIdAll));
         var cpus = Math.Max(1, meta.CpuCount);
+        // HEADER_NRCPUS gives the CPUs the machine had; without it the kernel's own limit bounds a CPU number.
+        _cpuLimit = meta.CpuCount > 0 ? meta.CpuCount : 4096;
         _lost = new long[cpus];
         _lostRecords = new long[cpus];
         _lostSamples = new long[cpus];
@@ -81,7 +84,6 @@ public sealed class PerfDataReader : IKernelTraceReader
             KernelRelease = meta.OsRelease,
             LostEventsPerCpu = _lost,
             SkippedFormats = meta.SkippedFormats,
-            Damage = meta.Truncation is null ? null : "salvaged a damaged perf.data: " + meta.Truncation,
         };
     }
 
@@ -101,7 +103,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         var handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan);
         try
         {
-            var meta = PerfDataMetadataParser.Parse(new BoundedFileReader(handle, path), salvage);
+            var meta = PerfDataMetadataParser.Parse(new BoundedFileReader(handle, path));
             return new PerfDataReader(handle, path, meta, salvage);
         }
         catch
@@ -139,8 +141,9 @@ public sealed class PerfDataReader : IKernelTraceReader
         catch (TraceFormatException error) when (_salvage)
         {
             var skipped = stream.End - error.Offset;
-            Info.Damage = (Info.Damage is null ? "salvaged a damaged perf.data: " : Info.Damage + "; ") + string.Create(CultureInfo.InvariantCulture,
-                $"{skipped:N0} bytes of events skipped from offset {error.Offset} ({Expected(error)}); the events after the damage are missing");
+            Info.SkippedBytesPerCpu = [skipped];
+            Info.Damage = string.Create(CultureInfo.InvariantCulture,
+                $"salvaged a damaged perf.data: {skipped:N0} bytes of events skipped from offset {error.Offset} ({Expected(error)}); the events after the damage are missing");
         }
 
         queue.FlushAll(counter);
@@ -169,6 +172,10 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (!layout.TryRead(body, out var time, out var cpu, out var raw))
             throw new TraceFormatException(_path, stream.RecordOffset, $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
         if (raw.IsEmpty) return;
+        // The CPU indexes per-CPU state in every analyzer: a corrupt one must not pass as a huge CPU number.
+        if ((uint)cpu >= (uint)_cpuLimit)
+            throw new TraceFormatException(_path, stream.RecordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
+        if (cpu >= Info.CpuCount) Info.CpuCount = cpu + 1;
         if (queue.IsLate(time))
         {
             // Older than what was delivered already: deliver it now (perf does the same and warns).
