@@ -201,7 +201,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (body.Length < 9) return;
         var tid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[4..]);
         var comm = body[8..^Math.Min(_trailer.Size, body.Length - 8)];
-        if (tid > 0 && !comm.IsEmpty) Threads.SetName(tid, comm);
+        if (tid > 0 && !comm.IsEmpty) _decoder.SetThreadName(tid, comm);
     }
 
     /// <summary>PERF_RECORD_LOST (u64 id, u64 lost) or PERF_RECORD_LOST_SAMPLES (u64 lost), counted on the trailer's CPU.</summary>
