@@ -36,7 +36,8 @@ echo "== perf sched timehist -s on the same perf.data (best of $REPEAT)"
 samples=$(perf report -i "$PERFDATA" --stats 2>/dev/null | awk '/^ *SAMPLE events:/ {print $3; exit}')
 best=""
 for _ in $(seq "$REPEAT"); do
-  s=$( { /usr/bin/time -f %e perf sched -i "$PERFDATA" timehist -s >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  /usr/bin/time -o "$OUT/time.txt" -f %e perf sched -i "$PERFDATA" timehist -s >/dev/null 2>&1
+  s=$(tail -1 "$OUT/time.txt")
   if [ -z "$best" ] || awk "BEGIN{exit !($s < $best)}"; then best=$s; fi
 done
 ours=$(awk '/^read \+ analysis/ {for (i=1;i<=NF;i++) if ($i=="best") {print $(i+1); exit}}' "$OUT/bench-perf.txt")

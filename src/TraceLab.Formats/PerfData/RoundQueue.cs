@@ -6,13 +6,18 @@ namespace TraceLab.Formats.PerfData;
 /// Puts decoded events back in time order the way perf's own ordered-events queue does. perf record writes each
 /// CPU's buffer in turn and a FINISHED_ROUND record after each pass over all buffers; at a FINISHED_ROUND every
 /// event up to the newest timestamp seen before the previous FINISHED_ROUND is final. Events with equal timestamps
-/// keep file order. Memory is two rounds of events (arrays reused; they grow only to the largest round), and a file
-/// without rounds is flushed by halves once <see cref="MaxQueued"/> events wait, as perf does when its queue fills.
+/// keep file order. Memory is two rounds of events (arrays reused; they grow only to the largest round): bounded by
+/// perf record's buffer size (-m) times the CPUs, not by the trace length. perf itself never cuts a round short; a
+/// file without rounds (or with a round beyond <see cref="MaxQueued"/> events) is flushed by halves as a safety net,
+/// and events that then arrive older than what was delivered are counted as late.
 /// </summary>
 internal sealed class RoundQueue
 {
-    /// <summary>Events held before a forced flush of the older half (~12 MB of events).</summary>
-    public const int MaxQueued = 1 << 17;
+    /// <summary>
+    /// Events held before a forced flush of the older half. A round of perf record -m 64M on 2 CPUs holds ~1.2 M
+    /// events; cutting a round short reorders events (late ones), so the limit is far above real rounds.
+    /// </summary>
+    public const int MaxQueued = 1 << 22;
 
     private struct Key : IComparable<Key>
     {
