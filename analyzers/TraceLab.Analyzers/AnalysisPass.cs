@@ -24,8 +24,23 @@ public sealed class AnalysisPass : IKernelEventSink
         var hadBegin = Accounting.Region.HasBegin;
         Accounting.OnEvent(e);
         if (!hadBegin && Accounting.Region.HasBegin)
-            foreach (var a in _analyzers) a.OnRegionBegin();
-        foreach (var a in _analyzers) a.OnEvent(e);
+            foreach (var analyzer in _analyzers) analyzer.OnRegionBegin();
+        // One call site per position: each stays monomorphic (a cheap interface dispatch), where a single loop call
+        // site sees every analyzer type and pays the polymorphic resolve on every event.
+        var a = _analyzers;
+        switch (a.Length)
+        {
+            case 0: return;
+            case 1: a[0].OnEvent(e); return;
+            case 2: a[0].OnEvent(e); a[1].OnEvent(e); return;
+            case 3: a[0].OnEvent(e); a[1].OnEvent(e); a[2].OnEvent(e); return;
+            case 4: a[0].OnEvent(e); a[1].OnEvent(e); a[2].OnEvent(e); a[3].OnEvent(e); return;
+            case 5: a[0].OnEvent(e); a[1].OnEvent(e); a[2].OnEvent(e); a[3].OnEvent(e); a[4].OnEvent(e); return;
+            default:
+                a[0].OnEvent(e); a[1].OnEvent(e); a[2].OnEvent(e); a[3].OnEvent(e); a[4].OnEvent(e);
+                for (var i = 5; i < a.Length; i++) a[i].OnEvent(e);
+                return;
+        }
     }
 
     /// <summary>Closes every analysis at the region's end (or the last event's time). Call once.</summary>

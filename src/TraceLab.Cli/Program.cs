@@ -34,6 +34,8 @@ namespace TraceLab.Cli
             root.Subcommands.Add(Analyze(console));
             root.Subcommands.Add(Scenarios(console));
             root.Subcommands.Add(Export(console));
+            root.Subcommands.Add(Bench(console));
+            root.Subcommands.Add(Overhead(console));
             return root;
         }
 
@@ -125,6 +127,40 @@ namespace TraceLab.Cli
             var cmd = new Command("export", "write a trace with TraceLab's analysis for another viewer (Perfetto)") { trace, to, output, force, pid, salvage };
             cmd.SetAction((r, _) => Guard(() => Task.FromResult(new ExportCommand(console).Run(
                 r.GetValue(trace)!, r.GetValue(to)!, r.GetValue(output), r.GetValue(force), r.GetValue(pid), r.GetValue(salvage)))));
+            return cmd;
+        }
+
+        private static Command Overhead(IAnsiConsole console)
+        {
+            var workload = new Argument<string>("workload") { Description = "workload to run (see `tracelab scenarios`)" };
+            var scenario = new Argument<string>("scenario") { Description = "named scenario of the workload" };
+            var repeat = new Option<int>("--repeat") { Description = "rounds (each: one untraced run, then one traced run per syscall set)", DefaultValueFactory = _ => 5 };
+            var syscalls = new Option<string>("--syscalls") { Description = "syscall sets to measure, comma-separated: none, lock, all", DefaultValueFactory = _ => "none,lock,all" };
+            var bufferKb = new Option<int>("--buffer-kb") { Description = "per-CPU ring buffer size in KiB", DefaultValueFactory = _ => 64 * 1024 };
+            var parameters = WorkloadCatalog.All.SelectMany(w => w.Parameters).DistinctBy(p => p.Name)
+                .Select(p => (p.Name, Option: new Option<string?>($"--{p.Name}") { Description = p.Description })).ToList();
+            var cmd = new Command("overhead", "slowdown of a scenario when traced: untraced and traced runs interleaved, median and min/max per syscall set")
+                { workload, scenario, repeat, syscalls, bufferKb };
+            foreach (var (_, o) in parameters) cmd.Options.Add(o);
+            cmd.SetAction((r, ct) => Guard(async () =>
+            {
+                var overrides = parameters.Where(p => r.GetValue(p.Option) is not null)
+                    .ToDictionary(p => p.Name, p => r.GetValue(p.Option)!, StringComparer.OrdinalIgnoreCase);
+                if (r.GetValue(bufferKb) is < 64 or > 4 * 1024 * 1024) throw new UsageException("--buffer-kb must be between 64 and 4194304");
+                return await new OverheadCommand(console).RunAsync(new OverheadCommand.Settings(r.GetValue(workload)!, r.GetValue(scenario)!,
+                    overrides, r.GetValue(repeat), OverheadCommand.ParseSets(r.GetValue(syscalls)!), r.GetValue(bufferKb)), ct);
+            }));
+            return cmd;
+        }
+
+        private static Command Bench(IAnsiConsole console)
+        {
+            var trace = new Argument<string>("trace") { Description = "trace file (trace.dat or perf.data)" };
+            var repeat = new Option<int>("--repeat") { Description = "runs of each measurement (best and median are shown)", DefaultValueFactory = _ => 5 };
+            var analysis = AnalysisOption();
+            var cmd = new Command("bench", "measure read and read + analysis speed on a trace file (events/s, MB/s, peak RSS)") { trace, repeat, analysis };
+            cmd.SetAction((r, _) => Guard(() => Task.FromResult(
+                new BenchCommand(console).Run(r.GetValue(trace)!, r.GetValue(repeat), ParseAnalyses(r.GetValue(analysis)!)))));
             return cmd;
         }
 

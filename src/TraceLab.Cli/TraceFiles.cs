@@ -1,5 +1,6 @@
 using TraceLab.Capture.Windows;
 using TraceLab.Core;
+using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Cli;
@@ -21,7 +22,7 @@ public static class TraceFiles
         if (n >= TraceDatMagic.Length && head[..TraceDatMagic.Length].SequenceEqual(TraceDatMagic))
             return TraceDatReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
         if (n >= 8 && head[..8].SequenceEqual("PERFILE2"u8))
-            throw new UsageException($"{path}: perf.data import is not implemented yet (see issue: perf.data import)");
-        throw new TraceFormatException(path, 0, "a trace-cmd trace.dat (magic 17 08 44 'tracing') or an ETW .etl file");
+            return PerfDataReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
+        throw new TraceFormatException(path, 0, "a trace-cmd trace.dat (magic 17 08 44 'tracing'), a perf.data (magic PERFILE2) or an ETW .etl file");
     }
 }

@@ -1,6 +1,7 @@
 using BenchmarkDotNet.Attributes;
 using TraceLab.Analyzers;
 using TraceLab.Core;
+using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Benchmarks;
@@ -27,6 +28,16 @@ public class HotPathBenchmarks
     public long Read()
     {
         using var reader = TraceDatReader.Open(_path);
+        var sink = new CountingSink();
+        reader.Read(sink);
+        return sink.Count;
+    }
+
+    /// <summary>The checked-in perf.data sample: record walk, FINISHED_ROUND reordering and tracepoint decode.</summary>
+    [Benchmark(Description = "read perf.data (decode + round reorder)")]
+    public long ReadPerfData()
+    {
+        using var reader = PerfDataReader.Open(SampleTrace.PerfDataPath);
         var sink = new CountingSink();
         reader.Read(sink);
         return sink.Count;

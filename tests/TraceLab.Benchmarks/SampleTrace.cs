@@ -21,6 +21,19 @@ internal static class SampleTrace
         }
     }
 
+    /// <summary>sample-traces/perf-timemutex-mutex/capture.perf.data (a real perf record -a), or TRACELAB_BENCH_PERFDATA.</summary>
+    public static string PerfDataPath
+    {
+        get
+        {
+            var env = Environment.GetEnvironmentVariable("TRACELAB_BENCH_PERFDATA");
+            if (!string.IsNullOrEmpty(env)) return System.IO.Path.GetFullPath(env);
+            var traceDat = Path;
+            var samples = System.IO.Path.GetDirectoryName(System.IO.Path.GetDirectoryName(traceDat))!;
+            return System.IO.Path.Combine(samples, "perf-timemutex-mutex", "capture.perf.data");
+        }
+    }
+
     public static KernelEvent[] Decode(string path)
     {
         var events = new List<KernelEvent>();

@@ -55,6 +55,9 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         public bool Blocked;
         public long WokenAt;
         public long CpuNs, BlockedNs, ReadyNs;
+        /// <summary>The thread's stats and its last syscall's, once created: saves two lookups per syscall (never removed, so never stale).</summary>
+        public ThreadKernelStats? Stats;
+        public SyscallStats? LastSyscall;
     }
 
     private InFlight Slot(int tid)
@@ -88,20 +91,26 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
                 break;
             }
             case KernelEventKind.SyscallExit when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
+            {
                 SawSyscalls = true;
-                OnExit(e.Pid, t);
                 var x = Slot(e.Pid);
+                if (x.Active) Close(e.Pid, x, t);
+                else UnmatchedExits++;
                 x.ExitTs = t;
                 x.ExitCpu = e.Cpu;
                 break;
+            }
             case KernelEventKind.Switch:
-                if (e.PrevTid > 0 && _inFlight.TryGetValue(e.PrevTid, out var left)) left.ExitCpu = -1;
-                if (e.PrevTid > 0 && _inFlight.TryGetValue(e.PrevTid, out var p) && p.Active && !p.OffCpu)
+                if (e.PrevTid > 0 && _inFlight.TryGetValue(e.PrevTid, out var p))
                 {
-                    p.CpuNs += _region.Overlap(p.PieceStart, t);
-                    p.OffCpu = true;
-                    p.Blocked = !TaskState.IsPreempted(e.PrevState);
-                    p.PieceStart = p.WokenAt = t;
+                    p.ExitCpu = -1;
+                    if (p.Active && !p.OffCpu)
+                    {
+                        p.CpuNs += _region.Overlap(p.PieceStart, t);
+                        p.OffCpu = true;
+                        p.Blocked = !TaskState.IsPreempted(e.PrevState);
+                        p.PieceStart = p.WokenAt = t;
+                    }
                 }
                 if (e.NextTid > 0 && _inFlight.TryGetValue(e.NextTid, out var n) && n.Active && n.OffCpu) BackOnCpu(n, t);
                 break;
@@ -124,16 +133,6 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         f.PieceStart = t;
     }
 
-    private void OnExit(int tid, long t)
-    {
-        if (!_inFlight.TryGetValue(tid, out var f) || !f.Active)
-        {
-            UnmatchedExits++;
-            return;
-        }
-        Close(tid, f, t);
-    }
-
     private void Close(int tid, InFlight f, long t)
     {
         if (f.OffCpu)
@@ -147,8 +146,13 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         f.Active = false;
         if (!_region.Contains(t) && _region.Overlap(f.EnterTs, t) == 0) return;
 
-        var s = Stats(tid);
-        if (!s.BySyscall.TryGetValue(f.Key, out var sc)) s.BySyscall[f.Key] = sc = new SyscallStats(f.Key);
+        var s = f.Stats ??= Stats(tid);
+        var sc = f.LastSyscall;
+        if (sc is null || sc.Key != f.Key)
+        {
+            if (!s.BySyscall.TryGetValue(f.Key, out sc)) s.BySyscall[f.Key] = sc = new SyscallStats(f.Key);
+            f.LastSyscall = sc;
+        }
         var total = _region.Overlap(f.EnterTs, t);
         sc.Calls++;
         sc.TotalNs += total;

@@ -1,4 +1,6 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace TraceLab.Formats.Ftrace;
 
@@ -26,20 +28,34 @@ internal readonly struct FieldReader
     /// <summary>The first byte past this field; a record shorter than this is corrupt.</summary>
     public int End => _offset + _size;
 
+    // Inlined into the decoder: called several times per event, and the call cost was most of its time.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public long Read(ReadOnlySpan<byte> p)
     {
         if ((uint)End > (uint)p.Length || _size == 0) return 0;
-        var s = p.Slice(_offset, _size);
+        // BitConverter.IsLittleEndian is a JIT-time constant: big-endian hosts take the byte-order-aware path.
+        if (!BitConverter.IsLittleEndian) return ReadPortable(p.Slice(_offset, _size));
+        ref var at = ref Unsafe.Add(ref MemoryMarshal.GetReference(p), _offset);
         return _size switch
         {
-            8 => BinaryPrimitives.ReadInt64LittleEndian(s),
-            4 => _signed ? BinaryPrimitives.ReadInt32LittleEndian(s) : BinaryPrimitives.ReadUInt32LittleEndian(s),
-            2 => _signed ? BinaryPrimitives.ReadInt16LittleEndian(s) : BinaryPrimitives.ReadUInt16LittleEndian(s),
-            1 => _signed ? (sbyte)s[0] : s[0],
+            8 => Unsafe.ReadUnaligned<long>(ref at),
+            4 => _signed ? Unsafe.ReadUnaligned<int>(ref at) : Unsafe.ReadUnaligned<uint>(ref at),
+            2 => _signed ? Unsafe.ReadUnaligned<short>(ref at) : Unsafe.ReadUnaligned<ushort>(ref at),
+            1 => _signed ? (sbyte)at : at,
             _ => 0,
         };
     }
 
+    private long ReadPortable(ReadOnlySpan<byte> s) => _size switch
+    {
+        8 => BinaryPrimitives.ReadInt64LittleEndian(s),
+        4 => _signed ? BinaryPrimitives.ReadInt32LittleEndian(s) : BinaryPrimitives.ReadUInt32LittleEndian(s),
+        2 => _signed ? BinaryPrimitives.ReadInt16LittleEndian(s) : BinaryPrimitives.ReadUInt16LittleEndian(s),
+        1 => _signed ? (sbyte)s[0] : s[0],
+        _ => 0,
+    };
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public int ReadInt32(ReadOnlySpan<byte> p) => (int)Read(p);
 
     /// <summary>The bytes of a fixed char array (e.g. comm), empty when out of range.</summary>

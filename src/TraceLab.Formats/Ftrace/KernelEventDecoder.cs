@@ -148,8 +148,8 @@ public sealed class KernelEventDecoder
                 e.State = x.C.Read(payload);
                 e.Tid2 = x.D.ReadInt32(payload);
                 e.Prio2 = x.E.ReadInt32(payload);
-                UpdateName(e.Tid, x.Comm1.Resolve(payload));
-                UpdateName(e.Tid2, x.Comm2.Resolve(payload));
+                UpdateName(e.Tid, x.Comm1, payload);
+                UpdateName(e.Tid2, x.Comm2, payload);
                 break;
             case DecodeKind.Waking:
             case DecodeKind.WakeupNew:
@@ -157,7 +157,7 @@ public sealed class KernelEventDecoder
                 e.Tid = x.A.ReadInt32(payload);
                 e.Cpu2 = x.B.ReadInt32(payload);
                 e.Prio = x.C.ReadInt32(payload);
-                UpdateName(e.Tid, x.Comm1.Resolve(payload));
+                UpdateName(e.Tid, x.Comm1, payload);
                 break;
             case DecodeKind.Migrate:
                 e.Kind = KernelEventKind.Migrate;
@@ -165,14 +165,14 @@ public sealed class KernelEventDecoder
                 e.Cpu2 = x.B.ReadInt32(payload);
                 e.Cpu3 = x.C.ReadInt32(payload);
                 e.Prio = x.D.ReadInt32(payload);
-                UpdateName(e.Tid, x.Comm1.Resolve(payload));
+                UpdateName(e.Tid, x.Comm1, payload);
                 break;
             case DecodeKind.Fork:
                 e.Kind = KernelEventKind.Fork;
                 e.Tid = x.A.ReadInt32(payload);
                 e.Tid2 = x.B.ReadInt32(payload);
-                UpdateName(e.Tid, x.Comm1.Resolve(payload));
-                UpdateName(e.Tid2, x.Comm2.Resolve(payload));
+                UpdateName(e.Tid, x.Comm1, payload);
+                UpdateName(e.Tid2, x.Comm2, payload);
                 break;
             case DecodeKind.Exec:
                 e.Kind = KernelEventKind.Exec;
@@ -184,7 +184,7 @@ public sealed class KernelEventDecoder
                 e.Kind = KernelEventKind.Exit;
                 e.Tid = x.A.ReadInt32(payload);
                 e.Prio = x.B.ReadInt32(payload);
-                UpdateName(e.Tid, x.Comm1.Resolve(payload));
+                UpdateName(e.Tid, x.Comm1, payload);
                 break;
             case DecodeKind.SyscallEnter:
                 e.Kind = KernelEventKind.SyscallEnter;
@@ -220,6 +220,45 @@ public sealed class KernelEventDecoder
         if (tid <= 0 || comm.IsEmpty) return;
         _threads.SetName(tid, comm);
     }
+
+    /// <summary>
+    /// Names a thread from a fixed 16-byte comm array (sched_switch, sched_waking ...), skipping the name table when
+    /// these exact 16 bytes were the last ones given for this tid: a switch names two threads, and the table lookup
+    /// and compare were a large share of decoding. Direct-mapped by tid; a collision only costs the table lookup.
+    /// </summary>
+    private void UpdateName(int tid, in TextRef comm, ReadOnlySpan<byte> payload)
+    {
+        if (tid <= 0) return;
+        if (comm.Present && !comm.DataLoc && comm.Size == 16 && comm.Offset + 16 <= payload.Length)
+        {
+            var lo = BinaryPrimitives.ReadUInt64LittleEndian(payload.Slice(comm.Offset, 8));
+            var hi = BinaryPrimitives.ReadUInt64LittleEndian(payload.Slice(comm.Offset + 8, 8));
+            ref var slot = ref _nameCache[tid & (NameCacheSize - 1)];
+            if (slot.Tid == tid && slot.Lo == lo && slot.Hi == hi) return;
+            UpdateName(tid, comm.Resolve(payload));
+            slot = new NameCacheEntry(tid, lo, hi);
+            return;
+        }
+
+        UpdateName(tid, comm.Resolve(payload));
+    }
+
+    /// <summary>
+    /// Sets a thread's name from outside the event stream (perf COMM records), keeping the comm cache honest: the
+    /// next event naming this tid goes to the table again.
+    /// </summary>
+    public void SetThreadName(int tid, ReadOnlySpan<byte> comm)
+    {
+        ref var slot = ref _nameCache[tid & (NameCacheSize - 1)];
+        if (slot.Tid == tid) slot = default;
+        _threads.SetName(tid, comm);
+    }
+
+    private const int NameCacheSize = 4096;
+
+    private readonly record struct NameCacheEntry(int Tid, ulong Lo, ulong Hi);
+
+    private readonly NameCacheEntry[] _nameCache = new NameCacheEntry[NameCacheSize];
 
     private static Entry Build(FtraceEventFormat f, bool hasWaking)
     {

@@ -1,0 +1,137 @@
+using System.Globalization;
+using Spectre.Console;
+using TraceLab.Analyzers;
+using TraceLab.Capture.Linux;
+using TraceLab.Workloads;
+
+namespace TraceLab.Cli.Commands;
+
+/// <summary>
+/// `tracelab overhead WORKLOAD SCENARIO`: how much tracing slows the workload down. Runs the scenario untraced and
+/// traced (as `tracelab trace` does, once per syscall set), interleaved round by round so that drift on the machine
+/// hits all variants alike, and reports per syscall set the slowdown = traced elapsed / untraced elapsed of the same
+/// round − 1: median, min and max over the rounds (docs/metrics.md, "Capture overhead"). Elapsed is the workload's
+/// own measured region (workload.json elapsedNs), so building, starting the capture and analysis are not in it.
+/// </summary>
+public sealed class OverheadCommand
+{
+    private readonly IAnsiConsole _console;
+
+    public OverheadCommand(IAnsiConsole console) => _console = console;
+
+    public sealed record Settings(string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, int Repeat,
+        IReadOnlyList<SyscallSet> Sets, int BufferKb);
+
+    /// <summary>Per syscall set: the per-round slowdowns, and the untraced / traced elapsed times.</summary>
+    public sealed record SetResult(SyscallSet Set, double[] Slowdowns, long[] UntracedNs, long[] TracedNs, long LostEvents)
+    {
+        public double Median => OverheadCommand.Median(Slowdowns);
+        public double Min => Slowdowns.Min();
+        public double Max => Slowdowns.Max();
+    }
+
+    public async Task<int> RunAsync(Settings s, CancellationToken cancellationToken = default)
+    {
+        var results = await MeasureAsync(s, cancellationToken);
+        var table = new Table().Title("Capture overhead (workload's own elapsed; slowdown = traced / untraced of the same round − 1)");
+        foreach (var c in new[] { "syscalls", "rounds", "untraced median ms", "traced median ms", "slowdown median", "min", "max", "lost events" })
+            table.AddColumn(new TableColumn(c).RightAligned());
+        var inv = CultureInfo.InvariantCulture;
+        foreach (var r in results)
+        {
+            table.AddRow(r.Set.ToString().ToLowerInvariant(), r.Slowdowns.Length.ToString(inv),
+                (Median(r.UntracedNs) / 1e6).ToString("F1", inv), (Median(r.TracedNs) / 1e6).ToString("F1", inv),
+                Percent(r.Median), Percent(r.Min), Percent(r.Max), r.LostEvents.ToString("N0", inv));
+        }
+
+        _console.Write(table);
+        return ExitCodes.Ok;
+    }
+
+    public async Task<List<SetResult>> MeasureAsync(Settings s, CancellationToken cancellationToken = default)
+    {
+        if (s.Repeat is < 1 or > 100) throw new UsageException("--repeat must be between 1 and 100");
+        var workload = WorkloadCatalog.Find(s.Workload)
+            ?? throw new UsageException($"unknown workload '{s.Workload}': valid workloads are {string.Join(", ", WorkloadCatalog.All.Select(w => w.Name))}");
+        var scenario = workload.FindScenario(s.Scenario)
+            ?? throw new UsageException($"unknown scenario '{s.Scenario}' for {workload.Name}: valid scenarios are {string.Join(", ", workload.Scenarios.Select(x => x.Name))}");
+        IReadOnlyDictionary<string, string> values;
+        try { values = workload.Resolve(scenario, s.Overrides); }
+        catch (WorkloadException ex) { throw new UsageException(ex.Message, ex); }
+        Tracefs.Locate();
+        var exe = new NativeWorkloadBuilder(RepositoryLayout.FindRoot()).EnsureBuilt(workload.Name);
+        var quiet = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No });
+
+        var untraced = new List<long>();
+        var traced = s.Sets.ToDictionary(x => x, _ => new List<long>());
+        var lost = s.Sets.ToDictionary(x => x, _ => 0L);
+        var scratch = Directory.CreateTempSubdirectory("tracelab-overhead-").FullName;
+        try
+        {
+            for (var round = 0; round < s.Repeat; round++)
+            {
+                _console.MarkupLine(Markup.Escape($"round {round + 1}/{s.Repeat}: untraced, then traced with {string.Join(", ", s.Sets).ToLowerInvariant()}"));
+                untraced.Add(await RunUntracedAsync(exe, workload.Arguments(values), scratch, cancellationToken));
+                foreach (var set in s.Sets)
+                {
+                    var dir = Path.Combine(scratch, $"traced-{round}-{set}");
+                    var code = await new TraceCommand(quiet).RunAsync(new TraceCommand.Settings(
+                        workload.Name, scenario.Name, s.Overrides, dir, Force: true, s.BufferKb, set, TimeoutSeconds: 0, AnalysisKind.Threads));
+                    if (code != ExitCodes.Ok) throw new WorkloadException($"traced run ({set}) exited {code}");
+                    var result = WorkloadResult.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "workload.json"), cancellationToken), "workload.json");
+                    traced[set].Add(result.ElapsedNs);
+                    lost[set] += LostEvents(Path.Combine(dir, "report.json"));
+                    Directory.Delete(dir, recursive: true);
+                }
+            }
+        }
+        finally
+        {
+            try { Directory.Delete(scratch, recursive: true); }
+            catch (IOException) { }
+        }
+
+        return s.Sets.Select(set => new SetResult(set,
+            traced[set].Select((t, i) => (double)t / untraced[i] - 1).ToArray(), [.. untraced], [.. traced[set]], lost[set])).ToList();
+    }
+
+    private static async Task<long> RunUntracedAsync(string exe, IReadOnlyList<string> arguments, string scratch, CancellationToken cancellationToken)
+    {
+        var result = Path.Combine(scratch, "untraced.json");
+        using var run = WorkloadRun.Start(exe, arguments, markerPath: null, result, Path.Combine(scratch, "untraced.log"));
+        var code = await run.WaitAsync(cancellationToken);
+        if (code != 0) throw new WorkloadException($"untraced run exited {code}: {run.ErrorText()}");
+        return run.ReadResult().ElapsedNs;
+    }
+
+    private static long LostEvents(string reportJson)
+    {
+        var report = Reporting.ReportJson.Deserialize(File.ReadAllText(reportJson));
+        return report.Capture.LostEvents;
+    }
+
+    private static double Median(long[] values) => Median(values.Select(v => (double)v).ToArray());
+
+    /// <summary>The middle value; the mean of the two middle values for an even count.</summary>
+    public static double Median(double[] values)
+    {
+        var sorted = values.Order().ToArray();
+        var mid = sorted.Length / 2;
+        return sorted.Length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    }
+
+    private static string Percent(double ratio) => (ratio * 100).ToString("+0.0;-0.0;0.0", CultureInfo.InvariantCulture) + " %";
+
+    /// <summary>"none,lock,all" or a subset.</summary>
+    public static IReadOnlyList<SyscallSet> ParseSets(string text)
+    {
+        try
+        {
+            return text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Select(CaptureEventSet.Parse).Distinct().ToList();
+        }
+        catch (ArgumentException ex)
+        {
+            throw new UsageException(ex.Message, ex);
+        }
+    }
+}

@@ -1,0 +1,249 @@
+using System.Buffers.Binary;
+using System.Globalization;
+using Microsoft.Win32.SafeHandles;
+using TraceLab.Core;
+using TraceLab.Formats.Ftrace;
+using TraceLab.Formats.TraceDat;
+
+namespace TraceLab.Formats.PerfData;
+
+/// <summary>
+/// Reads perf.data files recorded from tracepoints (perf record -e 'sched:*' [-e raw_syscalls:*] -a): the raw
+/// tracepoint payload of every sample is the same bytes ftrace writes, so <see cref="KernelEventDecoder"/> decodes it
+/// with the formats perf stored in HEADER_TRACING_DATA. Samples are put in time order per perf's FINISHED_ROUND
+/// rule (<see cref="RoundQueue"/>); COMM records name threads; LOST / LOST_SAMPLES records count lost events.
+/// </summary>
+public sealed class PerfDataReader : IKernelTraceReader
+{
+    private readonly SafeFileHandle _handle;
+    private readonly string _path;
+    private readonly bool _salvage;
+    private readonly PerfDataMetadata _meta;
+    private readonly KernelEventDecoder _decoder;
+    private readonly SampleLayout _layout;
+    private readonly SampleLayout?[] _layoutByAttr;
+    private readonly Dictionary<ulong, int>? _attrById;
+    private readonly int _idOffset;
+    private readonly SampleIdTrailer _trailer;
+    private readonly long[] _lost;
+    private readonly int _cpuLimit;
+    private readonly long[] _lostRecords;
+    private readonly long[] _lostSamples;
+    private bool _read;
+
+    private PerfDataReader(SafeFileHandle handle, string path, PerfDataMetadata meta, bool salvage)
+    {
+        _handle = handle;
+        _path = path;
+        _meta = meta;
+        _salvage = salvage;
+        Threads = new ThreadTable();
+        LoadCmdlines(meta.Cmdlines, Threads);
+        _decoder = new KernelEventDecoder(meta.Formats, Threads);
+
+        var tracepoints = meta.Attrs.Where(a => a.IsTracepoint).ToList();
+        if (tracepoints.Count == 0)
+            throw new TraceFormatException($"{path}: expected tracepoint events (perf record -e 'sched:sched_switch,...'), found none");
+        var first = tracepoints[0];
+        _layout = new SampleLayout(first.SampleType, first.ReadFormat);
+        if (!_layout.HasTime || !_layout.HasCpu || !_layout.HasRaw)
+            throw new TraceFormatException($"{path}: expected tracepoint samples with time, CPU and raw data (perf record -a records them)");
+        // Attributes whose samples differ in layout are told apart by the sample id (at the same place in all).
+        if (meta.Attrs.Any(a => a.SampleType != first.SampleType || a.ReadFormat != first.ReadFormat))
+        {
+            _idOffset = SampleLayout.IdOffset(first.SampleType);
+            if (_idOffset < 0)
+                throw new TraceFormatException($"{path}: expected sample ids to tell events of different layouts apart (sample_type ID or IDENTIFIER)");
+            _attrById = new Dictionary<ulong, int>();
+            _layoutByAttr = new SampleLayout?[meta.Attrs.Count];
+            for (var i = 0; i < meta.Attrs.Count; i++)
+            {
+                var a = meta.Attrs[i];
+                _layoutByAttr[i] = new SampleLayout(a.SampleType, a.ReadFormat);
+                foreach (var id in a.Ids) _attrById.TryAdd(id, i);
+            }
+        }
+        else
+        {
+            _layoutByAttr = [];
+        }
+
+        _trailer = new SampleIdTrailer(first.SampleType, meta.Attrs.All(a => a.SampleIdAll));
+        var cpus = Math.Max(1, meta.CpuCount);
+        // HEADER_NRCPUS gives the CPUs the machine had; without it the kernel's own limit bounds a CPU number.
+        _cpuLimit = meta.CpuCount > 0 ? meta.CpuCount : 4096;
+        _lost = new long[cpus];
+        _lostRecords = new long[cpus];
+        _lostSamples = new long[cpus];
+        Info = new TraceInfo
+        {
+            Backend = "perf",
+            TraceFile = path,
+            CpuCount = cpus,
+            TraceClock = "perf",
+            KernelRelease = meta.OsRelease,
+            LostEventsPerCpu = _lost,
+            SkippedFormats = meta.SkippedFormats,
+        };
+    }
+
+    public TraceInfo Info { get; }
+    public ThreadTable Threads { get; }
+
+    /// <summary>Tracepoint formats stored in the file.</summary>
+    public IReadOnlyList<FtraceEventFormat> Formats => _meta.Formats;
+
+    /// <summary>Samples that arrived older than events already delivered (perf warns about the same).</summary>
+    public long LateEvents { get; private set; }
+
+    /// <exception cref="TraceFormatException">The file is not a readable perf.data with tracepoint samples.</exception>
+    public static PerfDataReader Open(string path, TraceDatReadOptions? options = null)
+    {
+        var salvage = (options ?? TraceDatReadOptions.Default).Salvage;
+        var handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan);
+        try
+        {
+            var meta = PerfDataMetadataParser.Parse(new BoundedFileReader(handle, path));
+            return new PerfDataReader(handle, path, meta, salvage);
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
+    public void Read(IKernelEventSink sink, CancellationToken cancellationToken = default)
+    {
+        if (_read) throw new InvalidOperationException("PerfDataReader.Read streams the file once; open it again to re-read.");
+        _read = true;
+        var counter = new CountingSink(sink);
+        var queue = new RoundQueue();
+        var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize);
+        long records = 0;
+        try
+        {
+            while (stream.MoveNext())
+            {
+                if ((++records & 0xFFFF) == 0) cancellationToken.ThrowIfCancellationRequested();
+                switch (stream.Type)
+                {
+                    case PerfRecordType.Sample: Sample(stream, queue, counter); break;
+                    case PerfRecordType.FinishedRound: queue.FinishRound(counter); break;
+                    case PerfRecordType.Comm: Comm(stream.Body); break;
+                    case PerfRecordType.Lost: Lost(stream.Body, 8, _lostRecords); break;
+                    case PerfRecordType.LostSamples: Lost(stream.Body, 0, _lostSamples); break;
+                    case PerfRecordType.Compressed:
+                        throw new TraceFormatException(_path, stream.RecordOffset, "uncompressed records (decompress with 'perf inject -i IN -o OUT')");
+                }
+            }
+        }
+        catch (TraceFormatException error) when (_salvage)
+        {
+            var skipped = stream.End - error.Offset;
+            Info.SkippedBytesPerCpu = [skipped];
+            Info.Damage = string.Create(CultureInfo.InvariantCulture,
+                $"salvaged a damaged perf.data: {skipped:N0} bytes of events skipped from offset {error.Offset} ({Expected(error)}); the events after the damage are missing");
+        }
+
+        queue.FlushAll(counter);
+        // The kernel's LOST records and the LOST_SAMPLES records perf record writes at the end (from each event's
+        // lost counter) count the same dropped samples; per CPU the larger of the two is the loss.
+        for (var cpu = 0; cpu < _lost.Length; cpu++) _lost[cpu] = Math.Max(_lostRecords[cpu], _lostSamples[cpu]);
+        LateEvents = queue.LateEvents;
+        Info.EventCount = counter.Count;
+        Info.FirstTimestamp = counter.First;
+        Info.LastTimestamp = counter.Last;
+        Info.UnknownEvents = _decoder.UnknownEventCount;
+    }
+
+    private void Sample(PerfRecordStream stream, RoundQueue queue, CountingSink sink)
+    {
+        var body = stream.Body;
+        var layout = _layout;
+        if (_attrById is not null)
+        {
+            if (body.Length < _idOffset + 8 || !_attrById.TryGetValue(BinaryPrimitives.ReadUInt64LittleEndian(body[_idOffset..]), out var a))
+                throw new TraceFormatException(_path, stream.RecordOffset, "a sample whose id belongs to one of the file's events");
+            layout = _layoutByAttr[a]!;
+            if (!layout.HasRaw) return;
+        }
+
+        if (!layout.TryRead(body, out var time, out var cpu, out var raw))
+            throw new TraceFormatException(_path, stream.RecordOffset, $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
+        if (raw.IsEmpty) return;
+        // The CPU indexes per-CPU state in every analyzer: a corrupt one must not pass as a huge CPU number.
+        if ((uint)cpu >= (uint)_cpuLimit)
+            throw new TraceFormatException(_path, stream.RecordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
+        if (cpu >= Info.CpuCount) Info.CpuCount = cpu + 1;
+        if (queue.IsLate(time))
+        {
+            // Older than what was delivered already: deliver it now (perf does the same and warns).
+            queue.CountLate();
+            var late = new KernelEvent();
+            if (!_decoder.Decode(raw, time, cpu, ref late)) throw TooShort(stream, raw);
+            sink.OnEvent(in late);
+            return;
+        }
+
+        ref var e = ref queue.Next();
+        if (!_decoder.Decode(raw, time, cpu, ref e)) throw TooShort(stream, raw);
+        queue.Commit(time);
+        if (queue.Full) queue.FlushHalf(sink);
+    }
+
+    private TraceFormatException TooShort(PerfRecordStream stream, ReadOnlySpan<byte> raw) =>
+        new(_path, stream.RecordOffset, $"a tracepoint payload long enough for its event type ({raw.Length} bytes is too short)");
+
+    /// <summary>PERF_RECORD_COMM: u32 pid, u32 tid, NUL-padded comm, then the sample id trailer.</summary>
+    private void Comm(ReadOnlySpan<byte> body)
+    {
+        if (body.Length < 9) return;
+        var tid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[4..]);
+        var comm = body[8..^Math.Min(_trailer.Size, body.Length - 8)];
+        if (tid > 0 && !comm.IsEmpty) _decoder.SetThreadName(tid, comm);
+    }
+
+    /// <summary>PERF_RECORD_LOST (u64 id, u64 lost) or PERF_RECORD_LOST_SAMPLES (u64 lost), counted on the trailer's CPU.</summary>
+    private void Lost(ReadOnlySpan<byte> body, int countOffset, long[] into)
+    {
+        if (body.Length < countOffset + 8) return;
+        var lost = (long)BinaryPrimitives.ReadUInt64LittleEndian(body[countOffset..]);
+        var cpu = _trailer.Cpu(body);
+        into[cpu >= 0 && cpu < into.Length ? cpu : 0] += lost;
+    }
+
+    public void Dispose() => _handle.Dispose();
+
+    private static void LoadCmdlines(string text, ThreadTable threads)
+    {
+        foreach (var line in text.Split('\n'))
+        {
+            var space = line.IndexOf(' ', StringComparison.Ordinal);
+            if (space <= 0) continue;
+            if (int.TryParse(line.AsSpan(0, space), NumberStyles.Integer, CultureInfo.InvariantCulture, out var pid) && pid > 0)
+                threads.SetName(pid, line[(space + 1)..].TrimEnd('\r'));
+        }
+    }
+
+    private static string Expected(TraceFormatException e)
+    {
+        var prefix = $"{e.File}: at offset {e.Offset}: ";
+        return "expected " + (e.Message.StartsWith(prefix, StringComparison.Ordinal) ? e.Message[prefix.Length..] : e.Message);
+    }
+
+    /// <summary>Counts what reaches the sink and keeps the first and last timestamps.</summary>
+    private sealed class CountingSink(IKernelEventSink inner) : IKernelEventSink
+    {
+        public long Count;
+        public long First;
+        public long Last;
+
+        public void OnEvent(in KernelEvent e)
+        {
+            if (Count++ == 0) First = e.Timestamp;
+            Last = e.Timestamp;
+            inner.OnEvent(in e);
+        }
+    }
+}

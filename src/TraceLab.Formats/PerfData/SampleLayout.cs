@@ -1,0 +1,155 @@
+using System.Buffers.Binary;
+using System.Numerics;
+
+namespace TraceLab.Formats.PerfData;
+
+/// <summary>
+/// Where the fields TraceLab needs sit in a PERF_RECORD_SAMPLE body of one sample_type / read_format, computed once
+/// per attribute so that per sample only fixed-offset reads happen (variable parts only with group reads or
+/// callchains, which a sched capture does not have).
+/// </summary>
+internal sealed class SampleLayout
+{
+    private readonly ulong _sampleType;
+    private readonly ulong _readFormat;
+    private readonly int _timeOffset;
+    private readonly int _cpuOffset;
+    /// <summary>Offset of READ or, when READ and CALLCHAIN are absent, of RAW; -1 when neither follows.</summary>
+    private readonly int _variableStart;
+    private readonly bool _fixedRaw;
+
+    public SampleLayout(ulong sampleType, ulong readFormat)
+    {
+        _sampleType = sampleType;
+        _readFormat = readFormat;
+        var p = 0;
+        if (Has(PerfSampleType.Identifier)) p += 8;
+        if (Has(PerfSampleType.Ip)) p += 8;
+        if (Has(PerfSampleType.Tid)) p += 8;
+        _timeOffset = Has(PerfSampleType.Time) ? p : -1;
+        if (Has(PerfSampleType.Time)) p += 8;
+        if (Has(PerfSampleType.Addr)) p += 8;
+        if (Has(PerfSampleType.Id)) p += 8;
+        if (Has(PerfSampleType.StreamId)) p += 8;
+        _cpuOffset = Has(PerfSampleType.Cpu) ? p : -1;
+        if (Has(PerfSampleType.Cpu)) p += 8;
+        if (Has(PerfSampleType.Period)) p += 8;
+        _variableStart = p;
+        _fixedRaw = !Has(PerfSampleType.Read) && !Has(PerfSampleType.Callchain);
+    }
+
+    public bool HasTime => _timeOffset >= 0;
+    public bool HasCpu => _cpuOffset >= 0;
+    public bool HasRaw => Has(PerfSampleType.Raw);
+
+    /// <summary>Reads time, CPU and the raw tracepoint payload. False when the body is too short for its layout.</summary>
+    public bool TryRead(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)
+    {
+        time = 0;
+        cpu = -1;
+        raw = default;
+        if (_timeOffset >= 0)
+        {
+            if (body.Length < _timeOffset + 8) return false;
+            time = (long)BinaryPrimitives.ReadUInt64LittleEndian(body[_timeOffset..]);
+        }
+
+        if (_cpuOffset >= 0)
+        {
+            if (body.Length < _cpuOffset + 4) return false;
+            cpu = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[_cpuOffset..]);
+        }
+
+        if (!HasRaw) return true;
+        var p = _variableStart;
+        if (!_fixedRaw && !SkipVariable(body, ref p)) return false;
+        if (p > body.Length - 4) return false;
+        var size = BinaryPrimitives.ReadUInt32LittleEndian(body[p..]);
+        p += 4;
+        if (size > (uint)(body.Length - p)) return false;
+        raw = body.Slice(p, (int)size);
+        return true;
+    }
+
+    private bool SkipVariable(ReadOnlySpan<byte> body, ref int p)
+    {
+        if (Has(PerfSampleType.Read))
+        {
+            var perValue = 8 + (HasRead(PerfReadFormat.Id) ? 8 : 0) + (HasRead(PerfReadFormat.Lost) ? 8 : 0);
+            var times = (HasRead(PerfReadFormat.TotalTimeEnabled) ? 8 : 0) + (HasRead(PerfReadFormat.TotalTimeRunning) ? 8 : 0);
+            if (HasRead(PerfReadFormat.Group))
+            {
+                if (p > body.Length - 8) return false;
+                var nr = BinaryPrimitives.ReadUInt64LittleEndian(body[p..]);
+                if (nr > (ulong)body.Length / (ulong)perValue) return false;
+                p += 8 + times + (int)nr * perValue;
+            }
+            else
+            {
+                p += times + perValue;
+            }
+        }
+
+        if (Has(PerfSampleType.Callchain))
+        {
+            if (p > body.Length - 8) return false;
+            var nr = BinaryPrimitives.ReadUInt64LittleEndian(body[p..]);
+            if (nr > (ulong)body.Length / 8) return false;
+            p += 8 + (int)nr * 8;
+        }
+
+        return p <= body.Length;
+    }
+
+    private bool Has(ulong bit) => (_sampleType & bit) != 0;
+
+    private bool HasRead(ulong bit) => (_readFormat & bit) != 0;
+
+    /// <summary>Offset of the sample id in a sample body (IDENTIFIER first, else ID), or -1.</summary>
+    public static int IdOffset(ulong sampleType)
+    {
+        if ((sampleType & PerfSampleType.Identifier) != 0) return 0;
+        if ((sampleType & PerfSampleType.Id) == 0) return -1;
+        var bits = sampleType & (PerfSampleType.Ip | PerfSampleType.Tid | PerfSampleType.Time | PerfSampleType.Addr);
+        return 8 * BitOperations.PopCount(bits);
+    }
+}
+
+/// <summary>
+/// The sample_id trailer that sample_id_all appends to non-sample records (pid/tid, time, id, stream id, cpu,
+/// identifier, in that order, 8 bytes each): offsets counted back from the record's end.
+/// </summary>
+internal readonly struct SampleIdTrailer
+{
+    private readonly int _size;
+    private readonly int _timeFromEnd;
+    private readonly int _cpuFromEnd;
+
+    public SampleIdTrailer(ulong sampleType, bool sampleIdAll)
+    {
+        _timeFromEnd = _cpuFromEnd = -1;
+        if (!sampleIdAll) return;
+        ReadOnlySpan<ulong> order = [PerfSampleType.Tid, PerfSampleType.Time, PerfSampleType.Id, PerfSampleType.StreamId, PerfSampleType.Cpu, PerfSampleType.Identifier];
+        var offsets = new int[order.Length];
+        var size = 0;
+        for (var i = 0; i < order.Length; i++)
+        {
+            offsets[i] = -1;
+            if ((sampleType & order[i]) == 0) continue;
+            offsets[i] = size;
+            size += 8;
+        }
+
+        _size = size;
+        _timeFromEnd = offsets[1] < 0 ? -1 : size - offsets[1];
+        _cpuFromEnd = offsets[4] < 0 ? -1 : size - offsets[4];
+    }
+
+    public int Size => _size;
+
+    public long Time(ReadOnlySpan<byte> body) =>
+        _timeFromEnd < 0 || body.Length < _timeFromEnd ? -1 : (long)BinaryPrimitives.ReadUInt64LittleEndian(body[^_timeFromEnd..]);
+
+    public int Cpu(ReadOnlySpan<byte> body) =>
+        _cpuFromEnd < 0 || body.Length < _cpuFromEnd ? -1 : (int)BinaryPrimitives.ReadUInt32LittleEndian(body[^_cpuFromEnd..]);
+}

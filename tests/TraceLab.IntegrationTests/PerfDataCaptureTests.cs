@@ -1,0 +1,120 @@
+using TraceLab.Capture.Linux;
+using TraceLab.Cli;
+using TraceLab.Reporting;
+using TraceLab.TestSupport;
+using TraceLab.Workloads;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace TraceLab.IntegrationTests;
+
+/// <summary>
+/// A real `perf record -a` capture of the kernel-mutex workload, analyzed by TraceLab from the perf.data file and
+/// compared per thread with what perf sched computes from the same file, and with the workload's getrusage.
+/// </summary>
+public sealed class PerfDataCaptureTests
+{
+    /// <summary>The bar: per-thread figures agree with perf sched within 0.5 %.</summary>
+    private const double Tolerance = 0.005;
+
+    private readonly ITestOutputHelper _output;
+
+    public PerfDataCaptureTests(ITestOutputHelper output) => _output = output;
+
+    [PerfFact]
+    public void Per_thread_run_time_switches_and_max_delay_agree_with_perf_sched()
+    {
+        using var dir = new TempDirectory("tracelab-perfdata");
+        var (perfData, workload) = PerfRecord.TimeMutex(dir.Path, "mutex", "20000", SyscallSet.Lock);
+        var report = AnalysisPipeline.Analyze(perfData, workload, run: null, partial: false, pid: workload.Pid);
+        var perf = PerfSchedOracle.From(perfData);
+
+        Assert.Equal("perf", report.Capture.Backend);
+        _output.WriteLine($"{report.Capture.Events:N0} events, lost {report.Capture.LostEvents}");
+        var failures = new List<string>();
+        foreach (var wt in workload.Threads)
+        {
+            var ours = report.Threads.Single(t => t.Tid == wt.Tid);
+            Assert.True(perf.Timehist.TryGetValue(wt.Tid, out var th), $"perf sched timehist has no row for {wt.Tid}");
+            Assert.True(perf.Latency.TryGetValue(wt.Tid, out var lat), $"perf sched latency has no row for {wt.Tid}");
+            var exitSlice = perf.ExitSliceNs.GetValueOrDefault(wt.Tid);
+            var switches = ours.VoluntarySwitches + ours.InvoluntarySwitches;
+            _output.WriteLine($"tid {wt.Tid}: run {ours.RunNs} ns vs timehist {th.RunNs} + exit slice {exitSlice}; switches {switches} vs sched-in {th.SchedIns}, latency switches {lat.Switches}; max delay {ours.ReadyLatency.MaxNs} vs {lat.MaxDelayNs}");
+            Check(failures, $"{wt.Tid} run time", ours.RunNs, th.RunNs + exitSlice, 1000);
+            // timehist counts sched-ins it could attribute; the exit switch (prev_state X) is not a switch in our counts either.
+            Check(failures, $"{wt.Tid} switches vs timehist sched-in", switches, th.SchedIns, 0);
+            // perf sched latency counts every switch-out, including the final one at exit.
+            Check(failures, $"{wt.Tid} switches vs latency", switches + (exitSlice > 0 ? 1 : 0), lat.Switches, 0);
+            // Both: from the wakeup (sched_waking) or preemption to the switch-in; perf prints it in ms with 3 decimals.
+            Check(failures, $"{wt.Tid} max ready latency", ours.ReadyLatency.MaxNs, lat.MaxDelayNs, 500);
+        }
+
+        // getrusage is tick-sampled on some kernels: compare process totals, as the tracefs capture tests do.
+        var rusage = workload.Process.UserNs + workload.Process.SystemNs;
+        var traced = report.Threads.Where(t => workload.Threads.Any(w => w.Tid == t.Tid) || t.Tid == workload.Pid).Sum(t => t.RunNs);
+        _output.WriteLine($"traced run {traced} ns vs getrusage {rusage} ns");
+        Assert.InRange(traced, rusage * 0.85, rusage * 1.15);
+        Assert.True(failures.Count == 0, string.Join("\n", failures));
+    }
+
+    [PerfFact]
+    public void Lost_events_are_reported_when_perf_buffers_overflow()
+    {
+        using var dir = new TempDirectory("tracelab-perfdata-lost");
+        // The smallest per-CPU buffer with every syscall recorded overflows on this workload.
+        var (perfData, workload) = PerfRecord.TimeMutex(dir.Path, "mutex", "20000", SyscallSet.All, mmapPages: "8");
+        var report = AnalysisPipeline.Analyze(perfData, workload, run: null, partial: false, pid: workload.Pid);
+        var (lostSamples, lostRecords) = PerfRecord.Lost(perfData);
+        _output.WriteLine($"lost: ours {report.Capture.LostEvents}; perf: Total Lost Samples {lostSamples}, PERF_RECORD_LOST total {lostRecords}");
+        Assert.True(lostSamples > 0, "the small buffers were expected to overflow");
+        // Both perf counts measure the same drops (the kernel's LOST records, and the per-event lost counters perf
+        // record writes as LOST_SAMPLES); TraceLab takes the larger per CPU, so it lies between the larger total and the sum.
+        Assert.InRange(report.Capture.LostEvents, Math.Max(lostSamples, lostRecords), lostSamples + lostRecords);
+    }
+
+    private static void Check(List<string> failures, string what, long ours, long theirs, long slackNs)
+    {
+        if (Math.Abs(ours - theirs) > Math.Max(slackNs, Tolerance * Math.Abs(theirs)))
+            failures.Add($"{what}: TraceLab {ours:N0}, perf {theirs:N0}");
+    }
+}
+
+/// <summary>Records a workload scenario with `perf record -a` and the same tracepoints a tracefs capture enables.</summary>
+public static class PerfRecord
+{
+    public static IEnumerable<string> Events(SyscallSet set) =>
+        CaptureEventSet.For(set).Where(e => e != "sched/sched_process_exec").Select(e => e.Replace('/', ':'));
+
+    /// <param name="mmapPages">perf record -m: per-CPU buffer (pages or size); large by default so nothing is lost.</param>
+    public static (string PerfData, WorkloadResult Workload) TimeMutex(string dir, string scenario, string iterations, SyscallSet set, string mmapPages = "16M")
+    {
+        var def = WorkloadCatalog.All.Single(w => w.Name == "timemutex");
+        var values = def.Resolve(def.FindScenario(scenario)!, new Dictionary<string, string> { ["iterations"] = iterations });
+        var exe = new NativeWorkloadBuilder(RepoPaths.Root).EnsureBuilt("timemutex");
+        var perfData = Path.Combine(dir, "capture.perf.data");
+        var result = Path.Combine(dir, "workload.json");
+        var args = new List<string> { "record", "-q", "-m", mmapPages, "-o", perfData, "-a", "-e", string.Join(',', Events(set)), "--", exe, "--result", result };
+        args.AddRange(def.Arguments(values));
+        var (code, _, err) = ProcessOutput.Run("perf", [.. args]);
+        if (code != 0) throw new InvalidOperationException($"perf record exited {code}: {err}");
+        return (perfData, WorkloadResult.Parse(File.ReadAllText(result), result));
+    }
+
+    /// <summary>perf's "Total Lost Samples" (perf report header) and the sum of its PERF_RECORD_LOST lines (perf script).</summary>
+    public static (long Samples, long Records) Lost(string perfData)
+    {
+        long samples = 0, records = 0;
+        foreach (var line in ProcessOutput.Lines("perf", "report", "-i", perfData, "--stdio"))
+            samples += Number(line, "# Total Lost Samples:");
+        foreach (var line in ProcessOutput.Lines("perf", "script", "-i", perfData, "--show-lost-events", "-F", "cpu,time,event"))
+        {
+            var at = line.IndexOf("PERF_RECORD_LOST lost ", StringComparison.Ordinal);
+            if (at >= 0) records += long.Parse(line[(at + "PERF_RECORD_LOST lost ".Length)..].Trim(), System.Globalization.CultureInfo.InvariantCulture);
+        }
+
+        return (samples, records);
+    }
+
+    private static long Number(string line, string prefix) =>
+        line.StartsWith(prefix, StringComparison.Ordinal) ? long.Parse(line[prefix.Length..].Trim(), System.Globalization.CultureInfo.InvariantCulture) : 0;
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# End-to-end benchmark (docs/performance.md): captures a long run of the kernel-mutex scenario twice — with
+# TraceLab's tracefs capture (trace.dat) and with `perf record -a` (perf.data, same tracepoints) — then prints
+# TraceLab's read and read + full analysis speed on both files next to `perf sched timehist -s` on the perf.data.
+# Needs root, tracefs and perf. Captures are kept in $OUT and reused on the next run (delete them to re-capture).
+#   ITER=400000 REPEAT=3 OUT=/tmp/tracelab-bench tools/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ITER=${ITER:-400000}
+REPEAT=${REPEAT:-3}
+OUT=${OUT:-/tmp/tracelab-bench}
+mkdir -p "$OUT"
+dotnet build -c Release src/TraceLab.Cli -v q >/dev/null
+T=src/TraceLab.Cli/bin/Release/net8.0/tracelab
+
+if [ ! -f "$OUT/mutex-$ITER/trace.dat" ]; then
+  echo "capturing timemutex mutex --iterations $ITER with tracefs ..."
+  $T trace timemutex mutex --iterations "$ITER" --buffer-kb 262144 --out "$OUT/mutex-$ITER" --force >/dev/null
+fi
+PERFDATA="$OUT/mutex-$ITER.perf.data"
+if [ ! -f "$PERFDATA" ]; then
+  echo "capturing the same scenario with perf record -a ..."
+  events=sched:sched_switch,sched:sched_waking,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_fork,sched:sched_process_exit
+  events=$events,syscalls:sys_enter_futex,syscalls:sys_exit_futex,syscalls:sys_enter_semop,syscalls:sys_exit_semop,syscalls:sys_enter_semtimedop,syscalls:sys_exit_semtimedop,syscalls:sys_enter_sched_yield,syscalls:sys_exit_sched_yield
+  # The mutex scenario's arguments (`tracelab scenarios`): which=3 depth=1 delay=0 threads=4 sleep-points=0 active=4.
+  perf record -q -m 64M -a -e "$events" -o "$PERFDATA" -- native-workloads/build/linux/bin/timemutex \
+    --result "$OUT/perf-workload.json" --iterations "$ITER" --affinity 0 --priority 0 3 1 0 4 0 4 >/dev/null
+fi
+
+echo "== machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F)"
+echo "== TraceLab on trace.dat"
+$T bench "$OUT/mutex-$ITER/trace.dat" --repeat "$REPEAT"
+echo "== TraceLab on perf.data"
+$T bench "$PERFDATA" --repeat "$REPEAT" | tee "$OUT/bench-perf.txt"
+echo "== perf sched timehist -s on the same perf.data (best of $REPEAT)"
+samples=$(perf report -i "$PERFDATA" --stats 2>/dev/null | awk '/^ *SAMPLE events:/ {print $3; exit}')
+best=""
+for _ in $(seq "$REPEAT"); do
+  /usr/bin/time -o "$OUT/time.txt" -f %e perf sched -i "$PERFDATA" timehist -s >/dev/null 2>&1
+  s=$(tail -1 "$OUT/time.txt")
+  if [ -z "$best" ] || awk "BEGIN{exit !($s < $best)}"; then best=$s; fi
+done
+ours=$(awk '/^read \+ analysis/ {for (i=1;i<=NF;i++) if ($i=="best") {print $(i+1); exit}}' "$OUT/bench-perf.txt")
+awk -v n="$samples" -v p="$best" -v t="$ours" 'BEGIN {
+  printf "perf sched timehist -s: %d samples in %.3f s = %.1f M events/s\n", n, p, n / p / 1e6;
+  printf "TraceLab full analysis: %.3f s = %.1f M events/s; ratio TraceLab / perf sched wall time = %.2f (target <= 0.20)\n", t, n / t / 1e6, t / p }'
