@@ -5,6 +5,11 @@ namespace TraceLab.Capture.Linux;
 /// <summary>The Linux backend behind <see cref="ICaptureBackend"/>: a <see cref="LinuxCaptureSession"/> per run, committed as trace.dat.</summary>
 public sealed class TracefsCaptureBackend : ICaptureBackend
 {
+    private readonly IReadOnlyList<string>? _events;
+
+    /// <param name="events">Tracepoints to enable instead of the standard set (tests inject events this kernel lacks).</param>
+    public TracefsCaptureBackend(IReadOnlyList<string>? events = null) => _events = events;
+
     public string Name => "tracefs";
     public string TraceFileName => "trace.dat";
 
@@ -17,6 +22,7 @@ public sealed class TracefsCaptureBackend : ICaptureBackend
         RunId = request.RunId,
         WorkDirectory = request.WorkDirectory,
         BufferSizeKb = request.BufferSizeKb,
+        Events = _events,
         Syscalls = request.Syscalls switch
         {
             CaptureSyscalls.None => SyscallSet.None,
