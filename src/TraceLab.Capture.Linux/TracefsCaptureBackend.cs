@@ -1,3 +1,4 @@
+using TraceLab.Core;
 using TraceLab.Core.Capture;
 
 namespace TraceLab.Capture.Linux;
@@ -32,7 +33,7 @@ public sealed class TracefsCaptureBackend : ICaptureBackend
         },
     }));
 
-    private sealed class Session(LinuxCaptureSession inner) : ICaptureSession
+    private sealed class Session(LinuxCaptureSession inner) : ICaptureSession, ILiveCapture
     {
         public string? MarkerPath => inner.TraceMarkerPath;
 
@@ -45,6 +46,7 @@ public sealed class TracefsCaptureBackend : ICaptureBackend
         public long BytesCaptured => inner.BytesCopied;
         public void ThrowIfFailed() => inner.ThrowIfCopyFailed();
         public ICapturedTrace Stop() => new Captured(inner.Stop());
+        public IDisposable StartLive(IKernelEventSink sink) => inner.StartLive(sink);
         public void Dispose() => inner.Dispose();
     }
 

@@ -1,4 +1,3 @@
-using TraceLab.Core;
 using TraceLab.Core.Capture;
 
 namespace TraceLab.Capture.Windows;
@@ -7,7 +6,7 @@ namespace TraceLab.Capture.Windows;
 /// The Windows backend behind <see cref="ICaptureBackend"/>: one kernel ETW session per run writing an .etl while the
 /// workload runs, parsed only afterwards (by <see cref="EtlTraceReader"/>), committed as trace.etl.
 /// </summary>
-public sealed class EtwCaptureBackend : ICaptureBackend, ILiveCaptureBackend
+public sealed class EtwCaptureBackend : ICaptureBackend
 {
     private readonly IEtwSessionController? _controller;
     private readonly Func<int, bool> _processAlive;
@@ -42,14 +41,6 @@ public sealed class EtwCaptureBackend : ICaptureBackend, ILiveCaptureBackend
     {
         var controller = Controller();
         return EtwCaptureSession.Start(controller, request, _processAlive, _merge, _ownerPid);
-    }
-
-    /// <summary>A real-time kernel session through TraceEvent (KrabsETW's managed wrapper is not in the registry).</summary>
-    public IDisposable StartLive(string runId, IKernelEventSink sink)
-    {
-        Controller();
-        if (!OperatingSystem.IsWindows()) throw new CaptureUnavailableException("the ETW real-time view runs on Windows only");
-        return EtwLiveSession.Start(runId, sink);
     }
 
     private IEtwSessionController Controller()

@@ -1,3 +1,4 @@
+using TraceLab.Core;
 using TraceLab.Core.Capture;
 
 namespace TraceLab.Capture.Windows;
@@ -7,7 +8,7 @@ namespace TraceLab.Capture.Windows;
 /// <c>.capture.etl</c> in the run's directory. The kernel copies full buffers to the file while the workload runs;
 /// nothing is parsed until the run is over. Disposing always stops the session, whatever happened before.
 /// </summary>
-public sealed class EtwCaptureSession : ICaptureSession
+public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture
 {
     /// <summary>The workload's marker provider ("TraceLab-Workload"), captured into the same file.</summary>
     public static readonly Guid WorkloadProvider = WorkloadMarkers.ProviderGuid;
@@ -64,6 +65,16 @@ public sealed class EtwCaptureSession : ICaptureSession
             throw new CaptureUnavailableException($"cannot start ETW kernel session {settings.Name}: {ex.Message}", ex);
         }
         return new EtwCaptureSession(recording, etl, stale.Notices.ToList(), merge);
+    }
+
+    /// <summary>
+    /// A second, real-time kernel session named after this one (+"-live", so the stale sweep finds it too); KrabsETW's
+    /// managed wrapper would do the same but is not in the package registry.
+    /// </summary>
+    public IDisposable StartLive(IKernelEventSink sink)
+    {
+        if (!OperatingSystem.IsWindows()) throw new CaptureUnavailableException("the ETW real-time view runs on Windows only");
+        return EtwLiveSession.Start(SessionName + "-live", sink);
     }
 
     /// <summary>ETW writes the file itself; nothing of ours can fail while it runs.</summary>

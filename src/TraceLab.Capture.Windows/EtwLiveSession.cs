@@ -33,9 +33,8 @@ public sealed class EtwLiveSession : IDisposable
     public int EventsLost => _session.EventsLost;
 
     /// <summary>Starts delivering events to <paramref name="sink"/> on a background thread; the sink is only called from that thread.</summary>
-    public static EtwLiveSession Start(string runId, IKernelEventSink sink)
+    public static EtwLiveSession Start(string name, IKernelEventSink sink)
     {
-        var name = EtwSessionName.For(Environment.ProcessId, runId + "-live");
         var session = new TraceEventSession(name, TraceEventSessionOptions.Create) { StopOnDispose = true, BufferSizeMB = 64 };
         try
         {

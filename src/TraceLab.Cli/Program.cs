@@ -57,7 +57,7 @@ namespace TraceLab.Cli
             var syscalls = new Option<string>("--syscalls") { Description = "syscall events: none, lock (futex/semop/sched_yield), all", DefaultValueFactory = _ => "lock" };
             var timeout = new Option<int>("--timeout") { Description = "kill the workload after this many seconds (0 = no limit)" };
             var analysis = AnalysisOption();
-            var live = new Option<bool>("--live") { Description = "print per-second, per-thread switches and ready/run time while the workload runs (ETW real-time; Windows)" };
+            var live = new Option<bool>("--live") { Description = "print per-second, per-thread switches and ready/run time while the workload runs (ETW real-time session on Windows; the copied pages on Linux)" };
             var parameters = WorkloadCatalog.All.SelectMany(w => w.Parameters).DistinctBy(p => p.Name)
                 .Select(p => (p.Name, Option: new Option<string?>($"--{p.Name}") { Description = p.Description })).ToList();
 

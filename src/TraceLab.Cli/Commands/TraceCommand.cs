@@ -42,7 +42,6 @@ public sealed class TraceCommand
         catch (WorkloadException ex) { throw new UsageException(ex.Message, ex); }
 
         // Say what privilege or mount is missing before building anything or creating directories.
-        if (s.Live) LiveView.EnsureSupported(_backend);
         _backend.EnsureAvailable();
 
         var stamp = DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
@@ -69,7 +68,7 @@ public sealed class TraceCommand
         var resultTmp = output.File(".workload.json.tmp");
         try
         {
-            using var live = s.Live ? LiveView.Start(_backend, runId, Console.Out) : null;
+            using var live = s.Live ? LiveView.Start(session, Console.Out) : null;
             return await CaptureAndReport(s, workload, scenario, values, exe, output, session, interruption, resultTmp, staleNotices, live);
         }
         finally

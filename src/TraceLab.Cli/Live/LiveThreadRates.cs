@@ -7,7 +7,8 @@ namespace TraceLab.Cli.Live;
 public readonly record struct LiveThreadRow(int Tid, long Switches, long ReadyNs, long RunNs);
 
 /// <summary>What the followed process's threads did in [<see cref="BeginNs"/>, <see cref="EndNs"/>) of trace time.</summary>
-public sealed record LiveInterval(long BeginNs, long EndNs, IReadOnlyList<LiveThreadRow> Threads);
+/// <param name="OriginNs">Timestamp of the first event of the stream (times are shown relative to it).</param>
+public sealed record LiveInterval(long BeginNs, long EndNs, IReadOnlyList<LiveThreadRow> Threads, long OriginNs = 0);
 
 /// <summary>
 /// The `--live` view's numbers: the same <see cref="ThreadAccounting"/> the report uses, fed in real time, and every
@@ -23,6 +24,7 @@ public sealed class LiveThreadRates : IKernelEventSink
     private readonly Action<LiveInterval> _emit;
     private readonly long _intervalNs;
     private long _begin = long.MinValue;
+    private long _origin;
     private volatile int _pid;
 
     public LiveThreadRates(Action<LiveInterval> emit, long intervalNs = 1_000_000_000)
@@ -36,7 +38,7 @@ public sealed class LiveThreadRates : IKernelEventSink
 
     public void OnEvent(in KernelEvent e)
     {
-        if (_begin == long.MinValue) _begin = e.Timestamp;
+        if (_begin == long.MinValue) _begin = _origin = e.Timestamp;
         while (e.Timestamp >= _begin + _intervalNs)
         {
             Emit(_begin + _intervalNs);
@@ -60,6 +62,6 @@ public sealed class LiveThreadRates : IKernelEventSink
             if (row.Switches != 0 || row.ReadyNs != 0 || row.RunNs != 0) rows.Add(row);
         }
         rows.Sort((a, b) => a.Tid.CompareTo(b.Tid));
-        _emit(new LiveInterval(end - _intervalNs, end, rows));
+        _emit(new LiveInterval(end - _intervalNs, end, rows, _origin));
     }
 }

@@ -5,8 +5,8 @@ using TraceLab.Core.Capture;
 namespace TraceLab.Cli.Live;
 
 /// <summary>
-/// `trace --live`: per-second, per-thread switches, ready time and run time of the workload while it runs, from the
-/// backend's real-time stream. Only the ETW backend has one; on tracefs the raw pages are parsed after the run.
+/// `trace --live`: per-second, per-thread switches, ready time and run time of the workload while it runs: on ETW
+/// from a real-time session, on tracefs from the raw pages as they are copied.
 /// </summary>
 public sealed class LiveView : IDisposable
 {
@@ -20,19 +20,12 @@ public sealed class LiveView : IDisposable
         _stream = stream;
     }
 
-    /// <summary>Refuses --live, before anything is created, where the backend has no real-time stream.</summary>
-    public static void EnsureSupported(ICaptureBackend backend)
+    public static LiveView Start(ICaptureSession session, TextWriter output)
     {
-        if (backend is not ILiveCaptureBackend)
-            throw new UsageException($"--live needs a real-time event source; the {backend.Name} backend has none (ETW on Windows has): run without --live and read the report");
-    }
-
-    public static LiveView Start(ICaptureBackend backend, string runId, TextWriter output)
-    {
-        EnsureSupported(backend);
-        var live = (ILiveCaptureBackend)backend;
+        if (session is not ILiveCapture live)
+            throw new UsageException("--live needs a capture that can deliver events while it runs; this backend cannot: run without --live and read the report");
         var rates = new LiveThreadRates(interval => Print(output, interval));
-        return new LiveView(rates, live.StartLive(runId, rates));
+        return new LiveView(rates, live.StartLive(rates));
     }
 
     /// <summary>From now on only the workload's threads are shown.</summary>
@@ -43,7 +36,7 @@ public sealed class LiveView : IDisposable
         var seconds = (interval.EndNs - interval.BeginNs) / 1e9;
         var parts = interval.Threads.Select(t => string.Create(CultureInfo.InvariantCulture,
             $"{t.Tid}: {t.Switches / seconds:N0} sw/s ready {t.ReadyNs / 1e6 / seconds:0.0} ms/s run {t.RunNs / 1e6 / seconds:0.0} ms/s"));
-        return $"live {interval.EndNs / 1e9:0.0} s | " + (interval.Threads.Count == 0 ? "no activity" : string.Join(" | ", parts));
+        return $"live {(interval.EndNs - interval.OriginNs) / 1e9:0.0} s | " + (interval.Threads.Count == 0 ? "no activity" : string.Join(" | ", parts));
     }
 
     private static void Print(TextWriter output, LiveInterval interval)

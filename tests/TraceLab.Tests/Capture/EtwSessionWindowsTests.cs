@@ -95,7 +95,7 @@ public sealed class EtwSessionWindowsTests : IDisposable
     {
         var intervals = new List<LiveInterval>();
         var rates = new LiveThreadRates(i => { lock (intervals) intervals.Add(i); }, intervalNs: 200_000_000);
-        using (new EtwCaptureBackend().StartLive("live-" + Guid.NewGuid().ToString("N")[..8], rates))
+        using (EtwLiveSession.Start(EtwSessionName.For(Environment.ProcessId, "live-" + Guid.NewGuid().ToString("N")[..8]), rates))
         {
             var deadline = DateTime.UtcNow.AddSeconds(20);
             while (DateTime.UtcNow < deadline)

@@ -46,6 +46,7 @@ public sealed class LiveThreadRatesTests
 
         Assert.Equal(3, intervals.Count);
         Assert.Equal((0L, 1000 * Ms), (intervals[0].BeginNs, intervals[0].EndNs));
+        Assert.All(intervals, i => Assert.Equal(0L, i.OriginNs));
         Assert.Equal(
             [new LiveThreadRow(101, 1, 0, 600 * Ms), new LiveThreadRow(102, 0, 200 * Ms, 0)],
             intervals[0].Threads);
