@@ -64,7 +64,7 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture
             TryDelete(etl);
             throw new CaptureUnavailableException($"cannot start ETW kernel session {settings.Name}: {ex.Message}", ex);
         }
-        return new EtwCaptureSession(recording, etl, stale.Notices.ToList(), merge);
+        return new EtwCaptureSession(recording, etl, [.. stale.Notices, .. recording.Notes], merge);
     }
 
     /// <summary>

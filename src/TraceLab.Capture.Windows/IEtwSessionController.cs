@@ -26,6 +26,9 @@ public interface IEtwRecordingSession : IDisposable
 {
     string Name { get; }
 
+    /// <summary>What the session could not set up but recorded anyway without (e.g. the markers provider).</summary>
+    IReadOnlyList<string> Notes { get; }
+
     /// <summary>Events the session could not put into a buffer so far (ETW's EventsLost).</summary>
     int EventsLost { get; }
 

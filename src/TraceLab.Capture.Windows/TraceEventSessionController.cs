@@ -32,9 +32,17 @@ public sealed class TraceEventSessionController : IEtwSessionController
         try
         {
             session.EnableKernelProvider(settings.Keywords, settings.StackKeywords);
+            var notes = new List<string>();
             foreach (var provider in settings.UserProviders)
-                session.EnableProvider(provider, TraceEventLevel.Verbose, ulong.MaxValue);
-            return new Recording(session);
+            {
+                // Without markers the report covers the whole trace; that is worth a warning, not a failed run.
+                try { session.EnableProvider(provider, TraceEventLevel.Verbose, ulong.MaxValue); }
+                catch (Exception ex) when (ex is NotSupportedException or System.Runtime.InteropServices.COMException or UnauthorizedAccessException)
+                {
+                    notes.Add($"provider {provider} (workload markers) could not be enabled in the kernel session ({ex.Message}): the report covers the whole trace");
+                }
+            }
+            return new Recording(session, notes);
         }
         catch
         {
@@ -50,9 +58,11 @@ public sealed class TraceEventSessionController : IEtwSessionController
     public static void Merge(string input, string output) =>
         TraceEventSession.Merge([input], output, TraceEventMergeOptions.Compress);
 
-    private sealed class Recording(TraceEventSession session) : IEtwRecordingSession
+    private sealed class Recording(TraceEventSession session, IReadOnlyList<string> notes) : IEtwRecordingSession
     {
         private bool _stopped;
+
+        public IReadOnlyList<string> Notes => notes;
 
         public string Name => session.SessionName;
         public int EventsLost => session.EventsLost;

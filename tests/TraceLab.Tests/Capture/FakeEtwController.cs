@@ -42,6 +42,7 @@ internal sealed class FakeEtwController : IEtwSessionController
     internal sealed class FakeRecording(FakeEtwController owner, string name) : IEtwRecordingSession
     {
         public string Name => name;
+        public IReadOnlyList<string> Notes => [];
         public int StopCount { get; private set; }
         public bool Disposed { get; private set; }
         public bool Running => owner.Active.Contains(name);
