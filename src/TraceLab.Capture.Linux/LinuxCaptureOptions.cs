@@ -15,4 +15,7 @@ public sealed class LinuxCaptureOptions
 
     /// <summary>Directory for the per-CPU raw page files (the run's output directory).</summary>
     public required string WorkDirectory { get; init; }
+
+    /// <summary>Tracepoints ("system/name") to enable instead of <see cref="CaptureEventSet.For"/>(<see cref="Syscalls"/>); tests inject events a kernel lacks.</summary>
+    public IReadOnlyList<string>? Events { get; init; }
 }

@@ -1,4 +1,5 @@
 using System.Globalization;
+using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
 
 namespace TraceLab.Capture.Linux;
@@ -72,7 +73,7 @@ public sealed class LinuxCaptureSession : IDisposable
         _instance.Write("buffer_size_kb", _options.BufferSizeKb.ToString(CultureInfo.InvariantCulture));
         try { _instance.Write("trace_clock", _options.Clock); }
         catch (IOException ex) { throw new TracingUnavailableException($"this kernel has no '{_options.Clock}' trace clock ({ex.Message})"); }
-        foreach (var ev in CaptureEventSet.For(_options.Syscalls))
+        foreach (var ev in _options.Events ?? CaptureEventSet.For(_options.Syscalls))
         {
             if (!_instance.HasEvent(ev)) { _missing.Add(ev); continue; }
             _instance.EnableEvent(ev);
@@ -98,6 +99,21 @@ public sealed class LinuxCaptureSession : IDisposable
     {
         try { _copyFailed.Cancel(); }
         catch (ObjectDisposedException) { }
+    }
+
+    /// <summary>
+    /// Starts decoding the raw pages as they are copied (the `--live` view) and delivering them to <paramref name="sink"/>;
+    /// dispose the result before <see cref="Stop"/>.
+    /// </summary>
+    public IDisposable StartLive(IKernelEventSink sink)
+    {
+        var root = _instance.TracefsRoot;
+        var layout = HeaderPageLayout.Parse(File.ReadAllText(Path.Combine(root, "events", "header_page")));
+        var formats = _enabled.Select(ev => FtraceEventFormat.Parse(_instance.EventFormat(ev), ev[..ev.IndexOf('/', StringComparison.Ordinal)])).ToList();
+        formats.Add(FtraceEventFormat.Parse(File.ReadAllText(Path.Combine(root, "events", "ftrace", "print", "format")), "ftrace"));
+        var pump = new TracefsLivePump(layout, formats, _copiers.Select(c => c.OutputPath).ToList(), sink);
+        pump.Start();
+        return pump;
     }
 
     /// <summary>The first copy failure (as an <see cref="IOException"/> naming the CPU), if copying failed.</summary>

@@ -70,7 +70,9 @@ internal sealed class EtlEventPump : IDisposable
                 data.ThreadID,
                 data.PointerSize);
             var payload = new ReadOnlySpan<byte>((void*)data.DataStart, data.EventDataLength);
-            if (!_mapper.Map(header, payload, ref _event))
+            if (header.EventGuid == WorkloadMarkers.ProviderGuid)
+                _event = WorkloadMarkers.ToEvent(header.Timestamp, header.Cpu, header.ThreadId, payload);
+            else if (!_mapper.Map(header, payload, ref _event))
             {
                 throw new TraceFormatException(
                     $"{_path}: event {Count} ({header.EventGuid} opcode {header.Opcode}, version {header.Version}): "

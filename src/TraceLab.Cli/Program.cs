@@ -74,10 +74,11 @@ namespace TraceLab.Cli
             var timeout = new Option<int>("--timeout") { Description = "kill the workload after this many seconds (0 = no limit)" };
             var analysis = AnalysisOption();
             var timelineWindow = TimelineWindowOption();
+            var live = new Option<bool>("--live") { Description = "print per-second, per-thread switches and ready/run time while the workload runs (ETW real-time session on Windows; the copied pages on Linux)" };
             var parameters = WorkloadCatalog.All.SelectMany(w => w.Parameters).DistinctBy(p => p.Name)
                 .Select(p => (p.Name, Option: new Option<string?>($"--{p.Name}") { Description = p.Description })).ToList();
 
-            var cmd = new Command("trace", "run a workload scenario under kernel tracing and report per thread") { workload, scenario, outDir, force, bufferKb, syscalls, timeout, analysis, timelineWindow };
+            var cmd = new Command("trace", "run a workload scenario under kernel tracing and report per thread") { workload, scenario, outDir, force, bufferKb, syscalls, timeout, analysis, timelineWindow, live };
             foreach (var (_, o) in parameters) cmd.Options.Add(o);
             cmd.SetAction((r, _) => Guard(async () =>
             {
@@ -92,7 +93,7 @@ namespace TraceLab.Cli
                 var window = ParseTimelineWindow(r.GetValue(timelineWindow));
                 return await new TraceCommand(console).RunAsync(new TraceCommand.Settings(
                     r.GetValue(workload)!, r.GetValue(scenario)!, overrides, r.GetValue(outDir), r.GetValue(force),
-                    r.GetValue(bufferKb), set, r.GetValue(timeout), kinds, window));
+                    r.GetValue(bufferKb), set, r.GetValue(timeout), kinds, window, r.GetValue(live)));
             }));
             return cmd;
         }
@@ -182,7 +183,7 @@ namespace TraceLab.Cli
             {
                 return Fail(ex.Message, ExitCodes.Usage);
             }
-            catch (Exception ex) when (ex is WorkloadException or TracingUnavailableException or TraceFormatException or IOException or UnauthorizedAccessException or PlatformNotSupportedException)
+            catch (Exception ex) when (ex is WorkloadException or TracingUnavailableException or TraceLab.Core.Capture.CaptureUnavailableException or TraceFormatException or IOException or UnauthorizedAccessException or PlatformNotSupportedException)
             {
                 return Fail(ex.Message, ExitCodes.Failure);
             }

@@ -41,7 +41,7 @@ public static class ReportBuilder
         if (analyses.Convoys is { SawLockSyscalls: false })
             warnings.Add("no lock syscalls in the trace: lock objects are inferred from wakeups between threads of one process (docs/metrics.md, \"Lock objects\")");
 
-        return new RunReport
+        var report = new RunReport
         {
             Run = run,
             Capture = new CaptureSection
@@ -87,6 +87,9 @@ public static class ReportBuilder
             WaitGraph = analyses.WaitGraph is { } g ? WaitGraphSectionBuilder.Build(g.Result, tids, names) : null,
             Warnings = warnings,
         };
+        LossFlags.Apply(report.Capture, report.Threads, report.Smp);
+        if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);
+        return report;
     }
 
     private static List<int> SelectThreads(ThreadAccounting accounting, WorkloadResult? workload, int pid)

@@ -19,6 +19,11 @@ public static class ReportMarkdown
         var c = r.Capture;
         sb.AppendLine($"- Trace: `{c.TraceFile}` ({c.Backend}, {c.Cpus} CPUs, clock {c.Clock ?? "?"}, kernel {c.Kernel ?? "?"}){(c.Partial ? " — PARTIAL (run interrupted)" : "")}");
         sb.AppendLine($"- Events: {Units.N(c.Events)} ({Units.N(c.SwitchEvents)} context switches), lost: {Units.N(c.LostEvents)}, broken switch chains repaired: {Units.N(c.ChainBreaks)} ({Units.N(c.ChainBreaksInRegion)} in region)");
+        if (c.LossScope is not null)
+        {
+            var where = c.LossCpus is { } cpus ? $"threads that ran on CPU {string.Join(", ", cpus)}" : "every thread (the loss cannot be placed on CPUs)";
+            sb.AppendLine($"- Lost events may affect the figures of {where}: marked ⚠ below (docs/metrics.md, lost events)");
+        }
         sb.AppendLine($"- Region: {r.Region.Source}, {Units.S(r.Region.DurationNs)} s").AppendLine();
 
         if (r.Process is { } p)
@@ -55,7 +60,7 @@ public static class ReportMarkdown
         foreach (var t in r.Threads)
         {
             var wakers = string.Join("; ", t.TopWakers.Select(w => $"{w.Name}({w.Tid}) ×{Units.N(w.Count)}"));
-            sb.AppendLine($"| {t.Tid} | {t.Name} | {t.Role} | {Units.Ms(t.RunNs)} | {Units.Ms(t.ReadyNs)} | {Units.Ms(t.WaitNs)} | {Units.N(t.VoluntarySwitches)} | {Units.N(t.InvoluntarySwitches)} | {Units.N(t.Migrations)} | {Units.N(t.WakeupsReceived)} | {Units.N(t.WakeupsGiven)} | {Units.Us(t.ReadyLatency.P50Ns)} | {Units.Us(t.ReadyLatency.P99Ns)} | {Units.Us(t.ReadyLatency.MaxNs)} | {wakers} | {(t.Workload is null ? "" : Units.Ms(t.Workload.UserNs))} | {(t.Workload is null ? "" : Units.Ms(t.Workload.SystemNs))} | {(t.Workload is null ? "" : Units.N(t.Workload.Iterations))} |");
+            sb.AppendLine($"| {t.Tid}{(t.MayBeAffectedByLoss == true ? " ⚠" : "")} | {t.Name} | {t.Role} | {Units.Ms(t.RunNs)} | {Units.Ms(t.ReadyNs)} | {Units.Ms(t.WaitNs)} | {Units.N(t.VoluntarySwitches)} | {Units.N(t.InvoluntarySwitches)} | {Units.N(t.Migrations)} | {Units.N(t.WakeupsReceived)} | {Units.N(t.WakeupsGiven)} | {Units.Us(t.ReadyLatency.P50Ns)} | {Units.Us(t.ReadyLatency.P99Ns)} | {Units.Us(t.ReadyLatency.MaxNs)} | {wakers} | {(t.Workload is null ? "" : Units.Ms(t.Workload.UserNs))} | {(t.Workload is null ? "" : Units.Ms(t.Workload.SystemNs))} | {(t.Workload is null ? "" : Units.N(t.Workload.Iterations))} |");
         }
         sb.AppendLine();
     }

@@ -50,6 +50,12 @@ public sealed class CaptureSection
     public string? Clock { get; init; }
     public string? Kernel { get; init; }
     public bool Partial { get; init; }
+    /// <summary>Where lost events are placed: "per-cpu" or "trace" (<see cref="LossFlags"/>); null when nothing was lost.</summary>
+    public string? LossScope { get; set; }
+    /// <summary>CPUs that lost events (per-cpu scope only).</summary>
+    public int[]? LossCpus { get; set; }
+    /// <summary>Report fields that lost events may have changed; null when nothing was lost.</summary>
+    public IReadOnlyList<string>? LossAffectedMetrics { get; set; }
 }
 
 public sealed class RegionSection
@@ -100,6 +106,10 @@ public sealed class ThreadSection
     public required LatencySection ReadyLatency { get; init; }
     public List<WakerSection> TopWakers { get; init; } = [];
     public WorkloadThreadSection? Workload { get; init; }
+    /// <summary>True when lost events may have changed this row (<see cref="LossFlags"/>); null (omitted) otherwise.</summary>
+    public bool? MayBeAffectedByLoss { get; set; }
+    /// <summary>The CPUs with lost events this thread ran on (per-cpu scope only).</summary>
+    public int[]? LossCpus { get; set; }
 }
 
 public sealed class LatencySection

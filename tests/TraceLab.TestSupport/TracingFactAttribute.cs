@@ -61,6 +61,15 @@ public static class TestEnvironment
         : !File.Exists(ChromiumPath) ? $"{ChromiumPath} not installed (apt-get install -y chromium)"
         : null;
 
+    /// <summary>Why real ETW kernel sessions cannot be started here (not Windows, not Administrator), or null.</summary>
+    public static string? EtwCaptureReason()
+    {
+        if (!OperatingSystem.IsWindows()) return "real ETW kernel sessions need Windows (the Windows workflow runs these)";
+        return new TraceLab.Capture.Windows.TraceEventSessionController().IsElevated()
+            ? null
+            : "ETW kernel sessions need Administrator (run the tests elevated)";
+    }
+
     /// <summary>Why tmpfs cannot be mounted here (tried once per test run), or null.</summary>
     public static readonly Lazy<string?> Tmpfs = new(TmpfsMount.UnavailableReason);
 

@@ -3,6 +3,8 @@ using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
+using TraceLab.Cli.Live;
+using TraceLab.Core.Capture;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
 
@@ -16,13 +18,19 @@ public sealed class TraceCommand
 {
     public sealed record Settings(
         string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, string? Out, bool Force,
-        int BufferKb, SyscallSet Syscalls, int TimeoutSeconds, AnalysisKind Analyses = AnalysisKind.All, TimelineWindow? Timeline = null);
+        int BufferKb, SyscallSet Syscalls, int TimeoutSeconds, AnalysisKind Analyses = AnalysisKind.All, TimelineWindow? Timeline = null, bool Live = false);
 
     private static int _runsInProcess;
 
     private readonly IAnsiConsole _console;
+    private readonly ICaptureBackend _backend;
 
-    public TraceCommand(IAnsiConsole console) => _console = console;
+    /// <param name="backend">Capture backend; default: the one for this OS (<see cref="CaptureBackends.ForThisMachine"/>).</param>
+    public TraceCommand(IAnsiConsole console, ICaptureBackend? backend = null)
+    {
+        _console = console;
+        _backend = backend ?? CaptureBackends.ForThisMachine();
+    }
 
     public async Task<int> RunAsync(Settings s)
     {
@@ -35,7 +43,7 @@ public sealed class TraceCommand
         catch (WorkloadException ex) { throw new UsageException(ex.Message, ex); }
 
         // Say what privilege or mount is missing before building anything or creating directories.
-        Tracefs.Locate();
+        _backend.EnsureAvailable();
 
         var stamp = DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
         var output = OutputDirectory.Prepare(s.Out, $"{workload.Name}-{scenario.Name}-{stamp}", s.Force);
@@ -48,13 +56,11 @@ public sealed class TraceCommand
 
         // The counter keeps two runs in one process (tests, embedding) from ever asking for the same instance name.
         var runId = $"{workload.Name}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
-        using var session = LinuxCaptureSession.Start(new LinuxCaptureOptions
+        using var session = _backend.Start(new CaptureRequest
         {
-            RunId = runId, WorkDirectory = output.Path, BufferSizeKb = s.BufferKb, Syscalls = s.Syscalls,
+            RunId = runId, WorkDirectory = output.Path, BufferSizeKb = s.BufferKb, Syscalls = CaptureBackends.Syscalls(s.Syscalls),
         });
-        var staleNotices = session.StaleInstancesRemoved
-            .Select(name => $"removed stale tracefs instance {name} left by a TraceLab run that died")
-            .Concat(session.StaleInstancesKept).ToList();
+        var staleNotices = session.Notices.ToList();
         foreach (var notice in staleNotices)
             _console.MarkupLine($"[yellow]{Markup.Escape(notice)}[/]");
         foreach (var missing in session.MissingEvents)
@@ -63,7 +69,8 @@ public sealed class TraceCommand
         var resultTmp = output.File(".workload.json.tmp");
         try
         {
-            return await CaptureAndReport(s, workload, scenario, values, exe, output, session, interruption, resultTmp, staleNotices);
+            using var live = s.Live ? LiveView.Start(session, Console.Out) : null;
+            return await CaptureAndReport(s, workload, scenario, values, exe, output, session, interruption, resultTmp, staleNotices, live);
         }
         finally
         {
@@ -73,24 +80,25 @@ public sealed class TraceCommand
     }
 
     private async Task<int> CaptureAndReport(Settings s, WorkloadDefinition workload, Scenario scenario,
-        IReadOnlyDictionary<string, string> values, string exe, OutputDirectory output, LinuxCaptureSession session,
-        Interruption interruption, string resultTmp, IReadOnlyList<string> staleNotices)
+        IReadOnlyDictionary<string, string> values, string exe, OutputDirectory output, ICaptureSession session,
+        Interruption interruption, string resultTmp, List<string> staleNotices, LiveView? live)
     {
         var arguments = workload.Arguments(values);
         var started = DateTimeOffset.UtcNow;
         int exitCode;
         var partial = false;
-        using (var stop = CancellationTokenSource.CreateLinkedTokenSource(interruption.Token, session.CopyFailed))
-        using (var run = WorkloadRun.Start(exe, arguments, session.TraceMarkerPath, resultTmp, output.File("workload.log")))
+        using (var stop = CancellationTokenSource.CreateLinkedTokenSource(interruption.Token, session.Failed))
+        using (var run = WorkloadRun.Start(exe, arguments, session.MarkerPath, resultTmp, output.File("workload.log")))
         {
+            live?.Follow(run.Pid);
             try
             {
-                exitCode = await WaitWithProgress(run, session, $"{workload.Name} {scenario.Name}", stop.Token);
+                exitCode = await WaitWithProgress(run, session, $"{workload.Name} {scenario.Name}", stop.Token, plain: live is not null);
             }
-            catch (OperationCanceledException) when (session.CopyFailed.IsCancellationRequested)
+            catch (OperationCanceledException) when (session.Failed.IsCancellationRequested)
             {
                 // WaitAsync has killed the workload: with nowhere to put the pages (a full disk, say) the capture is lost.
-                session.ThrowIfCopyFailed();
+                session.ThrowIfFailed();
                 throw;
             }
             catch (OperationCanceledException)
@@ -108,16 +116,18 @@ public sealed class TraceCommand
             }
         }
 
-        var raw = session.Stop();
+        live?.Dispose();
+        var captured = session.Stop();
         string traceFile;
         try
         {
-            traceFile = output.Commit("trace.dat", raw.WriteTraceDat);
+            traceFile = output.Commit(_backend.TraceFileName, captured.WriteTo);
         }
         finally
         {
-            raw.DeleteRawFiles();
+            captured.Discard();
         }
+        staleNotices.AddRange(captured.Notes);
 
         WorkloadResult? result = null;
         // A killed workload may leave an empty or half-written result: only a completed run's result counts.
@@ -143,18 +153,19 @@ public sealed class TraceCommand
         ReportFiles.Write(output, report, timeline);
 
         TerminalReport.Render(_console, report);
-        var files = new[] { "trace.dat", "report.md", "report.json", "report.html", "workload.json", "workload.log" }.Where(f => File.Exists(output.File(f)));
+        var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html", "workload.json", "workload.log" }.Where(f => File.Exists(output.File(f)));
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", files)}");
-        _console.MarkupLine($"[grey]Open the trace: trace-cmd report -i {Markup.Escape(traceFile)}   or   kernelshark {Markup.Escape(traceFile)}[/]");
+        _console.MarkupLine($"[grey]{Markup.Escape(_backend.OpenHint(traceFile))}[/]");
         if (partial && !interruption.Interrupted)
             throw new WorkloadException($"{workload.Name} {scenario.Name} timed out after {s.TimeoutSeconds} s and was killed with its child processes; the partial trace and report are in {output.Path}");
         return partial ? ExitCodes.Interrupted : ExitCodes.Ok;
     }
 
-    private async Task<int> WaitWithProgress(WorkloadRun run, LinuxCaptureSession session, string what, CancellationToken token)
+    /// <param name="plain">No status spinner (the live view prints lines from another thread).</param>
+    private async Task<int> WaitWithProgress(WorkloadRun run, ICaptureSession session, string what, CancellationToken token, bool plain = false)
     {
         var wait = run.WaitAsync(token);
-        if (!_console.Profile.Capabilities.Interactive)
+        if (plain || !_console.Profile.Capabilities.Interactive)
         {
             _console.MarkupLine($"running {Markup.Escape(what)} under tracing (pid {run.Pid})...");
             return await wait;
@@ -163,7 +174,7 @@ public sealed class TraceCommand
         {
             while (!wait.IsCompleted)
             {
-                ctx.Status($"running {Markup.Escape(what)} (pid {run.Pid}): {run.StartedAt.Elapsed.TotalSeconds:0} s, {session.BytesCopied / 1048576.0:0} MB of raw trace — Ctrl-C stops");
+                ctx.Status($"running {Markup.Escape(what)} (pid {run.Pid}): {run.StartedAt.Elapsed.TotalSeconds:0} s, {session.BytesCaptured / 1048576.0:0} MB of raw trace — Ctrl-C stops");
                 await Task.WhenAny(wait, Task.Delay(500, CancellationToken.None));
             }
             return await wait;
