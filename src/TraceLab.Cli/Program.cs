@@ -32,6 +32,8 @@ namespace TraceLab.Cli
             root.Subcommands.Add(Trace(console));
             root.Subcommands.Add(Analyze(console));
             root.Subcommands.Add(Scenarios(console));
+            root.Subcommands.Add(SweepCommandLine.Sweep(console));
+            root.Subcommands.Add(SweepCommandLine.Sweeps(console));
             return root;
         }
 
@@ -115,7 +117,7 @@ namespace TraceLab.Cli
             {
                 return Fail(ex.Message, ExitCodes.Usage);
             }
-            catch (Exception ex) when (ex is WorkloadException or TracingUnavailableException or TraceFormatException or IOException or UnauthorizedAccessException or PlatformNotSupportedException)
+            catch (Exception ex) when (ex is WorkloadException or TraceLab.Sweeps.SweepException or TracingUnavailableException or TraceFormatException or IOException or UnauthorizedAccessException or PlatformNotSupportedException)
             {
                 return Fail(ex.Message, ExitCodes.Failure);
             }
