@@ -46,7 +46,7 @@ public static class SweepMetrics
         var a = Math.Abs(v);
         return a == 0 ? "0"
             : a >= 1000 ? v.ToString("#,0", CultureInfo.InvariantCulture)
-            : a >= 100 ? v.ToString("0.0", CultureInfo.InvariantCulture)
+            : a >= 100 ? v.ToString("0.#", CultureInfo.InvariantCulture)
             : a >= 1 ? v.ToString("0.###", CultureInfo.InvariantCulture)
             : v.ToString("0.####", CultureInfo.InvariantCulture) is var s && s != "0" ? s
             : v.ToString("0.###e+0", CultureInfo.InvariantCulture);

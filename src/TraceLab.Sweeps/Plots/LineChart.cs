@@ -27,6 +27,8 @@ public sealed class LineChart
     public required string XLabel { get; init; }
     public required string YLabel { get; init; }
     public bool LogX { get; init; }
+    /// <summary>Log-scale y axis: for series that differ by orders of magnitude (cs vs mutex).</summary>
+    public bool LogY { get; init; }
     /// <summary>Evenly spaced x positions labelled by <see cref="ChartPoint.XLabel"/> (non-numeric swept values).</summary>
     public bool Categorical { get; init; }
     public required IReadOnlyList<ChartSeries> Series { get; init; }
@@ -36,10 +38,24 @@ public sealed class LineChart
         var sb = new StringBuilder();
         var all = Series.SelectMany(s => s.Points).ToList();
         var xs = all.Select(p => (p.X, p.XLabel)).Distinct().OrderBy(p => p.X).ToList();
-        var yTicks = NiceScale.Ticks(0, all.Count == 0 ? 1 : all.Max(p => Math.Max(p.Max, p.Median)), 7);
-        double yMax = yTicks[^1], yMin = yTicks[0];
+        var top = all.Count == 0 ? 1 : all.Max(p => Math.Max(p.Max, p.Median));
+        IReadOnlyList<double> yTicks;
+        Func<double, double> fy;
+        if (LogY)
+        {
+            var low = all.SelectMany(p => new[] { p.Min, p.Median }).Where(v => v > 0).DefaultIfEmpty(top).Min();
+            yTicks = NiceScale.LogTicks(low, top);
+            fy = Math.Log10;
+        }
+        else
+        {
+            yTicks = NiceScale.Ticks(0, top, 7);
+            fy = y => y;
+        }
+        double yMax = fy(yTicks[^1]), yMin = fy(yTicks[0]);
         Func<double, double> px = XMap(xs.Select(p => p.X).ToList());
-        double py(double y) => Bottom - (y - yMin) / (yMax - yMin) * (Bottom - Top);
+        // Values below the axis (0 on a log axis) sit on its floor.
+        double py(double y) => Bottom - (Math.Max(yMin, LogY && y <= 0 ? yMin : fy(y)) - yMin) / (yMax - yMin) * (Bottom - Top);
 
         sb.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{Width}\" height=\"{Height}\" viewBox=\"0 0 {Width} {Height}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"13\">\n");
         sb.Append($"<title>{E(Title)}</title>\n");
@@ -69,7 +85,7 @@ public sealed class LineChart
         sb.Append("</g>\n");
         sb.Append(CultureInfo.InvariantCulture, $"<rect x=\"{Left}\" y=\"{Top}\" width=\"{Right - Left}\" height=\"{Bottom - Top}\" fill=\"none\" stroke=\"#333\"/>\n");
         sb.Append(CultureInfo.InvariantCulture, $"<text x=\"{(Left + Right) / 2}\" y=\"{Bottom + 45}\" text-anchor=\"middle\">{E(XLabel + (LogX ? " (log scale)" : ""))}</text>\n");
-        sb.Append(CultureInfo.InvariantCulture, $"<text transform=\"translate(24 {(Top + Bottom) / 2}) rotate(-90)\" text-anchor=\"middle\">{E(YLabel)}</text>\n");
+        sb.Append(CultureInfo.InvariantCulture, $"<text transform=\"translate(24 {(Top + Bottom) / 2}) rotate(-90)\" text-anchor=\"middle\">{E(YLabel + (LogY ? " (log scale)" : ""))}</text>\n");
 
         // Series: error bars, line through the medians, markers.
         for (var i = 0; i < Series.Count; i++)

@@ -25,4 +25,19 @@ public static class NiceScale
             : f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10;
         return nice * Math.Pow(10, exp);
     }
+
+    /// <summary>Ticks at 1, 2, 5 × 10^k from just below <paramref name="min"/> to just above <paramref name="max"/> (both &gt; 0).</summary>
+    public static IReadOnlyList<double> LogTicks(double min, double max)
+    {
+        if (!(min > 0)) min = max > 0 ? max / 10 : 1;
+        if (!(max > min)) max = min * 10;
+        var ticks = new List<double>();
+        for (var exp = (int)Math.Floor(Math.Log10(min)); exp <= (int)Math.Ceiling(Math.Log10(max)); exp++)
+            foreach (var m in new[] { 1.0, 2.0, 5.0 })
+                ticks.Add(Math.Round(m * Math.Pow(10, exp), Math.Clamp(2 - exp, 0, 15)));
+        // Keep one tick at or below min and one at or above max.
+        var lo = ticks.Last(t => t <= min);
+        var hi = ticks.First(t => t >= max);
+        return ticks.Where(t => t >= lo && t <= hi).ToList();
+    }
 }

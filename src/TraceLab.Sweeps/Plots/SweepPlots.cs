@@ -45,6 +45,9 @@ public static class SweepPlots
             }
             series.Add(new ChartSeries(s, pts));
         }
+        // Series orders of magnitude apart (cs vs mutex) would leave the lower one flat on the axis: use a log y axis.
+        var medians = series.SelectMany(x => x.Points).Select(p => p.Median).Where(v => v > 0).ToList();
+        var logY = medians.Count > 1 && medians.Max() / medians.Min() > 50;
         var claims = d.Claims.Count > 0 ? string.Join(", ", d.Claims) + ": " : "";
         return new LineChart
         {
@@ -53,6 +56,7 @@ public static class SweepPlots
             XLabel = d.XLabel ?? d.XParameter,
             YLabel = label,
             LogX = d.LogX && !categorical,
+            LogY = logY,
             Categorical = categorical,
             Series = series,
         };

@@ -35,6 +35,11 @@ public sealed class GrowthRule : VerdictRule
         var lo = Low.Select(PerThread).OfType<double>().ToList();
         var hi = High.Select(PerThread).OfType<double>().ToList();
         if (lo.Count == 0 || hi.Count == 0) return null;
+        if (lo.Average() <= 0)
+        {
+            evidence.Add($"{series}: per-thread {Metric} is 0 at the low thread counts (below the clock's resolution): run more iterations");
+            return null;
+        }
         var g = hi.Average() / lo.Average();
         evidence.Add($"{series}: per-thread {Metric} low {SweepMetrics.Format(lo.Average())}, high {SweepMetrics.Format(hi.Average())}, growth {g:0.###}");
         return g;
@@ -45,7 +50,7 @@ public sealed class GrowthRule : VerdictRule
         var evidence = new List<string>();
         var a = Growth(data, Degrading, evidence);
         var b = Growth(data, Graceful, evidence);
-        if (a is null || b is null) return (VerdictOutcome.NotTested, ["a series lacks the low or high thread counts"]);
+        if (a is null || b is null) return (VerdictOutcome.NotTested, evidence.Append("no growth for a series: it lacks the low or high thread counts, or its cost there is 0").ToList());
         var outcome = a >= Factor && b < Factor ? VerdictOutcome.Reproduced
             : b >= Factor && a < Factor ? VerdictOutcome.Inverted
             : VerdictOutcome.NotReproduced;
