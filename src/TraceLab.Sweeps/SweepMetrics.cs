@@ -37,7 +37,7 @@ public static class SweepMetrics
         "vol" => "voluntary context switches",
         "invol" => "involuntary context switches",
         "switches" => "context switches (voluntary + involuntary)",
-        _ when metric.StartsWith("traced.", StringComparison.Ordinal) => TracedMetrics.Label(metric["traced.".Length..]),
+        _ when metric.StartsWith("traced.", StringComparison.Ordinal) => TracedMetrics.Label(metric["traced.".Length..]) + " (trace)",
         _ => metric,
     };
 

@@ -10,23 +10,23 @@ public static class TracedMetrics
 {
     private static readonly Dictionary<string, string> Labels = new()
     {
-        ["involPerThread"] = "involuntary switches per worker thread (trace)",
-        ["volPerThread"] = "voluntary switches per worker thread (trace)",
-        ["readyMsPerThread"] = "ready (runnable, not running) ms per worker thread (trace)",
-        ["runMsPerThread"] = "run ms per worker thread (trace)",
-        ["migrations"] = "migrations, all worker threads (trace)",
-        ["syscallsPerIteration"] = "traced syscalls per worker iteration",
-        ["handoffs"] = "lock handoffs (trace)",
-        ["futileWakeups"] = "futile wakeups, all threads (trace)",
-        ["futileShare"] = "futile share of wakeups (trace)",
-        ["crossCpuWakeups"] = "cross-CPU wakeups received (trace)",
-        ["idleCpuMs"] = "idle CPU ms, all CPUs (trace)",
-        ["runnableWhileIdleMs"] = "ms runnable while a CPU was idle, all threads (trace)",
+        ["involPerThread"] = "involuntary switches per worker thread",
+        ["volPerThread"] = "voluntary switches per worker thread",
+        ["readyMsPerThread"] = "ready (runnable, not running) ms per worker thread",
+        ["runMsPerThread"] = "run ms per worker thread",
+        ["migrations"] = "migrations, all worker threads",
+        ["syscallsPerIteration"] = "syscalls per worker iteration",
+        ["handoffs"] = "lock handoffs",
+        ["futileWakeups"] = "futile wakeups, all threads",
+        ["futileShare"] = "futile share of wakeups",
+        ["crossCpuWakeups"] = "cross-CPU wakeups received",
+        ["idleCpuMs"] = "idle CPU ms, all CPUs",
+        ["runnableWhileIdleMs"] = "ms runnable while a CPU was idle, all threads",
     };
 
     public static IReadOnlyCollection<string> Names => Labels.Keys;
 
-    public static string Label(string name) => Labels.TryGetValue(name, out var l) ? l : name + " (trace)";
+    public static string Label(string name) => Labels.TryGetValue(name, out var l) ? l : name + "";
 
     public static Dictionary<string, double> From(RunReport report)
     {

@@ -43,7 +43,7 @@ public abstract class VerdictRule : IVerdictRule
             if (!data.HasMetric(metric)) continue;
             var parts = involved.Select(p => (p, s: data.Stat(p, metric))).Where(x => x.s is not null)
                 .Select(x => $"{Describe(x.p)} {SweepMetrics.Format(x.s!.Median)}");
-            all.Add($"trace: {TracedMetrics.Label(name)} (median): {string.Join("; ", parts)}");
+            all.Add($"trace, {TracedMetrics.Label(name)} (medians): {string.Join("; ", parts)}");
         }
         return Make(outcome, all);
     }

@@ -96,7 +96,7 @@ public sealed class VerdictRuleTests
         s.AddMetric("cs", "1", "traced.involPerThread", 5, 6, 7).AddMetric("mutex", "1", "traced.involPerThread", 50, 60, 70);
         var cited = s.Judge(new DominanceRule("TM1", "cs faster", "elapsed", CsVsMutex) { Cite = ["involPerThread"] });
         Assert.Equal(VerdictOutcome.Reproduced, cited.Outcome);
-        Assert.Contains(cited.Evidence, e => e.StartsWith("trace: involuntary switches per worker thread") && e.Contains("cs @ 1 6") && e.Contains("mutex @ 1 60"));
+        Assert.Contains(cited.Evidence, e => e.StartsWith("trace, involuntary switches per worker thread (medians): ") && e.Contains("cs @ 1 6") && e.Contains("mutex @ 1 60"));
     }
 
     [Fact]
