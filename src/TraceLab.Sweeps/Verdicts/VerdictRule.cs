@@ -29,7 +29,8 @@ public abstract class VerdictRule : IVerdictRule
         var involved = Involved(data).Distinct().ToList();
         if (involved.Count == 0)
             return Make(VerdictOutcome.NotTested, [$"the sweep has none of the points this rule compares"]);
-        if (!data.HasMetric(Metric))
+        // Without any successful run the problem is the missing repeats, not the metric.
+        if (!data.HasMetric(Metric) && data.Runs.Any(r => r.Ok))
             return Make(VerdictOutcome.NotTested, [$"no run has the metric {Metric}{(Metric.StartsWith("traced.", StringComparison.Ordinal) ? " (run the sweep with --trace)" : "")}"]);
         var repeats = data.MinOkRepeats(involved);
         if (repeats < MinimumRepeats)
