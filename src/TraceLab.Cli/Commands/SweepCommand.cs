@@ -180,6 +180,7 @@ public sealed class SweepCommand
                     Finished = (done, _, r) =>
                     {
                         task.Value = done;
+                        task.Description = Markup.Escape($"{done}/{state.Order.Count} runs");
                         if (!r.Ok) _console.MarkupLine($"[yellow]{Markup.Escape($"{Describe(points[r.Point])} repeat {r.Repeat} failed: {r.Error}")}[/]");
                     },
                 };

@@ -43,7 +43,8 @@ public static class SweepPlots
                 var xl = d.XNames.TryGetValue(p.X, out var name) ? name : p.X;
                 pts.Add(new ChartPoint(Position(p.X), xl, st.Median * scale, st.Min * scale, st.Max * scale));
             }
-            series.Add(new ChartSeries(s, pts));
+            // A sweep without variants has one unnamed series: the legend names the workload instead.
+            series.Add(new ChartSeries(s == SweepSeries.Single.Label ? d.Workload : s, pts));
         }
         // Series orders of magnitude apart (cs vs mutex) would leave the lower one flat on the axis: use a log y axis.
         var medians = series.SelectMany(x => x.Points).Select(p => p.Median).Where(v => v > 0).ToList();
