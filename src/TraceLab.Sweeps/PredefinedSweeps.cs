@@ -105,6 +105,22 @@ public static class PredefinedSweeps
             },
             new()
             {
+                Name = "tm7", Workload = "timemutex", Claims = ["TM7"],
+                Title = "background (nice 10, 19) vs foreground (nice 0), cs vs mutex, 4 threads",
+                Base = P(("depth", "1"), ("delay", "0"), ("threads", "4"), ("iterations", "200000")),
+                XParameter = "priority", XValues = ["0", "10", "19"], XLabel = "nice level",
+                Series = csVsMutex,
+                Verdicts =
+                [
+                    new DominanceRule("TM7", "cs system time higher at nice 10 than at nice 0", "system", new PointPairs("priority", "0", "10"))
+                    {
+                        Where = p => p.Values.GetValueOrDefault("which") == "1", Cite = ["readyMsPerThread", "involPerThread"],
+                    },
+                ],
+                Notes = "on an otherwise idle machine nice changes little: the seed's effect came from competing foreground work",
+            },
+            new()
+            {
                 Name = "tm8", Workload = "timemutex", Claims = ["TM8"],
                 Title = "SMP: all CPUs vs pinned to CPU 0, delay 0..10, critical section, 4 threads",
                 Base = P(("which", "cs"), ("depth", "1"), ("threads", "4"), ("iterations", "200000")),

@@ -133,7 +133,7 @@ public sealed class SweepCliTests
     {
         var (code, stdout, _) = Run("sweeps");
         Assert.Equal(0, code);
-        foreach (var name in new[] { "tm1", "tm2", "tm4", "tm5", "tm6", "tm8", "tm9", "tm10", "th1", "sr", "tp1", "tp2", "tp3" })
+        foreach (var name in new[] { "tm1", "tm2", "tm4", "tm5", "tm6", "tm7", "tm8", "tm9", "tm10", "th1", "sr", "tp1", "tp2", "tp3" })
             Assert.Contains($" {name} ", stdout);
         Assert.Contains("TM2,TM3", stdout);
         Assert.Contains("SR1,SR2,SR3,SR4", stdout);
