@@ -9,8 +9,9 @@ namespace TraceLab.Cli;
 
 /// <summary>
 /// One workload run under a kernel capture: start the tracefs session, run the workload, write trace.dat and
-/// workload.json, analyze, write report.json / report.md. Shared by `trace` and `sweep --trace`; the caller owns
-/// the console (progress, messages).
+/// workload.json, analyze, write report.json / report.md — the steps of TraceCommand without its console, for
+/// `sweep --trace`. (TraceCommand keeps its own copy for now so concurrent work on it merges cleanly; it can call
+/// this class once the capture-backend abstraction has landed.)
 /// </summary>
 public sealed class TracedCapture : IDisposable
 {
@@ -34,8 +35,9 @@ public sealed class TracedCapture : IDisposable
     public static TracedCapture Start(WorkloadDefinition workload, OutputDirectory output, int bufferKb, SyscallSet syscalls)
     {
         var stamp = DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
-        // The counter keeps two runs in one process (tests, embedding, sweeps) from ever asking for the same instance name.
-        var runId = $"{workload.Name}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
+        // The counter keeps two runs in one process (a sweep) from ever asking for the same instance name; the
+        // "s" prefix keeps them apart from TraceCommand's own counter.
+        var runId = $"{workload.Name}-{stamp}-s{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
         var session = LinuxCaptureSession.Start(new LinuxCaptureOptions
         {
             RunId = runId, WorkDirectory = output.Path, BufferSizeKb = bufferKb, Syscalls = syscalls,

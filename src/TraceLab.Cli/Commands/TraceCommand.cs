@@ -17,6 +17,8 @@ public sealed class TraceCommand
         string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, string? Out, bool Force,
         int BufferKb, SyscallSet Syscalls, int TimeoutSeconds, AnalysisKind Analyses = AnalysisKind.All);
 
+    private static int _runsInProcess;
+
     private readonly IAnsiConsole _console;
 
     public TraceCommand(IAnsiConsole console) => _console = console;
@@ -43,20 +45,86 @@ public sealed class TraceCommand
         using var interruption = new Interruption();
         if (s.TimeoutSeconds > 0) interruption.CancelAfter(TimeSpan.FromSeconds(s.TimeoutSeconds));
 
-        using var capture = TracedCapture.Start(workload, output, s.BufferKb, s.Syscalls);
-        foreach (var notice in capture.Notices)
+        // The counter keeps two runs in one process (tests, embedding) from ever asking for the same instance name.
+        var runId = $"{workload.Name}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
+        using var session = LinuxCaptureSession.Start(new LinuxCaptureOptions
+        {
+            RunId = runId, WorkDirectory = output.Path, BufferSizeKb = s.BufferKb, Syscalls = s.Syscalls,
+        });
+        var staleNotices = session.StaleInstancesRemoved
+            .Select(name => $"removed stale tracefs instance {name} left by a TraceLab run that died")
+            .Concat(session.StaleInstancesKept).ToList();
+        foreach (var notice in staleNotices)
             _console.MarkupLine($"[yellow]{Markup.Escape(notice)}[/]");
-        foreach (var missing in capture.Session.MissingEvents)
+        foreach (var missing in session.MissingEvents)
             _console.MarkupLine($"[yellow]warning: this kernel has no {Markup.Escape(missing)} event; skipped[/]");
 
+        var resultTmp = output.File(".workload.json.tmp");
+        try
+        {
+            return await CaptureAndReport(s, workload, scenario, values, exe, output, session, interruption, resultTmp, staleNotices);
+        }
+        finally
+        {
+            // Whatever happened, no temporary file outlives the run; the raw page files go with the session.
+            OutputDirectory.TryDelete(resultTmp);
+        }
+    }
+
+    private async Task<int> CaptureAndReport(Settings s, WorkloadDefinition workload, Scenario scenario,
+        IReadOnlyDictionary<string, string> values, string exe, OutputDirectory output, LinuxCaptureSession session,
+        Interruption interruption, string resultTmp, IReadOnlyList<string> staleNotices)
+    {
         var arguments = workload.Arguments(values);
         var started = DateTimeOffset.UtcNow;
-        var (exitCode, partial) = await capture.RunAsync(workload, exe, arguments,
-            (run, token) => WaitWithProgress(run, capture.Session, $"{workload.Name} {scenario.Name}", token), interruption.Token);
-        if (partial)
-            _console.MarkupLine(interruption.Interrupted
-                ? "[yellow]interrupted: workload stopped, keeping the partial trace[/]"
-                : $"[yellow]timed out after {s.TimeoutSeconds} s: workload killed, keeping the partial trace[/]");
+        int exitCode;
+        var partial = false;
+        using (var stop = CancellationTokenSource.CreateLinkedTokenSource(interruption.Token, session.CopyFailed))
+        using (var run = WorkloadRun.Start(exe, arguments, session.TraceMarkerPath, resultTmp, output.File("workload.log")))
+        {
+            try
+            {
+                exitCode = await WaitWithProgress(run, session, $"{workload.Name} {scenario.Name}", stop.Token);
+            }
+            catch (OperationCanceledException) when (session.CopyFailed.IsCancellationRequested)
+            {
+                // WaitAsync has killed the workload: with nowhere to put the pages (a full disk, say) the capture is lost.
+                session.ThrowIfCopyFailed();
+                throw;
+            }
+            catch (OperationCanceledException)
+            {
+                partial = true;
+                exitCode = -1;
+                _console.MarkupLine(interruption.Interrupted
+                    ? "[yellow]interrupted: workload stopped, keeping the partial trace[/]"
+                    : $"[yellow]timed out after {s.TimeoutSeconds} s: workload killed, keeping the partial trace[/]");
+            }
+            if (!partial && exitCode != 0)
+            {
+                var why = run.ErrorText();
+                throw new WorkloadException($"{workload.Name} exited with code {exitCode}{(why.Length > 0 ? ": " + why : "")} (log: {output.File("workload.log")})");
+            }
+        }
+
+        var raw = session.Stop();
+        string traceFile;
+        try
+        {
+            traceFile = output.Commit("trace.dat", raw.WriteTraceDat);
+        }
+        finally
+        {
+            raw.DeleteRawFiles();
+        }
+
+        WorkloadResult? result = null;
+        // A killed workload may leave an empty or half-written result: only a completed run's result counts.
+        if (!partial && File.Exists(resultTmp))
+        {
+            result = WorkloadResult.Parse(File.ReadAllText(resultTmp), resultTmp);
+            output.Commit("workload.json", tmp => File.Move(resultTmp, tmp));
+        }
 
         var runSection = new RunSection
         {
@@ -68,7 +136,9 @@ public sealed class TraceCommand
             ExitCode = exitCode,
             StartedUtc = started,
         };
-        var (report, _, traceFile) = capture.Finish(runSection, partial, s.Analyses);
+        var report = AnalysisPipeline.Analyze(traceFile, result, runSection, partial, pid: null, s.Analyses);
+        report.Warnings.InsertRange(0, staleNotices);
+        ReportFiles.Write(output, report);
 
         TerminalReport.Render(_console, report);
         var files = new[] { "trace.dat", "report.md", "report.json", "workload.json", "workload.log" }.Where(f => File.Exists(output.File(f)));
