@@ -13,6 +13,9 @@ public sealed class ThreadAccounting : IKernelEventSink
 {
     private const int Unknown = -1;
 
+    /// <summary>A CPU whose current task is not known (see <see cref="ISchedulingObserver.OnCpuTaskChanged"/>).</summary>
+    public const int UnknownTask = Unknown;
+
     private enum RunState : byte { Unknown, Running, Runnable, Blocked, Dead }
 
     private sealed class ThreadState
@@ -41,6 +44,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     private readonly Dictionary<int, ThreadStats> _stats = new();
     private readonly Dictionary<int, int> _parent = new();
     private CpuState[] _cpus = [];
+    private ISchedulingObserver[] _observers = [];
 
     public MeasuredRegion Region { get; } = new();
     public long ChainBreaks { get; private set; }
@@ -53,6 +57,33 @@ public sealed class ThreadAccounting : IKernelEventSink
     public IReadOnlyDictionary<int, int> Parents => _parent;
 
     public IReadOnlyDictionary<int, ThreadStats> Threads => _stats;
+
+    /// <summary>Adds an observer of run intervals and CPU occupancy; subscribe before the first event.</summary>
+    public void Subscribe(ISchedulingObserver observer)
+    {
+        ArgumentNullException.ThrowIfNull(observer);
+        _observers = [.. _observers, observer];
+    }
+
+    private void RunEnded(int tid, int cpu, long since, long end, long t)
+    {
+        foreach (var o in _observers) o.OnRunEnded(tid, cpu, since, end, t);
+    }
+
+    private void RunStarted(int tid, int cpu, long since, long t, long runnableSince)
+    {
+        foreach (var o in _observers) o.OnRunStarted(tid, cpu, since, t, runnableSince);
+    }
+
+    private void BecameRunnable(int tid, long t)
+    {
+        foreach (var o in _observers) o.OnRunnable(tid, t);
+    }
+
+    private void CpuTaskChanged(int cpu, int tid, long since, long t)
+    {
+        foreach (var o in _observers) o.OnCpuTaskChanged(cpu, tid, since, t);
+    }
 
     public void OnEvent(in KernelEvent e)
     {
@@ -166,6 +197,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             if (prev.State == RunState.Running && prev.Cpu == cpuIndex)
             {
                 Stats(cpu.Current).RunNs += Region.Overlap(prev.Since, start);
+                RunEnded(cpu.Current, cpuIndex, prev.Since, start, t);
                 prev.State = RunState.Unknown;
                 prev.Cpu = Unknown;
             }
@@ -176,23 +208,27 @@ public sealed class ThreadAccounting : IKernelEventSink
             // This CPU had lost track (Unknown) but the thread never left: nothing to estimate.
             cpu.Current = tid;
             cpu.LastEvidence = t;
+            CpuTaskChanged(cpuIndex, tid, start, t);
             return;
         }
 
         if (tid > 0)
         {
+            var runnableSince = long.MinValue;
             switch (ts.State)
             {
                 case RunState.Running when ts.Cpu != Unknown:
-                    // Still marked on another CPU: its switch-out there was lost too.
+                    // Still marked on another CPU: its switch-out there was lost too. It ended there no later than start.
                     ref var other = ref Cpu(ts.Cpu);
                     var end = Math.Min(other.LastEvidence, start);
                     Stats(tid).RunNs += Region.Overlap(ts.Since, end);
+                    RunEnded(tid, ts.Cpu, ts.Since, end, t);
                     other.Current = Unknown;
-                    start = Math.Max(start, end);
+                    CpuTaskChanged(ts.Cpu, Unknown, end, t);
                     break;
                 case RunState.Runnable:
                     Stats(tid).ReadyNs += Region.Overlap(ts.Since, start);
+                    runnableSince = ts.Since;
                     break;
                 case RunState.Blocked:
                     Stats(tid).WaitNs += Region.Overlap(ts.Since, start);
@@ -202,9 +238,11 @@ public sealed class ThreadAccounting : IKernelEventSink
             ts.State = RunState.Running;
             ts.Since = start;
             ts.Cpu = cpuIndex;
+            RunStarted(tid, cpuIndex, start, t, runnableSince);
         }
         cpu.Current = tid;
         cpu.LastEvidence = t;
+        CpuTaskChanged(cpuIndex, tid, start, t);
     }
 
     private void OnSwitch(ref CpuState cpu, in KernelEvent e, long t)
@@ -216,7 +254,11 @@ public sealed class ThreadAccounting : IKernelEventSink
         {
             var ps = StateOf(prev);
             var st = Stats(prev);
-            if (ps.State == RunState.Running) st.RunNs += Region.Overlap(ps.Since, t);
+            if (ps.State == RunState.Running)
+            {
+                st.RunNs += Region.Overlap(ps.Since, t);
+                RunEnded(prev, ps.Cpu, ps.Since, t, t);
+            }
             var preempted = TaskState.IsPreempted(e.PrevState);
             var dead = (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0 && !preempted;
             if (inRegion)
@@ -232,15 +274,18 @@ public sealed class ThreadAccounting : IKernelEventSink
             ps.WokenWhileRunning = false;
             ps.Since = t;
             ps.Cpu = Unknown;
+            if (ps.State == RunState.Runnable) BecameRunnable(prev, t);
         }
 
         if (next > 0)
         {
             var ns = StateOf(next);
             var st = Stats(next);
+            var runnableSince = long.MinValue;
             switch (ns.State)
             {
                 case RunState.Runnable:
+                    runnableSince = ns.Since;
                     st.ReadyNs += Region.Overlap(ns.Since, t);
                     if (inRegion) st.ReadyLatency.Add(t - ns.Since);
                     break;
@@ -253,18 +298,23 @@ public sealed class ThreadAccounting : IKernelEventSink
                     ChainBreaks++;
                     if (inRegion) ChainBreaksInRegion++;
                     ref var other = ref Cpu(ns.Cpu);
-                    st.RunNs += Region.Overlap(ns.Since, Math.Min(other.LastEvidence, t));
+                    var end = Math.Min(other.LastEvidence, t);
+                    st.RunNs += Region.Overlap(ns.Since, end);
+                    RunEnded(next, ns.Cpu, ns.Since, end, t);
                     other.Current = Unknown;
+                    CpuTaskChanged(ns.Cpu, Unknown, end, t);
                     break;
             }
             ns.State = RunState.Running;
             ns.Since = t;
             ns.Cpu = e.Cpu;
             ns.WokenWhileRunning = false;
+            RunStarted(next, e.Cpu, t, t, runnableSince);
         }
         cpu.Current = next;
         cpu.LastEvidence = t;
         cpu.LastSwitch = t;
+        CpuTaskChanged(e.Cpu, next, t, t);
     }
 
     private void OnWaking(in KernelEvent e, long t, bool counted)
@@ -291,6 +341,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                 ws.State = RunState.Runnable;
                 ws.Since = t;
                 ws.Woken = true;
+                BecameRunnable(woken, t);
                 break;
             case RunState.Running:
                 ws.WokenWhileRunning = true;
@@ -319,7 +370,10 @@ public sealed class ThreadAccounting : IKernelEventSink
             var st = Stats(tid);
             switch (ts.State)
             {
-                case RunState.Running: st.RunNs += Region.Overlap(ts.Since, end); break;
+                case RunState.Running:
+                    st.RunNs += Region.Overlap(ts.Since, end);
+                    RunEnded(tid, ts.Cpu, ts.Since, end, end);
+                    break;
                 case RunState.Runnable: st.ReadyNs += Region.Overlap(ts.Since, end); break;
                 case RunState.Blocked: st.WaitNs += Region.Overlap(ts.Since, end); break;
             }

@@ -1,5 +1,7 @@
 #include "json.h"
 
+#include <math.h>
+
 void json_init(json_writer *w, FILE *out)
 {
     w->out = out;
@@ -76,4 +78,14 @@ void json_hex(json_writer *w, const char *key, unsigned long long value)
 {
     prefix(w, key);
     fprintf(w->out, "\"0x%llx\"", value);
+}
+
+void json_double(json_writer *w, const char *key, double value)
+{
+    if (!isfinite(value)) {
+        json_null(w, key);
+        return;
+    }
+    prefix(w, key);
+    fprintf(w->out, "%.15g", value);
 }

@@ -22,6 +22,8 @@ void json_end_object(json_writer *w);
 void json_begin_array(json_writer *w, const char *key);
 void json_end_array(json_writer *w);
 void json_int(json_writer *w, const char *key, long long value);
+/* Finite doubles as %.15g; NaN and infinities (not JSON) as null. */
+void json_double(json_writer *w, const char *key, double value);
 void json_null(json_writer *w, const char *key);
 void json_string(json_writer *w, const char *key, const char *value);
 /* Addresses and handles: "0x..." strings, because JSON numbers lose

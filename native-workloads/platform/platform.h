@@ -27,6 +27,8 @@ typedef struct { HANDLE handle; } pl_kmutex;
 typedef struct { HANDLE handle; } pl_event;
 typedef struct { HANDLE handle; } pl_binsem;
 typedef struct { HANDLE handle; } pl_gate;
+typedef struct { HANDLE handle; } pl_sem;
+typedef struct { HANDLE handle; } pl_stop;
 #else
 #include <pthread.h>
 #include <semaphore.h>
@@ -44,6 +46,8 @@ typedef struct {
 typedef struct { int fd; } pl_event;
 typedef struct { int semid; } pl_binsem;
 typedef struct { sem_t sem; } pl_gate;
+typedef struct { sem_t sem; } pl_sem;
+typedef struct { int fd; } pl_stop;
 #endif
 
 /* How a synchronisation object can be recognised in a trace. Exactly one
@@ -107,12 +111,38 @@ int pl_gate_post(pl_gate *g);
 void pl_gate_destroy(pl_gate *g);
 pl_object_info pl_gate_info(const pl_gate *g);
 
+/* Counting semaphore with an explicit maximum (Win32 semaphore / POSIX sem_t).
+ * pl_sem_trywait returns 1 if it took a unit, 0 if none was available. */
+int pl_sem_init(pl_sem *s, unsigned initial, unsigned max);
+int pl_sem_wait(pl_sem *s);
+int pl_sem_trywait(pl_sem *s);
+int pl_sem_post(pl_sem *s);
+void pl_sem_destroy(pl_sem *s);
+pl_object_info pl_sem_info(const pl_sem *s);
+
+/* Manual-reset "stop" event: once set it stays set. pl_stop_is_set polls it
+ * with a zero timeout, a system call on both platforms, as the seeds'
+ * WaitForSingleObject(hStop, 0) is. Linux: an eventfd that is never read. */
+int pl_stop_init(pl_stop *s);
+int pl_stop_set(pl_stop *s);
+int pl_stop_is_set(pl_stop *s);       /* 1 set, 0 not set, -1 error */
+void pl_stop_destroy(pl_stop *s);
+pl_object_info pl_stop_info(const pl_stop *s);
+
+/* WaitForMultipleObjects({stop, event}, FALSE, INFINITE): returns 1 when the
+ * stop event is set (checked first, like WAIT_OBJECT_0), 0 when the
+ * auto-reset event was signaled (the signal is consumed), -1 on error.
+ * Linux: poll() on both eventfds, then read() the event. Only one thread may
+ * wait on the event this way. */
+int pl_wait_event_or_stop(pl_event *e, pl_stop *s);
+
 /* Removes kernel objects that would outlive the process (SysV semaphores) when
  * it is interrupted by SIGINT/SIGTERM/SIGHUP; a no-op on Win32. */
 void pl_cleanup_on_signals(void);
 
 /* Time */
 int64_t pl_monotonic_ns(void);
+void pl_sleep_ms(int ms);             /* Sleep(ms) / nanosleep, resumed after signals */
 int pl_thread_times(pl_times *out);   /* calling thread */
 int pl_process_times(pl_times *out);
 

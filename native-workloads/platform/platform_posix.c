@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -395,6 +396,118 @@ pl_object_info pl_gate_info(const pl_gate *g)
     return info;
 }
 
+/* ---------------------------------------------------- counting semaphore */
+
+int pl_sem_init(pl_sem *s, unsigned initial, unsigned max)
+{
+    /* sem_t has no maximum; callers never post beyond theirs. */
+    (void)max;
+    return sem_init(&s->sem, 0, initial);
+}
+
+int pl_sem_wait(pl_sem *s)
+{
+    int rc;
+    do {
+        rc = sem_wait(&s->sem);
+    } while (rc < 0 && errno == EINTR);
+    return rc;
+}
+
+int pl_sem_trywait(pl_sem *s)
+{
+    int rc;
+    do {
+        rc = sem_trywait(&s->sem);
+    } while (rc < 0 && errno == EINTR);
+    if (rc == 0)
+        return 1;
+    return errno == EAGAIN ? 0 : -1;
+}
+
+int pl_sem_post(pl_sem *s)
+{
+    return sem_post(&s->sem);
+}
+
+void pl_sem_destroy(pl_sem *s)
+{
+    sem_destroy(&s->sem);
+}
+
+pl_object_info pl_sem_info(const pl_sem *s)
+{
+    /* Same layout argument as pl_gate_info. */
+    pl_object_info info = { "futex", "address", 1, (uint64_t)(uintptr_t)&s->sem };
+    return info;
+}
+
+/* --------------------------------------------------------- stop event */
+
+/* An eventfd that is written once and never read stays readable: poll()
+ * then reports it set forever, which is a manual-reset event. */
+int pl_stop_init(pl_stop *s)
+{
+    s->fd = eventfd(0, EFD_CLOEXEC);
+    return s->fd < 0 ? -1 : 0;
+}
+
+int pl_stop_set(pl_stop *s)
+{
+    uint64_t one = 1;
+    ssize_t n;
+    do {
+        n = write(s->fd, &one, sizeof one);
+    } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof one ? 0 : -1;
+}
+
+int pl_stop_is_set(pl_stop *s)
+{
+    struct pollfd p = { .fd = s->fd, .events = POLLIN };
+    int rc;
+    do {
+        rc = poll(&p, 1, 0);
+    } while (rc < 0 && errno == EINTR);
+    if (rc < 0)
+        return -1;
+    return rc > 0 && (p.revents & POLLIN) != 0;
+}
+
+void pl_stop_destroy(pl_stop *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+}
+
+pl_object_info pl_stop_info(const pl_stop *s)
+{
+    pl_object_info info = { "eventfd", "fd", 0, (uint64_t)s->fd };
+    return info;
+}
+
+int pl_wait_event_or_stop(pl_event *e, pl_stop *s)
+{
+    for (;;) {
+        struct pollfd p[2] = { { .fd = s->fd, .events = POLLIN }, { .fd = e->fd, .events = POLLIN } };
+        int rc = poll(p, 2, -1);
+        if (rc < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (p[0].revents & POLLIN)
+            return 1;
+        if (p[1].revents & POLLIN)
+            return pl_event_wait(e) == 0 ? 0 : -1;
+        if ((p[0].revents | p[1].revents) & (POLLERR | POLLNVAL)) {
+            errno = EBADF;
+            return -1;
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ time */
 
 int64_t pl_monotonic_ns(void)
@@ -402,6 +515,13 @@ int64_t pl_monotonic_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void pl_sleep_ms(int ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
 }
 
 static int64_t timeval_ns(struct timeval tv)

@@ -254,6 +254,80 @@ pl_object_info pl_gate_info(const pl_gate *g)
     return handle_info("win32-semaphore", g->handle);
 }
 
+/* ---------------------------------------------------- counting semaphore */
+
+int pl_sem_init(pl_sem *s, unsigned initial, unsigned max)
+{
+    s->handle = CreateSemaphoreA(NULL, (LONG)initial, (LONG)(max > 0 ? max : 1), NULL);
+    return s->handle == NULL ? -1 : 0;
+}
+
+int pl_sem_wait(pl_sem *s)
+{
+    return wait_ok(s->handle);
+}
+
+int pl_sem_trywait(pl_sem *s)
+{
+    DWORD rc = WaitForSingleObject(s->handle, 0);
+    return rc == WAIT_OBJECT_0 ? 1 : rc == WAIT_TIMEOUT ? 0 : -1;
+}
+
+int pl_sem_post(pl_sem *s)
+{
+    return ReleaseSemaphore(s->handle, 1, NULL) ? 0 : -1;
+}
+
+void pl_sem_destroy(pl_sem *s)
+{
+    if (s->handle != NULL)
+        CloseHandle(s->handle);
+    s->handle = NULL;
+}
+
+pl_object_info pl_sem_info(const pl_sem *s)
+{
+    return handle_info("win32-semaphore", s->handle);
+}
+
+/* --------------------------------------------------------- stop event */
+
+int pl_stop_init(pl_stop *s)
+{
+    s->handle = CreateEventA(NULL, TRUE, FALSE, NULL);
+    return s->handle == NULL ? -1 : 0;
+}
+
+int pl_stop_set(pl_stop *s)
+{
+    return SetEvent(s->handle) ? 0 : -1;
+}
+
+int pl_stop_is_set(pl_stop *s)
+{
+    DWORD rc = WaitForSingleObject(s->handle, 0);
+    return rc == WAIT_OBJECT_0 ? 1 : rc == WAIT_TIMEOUT ? 0 : -1;
+}
+
+void pl_stop_destroy(pl_stop *s)
+{
+    if (s->handle != NULL)
+        CloseHandle(s->handle);
+    s->handle = NULL;
+}
+
+pl_object_info pl_stop_info(const pl_stop *s)
+{
+    return handle_info("win32-event", s->handle);
+}
+
+int pl_wait_event_or_stop(pl_event *e, pl_stop *s)
+{
+    HANDLE handles[2] = { s->handle, e->handle };
+    DWORD rc = WaitForMultipleObjects(2, handles, FALSE, INFINITE);
+    return rc == WAIT_OBJECT_0 ? 1 : rc == WAIT_OBJECT_0 + 1 ? 0 : -1;
+}
+
 /* ------------------------------------------------------------------ time */
 
 int64_t pl_monotonic_ns(void)
@@ -266,6 +340,11 @@ int64_t pl_monotonic_ns(void)
     /* Split to avoid overflowing 64 bits when multiplying by 1e9. */
     int64_t f = freq.QuadPart, c = now.QuadPart;
     return (c / f) * 1000000000 + (c % f) * 1000000000 / f;
+}
+
+void pl_sleep_ms(int ms)
+{
+    Sleep((DWORD)ms);
 }
 
 static int64_t filetime_ns(FILETIME ft)

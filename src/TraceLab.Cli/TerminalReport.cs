@@ -18,6 +18,8 @@ public static class TerminalReport
             console.MarkupLine($"[bold]Process[/] {p.Pid} {Markup.Escape(p.Name ?? "")}: " +
                 $"Real {Sec(p.RealNs)}  User {Sec(p.UserNs)}  System {Sec(p.SystemNs)}  (workload's clock and getrusage)  " +
                 $"traced run {p.TracedRunNs / 1e9:0.000} s, {p.VoluntarySwitches:N0} voluntary / {p.InvoluntarySwitches:N0} involuntary switches");
+            if (p.WorkloadMetrics is { } m)
+                console.MarkupLine($"[bold]Workload[/] {Markup.Escape(WorkloadMetricsText.Format(m))}");
         }
 
         if (r.Analyses.Count == 0 || r.Analyses.Contains("threads")) RenderThreads(console, r);

@@ -76,6 +76,7 @@ public static class ReportBuilder
                 TracedWaitNs = threads.Sum(t => t.WaitNs),
                 VoluntarySwitches = threads.Sum(t => t.VoluntarySwitches),
                 InvoluntarySwitches = threads.Sum(t => t.InvoluntarySwitches),
+                WorkloadMetrics = workload is { Metrics.Count: > 0 } ? new Dictionary<string, double>(workload.Metrics) : null,
             },
             Analyses = [.. AnalysisKinds.Format(analyses.Kinds)],
             Threads = threads,
@@ -109,7 +110,7 @@ public static class ReportBuilder
     {
         Tid = tid,
         Name = names.NameOf(tid),
-        Role = tid == pid ? "main" : w is not null ? $"worker {w.Index}" : null,
+        Role = tid == pid ? "main" : w is not null ? w.Role ?? $"worker {w.Index}" : null,
         RunNs = s.RunNs,
         ReadyNs = s.ReadyNs,
         WaitNs = s.WaitNs,

@@ -28,6 +28,7 @@ public static class ReportMarkdown
             sb.AppendLine("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
             sb.AppendLine($"| {p.Pid} | {p.Name} | {Opt(p.RealNs)} | {Opt(p.UserNs)} | {Opt(p.SystemNs)} | {Units.S(p.TracedRunNs)} | {Units.S(p.TracedReadyNs)} | {Units.S(p.TracedWaitNs)} | {Units.N(p.VoluntarySwitches)} | {Units.N(p.InvoluntarySwitches)} |");
             sb.AppendLine();
+            if (p.WorkloadMetrics is { } m) sb.AppendLine($"Workload's own figures: {WorkloadMetricsText.Format(m)}").AppendLine();
         }
 
         if (r.Analyses.Count == 0 || r.Analyses.Contains("threads")) Threads(sb, r);

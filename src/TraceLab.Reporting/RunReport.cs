@@ -79,6 +79,8 @@ public sealed class ProcessSection
     /// <summary>Sums of the threads' traced switch counts over the region.</summary>
     public long VoluntarySwitches { get; init; }
     public long InvoluntarySwitches { get; init; }
+    /// <summary>The workload's own result figures (workload.json `metrics`, e.g. throttle's sum check); null when it reports none.</summary>
+    public Dictionary<string, double>? WorkloadMetrics { get; init; }
 }
 
 public sealed class ThreadSection

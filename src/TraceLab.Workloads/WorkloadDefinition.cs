@@ -15,6 +15,9 @@ public sealed class WorkloadDefinition
     /// <summary>Resolves values that depend on others (e.g. "all threads active"), after validation.</summary>
     public Action<Dictionary<string, string>>? Normalize { get; init; }
 
+    /// <summary>Checks that involve several parameters (e.g. a product that must fit 64 bits), after normalization; throws <see cref="WorkloadException"/>.</summary>
+    public Action<IReadOnlyDictionary<string, string>>? Validate { get; init; }
+
     public Scenario? FindScenario(string name) =>
         Scenarios.FirstOrDefault(s => string.Equals(s.Name, name, StringComparison.OrdinalIgnoreCase));
 
@@ -34,6 +37,7 @@ public sealed class WorkloadDefinition
         }
         foreach (var p in Parameters) values[p.Name] = p.Validate(values[p.Name]);
         Normalize?.Invoke(values);
+        Validate?.Invoke(values);
         return values;
     }
 }

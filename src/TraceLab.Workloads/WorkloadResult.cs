@@ -18,6 +18,12 @@ public sealed class WorkloadResult
     [JsonPropertyName("expectedCounter")] public long? ExpectedCounter { get; set; }
     [JsonPropertyName("threads")] public List<WorkloadThread> Threads { get; set; } = [];
 
+    /// <summary>Workload-specific numbers (throttle's sum check, sendrecv's counts, thrdperf's response), by name.</summary>
+    [JsonPropertyName("metrics")] public Dictionary<string, double> Metrics { get; set; } = [];
+
+    /// <summary>thrdperf: one entry per computation, in start order; empty for other workloads.</summary>
+    [JsonPropertyName("computations")] public List<WorkloadComputation> Computations { get; set; } = [];
+
     public static WorkloadResult Parse(string json, string source)
     {
         try
@@ -48,6 +54,22 @@ public sealed class WorkloadThread
     [JsonPropertyName("voluntarySwitches")] public long VoluntarySwitches { get; set; }
     [JsonPropertyName("involuntarySwitches")] public long InvoluntarySwitches { get; set; }
     [JsonPropertyName("iterations")] public long Iterations { get; set; }
+
+    /// <summary>What the thread does ("sender 0", "receiver", "computation 2"); null where all threads are alike.</summary>
+    [JsonPropertyName("role")] public string? Role { get; set; }
+}
+
+/// <summary>One thrdperf computation: its length and when it started and was terminated, relative to the test start.</summary>
+public sealed class WorkloadComputation
+{
+    [JsonPropertyName("index")] public int Index { get; set; }
+    [JsonPropertyName("lengthMs")] public long LengthMs { get; set; }
+    [JsonPropertyName("tid")] public int Tid { get; set; }
+    [JsonPropertyName("startNs")] public long StartNs { get; set; }
+    [JsonPropertyName("finishNs")] public long FinishNs { get; set; }
+    [JsonPropertyName("turnaroundNs")] public long TurnaroundNs { get; set; }
+    [JsonPropertyName("responseRatio")] public double ResponseRatio { get; set; }
+    [JsonPropertyName("endOrder")] public int EndOrder { get; set; }
 }
 
 public sealed class WorkloadObject

@@ -5,26 +5,21 @@ namespace TraceLab.Analyzers.Smp;
 /// <summary>
 /// How threads used the CPUs (docs/metrics.md ("SMP effects")): per-thread residency on each CPU, migrations and CPU changes,
 /// same- vs cross-CPU wakeups and time runnable while a CPU idled; per-CPU busy, idle and switches.
-/// Each CPU's current task follows the same evidence rule and repair estimate as <see cref="ThreadAccounting"/>
-/// (every event's common_pid is running on its CPU, because switches can go unlogged), so a thread's residency sums
-/// to its run time there. Memory grows with threads × CPUs, never with the number of events.
+/// Run intervals and CPU occupancy come from <see cref="ThreadAccounting"/> (logged or repaired, one state machine for
+/// every analysis), so a thread's residency sums to its run time. Memory grows with threads × CPUs, never with events.
 /// </summary>
-public sealed class SmpAnalyzer : IKernelAnalyzer
+public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
 {
-    private const int Unknown = -1;
-
-    private enum RunState : byte { Unknown, Running, Runnable, Blocked, Dead }
+    private const int Unknown = ThreadAccounting.UnknownTask;
 
     private sealed class ThreadState
     {
         public ThreadState(SmpThreadStats stats) => Stats = stats;
 
         public SmpThreadStats Stats { get; }
-        public RunState State;
-        public long Since;
-        public int Cpu = Unknown;
-        /// <summary>Survives the end of a run, so the next start can tell whether it is on another CPU.</summary>
+        /// <summary>CPU of the previous run, so the next start can tell whether it is on another CPU.</summary>
         public int LastCpu = Unknown;
+        public bool Runnable;
         /// <summary><see cref="IdleCpuIntegral"/> reading when the thread became runnable.</summary>
         public long IdleReading;
     }
@@ -34,7 +29,6 @@ public sealed class SmpAnalyzer : IKernelAnalyzer
         /// <summary><see cref="Unknown"/>, 0 (idle) or a tid.</summary>
         public int Current;
         public long Since;
-        public long LastEvidence;
     }
 
     private readonly MeasuredRegion _region;
@@ -44,11 +38,13 @@ public sealed class SmpAnalyzer : IKernelAnalyzer
     private readonly List<SmpCpuStats> _cpuStats = new();
     private CpuState[] _cpus = [];
 
-    /// <param name="region">The pass's region (owned by <see cref="ThreadAccounting"/>), used to clip and count.</param>
-    public SmpAnalyzer(MeasuredRegion region)
+    /// <summary>Subscribes to <paramref name="accounting"/>'s transitions and shares its region.</summary>
+    public SmpAnalyzer(ThreadAccounting accounting)
     {
-        _region = region;
-        _idle = new IdleCpuIntegral(region);
+        ArgumentNullException.ThrowIfNull(accounting);
+        _region = accounting.Region;
+        _idle = new IdleCpuIntegral(_region);
+        accounting.Subscribe(this);
     }
 
     /// <summary>Per thread; idle (tid 0) is never a thread.</summary>
@@ -62,13 +58,12 @@ public sealed class SmpAnalyzer : IKernelAnalyzer
     public void OnEvent(in KernelEvent e)
     {
         var t = e.Timestamp;
-        _idle.Advance(t);
         EnsureCpu(e.Cpu);
-        Evidence(e.Cpu, e.Kind == KernelEventKind.Switch ? e.PrevTid : e.Pid, t);
+        _cpuStats[e.Cpu].Seen = true;
         switch (e.Kind)
         {
             case KernelEventKind.Switch:
-                OnSwitch(e, t);
+                if (_region.Contains(t)) _cpuStats[e.Cpu].Switches++;
                 break;
             case KernelEventKind.Waking:
                 OnWaking(e, t, counted: true);
@@ -89,26 +84,79 @@ public sealed class SmpAnalyzer : IKernelAnalyzer
         _idle.OnRegionBegin(_region.Begin);
     }
 
+    /// <summary>Runs still open were closed by the accounting's completion, which comes first.</summary>
     public void Complete(long end)
     {
         _idle.Advance(end);
         foreach (var ts in _state.Values)
         {
-            switch (ts.State)
-            {
-                case RunState.Running:
-                    ts.Stats.AddResidency(ts.Cpu, _region.Overlap(ts.Since, end));
-                    break;
-                case RunState.Runnable:
-                    ts.Stats.RunnableWhileIdleNs += _idle.Since(ts.IdleReading);
-                    break;
-            }
-            ts.Since = end;
+            if (ts.Runnable) ts.Stats.RunnableWhileIdleNs += _idle.Since(ts.IdleReading);
+            ts.Runnable = false;
         }
         for (var c = 0; c < _cpus.Length; c++)
         {
             EndTenure(c, end);
             _cpus[c].Since = end;
+        }
+    }
+
+    void ISchedulingObserver.OnRunEnded(int tid, int cpu, long since, long end, long t)
+    {
+        _idle.Advance(t);
+        Thread(tid).Stats.AddResidency(cpu, _region.Overlap(since, end));
+    }
+
+    void ISchedulingObserver.OnRunStarted(int tid, int cpu, long since, long t, long runnableSince)
+    {
+        _idle.Advance(t);
+        var ts = Thread(tid);
+        if (ts.Runnable && runnableSince != long.MinValue)
+        {
+            // The integral has run up to t, but a repaired run started earlier: the runnable interval bounds the idle
+            // overlap (exact when the idle set did not change in between).
+            ts.Stats.RunnableWhileIdleNs += Math.Min(_idle.Since(ts.IdleReading), _region.Overlap(runnableSince, since));
+        }
+        ts.Runnable = false;
+        if (ts.LastCpu != Unknown && ts.LastCpu != cpu && _region.Contains(t)) ts.Stats.CpuChanges++;
+        ts.LastCpu = cpu;
+    }
+
+    void ISchedulingObserver.OnRunnable(int tid, long t)
+    {
+        _idle.Advance(t);
+        var ts = Thread(tid);
+        ts.Runnable = true;
+        ts.IdleReading = _idle.Value;
+    }
+
+    void ISchedulingObserver.OnCpuTaskChanged(int cpu, int tid, long since, long t)
+    {
+        _idle.Advance(t);
+        EnsureCpu(cpu);
+        EndTenure(cpu, since);
+        ref var c = ref _cpus[cpu];
+        if (c.Current == 0) _idle.CpuLeavesIdle();
+        if (tid == 0) _idle.CpuEntersIdle();
+        c.Current = tid;
+        c.Since = since;
+    }
+
+    private void OnWaking(in KernelEvent e, long t, bool counted)
+    {
+        var woken = e.WokenTid;
+        if (woken <= 0) return;
+        var ws = Thread(woken);
+        if (!counted || !_region.Contains(t)) return;
+        var cross = e.TargetCpu != e.Cpu;
+        if (cross) ws.Stats.WakeupsReceivedCrossCpu++;
+        else ws.Stats.WakeupsReceivedSameCpu++;
+
+        // In interrupt context (or from idle) common_pid is whoever was interrupted, not the waker.
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0)
+        {
+            var giver = Thread(e.Pid).Stats;
+            if (cross) giver.WakeupsGivenCrossCpu++;
+            else giver.WakeupsGivenSameCpu++;
         }
     }
 
@@ -119,7 +167,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer
         Array.Resize(ref _cpus, cpu + 1);
         for (var i = old; i < _cpus.Length; i++)
         {
-            _cpus[i] = new CpuState { Current = Unknown, Since = long.MinValue, LastEvidence = long.MinValue };
+            _cpus[i] = new CpuState { Current = Unknown, Since = long.MinValue };
             _cpuStats.Add(new SmpCpuStats(i));
         }
     }
@@ -135,146 +183,6 @@ public sealed class SmpAnalyzer : IKernelAnalyzer
         return s;
     }
 
-    private void Evidence(int c, int tid, long t)
-    {
-        _cpuStats[c].Seen = true;
-        if (_cpus[c].Current == tid)
-        {
-            _cpus[c].LastEvidence = t;
-            return;
-        }
-        Repair(c, tid, t);
-    }
-
-    /// <summary>
-    /// A switch to <paramref name="tid"/> on <paramref name="c"/> was not logged (or the CPU is new). The start is
-    /// estimated exactly as <see cref="ThreadAccounting"/> does (docs/metrics.md 1.4): the CPU's last evidence of
-    /// its previous task, or the thread's wakeup if later.
-    /// </summary>
-    private void Repair(int c, int tid, long t)
-    {
-        var start = _cpus[c].LastEvidence == long.MinValue ? t : _cpus[c].LastEvidence;
-        var ts = tid > 0 ? Thread(tid) : null;
-        if (ts is { State: RunState.Runnable or RunState.Blocked } && ts.Since > start) start = Math.Min(ts.Since, t);
-
-        var prevTid = _cpus[c].Current;
-        if (prevTid > 0)
-        {
-            var prev = Thread(prevTid);
-            if (prev.State == RunState.Running && prev.Cpu == c)
-            {
-                prev.Stats.AddResidency(c, _region.Overlap(prev.Since, start));
-                prev.State = RunState.Unknown;
-                prev.Cpu = Unknown;
-            }
-        }
-        EndTenure(c, start);
-
-        if (ts is not null && !(ts.State == RunState.Running && ts.Cpu == c))
-        {
-            switch (ts.State)
-            {
-                case RunState.Running when ts.Cpu != Unknown:
-                    LeaveCpuUnlogged(ts, Math.Min(_cpus[ts.Cpu].LastEvidence, start));
-                    break;
-                case RunState.Runnable:
-                    // The integral has run up to t, but the thread has been running since the estimated start: the
-                    // runnable interval bounds the idle overlap (exact when the idle set did not change in between).
-                    ts.Stats.RunnableWhileIdleNs += Math.Min(_idle.Since(ts.IdleReading), _region.Overlap(ts.Since, start));
-                    break;
-            }
-            StartRunning(ts, c, start, t);
-        }
-        SetCurrent(c, tid, start, t);
-    }
-
-    private void OnSwitch(in KernelEvent e, long t)
-    {
-        var c = e.Cpu;
-        if (_region.Contains(t)) _cpuStats[c].Switches++;
-
-        if (e.PrevTid > 0)
-        {
-            var ps = Thread(e.PrevTid);
-            if (ps.State == RunState.Running && ps.Cpu == c) ps.Stats.AddResidency(c, _region.Overlap(ps.Since, t));
-            var preempted = TaskState.IsPreempted(e.PrevState);
-            var dead = (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0 && !preempted;
-            ps.State = dead ? RunState.Dead : preempted ? RunState.Runnable : RunState.Blocked;
-            ps.Since = t;
-            ps.Cpu = Unknown;
-            ps.IdleReading = _idle.Value;
-        }
-        EndTenure(c, t);
-
-        if (e.NextTid > 0)
-        {
-            var ns = Thread(e.NextTid);
-            switch (ns.State)
-            {
-                case RunState.Runnable:
-                    ns.Stats.RunnableWhileIdleNs += _idle.Since(ns.IdleReading);
-                    break;
-                case RunState.Running when ns.Cpu != Unknown && ns.Cpu != c:
-                    LeaveCpuUnlogged(ns, Math.Min(_cpus[ns.Cpu].LastEvidence, t));
-                    break;
-            }
-            StartRunning(ns, c, t, t);
-        }
-        SetCurrent(c, e.NextTid, t, t);
-    }
-
-    private void OnWaking(in KernelEvent e, long t, bool counted)
-    {
-        var woken = e.WokenTid;
-        if (woken <= 0) return;
-        var ws = Thread(woken);
-        if (counted && _region.Contains(t))
-        {
-            var cross = e.TargetCpu != e.Cpu;
-            if (cross) ws.Stats.WakeupsReceivedCrossCpu++;
-            else ws.Stats.WakeupsReceivedSameCpu++;
-
-            // In interrupt context (or from idle) common_pid is whoever was interrupted, not the waker.
-            if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0)
-            {
-                var giver = Thread(e.Pid).Stats;
-                if (cross) giver.WakeupsGivenCrossCpu++;
-                else giver.WakeupsGivenSameCpu++;
-            }
-        }
-        if (ws.State is RunState.Blocked or RunState.Unknown or RunState.Dead)
-        {
-            ws.State = RunState.Runnable;
-            ws.Since = t;
-            ws.IdleReading = _idle.Value;
-        }
-    }
-
-    private void StartRunning(ThreadState ts, int c, long since, long t)
-    {
-        if (ts.LastCpu != Unknown && ts.LastCpu != c && _region.Contains(t)) ts.Stats.CpuChanges++;
-        ts.State = RunState.Running;
-        ts.Since = since;
-        ts.Cpu = c;
-        ts.LastCpu = c;
-    }
-
-    /// <summary>
-    /// The thread shows up elsewhere while still current on its old CPU: its switch-out there was lost. Its run there
-    /// ends at <paramref name="end"/> and that CPU's task is unknown until its next event.
-    /// </summary>
-    private void LeaveCpuUnlogged(ThreadState ts, long end)
-    {
-        var old = ts.Cpu;
-        ts.Stats.AddResidency(old, _region.Overlap(ts.Since, end));
-        if (_cpus[old].Current == ts.Stats.Tid)
-        {
-            EndTenure(old, end);
-            _cpus[old].Current = Unknown;
-        }
-        ts.Cpu = Unknown;
-    }
-
     /// <summary>Charges the CPU's current task (busy or idle) up to <paramref name="end"/>; unknown time counts nowhere.</summary>
     private void EndTenure(int c, long end)
     {
@@ -283,15 +191,5 @@ public sealed class SmpAnalyzer : IKernelAnalyzer
         var ns = _region.Overlap(cpu.Since, end);
         if (cpu.Current == 0) _cpuStats[c].IdleNs += ns;
         else _cpuStats[c].BusyNs += ns;
-    }
-
-    private void SetCurrent(int c, int tid, long since, long evidence)
-    {
-        ref var cpu = ref _cpus[c];
-        if (cpu.Current == 0) _idle.CpuLeavesIdle();
-        if (tid == 0) _idle.CpuEntersIdle();
-        cpu.Current = tid;
-        cpu.Since = since;
-        cpu.LastEvidence = evidence;
     }
 }

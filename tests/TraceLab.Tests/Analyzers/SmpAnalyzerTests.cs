@@ -14,7 +14,7 @@ public sealed class SmpAnalyzerTests
     private static (ThreadAccounting Accounting, SmpAnalyzer Smp) Run(params KernelEvent[] events)
     {
         var accounting = new ThreadAccounting();
-        var smp = new SmpAnalyzer(accounting.Region);
+        var smp = new SmpAnalyzer(accounting);
         var pass = new AnalysisPass(accounting, smp);
         var last = long.MinValue;
         foreach (var e in events)
@@ -68,6 +68,30 @@ public sealed class SmpAnalyzerTests
         foreach (var tid in new[] { A, B, C })
             Assert.Equal(acc.Threads[tid].RunNs, smp.Threads[tid].TotalResidencyNs);
         Assert.False(smp.Threads.ContainsKey(0));
+    }
+
+    /// <summary>
+    /// ETW logs ReadyThread before the readied thread's own CSwitch: A is readied at 2000 while still running and
+    /// switches out (with a wait reason) at 2100, so it is runnable from then, not blocked; cpu1 idles the whole time,
+    /// so all 900 ns until A runs again at 3000 are runnable-while-idle — the same state the accounting's ready time uses
+    /// (the SMP analysis once kept its own state machine and called this time blocked).
+    /// </summary>
+    [Fact]
+    public void Etw_thread_readied_before_its_own_switch_out_is_runnable_while_a_cpu_idles()
+    {
+        var (acc, smp) = Run(
+            KernelEvent.Switch(1000, 0, 0, 120, R, A, 120),
+            KernelEvent.Switch(1000, 1, B, 120, S, 0, 120, prevWaitReason: 6),
+            KernelEvent.Switch(1000, 2, 0, 120, R, C, 120),
+            KernelEvent.Waking(2000, 2, C, A, 0),
+            KernelEvent.Switch(2100, 0, A, 120, S, 0, 120, prevWaitReason: 6),
+            KernelEvent.Switch(3000, 0, 0, 120, R, A, 120),
+            KernelEvent.Switch(4000, 0, A, 120, S, 0, 120, prevWaitReason: 6),
+            KernelEvent.Switch(4000, 2, C, 120, S, 0, 120, prevWaitReason: 6));
+
+        Assert.Equal(3000 - 2100, acc.Threads[A].ReadyNs);
+        Assert.Equal(3000 - 2100, smp.Threads[A].RunnableWhileIdleNs);
+        Assert.Equal(acc.Threads[A].RunNs, smp.Threads[A].TotalResidencyNs);
     }
 
     [Fact]
