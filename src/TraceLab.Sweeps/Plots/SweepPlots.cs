@@ -52,7 +52,8 @@ public static class SweepPlots
         var claims = d.Claims.Count > 0 ? string.Join(", ", d.Claims) + ": " : "";
         return new LineChart
         {
-            Title = $"{claims}{label} vs {d.XLabel ?? d.XParameter}",
+            // The x axis is labelled anyway: a title that would run past the legend leaves out "vs X".
+            Title = $"{claims}{label} vs {d.XLabel ?? d.XParameter}" is { Length: <= 72 } full ? full : $"{claims}{label}",
             Subtitle = $"{d.Workload} — {d.Title}; median of {data.Repeats} repeats, bars = min–max",
             XLabel = d.XLabel ?? d.XParameter,
             YLabel = label,
