@@ -36,6 +36,8 @@ namespace TraceLab.Cli
             root.Subcommands.Add(Export(console));
             root.Subcommands.Add(Bench(console));
             root.Subcommands.Add(Overhead(console));
+            root.Subcommands.Add(SweepCommandLine.Sweep(console));
+            root.Subcommands.Add(SweepCommandLine.Sweeps(console));
             return root;
         }
 
@@ -183,7 +185,7 @@ namespace TraceLab.Cli
             {
                 return Fail(ex.Message, ExitCodes.Usage);
             }
-            catch (Exception ex) when (ex is WorkloadException or TracingUnavailableException or TraceLab.Core.Capture.CaptureUnavailableException or TraceFormatException or IOException or UnauthorizedAccessException or PlatformNotSupportedException)
+            catch (Exception ex) when (ex is WorkloadException or TraceLab.Sweeps.SweepException or TracingUnavailableException or TraceLab.Core.Capture.CaptureUnavailableException or TraceFormatException or IOException or UnauthorizedAccessException or PlatformNotSupportedException)
             {
                 return Fail(ex.Message, ExitCodes.Failure);
             }

@@ -1,0 +1,208 @@
+using System.Globalization;
+using Spectre.Console;
+using TraceLab.Capture.Linux;
+using TraceLab.Cli.Sweeps;
+using TraceLab.Sweeps;
+using TraceLab.Sweeps.Output;
+using TraceLab.Sweeps.Verdicts;
+using TraceLab.Workloads;
+
+namespace TraceLab.Cli.Commands;
+
+/// <summary>
+/// `tracelab sweep WORKLOAD SWEEP` / `--param NAME --values LIST`: run every point of a sweep several times in an
+/// interleaved order, then write sweep.csv, sweep.json, plots and report.md with the claim verdicts. `--resume DIR`
+/// continues an interrupted sweep from its state.json.
+/// </summary>
+public sealed class SweepCommand
+{
+    public sealed record Settings(
+        string? Workload, string? Sweep, string? Param, string? Values, string? SeriesParam, string? SeriesValues,
+        int Repeat, bool Trace, string? Out, bool Force, string? Resume, IReadOnlyDictionary<string, string> Overrides,
+        int TimeoutSeconds, int? OrderSeed = null);
+
+    private readonly IAnsiConsole _console;
+
+    public SweepCommand(IAnsiConsole console) => _console = console;
+
+    public async Task<int> RunAsync(Settings s)
+    {
+        var (directory, state, definition, workload) = s.Resume is not null ? Resume(s) : Create(s);
+        if (state.Traced) Tracefs.Locate();
+        var exe = new NativeWorkloadBuilder(RepositoryLayout.FindRoot()).EnsureBuilt(workload.Name);
+        var timeout = TimeSpan.FromSeconds(s.TimeoutSeconds);
+        IPointRunner runner = state.Traced
+            ? new TracedPointRunner(workload, exe, definition.Name, definition.Claims, timeout)
+            : new UntracedPointRunner(workload, exe, timeout);
+
+        var done = state.Runs.Count;
+        _console.MarkupLine($"sweep [bold]{Markup.Escape(definition.Name)}[/] ({Markup.Escape(workload.Name)}: {Markup.Escape(definition.Title)}): " +
+            $"{state.Points.Count} points × {state.Repeats} repeats = {state.Order.Count} runs{(done > 0 ? $", {done} already done" : "")}{(state.Traced ? ", traced" : "")} → {Markup.Escape(directory)}");
+
+        bool complete;
+        using (var interruption = new Interruption())
+        {
+            complete = await RunWithProgress(directory, state, runner, interruption.Token);
+        }
+
+        var data = Data(definition, state, workload);
+        var summary = SweepOutputs.Write(directory, data, state, MachineInfo.Current());
+        Render(summary, directory);
+        if (!complete)
+        {
+            _console.MarkupLine($"[yellow]interrupted after {state.Runs.Count} of {state.Order.Count} runs; the results so far are written. Resume: tracelab sweep --resume {Markup.Escape(directory)}[/]");
+            return ExitCodes.Interrupted;
+        }
+        if (summary.RunsOk == 0) throw new WorkloadException($"every run of the sweep failed (first: {summary.Failures.FirstOrDefault()}); see {directory}/report.md");
+        return ExitCodes.Ok;
+    }
+
+    /// <summary>The runs with the definition's verdicts; parameter names in rules are canonicalized by the workload.</summary>
+    public static SweepData Data(SweepDefinition definition, SweepState state, WorkloadDefinition workload) =>
+        new(definition, state.SweepPoints(), state.Runs, state.Repeats)
+        {
+            Canonical = (param, value) =>
+            {
+                try { return workload.FindParameter(param)?.Validate(value) ?? value; }
+                catch (WorkloadException) { return value; }
+            },
+        };
+
+    private (string, SweepState, SweepDefinition, WorkloadDefinition) Create(Settings s)
+    {
+        if (s.Workload is null) throw new UsageException("sweep needs a workload (or --resume DIR)");
+        var workload = FindWorkload(s.Workload);
+        if (s.Repeat < 1) throw new UsageException("--repeat must be at least 1 (verdicts need 3)");
+        SweepDefinition definition;
+        List<string>? values = null, seriesValues = null;
+        if (s.Sweep is not null)
+        {
+            if (s.Param is not null || s.Values is not null) throw new UsageException("give either a sweep name or --param/--values, not both");
+            var names = string.Join(", ", PredefinedSweeps.All.Where(d => d.Workload == workload.Name).Select(d => d.Name));
+            definition = PredefinedSweeps.Find(workload.Name, s.Sweep) ?? throw new UsageException(
+                $"unknown sweep '{s.Sweep}' for {workload.Name}: valid sweeps are {(names.Length > 0 ? names : "none")} (see tracelab sweeps)");
+        }
+        else
+        {
+            if (s.Param is null || s.Values is null) throw new UsageException("sweep needs a sweep name (see tracelab sweeps) or --param NAME --values LIST");
+            try
+            {
+                var isText = workload.FindParameter(s.Param)?.IsText == true;
+                values = [.. CustomSweep.ParseList(s.Values, expandRanges: !isText)];
+                if (s.SeriesValues is not null)
+                    seriesValues = [.. CustomSweep.ParseList(s.SeriesValues, expandRanges: workload.FindParameter(s.SeriesParam ?? "")?.IsText != true)];
+                definition = CustomSweep.Create(workload.Name, s.Param, values, s.SeriesParam, seriesValues);
+            }
+            catch (SweepException ex) { throw new UsageException(ex.Message, ex); }
+        }
+        foreach (var p in definition.ParametersUsed)
+        {
+            if (workload.FindParameter(p) is null) throw new UsageException($"{workload.Name} has no parameter '{p}'");
+            if (s.Overrides.ContainsKey(p)) throw new UsageException($"--{p} is what this sweep varies; it cannot also be fixed");
+        }
+
+        IReadOnlyList<SweepPoint> points;
+        var scenario = new Scenario("sweep", "", [], new Dictionary<string, string>());
+        try { points = SweepPlan.Points(definition, s.Overrides, v => workload.Resolve(scenario, v)); }
+        catch (WorkloadException ex) { throw new UsageException(ex.Message, ex); }
+        if (s.Trace) Tracefs.Locate();
+
+        var stamp = DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
+        var output = OutputDirectory.Prepare(s.Out, $"sweep-{workload.Name}-{definition.Name}-{stamp}", s.Force);
+        var seed = s.OrderSeed ?? Random.Shared.Next();
+        var state = new SweepState
+        {
+            Sweep = definition.Name,
+            Workload = workload.Name,
+            Param = s.Sweep is null ? s.Param : null,
+            Values = values,
+            SeriesParam = s.Sweep is null ? s.SeriesParam : null,
+            SeriesValues = seriesValues,
+            Overrides = s.Overrides.ToDictionary(kv => kv.Key, kv => kv.Value, StringComparer.OrdinalIgnoreCase),
+            Repeats = s.Repeat,
+            Traced = s.Trace,
+            OrderSeed = seed,
+            Points = points.Select(p => new SweepPointState(p.Index, p.Series, p.X, p.Values.ToDictionary(kv => kv.Key, kv => kv.Value))).ToList(),
+            Order = [.. SweepPlan.Order(points.Count, s.Repeat, seed)],
+            StartedUtc = DateTimeOffset.UtcNow,
+        };
+        SweepStateStore.Save(output.Path, state);
+        return (output.Path, state, definition, workload);
+    }
+
+    private static (string, SweepState, SweepDefinition, WorkloadDefinition) Resume(Settings s)
+    {
+        if (s.Workload is not null || s.Sweep is not null || s.Param is not null)
+            throw new UsageException("--resume takes the sweep from its state.json: give no workload, sweep or --param");
+        var directory = Path.GetFullPath(s.Resume!);
+        if (!Directory.Exists(directory)) throw new UsageException($"{directory}: no such directory");
+        SweepState state;
+        try { state = SweepStateStore.Load(directory); }
+        catch (SweepException ex) { throw new UsageException(ex.Message, ex); }
+        var workload = FindWorkload(state.Workload);
+        SweepDefinition definition;
+        try
+        {
+            definition = state.Sweep == CustomSweep.Name
+                ? CustomSweep.Create(state.Workload, state.Param ?? "", state.Values ?? [], state.SeriesParam, state.SeriesValues)
+                : PredefinedSweeps.Find(state.Workload, state.Sweep) ?? throw new SweepException($"{directory}: unknown sweep '{state.Sweep}' in state.json");
+        }
+        catch (SweepException ex) { throw new UsageException(ex.Message, ex); }
+        return (directory, state, definition, workload);
+    }
+
+    private static WorkloadDefinition FindWorkload(string name) => WorkloadCatalog.Find(name)
+        ?? throw new UsageException($"unknown workload '{name}': valid workloads are {string.Join(", ", WorkloadCatalog.All.Select(w => w.Name))}");
+
+    private async Task<bool> RunWithProgress(string directory, SweepState state, IPointRunner runner, CancellationToken token)
+    {
+        var points = state.SweepPoints();
+        string Describe(SweepPoint p) => p.Series == SweepSeries.Single.Label ? $"{p.Id} x={p.X}" : $"{p.Id} {p.Series} x={p.X}";
+        if (!_console.Profile.Capabilities.Interactive)
+        {
+            var plain = new SweepRunner(directory, state, runner)
+            {
+                Finished = (done, total, r) => _console.MarkupLine(Markup.Escape(
+                    $"[{done}/{total}] {Describe(points[r.Point])} repeat {r.Repeat}: {(r.Ok ? $"{r.ElapsedNs / 1e9:0.###} s" : "FAILED " + r.Error)}")),
+            };
+            return await plain.RunAsync(token);
+        }
+        var complete = false;
+        await _console.Progress()
+            .Columns(new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new RemainingTimeColumn(), new ElapsedTimeColumn())
+            .StartAsync(async ctx =>
+            {
+                var task = ctx.AddTask("sweep", maxValue: state.Order.Count);
+                task.Value = state.Runs.Count;
+                var runner2 = new SweepRunner(directory, state, runner)
+                {
+                    Starting = (done, total, p) => task.Description = Markup.Escape($"{done}/{total} {Describe(p)}"),
+                    Finished = (done, _, r) =>
+                    {
+                        task.Value = done;
+                        task.Description = Markup.Escape($"{done}/{state.Order.Count} runs");
+                        if (!r.Ok) _console.MarkupLine($"[yellow]{Markup.Escape($"{Describe(points[r.Point])} repeat {r.Repeat} failed: {r.Error}")}[/]");
+                    },
+                };
+                complete = await runner2.RunAsync(token);
+            });
+        return complete;
+    }
+
+    private void Render(SweepSummary s, string directory)
+    {
+        if (s.Verdicts.Count > 0)
+        {
+            var table = new Table().Border(TableBorder.Simple).AddColumns("claim", "aspect", "outcome");
+            foreach (var v in s.Verdicts)
+            {
+                var color = v.Outcome switch { "reproduced" => "green", "inverted" => "red", "not reproduced" => "yellow", _ => "grey" };
+                table.AddRow(Markup.Escape(v.Claim), Markup.Escape(v.Aspect), $"[{color}]{Markup.Escape(v.Outcome)}[/]");
+            }
+            _console.Write(table);
+        }
+        if (s.RunsFailed > 0) _console.MarkupLine($"[yellow]{s.RunsFailed} run(s) failed (listed in report.md)[/]");
+        var files = new[] { "report.md", "sweep.csv", "sweep.json" }.Concat(s.Plots);
+        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(directory)}: {Markup.Escape(string.Join(", ", files))}, runs/");
+    }
+}

@@ -1,0 +1,76 @@
+using System.Text.Json;
+using System.Text.Json.Serialization;
+
+namespace TraceLab.Sweeps;
+
+/// <summary>
+/// state.json in the sweep directory: what to run (the command's inputs, the points, the order) and what has run.
+/// Rewritten atomically after every run, so an interrupted or killed sweep resumes exactly where it stopped.
+/// </summary>
+public sealed class SweepState
+{
+    public int Version { get; set; } = 1;
+    /// <summary>Predefined sweep name, or "custom" with the ad-hoc description below.</summary>
+    public string Sweep { get; set; } = "";
+    public string Workload { get; set; } = "";
+    /// <summary>For custom sweeps: the swept parameter and values, series parameter and values.</summary>
+    public string? Param { get; set; }
+    public List<string>? Values { get; set; }
+    public string? SeriesParam { get; set; }
+    public List<string>? SeriesValues { get; set; }
+    public Dictionary<string, string> Overrides { get; set; } = [];
+    public int Repeats { get; set; }
+    public bool Traced { get; set; }
+    public int OrderSeed { get; set; }
+    public List<SweepPointState> Points { get; set; } = [];
+    public List<PlannedRun> Order { get; set; } = [];
+    public List<SweepRunRecord> Runs { get; set; } = [];
+    public DateTimeOffset StartedUtc { get; set; }
+    public bool Complete { get; set; }
+
+    public bool IsDone(PlannedRun r) => Runs.Any(x => x.Point == r.Point && x.Repeat == r.Repeat);
+
+    public IReadOnlyList<SweepPoint> SweepPoints() =>
+        Points.Select(p => new SweepPoint(p.Index, p.Series, p.X, p.Values)).ToList();
+}
+
+public sealed record SweepPointState(int Index, string Series, string X, Dictionary<string, string> Values);
+
+public static class SweepStateStore
+{
+    public const string FileName = "state.json";
+
+    public static readonly JsonSerializerOptions Json = new()
+    {
+        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
+        WriteIndented = true,
+        DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
+    };
+
+    /// <summary>Write to a temporary file, flush to disk, rename: a crash leaves the old or the new state, never half.</summary>
+    public static void Save(string directory, SweepState state)
+    {
+        var final = Path.Combine(directory, FileName);
+        var tmp = final + ".tmp";
+        using (var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None))
+        {
+            JsonSerializer.Serialize(fs, state, Json);
+            fs.Flush(flushToDisk: true);
+        }
+        File.Move(tmp, final, overwrite: true);
+    }
+
+    public static SweepState Load(string directory)
+    {
+        var path = Path.Combine(directory, FileName);
+        if (!File.Exists(path)) throw new SweepException($"{directory} has no {FileName}: not a sweep directory (or the sweep never started)");
+        try
+        {
+            return JsonSerializer.Deserialize<SweepState>(File.ReadAllText(path), Json) ?? throw new SweepException($"{path} is empty");
+        }
+        catch (JsonException ex)
+        {
+            throw new SweepException($"{path} is not a valid sweep state ({ex.Message})");
+        }
+    }
+}
