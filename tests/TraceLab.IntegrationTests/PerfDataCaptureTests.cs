@@ -31,6 +31,15 @@ public sealed class PerfDataCaptureTests
 
         Assert.Equal("perf", report.Capture.Backend);
         _output.WriteLine($"{report.Capture.Events:N0} events, lost {report.Capture.LostEvents}");
+        // perf on this VM drops sched_switch samples without a LOST record when the CPUs go idle (perf script shows
+        // per-CPU switch chains that do not connect: prev_pid ≠ the previous switch's next_pid). perf sched then counts
+        // the idle time before a missing switch-in as run time, TraceLab repairs to the last evidence (metrics.md 1.4),
+        // so run time and perf sched latency's switch counts can only be compared on an intact chain. Switch-ins, max
+        // delay and the getrusage total are compared always.
+        var intact = report.Capture.ChainBreaksInRegion == 0;
+        _output.WriteLine(intact
+            ? "switch chains intact: run time compared with perf sched timehist"
+            : $"{report.Capture.ChainBreaksInRegion:N0} broken switch chains (perf dropped samples silently): run time compared with getrusage only");
         var failures = new List<string>();
         foreach (var wt in workload.Threads)
         {
@@ -40,11 +49,11 @@ public sealed class PerfDataCaptureTests
             var exitSlice = perf.ExitSliceNs.GetValueOrDefault(wt.Tid);
             var switches = ours.VoluntarySwitches + ours.InvoluntarySwitches;
             _output.WriteLine($"tid {wt.Tid}: run {ours.RunNs} ns vs timehist {th.RunNs} + exit slice {exitSlice}; switches {switches} vs sched-in {th.SchedIns}, latency switches {lat.Switches}; max delay {ours.ReadyLatency.MaxNs} vs {lat.MaxDelayNs}");
-            Check(failures, $"{wt.Tid} run time", ours.RunNs, th.RunNs + exitSlice, 1000);
+            if (intact) Check(failures, $"{wt.Tid} run time", ours.RunNs, th.RunNs + exitSlice, 1000);
             // timehist counts sched-ins it could attribute; the exit switch (prev_state X) is not a switch in our counts either.
             Check(failures, $"{wt.Tid} switches vs timehist sched-in", switches, th.SchedIns, 0);
             // perf sched latency counts every switch-out, including the final one at exit.
-            Check(failures, $"{wt.Tid} switches vs latency", switches + (exitSlice > 0 ? 1 : 0), lat.Switches, 0);
+            if (intact) Check(failures, $"{wt.Tid} switches vs latency", switches + (exitSlice > 0 ? 1 : 0), lat.Switches, 0);
             // Both: from the wakeup (sched_waking) or preemption to the switch-in; perf prints it in ms with 3 decimals.
             Check(failures, $"{wt.Tid} max ready latency", ours.ReadyLatency.MaxNs, lat.MaxDelayNs, 500);
         }
@@ -61,8 +70,9 @@ public sealed class PerfDataCaptureTests
     public void Lost_events_are_reported_when_perf_buffers_overflow()
     {
         using var dir = new TempDirectory("tracelab-perfdata-lost");
-        // The smallest per-CPU buffer with every syscall recorded overflows on this workload.
-        var (perfData, workload) = PerfRecord.TimeMutex(dir.Path, "mutex", "20000", SyscallSet.All, mmapPages: "8");
+        // A two-page per-CPU buffer with every syscall recorded overflows on this workload even on an idle machine
+        // (eight pages did only under load).
+        var (perfData, workload) = PerfRecord.TimeMutex(dir.Path, "mutex", "20000", SyscallSet.All, mmapPages: "2");
         var report = AnalysisPipeline.Analyze(perfData, workload, run: null, partial: false, pid: workload.Pid);
         var (lostSamples, lostRecords) = PerfRecord.Lost(perfData);
         _output.WriteLine($"lost: ours {report.Capture.LostEvents}; perf: Total Lost Samples {lostSamples}, PERF_RECORD_LOST total {lostRecords}");
