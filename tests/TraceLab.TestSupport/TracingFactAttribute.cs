@@ -55,6 +55,12 @@ public static class TestEnvironment
     /// <summary>Debian's Chromium, which the HTML report tests render pages with.</summary>
     public const string ChromiumPath = "/usr/bin/chromium";
 
+    /// <summary>Why the tracefs locate logic cannot be exercised past its privilege check here (not Linux, not root), or null.</summary>
+    public static string? RootOnLinuxReason() =>
+        !OperatingSystem.IsLinux() ? "Linux only (tracefs)"
+        : Environment.UserName != "root" ? "needs root: without it tracefs location stops at the privilege check"
+        : null;
+
     /// <summary>Why report.html cannot be rendered here (no Debian chromium), or null.</summary>
     public static string? ChromiumReason() =>
         !OperatingSystem.IsLinux() ? "headless rendering tests use Debian's chromium (Linux)"

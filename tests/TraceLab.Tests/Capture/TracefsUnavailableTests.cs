@@ -48,11 +48,7 @@ public sealed class TracefsUnavailableTests
 /// <summary>Linux and root (the locate logic checks root before it looks at mounting); reason computed.</summary>
 public sealed class RootOnLinuxFactAttribute : FactAttribute
 {
-    public RootOnLinuxFactAttribute()
-    {
-        if (!OperatingSystem.IsLinux()) Skip = "Linux only (tracefs)";
-        else if (Environment.UserName != "root") Skip = "needs root: without it tracefs location stops at the privilege check";
-    }
+    public RootOnLinuxFactAttribute() => Skip = TestEnvironment.RootOnLinuxReason();
 }
 
 /// <summary>Needs unshare and unprivileged user + mount namespaces (tried once); reason computed.</summary>
