@@ -22,3 +22,13 @@ void report_times(json_writer *w, const pl_times *t)
     json_int(w, "voluntarySwitches", t->voluntary_switches);
     json_int(w, "involuntarySwitches", t->involuntary_switches);
 }
+
+void report_region(json_writer *w, long long begin, long long end, const pl_times *process)
+{
+    json_int(w, "beginNs", begin);
+    json_int(w, "endNs", end);
+    json_int(w, "elapsedNs", end - begin);
+    json_begin_object(w, "process");
+    report_times(w, process);
+    json_end_object(w);
+}

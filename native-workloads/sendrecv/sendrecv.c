@@ -270,12 +270,7 @@ static void write_result(const worker *workers, int64_t begin, int64_t end, cons
     report_object(&w, "available", pl_event_info(&available));
     report_object(&w, "stop", pl_stop_info(&stop));
     json_end_array(&w);
-    json_int(&w, "beginNs", begin);
-    json_int(&w, "endNs", end);
-    json_int(&w, "elapsedNs", end - begin);
-    json_begin_object(&w, "process");
-    report_times(&w, process);
-    json_end_object(&w);
+    report_region(&w, begin, end, process);
 
     long long sender_switches = 0;
     for (int i = 0; i < cfg.senders; i++)

@@ -277,12 +277,7 @@ static void write_result(int64_t begin, int64_t end, const pl_times *process_tim
     if (cfg.mode == MODE_CONCURRENT)
         report_object(&w, "finished", pl_sem_info(&finished));
     json_end_array(&w);
-    json_int(&w, "beginNs", begin);
-    json_int(&w, "endNs", end);
-    json_int(&w, "elapsedNs", end - begin);
-    json_begin_object(&w, "process");
-    report_times(&w, process_times);
-    json_end_object(&w);
+    report_region(&w, begin, end, process_times);
 
     json_begin_object(&w, "metrics");
     json_double(&w, "elapsedMs", elapsed_ms);

@@ -162,12 +162,7 @@ static void write_result(const worker *workers, int64_t begin, int64_t end, cons
     if (cfg.active > 0)
         report_object(&w, "throttle", pl_gate_info(&throttle_sem));
     json_end_array(&w);
-    json_int(&w, "beginNs", begin);
-    json_int(&w, "endNs", end);
-    json_int(&w, "elapsedNs", end - begin);
-    json_begin_object(&w, "process");
-    report_times(&w, process);
-    json_end_object(&w);
+    report_region(&w, begin, end, process);
 
     json_begin_object(&w, "metrics");
     json_int(&w, "sum", sum);

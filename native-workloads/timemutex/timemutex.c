@@ -429,12 +429,7 @@ static void write_result(FILE *out, const worker *workers, int64_t begin, int64_
     json_end_object(&w);
 
     write_objects(&w);
-    json_int(&w, "beginNs", begin);
-    json_int(&w, "endNs", end);
-    json_int(&w, "elapsedNs", end - begin);
-    json_begin_object(&w, "process");
-    report_times(&w, process);
-    json_end_object(&w);
+    report_region(&w, begin, end, process);
     json_int(&w, "sharedCounter", shared_counter);
     if (expected >= 0)
         json_int(&w, "expectedCounter", expected);
