@@ -28,11 +28,13 @@ public sealed class SweepCommand
     public async Task<int> RunAsync(Settings s)
     {
         var (directory, state, definition, workload) = s.Resume is not null ? Resume(s) : Create(s);
-        if (state.Traced) Tracefs.Locate();
+        // Say what privilege or mount is missing before building anything.
+        var backend = state.Traced ? CaptureBackends.ForThisMachine() : null;
+        backend?.EnsureAvailable();
         var exe = new NativeWorkloadBuilder(RepositoryLayout.FindRoot()).EnsureBuilt(workload.Name);
         var timeout = TimeSpan.FromSeconds(s.TimeoutSeconds);
         IPointRunner runner = state.Traced
-            ? new TracedPointRunner(workload, exe, definition.Name, definition.Claims, timeout)
+            ? new TracedPointRunner(workload, exe, definition.Name, definition.Claims, timeout, backend)
             : new UntracedPointRunner(workload, exe, timeout);
 
         var done = state.Runs.Count;

@@ -31,7 +31,7 @@ public sealed class DegradationPointRule : VerdictRule
     public override string Criterion =>
         $"{Metric} along {Along}: degradation point of a line = first {Along} whose segment slope exceeds {Knee:0.##} × the first segment's slope (none if no segment does), " +
         $"one per repeat; in every line pair ({Pairs.Describe}, other parameters equal) all points of both lines within {StepsText} → reproduced; " +
-        $"the two min–max ranges more than {StepsText} apart in every pair → inverted; otherwise not reproduced";
+        $"{(Steps == 0 ? "the two min–max ranges disjoint" : $"the two min–max ranges more than {StepsText} apart")} in every pair → inverted; otherwise not reproduced";
 
     private string StepsText => Steps == 0 ? "the same grid point" : $"{Steps} grid step{(Steps == 1 ? "" : "s")}";
 
