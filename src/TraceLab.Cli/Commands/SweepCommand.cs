@@ -1,6 +1,5 @@
 using System.Globalization;
 using Spectre.Console;
-using TraceLab.Capture.Linux;
 using TraceLab.Cli.Sweeps;
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Output;
@@ -107,7 +106,8 @@ public sealed class SweepCommand
         var scenario = new Scenario("sweep", "", [], new Dictionary<string, string>());
         try { points = SweepPlan.Points(definition, s.Overrides, v => workload.Resolve(scenario, v)); }
         catch (WorkloadException ex) { throw new UsageException(ex.Message, ex); }
-        if (s.Trace) Tracefs.Locate();
+        // Before creating the output directory: say what privilege or mount tracing lacks.
+        if (s.Trace) CaptureBackends.ForThisMachine().EnsureAvailable();
 
         var stamp = DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
         var output = OutputDirectory.Prepare(s.Out, $"sweep-{workload.Name}-{definition.Name}-{stamp}", s.Force);
