@@ -1,71 +1,73 @@
 using System.Globalization;
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli.Commands;
+using TraceLab.Core.Capture;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli;
 
 /// <summary>
-/// One workload run under a kernel capture: start the tracefs session, run the workload, write trace.dat and
-/// workload.json, analyze, write report.json / report.md — the steps of TraceCommand without its console, for
-/// `sweep --trace`. (TraceCommand keeps its own copy for now so concurrent work on it merges cleanly; it can call
-/// this class once the capture-backend abstraction has landed.)
+/// One workload run under a kernel capture, on whichever <see cref="ICaptureBackend"/> this OS has: start the
+/// capture, run the workload, stop, commit the trace file and workload.json, analyze, write the report files.
+/// `tracelab trace` (with its console, spinner and live view around it) and `sweep --trace` both run through here.
 /// </summary>
 public sealed class TracedCapture : IDisposable
 {
     private static int _runsInProcess;
 
+    private readonly ICaptureBackend _backend;
     private readonly OutputDirectory _output;
+    private readonly List<string> _notices;
 
-    private TracedCapture(LinuxCaptureSession session, OutputDirectory output, IReadOnlyList<string> notices)
+    private TracedCapture(ICaptureBackend backend, ICaptureSession session, OutputDirectory output)
     {
+        _backend = backend;
         Session = session;
         _output = output;
-        Notices = notices;
+        _notices = [.. session.Notices];
     }
 
-    public LinuxCaptureSession Session { get; }
-    /// <summary>Stale tracefs instances removed or kept: worth telling the user, and kept in the report's warnings.</summary>
-    public IReadOnlyList<string> Notices { get; }
+    public ICaptureSession Session { get; }
+    /// <summary>Stale kernel state removed or kept, then the stopped capture's notes: told to the user and kept in the report's warnings.</summary>
+    public IReadOnlyList<string> Notices => _notices;
     /// <summary>Where the workload writes its result until the run is known to be complete.</summary>
     public string ResultTemp => _output.File(".workload.json.tmp");
 
-    public static TracedCapture Start(WorkloadDefinition workload, OutputDirectory output, int bufferKb, SyscallSet syscalls)
+    /// <param name="stamp">The run's time stamp (yyyyMMdd-HHmmss), part of the capture's kernel object name.</param>
+    public static TracedCapture Start(ICaptureBackend backend, string workloadName, string stamp, OutputDirectory output, int bufferKb, SyscallSet syscalls)
     {
-        var stamp = DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
-        // The counter keeps two runs in one process (a sweep) from ever asking for the same instance name; the
-        // "s" prefix keeps them apart from TraceCommand's own counter.
-        var runId = $"{workload.Name}-{stamp}-s{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
-        var session = LinuxCaptureSession.Start(new LinuxCaptureOptions
+        // The counter keeps two runs in one process (a sweep, tests) from ever asking for the same instance name.
+        var runId = $"{workloadName}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
+        var session = backend.Start(new CaptureRequest
         {
-            RunId = runId, WorkDirectory = output.Path, BufferSizeKb = bufferKb, Syscalls = syscalls,
+            RunId = runId, WorkDirectory = output.Path, BufferSizeKb = bufferKb, Syscalls = CaptureBackends.Syscalls(syscalls),
         });
-        var notices = session.StaleInstancesRemoved
-            .Select(name => $"removed stale tracefs instance {name} left by a TraceLab run that died")
-            .Concat(session.StaleInstancesKept).ToList();
-        return new TracedCapture(session, output, notices);
+        return new TracedCapture(backend, session, output);
     }
 
+    public static string Stamp() => DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
+
     /// <summary>
-    /// Runs the workload to its end. Cancellation (Ctrl-C, timeout) kills it and returns Partial = true; a lost
-    /// capture or a failing workload throws.
+    /// Runs the workload to its end through <paramref name="wait"/> (which may show progress or follow the pid).
+    /// Cancellation (Ctrl-C, timeout) kills it and returns Partial = true; a lost capture or a failing workload throws.
     /// </summary>
-    public async Task<(int ExitCode, bool Partial)> RunAsync(WorkloadDefinition workload, string exe, IReadOnlyList<string> arguments,
+    public async Task<(int ExitCode, bool Partial)> RunAsync(string workloadName, string exe, IReadOnlyList<string> arguments,
         Func<WorkloadRun, CancellationToken, Task<int>> wait, CancellationToken cancellationToken)
     {
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, Session.CopyFailed);
-        using var run = WorkloadRun.Start(exe, arguments, Session.TraceMarkerPath, ResultTemp, _output.File("workload.log"));
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, Session.Failed);
+        using var run = WorkloadRun.Start(exe, arguments, Session.MarkerPath, ResultTemp, _output.File("workload.log"));
         int exitCode;
         try
         {
             exitCode = await wait(run, stop.Token);
         }
-        catch (OperationCanceledException) when (Session.CopyFailed.IsCancellationRequested)
+        catch (OperationCanceledException) when (Session.Failed.IsCancellationRequested)
         {
             // WaitAsync has killed the workload: with nowhere to put the pages (a full disk, say) the capture is lost.
-            Session.ThrowIfCopyFailed();
+            Session.ThrowIfFailed();
             throw;
         }
         catch (OperationCanceledException)
@@ -75,24 +77,28 @@ public sealed class TracedCapture : IDisposable
         if (exitCode != 0)
         {
             var why = run.ErrorText();
-            throw new WorkloadException($"{workload.Name} exited with code {exitCode}{(why.Length > 0 ? ": " + why : "")} (log: {_output.File("workload.log")})");
+            throw new WorkloadException($"{workloadName} exited with code {exitCode}{(why.Length > 0 ? ": " + why : "")} (log: {_output.File("workload.log")})");
         }
         return (exitCode, false);
     }
 
-    /// <summary>Stops the capture, writes trace.dat and workload.json, analyzes and writes the report files.</summary>
-    public (RunReport Report, WorkloadResult? Result, string TraceFile) Finish(RunSection runSection, bool partial, AnalysisKind analyses)
+    /// <summary>
+    /// Stops the capture, commits the trace file and (for a complete run) workload.json, analyzes, and writes
+    /// report.json / .md / .html. <paramref name="timeline"/> null: no thread timeline in report.html (sweeps).
+    /// </summary>
+    public TracedRunFiles Finish(RunSection runSection, bool partial, AnalysisKind analyses, TimelineWindow? timeline)
     {
-        var raw = Session.Stop();
+        var captured = Session.Stop();
         string traceFile;
         try
         {
-            traceFile = _output.Commit("trace.dat", raw.WriteTraceDat);
+            traceFile = _output.Commit(_backend.TraceFileName, captured.WriteTo);
         }
         finally
         {
-            raw.DeleteRawFiles();
+            captured.Discard();
         }
+        _notices.AddRange(captured.Notes);
 
         WorkloadResult? result = null;
         // A killed workload may leave an empty or half-written result: only a completed run's result counts.
@@ -102,16 +108,20 @@ public sealed class TracedCapture : IDisposable
             _output.Commit("workload.json", tmp => File.Move(ResultTemp, tmp));
         }
 
-        var report = AnalysisPipeline.Analyze(traceFile, result, runSection, partial, pid: null, analyses);
-        report.Warnings.InsertRange(0, Notices);
-        ReportFiles.Write(_output, report);
-        return (report, result, traceFile);
+        var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid: null, analyses,
+            salvage: false, timeline);
+        report.Warnings.InsertRange(0, _notices);
+        ReportFiles.Write(_output, report, timelineData);
+        return new TracedRunFiles(report, result, traceFile);
     }
 
     public void Dispose()
     {
-        // Whatever happened, no temporary file outlives the run; the raw page files go with the session.
+        // Whatever happened, no temporary file outlives the run; the raw capture files go with the session.
         OutputDirectory.TryDelete(ResultTemp);
         Session.Dispose();
     }
 }
+
+/// <summary>What a finished traced run produced.</summary>
+public sealed record TracedRunFiles(RunReport Report, WorkloadResult? Result, string TraceFile);

@@ -1,6 +1,5 @@
 using System.Globalization;
 using Spectre.Console;
-using TraceLab.Capture.Linux;
 using TraceLab.Cli.Sweeps;
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Output;
@@ -28,11 +27,13 @@ public sealed class SweepCommand
     public async Task<int> RunAsync(Settings s)
     {
         var (directory, state, definition, workload) = s.Resume is not null ? Resume(s) : Create(s);
-        if (state.Traced) Tracefs.Locate();
+        // Say what privilege or mount is missing before building anything.
+        var backend = state.Traced ? CaptureBackends.ForThisMachine() : null;
+        backend?.EnsureAvailable();
         var exe = new NativeWorkloadBuilder(RepositoryLayout.FindRoot()).EnsureBuilt(workload.Name);
         var timeout = TimeSpan.FromSeconds(s.TimeoutSeconds);
         IPointRunner runner = state.Traced
-            ? new TracedPointRunner(workload, exe, definition.Name, definition.Claims, timeout)
+            ? new TracedPointRunner(workload, exe, definition.Name, definition.Claims, timeout, backend)
             : new UntracedPointRunner(workload, exe, timeout);
 
         var done = state.Runs.Count;
@@ -105,7 +106,8 @@ public sealed class SweepCommand
         var scenario = new Scenario("sweep", "", [], new Dictionary<string, string>());
         try { points = SweepPlan.Points(definition, s.Overrides, v => workload.Resolve(scenario, v)); }
         catch (WorkloadException ex) { throw new UsageException(ex.Message, ex); }
-        if (s.Trace) Tracefs.Locate();
+        // Before creating the output directory: say what privilege or mount tracing lacks.
+        if (s.Trace) CaptureBackends.ForThisMachine().EnsureAvailable();
 
         var stamp = DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
         var output = OutputDirectory.Prepare(s.Out, $"sweep-{workload.Name}-{definition.Name}-{stamp}", s.Force);

@@ -20,8 +20,6 @@ public sealed class TraceCommand
         string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, string? Out, bool Force,
         int BufferKb, SyscallSet Syscalls, int TimeoutSeconds, AnalysisKind Analyses = AnalysisKind.All, TimelineWindow? Timeline = null, bool Live = false);
 
-    private static int _runsInProcess;
-
     private readonly IAnsiConsole _console;
     private readonly ICaptureBackend _backend;
 
@@ -45,7 +43,7 @@ public sealed class TraceCommand
         // Say what privilege or mount is missing before building anything or creating directories.
         _backend.EnsureAvailable();
 
-        var stamp = DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
+        var stamp = TracedCapture.Stamp();
         var output = OutputDirectory.Prepare(s.Out, $"{workload.Name}-{scenario.Name}-{stamp}", s.Force);
 
         var root = RepositoryLayout.FindRoot();
@@ -54,89 +52,33 @@ public sealed class TraceCommand
         using var interruption = new Interruption();
         if (s.TimeoutSeconds > 0) interruption.CancelAfter(TimeSpan.FromSeconds(s.TimeoutSeconds));
 
-        // The counter keeps two runs in one process (tests, embedding) from ever asking for the same instance name.
-        var runId = $"{workload.Name}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
-        using var session = _backend.Start(new CaptureRequest
-        {
-            RunId = runId, WorkDirectory = output.Path, BufferSizeKb = s.BufferKb, Syscalls = CaptureBackends.Syscalls(s.Syscalls),
-        });
-        var staleNotices = session.Notices.ToList();
-        foreach (var notice in staleNotices)
+        using var capture = TracedCapture.Start(_backend, workload.Name, stamp, output, s.BufferKb, s.Syscalls);
+        foreach (var notice in capture.Notices)
             _console.MarkupLine($"[yellow]{Markup.Escape(notice)}[/]");
-        foreach (var missing in session.MissingEvents)
+        foreach (var missing in capture.Session.MissingEvents)
             _console.MarkupLine($"[yellow]warning: this kernel has no {Markup.Escape(missing)} event; skipped[/]");
 
-        var resultTmp = output.File(".workload.json.tmp");
-        try
-        {
-            using var live = s.Live ? LiveView.Start(session, Console.Out) : null;
-            return await CaptureAndReport(s, workload, scenario, values, exe, output, session, interruption, resultTmp, staleNotices, live);
-        }
-        finally
-        {
-            // Whatever happened, no temporary file outlives the run; the raw page files go with the session.
-            OutputDirectory.TryDelete(resultTmp);
-        }
+        using var live = s.Live ? LiveView.Start(capture.Session, Console.Out) : null;
+        return await CaptureAndReport(s, workload, scenario, values, exe, output, capture, interruption, live);
     }
 
     private async Task<int> CaptureAndReport(Settings s, WorkloadDefinition workload, Scenario scenario,
-        IReadOnlyDictionary<string, string> values, string exe, OutputDirectory output, ICaptureSession session,
-        Interruption interruption, string resultTmp, List<string> staleNotices, LiveView? live)
+        IReadOnlyDictionary<string, string> values, string exe, OutputDirectory output, TracedCapture capture,
+        Interruption interruption, LiveView? live)
     {
         var arguments = workload.Arguments(values);
         var started = DateTimeOffset.UtcNow;
-        int exitCode;
-        var partial = false;
-        using (var stop = CancellationTokenSource.CreateLinkedTokenSource(interruption.Token, session.Failed))
-        using (var run = WorkloadRun.Start(exe, arguments, session.MarkerPath, resultTmp, output.File("workload.log")))
+        var (exitCode, partial) = await capture.RunAsync(workload.Name, exe, arguments, (run, token) =>
         {
             live?.Follow(run.Pid);
-            try
-            {
-                exitCode = await WaitWithProgress(run, session, $"{workload.Name} {scenario.Name}", stop.Token, plain: live is not null);
-            }
-            catch (OperationCanceledException) when (session.Failed.IsCancellationRequested)
-            {
-                // WaitAsync has killed the workload: with nowhere to put the pages (a full disk, say) the capture is lost.
-                session.ThrowIfFailed();
-                throw;
-            }
-            catch (OperationCanceledException)
-            {
-                partial = true;
-                exitCode = -1;
-                _console.MarkupLine(interruption.Interrupted
-                    ? "[yellow]interrupted: workload stopped, keeping the partial trace[/]"
-                    : $"[yellow]timed out after {s.TimeoutSeconds} s: workload killed, keeping the partial trace[/]");
-            }
-            if (!partial && exitCode != 0)
-            {
-                var why = run.ErrorText();
-                throw new WorkloadException($"{workload.Name} exited with code {exitCode}{(why.Length > 0 ? ": " + why : "")} (log: {output.File("workload.log")})");
-            }
-        }
+            return WaitWithProgress(run, capture.Session, $"{workload.Name} {scenario.Name}", token, plain: live is not null);
+        }, interruption.Token);
+        if (partial)
+            _console.MarkupLine(interruption.Interrupted
+                ? "[yellow]interrupted: workload stopped, keeping the partial trace[/]"
+                : $"[yellow]timed out after {s.TimeoutSeconds} s: workload killed, keeping the partial trace[/]");
 
         live?.Dispose();
-        var captured = session.Stop();
-        string traceFile;
-        try
-        {
-            traceFile = output.Commit(_backend.TraceFileName, captured.WriteTo);
-        }
-        finally
-        {
-            captured.Discard();
-        }
-        staleNotices.AddRange(captured.Notes);
-
-        WorkloadResult? result = null;
-        // A killed workload may leave an empty or half-written result: only a completed run's result counts.
-        if (!partial && File.Exists(resultTmp))
-        {
-            result = WorkloadResult.Parse(File.ReadAllText(resultTmp), resultTmp);
-            output.Commit("workload.json", tmp => File.Move(resultTmp, tmp));
-        }
-
         var runSection = new RunSection
         {
             Workload = workload.Name,
@@ -147,10 +89,7 @@ public sealed class TraceCommand
             ExitCode = exitCode,
             StartedUtc = started,
         };
-        var (report, timeline) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid: null, s.Analyses,
-            salvage: false, s.Timeline ?? TimelineWindow.Default);
-        report.Warnings.InsertRange(0, staleNotices);
-        ReportFiles.Write(output, report, timeline);
+        var (report, _, traceFile) = capture.Finish(runSection, partial, s.Analyses, s.Timeline ?? TimelineWindow.Default);
 
         TerminalReport.Render(_console, report);
         var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html", "workload.json", "workload.log" }.Where(f => File.Exists(output.File(f)));

@@ -1,5 +1,6 @@
 using TraceLab.Analyzers;
 using TraceLab.Capture.Linux;
+using TraceLab.Core.Capture;
 using TraceLab.Reporting;
 using TraceLab.Sweeps;
 using TraceLab.Workloads;
@@ -16,8 +17,13 @@ public sealed class TracedPointRunner : IPointRunner
     private readonly IReadOnlyList<string> _claims;
     private readonly TimeSpan _timeout;
 
-    public TracedPointRunner(WorkloadDefinition workload, string executable, string sweepName, IReadOnlyList<string> claims, TimeSpan timeout)
+    private readonly ICaptureBackend _backend;
+
+    /// <param name="backend">Capture backend; default: the one for this OS (<see cref="CaptureBackends.ForThisMachine"/>).</param>
+    public TracedPointRunner(WorkloadDefinition workload, string executable, string sweepName, IReadOnlyList<string> claims, TimeSpan timeout,
+        ICaptureBackend? backend = null)
     {
+        _backend = backend ?? CaptureBackends.ForThisMachine();
         _workload = workload;
         _executable = executable;
         _sweepName = sweepName;
@@ -31,12 +37,12 @@ public sealed class TracedPointRunner : IPointRunner
     public async Task<SweepRunRecord> RunAsync(SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)
     {
         var output = OutputDirectory.Prepare(runDirectory, "", force: true);
-        using var capture = TracedCapture.Start(_workload, output, BufferKb, Syscalls);
+        using var capture = TracedCapture.Start(_backend, _workload.Name, TracedCapture.Stamp(), output, BufferKb, Syscalls);
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         if (_timeout > TimeSpan.Zero) timeout.CancelAfter(_timeout);
         var arguments = _workload.Arguments(point.Values);
         var started = DateTimeOffset.UtcNow;
-        var (exitCode, partial) = await capture.RunAsync(_workload, _executable, arguments, (run, token) => run.WaitAsync(token), timeout.Token);
+        var (exitCode, partial) = await capture.RunAsync(_workload.Name, _executable, arguments, (run, token) => run.WaitAsync(token), timeout.Token);
         // A run cut short by Ctrl-C is not recorded (resume redoes it); one cut short by the timeout is a failure.
         cancellationToken.ThrowIfCancellationRequested();
         if (partial) throw new WorkloadException($"timed out after {_timeout.TotalSeconds:0} s and was killed");
@@ -50,7 +56,8 @@ public sealed class TracedPointRunner : IPointRunner
             ExitCode = exitCode,
             StartedUtc = started,
         };
-        var (report, result, _) = capture.Finish(runSection, partial: false, AnalysisKind.All);
+        // No thread timeline: report.html of a sweep run says none was recorded (as before), and the sweep stays fast.
+        var (report, result, _) = capture.Finish(runSection, partial: false, AnalysisKind.All, timeline: null);
         if (result is null) throw new WorkloadException("the workload wrote no result");
         var record = RunRecords.From(result, File.ReadAllText(output.File("workload.json")));
         record.Traced = TracedMetrics.From(report);

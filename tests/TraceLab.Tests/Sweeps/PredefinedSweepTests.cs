@@ -57,4 +57,25 @@ public sealed class PredefinedSweepTests
         Assert.NotEmpty(d.Claims);
         Assert.All(d.Verdicts, r => Assert.Contains(r.Claim, d.Claims));
     }
+
+    [Fact]
+    public void Tm3_tp2_and_sr_judge_the_aspects_their_claims_name()
+    {
+        // TM3: where degradation happens, along both axes of the TM2 grid, at the same grid point.
+        var tm2 = PredefinedSweeps.Find("timemutex", "TM3")!;
+        var points = tm2.Verdicts.OfType<DegradationPointRule>().ToList();
+        Assert.Equal(["depth", "delay"], points.Select(r => r.Along));
+        Assert.All(points, r => Assert.Equal((0, "TM3", "cs-nested", "cs"), (r.Steps, r.Claim, r.Pairs.A, r.Pairs.B)));
+        // TP2: the growth shape, serial against the sum 1..N and concurrent against N.
+        var growth = Assert.Single(PredefinedSweeps.Find("thrdperf", "TP2")!.Verdicts.OfType<GrowthExponentRule>());
+        Assert.Equal(("serial", "concurrent", "computations"), (growth.Pairs.A, growth.Pairs.B, growth.Along));
+        Assert.Same(GrowthModel.SumOneToN, growth.ModelA);
+        Assert.Same(GrowthModel.Longest, growth.ModelB);
+        // SR: the receiver's own switches for SR1, the process total for congestion (SR3, SR4), each saying so.
+        var sr = PredefinedSweeps.Find("sendrecv", "sr")!.Verdicts.OfType<VerdictRule>().ToList();
+        Assert.Contains(sr, r => r.Claim == "SR1" && r.Metric == "receiver.switchesPerIteration" && r.Aspect.Contains("receiver", StringComparison.Ordinal));
+        Assert.DoesNotContain(sr, r => r.Claim == "SR1" && r.Metric == "switches");
+        Assert.All(sr.Where(r => r.Metric == "switches"), r => Assert.Contains("process total", r.Aspect, StringComparison.Ordinal));
+        Assert.Equal(["SR3", "SR4"], sr.Where(r => r.Metric == "switches").Select(r => r.Claim));
+    }
 }

@@ -84,6 +84,51 @@ public sealed class SweepMetricTests
     }
 
     [Fact]
+    public void Per_role_metrics_sum_each_roles_own_thread_counts()
+    {
+        // sendrecv's shape: three senders and the receiver, each with its own getrusage(RUSAGE_THREAD) counts.
+        const string json = """
+            {"workload":"sendrecv","process":{"voluntarySwitches":1000,"involuntarySwitches":1000},"metrics":{"receiveCount":4},
+             "threads":[
+              {"index":0,"role":"sender 0","voluntarySwitches":10,"involuntarySwitches":2,"iterations":100},
+              {"index":1,"role":"sender 1","voluntarySwitches":20,"involuntarySwitches":3,"iterations":200},
+              {"index":2,"role":"sender 2","voluntarySwitches":30,"involuntarySwitches":5,"iterations":300},
+              {"index":3,"role":"receiver","voluntarySwitches":7,"involuntarySwitches":1,"iterations":4}]}
+            """;
+        var m = WorkloadMetrics.Read(json);
+        Assert.Equal(7, m["receiver.vol"]);
+        Assert.Equal(1, m["receiver.invol"]);
+        Assert.Equal(8, m["receiver.switches"]);
+        Assert.Equal(2, m["receiver.switchesPerIteration"]);   // 8 switches / 4 receives
+        Assert.Equal(60, m["sender.vol"]);
+        Assert.Equal(10, m["sender.invol"]);
+        Assert.Equal(70, m["sender.switches"]);
+        Assert.Equal(600, m["sender.iterations"]);
+        Assert.Equal(70 / 600.0, m["sender.switchesPerIteration"], 12);
+    }
+
+    [Fact]
+    public void Per_role_metrics_need_two_roles_and_known_counts()
+    {
+        // One role (timemutex's workers): nothing to tell apart.
+        var workers = WorkloadMetrics.Read("""
+            {"threads":[{"index":0,"role":"worker 0","voluntarySwitches":1,"involuntarySwitches":1,"iterations":5},
+                        {"index":1,"role":"worker 1","voluntarySwitches":1,"involuntarySwitches":1,"iterations":5}]}
+            """);
+        Assert.DoesNotContain(workers.Keys, k => k.StartsWith("worker", StringComparison.Ordinal));
+        // A sender whose counts were unavailable (-1): no switch figures for the senders, the receiver's still there.
+        var partial = WorkloadMetrics.Read("""
+            {"threads":[{"index":0,"role":"sender 0","voluntarySwitches":-1,"involuntarySwitches":-1,"iterations":5},
+                        {"index":1,"role":"receiver","voluntarySwitches":3,"involuntarySwitches":0,"iterations":3}]}
+            """);
+        Assert.False(partial.ContainsKey("sender.switches"));
+        Assert.Equal(5, partial["sender.iterations"]);
+        Assert.Equal(3, partial["receiver.switches"]);
+        Assert.Equal("sender", WorkloadMetrics.RoleGroup("sender 12"));
+        Assert.Equal("receiver", WorkloadMetrics.RoleGroup("receiver"));
+    }
+
+    [Fact]
     public void Results_without_a_metrics_object_still_load()
     {
         var m = WorkloadMetrics.Read("""{"workload":"timemutex","threads":[]}""");

@@ -15,6 +15,15 @@ internal sealed class SyntheticSweep
         SeriesParam = seriesParam;
     }
 
+    private readonly Dictionary<string, (string Name, string Value)[]> _seriesValues = [];
+
+    /// <summary>A series defined by several parameters (e.g. which=cs, delay=5) instead of its label as the series parameter's value.</summary>
+    public SyntheticSweep Series(string label, params (string Name, string Value)[] values)
+    {
+        _seriesValues[label] = values;
+        return this;
+    }
+
     public string XParam { get; }
     public string SeriesParam { get; }
     public List<IVerdictRule> Rules { get; } = [];
@@ -28,7 +37,9 @@ internal sealed class SyntheticSweep
         if (point is null)
         {
             var v = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase) { [XParam] = x, ["iterations"] = "1000" };
-            if (series != SweepSeries.Single.Label) v[SeriesParam] = series;
+            if (_seriesValues.TryGetValue(series, out var values0))
+                foreach (var (name, value) in values0) v[name] = value;
+            else if (series != SweepSeries.Single.Label) v[SeriesParam] = series;
             point = new SweepPoint(_points.Count, series, x, v);
             _points.Add(point);
         }
@@ -56,7 +67,11 @@ internal sealed class SyntheticSweep
     public SyntheticSweep Fail(string series, string x, int repeat)
     {
         var point = _points.First(p => p.Series == series && p.X == x);
-        _runs.Add(SweepRunRecord.Failed(point.Index, repeat, "synthetic failure"));
+        // A repeat that already has numbers becomes the failure (its numbers no longer count).
+        var existing = _runs.FindIndex(r => r.Point == point.Index && r.Repeat == repeat);
+        var failed = SweepRunRecord.Failed(point.Index, repeat, "synthetic failure");
+        if (existing >= 0) _runs[existing] = failed;
+        else _runs.Add(failed);
         return this;
     }
 
@@ -69,7 +84,8 @@ internal sealed class SyntheticSweep
         XParameter = XParam,
         XValues = _points.Select(p => p.X).Distinct().ToList(),
         Series = _points.Select(p => p.Series).Distinct()
-            .Select(s => s == SweepSeries.Single.Label ? SweepSeries.Single : SweepSeries.Of(s, (SeriesParam, s))).ToList(),
+            .Select(s => s == SweepSeries.Single.Label ? SweepSeries.Single
+                : _seriesValues.TryGetValue(s, out var v) ? SweepSeries.Of(s, v) : SweepSeries.Of(s, (SeriesParam, s))).ToList(),
         Verdicts = Rules,
     };
 
