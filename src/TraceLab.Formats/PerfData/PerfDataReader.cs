@@ -104,7 +104,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (_read) throw new InvalidOperationException("PerfDataReader.Read streams the file once; open it again to re-read.");
         _read = true;
         var counter = new CountingSink(sink);
-        var queue = new RoundMerger(_handle, _path, _samples, _decoder);
+        var queue = new RoundMerger(_handle, _path, _samples, _decoder, _cpuLimit);
         var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize);
         long records = 0;
         try

@@ -19,7 +19,7 @@ namespace TraceLab.Formats.PerfData;
 /// </para>
 /// <para>
 /// Safety net: a file without rounds (or with a round beyond <see cref="MaxQueued"/> events) is flushed by halves,
-/// as before; so is a file cut into more than <see cref="MaxRuns"/> runs at once (its CPU buffers are not in time
+/// as before; so is a file cut into more than <see cref="RunLimit"/> runs at once (its CPU buffers are not in time
 /// order), which bounds the buffers.
 /// </para>
 /// </summary>
@@ -31,8 +31,11 @@ internal sealed class RoundMerger
     /// </summary>
     public const int MaxQueued = 1 << 22;
 
-    /// <summary>Runs held before a forced flush of the older half (perf record writes a few per CPU and round).</summary>
-    public const int MaxRuns = 1024;
+    /// <summary>
+    /// Runs held before a forced flush of the older half: perf record's files hold about two per CPU at a time (the
+    /// previous round's and this one's), so the limit is far above that and grows with the CPUs.
+    /// </summary>
+    public static int RunLimit(int cpus) => Math.Max(1024, 8 * cpus);
 
     /// <summary>Buffer per run cursor: large enough that positional reads cost little, small times the runs held.</summary>
     private const int RunBufferBytes = 64 * 1024;
@@ -44,6 +47,7 @@ internal sealed class RoundMerger
     private readonly string _path;
     private readonly SampleFormat _samples;
     private readonly KernelEventDecoder _decoder;
+    private readonly int _maxRuns;
     private readonly List<SampleRun> _scanned = new();
     private SampleRun? _open;
     private SampleRun[] _heap = new SampleRun[16];
@@ -55,8 +59,9 @@ internal sealed class RoundMerger
     private KernelEvent _event;
     private long _bufferBytes;
 
-    public RoundMerger(SafeFileHandle handle, string path, SampleFormat samples, KernelEventDecoder decoder)
+    public RoundMerger(SafeFileHandle handle, string path, SampleFormat samples, KernelEventDecoder decoder, int cpus)
     {
+        _maxRuns = RunLimit(cpus);
         _handle = handle;
         _path = path;
         _samples = samples;
@@ -102,7 +107,7 @@ internal sealed class RoundMerger
         if (time > _maxTime) _maxTime = time;
     }
 
-    public bool Full => _held >= MaxQueued || Runs >= MaxRuns;
+    public bool Full => _held >= MaxQueued || Runs >= _maxRuns;
 
     /// <summary>FINISHED_ROUND: deliver everything up to the newest time of the previous round.</summary>
     public void FinishRound(IKernelEventSink sink)

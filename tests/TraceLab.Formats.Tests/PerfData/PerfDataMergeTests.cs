@@ -137,7 +137,7 @@ public sealed class PerfDataMergeTests : IDisposable
         Assert.Equal(model.Delivered, events.Select(e => e.PrevTid));
         Assert.Equal(model.Late, reader.LateEvents);
         Assert.True(model.Late > 0, "the input should provoke late events");
-        Assert.True(reader.PeakHeldRuns < RoundMerger.MaxRuns);
+        Assert.True(reader.PeakHeldRuns < RoundMerger.RunLimit(cpus));
     }
 
     /// <summary>
@@ -188,23 +188,24 @@ public sealed class PerfDataMergeTests : IDisposable
 
     /// <summary>
     /// Safety net: a file without rounds whose events all go back in time is cut into one run per event; at
-    /// <see cref="RoundMerger.MaxRuns"/> runs the older half is delivered (as at <see cref="RoundMerger.MaxQueued"/>
+    /// <see cref="RoundMerger.RunLimit"/> runs the older half is delivered (as at <see cref="RoundMerger.MaxQueued"/>
     /// events), so buffers stay bounded and later events come late — each event still delivered exactly once.
     /// Records of 20 KB are larger than a cursor buffer shared among that many runs.
     /// </summary>
     [Fact]
     public void Too_many_runs_flush_the_older_half_and_every_event_comes_once()
     {
-        const int n = RoundMerger.MaxRuns + 100;
+        var limit = RoundMerger.RunLimit(1);
+        var n = limit + 100;
         var b = new PerfDataBuilder { Cpus = 1 };
         for (var i = 0; i < n; i++) Event(b, 10L * (n - i), 0, i + 1, padding: 20_000);
         var (reader, events) = Read(b);
 
         Assert.Equal(Enumerable.Range(1, n), events.Select(e => e.PrevTid).Order());
-        Assert.Equal(n - RoundMerger.MaxRuns, reader.LateEvents);
-        Assert.Equal(RoundMerger.MaxRuns, reader.PeakHeldRuns);
-        // The first half delivered is the newest-last order of the oldest 512: ascending time.
-        var merged = events.Take(RoundMerger.MaxRuns / 2).Select(e => e.Timestamp).ToList();
+        Assert.Equal(n - limit, reader.LateEvents);
+        Assert.Equal(limit, reader.PeakHeldRuns);
+        // The forced flush delivers the older half of what is held, in time order.
+        var merged = events.Take(limit / 2).Select(e => e.Timestamp).ToList();
         Assert.Equal(merged.Order(), merged);
     }
 
