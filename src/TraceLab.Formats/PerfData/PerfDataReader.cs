@@ -79,6 +79,9 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Runs the file was cut into (a new one wherever time goes back in file order).</summary>
     internal long TotalRuns { get; private set; }
 
+    /// <summary>FINISHED_ROUND records read.</summary>
+    internal long Rounds { get; private set; }
+
     /// <summary>Bytes of read buffers held at once at most for events awaiting delivery (instead of the events).</summary>
     internal long PeakHeldBufferBytes { get; private set; }
 
@@ -115,7 +118,7 @@ public sealed class PerfDataReader : IKernelTraceReader
                 switch (stream.Type)
                 {
                     case PerfRecordType.Sample: Sample(stream, queue, counter); break;
-                    case PerfRecordType.FinishedRound: queue.FinishRound(counter); break;
+                    case PerfRecordType.FinishedRound: Rounds++; queue.FinishRound(counter); break;
                     case PerfRecordType.Comm: Comm(stream.Body); break;
                     case PerfRecordType.Lost: Lost(stream.Body, 8, _lostRecords); break;
                     case PerfRecordType.LostSamples: Lost(stream.Body, 0, _lostSamples); break;

@@ -1,5 +1,6 @@
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
+using TraceLab.TestSupport;
 using Xunit;
 
 namespace TraceLab.Formats.Tests.PerfData;
@@ -207,6 +208,27 @@ public sealed class PerfDataMergeTests : IDisposable
         // The forced flush delivers the older half of what is held, in time order.
         var merged = events.Take(limit / 2).Select(e => e.Timestamp).ToList();
         Assert.Equal(merged.Order(), merged);
+    }
+
+    /// <summary>
+    /// What keeps memory small holds on a real perf record -a file: each CPU's stretch of samples within a round is in
+    /// time order, so runs start only where the CPU changes or a round is flushed, and at most this round's and the
+    /// previous round's stretches (two per CPU) plus the one being scanned are held.
+    /// </summary>
+    [Fact]
+    public void A_real_perf_record_file_is_cut_only_per_cpu_and_round()
+    {
+        using var reader = PerfDataReader.Open(Path.Combine(RepoPaths.SampleTraces, "perf-timemutex-mutex", "capture.perf.data"));
+        var sink = new TraceDatRoundTripTests.ListSink();
+        reader.Read(sink);
+
+        var cpus = reader.Info.CpuCount;
+        var cpuChanges = 1 + sink.Events.Zip(sink.Events.Skip(1)).Count(p => p.First.Cpu != p.Second.Cpu);
+        Assert.True(reader.Rounds > 0);
+        Assert.InRange(reader.TotalRuns, 1, (reader.Rounds + 1) * cpus);
+        Assert.InRange(reader.PeakHeldRuns, 1, 2 * cpus + 1);
+        Assert.True(sink.Events.Count > 10_000 && cpuChanges > reader.TotalRuns, "the merge must have interleaved the CPUs");
+        Assert.Equal(0, reader.LateEvents);
     }
 
     /// <summary>
