@@ -119,8 +119,12 @@ public sealed class KernelEventDecoder
     /// <summary>Distinct marker texts interned so far.</summary>
     public int InternedMarkerCount => _markers.Count;
 
-    /// <summary>Decodes one payload. Returns false when the payload is too short for its declared event (corrupt).</summary>
-    public bool Decode(ReadOnlySpan<byte> payload, long timestamp, int cpu, ref KernelEvent e)
+    /// <summary>
+    /// Decodes one payload. Returns false when the payload is too short for its declared event (corrupt).
+    /// <paramref name="updateNames"/> false leaves the thread names alone: a reader that already gave them with
+    /// <see cref="Inspect"/> in file order and decodes later, in time order (perf.data), passes false.
+    /// </summary>
+    public bool Decode(ReadOnlySpan<byte> payload, long timestamp, int cpu, ref KernelEvent e, bool updateNames = true)
     {
         e = default;
         e.Timestamp = timestamp;
@@ -148,8 +152,12 @@ public sealed class KernelEventDecoder
                 e.State = x.C.Read(payload);
                 e.Tid2 = x.D.ReadInt32(payload);
                 e.Prio2 = x.E.ReadInt32(payload);
-                UpdateName(e.Tid, x.Comm1, payload);
-                UpdateName(e.Tid2, x.Comm2, payload);
+                if (updateNames)
+                {
+                    UpdateName(e.Tid, x.Comm1, payload);
+                    UpdateName(e.Tid2, x.Comm2, payload);
+                }
+
                 break;
             case DecodeKind.Waking:
             case DecodeKind.WakeupNew:
@@ -157,7 +165,7 @@ public sealed class KernelEventDecoder
                 e.Tid = x.A.ReadInt32(payload);
                 e.Cpu2 = x.B.ReadInt32(payload);
                 e.Prio = x.C.ReadInt32(payload);
-                UpdateName(e.Tid, x.Comm1, payload);
+                if (updateNames) UpdateName(e.Tid, x.Comm1, payload);
                 break;
             case DecodeKind.Migrate:
                 e.Kind = KernelEventKind.Migrate;
@@ -165,14 +173,18 @@ public sealed class KernelEventDecoder
                 e.Cpu2 = x.B.ReadInt32(payload);
                 e.Cpu3 = x.C.ReadInt32(payload);
                 e.Prio = x.D.ReadInt32(payload);
-                UpdateName(e.Tid, x.Comm1, payload);
+                if (updateNames) UpdateName(e.Tid, x.Comm1, payload);
                 break;
             case DecodeKind.Fork:
                 e.Kind = KernelEventKind.Fork;
                 e.Tid = x.A.ReadInt32(payload);
                 e.Tid2 = x.B.ReadInt32(payload);
-                UpdateName(e.Tid, x.Comm1, payload);
-                UpdateName(e.Tid2, x.Comm2, payload);
+                if (updateNames)
+                {
+                    UpdateName(e.Tid, x.Comm1, payload);
+                    UpdateName(e.Tid2, x.Comm2, payload);
+                }
+
                 break;
             case DecodeKind.Exec:
                 e.Kind = KernelEventKind.Exec;
@@ -184,7 +196,7 @@ public sealed class KernelEventDecoder
                 e.Kind = KernelEventKind.Exit;
                 e.Tid = x.A.ReadInt32(payload);
                 e.Prio = x.B.ReadInt32(payload);
-                UpdateName(e.Tid, x.Comm1, payload);
+                if (updateNames) UpdateName(e.Tid, x.Comm1, payload);
                 break;
             case DecodeKind.SyscallEnter:
                 e.Kind = KernelEventKind.SyscallEnter;
@@ -208,6 +220,40 @@ public sealed class KernelEventDecoder
                 e.Text = _markers.Get(text);
                 break;
             }
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// Without decoding: false exactly when <see cref="Decode"/> would find the payload too short, and otherwise the
+    /// thread names the payload carries go to the thread table as <see cref="Decode"/> gives them. A reader that
+    /// decodes events later and in another order calls this in file order, so names change in the same order.
+    /// </summary>
+    public bool Inspect(ReadOnlySpan<byte> payload)
+    {
+        if (payload.Length < _commonPid.End || payload.Length < _commonType.End) return false;
+        var id = (int)_commonType.Read(payload);
+        if ((uint)id >= (uint)_entries.Length || !_entries[id].Known) return true;
+        ref readonly var x = ref _entries[id];
+        if (x.Kind == DecodeKind.Other) return true;
+        if (payload.Length < x.MinLength) return false;
+        switch (x.Kind)
+        {
+            case DecodeKind.Switch:
+                UpdateName(x.A.ReadInt32(payload), x.Comm1, payload);
+                UpdateName(x.D.ReadInt32(payload), x.Comm2, payload);
+                break;
+            case DecodeKind.Fork:
+                UpdateName(x.A.ReadInt32(payload), x.Comm1, payload);
+                UpdateName(x.B.ReadInt32(payload), x.Comm2, payload);
+                break;
+            case DecodeKind.Waking:
+            case DecodeKind.WakeupNew:
+            case DecodeKind.Migrate:
+            case DecodeKind.Exit:
+                UpdateName(x.A.ReadInt32(payload), x.Comm1, payload);
+                break;
         }
 
         return true;

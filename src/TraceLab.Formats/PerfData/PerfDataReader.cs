@@ -11,7 +11,9 @@ namespace TraceLab.Formats.PerfData;
 /// Reads perf.data files recorded from tracepoints (perf record -e 'sched:*' [-e raw_syscalls:*] -a): the raw
 /// tracepoint payload of every sample is the same bytes ftrace writes, so <see cref="KernelEventDecoder"/> decodes it
 /// with the formats perf stored in HEADER_TRACING_DATA. Samples are put in time order per perf's FINISHED_ROUND
-/// rule (<see cref="RoundQueue"/>); COMM records name threads; LOST / LOST_SAMPLES records count lost events.
+/// rule (<see cref="RoundMerger"/>: the file is scanned once in file order — thread names, lost counts, late events,
+/// checks — and read again in time order at delivery, so memory does not grow with perf's rounds); COMM records
+/// name threads; LOST / LOST_SAMPLES records count lost events.
 /// </summary>
 public sealed class PerfDataReader : IKernelTraceReader
 {
@@ -20,10 +22,7 @@ public sealed class PerfDataReader : IKernelTraceReader
     private readonly bool _salvage;
     private readonly PerfDataMetadata _meta;
     private readonly KernelEventDecoder _decoder;
-    private readonly SampleLayout _layout;
-    private readonly SampleLayout?[] _layoutByAttr;
-    private readonly Dictionary<ulong, int>? _attrById;
-    private readonly int _idOffset;
+    private readonly SampleFormat _samples;
     private readonly SampleIdTrailer _trailer;
     private readonly long[] _lost;
     private readonly int _cpuLimit;
@@ -45,29 +44,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (tracepoints.Count == 0)
             throw new TraceFormatException($"{path}: expected tracepoint events (perf record -e 'sched:sched_switch,...'), found none");
         var first = tracepoints[0];
-        _layout = new SampleLayout(first.SampleType, first.ReadFormat);
-        if (!_layout.HasTime || !_layout.HasCpu || !_layout.HasRaw)
-            throw new TraceFormatException($"{path}: expected tracepoint samples with time, CPU and raw data (perf record -a records them)");
-        // Attributes whose samples differ in layout are told apart by the sample id (at the same place in all).
-        if (meta.Attrs.Any(a => a.SampleType != first.SampleType || a.ReadFormat != first.ReadFormat))
-        {
-            _idOffset = SampleLayout.IdOffset(first.SampleType);
-            if (_idOffset < 0)
-                throw new TraceFormatException($"{path}: expected sample ids to tell events of different layouts apart (sample_type ID or IDENTIFIER)");
-            _attrById = new Dictionary<ulong, int>();
-            _layoutByAttr = new SampleLayout?[meta.Attrs.Count];
-            for (var i = 0; i < meta.Attrs.Count; i++)
-            {
-                var a = meta.Attrs[i];
-                _layoutByAttr[i] = new SampleLayout(a.SampleType, a.ReadFormat);
-                foreach (var id in a.Ids) _attrById.TryAdd(id, i);
-            }
-        }
-        else
-        {
-            _layoutByAttr = [];
-        }
-
+        _samples = new SampleFormat(meta.Attrs, first, path);
         _trailer = new SampleIdTrailer(first.SampleType, meta.Attrs.All(a => a.SampleIdAll));
         var cpus = Math.Max(1, meta.CpuCount);
         // HEADER_NRCPUS gives the CPUs the machine had; without it the kernel's own limit bounds a CPU number.
@@ -96,6 +73,18 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Samples that arrived older than events already delivered (perf warns about the same).</summary>
     public long LateEvents { get; private set; }
 
+    /// <summary>Runs (time-ordered stretches of the file) held at once at most while reading; see <see cref="RoundMerger"/>.</summary>
+    internal int PeakHeldRuns { get; private set; }
+
+    /// <summary>Runs the file was cut into (a new one wherever time goes back in file order).</summary>
+    internal long TotalRuns { get; private set; }
+
+    /// <summary>FINISHED_ROUND records read.</summary>
+    internal long Rounds { get; private set; }
+
+    /// <summary>Bytes of read buffers held at once at most for events awaiting delivery (instead of the events).</summary>
+    internal long PeakHeldBufferBytes { get; private set; }
+
     /// <exception cref="TraceFormatException">The file is not a readable perf.data with tracepoint samples.</exception>
     public static PerfDataReader Open(string path, TraceDatReadOptions? options = null)
     {
@@ -118,7 +107,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (_read) throw new InvalidOperationException("PerfDataReader.Read streams the file once; open it again to re-read.");
         _read = true;
         var counter = new CountingSink(sink);
-        var queue = new RoundQueue();
+        var queue = new RoundMerger(_handle, _path, _samples, _decoder, _cpuLimit);
         var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize);
         long records = 0;
         try
@@ -129,7 +118,7 @@ public sealed class PerfDataReader : IKernelTraceReader
                 switch (stream.Type)
                 {
                     case PerfRecordType.Sample: Sample(stream, queue, counter); break;
-                    case PerfRecordType.FinishedRound: queue.FinishRound(counter); break;
+                    case PerfRecordType.FinishedRound: Rounds++; queue.FinishRound(counter); break;
                     case PerfRecordType.Comm: Comm(stream.Body); break;
                     case PerfRecordType.Lost: Lost(stream.Body, 8, _lostRecords); break;
                     case PerfRecordType.LostSamples: Lost(stream.Body, 0, _lostSamples); break;
@@ -146,32 +135,39 @@ public sealed class PerfDataReader : IKernelTraceReader
                 $"salvaged a damaged perf.data: {skipped:N0} bytes of events skipped from offset {error.Offset} ({Expected(error)}); the events after the damage are missing");
         }
 
-        queue.FlushAll(counter);
+        try
+        {
+            queue.FlushAll(counter);
+        }
+        finally
+        {
+            queue.Release();
+        }
+
         // The kernel's LOST records and the LOST_SAMPLES records perf record writes at the end (from each event's
         // lost counter) count the same dropped samples; per CPU the larger of the two is the loss.
         for (var cpu = 0; cpu < _lost.Length; cpu++) _lost[cpu] = Math.Max(_lostRecords[cpu], _lostSamples[cpu]);
         LateEvents = queue.LateEvents;
+        PeakHeldRuns = queue.PeakRuns;
+        TotalRuns = queue.TotalRuns;
+        PeakHeldBufferBytes = queue.PeakBufferBytes;
         Info.EventCount = counter.Count;
         Info.FirstTimestamp = counter.First;
         Info.LastTimestamp = counter.Last;
         Info.UnknownEvents = _decoder.UnknownEventCount;
     }
 
-    private void Sample(PerfRecordStream stream, RoundQueue queue, CountingSink sink)
+    private void Sample(PerfRecordStream stream, RoundMerger queue, CountingSink sink)
     {
         var body = stream.Body;
-        var layout = _layout;
-        if (_attrById is not null)
+        switch (_samples.Parse(body, out var time, out var cpu, out var raw))
         {
-            if (body.Length < _idOffset + 8 || !_attrById.TryGetValue(BinaryPrimitives.ReadUInt64LittleEndian(body[_idOffset..]), out var a))
-                throw new TraceFormatException(_path, stream.RecordOffset, "a sample whose id belongs to one of the file's events");
-            layout = _layoutByAttr[a]!;
-            if (!layout.HasRaw) return;
+            case SampleParse.NoPayload: return;
+            case SampleParse.UnknownId: throw new TraceFormatException(_path, stream.RecordOffset, "a sample whose id belongs to one of the file's events");
+            case SampleParse.TooShort:
+                throw new TraceFormatException(_path, stream.RecordOffset, $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
         }
 
-        if (!layout.TryRead(body, out var time, out var cpu, out var raw))
-            throw new TraceFormatException(_path, stream.RecordOffset, $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
-        if (raw.IsEmpty) return;
         // The CPU indexes per-CPU state in every analyzer: a corrupt one must not pass as a huge CPU number.
         if ((uint)cpu >= (uint)_cpuLimit)
             throw new TraceFormatException(_path, stream.RecordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
@@ -186,9 +182,9 @@ public sealed class PerfDataReader : IKernelTraceReader
             return;
         }
 
-        ref var e = ref queue.Next();
-        if (!_decoder.Decode(raw, time, cpu, ref e)) throw TooShort(stream, raw);
-        queue.Commit(time);
+        // Checked and named now, in file order; decoded when the merge delivers it.
+        if (!_decoder.Inspect(raw)) throw TooShort(stream, raw);
+        queue.Add(time, stream.RecordOffset, stream.RecordOffset + 8 + body.Length);
         if (queue.Full) queue.FlushHalf(sink);
     }
 

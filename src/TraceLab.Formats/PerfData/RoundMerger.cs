@@ -1,0 +1,221 @@
+using Microsoft.Win32.SafeHandles;
+using TraceLab.Core;
+using TraceLab.Formats.Ftrace;
+
+namespace TraceLab.Formats.PerfData;
+
+/// <summary>
+/// Puts events back in time order the way perf's own ordered-events queue does, without holding them. perf record
+/// writes each CPU's buffer in turn and a FINISHED_ROUND record after each pass over all buffers; at a
+/// FINISHED_ROUND every event up to the newest timestamp seen before the previous FINISHED_ROUND is final. Events
+/// with equal timestamps keep file order; events older than what was delivered already are delivered at once and
+/// counted as late (the scan does that, <see cref="IsLate"/>).
+/// <para>
+/// Each CPU's buffer is written in time order, so the scan cuts the file into <see cref="SampleRun"/>s — stretches
+/// whose events are in time order, a new one wherever time goes back — and keeps only their file ranges. A flush is
+/// a k-way merge over the runs' cursors (ties by file offset), decoding each event as it is delivered. That gives
+/// the order a stable sort of all held events by time gives, whatever the file holds (an out-of-order event only
+/// starts one more run), with memory of one small buffer per run that spans a flush: a few per CPU, not a round.
+/// </para>
+/// <para>
+/// Safety net: a file without rounds (or with a round beyond <see cref="MaxQueued"/> events) is flushed by halves,
+/// as before; so is a file cut into more than <see cref="RunLimit"/> runs at once (its CPU buffers are not in time
+/// order), which bounds the buffers.
+/// </para>
+/// </summary>
+internal sealed class RoundMerger
+{
+    /// <summary>
+    /// Events held before a forced flush of the older half. A round of perf record -m 64M on 2 CPUs holds ~1.2 M
+    /// events; cutting a round short reorders events (late ones), so the limit is far above real rounds.
+    /// </summary>
+    public const int MaxQueued = 1 << 22;
+
+    /// <summary>
+    /// Runs held before a forced flush of the older half: perf record's files hold about two per CPU at a time (the
+    /// previous round's and this one's), so the limit is far above that and grows with the CPUs.
+    /// </summary>
+    public static int RunLimit(int cpus) => Math.Max(1024, 8 * cpus);
+
+    /// <summary>Buffer per run cursor: large enough that positional reads cost little, small times the runs held.</summary>
+    private const int RunBufferBytes = 64 * 1024;
+    private const int MinRunBufferBytes = 4 * 1024;
+    /// <summary>All cursor buffers together stay about this size when many runs are held at once.</summary>
+    private const int BufferBudgetBytes = 16 * 1024 * 1024;
+
+    private readonly SafeFileHandle _handle;
+    private readonly string _path;
+    private readonly SampleFormat _samples;
+    private readonly KernelEventDecoder _decoder;
+    private readonly int _maxRuns;
+    private readonly List<SampleRun> _scanned = new();
+    private SampleRun? _open;
+    private SampleRun[] _heap = new SampleRun[16];
+    private int _heapCount;
+    private long _held;
+    private long _maxTime = long.MinValue;
+    private long _previousRoundMax = long.MinValue;
+    private long _lastFlushed = long.MinValue;
+    private KernelEvent _event;
+    private long _bufferBytes;
+
+    public RoundMerger(SafeFileHandle handle, string path, SampleFormat samples, KernelEventDecoder decoder, int cpus)
+    {
+        _maxRuns = RunLimit(cpus);
+        _handle = handle;
+        _path = path;
+        _samples = samples;
+        _decoder = decoder;
+    }
+
+    /// <summary>Events scanned and not yet delivered.</summary>
+    public long Held => _held;
+
+    /// <summary>Runs the scan cut the file into: about CPUs × rounds when each CPU's buffer is in time order.</summary>
+    public long TotalRuns { get; private set; }
+
+    /// <summary>Runs held at once, at most (scanned and not yet delivered to the end).</summary>
+    public int PeakRuns { get; private set; }
+
+    /// <summary>Bytes of cursor buffers held at once, at most: what holding events costs instead of the events.</summary>
+    public long PeakBufferBytes { get; private set; }
+
+    /// <summary>Events that arrived older than an already delivered time: delivered at once, as perf does.</summary>
+    public long LateEvents { get; private set; }
+
+    private int Runs => _scanned.Count + _heapCount + (_open is null ? 0 : 1);
+
+    /// <summary>True when <paramref name="time"/> is older than what was already delivered (the caller delivers it directly).</summary>
+    public bool IsLate(long time) => time < _lastFlushed;
+
+    public void CountLate() => LateEvents++;
+
+    /// <summary>An event the scan keeps: its time and its record's file range (the caller has checked the record).</summary>
+    public void Add(long time, long recordOffset, long recordEnd)
+    {
+        if (_open is null || time < _open.LastTime)
+        {
+            Close();
+            _open = new SampleRun(recordOffset, _lastFlushed);
+            TotalRuns++;
+            if (Runs > PeakRuns) PeakRuns = Runs;
+        }
+
+        _open.End = recordEnd;
+        _open.LastTime = time;
+        _held++;
+        if (time > _maxTime) _maxTime = time;
+    }
+
+    public bool Full => _held >= MaxQueued || Runs >= _maxRuns;
+
+    /// <summary>FINISHED_ROUND: deliver everything up to the newest time of the previous round.</summary>
+    public void FinishRound(IKernelEventSink sink)
+    {
+        if (_held > 0 && _previousRoundMax != long.MinValue) Merge(_previousRoundMax, long.MaxValue, sink);
+        _previousRoundMax = _maxTime;
+    }
+
+    /// <summary>The queue is full without rounds: deliver the older half.</summary>
+    public void FlushHalf(IKernelEventSink sink) => Merge(long.MaxValue, _held / 2, sink);
+
+    public void FlushAll(IKernelEventSink sink)
+    {
+        if (_held > 0) Merge(long.MaxValue, long.MaxValue, sink);
+    }
+
+    /// <summary>Gives back the cursor buffers of runs left undelivered (the read stopped early).</summary>
+    public void Release()
+    {
+        for (var i = 0; i < _heapCount; i++) _heap[i].Release();
+        _heapCount = 0;
+    }
+
+    private void Close()
+    {
+        if (_open is null) return;
+        _scanned.Add(_open);
+        _open = null;
+    }
+
+    /// <summary>Delivers, in (time, file offset) order, up to <paramref name="count"/> held events of time ≤ <paramref name="limit"/>.</summary>
+    private void Merge(long limit, long count, IKernelEventSink sink)
+    {
+        // A flush may change the late limit, so the run being scanned ends here.
+        Close();
+        if (_scanned.Count > 0)
+        {
+            var share = (int)Math.Clamp(BufferBudgetBytes / Math.Max(1, Runs), MinRunBufferBytes, RunBufferBytes);
+            foreach (var run in _scanned)
+            {
+                run.Attach(share);
+                if (!run.MoveNext(_handle, _path, _samples)) throw RunChanged(run);
+                _bufferBytes += run.BufferBytes;
+                Push(run);
+            }
+
+            _scanned.Clear();
+            if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
+        }
+
+        for (long n = 0; n < count && _heapCount > 0; n++)
+        {
+            var top = _heap[0];
+            if (top.Time > limit) break;
+            if (!_decoder.Decode(top.Raw, top.Time, top.Cpu, ref _event, updateNames: false)) throw RunChanged(top);
+            sink.OnEvent(in _event);
+            _lastFlushed = top.Time;
+            _held--;
+            var bytes = top.BufferBytes;
+            if (top.MoveNext(_handle, _path, _samples))
+            {
+                _bufferBytes += top.BufferBytes - bytes;
+                if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
+            }
+            else
+            {
+                _bufferBytes -= bytes;
+                _heap[0] = _heap[--_heapCount];
+                _heap[_heapCount] = null!;
+            }
+
+            if (_heapCount > 0) SiftDown(0);
+        }
+    }
+
+    private TraceFormatException RunChanged(SampleRun run) =>
+        new(_path, run.Start, "the events read there before (the file changed while it was read)");
+
+    private static bool Before(SampleRun a, SampleRun b) => a.Time < b.Time || (a.Time == b.Time && a.Offset < b.Offset);
+
+    private void Push(SampleRun run)
+    {
+        if (_heapCount == _heap.Length) Array.Resize(ref _heap, _heap.Length * 2);
+        var i = _heapCount++;
+        while (i > 0)
+        {
+            var parent = (i - 1) / 2;
+            if (!Before(run, _heap[parent])) break;
+            _heap[i] = _heap[parent];
+            i = parent;
+        }
+
+        _heap[i] = run;
+    }
+
+    private void SiftDown(int i)
+    {
+        var item = _heap[i];
+        while (true)
+        {
+            var child = 2 * i + 1;
+            if (child >= _heapCount) break;
+            if (child + 1 < _heapCount && Before(_heap[child + 1], _heap[child])) child++;
+            if (!Before(_heap[child], item)) break;
+            _heap[i] = _heap[child];
+            i = child;
+        }
+
+        _heap[i] = item;
+    }
+}

@@ -1,0 +1,74 @@
+using System.Buffers.Binary;
+using TraceLab.Core;
+
+namespace TraceLab.Formats.PerfData;
+
+/// <summary>What <see cref="SampleFormat.Parse"/> found in a PERF_RECORD_SAMPLE body.</summary>
+internal enum SampleParse
+{
+    /// <summary>A tracepoint sample with time, CPU and a non-empty raw payload: an event.</summary>
+    Event,
+    /// <summary>A sample without raw payload (an attribute that records none, or an empty one): not an event.</summary>
+    NoPayload,
+    /// <summary>The sample id belongs to none of the file's attributes.</summary>
+    UnknownId,
+    /// <summary>The body is too short for its sample type.</summary>
+    TooShort,
+}
+
+/// <summary>
+/// The sample layouts of a file's attributes and how to tell which one a sample uses: parses time, CPU and raw
+/// payload out of a sample body. Shared by the file scan and the cursors that read samples again at delivery.
+/// </summary>
+internal sealed class SampleFormat
+{
+    private readonly SampleLayout _layout;
+    private readonly SampleLayout?[] _layoutByAttr;
+    private readonly Dictionary<ulong, int>? _attrById;
+    private readonly int _idOffset;
+
+    /// <exception cref="TraceFormatException">The attributes cannot give time-ordered tracepoint samples.</exception>
+    public SampleFormat(IReadOnlyList<PerfEventAttr> attrs, PerfEventAttr first, string path)
+    {
+        _layout = new SampleLayout(first.SampleType, first.ReadFormat);
+        if (!_layout.HasTime || !_layout.HasCpu || !_layout.HasRaw)
+            throw new TraceFormatException($"{path}: expected tracepoint samples with time, CPU and raw data (perf record -a records them)");
+        // Attributes whose samples differ in layout are told apart by the sample id (at the same place in all).
+        if (attrs.Any(a => a.SampleType != first.SampleType || a.ReadFormat != first.ReadFormat))
+        {
+            _idOffset = SampleLayout.IdOffset(first.SampleType);
+            if (_idOffset < 0)
+                throw new TraceFormatException($"{path}: expected sample ids to tell events of different layouts apart (sample_type ID or IDENTIFIER)");
+            _attrById = new Dictionary<ulong, int>();
+            _layoutByAttr = new SampleLayout?[attrs.Count];
+            for (var i = 0; i < attrs.Count; i++)
+            {
+                var a = attrs[i];
+                _layoutByAttr[i] = new SampleLayout(a.SampleType, a.ReadFormat);
+                foreach (var id in a.Ids) _attrById.TryAdd(id, i);
+            }
+        }
+        else
+        {
+            _layoutByAttr = [];
+        }
+    }
+
+    public SampleParse Parse(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)
+    {
+        var layout = _layout;
+        if (_attrById is not null)
+        {
+            time = 0;
+            cpu = -1;
+            raw = default;
+            if (body.Length < _idOffset + 8 || !_attrById.TryGetValue(BinaryPrimitives.ReadUInt64LittleEndian(body[_idOffset..]), out var a))
+                return SampleParse.UnknownId;
+            layout = _layoutByAttr[a]!;
+            if (!layout.HasRaw) return SampleParse.NoPayload;
+        }
+
+        if (!layout.TryRead(body, out time, out cpu, out raw)) return SampleParse.TooShort;
+        return raw.IsEmpty ? SampleParse.NoPayload : SampleParse.Event;
+    }
+}

@@ -1,0 +1,249 @@
+using TraceLab.Core;
+using TraceLab.Formats.PerfData;
+using TraceLab.TestSupport;
+using Xunit;
+
+namespace TraceLab.Formats.Tests.PerfData;
+
+/// <summary>
+/// The perf.data reader keeps file ranges, not events, between FINISHED_ROUNDs (<see cref="RoundMerger"/>): it must
+/// deliver exactly what holding and sorting every event delivered (checked against that rule, written out below),
+/// and what it holds must not grow with the size of perf's rounds.
+/// </summary>
+public sealed class PerfDataMergeTests : IDisposable
+{
+    private readonly TestTraceFile _files = new();
+
+    public void Dispose() => _files.Dispose();
+
+    private static readonly byte[] SwitchTemplate = TestTraceFile.Switch(1, 1);
+    private static readonly int PrevPidOffset = TestData.Format("sched", "sched_switch").Field("prev_pid")!.Offset;
+
+    /// <summary>A sample whose prev_pid identifies it (so the delivered order can be compared by id).</summary>
+    private static PerfDataBuilder Event(PerfDataBuilder b, long time, int cpu, int id, int padding = 0)
+    {
+        var raw = new byte[SwitchTemplate.Length + padding];
+        SwitchTemplate.CopyTo(raw, 0);
+        BitConverter.TryWriteBytes(raw.AsSpan(PrevPidOffset), id);
+        return b.Sample(time, cpu, raw);
+    }
+
+    private (PerfDataReader Reader, List<KernelEvent> Events) Read(PerfDataBuilder b)
+    {
+        var path = Path.Combine(_files.Directory, $"{Guid.NewGuid():N}.perf.data");
+        File.WriteAllBytes(path, b.Build());
+        var reader = PerfDataReader.Open(path);
+        var sink = new TraceDatRoundTripTests.ListSink();
+        reader.Read(sink);
+        reader.Dispose();
+        return (reader, sink.Events);
+    }
+
+    /// <summary>
+    /// The rule the reader implemented by holding decoded events (perf's ordered_events): at each FINISHED_ROUND,
+    /// sort what is held by (time, file order) and deliver up to the newest time seen before the previous round;
+    /// an event older than the last delivered one is delivered on arrival and counted late.
+    /// </summary>
+    private sealed class HoldAndSort
+    {
+        private readonly List<(long Time, long Seq, int Id)> _held = new();
+        private long _seq, _maxTime = long.MinValue, _previousRoundMax = long.MinValue, _lastFlushed = long.MinValue;
+        public List<int> Delivered { get; } = new();
+        public long Late { get; private set; }
+
+        public void Sample(long time, int id)
+        {
+            if (time < _lastFlushed)
+            {
+                Late++;
+                Delivered.Add(id);
+                return;
+            }
+
+            _held.Add((time, _seq++, id));
+            _maxTime = Math.Max(_maxTime, time);
+        }
+
+        public void Round()
+        {
+            if (_held.Count > 0 && _previousRoundMax != long.MinValue) Flush(_previousRoundMax);
+            _previousRoundMax = _maxTime;
+        }
+
+        public void End()
+        {
+            if (_held.Count > 0) Flush(long.MaxValue);
+        }
+
+        private void Flush(long limit)
+        {
+            _held.Sort((a, b) => a.Time != b.Time ? a.Time.CompareTo(b.Time) : a.Seq.CompareTo(b.Seq));
+            var n = _held.TakeWhile(e => e.Time <= limit).Count();
+            Delivered.AddRange(_held.Take(n).Select(e => e.Id));
+            if (n > 0) _lastFlushed = _held[n - 1].Time;
+            _held.RemoveRange(0, n);
+        }
+    }
+
+    /// <summary>
+    /// Rounds of per-CPU chunks as perf record writes them, plus what real files only sometimes hold: ties, an event
+    /// out of order inside a CPU's chunk, events older than what an earlier round delivered (late), missing
+    /// FINISHED_ROUNDs, COMM / LOST / unknown records inside the chunks.
+    /// </summary>
+    [Theory]
+    [InlineData(1, 2)]
+    [InlineData(2, 3)]
+    [InlineData(3, 4)]
+    [InlineData(4, 1)]
+    public void Delivers_what_holding_and_sorting_every_event_delivers(int seed, int cpus)
+    {
+        var random = new Random(seed);
+        var b = new PerfDataBuilder { Cpus = cpus };
+        var model = new HoldAndSort();
+        var id = 1;
+        long clock = 1000;
+        for (var round = 0; round < 40; round++)
+        {
+            for (var cpu = 0; cpu < cpus; cpu++)
+            {
+                var t = clock + random.Next(0, 50);
+                var n = random.Next(0, 30);
+                for (var i = 0; i < n; i++)
+                {
+                    t += random.Next(0, 4);
+                    var time = t;
+                    var dice = random.Next(100);
+                    if (dice < 4) time -= random.Next(1, 30);
+                    else if (dice < 7) time -= random.Next(100, 400);
+                    Event(b, time, cpu, id, padding: random.Next(3) == 0 ? random.Next(1, 200) : 0);
+                    model.Sample(time, id++);
+                    switch (random.Next(40))
+                    {
+                        case 0: b.Comm(9, 9, "c", t, cpu); break;
+                        case 1: b.Other(10, 48); break;
+                        case 2: b.Lost(1, t, cpu); break;
+                    }
+                }
+            }
+
+            clock += random.Next(20, 120);
+            if (random.Next(5) == 0) continue;
+            b.FinishedRound();
+            model.Round();
+        }
+
+        model.End();
+        var (reader, events) = Read(b);
+
+        Assert.Equal(model.Delivered, events.Select(e => e.PrevTid));
+        Assert.Equal(model.Late, reader.LateEvents);
+        Assert.True(model.Late > 0, "the input should provoke late events");
+        Assert.True(reader.PeakHeldRuns < RoundMerger.RunLimit(cpus));
+    }
+
+    /// <summary>
+    /// Rounds of 1,000 and of 10,000 events per CPU chunk (~0.13 and ~1.3 MB each): the bytes held for undelivered
+    /// events are the same small cursor buffers for both — a few per CPU — where holding the events grew with the round.
+    /// </summary>
+    [Fact]
+    public void Held_memory_does_not_grow_with_round_size()
+    {
+        var small = HugeRounds(1_000);
+        var large = HugeRounds(10_000);
+
+        Assert.Equal(small.Runs, large.Runs);
+        Assert.Equal(small.Bytes, large.Bytes);
+        // Two CPUs: this round's two chunks and the previous round's two, plus one being scanned.
+        Assert.InRange(large.Runs, 2, 5);
+        Assert.InRange(large.Bytes, 1, 4 * 64 * 1024);
+    }
+
+    private (int Runs, long Bytes) HugeRounds(int perChunk)
+    {
+        var b = new PerfDataBuilder { Cpus = 2 };
+        var model = new HoldAndSort();
+        var id = 1;
+        for (var round = 0; round < 4; round++)
+        {
+            for (var cpu = 0; cpu < 2; cpu++)
+            {
+                for (var i = 0; i < perChunk; i++)
+                {
+                    // Both CPUs cover the same time span of the round, interleaved.
+                    var time = 1_000_000L * round + 2L * i + cpu;
+                    Event(b, time, cpu, id);
+                    model.Sample(time, id++);
+                }
+            }
+
+            b.FinishedRound();
+            model.Round();
+        }
+
+        model.End();
+        var (reader, events) = Read(b);
+        Assert.Equal(model.Delivered, events.Select(e => e.PrevTid));
+        Assert.Equal(0, reader.LateEvents);
+        return (reader.PeakHeldRuns, reader.PeakHeldBufferBytes);
+    }
+
+    /// <summary>
+    /// Safety net: a file without rounds whose events all go back in time is cut into one run per event; at
+    /// <see cref="RoundMerger.RunLimit"/> runs the older half is delivered (as at <see cref="RoundMerger.MaxQueued"/>
+    /// events), so buffers stay bounded and later events come late — each event still delivered exactly once.
+    /// Records of 20 KB are larger than a cursor buffer shared among that many runs.
+    /// </summary>
+    [Fact]
+    public void Too_many_runs_flush_the_older_half_and_every_event_comes_once()
+    {
+        var limit = RoundMerger.RunLimit(1);
+        var n = limit + 100;
+        var b = new PerfDataBuilder { Cpus = 1 };
+        for (var i = 0; i < n; i++) Event(b, 10L * (n - i), 0, i + 1, padding: 20_000);
+        var (reader, events) = Read(b);
+
+        Assert.Equal(Enumerable.Range(1, n), events.Select(e => e.PrevTid).Order());
+        Assert.Equal(n - limit, reader.LateEvents);
+        Assert.Equal(limit, reader.PeakHeldRuns);
+        // The forced flush delivers the older half of what is held, in time order.
+        var merged = events.Take(limit / 2).Select(e => e.Timestamp).ToList();
+        Assert.Equal(merged.Order(), merged);
+    }
+
+    /// <summary>
+    /// What keeps memory small holds on a real perf record -a file: each CPU's stretch of samples within a round is in
+    /// time order, so runs start only where the CPU changes or a round is flushed, and at most this round's and the
+    /// previous round's stretches (two per CPU) plus the one being scanned are held.
+    /// </summary>
+    [Fact]
+    public void A_real_perf_record_file_is_cut_only_per_cpu_and_round()
+    {
+        using var reader = PerfDataReader.Open(Path.Combine(RepoPaths.SampleTraces, "perf-timemutex-mutex", "capture.perf.data"));
+        var sink = new TraceDatRoundTripTests.ListSink();
+        reader.Read(sink);
+
+        var cpus = reader.Info.CpuCount;
+        var cpuChanges = 1 + sink.Events.Zip(sink.Events.Skip(1)).Count(p => p.First.Cpu != p.Second.Cpu);
+        Assert.True(reader.Rounds > 0);
+        Assert.InRange(reader.TotalRuns, 1, (reader.Rounds + 1) * cpus);
+        Assert.InRange(reader.PeakHeldRuns, 1, 2 * cpus + 1);
+        Assert.True(sink.Events.Count > 10_000 && cpuChanges > reader.TotalRuns, "the merge must have interleaved the CPUs");
+        Assert.Equal(0, reader.LateEvents);
+    }
+
+    /// <summary>
+    /// Events are decoded when delivered, but thread names must change in file order as before: here the COMM record
+    /// that follows the switch in the file has the last word, although the switch is delivered after it is read.
+    /// </summary>
+    [Fact]
+    public void Thread_names_follow_file_order_not_delivery_order()
+    {
+        var b = new PerfDataBuilder();
+        b.Sample(30, 0, TestTraceFile.Switch(4, 5)).Comm(5, 5, "renamed", 31, 0).Sample(10, 1, TestTraceFile.Switch(6, 7)).FinishedRound();
+        var (reader, events) = Read(b);
+
+        Assert.Equal([10L, 30], events.Select(e => e.Timestamp));
+        Assert.Equal("renamed", reader.Threads.NameOf(5));
+        Assert.Equal("t7", reader.Threads.NameOf(7));
+    }
+}
