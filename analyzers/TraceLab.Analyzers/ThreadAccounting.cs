@@ -150,13 +150,12 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     private ThreadState StateAt(int slot, int tid)
     {
-        ref var s = ref ThreadSlots.At(ref _stateBySlot, slot);
-        return s ?? NewState(tid, ref s);
+        return ThreadSlots.Find(_stateBySlot, slot) ?? NewState(tid, slot);
     }
 
-    private ThreadState NewState(int tid, ref ThreadState? s)
+    private ThreadState NewState(int tid, int slot)
     {
-        s = new ThreadState();
+        var s = ThreadSlots.Store(ref _stateBySlot, slot, new ThreadState());
         _stateOrder.Add((tid, s));
         return s;
     }
@@ -185,13 +184,12 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     private ThreadStats StatsAt(int slot, int tid)
     {
-        ref var s = ref ThreadSlots.At(ref _statsBySlot, slot);
-        return s ?? NewStats(tid, ref s);
+        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
     }
 
-    private ThreadStats NewStats(int tid, ref ThreadStats? s)
+    private ThreadStats NewStats(int tid, int slot)
     {
-        s = new ThreadStats(tid);
+        var s = ThreadSlots.Store(ref _statsBySlot, slot, new ThreadStats(tid));
         _stats.Add(tid, s);
         return s;
     }

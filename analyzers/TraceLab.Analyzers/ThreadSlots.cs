@@ -63,14 +63,18 @@ public sealed class ThreadSlots
         return Count++;
     }
 
-    /// <summary>Grows <paramref name="table"/> so that <paramref name="slot"/> indexes it (by doubling: amortized O(1)).</summary>
+    /// <summary>
+    /// The entry of a per-slot table, or null when there is none. Reads only: taking a <c>ref</c> to an element of a
+    /// reference-type array costs a covariance check per access, a store (<see cref="Store"/>) happens once per thread.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static ref T At<T>(ref T[] table, int slot)
-    {
-        if ((uint)slot >= (uint)table.Length) Grow(ref table, slot);
-        return ref table[slot];
-    }
+    public static T? Find<T>(T?[] table, int slot) where T : class => (uint)slot < (uint)table.Length ? table[slot] : null;
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void Grow<T>(ref T[] table, int slot) => Array.Resize(ref table, Math.Max(slot + 1, Math.Max(16, table.Length * 2)));
+    /// <summary>Sets a per-slot table's entry, growing the table by doubling (amortized O(1)).</summary>
+    public static T Store<T>(ref T?[] table, int slot, T value) where T : class
+    {
+        if ((uint)slot >= (uint)table.Length) Array.Resize(ref table, Math.Max(slot + 1, Math.Max(16, table.Length * 2)));
+        table[slot] = value;
+        return value;
+    }
 }

@@ -66,24 +66,19 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
 
     private InFlight Slot(int tid)
     {
-        ref var f = ref ThreadSlots.At(ref _inFlight, _slots.SlotOf(tid));
-        return f ?? NewSlot(tid, ref f);
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_inFlight, slot) ?? NewSlot(tid, slot);
     }
 
-    private InFlight NewSlot(int tid, ref InFlight? f)
+    private InFlight NewSlot(int tid, int slot)
     {
-        f = new InFlight();
+        var f = ThreadSlots.Store(ref _inFlight, slot, new InFlight());
         _inFlightOrder.Add((tid, f));
         return f;
     }
 
     /// <summary>The thread's in-flight state if it ever made a syscall, else null.</summary>
-    private InFlight? Find(int tid)
-    {
-        var slot = _slots.SlotOf(tid);
-        var table = _inFlight;
-        return (uint)slot < (uint)table.Length ? table[slot] : null;
-    }
+    private InFlight? Find(int tid) => ThreadSlots.Find(_inFlight, _slots.SlotOf(tid));
 
     private ThreadKernelStats Stats(int tid)
     {

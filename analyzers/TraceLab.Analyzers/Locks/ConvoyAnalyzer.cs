@@ -119,34 +119,29 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private LockThread Thread(int tid)
     {
-        ref var t = ref ThreadSlots.At(ref _threads, _slots.SlotOf(tid));
-        return t ?? NewThread(ref t);
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_threads, slot) ?? NewThread(slot);
     }
 
-    private LockThread NewThread(ref LockThread? t)
+    private LockThread NewThread(int slot)
     {
-        t = new LockThread();
+        var t = ThreadSlots.Store(ref _threads, slot, new LockThread());
         _threadOrder.Add(t);
         return t;
     }
 
     /// <summary>The thread's state if it was ever seen, else null (nothing created).</summary>
-    private LockThread? Find(int tid)
-    {
-        var slot = _slots.SlotOf(tid);
-        var table = _threads;
-        return (uint)slot < (uint)table.Length ? table[slot] : null;
-    }
+    private LockThread? Find(int tid) => ThreadSlots.Find(_threads, _slots.SlotOf(tid));
 
     private ThreadConvoyStats Stats(int tid)
     {
-        ref var s = ref ThreadSlots.At(ref _statsBySlot, _slots.SlotOf(tid));
-        return s ?? NewStats(tid, ref s);
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
     }
 
-    private ThreadConvoyStats NewStats(int tid, ref ThreadConvoyStats? s)
+    private ThreadConvoyStats NewStats(int tid, int slot)
     {
-        s = new ThreadConvoyStats(tid);
+        var s = ThreadSlots.Store(ref _statsBySlot, slot, new ThreadConvoyStats(tid));
         _stats.Add(tid, s);
         return s;
     }

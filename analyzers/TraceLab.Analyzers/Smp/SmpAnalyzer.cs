@@ -179,15 +179,15 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
 
     private ThreadState Thread(int tid)
     {
-        ref var s = ref ThreadSlots.At(ref _state, _slots.SlotOf(tid));
-        return s ?? NewThread(tid, ref s);
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_state, slot) ?? NewThread(tid, slot);
     }
 
-    private ThreadState NewThread(int tid, ref ThreadState? s)
+    private ThreadState NewThread(int tid, int slot)
     {
         var stats = new SmpThreadStats(tid);
         _threads[tid] = stats;
-        s = new ThreadState(stats);
+        var s = ThreadSlots.Store(ref _state, slot, new ThreadState(stats));
         _stateOrder.Add(s);
         return s;
     }

@@ -17,21 +17,14 @@ internal sealed class WaitStateTable
     public List<(int Tid, ThreadWaitState State)> InOrder { get; } = [];
 
     /// <summary>The thread's state, or null if it never blocked (nothing created).</summary>
-    public ThreadWaitState? Find(int tid)
-    {
-        var slot = _slots.SlotOf(tid);
-        var table = _bySlot;
-        return (uint)slot < (uint)table.Length ? table[slot] : null;
-    }
+    public ThreadWaitState? Find(int tid) => ThreadSlots.Find(_bySlot, _slots.SlotOf(tid));
 
     public ThreadWaitState GetOrAdd(int tid)
     {
-        ref var s = ref ThreadSlots.At(ref _bySlot, _slots.SlotOf(tid));
-        if (s is null)
-        {
-            s = new ThreadWaitState(_historyCapacity);
-            InOrder.Add((tid, s));
-        }
+        var slot = _slots.SlotOf(tid);
+        if (ThreadSlots.Find(_bySlot, slot) is { } s) return s;
+        s = ThreadSlots.Store(ref _bySlot, slot, new ThreadWaitState(_historyCapacity));
+        InOrder.Add((tid, s));
         return s;
     }
 }

@@ -54,26 +54,26 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
 
     private WakeState State(int tid)
     {
-        ref var s = ref ThreadSlots.At(ref _state, _slots.SlotOf(tid));
-        return s ?? NewState(tid, ref s);
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_state, slot) ?? NewState(tid, slot);
     }
 
-    private WakeState NewState(int tid, ref WakeState? s)
+    private WakeState NewState(int tid, int slot)
     {
-        s = new WakeState();
+        var s = ThreadSlots.Store(ref _state, slot, new WakeState());
         _stateOrder.Add((tid, s));
         return s;
     }
 
     private WakeupStats Stats(int tid)
     {
-        ref var s = ref ThreadSlots.At(ref _statsBySlot, _slots.SlotOf(tid));
-        return s ?? NewStats(tid, ref s);
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
     }
 
-    private WakeupStats NewStats(int tid, ref WakeupStats? s)
+    private WakeupStats NewStats(int tid, int slot)
     {
-        s = new WakeupStats(tid);
+        var s = ThreadSlots.Store(ref _statsBySlot, slot, new WakeupStats(tid));
         _stats.Add(tid, s);
         return s;
     }
