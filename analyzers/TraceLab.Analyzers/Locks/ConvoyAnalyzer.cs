@@ -82,7 +82,9 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         public bool Pending;
         public Handoff PendingHandoff;
         /// <summary>semids this thread holds (semop parity; see docs/metrics.md).</summary>
-        public readonly HashSet<long> SemHeld = [];
+        public readonly SemIdSet SemHeld = new();
+        /// <summary>State of <see cref="Obj"/> when last resolved (see <see cref="ObjectOf"/>).</summary>
+        public ObjectState? ObjState;
     }
 
     private sealed class ObjectState
@@ -146,6 +148,13 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         return s;
     }
 
+    /// <summary>The state of the object <paramref name="t"/> operates on, remembered on the thread between its operations.</summary>
+    private ObjectState ObjectOf(LockThread t)
+    {
+        if (t.ObjState is { } o && o.Stats.Object == t.Obj) return o;
+        return t.ObjState = Object(t.Obj);
+    }
+
     private ObjectState Object(in LockObject obj)
     {
         if (_lastObject is { } last && last.Stats.Object == obj) return last;
@@ -207,7 +216,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         {
             case LockOpKind.Semop:
             {
-                var o = Object(t.Obj);
+                var o = ObjectOf(t);
                 if (e.Ret != 0) break;
                 var semid = t.Obj.Id;
                 if (t.Woken)
@@ -244,7 +253,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         }
         if (t.Op != LockOpKind.None && t.OffCpuInOp && inRegion)
         {
-            var o = Object(t.Obj).Stats;
+            var o = ObjectOf(t).Stats;
             o.BlockingWaits++;
             o.Waiters.Add(e.Pid);
         }
