@@ -137,7 +137,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     void ISchedulingObserver.OnCpuTaskChanged(int cpu, int tid, long since, long t)
     {
         _idle.Advance(t);
-        EnsureCpu(cpu);
+        if ((uint)cpu >= (uint)_cpus.Length) EnsureCpu(cpu);
         EndTenure(cpu, since);
         ref var c = ref _cpus[cpu];
         if (c.Current == 0) _idle.CpuLeavesIdle();
@@ -195,7 +195,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     /// <summary>Charges the CPU's current task (busy or idle) up to <paramref name="end"/>; unknown time counts nowhere.</summary>
     private void EndTenure(int c, long end)
     {
-        var cpu = _cpus[c];
+        ref readonly var cpu = ref _cpus[c];
         if (cpu.Current == Unknown) return;
         var ns = _region.Overlap(cpu.Since, end);
         if (cpu.Current == 0) _cpuStats[c].IdleNs += ns;
