@@ -23,7 +23,7 @@ public sealed class AnalysisSession : IKernelEventSink
         if (kinds.HasFlag(AnalysisKind.Convoys)) analyzers.Add(Convoys = new ConvoyAnalyzer(Accounting));
         if (kinds.HasFlag(AnalysisKind.Wakeups)) analyzers.Add(Wakeups = new WakeupAnalyzer(Accounting));
         if (kinds.HasFlag(AnalysisKind.Smp)) analyzers.Add(Smp = new SmpAnalyzer(Accounting));
-        if (kinds.HasFlag(AnalysisKind.WaitGraph)) analyzers.Add(WaitGraph = new WaitForGraphAnalyzer(Accounting.Region));
+        if (kinds.HasFlag(AnalysisKind.WaitGraph)) analyzers.Add(WaitGraph = new WaitForGraphAnalyzer(Accounting.Region, Accounting.Slots));
         if (timeline is { } window)
         {
             analyzers.Add(Timeline = new TimelineAnalyzer(Accounting, window));

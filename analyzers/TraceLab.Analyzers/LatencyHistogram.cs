@@ -31,17 +31,24 @@ public sealed class LatencyHistogram
         Sum += value;
         if (value < Min) Min = value;
         if (value > Max) Max = value;
-        var (row, sub) = Index(value);
-        (_rows[row] ??= new long[SubBuckets])[sub]++;
+        // Bucket index without a tuple or a second call: this runs for most events (ready latency, syscall gaps, handoffs).
+        int row, sub;
+        if (value < SubBuckets)
+        {
+            row = 0;
+            sub = (int)value;
+        }
+        else
+        {
+            row = 63 - SubBucketBits + 1 - System.Numerics.BitOperations.LeadingZeroCount((ulong)value);
+            sub = (int)(value >> row) & (SubBuckets - 1) | (SubBuckets >> 1);
+        }
+        var r = _rows[row] ?? NewRow(row);
+        r[sub]++;
     }
 
-    private static (int Row, int Sub) Index(long value)
-    {
-        if (value < SubBuckets) return (0, (int)value);
-        var msb = 63 - System.Numerics.BitOperations.LeadingZeroCount((ulong)value);
-        var shift = msb - SubBucketBits + 1;
-        return (shift, (int)(value >> shift) & (SubBuckets - 1) | (SubBuckets >> 1));
-    }
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private long[] NewRow(int row) => _rows[row] = new long[SubBuckets];
 
     private static long LowerBound(int row, int sub) => row == 0 ? sub : (long)sub << row;
 

@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers;
@@ -30,6 +31,8 @@ public sealed class ThreadAccounting : IKernelEventSink
         /// switch-out that follows makes it runnable, not blocked.
         /// </summary>
         public bool WokenWhileRunning;
+        /// <summary>The thread's stats once created (see <see cref="StatsOf"/>): one table lookup less per switch and wakeup.</summary>
+        public ThreadStats? Stats;
     }
 
     private struct CpuState
@@ -40,13 +43,19 @@ public sealed class ThreadAccounting : IKernelEventSink
         public long LastSwitch;
     }
 
-    private readonly Dictionary<int, ThreadState> _state = new();
+    /// <summary>Per slot (<see cref="Slots"/>); <see cref="_stateOrder"/> keeps first-seen order for completion.</summary>
+    private ThreadState?[] _stateBySlot = [];
+    private readonly List<(int Tid, ThreadState State)> _stateOrder = [];
+    private ThreadStats?[] _statsBySlot = [];
     private readonly Dictionary<int, ThreadStats> _stats = new();
     private readonly Dictionary<int, int> _parent = new();
     private CpuState[] _cpus = [];
     private ISchedulingObserver[] _observers = [];
 
     public MeasuredRegion Region { get; } = new();
+
+    /// <summary>tid → dense slot, shared by every analyzer of the pass so each indexes its per-thread arrays by slot.</summary>
+    public ThreadSlots Slots { get; } = new();
     public long ChainBreaks { get; private set; }
     public long ChainBreaksInRegion { get; private set; }
     public long SwitchEvents { get; private set; }
@@ -139,9 +148,17 @@ public sealed class ThreadAccounting : IKernelEventSink
         return ref _cpus[cpu];
     }
 
-    private ThreadState StateOf(int tid)
+    private ThreadState StateOf(int tid) => StateAt(Slots.SlotOf(tid), tid);
+
+    private ThreadState StateAt(int slot, int tid)
     {
-        if (!_state.TryGetValue(tid, out var s)) _state[tid] = s = new ThreadState();
+        return ThreadSlots.Find(_stateBySlot, slot) ?? NewState(tid, slot);
+    }
+
+    private ThreadState NewState(int tid, int slot)
+    {
+        var s = ThreadSlots.Store(ref _stateBySlot, slot, new ThreadState());
+        _stateOrder.Add((tid, s));
         return s;
     }
 
@@ -151,16 +168,34 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// </summary>
     public bool TryGetRunningSince(int tid, out long since)
     {
+        return TryGetRunningSinceSlot(Slots.SlotOf(tid), out since);
+    }
+
+    /// <summary><see cref="TryGetRunningSince"/> by <see cref="Slots"/> slot.</summary>
+    public bool TryGetRunningSinceSlot(int slot, out long since)
+    {
         since = 0;
-        if (!_state.TryGetValue(tid, out var s) || s.State != RunState.Running) return false;
+        var states = _stateBySlot;
+        if ((uint)slot >= (uint)states.Length || states[slot] is not { State: RunState.Running } s) return false;
         since = s.Since;
         return true;
     }
 
     /// <summary>Per-thread results; idle (tid 0) is never a thread.</summary>
-    public ThreadStats Stats(int tid)
+    public ThreadStats Stats(int tid) => StatsAt(Slots.SlotOf(tid), tid);
+
+    /// <summary>Same as <see cref="StatsAt"/> (created at the same moment), remembered on the thread's state.</summary>
+    private ThreadStats StatsOf(ThreadState s, int slot, int tid) => s.Stats ??= StatsAt(slot, tid);
+
+    private ThreadStats StatsAt(int slot, int tid)
     {
-        if (!_stats.TryGetValue(tid, out var s)) _stats[tid] = s = new ThreadStats(tid);
+        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
+    }
+
+    private ThreadStats NewStats(int tid, int slot)
+    {
+        var s = ThreadSlots.Store(ref _statsBySlot, slot, new ThreadStats(tid));
+        _stats.Add(tid, s);
         return s;
     }
 
@@ -252,8 +287,9 @@ public sealed class ThreadAccounting : IKernelEventSink
         var next = e.NextTid;
         if (prev > 0)
         {
-            var ps = StateOf(prev);
-            var st = Stats(prev);
+            var slot = Slots.SlotOf(prev);
+            var ps = StateAt(slot, prev);
+            var st = StatsOf(ps, slot, prev);
             if (ps.State == RunState.Running)
             {
                 st.RunNs += Region.Overlap(ps.Since, t);
@@ -279,8 +315,9 @@ public sealed class ThreadAccounting : IKernelEventSink
 
         if (next > 0)
         {
-            var ns = StateOf(next);
-            var st = Stats(next);
+            var slot = Slots.SlotOf(next);
+            var ns = StateAt(slot, next);
+            var st = StatsOf(ns, slot, next);
             var runnableSince = long.MinValue;
             switch (ns.State)
             {
@@ -321,20 +358,21 @@ public sealed class ThreadAccounting : IKernelEventSink
     {
         var woken = e.WokenTid;
         if (woken <= 0) return;
-        var ws = StateOf(woken);
+        var slot = Slots.SlotOf(woken);
+        var ws = StateAt(slot, woken);
         var inRegion = Region.Contains(t);
         if (counted && inRegion)
         {
-            var st = Stats(woken);
+            var st = StatsOf(ws, slot, woken);
             st.WakeupsReceived++;
             var waker = EventFlags.InInterrupt(e.Flags) || e.Pid == 0 ? -1 : e.Pid;
-            st.Wakers[waker] = st.Wakers.TryGetValue(waker, out var n) ? n + 1 : 1;
+            CollectionsMarshal.GetValueRefOrAddDefault(st.Wakers, waker, out _)++;
             if (waker > 0) Stats(waker).WakeupsGiven++;
         }
         switch (ws.State)
         {
             case RunState.Blocked:
-                Stats(woken).WaitNs += Region.Overlap(ws.Since, t);
+                StatsOf(ws, slot, woken).WaitNs += Region.Overlap(ws.Since, t);
                 goto case RunState.Unknown;
             case RunState.Unknown:
             case RunState.Dead:
@@ -364,7 +402,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     public void Complete()
     {
         var end = Region.HasEnd ? Region.End : LastTimestamp;
-        foreach (var (tid, ts) in _state)
+        foreach (var (tid, ts) in _stateOrder)
         {
             if (tid <= 0) continue;
             var st = Stats(tid);

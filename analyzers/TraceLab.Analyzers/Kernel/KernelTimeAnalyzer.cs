@@ -11,13 +11,17 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
 {
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
-    private readonly Dictionary<int, InFlight> _inFlight = new();
+    private readonly ThreadSlots _slots;
+    /// <summary>Per <see cref="ThreadSlots"/> slot; <see cref="_inFlightOrder"/> keeps first-seen order for completion.</summary>
+    private InFlight?[] _inFlight = [];
+    private readonly List<(int Tid, InFlight State)> _inFlightOrder = [];
     private readonly Dictionary<int, ThreadKernelStats> _threads = new();
 
     public KernelTimeAnalyzer(ThreadAccounting accounting)
     {
         _accounting = accounting;
         _region = accounting.Region;
+        _slots = accounting.Slots;
     }
 
     /// <summary>Fewer exit → enter gaps than this and the boundary cost is not estimated (0).</summary>
@@ -62,9 +66,19 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
 
     private InFlight Slot(int tid)
     {
-        if (!_inFlight.TryGetValue(tid, out var f)) _inFlight[tid] = f = new InFlight();
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_inFlight, slot) ?? NewSlot(tid, slot);
+    }
+
+    private InFlight NewSlot(int tid, int slot)
+    {
+        var f = ThreadSlots.Store(ref _inFlight, slot, new InFlight());
+        _inFlightOrder.Add((tid, f));
         return f;
     }
+
+    /// <summary>The thread's in-flight state if it ever made a syscall, else null.</summary>
+    private InFlight? Find(int tid) => ThreadSlots.Find(_inFlight, _slots.SlotOf(tid));
 
     private ThreadKernelStats Stats(int tid)
     {
@@ -101,7 +115,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
                 break;
             }
             case KernelEventKind.Switch:
-                if (e.PrevTid > 0 && _inFlight.TryGetValue(e.PrevTid, out var p))
+                if (e.PrevTid > 0 && Find(e.PrevTid) is { } p)
                 {
                     p.ExitCpu = -1;
                     if (p.Active && !p.OffCpu)
@@ -112,10 +126,10 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
                         p.PieceStart = p.WokenAt = t;
                     }
                 }
-                if (e.NextTid > 0 && _inFlight.TryGetValue(e.NextTid, out var n) && n.Active && n.OffCpu) BackOnCpu(n, t);
+                if (e.NextTid > 0 && Find(e.NextTid) is { Active: true } n && n.OffCpu) BackOnCpu(n, t);
                 break;
             case KernelEventKind.Waking:
-                if (e.WokenTid > 0 && _inFlight.TryGetValue(e.WokenTid, out var w) && w.Active && w.OffCpu && w.Blocked)
+                if (e.WokenTid > 0 && Find(e.WokenTid) is { Active: true } w && w.OffCpu && w.Blocked)
                 {
                     w.BlockedNs += _region.Overlap(w.PieceStart, t);
                     w.Blocked = false;
@@ -170,7 +184,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
     {
         foreach (var s in _threads.Values) s.Reset();
         // Pieces of in-flight syscalls that closed before the region are not part of it; open pieces are clipped later.
-        foreach (var f in _inFlight.Values) f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
+        foreach (var (_, f) in _inFlightOrder) f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
         UnmatchedExits = 0;
     }
 
@@ -178,7 +192,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
     public void Complete(long end)
     {
         BoundaryNs = _gaps.Count >= MinBoundarySamples ? _gaps.Percentile(1) : 0;
-        foreach (var (tid, f) in _inFlight)
+        foreach (var (tid, f) in _inFlightOrder)
         {
             if (!f.Active || f.EnterTs > end) continue;
             if (f.OffCpu)

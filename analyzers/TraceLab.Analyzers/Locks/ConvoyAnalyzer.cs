@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers.Locks;
@@ -26,8 +27,14 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
-    private readonly Dictionary<int, LockThread> _threads = new();
+    private readonly ThreadSlots _slots;
+    /// <summary>Per <see cref="ThreadSlots"/> slot; <see cref="_threadOrder"/> keeps first-seen order for completion.</summary>
+    private LockThread?[] _threads = [];
+    private readonly List<LockThread> _threadOrder = [];
     private readonly Dictionary<LockObject, ObjectState> _objects = new();
+    /// <summary>The object looked up last: a contended lock's events name the same object over and over.</summary>
+    private ObjectState? _lastObject;
+    private ThreadConvoyStats?[] _statsBySlot = [];
     private readonly Dictionary<int, ThreadConvoyStats> _stats = new();
     private readonly List<IConvoyObserver> _observers = [];
 
@@ -40,6 +47,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     {
         _accounting = accounting;
         _region = accounting.Region;
+        _slots = accounting.Slots;
     }
 
     /// <summary>True once any syscall on a lock object was seen: objects are named, not inferred.</summary>
@@ -74,7 +82,9 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         public bool Pending;
         public Handoff PendingHandoff;
         /// <summary>semids this thread holds (semop parity; see docs/metrics.md).</summary>
-        public readonly HashSet<long> SemHeld = [];
+        public readonly SemIdSet SemHeld = new();
+        /// <summary>State of <see cref="Obj"/> when last resolved (see <see cref="ObjectOf"/>).</summary>
+        public ObjectState? ObjState;
     }
 
     private sealed class ObjectState
@@ -111,23 +121,49 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private LockThread Thread(int tid)
     {
-        if (!_threads.TryGetValue(tid, out var t)) _threads[tid] = t = new LockThread();
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_threads, slot) ?? NewThread(slot);
+    }
+
+    private LockThread NewThread(int slot)
+    {
+        var t = ThreadSlots.Store(ref _threads, slot, new LockThread());
+        _threadOrder.Add(t);
         return t;
     }
 
+    /// <summary>The thread's state if it was ever seen, else null (nothing created).</summary>
+    private LockThread? Find(int tid) => ThreadSlots.Find(_threads, _slots.SlotOf(tid));
+
     private ThreadConvoyStats Stats(int tid)
     {
-        if (!_stats.TryGetValue(tid, out var s)) _stats[tid] = s = new ThreadConvoyStats(tid);
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
+    }
+
+    private ThreadConvoyStats NewStats(int tid, int slot)
+    {
+        var s = ThreadSlots.Store(ref _statsBySlot, slot, new ThreadConvoyStats(tid));
+        _stats.Add(tid, s);
         return s;
+    }
+
+    /// <summary>The state of the object <paramref name="t"/> operates on, remembered on the thread between its operations.</summary>
+    private ObjectState ObjectOf(LockThread t)
+    {
+        if (t.ObjState is { } o && o.Stats.Object == t.Obj) return o;
+        return t.ObjState = Object(t.Obj);
     }
 
     private ObjectState Object(in LockObject obj)
     {
+        if (_lastObject is { } last && last.Stats.Object == obj) return last;
         if (!_objects.TryGetValue(obj, out var o))
         {
             _objects[obj] = o = new ObjectState(obj);
             if (obj.Kind == LockObjectKind.SysVSemaphore) o.Stats.Acquisitions = 0;
         }
+        _lastObject = o;
         return o;
     }
 
@@ -180,7 +216,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         {
             case LockOpKind.Semop:
             {
-                var o = Object(t.Obj);
+                var o = ObjectOf(t);
                 if (e.Ret != 0) break;
                 var semid = t.Obj.Id;
                 if (t.Woken)
@@ -217,7 +253,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         }
         if (t.Op != LockOpKind.None && t.OffCpuInOp && inRegion)
         {
-            var o = Object(t.Obj).Stats;
+            var o = ObjectOf(t).Stats;
             o.BlockingWaits++;
             o.Waiters.Add(e.Pid);
         }
@@ -237,7 +273,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         var giver = EventFlags.InInterrupt(e.Flags) || e.Pid <= 0 ? 0 : e.Pid;
         if (b.Op is LockOpKind.Wait or LockOpKind.Semop)
         {
-            if (giver > 0 && _threads.TryGetValue(giver, out var a) && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
+            if (giver > 0 && Find(giver) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
                 Woke(b, giver, e.Timestamp, b.EnterTs);
             return;
         }
@@ -279,7 +315,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             p.BlockWaitReason = e.PrevWaitReason;
             if (!preempted && p.Op == LockOpKind.None) p.Woken = false;
         }
-        if (e.NextTid > 0 && _threads.TryGetValue(e.NextTid, out var n))
+        if (e.NextTid > 0 && Find(e.NextTid) is { } n)
         {
             n.Blocked = false;
             if (n.Woken && !n.Ran)
@@ -312,10 +348,10 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             r.HandoffsReceived++;
             r.QueueWait.Add(h.QueueWaitNs);
             r.ReadyLatency.Add(h.GapNs);
-            r.ReceivedFrom[h.Giver] = r.ReceivedFrom.GetValueOrDefault(h.Giver) + 1;
+            CollectionsMarshal.GetValueRefOrAddDefault(r.ReceivedFrom, h.Giver, out _)++;
             var g = Stats(h.Giver);
             g.HandoffsGiven++;
-            g.GivenTo[h.Receiver] = g.GivenTo.GetValueOrDefault(h.Receiver) + 1;
+            CollectionsMarshal.GetValueRefOrAddDefault(g.GivenTo, h.Receiver, out _)++;
         }
 
         if (o.EpisodeCount > 0 && h.Giver == o.LastReceiver && !o.FastSinceHandoff && h.WokenAt - o.EpisodeEnd <= MaxHoldNs)
@@ -334,8 +370,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         o.FastSinceHandoff = false;
         if (inRegion)
         {
-            var m = o.EpisodeMembers.GetValueOrDefault(h.Receiver);
-            o.EpisodeMembers[h.Receiver] = (m.Ns + _region.Overlap(h.QueuedAt, h.RunningAt), m.Handoffs + 1);
+            ref var m = ref CollectionsMarshal.GetValueRefOrAddDefault(o.EpisodeMembers, h.Receiver, out _);
+            m = (m.Ns + _region.Overlap(h.QueuedAt, h.RunningAt), m.Handoffs + 1);
         }
     }
 
@@ -378,7 +414,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     public void Complete(long end)
     {
-        foreach (var t in _threads.Values)
+        foreach (var t in _threadOrder)
             if (t.Pending)
             {
                 t.Pending = false;

@@ -33,7 +33,10 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
 
     private readonly MeasuredRegion _region;
     private readonly IdleCpuIntegral _idle;
-    private readonly Dictionary<int, ThreadState> _state = new();
+    private readonly ThreadSlots _slots;
+    /// <summary>Per <see cref="ThreadSlots"/> slot; <see cref="_stateOrder"/> keeps first-seen order for completion.</summary>
+    private ThreadState?[] _state = [];
+    private readonly List<ThreadState> _stateOrder = [];
     private readonly Dictionary<int, SmpThreadStats> _threads = new();
     private readonly List<SmpCpuStats> _cpuStats = new();
     private CpuState[] _cpus = [];
@@ -44,6 +47,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         ArgumentNullException.ThrowIfNull(accounting);
         _region = accounting.Region;
         _idle = new IdleCpuIntegral(_region);
+        _slots = accounting.Slots;
         accounting.Subscribe(this);
     }
 
@@ -58,12 +62,13 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     public void OnEvent(in KernelEvent e)
     {
         var t = e.Timestamp;
-        EnsureCpu(e.Cpu);
-        _cpuStats[e.Cpu].Seen = true;
+        if ((uint)e.Cpu >= (uint)_cpus.Length) EnsureCpu(e.Cpu);
+        var cpuStats = _cpuStats[e.Cpu];
+        cpuStats.Seen = true;
         switch (e.Kind)
         {
             case KernelEventKind.Switch:
-                if (_region.Contains(t)) _cpuStats[e.Cpu].Switches++;
+                if (_region.Contains(t)) cpuStats.Switches++;
                 break;
             case KernelEventKind.Waking:
                 OnWaking(e, t, counted: true);
@@ -88,7 +93,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     public void Complete(long end)
     {
         _idle.Advance(end);
-        foreach (var ts in _state.Values)
+        foreach (var ts in _stateOrder)
         {
             if (ts.Runnable) ts.Stats.RunnableWhileIdleNs += _idle.Since(ts.IdleReading);
             ts.Runnable = false;
@@ -132,7 +137,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     void ISchedulingObserver.OnCpuTaskChanged(int cpu, int tid, long since, long t)
     {
         _idle.Advance(t);
-        EnsureCpu(cpu);
+        if ((uint)cpu >= (uint)_cpus.Length) EnsureCpu(cpu);
         EndTenure(cpu, since);
         ref var c = ref _cpus[cpu];
         if (c.Current == 0) _idle.CpuLeavesIdle();
@@ -174,19 +179,23 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
 
     private ThreadState Thread(int tid)
     {
-        if (!_state.TryGetValue(tid, out var s))
-        {
-            var stats = new SmpThreadStats(tid);
-            _threads[tid] = stats;
-            _state[tid] = s = new ThreadState(stats);
-        }
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_state, slot) ?? NewThread(tid, slot);
+    }
+
+    private ThreadState NewThread(int tid, int slot)
+    {
+        var stats = new SmpThreadStats(tid);
+        _threads[tid] = stats;
+        var s = ThreadSlots.Store(ref _state, slot, new ThreadState(stats));
+        _stateOrder.Add(s);
         return s;
     }
 
     /// <summary>Charges the CPU's current task (busy or idle) up to <paramref name="end"/>; unknown time counts nowhere.</summary>
     private void EndTenure(int c, long end)
     {
-        var cpu = _cpus[c];
+        ref readonly var cpu = ref _cpus[c];
         if (cpu.Current == Unknown) return;
         var ns = _region.Overlap(cpu.Since, end);
         if (cpu.Current == 0) _cpuStats[c].IdleNs += ns;

@@ -20,7 +20,10 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     private readonly MeasuredRegion _region;
     private readonly TimelineWindow _window;
     private readonly bool _recordSegments;
-    private readonly Dictionary<int, ThreadState> _threads = new();
+    private readonly ThreadSlots _slots;
+    /// <summary>Per <see cref="ThreadSlots"/> slot; <see cref="_threadOrder"/> keeps first-seen order for completion.</summary>
+    private ThreadState?[] _threads = [];
+    private readonly List<(int Tid, ThreadState State)> _threadOrder = [];
     private readonly List<TimelineSegment> _segments = [];
     private readonly List<TimelineWake> _wakes = [];
     private readonly List<ConvoyEpisode> _episodes = [];
@@ -42,6 +45,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     {
         _accounting = accounting;
         _region = accounting.Region;
+        _slots = accounting.Slots;
         _window = window;
         _recordSegments = recordSegments;
         MaxItems = maxItems;
@@ -99,7 +103,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
 
     private void Gone(int tid, long t)
     {
-        if (!_threads.TryGetValue(tid, out var x) || !x.Known) return;
+        if (ThreadSlots.Find(_threads, _slots.SlotOf(tid)) is not { Known: true } x) return;
         Close(tid, x, t);
         x.Known = false;
     }
@@ -135,7 +139,10 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
 
     private ThreadState State(int tid)
     {
-        if (!_threads.TryGetValue(tid, out var s)) _threads[tid] = s = new ThreadState();
+        var slot = _slots.SlotOf(tid);
+        if (ThreadSlots.Find(_threads, slot) is { } s) return s;
+        s = ThreadSlots.Store(ref _threads, slot, new ThreadState());
+        _threadOrder.Add((tid, s));
         return s;
     }
 
@@ -188,7 +195,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
 
     public void Complete(long end)
     {
-        foreach (var (tid, s) in _threads)
+        foreach (var (tid, s) in _threadOrder)
             if (s.Known) Close(tid, s, Math.Max(end, s.Since));
         if (_end > end) _end = Math.Max(end, _start);
     }

@@ -7,7 +7,7 @@ namespace TraceLab.Analyzers.WaitGraph;
 /// </summary>
 internal sealed class CascadeAttributor
 {
-    private readonly Dictionary<int, ThreadWaitState> _threads;
+    private readonly WaitStateTable _threads;
     private readonly int _maxDepth;
     /// <summary>[0] is the waiter, [k] the vertex reached after k − 1 hops; a waker already on it would close a cycle.</summary>
     private readonly int[] _path;
@@ -15,7 +15,7 @@ internal sealed class CascadeAttributor
     private long[] _weights = new long[8];
     private int _count;
 
-    public CascadeAttributor(Dictionary<int, ThreadWaitState> threads, int maxDepth)
+    public CascadeAttributor(WaitStateTable threads, int maxDepth)
     {
         _threads = threads;
         _maxDepth = maxDepth;
@@ -37,7 +37,7 @@ internal sealed class CascadeAttributor
 
     private void Cascade(long start, long end, int culprit, int hops)
     {
-        if (hops >= _maxDepth || !WaitVertex.IsThread(culprit) || !_threads.TryGetValue(culprit, out var state))
+        if (hops >= _maxDepth || !WaitVertex.IsThread(culprit) || _threads.Find(culprit) is not { } state)
         {
             Credit(culprit, end - start);
             return;

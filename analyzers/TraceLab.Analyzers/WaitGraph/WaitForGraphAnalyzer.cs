@@ -12,16 +12,24 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
 {
     private readonly MeasuredRegion _region;
     private readonly WaitForGraphOptions _options;
-    private readonly Dictionary<int, ThreadWaitState> _threads = new();
+    private readonly WaitStateTable _threads;
     private readonly WaitEdgeTable _edges = new();
     private readonly CascadeAttributor _cascade;
     private WaitForGraph? _result;
 
     public WaitForGraphAnalyzer(MeasuredRegion region, WaitForGraphOptions? options = null)
+        : this(region, new ThreadSlots(), options)
     {
+    }
+
+    /// <param name="slots">tid → slot map shared with the rest of the pass (<see cref="ThreadAccounting.Slots"/>).</param>
+    public WaitForGraphAnalyzer(MeasuredRegion region, ThreadSlots slots, WaitForGraphOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(slots);
         _region = region;
         _options = options ?? new WaitForGraphOptions();
         _options.Validate();
+        _threads = new WaitStateTable(slots, _options.HistoryCapacity);
         _cascade = new CascadeAttributor(_threads, _options.MaxCascadeDepth);
     }
 
@@ -39,7 +47,7 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
                 OnSwitch(e, t);
                 break;
             case KernelEventKind.Waking:
-                if (e.WokenTid > 0 && _threads.TryGetValue(e.WokenTid, out var woken) && woken.Waiting)
+                if (e.WokenTid > 0 && _threads.Find(e.WokenTid) is { Waiting: true } woken)
                     EndWait(e.WokenTid, t, WakeCause.Of(e, woken.Reason));
                 break;
         }
@@ -63,15 +71,11 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
         if (e.NextTid > 0) EndWait(e.NextTid, t, WaitVertex.Unknown);
     }
 
-    private ThreadWaitState StateOf(int tid)
-    {
-        if (!_threads.TryGetValue(tid, out var s)) _threads[tid] = s = new ThreadWaitState(_options.HistoryCapacity);
-        return s;
-    }
+    private ThreadWaitState StateOf(int tid) => _threads.GetOrAdd(tid);
 
     private void EndWait(int tid, long t, int culprit)
     {
-        if (!_threads.TryGetValue(tid, out var s) || !s.Waiting) return;
+        if (_threads.Find(tid) is not { Waiting: true } s) return;
         s.Waiting = false;
         Attribute(tid, s.Since, t, culprit);
         s.History.Add(new WaitRecord(s.Since, t, culprit));
@@ -93,7 +97,7 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
 
     public void Complete(long end)
     {
-        foreach (var (tid, s) in _threads)
+        foreach (var (tid, s) in _threads.InOrder)
         {
             if (!s.Waiting) continue;
             // Still blocked: counted (as wait time, like ThreadAccounting) but its end is unknown.

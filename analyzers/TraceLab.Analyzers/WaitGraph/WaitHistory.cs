@@ -25,9 +25,15 @@ internal sealed class WaitHistory
         if (Count == _records.Length) EvictedUntil = _records[_next].End;
         else Count++;
         _records[_next] = record;
-        _next = (_next + 1) % _records.Length;
+        if (++_next == _records.Length) _next = 0; // no modulo: a division per wait and per lookup step adds up
     }
 
     /// <summary>0 is the newest record, <see cref="Count"/> − 1 the oldest retained.</summary>
-    public ref readonly WaitRecord NewestFirst(int index) => ref _records[(_next - 1 - index + _records.Length) % _records.Length];
+    public ref readonly WaitRecord NewestFirst(int index)
+    {
+        // index < Count ≤ capacity, so one wrap at most.
+        var i = _next - 1 - index;
+        if (i < 0) i += _records.Length;
+        return ref _records[i];
+    }
 }

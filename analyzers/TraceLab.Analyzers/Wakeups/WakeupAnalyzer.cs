@@ -16,7 +16,11 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
 
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
-    private readonly Dictionary<int, WakeState> _state = new();
+    private readonly ThreadSlots _slots;
+    /// <summary>Per <see cref="ThreadSlots"/> slot; <see cref="_stateOrder"/> keeps first-seen order for completion.</summary>
+    private WakeState?[] _state = [];
+    private readonly List<(int Tid, WakeState State)> _stateOrder = [];
+    private WakeupStats?[] _statsBySlot = [];
     private readonly Dictionary<int, WakeupStats> _stats = new();
     private readonly List<IWakeupObserver> _observers = [];
 
@@ -24,6 +28,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     {
         _accounting = accounting;
         _region = accounting.Region;
+        _slots = accounting.Slots;
     }
 
     public IReadOnlyDictionary<int, WakeupStats> Threads => _stats;
@@ -49,13 +54,27 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
 
     private WakeState State(int tid)
     {
-        if (!_state.TryGetValue(tid, out var s)) _state[tid] = s = new WakeState();
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_state, slot) ?? NewState(tid, slot);
+    }
+
+    private WakeState NewState(int tid, int slot)
+    {
+        var s = ThreadSlots.Store(ref _state, slot, new WakeState());
+        _stateOrder.Add((tid, s));
         return s;
     }
 
     private WakeupStats Stats(int tid)
     {
-        if (!_stats.TryGetValue(tid, out var s)) _stats[tid] = s = new WakeupStats(tid);
+        var slot = _slots.SlotOf(tid);
+        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
+    }
+
+    private WakeupStats NewStats(int tid, int slot)
+    {
+        var s = ThreadSlots.Store(ref _statsBySlot, slot, new WakeupStats(tid));
+        _stats.Add(tid, s);
         return s;
     }
 
@@ -171,7 +190,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     /// <summary>Wakeups still open at the end count as not futile: the thread had not blocked again.</summary>
     public void Complete(long end)
     {
-        foreach (var (tid, s) in _state)
+        foreach (var (tid, s) in _stateOrder)
             if (s.Evaluating) Conclude(tid, s, futile: false);
     }
 }
