@@ -61,8 +61,13 @@ public sealed class PerfDataCaptureTests
         // getrusage is tick-sampled on some kernels: compare process totals, as the tracefs capture tests do.
         var rusage = workload.Process.UserNs + workload.Process.SystemNs;
         var traced = report.Threads.Where(t => workload.Threads.Any(w => w.Tid == t.Tid) || t.Tid == workload.Pid).Sum(t => t.RunNs);
-        _output.WriteLine($"traced run {traced} ns vs getrusage {rusage} ns");
-        Assert.InRange(traced, rusage * 0.85, rusage * 1.15);
+        // A repaired start counts the time from the last evidence to the unlogged switch-in as run (an upper bound,
+        // metrics.md 1.4): with perf dropping switches, the upper margin grows with the share of broken chains
+        // (29 k of ~160 k switches broken made 1.49 s against 1.27 s getrusage once, on a loaded machine).
+        var switchesInRegion = Math.Max(1L, report.Threads.Sum(t => t.VoluntarySwitches + t.InvoluntarySwitches));
+        var repairSlack = Math.Min(0.15, (double)report.Capture.ChainBreaksInRegion / switchesInRegion);
+        _output.WriteLine($"traced run {traced} ns vs getrusage {rusage} ns (upper margin {0.15 + repairSlack:P1})");
+        Assert.InRange(traced, rusage * 0.85, rusage * (1.15 + repairSlack));
         Assert.True(failures.Count == 0, string.Join("\n", failures));
     }
 
