@@ -203,6 +203,7 @@ public sealed class SweepCommand
             }
             _console.Write(table);
         }
+        foreach (var w in s.Warnings) _console.MarkupLine($"[yellow]{Markup.Escape(w)}[/]");
         if (s.RunsFailed > 0) _console.MarkupLine($"[yellow]{s.RunsFailed} run(s) failed (listed in report.md)[/]");
         var files = new[] { "report.md", "sweep.csv", "sweep.json" }.Concat(s.Plots);
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(directory)}: {Markup.Escape(string.Join(", ", files))}, runs/");

@@ -16,6 +16,7 @@ public static class SweepReportMarkdown
         if (s.Settings.Overrides.Count > 0) sb.AppendLine($"- overrides (command line): {string.Join(", ", s.Settings.Overrides.Select(kv => $"{kv.Key}={kv.Value}"))}");
         sb.AppendLine($"- {s.Settings.Repeats} repeats per point, interleaved (order seed {s.Settings.OrderSeed}){(s.Settings.Traced ? ", every run traced (runs/*/report.json)" : ", untraced")}");
         sb.AppendLine($"- runs: {s.RunsOk} ok, {s.RunsFailed} failed, {s.RunsPlanned} planned{(s.Complete ? "" : " — **incomplete** (resume with `tracelab sweep --resume DIR`)")}");
+        foreach (var w in s.Warnings) sb.AppendLine($"- **{w}**");
         sb.AppendLine($"- machine: {s.Machine.Cpus} CPUs{(s.Machine.CpuModel is { } m ? $" ({m})" : "")}, {s.Machine.Os}{(s.Machine.Kernel is { } k ? $", kernel {k}" : "")}, {s.Machine.Runtime}");
         sb.AppendLine();
 

@@ -24,6 +24,11 @@ public sealed class SweepSummary
     public Dictionary<string, string> ClaimOutcomes { get; init; } = [];
     public List<string> Plots { get; init; } = [];
     public List<string> Failures { get; init; } = [];
+    /// <summary>Cautions about the data itself (e.g. runs too short to time reliably), shown above the verdicts.</summary>
+    public List<string> Warnings { get; init; } = [];
+
+    /// <summary>Below this median elapsed a run's timing is of the order of a shared machine's scheduling noise.</summary>
+    public const double ShortRunSeconds = 0.1;
 
     public static SweepSummary Build(SweepData data, SweepState state, MachineInfo machine, IReadOnlyList<string> plots)
     {
@@ -65,7 +70,22 @@ public sealed class SweepSummary
             Plots = [.. plots],
             Failures = data.Runs.Where(r => !r.Ok)
                 .Select(r => $"{data.Points[r.Point].Id} ({Describe(data.Points[r.Point])}) repeat {r.Repeat}: {r.Error}").ToList(),
+            Warnings = ShortRunWarning(data) is { } w ? [w] : [],
         };
+    }
+
+    /// <summary>
+    /// Points whose median elapsed is under <see cref="ShortRunSeconds"/>: preemption of one lock holder or one timer
+    /// tick moves such runs by tens of percent, so elapsed-based verdicts on them often end undecided.
+    /// </summary>
+    public static string? ShortRunWarning(SweepData data)
+    {
+        var medians = data.Points.Select(p => (p, s: data.Stat(p, "elapsed"))).Where(t => t.s is not null).ToList();
+        var shortOnes = medians.Where(t => t.s!.Median < ShortRunSeconds).OrderBy(t => t.s!.Median).ToList();
+        if (shortOnes.Count == 0) return null;
+        var (p, st) = shortOnes[0];
+        return FormattableString.Invariant($"short runs: {shortOnes.Count} of {medians.Count} points have a median elapsed under {ShortRunSeconds * 1000:0} ms (shortest {st!.Median * 1000:0.#} ms at {p.Id}, {Describe(p)})")
+            + "; timing noise is of that order, so elapsed verdicts on them may be undecided — make the runs longer (e.g. --iterations) to judge them";
     }
 
     private static string Describe(SweepPoint p) => p.Series == SweepSeries.Single.Label ? p.X : $"{p.Series} @ {p.X}";
