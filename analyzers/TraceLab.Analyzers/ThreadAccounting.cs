@@ -168,12 +168,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// </summary>
     public bool TryGetRunningSince(int tid, out long since)
     {
-        return TryGetRunningSinceSlot(Slots.SlotOf(tid), out since);
-    }
-
-    /// <summary><see cref="TryGetRunningSince"/> by <see cref="Slots"/> slot.</summary>
-    public bool TryGetRunningSinceSlot(int slot, out long since)
-    {
+        var slot = Slots.SlotOf(tid);
         since = 0;
         var states = _stateBySlot;
         if ((uint)slot >= (uint)states.Length || states[slot] is not { State: RunState.Running } s) return false;
