@@ -1,5 +1,6 @@
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
+using TraceLab.Analyzers.Parallel;
 using TraceLab.Analyzers.Smp;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Analyzers.WaitGraph;
@@ -8,40 +9,83 @@ using TraceLab.Core;
 
 namespace TraceLab.Analyzers;
 
-/// <summary>The analyzers one run needs, wired into a single <see cref="AnalysisPass"/>.</summary>
-public sealed class AnalysisSession : IKernelEventSink
+/// <summary>
+/// The analyzers one run needs, wired into one <see cref="AnalysisPass"/> — or, with more than one analysis thread,
+/// into several passes that each repeat the (deterministic) scheduler accounting and run a share of the analyzers on
+/// their own thread, fed the same event stream by <see cref="EventFanOut"/>. Results are identical either way.
+/// </summary>
+public sealed class AnalysisSession : IKernelEventSink, IDisposable
 {
-    private readonly AnalysisPass _pass;
+    private readonly AnalysisPass[] _passes;
+    private readonly AnalysisPass? _single;
+    private readonly EventFanOut? _fanOut;
+    private bool _completed;
 
     /// <param name="timeline">Also record a thread timeline of this window (for the HTML report); null: none.</param>
-    public AnalysisSession(AnalysisKind kinds, TimelineWindow? timeline = null)
+    /// <param name="analysisThreads">
+    /// Threads that run the analyzers besides the caller's (which reads the trace): 0 analyzes on the caller's thread
+    /// as it reads. See <see cref="AnalysisPlan"/> for how analyzers are shared out.
+    /// </param>
+    public AnalysisSession(AnalysisKind kinds, TimelineWindow? timeline = null, int analysisThreads = 0)
     {
+        ArgumentOutOfRangeException.ThrowIfNegative(analysisThreads);
         Kinds = kinds;
-        Accounting = new ThreadAccounting();
-        var analyzers = new List<IKernelAnalyzer>();
-        if (kinds.HasFlag(AnalysisKind.Kernel)) analyzers.Add(Kernel = new KernelTimeAnalyzer(Accounting));
-        if (kinds.HasFlag(AnalysisKind.Convoys)) analyzers.Add(Convoys = new ConvoyAnalyzer(Accounting));
-        if (kinds.HasFlag(AnalysisKind.Wakeups)) analyzers.Add(Wakeups = new WakeupAnalyzer(Accounting));
-        if (kinds.HasFlag(AnalysisKind.Smp)) analyzers.Add(Smp = new SmpAnalyzer(Accounting));
-        if (kinds.HasFlag(AnalysisKind.WaitGraph)) analyzers.Add(WaitGraph = new WaitForGraphAnalyzer(Accounting.Region, Accounting.Slots));
-        if (timeline is { } window)
-        {
-            analyzers.Add(Timeline = new TimelineAnalyzer(Accounting, window));
-            Timeline.Observe(Convoys, Wakeups);
-        }
-        _pass = new AnalysisPass(Accounting, [.. analyzers]);
+        var groups = AnalysisPlan.Partition(kinds, timeline is not null, Math.Max(1, analysisThreads));
+        _passes = new AnalysisPass[groups.Count];
+        for (var g = 0; g < groups.Count; g++) _passes[g] = Build(groups[g], timeline);
+        Accounting = _passes[0].Accounting;
+        if (analysisThreads == 0) _single = _passes[0];
+        else _fanOut = new EventFanOut(_passes);
     }
 
     public AnalysisKind Kinds { get; }
+
+    /// <summary>The scheduler accounting (of the first pass, when there are several: all compute the same).</summary>
     public ThreadAccounting Accounting { get; }
-    public KernelTimeAnalyzer? Kernel { get; }
-    public ConvoyAnalyzer? Convoys { get; }
-    public WakeupAnalyzer? Wakeups { get; }
-    public SmpAnalyzer? Smp { get; }
-    public WaitForGraphAnalyzer? WaitGraph { get; }
-    public TimelineAnalyzer? Timeline { get; }
+    public KernelTimeAnalyzer? Kernel { get; private set; }
+    public ConvoyAnalyzer? Convoys { get; private set; }
+    public WakeupAnalyzer? Wakeups { get; private set; }
+    public SmpAnalyzer? Smp { get; private set; }
+    public WaitForGraphAnalyzer? WaitGraph { get; private set; }
+    public TimelineAnalyzer? Timeline { get; private set; }
 
-    public void OnEvent(in KernelEvent e) => _pass.OnEvent(e);
+    /// <summary>Analysis threads in use (0: the caller's thread does everything).</summary>
+    public int AnalysisThreads => _fanOut is null ? 0 : _passes.Length;
 
-    public void Complete() => _pass.Complete();
+    public void OnEvent(in KernelEvent e)
+    {
+        if (_single is not null) _single.OnEvent(e);
+        else _fanOut!.OnEvent(e);
+    }
+
+    /// <summary>After the last event: waits for the analysis threads (rethrowing their first error) and closes every analysis.</summary>
+    public void Complete()
+    {
+        if (_completed) throw new InvalidOperationException("AnalysisSession.Complete: already completed");
+        _completed = true;
+        _fanOut?.Finish();
+        foreach (var pass in _passes) pass.Complete();
+    }
+
+    /// <summary>Stops the analysis threads if <see cref="Complete"/> was not reached (reader error, cancellation).</summary>
+    public void Dispose() => _fanOut?.Dispose();
+
+    private AnalysisPass Build(AnalysisKind group, TimelineWindow? timeline)
+    {
+        var accounting = new ThreadAccounting();
+        var analyzers = new List<IKernelAnalyzer>();
+        if (group.HasFlag(AnalysisKind.Kernel)) analyzers.Add(Kernel = new KernelTimeAnalyzer(accounting));
+        if (group.HasFlag(AnalysisKind.Convoys)) analyzers.Add(Convoys = new ConvoyAnalyzer(accounting));
+        if (group.HasFlag(AnalysisKind.Wakeups)) analyzers.Add(Wakeups = new WakeupAnalyzer(accounting));
+        if (group.HasFlag(AnalysisKind.Smp)) analyzers.Add(Smp = new SmpAnalyzer(accounting));
+        if (group.HasFlag(AnalysisKind.WaitGraph)) analyzers.Add(WaitGraph = new WaitForGraphAnalyzer(accounting.Region, accounting.Slots));
+        if (timeline is { } window && group.HasFlag(AnalysisPlan.TimelineGroup))
+        {
+            // The timeline draws the convoy and wakeup analyzers' findings: the plan keeps them in its pass.
+            analyzers.Add(Timeline = new TimelineAnalyzer(accounting, window));
+            Timeline.Observe(Convoys, Wakeups);
+        }
+
+        return new AnalysisPass(accounting, [.. analyzers]);
+    }
 }

@@ -1,4 +1,5 @@
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Parallel;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Core;
 using TraceLab.Reporting;
@@ -10,16 +11,18 @@ namespace TraceLab.Cli;
 public static class AnalysisPipeline
 {
     public static RunReport Analyze(string traceFile, WorkloadResult? workload, RunSection? run, bool partial, int? pid,
-        AnalysisKind analyses = AnalysisKind.All, bool salvage = false, CancellationToken cancellationToken = default) =>
-        AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses, salvage, timeline: null, cancellationToken).Report;
+        AnalysisKind analyses = AnalysisKind.All, bool salvage = false, int? analysisThreads = null,
+        CancellationToken cancellationToken = default) =>
+        AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses, salvage, timeline: null, analysisThreads, cancellationToken).Report;
 
     /// <summary>Also records the thread timeline of <paramref name="timeline"/> in the same pass (for report.html).</summary>
+    /// <param name="analysisThreads">Threads for the analyzers besides the reading one (null: <see cref="AnalysisPlan.DefaultThreads"/>).</param>
     public static (RunReport Report, TimelineData? Timeline) AnalyzeWithTimeline(string traceFile, WorkloadResult? workload,
         RunSection? run, bool partial, int? pid, AnalysisKind analyses, bool salvage, TimelineWindow? timeline,
-        CancellationToken cancellationToken = default)
+        int? analysisThreads = null, CancellationToken cancellationToken = default)
     {
         using var reader = TraceFiles.Open(traceFile, salvage);
-        var session = new AnalysisSession(analyses, timeline);
+        using var session = new AnalysisSession(analyses, timeline, analysisThreads ?? AnalysisPlan.DefaultThreads);
         reader.Read(session, cancellationToken);
         session.Complete();
         return (ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid), session.Timeline?.Result());

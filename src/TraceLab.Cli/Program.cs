@@ -1,6 +1,7 @@
 using System.CommandLine;
 using Spectre.Console;
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Parallel;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli;
@@ -46,6 +47,15 @@ namespace TraceLab.Cli
             Description = "analyses to report, comma-separated: threads, kernel, convoys, wakeups, smp, waitgraph (default: all)",
             DefaultValueFactory = _ => "all",
         };
+
+        private static Option<int?> AnalysisThreadsOption() => new("--analysis-threads")
+        {
+            Description = "threads that run the analyzers besides the one reading the trace; 0: all on one thread (default: CPUs - 1, at most 6)",
+        };
+
+        private static int? ParseAnalysisThreads(int? n) => n is null or (>= 0 and <= AnalysisPlan.MaxThreads)
+            ? n
+            : throw new UsageException($"--analysis-threads must be between 0 and {AnalysisPlan.MaxThreads}");
 
         private static Option<string?> TimelineWindowOption() => new("--timeline-window")
         {
@@ -112,10 +122,12 @@ namespace TraceLab.Cli
                 Description = "analyze a truncated or corrupt trace.dat up to the damage on each CPU; a warning says what was skipped",
             };
             var timelineWindow = TimelineWindowOption();
-            var cmd = new Command("analyze", "analyze an existing trace file") { trace, outDir, force, pid, analysis, salvage, timelineWindow };
+            var threads = AnalysisThreadsOption();
+            var cmd = new Command("analyze", "analyze an existing trace file") { trace, outDir, force, pid, analysis, salvage, timelineWindow, threads };
             cmd.SetAction((r, _) => Guard(() => Task.FromResult(
                 new AnalyzeCommand(console).Run(r.GetValue(trace)!, r.GetValue(outDir), r.GetValue(force), r.GetValue(pid),
-                    ParseAnalyses(r.GetValue(analysis)!), r.GetValue(salvage), ParseTimelineWindow(r.GetValue(timelineWindow))))));
+                    ParseAnalyses(r.GetValue(analysis)!), r.GetValue(salvage), ParseTimelineWindow(r.GetValue(timelineWindow)),
+                    ParseAnalysisThreads(r.GetValue(threads))))));
             return cmd;
         }
 
@@ -161,9 +173,11 @@ namespace TraceLab.Cli
             var trace = new Argument<string>("trace") { Description = "trace file (trace.dat or perf.data)" };
             var repeat = new Option<int>("--repeat") { Description = "runs of each measurement (best and median are shown)", DefaultValueFactory = _ => 5 };
             var analysis = AnalysisOption();
-            var cmd = new Command("bench", "measure read and read + analysis speed on a trace file (events/s, MB/s, peak RSS)") { trace, repeat, analysis };
+            var threads = AnalysisThreadsOption();
+            var cmd = new Command("bench", "measure read and read + analysis speed on a trace file (events/s, MB/s, CPU time, peak RSS)") { trace, repeat, analysis, threads };
             cmd.SetAction((r, _) => Guard(() => Task.FromResult(
-                new BenchCommand(console).Run(r.GetValue(trace)!, r.GetValue(repeat), ParseAnalyses(r.GetValue(analysis)!)))));
+                new BenchCommand(console).Run(r.GetValue(trace)!, r.GetValue(repeat), ParseAnalyses(r.GetValue(analysis)!),
+                    ParseAnalysisThreads(r.GetValue(threads)) ?? AnalysisPlan.DefaultThreads))));
             return cmd;
         }
 

@@ -13,9 +13,10 @@ public sealed class AnalyzeCommand
     public AnalyzeCommand(IAnsiConsole console) => _console = console;
 
     /// <param name="salvage">Analyze the intact part of a damaged trace; the report's warnings say what was skipped.</param>
+    /// <param name="analysisThreads">Analysis threads besides the reader (null: the default for this machine).</param>
     /// <param name="timeline">The window report.html's thread timeline shows (default <see cref="TimelineWindow.Default"/>).</param>
     public int Run(string traceFile, string? outDir, bool force, int? pid, AnalysisKind analyses = AnalysisKind.All, bool salvage = false,
-        TimelineWindow? timeline = null)
+        TimelineWindow? timeline = null, int? analysisThreads = null)
     {
         traceFile = Path.GetFullPath(traceFile);
         if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
@@ -28,7 +29,7 @@ public sealed class AnalyzeCommand
             throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
         var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false, pid, analyses, salvage,
-            timeline ?? TimelineWindow.Default);
+            timeline ?? TimelineWindow.Default, analysisThreads: analysisThreads);
         ReportFiles.Write(output, report, recorded);
         TerminalReport.Render(_console, report);
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", ReportFiles.Names)}");

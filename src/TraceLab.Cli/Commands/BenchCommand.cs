@@ -16,59 +16,81 @@ public sealed class BenchCommand
 
     public BenchCommand(IAnsiConsole console) => _console = console;
 
-    public sealed record Result(long Events, long Bytes, double[] ReadSeconds, double[] AnalyzeSeconds, long PeakRssBytes);
+    /// <summary>Seconds per run: wall time and the process's CPU time (user + system, all threads) over the run.</summary>
+    public sealed record Timing(double[] Wall, double[] Cpu);
 
-    public int Run(string traceFile, int repeat, AnalysisKind analyses)
+    public sealed record Result(long Events, long Bytes, Timing Read, Timing Analyze, Timing? AnalyzeThreaded, int AnalysisThreads,
+        long PeakRssBytes);
+
+    /// <param name="analysisThreads">
+    /// Also measure read + analysis with this many analysis threads besides the reader (0: only the one-thread runs).
+    /// </param>
+    public int Run(string traceFile, int repeat, AnalysisKind analyses, int analysisThreads = 0)
     {
         if (repeat is < 1 or > 1000) throw new UsageException("--repeat must be between 1 and 1000");
         if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
-        var r = Measure(traceFile, repeat, analyses);
+        var r = Measure(traceFile, repeat, analyses, analysisThreads);
         var inv = CultureInfo.InvariantCulture;
         _console.WriteLine(string.Create(inv, $"trace {traceFile}: {r.Bytes / 1e6:F1} MB, {r.Events:N0} events; {repeat} run(s) each, {Environment.ProcessorCount} CPUs, .NET {Environment.Version}"));
-        Line("read (decode + merge)", r.Events, r.Bytes, r.ReadSeconds);
-        Line($"read + analysis ({string.Join(",", AnalysisKinds.Format(analyses))})", r.Events, r.Bytes, r.AnalyzeSeconds);
+        var names = string.Join(",", AnalysisKinds.Format(analyses));
+        Line("read (decode + merge)", r.Events, r.Bytes, r.Read);
+        Line($"read + analysis ({names}), one thread", r.Events, r.Bytes, r.Analyze);
+        if (r.AnalyzeThreaded is { } threaded)
+            Line($"read + analysis, reader + {r.AnalysisThreads} analysis thread(s)", r.Events, r.Bytes, threaded);
         _console.WriteLine(string.Create(inv, $"peak RSS {r.PeakRssBytes / (1024.0 * 1024):F0} MiB (VmHWM; includes the runtime)"));
         return ExitCodes.Ok;
     }
 
-    private void Line(string what, long events, long bytes, double[] seconds)
+    private void Line(string what, long events, long bytes, Timing t)
     {
-        var sorted = seconds.Order().ToArray();
+        var sorted = t.Wall.Order().ToArray();
         var best = sorted[0];
         var median = sorted[sorted.Length / 2];
+        var cpu = t.Cpu.Min();
         _console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"{what,-44} best {best:F3} s  {events / best / 1e6,6:F1} M events/s  {bytes / best / 1e6,7:F1} MB/s   median {median:F3} s  {events / median / 1e6,6:F1} M events/s"));
+            $"{what,-48} best {best:F3} s  {events / best / 1e6,6:F1} M events/s  {bytes / best / 1e6,7:F1} MB/s   median {median:F3} s   CPU best {cpu:F3} s = {cpu * 1e9 / Math.Max(1, events):F0} ns/event"));
     }
 
-    /// <summary>Runs alternately read-only and read+analysis, so drift on a shared machine affects both alike.</summary>
-    public static Result Measure(string traceFile, int repeat, AnalysisKind analyses)
+    /// <summary>Runs the variants in turn within each repeat, so drift on a shared machine affects all alike.</summary>
+    public static Result Measure(string traceFile, int repeat, AnalysisKind analyses, int analysisThreads = 0)
     {
         var bytes = new FileInfo(traceFile).Length;
-        var read = new double[repeat];
-        var analyze = new double[repeat];
+        var read = new Timing(new double[repeat], new double[repeat]);
+        var analyze = new Timing(new double[repeat], new double[repeat]);
+        var threaded = analysisThreads > 0 ? new Timing(new double[repeat], new double[repeat]) : null;
         long events = 0;
         for (var i = 0; i < repeat; i++)
         {
-            var sw = Stopwatch.StartNew();
-            using (var reader = TraceFiles.Open(traceFile))
+            Time(read, i, () =>
             {
+                using var reader = TraceFiles.Open(traceFile);
                 reader.Read(new NullSink());
                 events = reader.Info.EventCount;
-            }
-
-            read[i] = sw.Elapsed.TotalSeconds;
-            sw.Restart();
-            using (var reader = TraceFiles.Open(traceFile))
-            {
-                var session = new AnalysisSession(analyses);
-                reader.Read(session);
-                session.Complete();
-            }
-
-            analyze[i] = sw.Elapsed.TotalSeconds;
+            });
+            Time(analyze, i, () => Analyze(traceFile, analyses, 0));
+            if (threaded is not null) Time(threaded, i, () => Analyze(traceFile, analyses, analysisThreads));
         }
 
-        return new Result(events, bytes, read, analyze, PeakRss());
+        return new Result(events, bytes, read, analyze, threaded, analysisThreads, PeakRss());
+    }
+
+    private static void Analyze(string traceFile, AnalysisKind analyses, int analysisThreads)
+    {
+        using var reader = TraceFiles.Open(traceFile);
+        using var session = new AnalysisSession(analyses, analysisThreads: analysisThreads);
+        reader.Read(session);
+        session.Complete();
+    }
+
+    private static void Time(Timing into, int i, Action run)
+    {
+        var process = Process.GetCurrentProcess();
+        var cpu0 = process.TotalProcessorTime;
+        var sw = Stopwatch.StartNew();
+        run();
+        into.Wall[i] = sw.Elapsed.TotalSeconds;
+        process.Refresh();
+        into.Cpu[i] = (process.TotalProcessorTime - cpu0).TotalSeconds;
     }
 
     /// <summary>VmHWM from /proc/self/status (Linux); the managed working-set peak elsewhere.</summary>

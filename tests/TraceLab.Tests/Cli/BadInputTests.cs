@@ -49,6 +49,20 @@ public sealed class BadInputTests
         AssertOneLineError(err, expected);
     }
 
+    [Theory]
+    [InlineData("analyze")]
+    [InlineData("bench")]
+    public void Analysis_threads_out_of_range_is_refused(string command)
+    {
+        var trace = Path.Combine(RepoPaths.SampleTraces, "timemutex-cs", "trace.dat");
+        string[] args = command == "analyze"
+            ? [command, trace, "--analysis-threads", "7", "--out", Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid())]
+            : [command, trace, "--analysis-threads", "7"];
+        var (code, _, err) = Run(args);
+        Assert.Equal(2, code);
+        AssertOneLineError(err, "--analysis-threads must be between 0 and 6");
+    }
+
     [Fact]
     public void Unknown_option_is_a_usage_error()
     {

@@ -1,4 +1,7 @@
+using System.Text.Json;
 using System.Text.Json.Nodes;
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
 using TraceLab.Reporting;
 using TraceLab.TestSupport;
@@ -26,6 +29,32 @@ public sealed class SampleTraceTests
         var now = AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false, pid: null);
 
         Assert.Equal(Comparable(stored), Comparable(now));
+    }
+
+    /// <summary>
+    /// The analyzers shared out over analysis threads (each repeating the accounting) give the one-thread report,
+    /// whatever the number of threads; the timeline (report.html) too.
+    /// </summary>
+    [Theory]
+    [InlineData("timemutex-mutex", 1)]
+    [InlineData("timemutex-mutex", 2)]
+    [InlineData("timemutex-mutex", 6)]
+    [InlineData("timemutex-cs", 3)]
+    public void Analysis_threads_give_the_one_thread_report(string sample, int threads)
+    {
+        var dir = Path.Combine(RepoPaths.SampleTraces, sample);
+        var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
+        var trace = Path.Combine(dir, "trace.dat");
+        var window = TimelineWindow.Default;
+
+        var (one, oneTimeline) = AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, false, window,
+            analysisThreads: 0);
+        var (many, manyTimeline) = AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, false, window,
+            analysisThreads: threads);
+
+        Assert.Equal(ReportJson.Serialize(one), ReportJson.Serialize(many));
+        Assert.NotEmpty(oneTimeline!.Segments);
+        Assert.Equal(JsonSerializer.Serialize(oneTimeline), JsonSerializer.Serialize(manyTimeline));
     }
 
     [Fact]

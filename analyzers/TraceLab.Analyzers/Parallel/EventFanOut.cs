@@ -1,0 +1,171 @@
+using System.Runtime.ExceptionServices;
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers.Parallel;
+
+/// <summary>
+/// Hands one time-ordered event stream to several consumers, each on its own thread: the producer (the trace reader,
+/// on the caller's thread) copies events into fixed batches, and every consumer sees every batch in order. Memory is
+/// the batch pool (<see cref="PoolSize"/> × <see cref="BatchSize"/> events), whatever the trace length; a full pool
+/// makes the reader wait for the slowest consumer. No allocation per event or per batch after construction.
+/// </summary>
+public sealed class EventFanOut : IKernelEventSink, IDisposable
+{
+    /// <summary>Events per batch: large enough that the hand-off (two semaphore operations) is noise, small enough to stay in L2.</summary>
+    public const int BatchSize = 2048;
+
+    /// <summary>Batches in flight: lets consumers of uneven speed drift apart by this many batches without stalling the reader.</summary>
+    public const int PoolSize = 16;
+
+    private sealed class Batch
+    {
+        public readonly KernelEvent[] Events = new KernelEvent[BatchSize];
+        public int Count;
+        public int Pending;
+        /// <summary>The end-of-stream marker: consumers stop after it.</summary>
+        public bool Last;
+    }
+
+    /// <summary>A consumer's queue: single producer, single consumer, capacity = pool size so it can never overflow.</summary>
+    private sealed class Lane
+    {
+        public readonly Batch[] Ring = new Batch[PoolSize + 1];
+        public readonly SemaphoreSlim Ready = new(0);
+        public int Head;
+        public int Tail;
+        public Thread? Thread;
+    }
+
+    private readonly IKernelEventSink[] _consumers;
+    private readonly Lane[] _lanes;
+    private readonly Stack<Batch> _free = new();
+    private readonly SemaphoreSlim _freeCount = new(PoolSize);
+    private Batch? _current;
+    private ExceptionDispatchInfo? _failure;
+    private volatile bool _failed;
+    private bool _finished;
+
+    public EventFanOut(IReadOnlyList<IKernelEventSink> consumers)
+    {
+        if (consumers.Count == 0) throw new ArgumentException("at least one consumer", nameof(consumers));
+        _consumers = [.. consumers];
+        for (var i = 0; i < PoolSize; i++) _free.Push(new Batch());
+        _lanes = new Lane[_consumers.Length];
+        for (var i = 0; i < _lanes.Length; i++)
+        {
+            var lane = _lanes[i] = new Lane();
+            var consumer = _consumers[i];
+            lane.Thread = new Thread(() => Consume(lane, consumer))
+            {
+                IsBackground = true,
+                Name = $"tracelab-analysis-{i}",
+            };
+            lane.Thread.Start();
+        }
+    }
+
+    public void OnEvent(in KernelEvent e)
+    {
+        var b = _current ??= Take();
+        b.Events[b.Count++] = e;
+        if (b.Count == BatchSize)
+        {
+            _current = null;
+            Publish(b);
+        }
+    }
+
+    /// <summary>
+    /// Delivers what is buffered, waits until every consumer has seen every event, and rethrows the first exception a
+    /// consumer raised (with its original stack). Call once, after the last event.
+    /// </summary>
+    public void Finish()
+    {
+        if (_finished) throw new InvalidOperationException("EventFanOut.Finish: already finished");
+        _finished = true;
+        if (_current is { } b)
+        {
+            _current = null;
+            Publish(b);
+        }
+
+        var end = Take();
+        end.Last = true;
+        Publish(end, throwOnFailure: false);
+        foreach (var lane in _lanes) lane.Thread!.Join();
+        _failure?.Throw();
+    }
+
+    /// <summary>Stops the consumers without waiting for a result (after a reader error or cancellation).</summary>
+    public void Dispose()
+    {
+        if (_finished) return;
+        _finished = true;
+        _failed = true;
+        var end = Take();
+        end.Last = true;
+        end.Count = 0;
+        Publish(end, throwOnFailure: false);
+        foreach (var lane in _lanes) lane.Thread!.Join();
+    }
+
+    private Batch Take()
+    {
+        _freeCount.Wait();
+        Batch b;
+        lock (_free) b = _free.Pop();
+        b.Count = 0;
+        b.Last = false;
+        return b;
+    }
+
+    private void Publish(Batch b, bool throwOnFailure = true)
+    {
+        // A consumer that failed stops consuming; surfacing its error here ends the reader's loop at once.
+        if (throwOnFailure && _failed) _failure?.Throw();
+        b.Pending = _lanes.Length;
+        foreach (var lane in _lanes)
+        {
+            lane.Ring[lane.Tail] = b;
+            lane.Tail = lane.Tail == PoolSize ? 0 : lane.Tail + 1;
+            lane.Ready.Release();
+        }
+    }
+
+    private void Release(Batch b)
+    {
+        if (Interlocked.Decrement(ref b.Pending) != 0) return;
+        lock (_free) _free.Push(b);
+        _freeCount.Release();
+    }
+
+    private void Consume(Lane lane, IKernelEventSink consumer)
+    {
+        while (true)
+        {
+            lane.Ready.Wait();
+            var b = lane.Ring[lane.Head];
+            lane.Head = lane.Head == PoolSize ? 0 : lane.Head + 1;
+            var last = b.Last;
+            if (!_failed)
+            {
+                try
+                {
+                    var events = b.Events;
+                    for (var i = 0; i < b.Count; i++) consumer.OnEvent(in events[i]);
+                }
+                catch (Exception ex)
+                {
+                    lock (_lanes)
+                    {
+                        _failure ??= ExceptionDispatchInfo.Capture(ex);
+                        _failed = true;
+                    }
+                }
+            }
+
+            Release(b);
+            if (last) return;
+        }
+    }
+}

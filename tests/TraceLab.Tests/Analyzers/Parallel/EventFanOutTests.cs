@@ -1,0 +1,76 @@
+using TraceLab.Analyzers.Parallel;
+using TraceLab.Core;
+using Xunit;
+
+namespace TraceLab.Tests.Analyzers.Parallel;
+
+public sealed class EventFanOutTests
+{
+    /// <summary>Records what it was given, and on which thread.</summary>
+    private sealed class Recorder(int failAt = -1) : IKernelEventSink
+    {
+        public readonly List<long> Timestamps = [];
+        public readonly HashSet<int> Threads = [];
+
+        public void OnEvent(in KernelEvent e)
+        {
+            if (Timestamps.Count == failAt) throw new InvalidDataException($"consumer failed at event {failAt}");
+            Timestamps.Add(e.Timestamp);
+            Threads.Add(Environment.CurrentManagedThreadId);
+        }
+    }
+
+    private static KernelEvent At(long ts) => KernelEvent.Waking(ts, cpu: (int)(ts % 3), waker: 1, woken: (int)ts, targetCpu: 0);
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    [InlineData(EventFanOut.BatchSize)]
+    [InlineData(EventFanOut.BatchSize * EventFanOut.PoolSize * 3 + 17)]
+    public void Every_consumer_sees_every_event_in_order_on_its_own_thread(int count)
+    {
+        var consumers = new[] { new Recorder(), new Recorder(), new Recorder() };
+        using (var fanOut = new EventFanOut(consumers))
+        {
+            for (var i = 0; i < count; i++) fanOut.OnEvent(At(i));
+            fanOut.Finish();
+        }
+
+        var expected = Enumerable.Range(0, count).Select(i => (long)i).ToList();
+        foreach (var c in consumers)
+        {
+            Assert.Equal(expected, c.Timestamps);
+            Assert.DoesNotContain(Environment.CurrentManagedThreadId, c.Threads);
+        }
+
+        if (count > 0)
+            Assert.Equal(3, consumers.SelectMany(c => c.Threads).Distinct().Count());
+    }
+
+    [Fact]
+    public void A_consumers_error_reaches_the_producer_with_its_type_and_the_others_still_stop()
+    {
+        var healthy = new Recorder();
+        var failing = new Recorder(failAt: 5000);
+        var fanOut = new EventFanOut([healthy, failing]);
+        var ex = Assert.Throws<InvalidDataException>(() =>
+        {
+            // The producer learns of the failure at a later hand-off, or at Finish at the latest.
+            for (var i = 0; i < 200_000; i++) fanOut.OnEvent(At(i));
+            fanOut.Finish();
+        });
+        Assert.Contains("consumer failed at event 5000", ex.Message);
+        fanOut.Dispose();
+        Assert.Equal(5000, failing.Timestamps.Count);
+    }
+
+    [Fact]
+    public void Dispose_without_finish_stops_the_consumer_threads()
+    {
+        var c = new Recorder();
+        var fanOut = new EventFanOut([c]);
+        for (var i = 0; i < EventFanOut.BatchSize * 2 + 3; i++) fanOut.OnEvent(At(i));
+        fanOut.Dispose(); // a reader error or cancellation: must not hang
+        Assert.Throws<InvalidOperationException>(fanOut.Finish);
+    }
+}
