@@ -1,3 +1,5 @@
+using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
@@ -56,6 +58,32 @@ internal sealed class CpuCursor
 
     /// <summary>File offset of the current payload, for error messages.</summary>
     public long PayloadFileOffset => _chunkOffset + _payloadStart;
+
+    /// <summary>
+    /// The common step, small enough to inline into the reader's delivery loop: the next record of the current page
+    /// when it is a plain data record (type_len 1..28) lying wholly inside the committed data. Everything else (time
+    /// extends, absolute stamps, padding, long records, the page end, damage) returns false without moving, and
+    /// <see cref="MoveNext"/> then takes it with the full checks. Never throws.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool TryMoveNextPlain()
+    {
+        var pos = _state.Position;
+        var left = _state.End - pos;
+        if (left < 4) return false;
+        var word = BinaryPrimitives.ReadUInt32LittleEndian(_chunk.AsSpan(_pageStart + pos, 4));
+        var typeLen = (int)(word & 0x1F);
+        var total = 4 + (typeLen * 4);
+        // type_len 0 and 29..31 are the special records; (uint)(typeLen - 1) < 28 keeps 1..28.
+        if ((uint)(typeLen - 1) >= 28 || total > left) return false;
+        var ts = _state.Timestamp + (word >> 5);
+        _state.Timestamp = ts;
+        _state.Position = pos + total;
+        _payloadStart = _pageStart + pos + 4;
+        _payloadLength = total - 4;
+        Timestamp = (long)ts;
+        return true;
+    }
 
     public bool MoveNext()
     {
