@@ -76,16 +76,31 @@ public sealed class TraceDatReader : IKernelTraceReader
         _read = true;
 
         var layout = _meta.HeaderPage!;
+        var ranges = _meta.Data.Where(r => r.Size != 0).ToList();
+        using var data = TraceDatData.Open(_handle, _path, ranges.Count);
         var cursors = new List<CpuCursor>();
-        foreach (var range in _meta.Data)
+        try
         {
-            if (range.Size == 0) continue;
-            var c = new CpuCursor(_handle, _path, layout, range);
-            if (Advance(c)) cursors.Add(c);
-            else Count(c);
-        }
+            var active = new List<CpuCursor>();
+            foreach (var range in ranges)
+            {
+                var c = new CpuCursor(data, _path, layout, range);
+                cursors.Add(c);
+                if (Advance(c)) active.Add(c);
+                else Finish(c);
+            }
 
-        var active = cursors.ToArray();
+            Merge(active.ToArray(), sink, cancellationToken);
+        }
+        finally
+        {
+            foreach (var c in cursors) c.Dispose();
+        }
+    }
+
+    /// <summary>Delivers the cursors' events in timestamp order, ties to the cursor earlier in the array.</summary>
+    private void Merge(CpuCursor[] active, IKernelEventSink sink, CancellationToken cancellationToken)
+    {
         var n = active.Length;
         var run = new RunState { Sink = sink, Cancellation = cancellationToken };
         while (n > 0)
@@ -113,7 +128,7 @@ public sealed class TraceDatReader : IKernelTraceReader
             var cur = active[best];
             if (!DeliverRun(cur, limit, ref run))
             {
-                Count(cur);
+                Finish(cur);
                 active[best] = active[n - 1];
                 n--;
             }
@@ -196,8 +211,10 @@ public sealed class TraceDatReader : IKernelTraceReader
         }
     }
 
-    private void Count(CpuCursor c)
+    /// <summary>A cursor at its end: its missed-event pages are counted and its window released.</summary>
+    private void Finish(CpuCursor c)
     {
+        c.Dispose();
         var pages = Info.PagesWithMissedEvents!;
         if (c.Cpu >= 0 && c.Cpu < pages.Length) pages[c.Cpu] += c.PagesWithMissedEvents;
     }
