@@ -33,16 +33,20 @@ internal sealed unsafe class TraceDatData : IDisposable
     /// <summary>About how many bytes a cursor's window holds (rounded down to whole pages, at least one page).</summary>
     public int WindowBytes { get; }
 
-    public static TraceDatData Open(SafeFileHandle handle, string file, int streams)
+    /// <summary>True when windows are views of the mapped file.</summary>
+    public bool IsMapped => _map is not null;
+
+    /// <param name="map">False reads with positional reads even where mapping works (tests compare the two).</param>
+    public static TraceDatData Open(SafeFileHandle handle, string file, int streams, bool map = true)
     {
         var length = RandomAccess.GetLength(handle);
-        if (length > 0)
+        if (map && length > 0)
         {
             try
             {
-                var map = MemoryMappedFile.CreateFromFile(handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+                var mapped = MemoryMappedFile.CreateFromFile(handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
                 var window = Math.Clamp(MappedBytesForAllStreams / Math.Max(1, streams), ReadWindowBytes, MaxMappedWindowBytes);
-                return new TraceDatData(handle, file, map, length, window);
+                return new TraceDatData(handle, file, mapped, length, window);
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException)
             {
