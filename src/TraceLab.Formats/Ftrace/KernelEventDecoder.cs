@@ -1,4 +1,6 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Text;
 using TraceLab.Core;
 
@@ -42,6 +44,8 @@ public sealed class KernelEventDecoder
     private struct TextRef
     {
         public bool Present, DataLoc, RelLoc;
+        /// <summary>A fixed 16-byte char array (TASK_COMM_LEN), what the comm cache keys on.</summary>
+        public bool Fixed16;
         public int Offset, Size;
 
         public readonly int MinLength => !Present ? 0 : DataLoc ? Offset + 4 : Offset + Size;
@@ -79,6 +83,8 @@ public sealed class KernelEventDecoder
     private readonly FieldReader _commonType;
     private readonly FieldReader _commonPid;
     private readonly FieldReader _commonFlags;
+    /// <summary>A payload shorter than this cannot hold common_pid and common_type.</summary>
+    private readonly int _commonEnd;
     private readonly ThreadTable _threads;
     private readonly StringInterner _markers = new();
 
@@ -111,6 +117,7 @@ public sealed class KernelEventDecoder
         if (!_commonType.IsPresent) _commonType = new FieldReader(0, 2, false);
         if (!_commonPid.IsPresent) _commonPid = new FieldReader(4, 4, true);
         if (!_commonFlags.IsPresent) _commonFlags = new FieldReader(2, 1, false);
+        _commonEnd = Math.Max(_commonPid.End, _commonType.End);
     }
 
     /// <summary>Events whose type id has no format; they are passed on as <see cref="KernelEventKind.Other"/>.</summary>
@@ -129,29 +136,33 @@ public sealed class KernelEventDecoder
         e = default;
         e.Timestamp = timestamp;
         e.Cpu = cpu;
-        if (payload.Length < _commonPid.End || payload.Length < _commonType.End) return false;
-        e.Pid = _commonPid.ReadInt32(payload);
+        if (payload.Length < _commonEnd) return false;
+        // Every read below lies inside the payload: the common fields within _commonEnd (flags checked on their own),
+        // an event type's fields within its MinLength, checked before its case.
+        ref var p = ref MemoryMarshal.GetReference(payload);
+        e.Pid = _commonPid.ReadInt32Known(ref p);
         // Interrupt-context events carry the interrupted thread as common_pid; the flags tell them apart.
-        if (payload.Length >= _commonFlags.End) e.Flags = (byte)_commonFlags.Read(payload);
-        var id = (int)_commonType.Read(payload);
-        if ((uint)id >= (uint)_entries.Length || !_entries[id].Known)
+        if (payload.Length >= _commonFlags.End) e.Flags = (byte)_commonFlags.ReadKnown(ref p);
+        var id = (int)_commonType.ReadKnown(ref p);
+        var entries = _entries;
+        if ((uint)id >= (uint)entries.Length || !entries[id].Known)
         {
             UnknownEventCount++;
             return true;
         }
 
-        ref readonly var x = ref _entries[id];
+        ref readonly var x = ref entries[id];
         if (x.Kind == DecodeKind.Other) return true;
         if (payload.Length < x.MinLength) return false;
         switch (x.Kind)
         {
             case DecodeKind.Switch:
                 e.Kind = KernelEventKind.Switch;
-                e.Tid = x.A.ReadInt32(payload);
-                e.Prio = x.B.ReadInt32(payload);
-                e.State = x.C.Read(payload);
-                e.Tid2 = x.D.ReadInt32(payload);
-                e.Prio2 = x.E.ReadInt32(payload);
+                e.Tid = x.A.ReadInt32Known(ref p);
+                e.Prio = x.B.ReadInt32Known(ref p);
+                e.State = x.C.ReadKnown(ref p);
+                e.Tid2 = x.D.ReadInt32Known(ref p);
+                e.Prio2 = x.E.ReadInt32Known(ref p);
                 if (updateNames)
                 {
                     UpdateName(e.Tid, x.Comm1, payload);
@@ -162,23 +173,23 @@ public sealed class KernelEventDecoder
             case DecodeKind.Waking:
             case DecodeKind.WakeupNew:
                 e.Kind = x.Kind == DecodeKind.Waking ? KernelEventKind.Waking : KernelEventKind.WakeupNew;
-                e.Tid = x.A.ReadInt32(payload);
-                e.Cpu2 = x.B.ReadInt32(payload);
-                e.Prio = x.C.ReadInt32(payload);
+                e.Tid = x.A.ReadInt32Known(ref p);
+                e.Cpu2 = x.B.ReadInt32Known(ref p);
+                e.Prio = x.C.ReadInt32Known(ref p);
                 if (updateNames) UpdateName(e.Tid, x.Comm1, payload);
                 break;
             case DecodeKind.Migrate:
                 e.Kind = KernelEventKind.Migrate;
-                e.Tid = x.A.ReadInt32(payload);
-                e.Cpu2 = x.B.ReadInt32(payload);
-                e.Cpu3 = x.C.ReadInt32(payload);
-                e.Prio = x.D.ReadInt32(payload);
+                e.Tid = x.A.ReadInt32Known(ref p);
+                e.Cpu2 = x.B.ReadInt32Known(ref p);
+                e.Cpu3 = x.C.ReadInt32Known(ref p);
+                e.Prio = x.D.ReadInt32Known(ref p);
                 if (updateNames) UpdateName(e.Tid, x.Comm1, payload);
                 break;
             case DecodeKind.Fork:
                 e.Kind = KernelEventKind.Fork;
-                e.Tid = x.A.ReadInt32(payload);
-                e.Tid2 = x.B.ReadInt32(payload);
+                e.Tid = x.A.ReadInt32Known(ref p);
+                e.Tid2 = x.B.ReadInt32Known(ref p);
                 if (updateNames)
                 {
                     UpdateName(e.Tid, x.Comm1, payload);
@@ -188,28 +199,28 @@ public sealed class KernelEventDecoder
                 break;
             case DecodeKind.Exec:
                 e.Kind = KernelEventKind.Exec;
-                e.Tid = x.A.ReadInt32(payload);
-                e.Tid2 = x.B.ReadInt32(payload);
+                e.Tid = x.A.ReadInt32Known(ref p);
+                e.Tid2 = x.B.ReadInt32Known(ref p);
                 e.Text = Encoding.UTF8.GetString(x.Text.Resolve(payload));
                 break;
             case DecodeKind.Exit:
                 e.Kind = KernelEventKind.Exit;
-                e.Tid = x.A.ReadInt32(payload);
-                e.Prio = x.B.ReadInt32(payload);
+                e.Tid = x.A.ReadInt32Known(ref p);
+                e.Prio = x.B.ReadInt32Known(ref p);
                 if (updateNames) UpdateName(e.Tid, x.Comm1, payload);
                 break;
             case DecodeKind.SyscallEnter:
                 e.Kind = KernelEventKind.SyscallEnter;
-                e.SyscallNr = x.A.ReadInt32(payload);
-                e.Arg0 = x.B.Read(payload);
-                e.Arg1 = x.C.Read(payload);
-                e.Arg2 = x.D.Read(payload);
-                e.Arg3 = x.E.Read(payload);
+                e.SyscallNr = x.A.ReadInt32Known(ref p);
+                e.Arg0 = x.B.ReadKnown(ref p);
+                e.Arg1 = x.C.ReadKnown(ref p);
+                e.Arg2 = x.D.ReadKnown(ref p);
+                e.Arg3 = x.E.ReadKnown(ref p);
                 break;
             case DecodeKind.SyscallExit:
                 e.Kind = KernelEventKind.SyscallExit;
-                e.SyscallNr = x.A.ReadInt32(payload);
-                e.Ret = x.B.Read(payload);
+                e.SyscallNr = x.A.ReadInt32Known(ref p);
+                e.Ret = x.B.ReadKnown(ref p);
                 break;
             case DecodeKind.Print:
             {
@@ -272,21 +283,30 @@ public sealed class KernelEventDecoder
     /// these exact 16 bytes were the last ones given for this tid: a switch names two threads, and the table lookup
     /// and compare were a large share of decoding. Direct-mapped by tid; a collision only costs the table lookup.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void UpdateName(int tid, in TextRef comm, ReadOnlySpan<byte> payload)
     {
         if (tid <= 0) return;
-        if (comm.Present && !comm.DataLoc && comm.Size == 16 && comm.Offset + 16 <= payload.Length)
+        if (comm.Fixed16 && comm.Offset + 16 <= payload.Length)
         {
-            var lo = BinaryPrimitives.ReadUInt64LittleEndian(payload.Slice(comm.Offset, 8));
-            var hi = BinaryPrimitives.ReadUInt64LittleEndian(payload.Slice(comm.Offset + 8, 8));
-            ref var slot = ref _nameCache[tid & (NameCacheSize - 1)];
+            ref var at = ref Unsafe.Add(ref MemoryMarshal.GetReference(payload), comm.Offset);
+            var lo = BinaryPrimitives.ReadUInt64LittleEndian(MemoryMarshal.CreateReadOnlySpan(ref at, 8));
+            var hi = BinaryPrimitives.ReadUInt64LittleEndian(MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref at, 8), 8));
+            ref readonly var slot = ref _nameCache[tid & (NameCacheSize - 1)];
             if (slot.Tid == tid && slot.Lo == lo && slot.Hi == hi) return;
-            UpdateName(tid, comm.Resolve(payload));
-            slot = new NameCacheEntry(tid, lo, hi);
+            NameChanged(tid, comm, payload, lo, hi);
             return;
         }
 
         UpdateName(tid, comm.Resolve(payload));
+    }
+
+    /// <summary>The comm cache's miss path, kept out of line so the hit stays small enough to inline.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void NameChanged(int tid, in TextRef comm, ReadOnlySpan<byte> payload, ulong lo, ulong hi)
+    {
+        UpdateName(tid, comm.Resolve(payload));
+        _nameCache[tid & (NameCacheSize - 1)] = new NameCacheEntry(tid, lo, hi);
     }
 
     /// <summary>
@@ -426,6 +446,7 @@ public sealed class KernelEventDecoder
             RelLoc = field.IsRelative,
             Offset = field.Offset,
             Size = field.IsDynamic ? 0 : field.Size,
+            Fixed16 = !field.IsDynamic && field.Size == 16,
         };
     }
 }

@@ -1,23 +1,24 @@
-using Microsoft.Win32.SafeHandles;
+using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
 
 namespace TraceLab.Formats.TraceDat;
 
 /// <summary>
-/// Walks one CPU's pages sequentially through a fixed chunk buffer, so memory stays bounded whatever the trace length.
-/// After <see cref="MoveNext"/> returns true, <see cref="Timestamp"/> and <see cref="Payload"/> describe the current event.
+/// Walks one CPU's pages sequentially through a window of whole pages (<see cref="TraceDatData"/>: mapped from the
+/// file, or read into a buffer), so memory stays bounded whatever the trace length. After <see cref="MoveNext"/>
+/// returns true, <see cref="Timestamp"/> and <see cref="Payload"/> describe the current event.
 /// </summary>
-internal sealed class CpuCursor
+internal sealed unsafe class CpuCursor : IDisposable
 {
-    // Reads go in chunks of whole pages of about this size; with 16 MiB pages a chunk is one page.
-    private const int ChunkBytes = 1 << 16;
-
-    private readonly SafeFileHandle _handle;
+    private readonly TraceDatData _data;
     private readonly string _file;
     private readonly HeaderPageLayout _layout;
     private readonly int _pageSize;
-    private readonly byte[] _chunk;
+    private readonly int _windowBytes;
+    private TraceDatData.Window? _window;
+    private byte* _base;
     private long _nextRead;
     private long _chunkOffset;
     private int _chunkLength;
@@ -27,9 +28,9 @@ internal sealed class CpuCursor
     private int _payloadStart;
     private int _payloadLength;
 
-    public CpuCursor(SafeFileHandle handle, string file, HeaderPageLayout layout, CpuDataRange range)
+    public CpuCursor(TraceDatData data, string file, HeaderPageLayout layout, CpuDataRange range)
     {
-        _handle = handle;
+        _data = data;
         _file = file;
         _layout = layout;
         _pageSize = layout.PageSize;
@@ -37,9 +38,9 @@ internal sealed class CpuCursor
         Buffer = range.Buffer;
         End = range.Offset + range.Size;
         _nextRead = range.Offset;
-        var chunkPages = Math.Max(1, ChunkBytes / _pageSize);
-        _chunk = new byte[(int)Math.Min(range.Size, (long)_pageSize * chunkPages)];
-        // Nothing loaded yet: the first MoveNext loads the first chunk.
+        var windowPages = Math.Max(1, data.WindowBytes / _pageSize);
+        _windowBytes = (int)Math.Min(range.Size, (long)_pageSize * windowPages);
+        // Nothing loaded yet: the first MoveNext loads the first window.
         _pageStart = 0;
         _pageLength = 0;
     }
@@ -52,10 +53,37 @@ internal sealed class CpuCursor
     public long Timestamp { get; private set; }
     public long PagesWithMissedEvents { get; private set; }
 
-    public ReadOnlySpan<byte> Payload => _chunk.AsSpan(_payloadStart, _payloadLength);
+    public ReadOnlySpan<byte> Payload => new(_base + _payloadStart, _payloadLength);
 
     /// <summary>File offset of the current payload, for error messages.</summary>
     public long PayloadFileOffset => _chunkOffset + _payloadStart;
+
+    /// <summary>
+    /// The common step, small enough to inline into the reader's delivery loop: the next record of the current page
+    /// when it is a plain data record (type_len 1..28) lying wholly inside the committed data. Everything else (time
+    /// extends, absolute stamps, padding, long records, the page end, damage) returns false without moving, and
+    /// <see cref="MoveNext"/> then takes it with the full checks. Never throws.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool TryMoveNextPlain()
+    {
+        var pos = _state.Position;
+        var left = _state.End - pos;
+        if (left < 4) return false;
+        // In bounds: the committed data (End) lies inside the page, the page inside the window.
+        var word = BinaryPrimitives.ReadUInt32LittleEndian(new ReadOnlySpan<byte>(_base + _pageStart + pos, 4));
+        var typeLen = (int)(word & 0x1F);
+        var total = 4 + (typeLen * 4);
+        // type_len 0 and 29..31 are the special records; (uint)(typeLen - 1) < 28 keeps 1..28.
+        if ((uint)(typeLen - 1) >= 28 || total > left) return false;
+        var ts = _state.Timestamp + (word >> 5);
+        _state.Timestamp = ts;
+        _state.Position = pos + total;
+        _payloadStart = _pageStart + pos + 4;
+        _payloadLength = total - 4;
+        Timestamp = (long)ts;
+        return true;
+    }
 
     public bool MoveNext()
     {
@@ -63,7 +91,7 @@ internal sealed class CpuCursor
         {
             if (_pageLength > 0)
             {
-                var page = _chunk.AsSpan(_pageStart, _pageLength);
+                var page = new ReadOnlySpan<byte>(_base + _pageStart, _pageLength);
                 if (RingBufferPageReader.TryReadRecord(page, ref _state, out var start, out var length, _file, _chunkOffset + _pageStart))
                 {
                     _payloadStart = _pageStart + start;
@@ -77,6 +105,15 @@ internal sealed class CpuCursor
         }
     }
 
+    /// <summary>Releases the current window (a mapped view stays resident until unmapped).</summary>
+    public void Dispose()
+    {
+        _window?.Dispose();
+        _window = null;
+        _base = null;
+        _pageLength = 0;
+    }
+
     private bool NextPage()
     {
         var next = _pageStart + _pageLength;
@@ -88,7 +125,7 @@ internal sealed class CpuCursor
 
         _pageStart = next;
         _pageLength = Math.Min(_pageSize, _chunkLength - next);
-        var header = RingBufferPageReader.ReadHeader(_chunk.AsSpan(_pageStart, _pageLength), _layout, _file, _chunkOffset + _pageStart);
+        var header = RingBufferPageReader.ReadHeader(new ReadOnlySpan<byte>(_base + _pageStart, _pageLength), _layout, _file, _chunkOffset + _pageStart);
         if (header.MissedEvents) PagesWithMissedEvents++;
         _state = header.InitialState;
         return true;
@@ -97,15 +134,13 @@ internal sealed class CpuCursor
     private bool LoadChunk()
     {
         if (_nextRead >= End) return false;
-        var want = (int)Math.Min(_chunk.Length, End - _nextRead);
-        var done = 0;
-        while (done < want)
-        {
-            var n = RandomAccess.Read(_handle, _chunk.AsSpan(done, want - done), _nextRead + done);
-            if (n <= 0) throw new TraceFormatException(_file, _nextRead + done, $"CPU {Cpu} data continuing to offset {End}, but the file ended");
-            done += n;
-        }
-
+        var want = (int)Math.Min(_windowBytes, End - _nextRead);
+        var previous = _window;
+        _window = null;
+        _base = null;
+        _pageLength = 0;
+        _window = _data.Load(previous, _nextRead, want, Cpu, End);
+        _base = _window.Pointer;
         _chunkOffset = _nextRead;
         _chunkLength = want;
         _nextRead += want;

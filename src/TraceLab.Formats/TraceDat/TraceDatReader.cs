@@ -76,21 +76,38 @@ public sealed class TraceDatReader : IKernelTraceReader
         _read = true;
 
         var layout = _meta.HeaderPage!;
+        var ranges = _meta.Data.Where(r => r.Size != 0).ToList();
+        using var data = TraceDatData.Open(_handle, _path, ranges.Count);
         var cursors = new List<CpuCursor>();
-        foreach (var range in _meta.Data)
+        try
         {
-            if (range.Size == 0) continue;
-            var c = new CpuCursor(_handle, _path, layout, range);
-            if (Advance(c)) cursors.Add(c);
-            else Count(c);
-        }
+            var active = new List<CpuCursor>();
+            foreach (var range in ranges)
+            {
+                var c = new CpuCursor(data, _path, layout, range);
+                cursors.Add(c);
+                if (Advance(c)) active.Add(c);
+                else Finish(c);
+            }
 
-        var active = cursors.ToArray();
+            Merge(active.ToArray(), sink, cancellationToken);
+        }
+        finally
+        {
+            foreach (var c in cursors) c.Dispose();
+        }
+    }
+
+    /// <summary>Delivers the cursors' events in timestamp order, ties to the cursor earlier in the array.</summary>
+    private void Merge(CpuCursor[] active, IKernelEventSink sink, CancellationToken cancellationToken)
+    {
         var n = active.Length;
-        var e = new KernelEvent();
-        long count = 0, first = 0, last = 0;
+        var run = new RunState { Sink = sink, Cancellation = cancellationToken };
         while (n > 0)
         {
+            // The earliest head, ties to the lowest index; the cursor then keeps the floor for as long as its next
+            // event would still win that same choice: earlier than every head before it, not later than every head
+            // after it (the other heads do not move meanwhile).
             var best = 0;
             var bestTs = active[0].Timestamp;
             for (var i = 1; i < n; i++)
@@ -99,32 +116,27 @@ public sealed class TraceDatReader : IKernelTraceReader
                 if (ts < bestTs) { bestTs = ts; best = i; }
             }
 
-            var cur = active[best];
-            var decoded = _decoder.Decode(cur.Payload, bestTs, cur.Cpu, ref e);
-            if (decoded)
+            var limit = long.MaxValue;
+            for (var i = 0; i < n; i++)
             {
-                sink.OnEvent(in e);
-                if (count == 0) first = bestTs;
-                last = bestTs;
-                count++;
-                if ((count & 0xFFFF) == 0) cancellationToken.ThrowIfCancellationRequested();
-            }
-            else
-            {
-                var error = new TraceFormatException(_path, cur.PayloadFileOffset,
-                    $"an event record long enough for its event type ({cur.Payload.Length} bytes is too short)");
-                if (_salvage is null) throw error;
-                _salvage.Add(cur, error);
+                if (i == best) continue;
+                // bestTs < head here, so head - 1 cannot underflow.
+                var bound = i < best ? active[i].Timestamp - 1 : active[i].Timestamp;
+                if (bound < limit) limit = bound;
             }
 
-            if (!decoded || !Advance(cur))
+            var cur = active[best];
+            if (!DeliverRun(cur, limit, ref run))
             {
-                Count(cur);
+                Finish(cur);
                 active[best] = active[n - 1];
                 n--;
             }
         }
 
+        var count = run.Count;
+        var first = run.First;
+        var last = run.Last;
         Info.EventCount = count;
         Info.FirstTimestamp = first;
         Info.LastTimestamp = last;
@@ -134,7 +146,58 @@ public sealed class TraceDatReader : IKernelTraceReader
 
     public void Dispose() => _handle.Dispose();
 
-    /// <summary>Moves a cursor on; when salvaging, damage ends that CPU's stream (recorded) instead of the whole read.</summary>
+    /// <summary>What the delivery loop carries from one run to the next.</summary>
+    private struct RunState
+    {
+        public IKernelEventSink Sink;
+        public CancellationToken Cancellation;
+        public KernelEvent Event;
+        public long Count, First, Last;
+    }
+
+    /// <summary>
+    /// Delivers <paramref name="cur"/>'s events, starting with its current one, while their timestamps stay at or
+    /// below <paramref name="limit"/>. Returns false when the cursor is finished (its data ended, or damage when
+    /// salvaging) and true when it stopped at an event past the limit, which stays current.
+    /// </summary>
+    private bool DeliverRun(CpuCursor cur, long limit, ref RunState run)
+    {
+        var sink = run.Sink;
+        var count = run.Count;
+        var cpu = cur.Cpu;
+        while (true)
+        {
+            var ts = cur.Timestamp;
+            if (!_decoder.Decode(cur.Payload, ts, cpu, ref run.Event))
+            {
+                var error = new TraceFormatException(_path, cur.PayloadFileOffset,
+                    $"an event record long enough for its event type ({cur.Payload.Length} bytes is too short)");
+                if (_salvage is null) throw error;
+                _salvage.Add(cur, error);
+                run.Count = count;
+                return false;
+            }
+
+            sink.OnEvent(in run.Event);
+            if (count == 0) run.First = ts;
+            count++;
+            run.Last = ts;
+            // An exception leaves Read without totals, so the count only needs storing on the way out.
+            if ((count & 0xFFFF) == 0) run.Cancellation.ThrowIfCancellationRequested();
+            if (!cur.TryMoveNextPlain() && !Advance(cur))
+            {
+                run.Count = count;
+                return false;
+            }
+
+            if (cur.Timestamp > limit)
+            {
+                run.Count = count;
+                return true;
+            }
+        }
+    }
+
     private bool Advance(CpuCursor c)
     {
         try
@@ -148,8 +211,10 @@ public sealed class TraceDatReader : IKernelTraceReader
         }
     }
 
-    private void Count(CpuCursor c)
+    /// <summary>A cursor at its end: its missed-event pages are counted and its window released.</summary>
+    private void Finish(CpuCursor c)
     {
+        c.Dispose();
         var pages = Info.PagesWithMissedEvents!;
         if (c.Cpu >= 0 && c.Cpu < pages.Length) pages[c.Cpu] += c.PagesWithMissedEvents;
     }

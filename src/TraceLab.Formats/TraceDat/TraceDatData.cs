@@ -1,0 +1,145 @@
+using System.IO.MemoryMappedFiles;
+using Microsoft.Win32.SafeHandles;
+using TraceLab.Core;
+
+namespace TraceLab.Formats.TraceDat;
+
+/// <summary>
+/// The event data of a trace.dat for the per-CPU cursors, a window of whole pages at a time. Mapped from the file when
+/// it can be (reading then touches the page cache directly; positional reads into a buffer cost a kernel copy of every
+/// byte, ~12 % of reading), else read into a pinned buffer per cursor. Either way at most one window per CPU stream is
+/// held, so memory stays bounded: windows shrink as streams grow in number, keeping their total near 16 MiB.
+/// </summary>
+internal sealed unsafe class TraceDatData : IDisposable
+{
+    private const int ReadWindowBytes = 1 << 16;
+    private const int MaxMappedWindowBytes = 1 << 20;
+    private const int MappedBytesForAllStreams = 16 << 20;
+
+    private readonly SafeFileHandle _handle;
+    private readonly string _file;
+    private readonly MemoryMappedFile? _map;
+    private readonly long _mappedLength;
+
+    private TraceDatData(SafeFileHandle handle, string file, MemoryMappedFile? map, long mappedLength, int windowBytes)
+    {
+        _handle = handle;
+        _file = file;
+        _map = map;
+        _mappedLength = mappedLength;
+        WindowBytes = windowBytes;
+    }
+
+    /// <summary>About how many bytes a cursor's window holds (rounded down to whole pages, at least one page).</summary>
+    public int WindowBytes { get; }
+
+    /// <summary>True when windows are views of the mapped file.</summary>
+    public bool IsMapped => _map is not null;
+
+    /// <param name="map">False reads with positional reads even where mapping works (tests compare the two).</param>
+    public static TraceDatData Open(SafeFileHandle handle, string file, int streams, bool map = true)
+    {
+        var length = RandomAccess.GetLength(handle);
+        if (map && length > 0)
+        {
+            try
+            {
+                var mapped = MemoryMappedFile.CreateFromFile(handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+                var window = Math.Clamp(MappedBytesForAllStreams / Math.Max(1, streams), ReadWindowBytes, MaxMappedWindowBytes);
+                return new TraceDatData(handle, file, mapped, length, window);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException)
+            {
+                // A file system that cannot map: positional reads give the same bytes.
+            }
+        }
+
+        return new TraceDatData(handle, file, null, 0, ReadWindowBytes);
+    }
+
+    /// <summary>
+    /// The bytes [offset, offset + length) of CPU <paramref name="cpu"/>'s data, which runs to <paramref name="end"/>.
+    /// <paramref name="previous"/> (the cursor's last window) is released, or reused when it is a buffer.
+    /// </summary>
+    /// <exception cref="TraceFormatException">The file ends before offset + length.</exception>
+    public Window Load(Window? previous, long offset, int length, int cpu, long end)
+    {
+        if (_map is not null)
+        {
+            previous?.Dispose();
+            if (offset + length > _mappedLength)
+                throw new TraceFormatException(_file, Math.Max(offset, _mappedLength), $"CPU {cpu} data continuing to offset {end}, but the file ended");
+            return new MappedWindow(_map.CreateViewAccessor(offset, length, MemoryMappedFileAccess.Read));
+        }
+
+        var buffer = previous as BufferWindow;
+        if (buffer is null || buffer.Capacity < length)
+        {
+            previous?.Dispose();
+            buffer = new BufferWindow(length);
+        }
+
+        buffer.Fill(_handle, _file, offset, length, cpu, end);
+        return buffer;
+    }
+
+    public void Dispose() => _map?.Dispose();
+
+    /// <summary>A stretch of file bytes at a fixed address until disposed.</summary>
+    internal abstract class Window : IDisposable
+    {
+        public byte* Pointer { get; protected set; }
+
+        public abstract void Dispose();
+    }
+
+    private sealed class MappedWindow : Window
+    {
+        private MemoryMappedViewAccessor? _view;
+
+        public MappedWindow(MemoryMappedViewAccessor view)
+        {
+            _view = view;
+            byte* p = null;
+            view.SafeMemoryMappedViewHandle.AcquirePointer(ref p);
+            // Views start at an allocation-granularity boundary; PointerOffset is where the requested offset lies.
+            Pointer = p + view.PointerOffset;
+        }
+
+        public override void Dispose()
+        {
+            if (_view is null) return;
+            _view.SafeMemoryMappedViewHandle.ReleasePointer();
+            _view.Dispose();
+            _view = null;
+            Pointer = null;
+        }
+    }
+
+    private sealed class BufferWindow : Window
+    {
+        private readonly byte[] _buffer;
+
+        public BufferWindow(int capacity)
+        {
+            // Pinned for its lifetime (the pinned object heap), so the pointer stays valid.
+            _buffer = GC.AllocateUninitializedArray<byte>(capacity, pinned: true);
+            fixed (byte* p = _buffer) Pointer = p;
+        }
+
+        public int Capacity => _buffer.Length;
+
+        public void Fill(SafeFileHandle handle, string file, long offset, int length, int cpu, long end)
+        {
+            var done = 0;
+            while (done < length)
+            {
+                var n = RandomAccess.Read(handle, _buffer.AsSpan(done, length - done), offset + done);
+                if (n <= 0) throw new TraceFormatException(file, offset + done, $"CPU {cpu} data continuing to offset {end}, but the file ended");
+                done += n;
+            }
+        }
+
+        public override void Dispose() { }
+    }
+}
