@@ -79,6 +79,12 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Runs the file was cut into (a new one wherever time goes back in file order).</summary>
     internal long TotalRuns { get; private set; }
 
+    /// <summary>Runs whose records the window could not keep until delivery (read again from the file).</summary>
+    internal long DetachedRuns { get; private set; }
+
+    /// <summary>Size of the scan's window, which also keeps the records awaiting delivery (tests make it small).</summary>
+    internal int WindowBytes { get; set; } = PerfRecordStream.DefaultWindowBytes;
+
     /// <summary>FINISHED_ROUND records read.</summary>
     internal long Rounds { get; private set; }
 
@@ -107,8 +113,8 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (_read) throw new InvalidOperationException("PerfDataReader.Read streams the file once; open it again to re-read.");
         _read = true;
         var counter = new CountingSink(sink);
-        var queue = new RoundMerger(_handle, _path, _samples, _decoder, _cpuLimit);
-        var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize);
+        var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes);
+        var queue = new RoundMerger(_handle, _path, _samples, _decoder, _cpuLimit, stream);
         long records = 0;
         try
         {
@@ -142,6 +148,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         finally
         {
             queue.Release();
+            stream.Release();
         }
 
         // The kernel's LOST records and the LOST_SAMPLES records perf record writes at the end (from each event's
@@ -151,6 +158,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         PeakHeldRuns = queue.PeakRuns;
         TotalRuns = queue.TotalRuns;
         PeakHeldBufferBytes = queue.PeakBufferBytes;
+        DetachedRuns = queue.DetachedRuns;
         Info.EventCount = counter.Count;
         Info.FirstTimestamp = counter.First;
         Info.LastTimestamp = counter.Last;
