@@ -1,39 +1,45 @@
-using System.Buffers;
 using System.Buffers.Binary;
+using System.IO.MemoryMappedFiles;
+using System.Runtime.Intrinsics.X86;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 
 namespace TraceLab.Formats.PerfData;
 
 /// <summary>
-/// The data section as a sequence of records (perf_event_header: u32 type, u16 misc, u16 size), read through one
-/// fixed window buffer: memory stays constant whatever the file size, and a record is a span into that window.
+/// The data section as a sequence of records (perf_event_header: u32 type, u16 misc, u16 size), seen through one
+/// window of the file mapped into memory: a record is a span into the mapping, read where the page cache holds it
+/// (no copy). Only the window is mapped, so the pages the process has resident stay constant whatever the file size.
 /// <para>
 /// The window also serves the records scanned earlier that the merge still has to deliver (<see cref="SampleRun"/>s
-/// read them from here instead of from the file again): when it must make room it keeps the bytes from the oldest
-/// offset its <see cref="IWindowKeeper"/> still needs, up to half the window; runs needing older bytes are told to
-/// read them from the file themselves. Data is read in small chunks so the scan finds it in the CPU cache.
+/// read them from here instead of from the file again): when the scan reaches the window's end it maps the next
+/// window from the oldest offset its <see cref="IWindowKeeper"/> still needs, up to half the window back; runs
+/// needing older bytes are told to read them from the file themselves.
 /// </para>
 /// </summary>
-internal sealed class PerfRecordStream
+internal sealed unsafe class PerfRecordStream
 {
     private const int HeaderBytes = 8;
-    /// <summary>Read size: small enough that what was just copied from the page cache is still in the CPU cache when scanned.</summary>
-    private const int ReadChunkBytes = 256 * 1024;
+    private const int PrefetchAhead = 2048;
     /// <summary>
     /// Window size: holds the records of the two rounds awaiting delivery in captures with frequent rounds (a
-    /// perf record -a of lock syscalls: ~100 KB a round; all but 40 of its 4,720 runs stay in a 4 MiB window). Files
+    /// perf record -a of lock syscalls: ~100 KB a round; all but ~40 of its 4,720 runs stay in the window). Files
     /// with rounds of tens of MB read most runs again from the file, as without the window; a larger window would cost
-    /// its size in RSS for them.
+    /// its size in resident pages for them.
     /// </summary>
-    public const int DefaultWindowBytes = 4 * 1024 * 1024;
+    public const int DefaultWindowBytes = 8 * 1024 * 1024;
     /// <summary>Smallest window: two records of the largest size (u16) fit in half of it.</summary>
     public const int MinWindowBytes = 256 * 1024;
 
     private readonly SafeFileHandle _handle;
     private readonly string _path;
     private readonly long _end;
-    private byte[] _buffer;
+    /// <summary>Where the data ends in fact: a header may claim more than the file holds (then the data is cut short).</summary>
+    private readonly long _available;
+    private readonly int _windowBytes;
+    private MemoryMappedFile? _file;
+    private MemoryMappedViewAccessor? _view;
+    private byte* _base;
     private long _bufferFileOffset;
     private int _bufferLength;
     private int _pos;
@@ -45,29 +51,20 @@ internal sealed class PerfRecordStream
         _path = path;
         _bufferFileOffset = offset;
         _end = offset + size;
-        // A small file needs no more than itself (plus a chunk) in the window.
-        var bytes = (int)Math.Clamp(Math.Min(windowBytes, size + ReadChunkBytes), MinWindowBytes, Math.Max(windowBytes, MinWindowBytes));
-        // Pooled: a reader per file, and runs of the bench read several files, would otherwise leave one window
-        // each on the large object heap until a full GC.
-        _buffer = ArrayPool<byte>.Shared.Rent(bytes);
-    }
-
-    /// <summary>Gives the window back; the stream and the runs reading from it are done.</summary>
-    public void Release()
-    {
-        var buffer = _buffer;
-        _buffer = [];
-        _bufferLength = _pos = 0;
-        if (buffer.Length > 0) ArrayPool<byte>.Shared.Return(buffer);
+        _available = Math.Min(_end, RandomAccess.GetLength(handle));
+        _windowBytes = Math.Max(windowBytes, MinWindowBytes);
     }
 
     /// <summary>Who keeps earlier records in the window (the merge); null keeps nothing behind the scan.</summary>
     public IWindowKeeper? Keeper { get; set; }
 
     /// <summary>The window's bytes; <see cref="BufferFileOffset"/> is the file offset of its first byte. Changes when the scan moves on.</summary>
-    public byte[] Buffer => _buffer;
+    public ReadOnlySpan<byte> Window => new(_base, _bufferLength);
 
     public long BufferFileOffset => _bufferFileOffset;
+
+    /// <summary>Bytes of the file mapped at once, at most.</summary>
+    public int WindowBytes => _windowBytes;
 
     /// <summary>File offset of the current record.</summary>
     public long RecordOffset { get; private set; }
@@ -76,10 +73,7 @@ internal sealed class PerfRecordStream
     public ushort Misc { get; private set; }
 
     /// <summary>The current record after its 8-byte header (valid until the next <see cref="MoveNext"/>).</summary>
-    public ReadOnlySpan<byte> Body => _buffer.AsSpan(_bodyStart, _bodyLength);
-
-    /// <summary>Window offset of the current record's body.</summary>
-    public int BodyStart => _bodyStart;
+    public ReadOnlySpan<byte> Body => new(_base + _bodyStart, _bodyLength);
 
     /// <summary>Advances to the next record; false at the end of the data section.</summary>
     /// <exception cref="TraceFormatException">A record header is impossible or runs past the section.</exception>
@@ -93,7 +87,10 @@ internal sealed class PerfRecordStream
         }
 
         RecordOffset = _bufferFileOffset + _pos;
-        var head = _buffer.AsSpan(_pos, HeaderBytes);
+        // The mapped pages come from the page cache, not the CPU cache, and the hardware prefetcher stops at each
+        // page: ask for the bytes a few records ahead now (a prefetch never faults, even past the mapping).
+        if (Sse.IsSupported) Sse.Prefetch0(_base + _pos + PrefetchAhead);
+        var head = new ReadOnlySpan<byte>(_base + _pos, HeaderBytes);
         Type = BinaryPrimitives.ReadUInt32LittleEndian(head);
         Misc = BinaryPrimitives.ReadUInt16LittleEndian(head[4..]);
         int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
@@ -110,7 +107,7 @@ internal sealed class PerfRecordStream
     private bool Auxtrace(long size)
     {
         if (!Ensure(16)) throw new TraceFormatException(_path, RecordOffset, "an AUXTRACE record of 16 bytes or more");
-        size += (long)BinaryPrimitives.ReadUInt64LittleEndian(_buffer.AsSpan(_pos + 8));
+        size += (long)BinaryPrimitives.ReadUInt64LittleEndian(new ReadOnlySpan<byte>(_base + _pos + 8, 8));
         if (size > _end - RecordOffset) throw Past(size);
         var inBuffer = _bufferLength - _pos;
         if (size <= inBuffer)
@@ -121,6 +118,7 @@ internal sealed class PerfRecordStream
         {
             // The window jumps past data it never holds: nothing before the jump can be kept in it.
             Keeper?.DetachAll();
+            Unmap();
             _bufferFileOffset += _pos + size;
             _bufferLength = _pos = 0;
         }
@@ -135,36 +133,49 @@ internal sealed class PerfRecordStream
     /// <summary>Makes <paramref name="count"/> bytes from the current position available; false if the section has fewer.</summary>
     private bool Ensure(int count)
     {
-        while (_bufferLength - _pos < count)
-        {
-            if (_bufferLength == _buffer.Length) Compact();
-            var fileEnd = _bufferFileOffset + _bufferLength;
-            var want = (int)Math.Min(Math.Min(_buffer.Length - _bufferLength, ReadChunkBytes), _end - fileEnd);
-            if (want <= 0) return false;
-            var n = RandomAccess.Read(_handle, _buffer.AsSpan(_bufferLength, want), fileEnd);
-            if (n <= 0) return false;
-            _bufferLength += n;
-        }
-
+        if (_bufferLength - _pos >= count) return true;
+        var scan = _bufferFileOffset + _pos;
+        if (_available - scan < count) return false;
+        // Keep from the oldest byte still needed (the scan's position or a held run's), at most half the window
+        // back, so each new window reaches at least half a window past the scan.
+        var floor = Math.Max(_bufferFileOffset, scan - _windowBytes / 2);
+        var keep = Math.Min(scan, Keeper?.KeepFrom(floor) ?? long.MaxValue);
+        Map(keep, (int)Math.Min(_windowBytes, _available - keep));
+        _pos = (int)(scan - keep);
         return true;
     }
 
-    /// <summary>
-    /// Makes room: keeps from the oldest byte still needed (the scan's position or a held run's), at most half the
-    /// window back, so each compaction frees at least half the window and moves at most half of it.
-    /// </summary>
-    private void Compact()
+    private void Map(long offset, int length)
     {
-        var scan = _bufferFileOffset + _pos;
-        var floor = Math.Max(_bufferFileOffset, scan - _buffer.Length / 2);
-        var keep = Math.Min(scan, Keeper?.KeepFrom(floor) ?? long.MaxValue);
-        var from = (int)(keep - _bufferFileOffset);
-        var length = _bufferLength - from;
-        System.Buffer.BlockCopy(_buffer, from, _buffer, 0, length);
-        _bufferFileOffset = keep;
+        _file ??= MemoryMappedFile.CreateFromFile(_handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+        var view = _file.CreateViewAccessor(offset, length, MemoryMappedFileAccess.Read);
+        byte* pointer = null;
+        view.SafeMemoryMappedViewHandle.AcquirePointer(ref pointer);
+        // The old window goes only now: the new one overlaps it, and its pages stay in the page cache either way.
+        Unmap();
+        _view = view;
+        _base = pointer + view.PointerOffset;
+        _bufferFileOffset = offset;
         _bufferLength = length;
-        _pos -= from;
         _bodyStart = _bodyLength = 0;
+    }
+
+    private void Unmap()
+    {
+        if (_view is null) return;
+        _view.SafeMemoryMappedViewHandle.ReleasePointer();
+        _view.Dispose();
+        _view = null;
+        _base = null;
+    }
+
+    /// <summary>Unmaps the window; the stream and the runs reading from it are done.</summary>
+    public void Release()
+    {
+        Unmap();
+        _bufferLength = _pos = 0;
+        _file?.Dispose();
+        _file = null;
     }
 }
 

@@ -61,7 +61,7 @@ internal sealed class SampleRun
 
     /// <summary>The current event's tracepoint payload (valid until the window or the cursor moves on).</summary>
     public ReadOnlySpan<byte> Raw => _window is { } w
-        ? w.Buffer.AsSpan((int)(_rawAt - w.BufferFileOffset), _rawLength)
+        ? w.Window.Slice((int)(_rawAt - w.BufferFileOffset), _rawLength)
         : _buffer.AsSpan((int)(_rawAt - _bufferFileOffset), _rawLength);
 
     public int BufferBytes => _buffer?.Length ?? 0;
@@ -113,7 +113,7 @@ internal sealed class SampleRun
             if (type != PerfRecordType.Sample) continue;
             if (samples.Parse(record[HeaderBytes..], out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
                 continue;
-            Current(time, cpu, offset, _bufferFileOffset + ByteOffset(_buffer!, raw), raw.Length);
+            Current(time, cpu, offset, _bufferFileOffset + ByteOffset(_buffer, raw), raw.Length);
             return true;
         }
 
@@ -127,25 +127,25 @@ internal sealed class SampleRun
     /// </summary>
     private bool WindowNext(PerfRecordStream w, SampleFormat samples)
     {
-        var buffer = w.Buffer;
+        var buffer = w.Window;
         var origin = w.BufferFileOffset;
         while (_pos < End)
         {
             var at = (int)(_pos - origin);
-            var head = buffer.AsSpan(at, HeaderBytes);
+            var head = buffer.Slice(at, HeaderBytes);
             var type = BinaryPrimitives.ReadUInt32LittleEndian(head);
             int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
             if (type == PerfRecordType.Auxtrace)
             {
                 // Inside the window: the scan found its AUX data there too (else the window had detached this run).
-                _pos += size + (long)BinaryPrimitives.ReadUInt64LittleEndian(buffer.AsSpan(at + 8, 8));
+                _pos += size + (long)BinaryPrimitives.ReadUInt64LittleEndian(buffer.Slice(at + 8, 8));
                 continue;
             }
 
             var offset = _pos;
             _pos += size;
             if (type != PerfRecordType.Sample) continue;
-            var body = buffer.AsSpan(at + HeaderBytes, size - HeaderBytes);
+            var body = buffer.Slice(at + HeaderBytes, size - HeaderBytes);
             if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
                 continue;
             Current(time, cpu, offset, origin + ByteOffset(buffer, raw), raw.Length);
@@ -166,8 +166,8 @@ internal sealed class SampleRun
         _started = true;
     }
 
-    private static long ByteOffset(byte[] buffer, ReadOnlySpan<byte> inside) =>
-        (long)Unsafe.ByteOffset(ref MemoryMarshal.GetArrayDataReference(buffer), ref MemoryMarshal.GetReference(inside));
+    private static long ByteOffset(ReadOnlySpan<byte> buffer, ReadOnlySpan<byte> inside) =>
+        (long)Unsafe.ByteOffset(ref MemoryMarshal.GetReference(buffer), ref MemoryMarshal.GetReference(inside));
 
     public void Release()
     {
