@@ -79,6 +79,12 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Runs the file was cut into (a new one wherever time goes back in file order).</summary>
     internal long TotalRuns { get; private set; }
 
+    /// <summary>Runs whose records the window could not keep until delivery (read again from the file).</summary>
+    internal long DetachedRuns { get; private set; }
+
+    /// <summary>Size of the scan's window, which also keeps the records awaiting delivery (tests make it small).</summary>
+    internal int WindowBytes { get; set; } = PerfRecordStream.DefaultWindowBytes;
+
     /// <summary>FINISHED_ROUND records read.</summary>
     internal long Rounds { get; private set; }
 
@@ -107,8 +113,37 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (_read) throw new InvalidOperationException("PerfDataReader.Read streams the file once; open it again to re-read.");
         _read = true;
         var counter = new CountingSink(sink);
-        var queue = new RoundMerger(_handle, _path, _samples, _decoder, _cpuLimit);
-        var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize);
+        var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes);
+        var queue = new RoundMerger(_handle, _path, _samples, _decoder, _cpuLimit, stream);
+        try
+        {
+            Scan(stream, queue, counter, cancellationToken);
+            queue.FlushAll(counter);
+        }
+        finally
+        {
+            // The window is a mapping of the file: unmapped whether the read ends or fails.
+            queue.Release();
+            stream.Release();
+        }
+
+        // The kernel's LOST records and the LOST_SAMPLES records perf record writes at the end (from each event's
+        // lost counter) count the same dropped samples; per CPU the larger of the two is the loss.
+        for (var cpu = 0; cpu < _lost.Length; cpu++) _lost[cpu] = Math.Max(_lostRecords[cpu], _lostSamples[cpu]);
+        LateEvents = queue.LateEvents;
+        PeakHeldRuns = queue.PeakRuns;
+        TotalRuns = queue.TotalRuns;
+        PeakHeldBufferBytes = queue.PeakBufferBytes;
+        DetachedRuns = queue.DetachedRuns;
+        Info.EventCount = counter.Count;
+        Info.FirstTimestamp = counter.First;
+        Info.LastTimestamp = counter.Last;
+        Info.UnknownEvents = _decoder.UnknownEventCount;
+    }
+
+    /// <summary>Reads the records in file order; events are held for the merge (or delivered late), the rest applied.</summary>
+    private void Scan(PerfRecordStream stream, RoundMerger queue, CountingSink counter, CancellationToken cancellationToken)
+    {
         long records = 0;
         try
         {
@@ -134,27 +169,6 @@ public sealed class PerfDataReader : IKernelTraceReader
             Info.Damage = string.Create(CultureInfo.InvariantCulture,
                 $"salvaged a damaged perf.data: {skipped:N0} bytes of events skipped from offset {error.Offset} ({Expected(error)}); the events after the damage are missing");
         }
-
-        try
-        {
-            queue.FlushAll(counter);
-        }
-        finally
-        {
-            queue.Release();
-        }
-
-        // The kernel's LOST records and the LOST_SAMPLES records perf record writes at the end (from each event's
-        // lost counter) count the same dropped samples; per CPU the larger of the two is the loss.
-        for (var cpu = 0; cpu < _lost.Length; cpu++) _lost[cpu] = Math.Max(_lostRecords[cpu], _lostSamples[cpu]);
-        LateEvents = queue.LateEvents;
-        PeakHeldRuns = queue.PeakRuns;
-        TotalRuns = queue.TotalRuns;
-        PeakHeldBufferBytes = queue.PeakBufferBytes;
-        Info.EventCount = counter.Count;
-        Info.FirstTimestamp = counter.First;
-        Info.LastTimestamp = counter.Last;
-        Info.UnknownEvents = _decoder.UnknownEventCount;
     }
 
     private void Sample(PerfRecordStream stream, RoundMerger queue, CountingSink sink)

@@ -16,6 +16,8 @@ namespace TraceLab.Formats.PerfData;
 /// a k-way merge over the runs' cursors (ties by file offset), decoding each event as it is delivered. That gives
 /// the order a stable sort of all held events by time gives, whatever the file holds (an out-of-order event only
 /// starts one more run), with memory of one small buffer per run that spans a flush: a few per CPU, not a round.
+/// The cursors read the records from the scan's window (<see cref="PerfRecordStream"/>) while it holds them, so a
+/// record is read from the file once; only runs the window could not keep read theirs from the file again.
 /// </para>
 /// <para>
 /// Safety net: a file without rounds (or with a round beyond <see cref="MaxQueued"/> events) is flushed by halves,
@@ -23,7 +25,7 @@ namespace TraceLab.Formats.PerfData;
 /// order), which bounds the buffers.
 /// </para>
 /// </summary>
-internal sealed class RoundMerger
+internal sealed class RoundMerger : IWindowKeeper
 {
     /// <summary>
     /// Events held before a forced flush of the older half. A round of perf record -m 64M on 2 CPUs holds ~1.2 M
@@ -47,6 +49,7 @@ internal sealed class RoundMerger
     private readonly string _path;
     private readonly SampleFormat _samples;
     private readonly KernelEventDecoder _decoder;
+    private readonly PerfRecordStream? _window;
     private readonly int _maxRuns;
     private readonly List<SampleRun> _scanned = new();
     private SampleRun? _open;
@@ -59,13 +62,15 @@ internal sealed class RoundMerger
     private KernelEvent _event;
     private long _bufferBytes;
 
-    public RoundMerger(SafeFileHandle handle, string path, SampleFormat samples, KernelEventDecoder decoder, int cpus)
+    public RoundMerger(SafeFileHandle handle, string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream? window = null)
     {
         _maxRuns = RunLimit(cpus);
         _handle = handle;
         _path = path;
         _samples = samples;
         _decoder = decoder;
+        _window = window;
+        if (window is not null) window.Keeper = this;
     }
 
     /// <summary>Events scanned and not yet delivered.</summary>
@@ -79,6 +84,9 @@ internal sealed class RoundMerger
 
     /// <summary>Bytes of cursor buffers held at once, at most: what holding events costs instead of the events.</summary>
     public long PeakBufferBytes { get; private set; }
+
+    /// <summary>Runs the window could not keep: their cursors read the records from the file again.</summary>
+    public long DetachedRuns { get; private set; }
 
     /// <summary>Events that arrived older than an already delivered time: delivered at once, as perf does.</summary>
     public long LateEvents { get; private set; }
@@ -96,7 +104,7 @@ internal sealed class RoundMerger
         if (_open is null || time < _open.LastTime)
         {
             Close();
-            _open = new SampleRun(recordOffset, _lastFlushed);
+            _open = new SampleRun(recordOffset, _lastFlushed, _window);
             TotalRuns++;
             if (Runs > PeakRuns) PeakRuns = Runs;
         }
@@ -145,7 +153,7 @@ internal sealed class RoundMerger
         Close();
         if (_scanned.Count > 0)
         {
-            var share = (int)Math.Clamp(BufferBudgetBytes / Math.Max(1, Runs), MinRunBufferBytes, RunBufferBytes);
+            var share = Share();
             foreach (var run in _scanned)
             {
                 run.Attach(share);
@@ -181,6 +189,33 @@ internal sealed class RoundMerger
 
             if (_heapCount > 0) SiftDown(0);
         }
+    }
+
+    /// <summary>Buffer for a cursor reading from the file: all of them together stay within the budget.</summary>
+    private int Share() => (int)Math.Clamp(BufferBudgetBytes / Math.Max(1, Runs), MinRunBufferBytes, RunBufferBytes);
+
+    public long KeepFrom(long floor)
+    {
+        var keep = long.MaxValue;
+        foreach (var run in _scanned) keep = Math.Min(keep, Keep(run, floor));
+        for (var i = 0; i < _heapCount; i++) keep = Math.Min(keep, Keep(_heap[i], floor));
+        if (_open is not null) keep = Math.Min(keep, Keep(_open, floor));
+        return keep;
+    }
+
+    public void DetachAll() => KeepFrom(long.MaxValue);
+
+    /// <summary>Where <paramref name="run"/> needs the window from; a run needing bytes before the floor is detached.</summary>
+    private long Keep(SampleRun run, long floor)
+    {
+        if (!run.InWindow) return long.MaxValue;
+        var need = run.Need;
+        if (need >= floor) return need;
+        run.Detach(Share(), _handle, _path, _samples);
+        DetachedRuns++;
+        _bufferBytes += run.BufferBytes;
+        if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
+        return long.MaxValue;
     }
 
     private TraceFormatException RunChanged(SampleRun run) =>

@@ -25,7 +25,15 @@ internal sealed class SampleFormat
     private readonly SampleLayout _layout;
     private readonly SampleLayout?[] _layoutByAttr;
     private readonly Dictionary<ulong, int>? _attrById;
+    /// <summary>
+    /// The same as <see cref="_attrById"/> as an array indexed by id − <see cref="_minId"/> when the ids are close
+    /// together (perf numbers them consecutively): a sample's lookup is then an array read, not a hash lookup.
+    /// Entries are the attribute index + 1 (0: no attribute has the id).
+    /// </summary>
+    private readonly ushort[]? _attrByIdOffset;
+    private readonly ulong _minId;
     private readonly int _idOffset;
+    private const int MaxIdTable = 1 << 16;
 
     /// <exception cref="TraceFormatException">The attributes cannot give time-ordered tracepoint samples.</exception>
     public SampleFormat(IReadOnlyList<PerfEventAttr> attrs, PerfEventAttr first, string path)
@@ -47,6 +55,17 @@ internal sealed class SampleFormat
                 _layoutByAttr[i] = new SampleLayout(a.SampleType, a.ReadFormat);
                 foreach (var id in a.Ids) _attrById.TryAdd(id, i);
             }
+
+            if (_attrById.Count > 0 && attrs.Count < ushort.MaxValue)
+            {
+                _minId = _attrById.Keys.Min();
+                var span = _attrById.Keys.Max() - _minId;
+                if (span < MaxIdTable)
+                {
+                    _attrByIdOffset = new ushort[span + 1];
+                    foreach (var (id, i) in _attrById) _attrByIdOffset[id - _minId] = (ushort)(i + 1);
+                }
+            }
         }
         else
         {
@@ -62,7 +81,7 @@ internal sealed class SampleFormat
             time = 0;
             cpu = -1;
             raw = default;
-            if (body.Length < _idOffset + 8 || !_attrById.TryGetValue(BinaryPrimitives.ReadUInt64LittleEndian(body[_idOffset..]), out var a))
+            if (body.Length < _idOffset + 8 || !TryGetAttr(BinaryPrimitives.ReadUInt64LittleEndian(body[_idOffset..]), out var a))
                 return SampleParse.UnknownId;
             layout = _layoutByAttr[a]!;
             if (!layout.HasRaw) return SampleParse.NoPayload;
@@ -70,5 +89,17 @@ internal sealed class SampleFormat
 
         if (!layout.TryRead(body, out time, out cpu, out raw)) return SampleParse.TooShort;
         return raw.IsEmpty ? SampleParse.NoPayload : SampleParse.Event;
+    }
+
+    private bool TryGetAttr(ulong id, out int attr)
+    {
+        if (_attrByIdOffset is { } table)
+        {
+            var k = id - _minId;
+            attr = k < (ulong)table.Length ? table[(int)k] - 1 : -1;
+            return attr >= 0;
+        }
+
+        return _attrById!.TryGetValue(id, out attr);
     }
 }

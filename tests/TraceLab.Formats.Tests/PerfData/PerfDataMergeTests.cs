@@ -28,11 +28,12 @@ public sealed class PerfDataMergeTests : IDisposable
         return b.Sample(time, cpu, raw);
     }
 
-    private (PerfDataReader Reader, List<KernelEvent> Events) Read(PerfDataBuilder b)
+    private (PerfDataReader Reader, List<KernelEvent> Events) Read(PerfDataBuilder b, int? windowBytes = null)
     {
         var path = Path.Combine(_files.Directory, $"{Guid.NewGuid():N}.perf.data");
         File.WriteAllBytes(path, b.Build());
         var reader = PerfDataReader.Open(path);
+        if (windowBytes is { } w) reader.WindowBytes = w;
         var sink = new TraceDatRoundTripTests.ListSink();
         reader.Read(sink);
         reader.Dispose();
@@ -91,11 +92,13 @@ public sealed class PerfDataMergeTests : IDisposable
     /// FINISHED_ROUNDs, COMM / LOST / unknown records inside the chunks.
     /// </summary>
     [Theory]
-    [InlineData(1, 2)]
-    [InlineData(2, 3)]
-    [InlineData(3, 4)]
-    [InlineData(4, 1)]
-    public void Delivers_what_holding_and_sorting_every_event_delivers(int seed, int cpus)
+    [InlineData(1, 2, false)]
+    [InlineData(2, 3, false)]
+    [InlineData(3, 4, false)]
+    [InlineData(4, 1, false)]
+    [InlineData(1, 2, true)]
+    [InlineData(3, 4, true)]
+    public void Delivers_what_holding_and_sorting_every_event_delivers(int seed, int cpus, bool smallWindow)
     {
         var random = new Random(seed);
         var b = new PerfDataBuilder { Cpus = cpus };
@@ -115,7 +118,8 @@ public sealed class PerfDataMergeTests : IDisposable
                     var dice = random.Next(100);
                     if (dice < 4) time -= random.Next(1, 30);
                     else if (dice < 7) time -= random.Next(100, 400);
-                    Event(b, time, cpu, id, padding: random.Next(3) == 0 ? random.Next(1, 200) : 0);
+                    // With the small window, large records make the held rounds outgrow it (cursors then read the file).
+                    Event(b, time, cpu, id, padding: smallWindow ? random.Next(1_000, 6_000) : random.Next(3) == 0 ? random.Next(1, 200) : 0);
                     model.Sample(time, id++);
                     switch (random.Next(40))
                     {
@@ -133,32 +137,47 @@ public sealed class PerfDataMergeTests : IDisposable
         }
 
         model.End();
-        var (reader, events) = Read(b);
+        var (reader, events) = Read(b, smallWindow ? PerfRecordStream.MinWindowBytes : null);
 
         Assert.Equal(model.Delivered, events.Select(e => e.PrevTid));
         Assert.Equal(model.Late, reader.LateEvents);
+        if (smallWindow) Assert.True(reader.DetachedRuns > 0, "the held rounds should outgrow the window");
         Assert.True(model.Late > 0, "the input should provoke late events");
         Assert.True(reader.PeakHeldRuns < RoundMerger.RunLimit(cpus));
     }
 
     /// <summary>
-    /// Rounds of 1,000 and of 10,000 events per CPU chunk (~0.13 and ~1.3 MB each): the bytes held for undelivered
-    /// events are the same small cursor buffers for both — a few per CPU — where holding the events grew with the round.
+    /// Rounds of 1,000 and of 10,000 events per CPU chunk (~0.13 and ~1.3 MB each) read through a 4 MiB window (it
+    /// keeps up to 2 MiB behind the scan): the small rounds' records stay in the window until delivered, the large rounds' do not, and their
+    /// cursors read them again from the file into small buffers — so what is held is the window plus a few cursor
+    /// buffers either way, where holding the events grew with the round. Same events, same order as the model.
     /// </summary>
     [Fact]
     public void Held_memory_does_not_grow_with_round_size()
     {
-        var small = HugeRounds(1_000);
-        var large = HugeRounds(10_000);
+        const int window = 4 << 20;
+        var small = HugeRounds(1_000, window);
+        var large = HugeRounds(10_000, window);
 
         Assert.Equal(small.Runs, large.Runs);
-        Assert.Equal(small.Bytes, large.Bytes);
         // Two CPUs: this round's two chunks and the previous round's two, plus one being scanned.
         Assert.InRange(large.Runs, 2, 5);
+        Assert.Equal(0, small.Detached);
+        Assert.Equal(0, small.Bytes);
+        Assert.True(large.Detached > 0, "rounds larger than the window must be read again from the file");
         Assert.InRange(large.Bytes, 1, 4 * 64 * 1024);
     }
 
-    private (int Runs, long Bytes) HugeRounds(int perChunk)
+    /// <summary>With the default window the large rounds' records stay in it: nothing is read twice from the file.</summary>
+    [Fact]
+    public void Rounds_that_fit_the_window_are_read_from_the_file_once()
+    {
+        var large = HugeRounds(10_000, null);
+        Assert.Equal(0, large.Detached);
+        Assert.Equal(0, large.Bytes);
+    }
+
+    private (int Runs, long Bytes, long Detached) HugeRounds(int perChunk, int? windowBytes)
     {
         var b = new PerfDataBuilder { Cpus = 2 };
         var model = new HoldAndSort();
@@ -181,10 +200,10 @@ public sealed class PerfDataMergeTests : IDisposable
         }
 
         model.End();
-        var (reader, events) = Read(b);
+        var (reader, events) = Read(b, windowBytes);
         Assert.Equal(model.Delivered, events.Select(e => e.PrevTid));
         Assert.Equal(0, reader.LateEvents);
-        return (reader.PeakHeldRuns, reader.PeakHeldBufferBytes);
+        return (reader.PeakHeldRuns, reader.PeakHeldBufferBytes, reader.DetachedRuns);
     }
 
     /// <summary>
