@@ -102,16 +102,17 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
     private void EndWait(int tid, ThreadWaitState s, long t, int culprit)
     {
         s.Waiting = false;
-        Attribute(tid, s.Since, t, culprit);
-        s.History.Add(new WaitRecord(s.Since, t, culprit));
+        var culpritSlot = _threads.SlotOfVertex(culprit);
+        Attribute(tid, s.Since, t, culprit, culpritSlot);
+        s.History.Add(new WaitRecord(s.Since, t, culprit, culpritSlot));
     }
 
-    private void Attribute(int tid, long start, long end, int culprit)
+    private void Attribute(int tid, long start, long end, int culprit, int culpritSlot)
     {
         // Cascade over the in-region part only; histories keep the unclipped waits, which may begin before the region.
         var lo = Math.Max(start, _region.Begin);
         var hi = Math.Min(end, _region.End);
-        if (hi > lo) _cascade.Attribute(tid, lo, hi, culprit, _edges);
+        if (hi > lo) _cascade.Attribute(tid, lo, hi, culprit, culpritSlot, _edges);
     }
 
     public void OnRegionBegin()
@@ -126,7 +127,7 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
         {
             if (!s.Waiting) continue;
             // Still blocked: counted (as wait time, like ThreadAccounting) but its end is unknown.
-            Attribute(tid, s.Since, end, WaitVertex.Unknown);
+            Attribute(tid, s.Since, end, WaitVertex.Unknown, -1);
             s.Waiting = false;
         }
         _result = new WaitForGraph(_edges.ToList(), _options.KnotMinEdgeShare, _cascade.TruncatedLookups);
