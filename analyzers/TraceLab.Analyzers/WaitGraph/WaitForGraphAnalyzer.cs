@@ -94,7 +94,15 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
                     if (closed[i] == prev) closed[i] = 0;
             }
         }
-        if (e.NextTid > 0 && _threads.Find(e.NextTid) is { Waiting: true } next) EndWait(e.NextTid, next, t, WaitVertex.Unknown);
+        var nextTid = e.NextTid;
+        if (nextTid > 0)
+        {
+            if (_threads.Find(nextTid) is { Waiting: true } next) EndWait(nextTid, next, t, WaitVertex.Unknown);
+            // It runs here now with no open wait: its own events on this CPU need no lookup.
+            var closed = _closedOnCpu;
+            var cpu = e.Cpu;
+            if ((uint)cpu < (uint)closed.Length) closed[cpu] = nextTid;
+        }
     }
 
     private ThreadWaitState StateOf(int tid) => _threads.GetOrAdd(tid);
