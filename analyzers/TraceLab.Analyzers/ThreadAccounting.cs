@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers;
@@ -383,7 +382,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             var st = StatsOf(ws, slot, woken);
             st.WakeupsReceived++;
             var waker = EventFlags.InInterrupt(e.Flags) || e.Pid == 0 ? -1 : e.Pid;
-            CollectionsMarshal.GetValueRefOrAddDefault(st.Wakers, waker, out _)++;
+            st.AddWakeup(waker);
             if (waker > 0) Stats(waker).WakeupsGiven++;
         }
         switch (ws.State)
