@@ -25,25 +25,29 @@ internal sealed class CascadeAttributor
     /// <summary>Lookups that reached back past a history's oldest retained wait after it had overflowed.</summary>
     public long TruncatedLookups { get; set; }
 
-    /// <summary>Adds the pieces of [<paramref name="start"/>, <paramref name="end"/>] to <paramref name="edges"/>, one count per culprit.</summary>
-    public void Attribute(int waiter, long start, long end, int waker, WaitEdgeTable edges)
+    /// <summary>
+    /// Adds the pieces of [<paramref name="start"/>, <paramref name="end"/>] to <paramref name="edges"/>, one count per
+    /// culprit. <paramref name="wakerSlot"/>: <see cref="WaitStateTable.SlotOfVertex"/> of <paramref name="waker"/>.
+    /// </summary>
+    public void Attribute(int waiter, long start, long end, int waker, int wakerSlot, WaitEdgeTable edges)
     {
         _count = 0;
         _path[0] = waiter;
-        Cascade(start, end, waker, 0);
+        Cascade(start, end, waker, wakerSlot, 0);
         for (var i = 0; i < _count; i++)
             if (_weights[i] > 0) edges.Add(waiter, _culprits[i], _weights[i]);
     }
 
-    private void Cascade(long start, long end, int culprit, int hops)
+    private void Cascade(long start, long end, int culprit, int culpritSlot, int hops)
     {
-        if (hops >= _maxDepth || !WaitVertex.IsThread(culprit) || _threads.Find(culprit) is not { } state)
+        // culpritSlot is -1 exactly when culprit is no thread (a pseudo-vertex), which has no state.
+        if (hops >= _maxDepth || _threads.AtSlot(culpritSlot) is not { } state)
         {
             Credit(culprit, end - start);
             return;
         }
         _path[hops + 1] = culprit;
-        var history = state.History;
+        ref readonly var history = ref state.History;
         if (history.EvictedUntil > start) TruncatedLookups++;
         long passedOn = 0;
         for (var i = 0; i < history.Count; i++)
@@ -53,7 +57,7 @@ internal sealed class CascadeAttributor
             var lo = Math.Max(start, r.Start);
             var hi = Math.Min(end, r.End);
             if (hi <= lo || OnPath(r.Waker, hops + 1)) continue;
-            Cascade(lo, hi, r.Waker, hops + 1);
+            Cascade(lo, hi, r.Waker, r.WakerSlot, hops + 1);
             passedOn += hi - lo;
         }
         Credit(culprit, end - start - passedOn);

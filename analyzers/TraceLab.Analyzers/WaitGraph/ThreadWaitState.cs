@@ -9,5 +9,6 @@ internal sealed class ThreadWaitState
     public long Since;
     /// <summary>Backend wait reason of the open wait (ETW KWAIT_REASON), -1 when the backend has none.</summary>
     public int Reason;
-    public WaitHistory History { get; }
+    /// <summary>A field, not a property: the struct is updated in place.</summary>
+    public WaitHistory History;
 }

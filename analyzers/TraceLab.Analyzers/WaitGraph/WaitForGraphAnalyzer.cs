@@ -15,6 +15,12 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
     private readonly WaitStateTable _threads;
     private readonly WaitEdgeTable _edges = new();
     private readonly CascadeAttributor _cascade;
+    /// <summary>
+    /// Per CPU, a thread (0: none) that logged an event there and has not blocked since, so it has no open wait: the
+    /// wait lookup for the logging thread of each event is skipped while it stays the same. Cleared for a thread
+    /// when it blocks.
+    /// </summary>
+    private int[] _closedOnCpu = new int[8];
     private WaitForGraph? _result;
 
     public WaitForGraphAnalyzer(MeasuredRegion region, WaitForGraphOptions? options = null)
@@ -38,8 +44,15 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
     public void OnEvent(in KernelEvent e)
     {
         var t = e.Timestamp;
-        // Whoever logged the event is running, so a wait it still has open ended without a wakeup we saw.
-        if (e.Pid > 0) EndWait(e.Pid, t, WaitVertex.Unknown);
+        // Whoever logged the event is running, so a wait it still has open ended without a wakeup we saw. Most events
+        // come from the thread that logged the previous one on that CPU, whose wait is already known closed.
+        var pid = e.Pid;
+        if (pid > 0)
+        {
+            var cpu = e.Cpu;
+            var closed = _closedOnCpu;
+            if ((uint)cpu >= (uint)closed.Length || closed[cpu] != pid) EndWaitOf(pid, cpu, t);
+        }
 
         switch (e.Kind)
         {
@@ -48,9 +61,18 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
                 break;
             case KernelEventKind.Waking:
                 if (e.WokenTid > 0 && _threads.Find(e.WokenTid) is { Waiting: true } woken)
-                    EndWait(e.WokenTid, t, WakeCause.Of(e, woken.Reason));
+                    EndWait(e.WokenTid, woken, t, WakeCause.Of(e, woken.Reason));
                 break;
         }
+    }
+
+    /// <summary>Ends <paramref name="pid"/>'s open wait, if any, and remembers it as running on <paramref name="cpu"/>.</summary>
+    private void EndWaitOf(int pid, int cpu, long t)
+    {
+        if (_threads.Find(pid) is { Waiting: true } s) EndWait(pid, s, t, WaitVertex.Unknown);
+        if (cpu < 0) return;
+        if (cpu >= _closedOnCpu.Length) Array.Resize(ref _closedOnCpu, Math.Max(cpu + 1, _closedOnCpu.Length * 2));
+        _closedOnCpu[cpu] = pid;
     }
 
     private void OnSwitch(in KernelEvent e, long t)
@@ -66,27 +88,39 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
                 s.Waiting = true;
                 s.Since = t;
                 s.Reason = e.PrevWaitReason;
+                // Its wait is open again wherever it was last seen running (usually this CPU only).
+                var closed = _closedOnCpu;
+                for (var i = 0; i < closed.Length; i++)
+                    if (closed[i] == prev) closed[i] = 0;
             }
         }
-        if (e.NextTid > 0) EndWait(e.NextTid, t, WaitVertex.Unknown);
+        var nextTid = e.NextTid;
+        if (nextTid > 0)
+        {
+            if (_threads.Find(nextTid) is { Waiting: true } next) EndWait(nextTid, next, t, WaitVertex.Unknown);
+            // It runs here now with no open wait: its own events on this CPU need no lookup.
+            var closed = _closedOnCpu;
+            var cpu = e.Cpu;
+            if ((uint)cpu < (uint)closed.Length) closed[cpu] = nextTid;
+        }
     }
 
     private ThreadWaitState StateOf(int tid) => _threads.GetOrAdd(tid);
 
-    private void EndWait(int tid, long t, int culprit)
+    private void EndWait(int tid, ThreadWaitState s, long t, int culprit)
     {
-        if (_threads.Find(tid) is not { Waiting: true } s) return;
         s.Waiting = false;
-        Attribute(tid, s.Since, t, culprit);
-        s.History.Add(new WaitRecord(s.Since, t, culprit));
+        var culpritSlot = _threads.SlotOfVertex(culprit);
+        Attribute(tid, s.Since, t, culprit, culpritSlot);
+        s.History.Add(new WaitRecord(s.Since, t, culprit, culpritSlot));
     }
 
-    private void Attribute(int tid, long start, long end, int culprit)
+    private void Attribute(int tid, long start, long end, int culprit, int culpritSlot)
     {
         // Cascade over the in-region part only; histories keep the unclipped waits, which may begin before the region.
         var lo = Math.Max(start, _region.Begin);
         var hi = Math.Min(end, _region.End);
-        if (hi > lo) _cascade.Attribute(tid, lo, hi, culprit, _edges);
+        if (hi > lo) _cascade.Attribute(tid, lo, hi, culprit, culpritSlot, _edges);
     }
 
     public void OnRegionBegin()
@@ -101,7 +135,7 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
         {
             if (!s.Waiting) continue;
             // Still blocked: counted (as wait time, like ThreadAccounting) but its end is unknown.
-            Attribute(tid, s.Since, end, WaitVertex.Unknown);
+            Attribute(tid, s.Since, end, WaitVertex.Unknown, -1);
             s.Waiting = false;
         }
         _result = new WaitForGraph(_edges.ToList(), _options.KnotMinEdgeShare, _cascade.TruncatedLookups);

@@ -5,20 +5,24 @@ namespace TraceLab.Analyzers.WaitGraph;
 /// added in the order they end, so newest-first is also latest-end-first and a lookup can stop at the first record
 /// that ends before the interval it looks for.
 /// </summary>
-internal sealed class WaitHistory
+/// <remarks>
+/// A mutable struct kept as a field of <see cref="ThreadWaitState"/> (never copied: accessed through the field or a
+/// <c>ref</c>), so a cascade step reads the records without going through another object.
+/// </remarks>
+internal struct WaitHistory
 {
     private readonly WaitRecord[] _records;
     private int _next;
 
     public WaitHistory(int capacity) => _records = new WaitRecord[capacity];
 
-    public int Count { get; private set; }
+    public int Count { readonly get; private set; }
 
     /// <summary>
     /// End of the newest record overwritten so far. A lookup for an interval starting before this may be missing
     /// overlapping waits that no longer fit.
     /// </summary>
-    public long EvictedUntil { get; private set; } = long.MinValue;
+    public long EvictedUntil { readonly get; private set; } = long.MinValue;
 
     public void Add(in WaitRecord record)
     {
@@ -29,7 +33,7 @@ internal sealed class WaitHistory
     }
 
     /// <summary>0 is the newest record, <see cref="Count"/> − 1 the oldest retained.</summary>
-    public ref readonly WaitRecord NewestFirst(int index)
+    public readonly ref readonly WaitRecord NewestFirst(int index)
     {
         // index < Count ≤ capacity, so one wrap at most.
         var i = _next - 1 - index;

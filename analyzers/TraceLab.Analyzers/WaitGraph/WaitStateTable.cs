@@ -19,6 +19,12 @@ internal sealed class WaitStateTable
     /// <summary>The thread's state, or null if it never blocked (nothing created).</summary>
     public ThreadWaitState? Find(int tid) => ThreadSlots.Find(_bySlot, _slots.SlotOf(tid));
 
+    /// <summary>The state of the thread in <paramref name="slot"/>, or null if it never blocked.</summary>
+    public ThreadWaitState? AtSlot(int slot) => ThreadSlots.Find(_bySlot, slot);
+
+    /// <summary>The slot of a wait-for vertex: its <see cref="ThreadSlots"/> slot for a thread, -1 for a pseudo-vertex.</summary>
+    public int SlotOfVertex(int vertex) => WaitVertex.IsThread(vertex) ? _slots.SlotOf(vertex) : -1;
+
     public ThreadWaitState GetOrAdd(int tid)
     {
         var slot = _slots.SlotOf(tid);
