@@ -64,10 +64,18 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         public SyscallStats? LastSyscall;
     }
 
-    private InFlight Slot(int tid)
+    /// <summary>Last syscall-making thread seen per CPU (see <see cref="CpuThreadCache{T}"/>).</summary>
+    private CpuThreadCache<InFlight> _onCpu;
+
+    /// <summary>The in-flight state of <paramref name="tid"/>, whose own event was logged on <paramref name="cpu"/>.</summary>
+    private InFlight Slot(int tid, int cpu) => _onCpu.Get(cpu, tid) ?? SlotSlow(tid, cpu);
+
+    private InFlight SlotSlow(int tid, int cpu)
     {
         var slot = _slots.SlotOf(tid);
-        return ThreadSlots.Find(_inFlight, slot) ?? NewSlot(tid, slot);
+        var f = ThreadSlots.Find(_inFlight, slot) ?? NewSlot(tid, slot);
+        _onCpu.Set(cpu, tid, f);
+        return f;
     }
 
     private InFlight NewSlot(int tid, int slot)
@@ -79,6 +87,9 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
 
     /// <summary>The thread's in-flight state if it ever made a syscall, else null.</summary>
     private InFlight? Find(int tid) => ThreadSlots.Find(_inFlight, _slots.SlotOf(tid));
+
+    /// <summary><see cref="Find"/> for a thread that was just running on <paramref name="cpu"/>.</summary>
+    private InFlight? FindOn(int cpu, int tid) => _onCpu.Get(cpu, tid) ?? Find(tid);
 
     private ThreadKernelStats Stats(int tid)
     {
@@ -94,7 +105,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
             case KernelEventKind.SyscallEnter when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
             {
                 SawSyscalls = true;
-                var f = Slot(e.Pid);
+                var f = Slot(e.Pid, e.Cpu);
                 if (f.ExitCpu == e.Cpu && !f.Active) _gaps.Add(t - f.ExitTs);
                 f.ExitCpu = -1;
                 f.Active = true;
@@ -107,7 +118,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
             case KernelEventKind.SyscallExit when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
             {
                 SawSyscalls = true;
-                var x = Slot(e.Pid);
+                var x = Slot(e.Pid, e.Cpu);
                 if (x.Active) Close(e.Pid, x, t);
                 else UnmatchedExits++;
                 x.ExitTs = t;
@@ -115,7 +126,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
                 break;
             }
             case KernelEventKind.Switch:
-                if (e.PrevTid > 0 && Find(e.PrevTid) is { } p)
+                if (e.PrevTid > 0 && FindOn(e.Cpu, e.PrevTid) is { } p)
                 {
                     p.ExitCpu = -1;
                     if (p.Active && !p.OffCpu)

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using TraceLab.Analyzers.Kernel;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers.Locks;
@@ -85,6 +86,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         public readonly SemIdSet SemHeld = new();
         /// <summary>State of <see cref="Obj"/> when last resolved (see <see cref="ObjectOf"/>).</summary>
         public ObjectState? ObjState;
+        /// <summary>The object whose <see cref="LockObjectStats.Waiters"/> this thread was last added to (cleared with them).</summary>
+        public LockObjectStats? WaiterOf;
     }
 
     private sealed class ObjectState
@@ -119,10 +122,23 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         }
     }
 
+    /// <summary>Last thread looked up per CPU for its own event (see <see cref="CpuThreadCache{T}"/>).</summary>
+    private CpuThreadCache<LockThread> _onCpu;
+
     private LockThread Thread(int tid)
     {
         var slot = _slots.SlotOf(tid);
         return ThreadSlots.Find(_threads, slot) ?? NewThread(slot);
+    }
+
+    /// <summary><see cref="Thread"/> of a thread whose own event was logged on <paramref name="cpu"/> (it runs there).</summary>
+    private LockThread ThreadOn(int cpu, int tid) => _onCpu.Get(cpu, tid) ?? ThreadOnSlow(cpu, tid);
+
+    private LockThread ThreadOnSlow(int cpu, int tid)
+    {
+        var t = Thread(tid);
+        _onCpu.Set(cpu, tid, t);
+        return t;
     }
 
     private LockThread NewThread(int slot)
@@ -178,7 +194,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     private void OnEnter(in KernelEvent e)
     {
         var kind = LockOperation.Classify(e, out var obj);
-        var t = Thread(e.Pid);
+        var t = ThreadOn(e.Cpu, e.Pid);
         Running(t, e.Pid, e.Timestamp);
         if (kind != LockOpKind.None)
         {
@@ -208,7 +224,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private void OnExit(in KernelEvent e)
     {
-        var t = Thread(e.Pid);
+        var t = ThreadOn(e.Cpu, e.Pid);
         var ts = e.Timestamp;
         Running(t, e.Pid, ts);
         var inRegion = _region.Contains(ts);
@@ -255,7 +271,12 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         {
             var o = ObjectOf(t).Stats;
             o.BlockingWaits++;
-            o.Waiters.Add(e.Pid);
+            // Usually already listed: skip the hash when this thread was last added to this very object's set.
+            if (t.WaiterOf != o)
+            {
+                o.Waiters.Add(e.Pid);
+                t.WaiterOf = o;
+            }
         }
         t.Op = LockOpKind.None;
         t.Woken = false;
@@ -307,7 +328,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         var t = e.Timestamp;
         if (e.PrevTid > 0)
         {
-            var p = Thread(e.PrevTid);
+            var p = ThreadOn(e.Cpu, e.PrevTid);
             var preempted = TaskState.IsPreempted(e.PrevState);
             if (p.Op != LockOpKind.None && !preempted) p.OffCpuInOp = true;
             p.Blocked = !preempted;
@@ -340,16 +361,27 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         {
             var s = o.Stats;
             s.Handoffs++;
-            s.HandoffGap.Add(h.GapNs);
-            s.QueueWait.Add(h.QueueWaitNs);
-            s.Participants.Add(h.Giver);
-            s.Participants.Add(h.Receiver);
+            var gap = h.GapNs;
+            var queueWait = h.QueueWaitNs;
+            s.HandoffGap.Add(gap);
+            s.QueueWait.Add(queueWait);
             var r = Stats(h.Receiver);
-            r.HandoffsReceived++;
-            r.QueueWait.Add(h.QueueWaitNs);
-            r.ReadyLatency.Add(h.GapNs);
-            CollectionsMarshal.GetValueRefOrAddDefault(r.ReceivedFrom, h.Giver, out _)++;
             var g = Stats(h.Giver);
+            // Giver first, then receiver (the set's order); skipped when the thread was last added to this set.
+            if (g.ParticipantOf != s)
+            {
+                s.Participants.Add(h.Giver);
+                g.ParticipantOf = s;
+            }
+            if (r.ParticipantOf != s)
+            {
+                s.Participants.Add(h.Receiver);
+                r.ParticipantOf = s;
+            }
+            r.HandoffsReceived++;
+            r.QueueWait.Add(queueWait);
+            r.ReadyLatency.Add(gap);
+            CollectionsMarshal.GetValueRefOrAddDefault(r.ReceivedFrom, h.Giver, out _)++;
             g.HandoffsGiven++;
             CollectionsMarshal.GetValueRefOrAddDefault(g.GivenTo, h.Receiver, out _)++;
         }
@@ -410,6 +442,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             o.EpisodeMembers.Clear();
         }
         foreach (var s in _stats.Values) s.Reset();
+        foreach (var t in _threadOrder) t.WaiterOf = null;
     }
 
     public void Complete(long end)

@@ -19,6 +19,12 @@ public sealed class ThreadConvoyStats
     public Dictionary<int, long> ReceivedFrom { get; } = new();
     public Dictionary<int, long> GivenTo { get; } = new();
 
+    /// <summary>
+    /// The object whose <see cref="LockObjectStats.Participants"/> this thread was last added to: the analyzer skips the
+    /// hash insert while it stays there. Reset together with the objects' sets (region begin).
+    /// </summary>
+    internal LockObjectStats? ParticipantOf;
+
     internal void Reset()
     {
         HandoffsReceived = HandoffsGiven = TimeInConvoyNs = HandoffsReceivedInConvoys = LostRaces = 0;
@@ -26,5 +32,6 @@ public sealed class ThreadConvoyStats
         ReadyLatency.Clear();
         ReceivedFrom.Clear();
         GivenTo.Clear();
+        ParticipantOf = null;
     }
 }

@@ -1,3 +1,4 @@
+using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Core;
 
@@ -52,6 +53,19 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         public bool Progress;
     }
 
+    /// <summary>The thread last seen running per CPU (see <see cref="CpuThreadCache{T}"/>).</summary>
+    private CpuThreadCache<WakeState> _onCpu;
+
+    /// <summary><see cref="State"/> of a thread whose own event was logged on <paramref name="cpu"/>.</summary>
+    private WakeState StateOn(int cpu, int tid) => _onCpu.Get(cpu, tid) ?? StateOnSlow(cpu, tid);
+
+    private WakeState StateOnSlow(int cpu, int tid)
+    {
+        var s = State(tid);
+        _onCpu.Set(cpu, tid, s);
+        return s;
+    }
+
     private WakeState State(int tid)
     {
         var slot = _slots.SlotOf(tid);
@@ -88,18 +102,18 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
                 OnSwitch(e, t);
                 return;
             case KernelEventKind.Waking:
-                if (threadContext) Progress(Evidence(e.Pid, t));
+                if (threadContext) Progress(Evidence(e.Cpu, e.Pid, t));
                 OnWaking(e, t);
                 return;
             case KernelEventKind.SyscallEnter when threadContext:
             {
-                var s = Evidence(e.Pid, t);
+                var s = Evidence(e.Cpu, e.Pid, t);
                 // Releasing or taking a lock is progress; waiting again on it is not.
                 if (LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) Progress(s);
                 return;
             }
             default:
-                if (threadContext) Evidence(e.Pid, t);
+                if (threadContext) Evidence(e.Cpu, e.Pid, t);
                 return;
         }
     }
@@ -110,9 +124,9 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     }
 
     /// <summary>The thread's own event: it is running, whether or not its switch-in was logged.</summary>
-    private WakeState Evidence(int tid, long t)
+    private WakeState Evidence(int cpu, int tid, long t)
     {
-        var s = State(tid);
+        var s = StateOn(cpu, tid);
         if (s.State != Run.Running)
         {
             s.State = Run.Running;
@@ -147,7 +161,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     {
         if (e.PrevTid > 0)
         {
-            var p = State(e.PrevTid);
+            var p = StateOn(e.Cpu, e.PrevTid);
             if (p.State == Run.Running && p.Evaluating) p.CpuSinceWake += t - p.OnCpuSince;
             if (TaskState.IsPreempted(e.PrevState)) p.State = Run.Runnable;
             else
@@ -160,6 +174,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         if (e.NextTid > 0)
         {
             var n = State(e.NextTid);
+            _onCpu.Set(e.Cpu, e.NextTid, n); // its own events follow on this CPU
             if (n.LatencyPending && _region.Contains(n.WokenAt))
             {
                 var st = Stats(e.NextTid);
