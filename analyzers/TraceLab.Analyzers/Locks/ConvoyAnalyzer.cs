@@ -99,8 +99,26 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         public long EpisodeEnd;
         public int LastReceiver;
         public bool FastSinceHandoff;
+        /// <summary>
+        /// Receivers whose convoy time in the open episode is kept on their own stats (<see cref="ThreadConvoyStats.EpisodeOf"/>
+        /// is this object): no hashing per handoff. A receiver already counting for another object's open episode goes to
+        /// <see cref="EpisodeMembers"/> instead; a thread may be in both, its two parts add up.
+        /// </summary>
+        public readonly List<ThreadConvoyStats> Members = [];
         /// <summary>Receiver → its convoy time in the open episode, credited when the episode qualifies.</summary>
         public readonly Dictionary<int, (long Ns, long Handoffs)> EpisodeMembers = new();
+
+        /// <summary>Forgets the open episode's members (after crediting them, or when it does not qualify).</summary>
+        public void ClearMembers()
+        {
+            foreach (var m in Members)
+            {
+                m.EpisodeOf = null;
+                m.EpisodeNs = m.EpisodeHandoffs = 0;
+            }
+            Members.Clear();
+            EpisodeMembers.Clear();
+        }
     }
 
     public void OnEvent(in KernelEvent e)
@@ -357,6 +375,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         var o = Object(h.Object);
         var inRegion = _region.Contains(h.WokenAt);
         foreach (var observer in _observers) observer.OnHandoff(h, inRegion);
+        ThreadConvoyStats? r = null;
         if (inRegion)
         {
             var s = o.Stats;
@@ -365,7 +384,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             var queueWait = h.QueueWaitNs;
             s.HandoffGap.Add(gap);
             s.QueueWait.Add(queueWait);
-            var r = Stats(h.Receiver);
+            r = Stats(h.Receiver);
             var g = Stats(h.Giver);
             // Giver first, then receiver (the set's order); skipped when the thread was last added to this set.
             if (g.ParticipantOf != s)
@@ -400,10 +419,26 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         }
         o.LastReceiver = h.Receiver;
         o.FastSinceHandoff = false;
-        if (inRegion)
+        if (r is not null)
         {
-            ref var m = ref CollectionsMarshal.GetValueRefOrAddDefault(o.EpisodeMembers, h.Receiver, out _);
-            m = (m.Ns + _region.Overlap(h.QueuedAt, h.RunningAt), m.Handoffs + 1);
+            var ns = _region.Overlap(h.QueuedAt, h.RunningAt);
+            if (r.EpisodeOf == o.Stats)
+            {
+                r.EpisodeNs += ns;
+                r.EpisodeHandoffs++;
+            }
+            else if (r.EpisodeOf is null)
+            {
+                r.EpisodeOf = o.Stats;
+                r.EpisodeNs = ns;
+                r.EpisodeHandoffs = 1;
+                o.Members.Add(r);
+            }
+            else
+            {
+                ref var m = ref CollectionsMarshal.GetValueRefOrAddDefault(o.EpisodeMembers, h.Receiver, out _);
+                m = (m.Ns + ns, m.Handoffs + 1);
+            }
         }
     }
 
@@ -420,6 +455,12 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
                 s.LongestChain = Math.Max(s.LongestChain, o.EpisodeCount);
                 foreach (var observer in _observers)
                     observer.OnEpisode(new ConvoyEpisode(s.Object, o.EpisodeStart, o.EpisodeEnd, o.EpisodeCount));
+                foreach (var st in o.Members)
+                {
+                    st.TimeInConvoyNs += st.EpisodeNs;
+                    st.HandoffsReceivedInConvoys += st.EpisodeHandoffs;
+                    s.HandoffsInConvoys += st.EpisodeHandoffs;
+                }
                 foreach (var (tid, m) in o.EpisodeMembers)
                 {
                     var st = Stats(tid);
@@ -430,7 +471,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             }
         }
         o.EpisodeCount = 0;
-        o.EpisodeMembers.Clear();
+        o.ClearMembers();
     }
 
     public void OnRegionBegin()
@@ -439,7 +480,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         {
             o.Stats.Reset();
             o.EpisodeCount = 0;
-            o.EpisodeMembers.Clear();
+            o.ClearMembers();
         }
         foreach (var s in _stats.Values) s.Reset();
         foreach (var t in _threadOrder) t.WaiterOf = null;

@@ -25,6 +25,11 @@ public sealed class ThreadConvoyStats
     /// </summary>
     internal LockObjectStats? ParticipantOf;
 
+    /// <summary>The object whose open convoy episode this thread's part is accumulated here for (see ConvoyAnalyzer).</summary>
+    internal LockObjectStats? EpisodeOf;
+    internal long EpisodeNs;
+    internal long EpisodeHandoffs;
+
     internal void Reset()
     {
         HandoffsReceived = HandoffsGiven = TimeInConvoyNs = HandoffsReceivedInConvoys = LostRaces = 0;
