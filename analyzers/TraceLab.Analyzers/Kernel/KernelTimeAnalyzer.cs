@@ -169,7 +169,8 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         }
         f.CpuNs += _region.Overlap(f.PieceStart, t);
         f.Active = false;
-        if (!_region.Contains(t) && _region.Overlap(f.EnterTs, t) == 0) return;
+        var total = _region.Overlap(f.EnterTs, t);
+        if (total == 0 && !_region.Contains(t)) return;
 
         var s = f.Stats ??= Stats(tid);
         var sc = f.LastSyscall;
@@ -178,17 +179,12 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
             if (!s.BySyscall.TryGetValue(f.Key, out sc)) s.BySyscall[f.Key] = sc = new SyscallStats(f.Key);
             f.LastSyscall = sc;
         }
-        var total = _region.Overlap(f.EnterTs, t);
+        // The thread's totals are the sums of these, added up once at the end (ThreadKernelStats.SumSyscalls).
         sc.Calls++;
         sc.TotalNs += total;
         sc.CpuNs += f.CpuNs;
         sc.BlockedNs += f.BlockedNs;
         sc.ReadyNs += f.ReadyNs;
-        s.Calls++;
-        s.SyscallNs += total;
-        s.KernelCpuNs += f.CpuNs;
-        s.BlockedNs += f.BlockedNs;
-        s.ReadyNs += f.ReadyNs;
     }
 
     public void OnRegionBegin()
@@ -216,5 +212,6 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
             }
             Close(tid, f, end);
         }
+        foreach (var s in _threads.Values) s.SumSyscalls();
     }
 }

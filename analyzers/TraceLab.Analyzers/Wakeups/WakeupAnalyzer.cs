@@ -108,8 +108,8 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
             case KernelEventKind.SyscallEnter when threadContext:
             {
                 var s = Evidence(e.Cpu, e.Pid, t);
-                // Releasing or taking a lock is progress; waiting again on it is not.
-                if (LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) Progress(s);
+                // Releasing or taking a lock is progress; waiting again on it is not. Only asked while a wakeup is open.
+                if (s.Evaluating && LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) s.Progress = true;
                 return;
             }
             default:
