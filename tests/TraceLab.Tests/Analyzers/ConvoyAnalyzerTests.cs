@@ -218,6 +218,35 @@ public sealed class ConvoyAnalyzerTests
     }
 
     [Fact]
+    public void Receivers_in_two_open_episodes_are_credited_for_both()
+    {
+        // The convoy trace, then the same again 1000 ns later on another semaphore (A taking over the CPU from C).
+        // The first episode stays open until the end (no later handoff on Sem breaks it), so during the second one
+        // every receiver is a member of two open episodes: each thread's convoy time and handoffs count twice.
+        const long Sem2 = 8;
+        var first = SemaphoreConvoy();
+        var second = SemaphoreConvoy().Skip(1).Select(e =>
+        {
+            e.Timestamp += 1000;
+            if (e.Kind == KernelEventKind.SyscallEnter) e.Arg0 = Sem2;
+            return e;
+        });
+        var c = Run(a => new ConvoyAnalyzer(a), [.. first, KernelEvent.Switch(1090, 0, C, 120, R, A, 120), .. second]);
+
+        Assert.Equal(2, c.Objects.Count());
+        foreach (var o in c.Objects)
+        {
+            Assert.Equal(1, o.Episodes);
+            Assert.Equal(5, o.HandoffsInConvoys);
+            Assert.Equal(380 - 175, o.ConvoyNs);
+        }
+        Assert.Equal(2 * ((200 - 130) + (340 - 240)), c.Threads[B].TimeInConvoyNs);
+        Assert.Equal(2 * ((250 - 150) + (380 - 290)), c.Threads[C].TimeInConvoyNs);
+        Assert.Equal(2 * (300 - 190), c.Threads[A].TimeInConvoyNs);
+        Assert.Equal((4, 4, 2), (c.Threads[B].HandoffsReceivedInConvoys, c.Threads[C].HandoffsReceivedInConvoys, c.Threads[A].HandoffsReceivedInConvoys));
+    }
+
+    [Fact]
     public void A_receiver_that_holds_the_lock_long_ends_the_episode()
     {
         // The convoy trace with every event from B's second release (#5's grant at 365) on moved 2 ms later: B held
