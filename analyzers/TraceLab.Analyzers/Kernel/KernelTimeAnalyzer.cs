@@ -137,7 +137,11 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
                         p.PieceStart = p.WokenAt = t;
                     }
                 }
-                if (e.NextTid > 0 && Find(e.NextTid) is { Active: true } n && n.OffCpu) BackOnCpu(n, t);
+                if (e.NextTid > 0 && Find(e.NextTid) is { } n)
+                {
+                    _onCpu.Set(e.Cpu, e.NextTid, n); // its syscalls follow on this CPU
+                    if (n.Active && n.OffCpu) BackOnCpu(n, t);
+                }
                 break;
             case KernelEventKind.Waking:
                 if (e.WokenTid > 0 && Find(e.WokenTid) is { Active: true } w && w.OffCpu && w.Blocked)

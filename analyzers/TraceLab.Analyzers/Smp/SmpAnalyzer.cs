@@ -226,7 +226,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         ref readonly var cpu = ref _cpus[c];
         if (cpu.Current == Unknown) return;
         var ns = _region.Overlap(cpu.Since, end);
-        if (cpu.Current == 0) _cpuStats[c].IdleNs += ns;
-        else _cpuStats[c].BusyNs += ns;
+        if (cpu.Current == 0) _cpuStatsArray[c].IdleNs += ns;
+        else _cpuStatsArray[c].BusyNs += ns;
     }
 }
