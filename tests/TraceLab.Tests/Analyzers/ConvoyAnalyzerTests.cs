@@ -8,14 +8,14 @@ namespace TraceLab.Tests.Analyzers;
 /// <summary>Handoffs and convoy episodes on hand-built traces whose answers are worked out in the comments.</summary>
 public sealed class ConvoyAnalyzerTests
 {
-    private const int A = 101, B = 102, C = 103, D = 104;
+    internal const int A = 101, B = 102, C = 103, D = 104;
     private const long Sem = 7, Lock = 0x5000;
 
     /// <summary>
     /// One CPU, a System V semaphore used as a mutex by A, B, C. A takes it on the fast path; B and C queue; from then
     /// on every release grants it to the oldest waiter: A→B, B→C, C→A, A→B, B→C = 5 handoffs in one chain.
     /// </summary>
-    private static KernelEvent[] SemaphoreConvoy() =>
+    internal static KernelEvent[] SemaphoreConvoy() =>
     [
         KernelEvent.Switch(90, 0, 0, 120, R, A, 120),
         Semop(100, A, Sem), SemopDone(110, A),                       // A: P, fast (acquisition 1)
