@@ -26,23 +26,17 @@ public sealed class LatencyHistogram
 
     public void Add(long value)
     {
-        if (value < 0) value = 0;
+        // Branch-free where the outcome is data-dependent (min/max, small or large value): this runs for most events
+        // (ready latency, syscall gaps, handoffs), whose values are too irregular for the branch predictor.
+        value = Math.Max(value, 0);
         Count++;
         Sum += value;
-        if (value < Min) Min = value;
-        if (value > Max) Max = value;
-        // Bucket index without a tuple or a second call: this runs for most events (ready latency, syscall gaps, handoffs).
-        int row, sub;
-        if (value < SubBuckets)
-        {
-            row = 0;
-            sub = (int)value;
-        }
-        else
-        {
-            row = 63 - SubBucketBits + 1 - System.Numerics.BitOperations.LeadingZeroCount((ulong)value);
-            sub = (int)(value >> row) & (SubBuckets - 1) | (SubBuckets >> 1);
-        }
+        Min = Math.Min(Min, value);
+        Max = Math.Max(Max, value);
+        // Values below 64 sit in row 0 at their own index; above, the row is the bit length minus 6 and the index the
+        // top 6 bits (leading 1 included, so 32..63). Both as one formula: the shift is 0 below 64.
+        var row = Math.Max(0, 64 - SubBucketBits - System.Numerics.BitOperations.LeadingZeroCount((ulong)value));
+        var sub = (int)(value >> row) & (SubBuckets - 1);
         var r = _rows[row] ?? NewRow(row);
         r[sub]++;
     }

@@ -64,10 +64,18 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         public SyscallStats? LastSyscall;
     }
 
-    private InFlight Slot(int tid)
+    /// <summary>Last syscall-making thread seen per CPU (see <see cref="CpuThreadCache{T}"/>).</summary>
+    private CpuThreadCache<InFlight> _onCpu;
+
+    /// <summary>The in-flight state of <paramref name="tid"/>, whose own event was logged on <paramref name="cpu"/>.</summary>
+    private InFlight Slot(int tid, int cpu) => _onCpu.Get(cpu, tid) ?? SlotSlow(tid, cpu);
+
+    private InFlight SlotSlow(int tid, int cpu)
     {
         var slot = _slots.SlotOf(tid);
-        return ThreadSlots.Find(_inFlight, slot) ?? NewSlot(tid, slot);
+        var f = ThreadSlots.Find(_inFlight, slot) ?? NewSlot(tid, slot);
+        _onCpu.Set(cpu, tid, f);
+        return f;
     }
 
     private InFlight NewSlot(int tid, int slot)
@@ -79,6 +87,9 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
 
     /// <summary>The thread's in-flight state if it ever made a syscall, else null.</summary>
     private InFlight? Find(int tid) => ThreadSlots.Find(_inFlight, _slots.SlotOf(tid));
+
+    /// <summary><see cref="Find"/> for a thread that was just running on <paramref name="cpu"/>.</summary>
+    private InFlight? FindOn(int cpu, int tid) => _onCpu.Get(cpu, tid) ?? Find(tid);
 
     private ThreadKernelStats Stats(int tid)
     {
@@ -94,7 +105,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
             case KernelEventKind.SyscallEnter when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
             {
                 SawSyscalls = true;
-                var f = Slot(e.Pid);
+                var f = Slot(e.Pid, e.Cpu);
                 if (f.ExitCpu == e.Cpu && !f.Active) _gaps.Add(t - f.ExitTs);
                 f.ExitCpu = -1;
                 f.Active = true;
@@ -107,7 +118,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
             case KernelEventKind.SyscallExit when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
             {
                 SawSyscalls = true;
-                var x = Slot(e.Pid);
+                var x = Slot(e.Pid, e.Cpu);
                 if (x.Active) Close(e.Pid, x, t);
                 else UnmatchedExits++;
                 x.ExitTs = t;
@@ -115,7 +126,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
                 break;
             }
             case KernelEventKind.Switch:
-                if (e.PrevTid > 0 && Find(e.PrevTid) is { } p)
+                if (e.PrevTid > 0 && FindOn(e.Cpu, e.PrevTid) is { } p)
                 {
                     p.ExitCpu = -1;
                     if (p.Active && !p.OffCpu)
@@ -126,7 +137,11 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
                         p.PieceStart = p.WokenAt = t;
                     }
                 }
-                if (e.NextTid > 0 && Find(e.NextTid) is { Active: true } n && n.OffCpu) BackOnCpu(n, t);
+                if (e.NextTid > 0 && Find(e.NextTid) is { } n)
+                {
+                    _onCpu.Set(e.Cpu, e.NextTid, n); // its syscalls follow on this CPU
+                    if (n.Active && n.OffCpu) BackOnCpu(n, t);
+                }
                 break;
             case KernelEventKind.Waking:
                 if (e.WokenTid > 0 && Find(e.WokenTid) is { Active: true } w && w.OffCpu && w.Blocked)
@@ -158,7 +173,8 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         }
         f.CpuNs += _region.Overlap(f.PieceStart, t);
         f.Active = false;
-        if (!_region.Contains(t) && _region.Overlap(f.EnterTs, t) == 0) return;
+        var total = _region.Overlap(f.EnterTs, t);
+        if (total == 0 && !_region.Contains(t)) return;
 
         var s = f.Stats ??= Stats(tid);
         var sc = f.LastSyscall;
@@ -167,17 +183,12 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
             if (!s.BySyscall.TryGetValue(f.Key, out sc)) s.BySyscall[f.Key] = sc = new SyscallStats(f.Key);
             f.LastSyscall = sc;
         }
-        var total = _region.Overlap(f.EnterTs, t);
+        // The thread's totals are the sums of these, added up once at the end (ThreadKernelStats.SumSyscalls).
         sc.Calls++;
         sc.TotalNs += total;
         sc.CpuNs += f.CpuNs;
         sc.BlockedNs += f.BlockedNs;
         sc.ReadyNs += f.ReadyNs;
-        s.Calls++;
-        s.SyscallNs += total;
-        s.KernelCpuNs += f.CpuNs;
-        s.BlockedNs += f.BlockedNs;
-        s.ReadyNs += f.ReadyNs;
     }
 
     public void OnRegionBegin()
@@ -205,5 +216,6 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
             }
             Close(tid, f, end);
         }
+        foreach (var s in _threads.Values) s.SumSyscalls();
     }
 }

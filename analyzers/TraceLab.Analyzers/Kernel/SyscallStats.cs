@@ -24,7 +24,7 @@ public sealed class SyscallStats
     internal void Reset() => Calls = TotalNs = CpuNs = BlockedNs = ReadyNs = 0;
 }
 
-/// <summary>One thread's syscall time, in total and per syscall.</summary>
+/// <summary>One thread's syscall time, in total and per syscall. The totals are set when the pass completes.</summary>
 public sealed class ThreadKernelStats
 {
     public ThreadKernelStats(int tid) => Tid = tid;
@@ -42,5 +42,22 @@ public sealed class ThreadKernelStats
     {
         Calls = SyscallNs = KernelCpuNs = BlockedNs = ReadyNs = 0;
         foreach (var s in BySyscall.Values) s.Reset();
+    }
+
+    /// <summary>
+    /// Sets the totals to the sums over <see cref="BySyscall"/> (every call is counted in exactly one of them): the
+    /// analyzer updates only the per-syscall figures per call and calls this once when the pass completes.
+    /// </summary>
+    internal void SumSyscalls()
+    {
+        Calls = SyscallNs = KernelCpuNs = BlockedNs = ReadyNs = 0;
+        foreach (var s in BySyscall.Values)
+        {
+            Calls += s.Calls;
+            SyscallNs += s.TotalNs;
+            KernelCpuNs += s.CpuNs;
+            BlockedNs += s.BlockedNs;
+            ReadyNs += s.ReadyNs;
+        }
     }
 }

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using TraceLab.Analyzers.Kernel;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers.Locks;
@@ -36,7 +37,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     private ObjectState? _lastObject;
     private ThreadConvoyStats?[] _statsBySlot = [];
     private readonly Dictionary<int, ThreadConvoyStats> _stats = new();
-    private readonly List<IConvoyObserver> _observers = [];
+    /// <summary>An array, not a list: looping over none (the usual case) costs nothing per handoff.</summary>
+    private IConvoyObserver[] _observers = [];
 
     /// <param name="accounting">
     /// Runs before this analyzer on every event (see <see cref="AnalysisPass"/>): gives the measured region, the
@@ -56,7 +58,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     public long UnconfirmedHandoffs { get; private set; }
 
     /// <summary>Adds a viewer that sees each handoff and counted episode (no effect on the statistics).</summary>
-    public void AddObserver(IConvoyObserver observer) => _observers.Add(observer);
+    public void AddObserver(IConvoyObserver observer) => _observers = [.. _observers, observer];
 
     public IEnumerable<LockObjectStats> Objects => _objects.Values.Select(o => o.Stats);
     public IReadOnlyDictionary<int, ThreadConvoyStats> Threads => _stats;
@@ -85,6 +87,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         public readonly SemIdSet SemHeld = new();
         /// <summary>State of <see cref="Obj"/> when last resolved (see <see cref="ObjectOf"/>).</summary>
         public ObjectState? ObjState;
+        /// <summary>The object whose <see cref="LockObjectStats.Waiters"/> this thread was last added to (cleared with them).</summary>
+        public LockObjectStats? WaiterOf;
     }
 
     private sealed class ObjectState
@@ -96,8 +100,26 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         public long EpisodeEnd;
         public int LastReceiver;
         public bool FastSinceHandoff;
+        /// <summary>
+        /// Receivers whose convoy time in the open episode is kept on their own stats (<see cref="ThreadConvoyStats.EpisodeOf"/>
+        /// is this object): no hashing per handoff. A receiver already counting for another object's open episode goes to
+        /// <see cref="EpisodeMembers"/> instead; a thread may be in both, its two parts add up.
+        /// </summary>
+        public readonly List<ThreadConvoyStats> Members = [];
         /// <summary>Receiver → its convoy time in the open episode, credited when the episode qualifies.</summary>
         public readonly Dictionary<int, (long Ns, long Handoffs)> EpisodeMembers = new();
+
+        /// <summary>Forgets the open episode's members (after crediting them, or when it does not qualify).</summary>
+        public void ClearMembers()
+        {
+            foreach (var m in Members)
+            {
+                m.EpisodeOf = null;
+                m.EpisodeNs = m.EpisodeHandoffs = 0;
+            }
+            Members.Clear();
+            EpisodeMembers.Clear();
+        }
     }
 
     public void OnEvent(in KernelEvent e)
@@ -119,10 +141,23 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         }
     }
 
+    /// <summary>Last thread looked up per CPU for its own event (see <see cref="CpuThreadCache{T}"/>).</summary>
+    private CpuThreadCache<LockThread> _onCpu;
+
     private LockThread Thread(int tid)
     {
         var slot = _slots.SlotOf(tid);
         return ThreadSlots.Find(_threads, slot) ?? NewThread(slot);
+    }
+
+    /// <summary><see cref="Thread"/> of a thread whose own event was logged on <paramref name="cpu"/> (it runs there).</summary>
+    private LockThread ThreadOn(int cpu, int tid) => _onCpu.Get(cpu, tid) ?? ThreadOnSlow(cpu, tid);
+
+    private LockThread ThreadOnSlow(int cpu, int tid)
+    {
+        var t = Thread(tid);
+        _onCpu.Set(cpu, tid, t);
+        return t;
     }
 
     private LockThread NewThread(int slot)
@@ -178,7 +213,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     private void OnEnter(in KernelEvent e)
     {
         var kind = LockOperation.Classify(e, out var obj);
-        var t = Thread(e.Pid);
+        var t = ThreadOn(e.Cpu, e.Pid);
         Running(t, e.Pid, e.Timestamp);
         if (kind != LockOpKind.None)
         {
@@ -208,7 +243,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private void OnExit(in KernelEvent e)
     {
-        var t = Thread(e.Pid);
+        var t = ThreadOn(e.Cpu, e.Pid);
         var ts = e.Timestamp;
         Running(t, e.Pid, ts);
         var inRegion = _region.Contains(ts);
@@ -255,7 +290,12 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         {
             var o = ObjectOf(t).Stats;
             o.BlockingWaits++;
-            o.Waiters.Add(e.Pid);
+            // Usually already listed: skip the hash when this thread was last added to this very object's set.
+            if (t.WaiterOf != o)
+            {
+                o.Waiters.Add(e.Pid);
+                t.WaiterOf = o;
+            }
         }
         t.Op = LockOpKind.None;
         t.Woken = false;
@@ -307,7 +347,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         var t = e.Timestamp;
         if (e.PrevTid > 0)
         {
-            var p = Thread(e.PrevTid);
+            var p = ThreadOn(e.Cpu, e.PrevTid);
             var preempted = TaskState.IsPreempted(e.PrevState);
             if (p.Op != LockOpKind.None && !preempted) p.OffCpuInOp = true;
             p.Blocked = !preempted;
@@ -317,6 +357,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         }
         if (e.NextTid > 0 && Find(e.NextTid) is { } n)
         {
+            _onCpu.Set(e.Cpu, e.NextTid, n); // its syscalls follow on this CPU
             n.Blocked = false;
             if (n.Woken && !n.Ran)
             {
@@ -336,20 +377,32 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         var o = Object(h.Object);
         var inRegion = _region.Contains(h.WokenAt);
         foreach (var observer in _observers) observer.OnHandoff(h, inRegion);
+        ThreadConvoyStats? r = null;
         if (inRegion)
         {
             var s = o.Stats;
             s.Handoffs++;
-            s.HandoffGap.Add(h.GapNs);
-            s.QueueWait.Add(h.QueueWaitNs);
-            s.Participants.Add(h.Giver);
-            s.Participants.Add(h.Receiver);
-            var r = Stats(h.Receiver);
-            r.HandoffsReceived++;
-            r.QueueWait.Add(h.QueueWaitNs);
-            r.ReadyLatency.Add(h.GapNs);
-            CollectionsMarshal.GetValueRefOrAddDefault(r.ReceivedFrom, h.Giver, out _)++;
+            var gap = h.GapNs;
+            var queueWait = h.QueueWaitNs;
+            s.HandoffGap.Add(gap);
+            s.QueueWait.Add(queueWait);
+            r = Stats(h.Receiver);
             var g = Stats(h.Giver);
+            // Giver first, then receiver (the set's order); skipped when the thread was last added to this set.
+            if (g.ParticipantOf != s)
+            {
+                s.Participants.Add(h.Giver);
+                g.ParticipantOf = s;
+            }
+            if (r.ParticipantOf != s)
+            {
+                s.Participants.Add(h.Receiver);
+                r.ParticipantOf = s;
+            }
+            r.HandoffsReceived++;
+            r.QueueWait.Add(queueWait);
+            r.ReadyLatency.Add(gap);
+            CollectionsMarshal.GetValueRefOrAddDefault(r.ReceivedFrom, h.Giver, out _)++;
             g.HandoffsGiven++;
             CollectionsMarshal.GetValueRefOrAddDefault(g.GivenTo, h.Receiver, out _)++;
         }
@@ -368,10 +421,26 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         }
         o.LastReceiver = h.Receiver;
         o.FastSinceHandoff = false;
-        if (inRegion)
+        if (r is not null)
         {
-            ref var m = ref CollectionsMarshal.GetValueRefOrAddDefault(o.EpisodeMembers, h.Receiver, out _);
-            m = (m.Ns + _region.Overlap(h.QueuedAt, h.RunningAt), m.Handoffs + 1);
+            var ns = _region.Overlap(h.QueuedAt, h.RunningAt);
+            if (r.EpisodeOf == o.Stats)
+            {
+                r.EpisodeNs += ns;
+                r.EpisodeHandoffs++;
+            }
+            else if (r.EpisodeOf is null)
+            {
+                r.EpisodeOf = o.Stats;
+                r.EpisodeNs = ns;
+                r.EpisodeHandoffs = 1;
+                o.Members.Add(r);
+            }
+            else
+            {
+                ref var m = ref CollectionsMarshal.GetValueRefOrAddDefault(o.EpisodeMembers, h.Receiver, out _);
+                m = (m.Ns + ns, m.Handoffs + 1);
+            }
         }
     }
 
@@ -388,6 +457,12 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
                 s.LongestChain = Math.Max(s.LongestChain, o.EpisodeCount);
                 foreach (var observer in _observers)
                     observer.OnEpisode(new ConvoyEpisode(s.Object, o.EpisodeStart, o.EpisodeEnd, o.EpisodeCount));
+                foreach (var st in o.Members)
+                {
+                    st.TimeInConvoyNs += st.EpisodeNs;
+                    st.HandoffsReceivedInConvoys += st.EpisodeHandoffs;
+                    s.HandoffsInConvoys += st.EpisodeHandoffs;
+                }
                 foreach (var (tid, m) in o.EpisodeMembers)
                 {
                     var st = Stats(tid);
@@ -398,7 +473,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             }
         }
         o.EpisodeCount = 0;
-        o.EpisodeMembers.Clear();
+        o.ClearMembers();
     }
 
     public void OnRegionBegin()
@@ -407,9 +482,10 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         {
             o.Stats.Reset();
             o.EpisodeCount = 0;
-            o.EpisodeMembers.Clear();
+            o.ClearMembers();
         }
         foreach (var s in _stats.Values) s.Reset();
+        foreach (var t in _threadOrder) t.WaiterOf = null;
     }
 
     public void Complete(long end)

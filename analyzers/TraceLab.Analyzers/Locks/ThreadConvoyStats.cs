@@ -19,6 +19,17 @@ public sealed class ThreadConvoyStats
     public Dictionary<int, long> ReceivedFrom { get; } = new();
     public Dictionary<int, long> GivenTo { get; } = new();
 
+    /// <summary>
+    /// The object whose <see cref="LockObjectStats.Participants"/> this thread was last added to: the analyzer skips the
+    /// hash insert while it stays there. Reset together with the objects' sets (region begin).
+    /// </summary>
+    internal LockObjectStats? ParticipantOf;
+
+    /// <summary>The object whose open convoy episode this thread's part is accumulated here for (see ConvoyAnalyzer).</summary>
+    internal LockObjectStats? EpisodeOf;
+    internal long EpisodeNs;
+    internal long EpisodeHandoffs;
+
     internal void Reset()
     {
         HandoffsReceived = HandoffsGiven = TimeInConvoyNs = HandoffsReceivedInConvoys = LostRaces = 0;
@@ -26,5 +37,6 @@ public sealed class ThreadConvoyStats
         ReadyLatency.Clear();
         ReceivedFrom.Clear();
         GivenTo.Clear();
+        ParticipantOf = null;
     }
 }

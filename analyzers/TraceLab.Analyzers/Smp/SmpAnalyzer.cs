@@ -1,3 +1,4 @@
+using TraceLab.Analyzers.Kernel;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers.Smp;
@@ -39,7 +40,14 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     private readonly List<ThreadState> _stateOrder = [];
     private readonly Dictionary<int, SmpThreadStats> _threads = new();
     private readonly List<SmpCpuStats> _cpuStats = new();
+    /// <summary><see cref="_cpuStats"/> as an array: read on every event.</summary>
+    private SmpCpuStats[] _cpuStatsArray = [];
     private CpuState[] _cpus = [];
+    /// <summary>The thread running per CPU as this analyzer last saw it (see <see cref="CpuThreadCache{T}"/>).</summary>
+    private CpuThreadCache<ThreadState> _onCpu;
+    /// <summary>The thread looked up last: a waking names the woken thread in the accounting's callback, then here.</summary>
+    private int _lastTid;
+    private ThreadState? _last;
 
     /// <summary>Subscribes to <paramref name="accounting"/>'s transitions and shares its region.</summary>
     public SmpAnalyzer(ThreadAccounting accounting)
@@ -62,8 +70,13 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     public void OnEvent(in KernelEvent e)
     {
         var t = e.Timestamp;
-        if ((uint)e.Cpu >= (uint)_cpus.Length) EnsureCpu(e.Cpu);
-        var cpuStats = _cpuStats[e.Cpu];
+        var all = _cpuStatsArray;
+        if ((uint)e.Cpu >= (uint)all.Length)
+        {
+            EnsureCpu(e.Cpu);
+            all = _cpuStatsArray;
+        }
+        var cpuStats = all[e.Cpu];
         cpuStats.Seen = true;
         switch (e.Kind)
         {
@@ -108,13 +121,14 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     void ISchedulingObserver.OnRunEnded(int tid, int cpu, long since, long end, long t)
     {
         _idle.Advance(t);
-        Thread(tid).Stats.AddResidency(cpu, _region.Overlap(since, end));
+        ThreadOn(cpu, tid).Stats.AddResidency(cpu, _region.Overlap(since, end));
     }
 
     void ISchedulingObserver.OnRunStarted(int tid, int cpu, long since, long t, long runnableSince)
     {
         _idle.Advance(t);
         var ts = Thread(tid);
+        _onCpu.Set(cpu, tid, ts); // it runs there now: its run ends there
         if (ts.Runnable && runnableSince != long.MinValue)
         {
             // The integral has run up to t, but a repaired run started earlier: the runnable interval bounds the idle
@@ -159,7 +173,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         // In interrupt context (or from idle) common_pid is whoever was interrupted, not the waker.
         if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0)
         {
-            var giver = Thread(e.Pid).Stats;
+            var giver = ThreadOn(e.Cpu, e.Pid).Stats;
             if (cross) giver.WakeupsGivenCrossCpu++;
             else giver.WakeupsGivenSameCpu++;
         }
@@ -175,12 +189,26 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
             _cpus[i] = new CpuState { Current = Unknown, Since = long.MinValue };
             _cpuStats.Add(new SmpCpuStats(i));
         }
+        _cpuStatsArray = [.. _cpuStats];
     }
 
     private ThreadState Thread(int tid)
     {
+        if (tid == _lastTid && _last is { } last) return last;
         var slot = _slots.SlotOf(tid);
-        return ThreadSlots.Find(_state, slot) ?? NewThread(tid, slot);
+        var s = ThreadSlots.Find(_state, slot) ?? NewThread(tid, slot);
+        _lastTid = tid;
+        _last = s;
+        return s;
+    }
+
+    /// <summary><see cref="Thread"/> of a thread running (or just run) on <paramref name="cpu"/>.</summary>
+    private ThreadState ThreadOn(int cpu, int tid)
+    {
+        if (_onCpu.Get(cpu, tid) is { } s) return s;
+        s = Thread(tid);
+        _onCpu.Set(cpu, tid, s);
+        return s;
     }
 
     private ThreadState NewThread(int tid, int slot)
@@ -198,7 +226,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         ref readonly var cpu = ref _cpus[c];
         if (cpu.Current == Unknown) return;
         var ns = _region.Overlap(cpu.Since, end);
-        if (cpu.Current == 0) _cpuStats[c].IdleNs += ns;
-        else _cpuStats[c].BusyNs += ns;
+        if (cpu.Current == 0) _cpuStatsArray[c].IdleNs += ns;
+        else _cpuStatsArray[c].BusyNs += ns;
     }
 }

@@ -1,3 +1,4 @@
+using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Core;
 
@@ -22,7 +23,8 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     private readonly List<(int Tid, WakeState State)> _stateOrder = [];
     private WakeupStats?[] _statsBySlot = [];
     private readonly Dictionary<int, WakeupStats> _stats = new();
-    private readonly List<IWakeupObserver> _observers = [];
+    /// <summary>An array, not a list: looping over none (the usual case) costs nothing per wakeup.</summary>
+    private IWakeupObserver[] _observers = [];
 
     public WakeupAnalyzer(ThreadAccounting accounting)
     {
@@ -34,7 +36,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     public IReadOnlyDictionary<int, WakeupStats> Threads => _stats;
 
     /// <summary>Adds a viewer that sees each futile wakeup (no effect on the statistics).</summary>
-    public void AddObserver(IWakeupObserver observer) => _observers.Add(observer);
+    public void AddObserver(IWakeupObserver observer) => _observers = [.. _observers, observer];
 
     private enum Run : byte { Unknown, Running, Runnable, Blocked }
 
@@ -50,6 +52,19 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         public long EvaluatedWakeAt;
         public long CpuSinceWake;
         public bool Progress;
+    }
+
+    /// <summary>The thread last seen running per CPU (see <see cref="CpuThreadCache{T}"/>).</summary>
+    private CpuThreadCache<WakeState> _onCpu;
+
+    /// <summary><see cref="State"/> of a thread whose own event was logged on <paramref name="cpu"/>.</summary>
+    private WakeState StateOn(int cpu, int tid) => _onCpu.Get(cpu, tid) ?? StateOnSlow(cpu, tid);
+
+    private WakeState StateOnSlow(int cpu, int tid)
+    {
+        var s = State(tid);
+        _onCpu.Set(cpu, tid, s);
+        return s;
     }
 
     private WakeState State(int tid)
@@ -88,18 +103,18 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
                 OnSwitch(e, t);
                 return;
             case KernelEventKind.Waking:
-                if (threadContext) Progress(Evidence(e.Pid, t));
+                if (threadContext) Progress(Evidence(e.Cpu, e.Pid, t));
                 OnWaking(e, t);
                 return;
             case KernelEventKind.SyscallEnter when threadContext:
             {
-                var s = Evidence(e.Pid, t);
-                // Releasing or taking a lock is progress; waiting again on it is not.
-                if (LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) Progress(s);
+                var s = Evidence(e.Cpu, e.Pid, t);
+                // Releasing or taking a lock is progress; waiting again on it is not. Only asked while a wakeup is open.
+                if (s.Evaluating && LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) s.Progress = true;
                 return;
             }
             default:
-                if (threadContext) Evidence(e.Pid, t);
+                if (threadContext) Evidence(e.Cpu, e.Pid, t);
                 return;
         }
     }
@@ -110,9 +125,9 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     }
 
     /// <summary>The thread's own event: it is running, whether or not its switch-in was logged.</summary>
-    private WakeState Evidence(int tid, long t)
+    private WakeState Evidence(int cpu, int tid, long t)
     {
-        var s = State(tid);
+        var s = StateOn(cpu, tid);
         if (s.State != Run.Running)
         {
             s.State = Run.Running;
@@ -147,7 +162,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     {
         if (e.PrevTid > 0)
         {
-            var p = State(e.PrevTid);
+            var p = StateOn(e.Cpu, e.PrevTid);
             if (p.State == Run.Running && p.Evaluating) p.CpuSinceWake += t - p.OnCpuSince;
             if (TaskState.IsPreempted(e.PrevState)) p.State = Run.Runnable;
             else
@@ -160,6 +175,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         if (e.NextTid > 0)
         {
             var n = State(e.NextTid);
+            _onCpu.Set(e.Cpu, e.NextTid, n); // its own events follow on this CPU
             if (n.LatencyPending && _region.Contains(n.WokenAt))
             {
                 var st = Stats(e.NextTid);

@@ -8,14 +8,14 @@ namespace TraceLab.Tests.Analyzers;
 /// <summary>Handoffs and convoy episodes on hand-built traces whose answers are worked out in the comments.</summary>
 public sealed class ConvoyAnalyzerTests
 {
-    private const int A = 101, B = 102, C = 103, D = 104;
+    internal const int A = 101, B = 102, C = 103, D = 104;
     private const long Sem = 7, Lock = 0x5000;
 
     /// <summary>
     /// One CPU, a System V semaphore used as a mutex by A, B, C. A takes it on the fast path; B and C queue; from then
     /// on every release grants it to the oldest waiter: A→B, B→C, C→A, A→B, B→C = 5 handoffs in one chain.
     /// </summary>
-    private static KernelEvent[] SemaphoreConvoy() =>
+    internal static KernelEvent[] SemaphoreConvoy() =>
     [
         KernelEvent.Switch(90, 0, 0, 120, R, A, 120),
         Semop(100, A, Sem), SemopDone(110, A),                       // A: P, fast (acquisition 1)
@@ -215,6 +215,35 @@ public sealed class ConvoyAnalyzerTests
         Assert.Equal(2, o.Handoffs);
         Assert.Equal(1, o.Episodes);
         Assert.Equal(380 - 305, o.ConvoyNs);
+    }
+
+    [Fact]
+    public void Receivers_in_two_open_episodes_are_credited_for_both()
+    {
+        // The convoy trace, then the same again 1000 ns later on another semaphore (A taking over the CPU from C).
+        // The first episode stays open until the end (no later handoff on Sem breaks it), so during the second one
+        // every receiver is a member of two open episodes: each thread's convoy time and handoffs count twice.
+        const long Sem2 = 8;
+        var first = SemaphoreConvoy();
+        var second = SemaphoreConvoy().Skip(1).Select(e =>
+        {
+            e.Timestamp += 1000;
+            if (e.Kind == KernelEventKind.SyscallEnter) e.Arg0 = Sem2;
+            return e;
+        });
+        var c = Run(a => new ConvoyAnalyzer(a), [.. first, KernelEvent.Switch(1090, 0, C, 120, R, A, 120), .. second]);
+
+        Assert.Equal(2, c.Objects.Count());
+        foreach (var o in c.Objects)
+        {
+            Assert.Equal(1, o.Episodes);
+            Assert.Equal(5, o.HandoffsInConvoys);
+            Assert.Equal(380 - 175, o.ConvoyNs);
+        }
+        Assert.Equal(2 * ((200 - 130) + (340 - 240)), c.Threads[B].TimeInConvoyNs);
+        Assert.Equal(2 * ((250 - 150) + (380 - 290)), c.Threads[C].TimeInConvoyNs);
+        Assert.Equal(2 * (300 - 190), c.Threads[A].TimeInConvoyNs);
+        Assert.Equal((4, 4, 2), (c.Threads[B].HandoffsReceivedInConvoys, c.Threads[C].HandoffsReceivedInConvoys, c.Threads[A].HandoffsReceivedInConvoys));
     }
 
     [Fact]

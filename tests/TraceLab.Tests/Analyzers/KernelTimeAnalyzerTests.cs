@@ -46,6 +46,36 @@ public sealed class KernelTimeAnalyzerTests
     }
 
     [Fact]
+    public void Threads_sharing_and_changing_cpus_keep_their_own_syscalls()
+    {
+        // A enters on CPU 0 and is preempted there by B, which makes its own syscall on CPU 0 while A finishes on
+        // CPU 1: the analyzer's per-CPU memory of the last thread must not mix them up.
+        // A: semtimedop 100 → 170, on CPU 100-120 and 150-170 (40), runnable 120-150 (30); then 200 → 210 (10).
+        // B: futex 130 → 180 and 220 → 225, on CPU throughout (55). Gaps: A 170 → 200 on CPU 1, B 180 → 220 on CPU 0.
+        const int Cpu0 = 0, Cpu1 = 1;
+        var k = Run(a => new KernelTimeAnalyzer(a),
+            KernelEvent.Switch(0, Cpu0, 0, 120, R, A, 120),
+            Enter(100, Cpu0, A, LinuxSyscalls.Semtimedop, 5),
+            KernelEvent.Switch(120, Cpu0, A, 120, R, B, 120),
+            Enter(130, Cpu0, B, LinuxSyscalls.Futex, 0x10, FutexWait),
+            KernelEvent.Switch(150, Cpu1, 0, 120, R, A, 120),
+            Exit(170, Cpu1, A, LinuxSyscalls.Semtimedop),
+            Exit(180, Cpu0, B, LinuxSyscalls.Futex),
+            Enter(200, Cpu1, A, LinuxSyscalls.Semtimedop, 5),
+            Exit(210, Cpu1, A, LinuxSyscalls.Semtimedop),
+            Enter(220, Cpu0, B, LinuxSyscalls.Futex, 0x10, FutexWait),
+            Exit(225, Cpu0, B, LinuxSyscalls.Futex));
+        var a = k.Threads[A];
+        Assert.Equal((2, 80, 50, 0, 30), (a.Calls, a.SyscallNs, a.KernelCpuNs, a.BlockedNs, a.ReadyNs));
+        Assert.Equal(LinuxSyscalls.Semtimedop, Assert.Single(a.BySyscall).Key);
+        var b = k.Threads[B];
+        Assert.Equal((2, 55, 55, 0, 0), (b.Calls, b.SyscallNs, b.KernelCpuNs, b.BlockedNs, b.ReadyNs));
+        Assert.Equal(LinuxSyscalls.Futex, Assert.Single(b.BySyscall).Key);
+        Assert.Equal(2, k.BoundarySamples);
+        Assert.Equal(0, k.UnmatchedExits);
+    }
+
+    [Fact]
     public void Region_clips_the_syscall_that_straddles_its_begin()
     {
         var events = TwoSyscalls().ToList();

@@ -41,6 +41,43 @@ public sealed class LatencyHistogramTests
         }
     }
 
+    /// <summary>
+    /// The bucket of <paramref name="v"/> as docs/metrics.md defines it, computed with a loop instead of the
+    /// histogram's bit arithmetic: below 64 one value per bucket; above, 32 buckets per power of two, so a bucket
+    /// is 2^(bit length − 6) wide and starts at a multiple of its width.
+    /// </summary>
+    private static long ReferenceMidpoint(long v)
+    {
+        if (v < 64) return v;
+        var bits = 0;
+        for (var x = v; x > 0; x >>= 1) bits++;
+        var width = 1L << (bits - 6);
+        var lo = v - v % width;
+        return lo + (width - 1) / 2;
+    }
+
+    [Fact]
+    public void Percentiles_are_the_midpoint_of_the_nearest_rank_samples_bucket()
+    {
+        // Bucket edges (2^k − 1, 2^k, 2^k + 1 around 64 and up), huge values, and a negative one (counted as 0).
+        var samples = new List<long> { -5, 0, 1, 31, 32, 63, 64, 65, 95, 96, 127, 128, 129, 191, 192, 255, 256, 1L << 40, (1L << 62) + 12345 };
+        for (var k = 7; k < 62; k += 5) samples.AddRange([(1L << k) - 1, 1L << k, (1L << k) + 1, (1L << k) + (1L << (k - 1))]);
+        var random = new Random(7);
+        for (var i = 0; i < 2000; i++) samples.Add((long)(random.NextDouble() * random.NextDouble() * 5_000_000));
+
+        var h = new LatencyHistogram();
+        foreach (var v in samples) h.Add(v);
+        var sorted = samples.Select(v => Math.Max(v, 0)).Order().ToArray();
+
+        Assert.Equal(0, h.Min);
+        Assert.Equal(sorted[^1], h.Max);
+        foreach (var p in Percentiles.Concat([0.0, 2, 33.3, 66.6, 98]))
+        {
+            var expected = Math.Clamp(ReferenceMidpoint(ExactNearestRank(sorted, p)), sorted[0], sorted[^1]);
+            Assert.Equal(expected, h.Percentile(p));
+        }
+    }
+
     [Fact]
     public void Small_values_are_exact()
     {
