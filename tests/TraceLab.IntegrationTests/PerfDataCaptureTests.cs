@@ -41,6 +41,7 @@ public sealed class PerfDataCaptureTests
             ? "switch chains intact: run time compared with perf sched timehist"
             : $"{report.Capture.ChainBreaksInRegion:N0} broken switch chains (perf dropped samples silently): run time compared with getrusage only");
         var failures = new List<string>();
+        var maxDelayAgree = 0;
         foreach (var wt in workload.Threads)
         {
             var ours = report.Threads.Single(t => t.Tid == wt.Tid);
@@ -55,8 +56,15 @@ public sealed class PerfDataCaptureTests
             // perf sched latency counts every switch-out, including the final one at exit.
             if (intact) Check(failures, $"{wt.Tid} switches vs latency", switches + (exitSlice > 0 ? 1 : 0), lat.Switches, 0);
             // Both: from the wakeup (sched_waking) or preemption to the switch-in; perf prints it in ms with 3 decimals.
-            Check(failures, $"{wt.Tid} max ready latency", ours.ReadyLatency.MaxNs, lat.MaxDelayNs, 500);
+            // A dropped switch-in moves one side's maximum (TraceLab ends the wait at the repaired start, perf at the
+            // next switch-in it saw): on a broken chain a thread may disagree (seen: 915,787 vs 424,000 ns, 1 run in 4),
+            // but most must agree.
+            if (Math.Abs(ours.ReadyLatency.MaxNs - lat.MaxDelayNs) <= Math.Max(500, Tolerance * lat.MaxDelayNs)) maxDelayAgree++;
+            else if (intact) failures.Add($"{wt.Tid} max ready latency: TraceLab {ours.ReadyLatency.MaxNs:N0}, perf {lat.MaxDelayNs:N0}");
         }
+
+        Assert.True(2 * maxDelayAgree > workload.Threads.Count,
+            $"max ready latency agrees with perf sched for only {maxDelayAgree} of {workload.Threads.Count} threads");
 
         // getrusage is tick-sampled on some kernels: compare process totals, as the tracefs capture tests do.
         var rusage = workload.Process.UserNs + workload.Process.SystemNs;
