@@ -1,6 +1,6 @@
 using System.Runtime.CompilerServices;
 
-namespace TraceLab.Analyzers.Kernel;
+namespace TraceLab.Analyzers;
 
 /// <summary>
 /// Per CPU, the last thread an analyzer looked up there and its state. A thread's own events (syscall entry and exit,
