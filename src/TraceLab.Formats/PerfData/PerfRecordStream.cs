@@ -1,6 +1,5 @@
 using System.Buffers.Binary;
 using System.IO.MemoryMappedFiles;
-using System.Runtime.Intrinsics.X86;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 
@@ -20,7 +19,6 @@ namespace TraceLab.Formats.PerfData;
 internal sealed unsafe class PerfRecordStream
 {
     private const int HeaderBytes = 8;
-    private const int PrefetchAhead = 2048;
     /// <summary>
     /// Window size: holds the records of the two rounds awaiting delivery in captures with frequent rounds (a
     /// perf record -a of lock syscalls: ~100 KB a round; all but ~40 of its 4,720 runs stay in the window). Files
@@ -38,7 +36,7 @@ internal sealed unsafe class PerfRecordStream
     private readonly long _available;
     private readonly int _windowBytes;
     private MemoryMappedFile? _file;
-    private MemoryMappedViewAccessor? _view;
+    private MappedFileView? _view;
     private byte* _base;
     private long _bufferFileOffset;
     private int _bufferLength;
@@ -87,9 +85,6 @@ internal sealed unsafe class PerfRecordStream
         }
 
         RecordOffset = _bufferFileOffset + _pos;
-        // The mapped pages come from the page cache, not the CPU cache, and the hardware prefetcher stops at each
-        // page: ask for the bytes a few records ahead now (a prefetch never faults, even past the mapping).
-        if (Sse.IsSupported) Sse.Prefetch0(_base + _pos + PrefetchAhead);
         var head = new ReadOnlySpan<byte>(_base + _pos, HeaderBytes);
         Type = BinaryPrimitives.ReadUInt32LittleEndian(head);
         Misc = BinaryPrimitives.ReadUInt16LittleEndian(head[4..]);
@@ -148,13 +143,11 @@ internal sealed unsafe class PerfRecordStream
     private void Map(long offset, int length)
     {
         _file ??= MemoryMappedFile.CreateFromFile(_handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-        var view = _file.CreateViewAccessor(offset, length, MemoryMappedFileAccess.Read);
-        byte* pointer = null;
-        view.SafeMemoryMappedViewHandle.AcquirePointer(ref pointer);
+        var view = new MappedFileView(_file, offset, length);
         // The old window goes only now: the new one overlaps it, and its pages stay in the page cache either way.
         Unmap();
         _view = view;
-        _base = pointer + view.PointerOffset;
+        _base = view.Pointer;
         _bufferFileOffset = offset;
         _bufferLength = length;
         _bodyStart = _bodyLength = 0;
@@ -162,9 +155,7 @@ internal sealed unsafe class PerfRecordStream
 
     private void Unmap()
     {
-        if (_view is null) return;
-        _view.SafeMemoryMappedViewHandle.ReleasePointer();
-        _view.Dispose();
+        _view?.Dispose();
         _view = null;
         _base = null;
     }

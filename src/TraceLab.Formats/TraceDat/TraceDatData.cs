@@ -69,7 +69,7 @@ internal sealed unsafe class TraceDatData : IDisposable
             previous?.Dispose();
             if (offset + length > _mappedLength)
                 throw new TraceFormatException(_file, Math.Max(offset, _mappedLength), $"CPU {cpu} data continuing to offset {end}, but the file ended");
-            return new MappedWindow(_map.CreateViewAccessor(offset, length, MemoryMappedFileAccess.Read));
+            return new MappedWindow(new MappedFileView(_map, offset, length));
         }
 
         var buffer = previous as BufferWindow;
@@ -95,23 +95,17 @@ internal sealed unsafe class TraceDatData : IDisposable
 
     private sealed class MappedWindow : Window
     {
-        private MemoryMappedViewAccessor? _view;
+        private readonly MappedFileView _view;
 
-        public MappedWindow(MemoryMappedViewAccessor view)
+        public MappedWindow(MappedFileView view)
         {
             _view = view;
-            byte* p = null;
-            view.SafeMemoryMappedViewHandle.AcquirePointer(ref p);
-            // Views start at an allocation-granularity boundary; PointerOffset is where the requested offset lies.
-            Pointer = p + view.PointerOffset;
+            Pointer = view.Pointer;
         }
 
         public override void Dispose()
         {
-            if (_view is null) return;
-            _view.SafeMemoryMappedViewHandle.ReleasePointer();
             _view.Dispose();
-            _view = null;
             Pointer = null;
         }
     }
