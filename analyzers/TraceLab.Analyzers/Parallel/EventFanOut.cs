@@ -8,6 +8,12 @@ namespace TraceLab.Analyzers.Parallel;
 /// on the caller's thread) copies events into fixed batches, and every consumer sees every batch in order. Memory is
 /// the batch pool (<see cref="PoolSize"/> × <see cref="BatchSize"/> events), whatever the trace length; a full pool
 /// makes the reader wait for the slowest consumer. No allocation per event or per batch after construction.
+/// <para>
+/// A batch holds either whole events or <see cref="PackedEvents"/> (only the non-zero fields: a third of the bytes
+/// to move between cores, but unpacking costs the consumer a few ns an event). Which one is chosen per batch by
+/// who waits: while consumers keep up (most of the pool is free) the reader is the bottleneck and packs; while the
+/// pool runs low the consumers are, and get whole events. The events delivered are the same either way.
+/// </para>
 /// </summary>
 public sealed class EventFanOut : IKernelEventSink, IDisposable
 {
@@ -17,10 +23,15 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
     /// <summary>Batches in flight: lets consumers of uneven speed drift apart by this many batches without stalling the reader.</summary>
     public const int PoolSize = 16;
 
+    /// <summary>Free batches (after taking one) from which the consumers count as keeping up: the reader then packs.</summary>
+    private const int PackWhenFree = PoolSize / 2;
+
     private sealed class Batch
     {
         public readonly KernelEvent[] Events = new KernelEvent[BatchSize];
         public int Count;
+        public readonly PackedEvents Packed = new(BatchSize);
+        public bool IsPacked;
         public int Pending;
         /// <summary>The end-of-stream marker: consumers stop after it.</summary>
         public bool Last;
@@ -37,6 +48,7 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
     }
 
     private readonly IKernelEventSink[] _consumers;
+    private readonly bool? _packing;
     private readonly Lane[] _lanes;
     private readonly Stack<Batch> _free = new();
     private readonly SemaphoreSlim _freeCount = new(PoolSize);
@@ -45,8 +57,14 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
     private volatile bool _failed;
     private bool _finished;
 
-    public EventFanOut(IReadOnlyList<IKernelEventSink> consumers)
+    public EventFanOut(IReadOnlyList<IKernelEventSink> consumers) : this(consumers, packing: null)
     {
+    }
+
+    /// <param name="packing">Tests: always (true) or never (false) pack, instead of choosing per batch.</param>
+    internal EventFanOut(IReadOnlyList<IKernelEventSink> consumers, bool? packing)
+    {
+        _packing = packing;
         if (consumers.Count == 0) throw new ArgumentException("at least one consumer", nameof(consumers));
         _consumers = [.. consumers];
         for (var i = 0; i < PoolSize; i++) _free.Push(new Batch());
@@ -64,15 +82,25 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
         }
     }
 
+    /// <summary>Batches handed over packed (the rest held whole events).</summary>
+    internal long PackedBatches { get; private set; }
+
     public void OnEvent(in KernelEvent e)
     {
         var b = _current ??= Take();
-        b.Events[b.Count++] = e;
-        if (b.Count == BatchSize)
+        if (b.IsPacked)
         {
-            _current = null;
-            Publish(b);
+            b.Packed.Add(e);
+            if (!b.Packed.IsFull) return;
         }
+        else
+        {
+            b.Events[b.Count++] = e;
+            if (b.Count < BatchSize) return;
+        }
+
+        _current = null;
+        Publish(b);
     }
 
     /// <summary>
@@ -104,7 +132,6 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
         _failed = true;
         var end = Take();
         end.Last = true;
-        end.Count = 0;
         Publish(end, throwOnFailure: false);
         foreach (var lane in _lanes) lane.Thread!.Join();
     }
@@ -115,6 +142,9 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
         Batch b;
         lock (_free) b = _free.Pop();
         b.Count = 0;
+        b.Packed.Clear();
+        b.IsPacked = _packing ?? _freeCount.CurrentCount >= PackWhenFree;
+        if (b.IsPacked) PackedBatches++;
         b.Last = false;
         return b;
     }
@@ -139,6 +169,16 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
         _freeCount.Release();
     }
 
+    private static void Unpack(PackedEvents packed, IKernelEventSink consumer)
+    {
+        var e = default(KernelEvent);
+        for (int i = 0, at = 0; i < packed.Count; i++)
+        {
+            at = packed.Read(at, ref e);
+            consumer.OnEvent(in e);
+        }
+    }
+
     private void Consume(Lane lane, IKernelEventSink consumer)
     {
         while (true)
@@ -151,8 +191,12 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
             {
                 try
                 {
-                    var events = b.Events;
-                    for (var i = 0; i < b.Count; i++) consumer.OnEvent(in events[i]);
+                    if (b.IsPacked) Unpack(b.Packed, consumer);
+                    else
+                    {
+                        var events = b.Events;
+                        for (var i = 0; i < b.Count; i++) consumer.OnEvent(in events[i]);
+                    }
                 }
                 catch (Exception ex)
                 {

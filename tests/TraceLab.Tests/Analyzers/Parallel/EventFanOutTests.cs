@@ -73,4 +73,44 @@ public sealed class EventFanOutTests
         fanOut.Dispose(); // a reader error or cancellation: must not hang
         Assert.Throws<InvalidOperationException>(fanOut.Finish);
     }
+
+    /// <summary>Keeps every event it is given, whole.</summary>
+    private sealed class EventRecorder : IKernelEventSink
+    {
+        public readonly List<KernelEvent> Events = [];
+
+        public void OnEvent(in KernelEvent e) => Events.Add(e);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    [InlineData(null)]
+    public void Packed_and_whole_batches_deliver_the_same_events(bool? packing)
+    {
+        var events = new List<KernelEvent>();
+        for (var i = 0; i < EventFanOut.BatchSize * 5 + 3; i++)
+        {
+            events.Add((i % 4) switch
+            {
+                0 => KernelEvent.Switch(i, i % 2, prevTid: 100 + i % 5, prevPrio: 120, prevState: i % 3, nextTid: 0, nextPrio: 120),
+                1 => new KernelEvent { Timestamp = i, Cpu = 1, Pid = 7, Kind = KernelEventKind.SyscallEnter, SyscallNr = 202, Arg0 = -i, Arg1 = 128, Arg3 = long.MaxValue },
+                2 => KernelEvent.Marker(i, 0, 7, $"marker {i}"),
+                _ => new KernelEvent { Timestamp = i, Cpu = 1, Pid = 7, Kind = KernelEventKind.SyscallExit, SyscallNr = 202, Ret = -11, Flags = 3 },
+            });
+        }
+
+        var consumers = new[] { new EventRecorder(), new EventRecorder() };
+        long packed;
+        using (var fanOut = new EventFanOut(consumers, packing))
+        {
+            foreach (var e in events) fanOut.OnEvent(e);
+            fanOut.Finish();
+            packed = fanOut.PackedBatches;
+        }
+
+        foreach (var c in consumers) Assert.Equal(events, c.Events);
+        if (packing == true) Assert.Equal(7, packed); // six batches of events and the end marker
+        if (packing == false) Assert.Equal(0, packed);
+    }
 }
