@@ -1,5 +1,7 @@
 using System.Buffers.Binary;
 using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
@@ -85,10 +87,19 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Size of the scan's window, which also keeps the records awaiting delivery (tests make it small).</summary>
     internal int WindowBytes { get; set; } = PerfRecordStream.DefaultWindowBytes;
 
+    /// <summary>Entries of the held-event index held at once, at most.</summary>
+    internal int PeakIndexEntries { get; private set; }
+
+    /// <summary>Runs the scan could not note in the index (it was full): read again record by record at delivery.</summary>
+    internal long WalkingRuns { get; private set; }
+
+    /// <summary>Cap of the held-event index, a power of two (tests make it small to exercise the runs that walk their records).</summary>
+    internal int IndexEntries { get; set; } = HeldEventIndex.DefaultMaxEntries;
+
     /// <summary>FINISHED_ROUND records read.</summary>
     internal long Rounds { get; private set; }
 
-    /// <summary>Bytes of read buffers held at once at most for events awaiting delivery (instead of the events).</summary>
+    /// <summary>Bytes of the file mapped by the run cursors at once at most for events awaiting delivery (besides the window).</summary>
     internal long PeakHeldBufferBytes { get; private set; }
 
     /// <exception cref="TraceFormatException">The file is not a readable perf.data with tracepoint samples.</exception>
@@ -114,7 +125,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         _read = true;
         var counter = new CountingSink(sink);
         var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes);
-        var queue = new RoundMerger(_handle, _path, _samples, _decoder, _cpuLimit, stream);
+        var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream, IndexEntries);
         try
         {
             Scan(stream, queue, counter, cancellationToken);
@@ -135,6 +146,8 @@ public sealed class PerfDataReader : IKernelTraceReader
         TotalRuns = queue.TotalRuns;
         PeakHeldBufferBytes = queue.PeakBufferBytes;
         DetachedRuns = queue.DetachedRuns;
+        PeakIndexEntries = queue.PeakIndexEntries;
+        WalkingRuns = queue.WalkingRuns;
         Info.EventCount = counter.Count;
         Info.FirstTimestamp = counter.First;
         Info.LastTimestamp = counter.Last;
@@ -198,7 +211,8 @@ public sealed class PerfDataReader : IKernelTraceReader
 
         // Checked and named now, in file order; decoded when the merge delivers it.
         if (!_decoder.Inspect(raw)) throw TooShort(stream, raw);
-        queue.Add(time, stream.RecordOffset, stream.RecordOffset + 8 + body.Length);
+        var rawDelta = 8 + (int)Unsafe.ByteOffset(ref MemoryMarshal.GetReference(body), ref MemoryMarshal.GetReference(raw));
+        queue.Add(time, cpu, stream.RecordOffset, stream.RecordOffset + 8 + body.Length, rawDelta);
         if (queue.Full) queue.FlushHalf(sink);
     }
 

@@ -140,10 +140,13 @@ internal sealed unsafe class PerfRecordStream
         return true;
     }
 
+    /// <summary>The file's mapping, which the window and the detached run cursors take their views of.</summary>
+    public MemoryMappedFile Mapping =>
+        _file ??= MemoryMappedFile.CreateFromFile(_handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+
     private void Map(long offset, int length)
     {
-        _file ??= MemoryMappedFile.CreateFromFile(_handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-        var view = new MappedFileView(_file, offset, length);
+        var view = new MappedFileView(Mapping, offset, length);
         // The old window goes only now: the new one overlaps it, and its pages stay in the page cache either way.
         Unmap();
         _view = view;

@@ -1,4 +1,3 @@
-using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
 
@@ -12,12 +11,13 @@ namespace TraceLab.Formats.PerfData;
 /// counted as late (the scan does that, <see cref="IsLate"/>).
 /// <para>
 /// Each CPU's buffer is written in time order, so the scan cuts the file into <see cref="SampleRun"/>s — stretches
-/// whose events are in time order, a new one wherever time goes back — and keeps only their file ranges. A flush is
-/// a k-way merge over the runs' cursors (ties by file offset), decoding each event as it is delivered. That gives
-/// the order a stable sort of all held events by time gives, whatever the file holds (an out-of-order event only
-/// starts one more run), with memory of one small buffer per run that spans a flush: a few per CPU, not a round.
-/// The cursors read the records from the scan's window (<see cref="PerfRecordStream"/>) while it holds them, so a
-/// record is read from the file once; only runs the window could not keep read theirs from the file again.
+/// whose events are in time order, a new one wherever time goes back — and keeps their file ranges plus 16 bytes an
+/// event in a <see cref="HeldEventIndex"/> (time, CPU, where the record and its payload are). A flush is a k-way
+/// merge over the runs' cursors (ties by file offset) that delivers the top run's events in a loop until the next
+/// run's head comes first, decoding each event as it is delivered. That gives the order a stable sort of all held
+/// events by time gives, whatever the file holds (an out-of-order event only starts one more run). The payloads are
+/// read where the scan's window (<see cref="PerfRecordStream"/>) still holds them, else through a small mapped view
+/// per run; once the index is full (rounds of over ~1 M events) new runs walk their records again instead.
 /// </para>
 /// <para>
 /// Safety net: a file without rounds (or with a round beyond <see cref="MaxQueued"/> events) is flushed by halves,
@@ -39,19 +39,23 @@ internal sealed class RoundMerger : IWindowKeeper
     /// </summary>
     public static int RunLimit(int cpus) => Math.Max(1024, 8 * cpus);
 
-    /// <summary>Buffer per run cursor: large enough that positional reads cost little, small times the runs held.</summary>
-    private const int RunBufferBytes = 64 * 1024;
-    private const int MinRunBufferBytes = 4 * 1024;
-    /// <summary>All cursor buffers together stay about this size when many runs are held at once.</summary>
-    private const int BufferBudgetBytes = 16 * 1024 * 1024;
+    /// <summary>
+    /// Mapped view per detached run cursor: large enough that mapping costs little per event (a map and unmap per
+    /// ~10,000 events), small times the runs held (two per CPU).
+    /// </summary>
+    internal const int RunViewBytes = 1024 * 1024;
+    private const int MinRunViewBytes = 16 * 1024;
+    /// <summary>All cursor views together stay about this size when many runs are held at once.</summary>
+    private const int ViewBudgetBytes = 16 * 1024 * 1024;
 
-    private readonly SafeFileHandle _handle;
     private readonly string _path;
     private readonly SampleFormat _samples;
     private readonly KernelEventDecoder _decoder;
-    private readonly PerfRecordStream? _window;
+    private readonly PerfRecordStream _window;
     private readonly int _maxRuns;
+    private readonly bool _indexCpus;
     private readonly List<SampleRun> _scanned = new();
+    private readonly HeldEventIndex _index;
     private SampleRun? _open;
     private SampleRun[] _heap = new SampleRun[16];
     private int _heapCount;
@@ -62,15 +66,18 @@ internal sealed class RoundMerger : IWindowKeeper
     private KernelEvent _event;
     private long _bufferBytes;
 
-    public RoundMerger(SafeFileHandle handle, string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream? window = null)
+    public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window,
+        int indexEntries = HeldEventIndex.DefaultMaxEntries)
     {
+        _index = new HeldEventIndex(indexEntries);
         _maxRuns = RunLimit(cpus);
-        _handle = handle;
+        // Index entries keep the CPU in 16 bits.
+        _indexCpus = cpus <= ushort.MaxValue + 1;
         _path = path;
         _samples = samples;
         _decoder = decoder;
         _window = window;
-        if (window is not null) window.Keeper = this;
+        window.Keeper = this;
     }
 
     /// <summary>Events scanned and not yet delivered.</summary>
@@ -98,15 +105,33 @@ internal sealed class RoundMerger : IWindowKeeper
 
     public void CountLate() => LateEvents++;
 
-    /// <summary>An event the scan keeps: its time and its record's file range (the caller has checked the record).</summary>
-    public void Add(long time, long recordOffset, long recordEnd)
+    /// <summary>Runs started when the index was full: their cursors walk the records again at delivery.</summary>
+    public long WalkingRuns { get; private set; }
+
+    /// <summary>Entries of the held-event index held at once, at most.</summary>
+    public int PeakIndexEntries => _index.PeakCount;
+
+    /// <summary>
+    /// An event the scan keeps: its time, CPU, its record's file range and where its raw payload lies in the record
+    /// (the caller has checked the record).
+    /// </summary>
+    public void Add(long time, int cpu, long recordOffset, long recordEnd, int rawDelta)
     {
-        if (_open is null || time < _open.LastTime)
+        // A run's index entries count its records from its start in 32 bits: a run reaching 4 GB is cut (cutting a
+        // run never changes the order delivered, it only adds a cursor).
+        if (_open is null || time < _open.LastTime || recordOffset - _open.Start > MaxRunSpan) Open(recordOffset);
+        if (_open!.Indexed)
         {
-            Close();
-            _open = new SampleRun(recordOffset, _lastFlushed, _window);
-            TotalRuns++;
-            if (Runs > PeakRuns) PeakRuns = Runs;
+            if (_index.Full && !MakeRoom())
+            {
+                // The ring is at its cap: the rest of this stretch walks its records again at delivery.
+                Open(recordOffset);
+            }
+            else
+            {
+                _index.Add(time, cpu, (uint)(recordOffset - _open.Start), rawDelta);
+                _open.EndSeq = _index.Head;
+            }
         }
 
         _open.End = recordEnd;
@@ -114,6 +139,31 @@ internal sealed class RoundMerger : IWindowKeeper
         _held++;
         if (time > _maxTime) _maxTime = time;
     }
+
+    private const long MaxRunSpan = uint.MaxValue;
+
+    private void Open(long recordOffset)
+    {
+        Close();
+        var indexed = _indexCpus && (!_index.Full || MakeRoom());
+        _open = new SampleRun(recordOffset, _lastFlushed, _window, _index, indexed);
+        TotalRuns++;
+        if (!indexed) WalkingRuns++;
+        if (Runs > PeakRuns) PeakRuns = Runs;
+    }
+
+    /// <summary>Frees the index entries every cursor has passed, else grows the ring; false when it stays full.</summary>
+    private bool MakeRoom()
+    {
+        var oldest = _index.Head;
+        foreach (var run in _scanned) oldest = OldestOf(run, oldest);
+        for (var i = 0; i < _heapCount; i++) oldest = OldestOf(_heap[i], oldest);
+        if (_open is not null) oldest = OldestOf(_open, oldest);
+        _index.Release(oldest);
+        return !_index.Full || _index.TryGrow();
+    }
+
+    private static long OldestOf(SampleRun run, long oldest) => run.Indexed ? Math.Min(oldest, run.NextSeq) : oldest;
 
     public bool Full => _held >= MaxQueued || Runs >= _maxRuns;
 
@@ -157,7 +207,7 @@ internal sealed class RoundMerger : IWindowKeeper
             foreach (var run in _scanned)
             {
                 run.Attach(share);
-                if (!run.MoveNext(_handle, _path, _samples)) throw RunChanged(run);
+                if (!run.MoveNext(_path, _samples)) throw RunChanged(run);
                 _bufferBytes += run.BufferBytes;
                 Push(run);
             }
@@ -166,33 +216,53 @@ internal sealed class RoundMerger : IWindowKeeper
             if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
         }
 
-        for (long n = 0; n < count && _heapCount > 0; n++)
+        long n = 0;
+        while (n < count && _heapCount > 0)
         {
             var top = _heap[0];
             if (top.Time > limit) break;
-            if (!_decoder.Decode(top.Raw, top.Time, top.Cpu, ref _event, updateNames: false)) throw RunChanged(top);
-            sink.OnEvent(in _event);
-            _lastFlushed = top.Time;
-            _held--;
-            var bytes = top.BufferBytes;
-            if (top.MoveNext(_handle, _path, _samples))
+            // The run next in line after the top one: the top delivers events in a loop until one of them would
+            // come after it, without a heap operation per event (a CPU's run of events between two others').
+            var next = _heapCount switch
             {
-                _bufferBytes += top.BufferBytes - bytes;
-                if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
-            }
-            else
+                1 => null,
+                2 => _heap[1],
+                _ => Before(_heap[2], _heap[1]) ? _heap[2] : _heap[1],
+            };
+            while (true)
             {
-                _bufferBytes -= bytes;
-                _heap[0] = _heap[--_heapCount];
-                _heap[_heapCount] = null!;
-            }
+                if (!_decoder.Decode(top.Raw, top.Time, top.Cpu, ref _event, updateNames: false)) throw RunChanged(top);
+                sink.OnEvent(in _event);
+                _lastFlushed = top.Time;
+                _held--;
+                n++;
+                var bytes = top.BufferBytes;
+                if (!top.MoveNext(_path, _samples))
+                {
+                    _bufferBytes -= bytes;
+                    _heap[0] = _heap[--_heapCount];
+                    _heap[_heapCount] = null!;
+                    if (_heapCount > 0) SiftDown(0);
+                    break;
+                }
 
-            if (_heapCount > 0) SiftDown(0);
+                if (top.BufferBytes != bytes)
+                {
+                    _bufferBytes += top.BufferBytes - bytes;
+                    if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
+                }
+
+                if (n >= count || top.Time > limit || (next is not null && !Before(top, next)))
+                {
+                    if (next is not null) SiftDown(0);
+                    break;
+                }
+            }
         }
     }
 
     /// <summary>Buffer for a cursor reading from the file: all of them together stay within the budget.</summary>
-    private int Share() => (int)Math.Clamp(BufferBudgetBytes / Math.Max(1, Runs), MinRunBufferBytes, RunBufferBytes);
+    private int Share() => (int)Math.Clamp(ViewBudgetBytes / Math.Max(1, Runs), MinRunViewBytes, RunViewBytes);
 
     public long KeepFrom(long floor)
     {
@@ -211,7 +281,7 @@ internal sealed class RoundMerger : IWindowKeeper
         if (!run.InWindow) return long.MaxValue;
         var need = run.Need;
         if (need >= floor) return need;
-        run.Detach(Share(), _handle, _path, _samples);
+        run.Detach(Share(), _path);
         DetachedRuns++;
         _bufferBytes += run.BufferBytes;
         if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;

@@ -1,8 +1,7 @@
-using System.Buffers;
 using System.Buffers.Binary;
+using System.IO.MemoryMappedFiles;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 
 namespace TraceLab.Formats.PerfData;
@@ -10,33 +9,58 @@ namespace TraceLab.Formats.PerfData;
 /// <summary>
 /// A stretch of the data section whose events are already in time order (in practice one CPU's ring buffer within
 /// one perf round), kept as a file range instead of decoded events: the scan notes where it starts and ends, and at
-/// delivery a cursor walks it again, stopping at each event. Events the scan delivered as late (older than
-/// <see cref="LateLimit"/>, the delivered time when the run was scanned) and records that are not events are stepped
-/// over the same way the scan stepped over them.
+/// delivery a cursor goes through its events again. Events the scan delivered as late (older than
+/// <see cref="LateLimit"/>, the delivered time when the run was scanned) and records that are not events are not
+/// part of it.
 /// <para>
-/// The cursor reads the records where the scan left them, in the <see cref="PerfRecordStream"/>'s window, as long as
-/// the window keeps them (in real captures it does: the two rounds awaiting delivery are a few hundred KB to ~30 MB);
-/// once <see cref="Detach"/>ed it reads them again from the file with positional reads into one small buffer.
+/// While the <see cref="PerfRecordStream"/>'s window keeps the run's records (rounds of a few hundred KB), the cursor
+/// reads the scan's notes on each event from the <see cref="HeldEventIndex"/> and the payload from the window: no
+/// record is parsed twice. Once <see cref="Detach"/>ed (rounds larger than the window: perf record -m 64M writes
+/// rounds of ~30 MB) it walks the records again through a small mapped view of the file of its own, moved along
+/// the run, stepping over late events and other records the way the scan did.
 /// </para>
 /// </summary>
-internal sealed class SampleRun
+internal sealed unsafe class SampleRun
 {
     private const int HeaderBytes = 8;
     private PerfRecordStream? _window;
-    private byte[]? _buffer;
-    private long _bufferFileOffset;
-    private int _bufferLength;
+    /// <summary>The scan's notes on the run's events; null when the index was full and the cursor walks the records.</summary>
+    private readonly HeldEventIndex? _index;
+    /// <summary>Sequence number in the index of the event after the current one.</summary>
+    private long _next;
+    private readonly MemoryMappedFile _file;
+    /// <summary>Bytes the detached cursor maps at once (0: not attached yet).</summary>
+    private int _viewBytes;
+    private MappedFileView? _view;
+    private byte* _viewBase;
+    private long _viewOffset;
+    private int _viewLength;
     private long _pos;
     private long _rawAt;
     private int _rawLength;
     private bool _started;
 
-    public SampleRun(long start, long lateLimit, PerfRecordStream? window)
+    /// <param name="indexed">True: the scan notes the run's events in <paramref name="index"/> and the window keeps
+    /// its records while it can; false: the cursor walks the records through its own view.</param>
+    public SampleRun(long start, long lateLimit, PerfRecordStream window, HeldEventIndex index, bool indexed)
     {
         Start = _pos = start;
         LateLimit = lateLimit;
-        _window = window;
+        _file = window.Mapping;
+        if (indexed)
+        {
+            _window = window;
+            _index = index;
+        }
+
+        _next = EndSeq = index.Head;
     }
+
+    /// <summary>True when the scan notes the run's events in the index (the merge reads no record twice).</summary>
+    public bool Indexed => _index is not null;
+
+    /// <summary>Sequence number of the first index entry the cursor has not read yet.</summary>
+    public long NextSeq => _next;
 
     /// <summary>File offset of the run's first event record.</summary>
     public long Start { get; }
@@ -46,6 +70,8 @@ internal sealed class SampleRun
     public long LateLimit { get; }
     /// <summary>Scan: time of the run's newest event so far (an older one starts a new run).</summary>
     public long LastTime { get; set; }
+    /// <summary>Sequence number in the <see cref="HeldEventIndex"/> just past the run's last event (while in the window).</summary>
+    public long EndSeq { get; set; }
 
     /// <summary>True while the cursor reads from the scan's window rather than from the file.</summary>
     public bool InWindow => _window is not null;
@@ -62,58 +88,62 @@ internal sealed class SampleRun
     /// <summary>The current event's tracepoint payload (valid until the window or the cursor moves on).</summary>
     public ReadOnlySpan<byte> Raw => _window is { } w
         ? w.Window.Slice((int)(_rawAt - w.BufferFileOffset), _rawLength)
-        : _buffer.AsSpan((int)(_rawAt - _bufferFileOffset), _rawLength);
+        : new ReadOnlySpan<byte>(_viewBase + (_rawAt - _viewOffset), _rawLength);
 
-    public int BufferBytes => _buffer?.Length ?? 0;
+    /// <summary>Bytes of the file the detached cursor has mapped.</summary>
+    public int BufferBytes => _view is null ? 0 : _viewLength;
 
-    /// <summary>From now on the cursor reads from the file, into a buffer of about <paramref name="bytes"/>.</summary>
+    /// <summary>From now on the cursor reads from the file, through a view of about <paramref name="bytes"/>.</summary>
     /// <exception cref="TraceFormatException">The file no longer holds what the scan found there.</exception>
-    public void Detach(int bytes, SafeFileHandle handle, string path, SampleFormat samples)
+    public void Detach(int bytes, string path)
     {
         if (_window is null) return;
         _window = null;
-        if (!_started) return;
-        // Read the current event again, from the file.
-        _pos = Offset;
-        _started = false;
         Attach(bytes);
-        if (!MoveNext(handle, path, samples)) throw Changed(path);
+        // The current event's payload, from the file now.
+        if (_started) Ensure(path, _rawAt - 4, _rawLength + 4);
     }
 
-    /// <summary>A detached cursor takes a buffer of about <paramref name="bytes"/> (never more than the run needs).</summary>
+    /// <summary>A detached cursor maps about <paramref name="bytes"/> at a time (never more than the run needs).</summary>
     public void Attach(int bytes)
     {
-        if (_window is not null || _buffer is not null) return;
-        var size = (int)Math.Min(bytes, Math.Max(End - _pos, HeaderBytes));
-        _buffer = ArrayPool<byte>.Shared.Rent(size);
-        _bufferLength = 0;
+        if (_window is not null || _viewBytes > 0) return;
+        _viewBytes = bytes;
     }
 
-    /// <summary>Moves to the run's next event; false (and the buffer is given back) at its end.</summary>
+    /// <summary>Moves to the run's next event; false (and the view is unmapped) at its end.</summary>
     /// <exception cref="TraceFormatException">The file no longer holds what the scan found there.</exception>
-    public bool MoveNext(SafeFileHandle handle, string path, SampleFormat samples)
+    public bool MoveNext(string path, SampleFormat samples)
     {
-        if (_window is { } w) return WindowNext(w, samples);
+        if (_index is not null) return IndexNext(_index, path);
         while (_pos < End)
         {
-            var head = Bytes(handle, path, _pos, HeaderBytes);
+            var at = _pos - _viewOffset;
+            if (_view is null || at < 0 || at > _viewLength - HeaderBytes) at = Map(path, _pos, HeaderBytes);
+            var head = new ReadOnlySpan<byte>(_viewBase + at, HeaderBytes);
             var type = BinaryPrimitives.ReadUInt32LittleEndian(head);
-            long size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
+            int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
             if (size < HeaderBytes) throw Changed(path);
             if (type == PerfRecordType.Auxtrace)
             {
-                size += (long)BinaryPrimitives.ReadUInt64LittleEndian(Bytes(handle, path, _pos, 16)[8..]);
-                _pos += size;
+                if (at > _viewLength - 16) at = Map(path, _pos, 16);
+                _pos += size + (long)BinaryPrimitives.ReadUInt64LittleEndian(new ReadOnlySpan<byte>(_viewBase + at + 8, 8));
                 continue;
             }
 
-            var record = Bytes(handle, path, _pos, (int)size);
+            if (at > _viewLength - size) at = Map(path, _pos, size);
             var offset = _pos;
             _pos += size;
             if (type != PerfRecordType.Sample) continue;
-            if (samples.Parse(record[HeaderBytes..], out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
+            var body = new ReadOnlySpan<byte>(_viewBase + at + HeaderBytes, size - HeaderBytes);
+            if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
                 continue;
-            Current(time, cpu, offset, _bufferFileOffset + ByteOffset(_buffer, raw), raw.Length);
+            Time = time;
+            Cpu = cpu;
+            Offset = offset;
+            _rawAt = offset + HeaderBytes + ByteOffset(body, raw);
+            _rawLength = raw.Length;
+            _started = true;
             return true;
         }
 
@@ -122,88 +152,73 @@ internal sealed class SampleRun
     }
 
     /// <summary>
-    /// The window holds every record from <see cref="Need"/> to the scan (it asks before dropping any), and the scan
-    /// checked them all, so here only the steps are repeated.
+    /// The scan noted each of the run's events in the <see cref="HeldEventIndex"/> (it asks before the window drops
+    /// any record this cursor still needs, and the entries go only with their records), so here nothing is parsed
+    /// again: the next entry is the next event.
     /// </summary>
-    private bool WindowNext(PerfRecordStream w, SampleFormat samples)
+    private bool IndexNext(HeldEventIndex index, string path)
     {
-        var buffer = w.Window;
-        var origin = w.BufferFileOffset;
-        while (_pos < End)
+        if (_next < EndSeq)
         {
-            var at = (int)(_pos - origin);
-            var head = buffer.Slice(at, HeaderBytes);
-            var type = BinaryPrimitives.ReadUInt32LittleEndian(head);
-            int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
-            if (type == PerfRecordType.Auxtrace)
+            ref readonly var e = ref index.At(_next++);
+            Time = e.Time;
+            Cpu = e.Cpu;
+            Offset = Start + e.RecordDelta;
+            _rawAt = Offset + e.RawDelta;
+            _started = true;
+            if (_window is { } w)
             {
-                // Inside the window: the scan found its AUX data there too (else the window had detached this run).
-                _pos += size + (long)BinaryPrimitives.ReadUInt64LittleEndian(buffer.Slice(at + 8, 8));
-                continue;
+                // The raw payload's u32 size is just before it (the scan checked it fits the record).
+                _rawLength = (int)BinaryPrimitives.ReadUInt32LittleEndian(w.Window[(int)(_rawAt - 4 - w.BufferFileOffset)..]);
+            }
+            else
+            {
+                Ensure(path, _rawAt - 4, 4);
+                _rawLength = (int)BinaryPrimitives.ReadUInt32LittleEndian(new ReadOnlySpan<byte>(_viewBase + (_rawAt - 4 - _viewOffset), 4));
+                Ensure(path, _rawAt - 4, _rawLength + 4);
             }
 
-            var offset = _pos;
-            _pos += size;
-            if (type != PerfRecordType.Sample) continue;
-            var body = buffer.Slice(at + HeaderBytes, size - HeaderBytes);
-            if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
-                continue;
-            Current(time, cpu, offset, origin + ByteOffset(buffer, raw), raw.Length);
             return true;
         }
 
-        _started = false;
+        _pos = End;
+        Release();
         return false;
     }
 
-    private void Current(long time, int cpu, long offset, long rawAt, int rawLength)
+    /// <summary>Makes the view hold <paramref name="count"/> bytes from file offset <paramref name="at"/>.</summary>
+    private void Ensure(string path, long at, int count)
     {
-        Time = time;
-        Cpu = cpu;
-        Offset = offset;
-        _rawAt = rawAt;
-        _rawLength = rawLength;
-        _started = true;
+        if (_view is not null && at >= _viewOffset && at - _viewOffset <= _viewLength - count) return;
+        Map(path, at, count);
+    }
+
+    /// <summary>Maps the file from <paramref name="at"/> on, at least <paramref name="count"/> bytes; returns where <paramref name="at"/> is in the view.</summary>
+    private long Map(string path, long at, int count)
+    {
+        if (count < 0 || count > End - at) throw Changed(path);
+        var length = (int)Math.Min(End - at, Math.Max(count, _viewBytes));
+        var view = new MappedFileView(_file, at, length);
+        _view?.Dispose();
+        _view = view;
+        _viewBase = view.Pointer;
+        _viewOffset = at;
+        _viewLength = length;
+        return 0;
     }
 
     private static long ByteOffset(ReadOnlySpan<byte> buffer, ReadOnlySpan<byte> inside) =>
         (long)Unsafe.ByteOffset(ref MemoryMarshal.GetReference(buffer), ref MemoryMarshal.GetReference(inside));
 
+    /// <summary>Unmaps the cursor's view (the run is done, or the read stopped early).</summary>
     public void Release()
     {
         _started = false;
-        if (_buffer is null) return;
-        ArrayPool<byte>.Shared.Return(_buffer);
-        _buffer = null;
-    }
-
-    /// <summary><paramref name="count"/> bytes of the file from <paramref name="at"/>, read into the buffer if not there.</summary>
-    private ReadOnlySpan<byte> Bytes(SafeFileHandle handle, string path, long at, int count)
-    {
-        var inBuffer = at - _bufferFileOffset;
-        if (_buffer is not null && inBuffer >= 0 && inBuffer + count <= _bufferLength) return _buffer.AsSpan((int)inBuffer, count);
-        if (count > End - at) throw Changed(path);
-        if (_buffer is null || count > _buffer.Length)
-        {
-            // A record larger than the buffer (up to 64 KiB by its u16 size): a larger buffer from here on.
-            var old = _buffer;
-            _buffer = ArrayPool<byte>.Shared.Rent(Math.Max(count, old?.Length ?? 0));
-            if (old is not null) ArrayPool<byte>.Shared.Return(old);
-        }
-
-        var want = (int)Math.Min(_buffer.Length, End - at);
-        var n = 0;
-        while (n < count)
-        {
-            var got = RandomAccess.Read(handle, _buffer.AsSpan(n, want - n), at + n);
-            if (got <= 0) throw Changed(path);
-            n += got;
-            if (n >= want) break;
-        }
-
-        _bufferFileOffset = at;
-        _bufferLength = n;
-        return _buffer.AsSpan(0, count);
+        if (_view is null) return;
+        _view.Dispose();
+        _view = null;
+        _viewBase = null;
+        _viewLength = 0;
     }
 
     private TraceFormatException Changed(string path) =>
