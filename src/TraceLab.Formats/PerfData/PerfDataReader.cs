@@ -198,22 +198,37 @@ public sealed class PerfDataReader : IKernelTraceReader
         // The CPU indexes per-CPU state in every analyzer: a corrupt one must not pass as a huge CPU number.
         if ((uint)cpu >= (uint)_cpuLimit)
             throw new TraceFormatException(_path, stream.RecordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
-        if (cpu >= Info.CpuCount) Info.CpuCount = cpu + 1;
+        if (cpu >= _cpusSeen) SeeCpu(cpu);
         if (queue.IsLate(time))
         {
-            // Older than what was delivered already: deliver it now (perf does the same and warns).
-            queue.CountLate();
-            var late = new KernelEvent();
-            if (!_decoder.Decode(raw, time, cpu, ref late)) throw TooShort(stream, raw);
-            sink.OnEvent(in late);
+            Late(stream, queue, sink, time, cpu, raw);
             return;
         }
 
         // Checked and named now, in file order; decoded when the merge delivers it.
-        if (!_decoder.Inspect(raw)) throw TooShort(stream, raw);
+        if (!_decoder.Check(raw)) throw TooShort(stream, raw);
         var rawDelta = 8 + (int)Unsafe.ByteOffset(ref MemoryMarshal.GetReference(body), ref MemoryMarshal.GetReference(raw));
         queue.Add(time, cpu, stream.RecordOffset, stream.RecordOffset + 8 + body.Length, rawDelta);
         if (queue.Full) queue.FlushHalf(sink);
+    }
+
+    /// <summary>Highest CPU seen so far + 1, as <see cref="TraceInfo.CpuCount"/> grows (kept here: read per sample).</summary>
+    private int _cpusSeen;
+
+    private void SeeCpu(int cpu)
+    {
+        _cpusSeen = cpu + 1;
+        if (cpu >= Info.CpuCount) Info.CpuCount = cpu + 1;
+    }
+
+    /// <summary>Older than what was delivered already: delivered now (perf does the same and warns).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Late(PerfRecordStream stream, RoundMerger queue, CountingSink sink, long time, int cpu, ReadOnlySpan<byte> raw)
+    {
+        queue.CountLate();
+        var late = new KernelEvent();
+        if (!_decoder.Decode(raw, time, cpu, ref late)) throw TooShort(stream, raw);
+        sink.OnEvent(in late);
     }
 
     private TraceFormatException TooShort(PerfRecordStream stream, ReadOnlySpan<byte> raw) =>
