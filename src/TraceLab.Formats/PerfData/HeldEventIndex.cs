@@ -41,8 +41,10 @@ internal sealed class HeldEventIndex
     /// <summary>Sequence number the next entry gets.</summary>
     public long Head { get; private set; }
 
-    /// <summary>Entries held at once, at most.</summary>
-    public int PeakCount { get; private set; }
+    /// <summary>Entries held at once, at most (counted when entries are freed: only then does the count go down).</summary>
+    public int PeakCount => (int)Math.Max(_peak, Head - _tail);
+
+    private long _peak;
 
     public bool Full => Head - _tail == _entries.Length;
 
@@ -55,8 +57,6 @@ internal sealed class HeldEventIndex
         e.Cpu = (ushort)cpu;
         e.RawDelta = (ushort)rawDelta;
         Head++;
-        var count = (int)(Head - _tail);
-        if (count > PeakCount) PeakCount = count;
     }
 
     /// <summary>The entry numbered <paramref name="seq"/> (not yet released).</summary>
@@ -65,6 +65,7 @@ internal sealed class HeldEventIndex
     /// <summary>No cursor reads the entries before <paramref name="seq"/> any more.</summary>
     public void Release(long seq)
     {
+        _peak = Math.Max(_peak, Head - _tail);
         if (seq > _tail) _tail = Math.Min(seq, Head);
     }
 

@@ -157,15 +157,22 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Reads the records in file order; events are held for the merge (or delivered late), the rest applied.</summary>
     private void Scan(PerfRecordStream stream, RoundMerger queue, CountingSink counter, CancellationToken cancellationToken)
     {
-        long records = 0;
+        long records = 0, check = 0x10000;
         try
         {
-            while (stream.MoveNext())
+            while (true)
             {
-                if ((++records & 0xFFFF) == 0) cancellationToken.ThrowIfCancellationRequested();
+                records += Samples(stream, queue, counter);
+                if (!stream.MoveNext()) break;
+                if (++records >= check)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    check = records + 0x10000;
+                }
+
                 switch (stream.Type)
                 {
-                    case PerfRecordType.Sample: Sample(stream, queue, counter); break;
+                    case PerfRecordType.Sample: Sample(stream.Body, stream.RecordOffset, queue, counter); break;
                     case PerfRecordType.FinishedRound: Rounds++; queue.FinishRound(counter); break;
                     case PerfRecordType.Comm: Comm(stream.Body); break;
                     case PerfRecordType.Lost: Lost(stream.Body, 8, _lostRecords); break;
@@ -184,31 +191,56 @@ public sealed class PerfDataReader : IKernelTraceReader
         }
     }
 
-    private void Sample(PerfRecordStream stream, RoundMerger queue, CountingSink sink)
+    /// <summary>
+    /// The scan's hot loop: the sample records lying whole in the window, one after the other, without going through
+    /// the stream record by record; stops at anything else (other records, the window's end, a header to check),
+    /// which <see cref="PerfRecordStream.MoveNext"/> then handles. Returns the records walked (at most 64 Ki, so the
+    /// caller checks for cancellation as often as before).
+    /// </summary>
+    private int Samples(PerfRecordStream stream, RoundMerger queue, CountingSink sink)
     {
-        var body = stream.Body;
+        var ahead = stream.Ahead;
+        var origin = stream.AheadOffset;
+        var at = 0;
+        var n = 0;
+        while (ahead.Length - at >= 8 && n < 0x10000)
+        {
+            var head = ahead.Slice(at, 8);
+            int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
+            if (BinaryPrimitives.ReadUInt32LittleEndian(head) != PerfRecordType.Sample || size < 8 || size > ahead.Length - at) break;
+            Sample(ahead.Slice(at + 8, size - 8), origin + at, queue, sink);
+            at += size;
+            n++;
+        }
+
+        stream.Skip(at);
+        return n;
+    }
+
+    private void Sample(ReadOnlySpan<byte> body, long recordOffset, RoundMerger queue, CountingSink sink)
+    {
         switch (_samples.Parse(body, out var time, out var cpu, out var raw))
         {
             case SampleParse.NoPayload: return;
-            case SampleParse.UnknownId: throw new TraceFormatException(_path, stream.RecordOffset, "a sample whose id belongs to one of the file's events");
+            case SampleParse.UnknownId: throw new TraceFormatException(_path, recordOffset, "a sample whose id belongs to one of the file's events");
             case SampleParse.TooShort:
-                throw new TraceFormatException(_path, stream.RecordOffset, $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
+                throw new TraceFormatException(_path, recordOffset, $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
         }
 
         // The CPU indexes per-CPU state in every analyzer: a corrupt one must not pass as a huge CPU number.
         if ((uint)cpu >= (uint)_cpuLimit)
-            throw new TraceFormatException(_path, stream.RecordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
+            throw new TraceFormatException(_path, recordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
         if (cpu >= _cpusSeen) SeeCpu(cpu);
         if (queue.IsLate(time))
         {
-            Late(stream, queue, sink, time, cpu, raw);
+            Late(recordOffset, queue, sink, time, cpu, raw);
             return;
         }
 
         // Checked and named now, in file order; decoded when the merge delivers it.
-        if (!_decoder.Check(raw)) throw TooShort(stream, raw);
+        if (!_decoder.Check(raw)) throw TooShort(recordOffset, raw);
         var rawDelta = 8 + (int)Unsafe.ByteOffset(ref MemoryMarshal.GetReference(body), ref MemoryMarshal.GetReference(raw));
-        queue.Add(time, cpu, stream.RecordOffset, stream.RecordOffset + 8 + body.Length, rawDelta);
+        queue.Add(time, cpu, recordOffset, recordOffset + 8 + body.Length, rawDelta);
         if (queue.Full) queue.FlushHalf(sink);
     }
 
@@ -223,16 +255,16 @@ public sealed class PerfDataReader : IKernelTraceReader
 
     /// <summary>Older than what was delivered already: delivered now (perf does the same and warns).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void Late(PerfRecordStream stream, RoundMerger queue, CountingSink sink, long time, int cpu, ReadOnlySpan<byte> raw)
+    private void Late(long recordOffset, RoundMerger queue, CountingSink sink, long time, int cpu, ReadOnlySpan<byte> raw)
     {
         queue.CountLate();
         var late = new KernelEvent();
-        if (!_decoder.Decode(raw, time, cpu, ref late)) throw TooShort(stream, raw);
+        if (!_decoder.Decode(raw, time, cpu, ref late)) throw TooShort(recordOffset, raw);
         sink.OnEvent(in late);
     }
 
-    private TraceFormatException TooShort(PerfRecordStream stream, ReadOnlySpan<byte> raw) =>
-        new(_path, stream.RecordOffset, $"a tracepoint payload long enough for its event type ({raw.Length} bytes is too short)");
+    private TraceFormatException TooShort(long recordOffset, ReadOnlySpan<byte> raw) =>
+        new(_path, recordOffset, $"a tracepoint payload long enough for its event type ({raw.Length} bytes is too short)");
 
     /// <summary>PERF_RECORD_COMM: u32 pid, u32 tid, NUL-padded comm, then the sample id trailer.</summary>
     private void Comm(ReadOnlySpan<byte> body)
