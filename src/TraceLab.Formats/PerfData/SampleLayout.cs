@@ -43,6 +43,13 @@ internal sealed class SampleLayout
         _fast = BitConverter.IsLittleEndian && _fixedRaw && HasTime && HasCpu && HasRaw;
     }
 
+    /// <summary>True when time, CPU and the raw payload sit at fixed offsets (see <see cref="TryRead"/>'s fast path).</summary>
+    public bool Fast => _fast;
+    public int TimeOffset => _timeOffset;
+    public int CpuOffset => _cpuOffset;
+    /// <summary>Offset of the raw payload's u32 size when <see cref="Fast"/>.</summary>
+    public int RawSizeOffset => _variableStart;
+
     public bool HasTime => _timeOffset >= 0;
     public bool HasCpu => _cpuOffset >= 0;
     public bool HasRaw => Has(PerfSampleType.Raw);
