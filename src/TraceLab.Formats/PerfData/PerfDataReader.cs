@@ -302,19 +302,4 @@ public sealed class PerfDataReader : IKernelTraceReader
         var prefix = $"{e.File}: at offset {e.Offset}: ";
         return "expected " + (e.Message.StartsWith(prefix, StringComparison.Ordinal) ? e.Message[prefix.Length..] : e.Message);
     }
-
-    /// <summary>Counts what reaches the sink and keeps the first and last timestamps.</summary>
-    private sealed class CountingSink(IKernelEventSink inner) : IKernelEventSink
-    {
-        public long Count;
-        public long First;
-        public long Last;
-
-        public void OnEvent(in KernelEvent e)
-        {
-            if (Count++ == 0) First = e.Timestamp;
-            Last = e.Timestamp;
-            inner.OnEvent(in e);
-        }
-    }
 }

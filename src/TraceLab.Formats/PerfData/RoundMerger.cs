@@ -64,7 +64,7 @@ internal sealed class RoundMerger : IWindowKeeper
     private long _previousRoundMax = long.MinValue;
     private long _lastFlushed = long.MinValue;
     private KernelEvent _event;
-    private long _bufferBytes;
+    private readonly ViewBudget _views = new();
 
     public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window,
         int indexEntries = HeldEventIndex.DefaultMaxEntries)
@@ -90,7 +90,7 @@ internal sealed class RoundMerger : IWindowKeeper
     public int PeakRuns { get; private set; }
 
     /// <summary>Bytes of cursor buffers held at once, at most: what holding events costs instead of the events.</summary>
-    public long PeakBufferBytes { get; private set; }
+    public long PeakBufferBytes => _views.Peak;
 
     /// <summary>Runs the window could not keep: their cursors read the records from the file again.</summary>
     public long DetachedRuns { get; private set; }
@@ -146,7 +146,7 @@ internal sealed class RoundMerger : IWindowKeeper
     {
         Close();
         var indexed = _indexCpus && (!_index.Full || MakeRoom());
-        _open = new SampleRun(recordOffset, _lastFlushed, _window, _index, indexed);
+        _open = new SampleRun(recordOffset, _lastFlushed, _window, _index, indexed, _views);
         TotalRuns++;
         if (!indexed) WalkingRuns++;
         if (Runs > PeakRuns) PeakRuns = Runs;
@@ -168,16 +168,16 @@ internal sealed class RoundMerger : IWindowKeeper
     public bool Full => _held >= MaxQueued || Runs >= _maxRuns;
 
     /// <summary>FINISHED_ROUND: deliver everything up to the newest time of the previous round.</summary>
-    public void FinishRound(IKernelEventSink sink)
+    public void FinishRound(CountingSink sink)
     {
         if (_held > 0 && _previousRoundMax != long.MinValue) Merge(_previousRoundMax, long.MaxValue, sink);
         _previousRoundMax = _maxTime;
     }
 
     /// <summary>The queue is full without rounds: deliver the older half.</summary>
-    public void FlushHalf(IKernelEventSink sink) => Merge(long.MaxValue, _held / 2, sink);
+    public void FlushHalf(CountingSink sink) => Merge(long.MaxValue, _held / 2, sink);
 
-    public void FlushAll(IKernelEventSink sink)
+    public void FlushAll(CountingSink sink)
     {
         if (_held > 0) Merge(long.MaxValue, long.MaxValue, sink);
     }
@@ -197,7 +197,7 @@ internal sealed class RoundMerger : IWindowKeeper
     }
 
     /// <summary>Delivers, in (time, file offset) order, up to <paramref name="count"/> held events of time ≤ <paramref name="limit"/>.</summary>
-    private void Merge(long limit, long count, IKernelEventSink sink)
+    private void Merge(long limit, long count, CountingSink sink)
     {
         // A flush may change the late limit, so the run being scanned ends here.
         Close();
@@ -208,12 +208,10 @@ internal sealed class RoundMerger : IWindowKeeper
             {
                 run.Attach(share);
                 if (!run.MoveNext(_path, _samples)) throw RunChanged(run);
-                _bufferBytes += run.BufferBytes;
                 Push(run);
             }
 
             _scanned.Clear();
-            if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
         }
 
         long n = 0;
@@ -229,34 +227,19 @@ internal sealed class RoundMerger : IWindowKeeper
                 2 => _heap[1],
                 _ => Before(_heap[2], _heap[1]) ? _heap[2] : _heap[1],
             };
-            while (true)
+            var delivered = top.Deliver(_decoder, sink, ref _event, next, limit, count - n, _path, _samples, out var more, out var last);
+            n += delivered;
+            _held -= delivered;
+            _lastFlushed = last;
+            if (!more)
             {
-                if (!_decoder.Decode(top.Raw, top.Time, top.Cpu, ref _event, updateNames: false)) throw RunChanged(top);
-                sink.OnEvent(in _event);
-                _lastFlushed = top.Time;
-                _held--;
-                n++;
-                var bytes = top.BufferBytes;
-                if (!top.MoveNext(_path, _samples))
-                {
-                    _bufferBytes -= bytes;
-                    _heap[0] = _heap[--_heapCount];
-                    _heap[_heapCount] = null!;
-                    if (_heapCount > 0) SiftDown(0);
-                    break;
-                }
-
-                if (top.BufferBytes != bytes)
-                {
-                    _bufferBytes += top.BufferBytes - bytes;
-                    if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
-                }
-
-                if (n >= count || top.Time > limit || (next is not null && !Before(top, next)))
-                {
-                    if (next is not null) SiftDown(0);
-                    break;
-                }
+                _heap[0] = _heap[--_heapCount];
+                _heap[_heapCount] = null!;
+                if (_heapCount > 0) SiftDown(0);
+            }
+            else if (next is not null)
+            {
+                SiftDown(0);
             }
         }
     }
@@ -283,8 +266,6 @@ internal sealed class RoundMerger : IWindowKeeper
         if (need >= floor) return need;
         run.Detach(Share(), _path);
         DetachedRuns++;
-        _bufferBytes += run.BufferBytes;
-        if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
         return long.MaxValue;
     }
 

@@ -3,6 +3,7 @@ using System.IO.MemoryMappedFiles;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using TraceLab.Core;
+using TraceLab.Formats.Ftrace;
 
 namespace TraceLab.Formats.PerfData;
 
@@ -29,6 +30,7 @@ internal sealed unsafe class SampleRun
     /// <summary>Sequence number in the index of the event after the current one.</summary>
     private long _next;
     private readonly MemoryMappedFile _file;
+    private readonly ViewBudget _views;
     /// <summary>Bytes the detached cursor maps at once (0: not attached yet).</summary>
     private int _viewBytes;
     private MappedFileView? _view;
@@ -42,8 +44,9 @@ internal sealed unsafe class SampleRun
 
     /// <param name="indexed">True: the scan notes the run's events in <paramref name="index"/> and the window keeps
     /// its records while it can; false: the cursor walks the records through its own view.</param>
-    public SampleRun(long start, long lateLimit, PerfRecordStream window, HeldEventIndex index, bool indexed)
+    public SampleRun(long start, long lateLimit, PerfRecordStream window, HeldEventIndex index, bool indexed, ViewBudget views)
     {
+        _views = views;
         Start = _pos = start;
         LateLimit = lateLimit;
         _file = window.Mapping;
@@ -109,6 +112,38 @@ internal sealed unsafe class SampleRun
     {
         if (_window is not null || _viewBytes > 0) return;
         _viewBytes = bytes;
+    }
+
+    /// <summary>
+    /// Delivers the current event and the run's next ones while they come before <paramref name="next"/>'s current
+    /// event (in time, then file order), are no later than <paramref name="limit"/>, and fewer than
+    /// <paramref name="max"/>: a CPU's stretch of events between two of another's in one loop. <paramref name="more"/>
+    /// is false when the run is done; <paramref name="last"/> is the time of the last event delivered.
+    /// </summary>
+    /// <exception cref="TraceFormatException">The file no longer holds what the scan found there.</exception>
+    public long Deliver(KernelEventDecoder decoder, CountingSink sink, ref KernelEvent e, SampleRun? next, long limit, long max,
+        string path, SampleFormat samples, out bool more, out long last)
+    {
+        long n = 0;
+        while (true)
+        {
+            if (!decoder.Decode(Raw, Time, Cpu, ref e, updateNames: false))
+                throw new TraceFormatException(path, Start, "the events read there before (the file changed while it was read)");
+            sink.OnEvent(in e);
+            n++;
+            last = Time;
+            if (!MoveNext(path, samples))
+            {
+                more = false;
+                return n;
+            }
+
+            if (n >= max || Time > limit || (next is not null && !(Time < next.Time || (Time == next.Time && Offset < next.Offset))))
+            {
+                more = true;
+                return n;
+            }
+        }
     }
 
     /// <summary>Moves to the run's next event; false (and the view is unmapped) at its end.</summary>
@@ -199,6 +234,7 @@ internal sealed unsafe class SampleRun
         if (count < 0 || count > End - at) throw Changed(path);
         var length = (int)Math.Min(End - at, Math.Max(count, _viewBytes));
         var view = new MappedFileView(_file, at, length);
+        _views.Add(length - (_view is null ? 0 : _viewLength));
         _view?.Dispose();
         _view = view;
         _viewBase = view.Pointer;
@@ -215,6 +251,7 @@ internal sealed unsafe class SampleRun
     {
         _started = false;
         if (_view is null) return;
+        _views.Add(-_viewLength);
         _view.Dispose();
         _view = null;
         _viewBase = null;
