@@ -122,7 +122,7 @@ internal sealed class RoundMerger : IWindowKeeper
         if (_open is null || time < _open.LastTime || recordOffset - _open.Start > MaxRunSpan) Open(recordOffset);
         if (_open!.Indexed)
         {
-            if (_index.Full && !MakeRoom())
+            if ((_index.AtChunkStart || _index.Full) && !MakeRoom())
             {
                 // The ring is at its cap: the rest of this stretch walks its records again at delivery.
                 Open(recordOffset);
@@ -145,14 +145,14 @@ internal sealed class RoundMerger : IWindowKeeper
     private void Open(long recordOffset)
     {
         Close();
-        var indexed = _indexCpus && (!_index.Full || MakeRoom());
+        var indexed = _indexCpus && ((!_index.Full && !_index.AtChunkStart) || MakeRoom());
         _open = new SampleRun(recordOffset, _lastFlushed, _window, _index, indexed, _views);
         TotalRuns++;
         if (!indexed) WalkingRuns++;
         if (Runs > PeakRuns) PeakRuns = Runs;
     }
 
-    /// <summary>Frees the index entries every cursor has passed, else grows the ring; false when it stays full.</summary>
+    /// <summary>Frees the index entries every cursor has passed; false when it stays full.</summary>
     private bool MakeRoom()
     {
         var oldest = _index.Head;
@@ -160,7 +160,7 @@ internal sealed class RoundMerger : IWindowKeeper
         for (var i = 0; i < _heapCount; i++) oldest = OldestOf(_heap[i], oldest);
         if (_open is not null) oldest = OldestOf(_open, oldest);
         _index.Release(oldest);
-        return !_index.Full || _index.TryGrow();
+        return !_index.Full;
     }
 
     private static long OldestOf(SampleRun run, long oldest) => run.Indexed ? Math.Min(oldest, run.NextSeq) : oldest;
@@ -182,11 +182,14 @@ internal sealed class RoundMerger : IWindowKeeper
         if (_held > 0) Merge(long.MaxValue, long.MaxValue, sink);
     }
 
-    /// <summary>Gives back the cursor buffers of runs left undelivered (the read stopped early).</summary>
+    /// <summary>Unmaps the views of runs left undelivered (the read stopped early) and gives the index back.</summary>
     public void Release()
     {
         for (var i = 0; i < _heapCount; i++) _heap[i].Release();
         _heapCount = 0;
+        foreach (var run in _scanned) run.Release();
+        _open?.Release();
+        _index.Clear();
     }
 
     private void Close()
