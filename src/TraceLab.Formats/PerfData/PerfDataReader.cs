@@ -1,7 +1,6 @@
 using System.Buffers.Binary;
 using System.Globalization;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
@@ -87,15 +86,6 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Size of the scan's window, which also keeps the records awaiting delivery (tests make it small).</summary>
     internal int WindowBytes { get; set; } = PerfRecordStream.DefaultWindowBytes;
 
-    /// <summary>Entries of the held-event index held at once, at most.</summary>
-    internal int PeakIndexEntries { get; private set; }
-
-    /// <summary>Runs the scan could not note in the index (it was full): read again record by record at delivery.</summary>
-    internal long WalkingRuns { get; private set; }
-
-    /// <summary>Cap of the held-event index, a power of two (tests make it small to exercise the runs that walk their records).</summary>
-    internal int IndexEntries { get; set; } = HeldEventIndex.DefaultMaxEntries;
-
     /// <summary>FINISHED_ROUND records read.</summary>
     internal long Rounds { get; private set; }
 
@@ -125,7 +115,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         _read = true;
         var counter = new CountingSink(sink);
         var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes);
-        var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream, IndexEntries);
+        var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream);
         try
         {
             Scan(stream, queue, counter, cancellationToken);
@@ -146,8 +136,6 @@ public sealed class PerfDataReader : IKernelTraceReader
         TotalRuns = queue.TotalRuns;
         PeakHeldBufferBytes = queue.PeakBufferBytes;
         DetachedRuns = queue.DetachedRuns;
-        PeakIndexEntries = queue.PeakIndexEntries;
-        WalkingRuns = queue.WalkingRuns;
         Info.EventCount = counter.Count;
         Info.FirstTimestamp = counter.First;
         Info.LastTimestamp = counter.Last;
@@ -239,8 +227,7 @@ public sealed class PerfDataReader : IKernelTraceReader
 
         // Checked and named now, in file order; decoded when the merge delivers it.
         if (!_decoder.Check(raw)) throw TooShort(recordOffset, raw);
-        var rawDelta = 8 + (int)Unsafe.ByteOffset(ref MemoryMarshal.GetReference(body), ref MemoryMarshal.GetReference(raw));
-        queue.Add(time, cpu, recordOffset, recordOffset + 8 + body.Length, rawDelta);
+        queue.Add(time, recordOffset, recordOffset + 8 + body.Length);
         if (queue.Full) queue.FlushHalf(sink);
     }
 

@@ -11,13 +11,13 @@ namespace TraceLab.Formats.PerfData;
 /// counted as late (the scan does that, <see cref="IsLate"/>).
 /// <para>
 /// Each CPU's buffer is written in time order, so the scan cuts the file into <see cref="SampleRun"/>s — stretches
-/// whose events are in time order, a new one wherever time goes back — and keeps their file ranges plus 16 bytes an
-/// event in a <see cref="HeldEventIndex"/> (time, CPU, where the record and its payload are). A flush is a k-way
-/// merge over the runs' cursors (ties by file offset) that delivers the top run's events in a loop until the next
-/// run's head comes first, decoding each event as it is delivered. That gives the order a stable sort of all held
-/// events by time gives, whatever the file holds (an out-of-order event only starts one more run). The payloads are
-/// read where the scan's window (<see cref="PerfRecordStream"/>) still holds them, else through a small mapped view
-/// per run; once the index is full (rounds of over ~1 M events) new runs walk their records again instead.
+/// whose events are in time order, a new one wherever time goes back — and keeps only their file ranges. A flush is
+/// a k-way merge over the runs' cursors (ties by file offset) that delivers the top run's events in a loop until the
+/// next run's head comes first, decoding each event as it is delivered. That gives the order a stable sort of all
+/// held events by time gives, whatever the file holds (an out-of-order event only starts one more run), with memory
+/// of one small mapped view per run that spans a flush: a few per CPU, not a round. The cursors read the records
+/// from the scan's window (<see cref="PerfRecordStream"/>) while it holds them; runs the window could not keep map
+/// their own view of the file.
 /// </para>
 /// <para>
 /// Safety net: a file without rounds (or with a round beyond <see cref="MaxQueued"/> events) is flushed by halves,
@@ -53,9 +53,7 @@ internal sealed class RoundMerger : IWindowKeeper
     private readonly KernelEventDecoder _decoder;
     private readonly PerfRecordStream _window;
     private readonly int _maxRuns;
-    private readonly bool _indexCpus;
     private readonly List<SampleRun> _scanned = new();
-    private readonly HeldEventIndex _index;
     private SampleRun? _open;
     private SampleRun[] _heap = new SampleRun[16];
     private int _heapCount;
@@ -66,13 +64,9 @@ internal sealed class RoundMerger : IWindowKeeper
     private KernelEvent _event;
     private readonly ViewBudget _views = new();
 
-    public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window,
-        int indexEntries = HeldEventIndex.DefaultMaxEntries)
+    public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window)
     {
-        _index = new HeldEventIndex(indexEntries);
         _maxRuns = RunLimit(cpus);
-        // Index entries keep the CPU in 16 bits.
-        _indexCpus = cpus <= ushort.MaxValue + 1;
         _path = path;
         _samples = samples;
         _decoder = decoder;
@@ -105,33 +99,15 @@ internal sealed class RoundMerger : IWindowKeeper
 
     public void CountLate() => LateEvents++;
 
-    /// <summary>Runs started when the index was full: their cursors walk the records again at delivery.</summary>
-    public long WalkingRuns { get; private set; }
-
-    /// <summary>Entries of the held-event index held at once, at most.</summary>
-    public int PeakIndexEntries => _index.PeakCount;
-
-    /// <summary>
-    /// An event the scan keeps: its time, CPU, its record's file range and where its raw payload lies in the record
-    /// (the caller has checked the record).
-    /// </summary>
-    public void Add(long time, int cpu, long recordOffset, long recordEnd, int rawDelta)
+    /// <summary>An event the scan keeps: its time and its record's file range (the caller has checked the record).</summary>
+    public void Add(long time, long recordOffset, long recordEnd)
     {
-        // A run's index entries count its records from its start in 32 bits: a run reaching 4 GB is cut (cutting a
-        // run never changes the order delivered, it only adds a cursor).
-        if (_open is null || time < _open.LastTime || recordOffset - _open.Start > MaxRunSpan) Open(recordOffset);
-        if (_open!.Indexed)
+        if (_open is null || time < _open.LastTime)
         {
-            if ((_index.AtChunkStart || _index.Full) && !MakeRoom())
-            {
-                // The ring is at its cap: the rest of this stretch walks its records again at delivery.
-                Open(recordOffset);
-            }
-            else
-            {
-                _index.Add(time, cpu, (uint)(recordOffset - _open.Start), rawDelta);
-                _open.EndSeq = _index.Head;
-            }
+            Close();
+            _open = new SampleRun(recordOffset, _lastFlushed, _window, _views);
+            TotalRuns++;
+            if (Runs > PeakRuns) PeakRuns = Runs;
         }
 
         _open.End = recordEnd;
@@ -139,31 +115,6 @@ internal sealed class RoundMerger : IWindowKeeper
         _held++;
         if (time > _maxTime) _maxTime = time;
     }
-
-    private const long MaxRunSpan = uint.MaxValue;
-
-    private void Open(long recordOffset)
-    {
-        Close();
-        var indexed = _indexCpus && ((!_index.Full && !_index.AtChunkStart) || MakeRoom());
-        _open = new SampleRun(recordOffset, _lastFlushed, _window, _index, indexed, _views);
-        TotalRuns++;
-        if (!indexed) WalkingRuns++;
-        if (Runs > PeakRuns) PeakRuns = Runs;
-    }
-
-    /// <summary>Frees the index entries every cursor has passed; false when it stays full.</summary>
-    private bool MakeRoom()
-    {
-        var oldest = _index.Head;
-        foreach (var run in _scanned) oldest = OldestOf(run, oldest);
-        for (var i = 0; i < _heapCount; i++) oldest = OldestOf(_heap[i], oldest);
-        if (_open is not null) oldest = OldestOf(_open, oldest);
-        _index.Release(oldest);
-        return !_index.Full;
-    }
-
-    private static long OldestOf(SampleRun run, long oldest) => run.Indexed ? Math.Min(oldest, run.NextSeq) : oldest;
 
     public bool Full => _held >= MaxQueued || Runs >= _maxRuns;
 
@@ -189,7 +140,6 @@ internal sealed class RoundMerger : IWindowKeeper
         _heapCount = 0;
         foreach (var run in _scanned) run.Release();
         _open?.Release();
-        _index.Clear();
     }
 
     private void Close()

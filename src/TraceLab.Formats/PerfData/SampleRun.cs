@@ -10,25 +10,20 @@ namespace TraceLab.Formats.PerfData;
 /// <summary>
 /// A stretch of the data section whose events are already in time order (in practice one CPU's ring buffer within
 /// one perf round), kept as a file range instead of decoded events: the scan notes where it starts and ends, and at
-/// delivery a cursor goes through its events again. Events the scan delivered as late (older than
-/// <see cref="LateLimit"/>, the delivered time when the run was scanned) and records that are not events are not
-/// part of it.
+/// delivery a cursor walks it again, stopping at each event. Events the scan delivered as late (older than
+/// <see cref="LateLimit"/>, the delivered time when the run was scanned) and records that are not events are stepped
+/// over the same way the scan stepped over them.
 /// <para>
-/// While the <see cref="PerfRecordStream"/>'s window keeps the run's records (rounds of a few hundred KB), the cursor
-/// reads the scan's notes on each event from the <see cref="HeldEventIndex"/> and the payload from the window: no
-/// record is parsed twice. Once <see cref="Detach"/>ed (rounds larger than the window: perf record -m 64M writes
-/// rounds of ~30 MB) it walks the records again through a small mapped view of the file of its own, moved along
-/// the run, stepping over late events and other records the way the scan did.
+/// The cursor reads the records where the scan left them, in the <see cref="PerfRecordStream"/>'s window, as long as
+/// the window keeps them (rounds of a few hundred KB); once <see cref="Detach"/>ed (rounds larger than the window:
+/// perf record -m 64M writes rounds of ~30 MB) it reads them through a mapped view of the file of its own, moved
+/// along the run — no copy, as the scan reads them.
 /// </para>
 /// </summary>
 internal sealed unsafe class SampleRun
 {
     private const int HeaderBytes = 8;
     private PerfRecordStream? _window;
-    /// <summary>The scan's notes on the run's events; null when the index was full and the cursor walks the records.</summary>
-    private readonly HeldEventIndex? _index;
-    /// <summary>Sequence number in the index of the event after the current one.</summary>
-    private long _next;
     private readonly MemoryMappedFile _file;
     private readonly ViewBudget _views;
     /// <summary>Bytes the detached cursor maps at once (0: not attached yet).</summary>
@@ -42,28 +37,14 @@ internal sealed unsafe class SampleRun
     private int _rawLength;
     private bool _started;
 
-    /// <param name="indexed">True: the scan notes the run's events in <paramref name="index"/> and the window keeps
-    /// its records while it can; false: the cursor walks the records through its own view.</param>
-    public SampleRun(long start, long lateLimit, PerfRecordStream window, HeldEventIndex index, bool indexed, ViewBudget views)
+    public SampleRun(long start, long lateLimit, PerfRecordStream window, ViewBudget views)
     {
         _views = views;
         Start = _pos = start;
         LateLimit = lateLimit;
         _file = window.Mapping;
-        if (indexed)
-        {
-            _window = window;
-            _index = index;
-        }
-
-        _next = EndSeq = index.Head;
+        _window = window;
     }
-
-    /// <summary>True when the scan notes the run's events in the index (the merge reads no record twice).</summary>
-    public bool Indexed => _index is not null;
-
-    /// <summary>Sequence number of the first index entry the cursor has not read yet.</summary>
-    public long NextSeq => _next;
 
     /// <summary>File offset of the run's first event record.</summary>
     public long Start { get; }
@@ -73,8 +54,6 @@ internal sealed unsafe class SampleRun
     public long LateLimit { get; }
     /// <summary>Scan: time of the run's newest event so far (an older one starts a new run).</summary>
     public long LastTime { get; set; }
-    /// <summary>Sequence number in the <see cref="HeldEventIndex"/> just past the run's last event (while in the window).</summary>
-    public long EndSeq { get; set; }
 
     /// <summary>True while the cursor reads from the scan's window rather than from the file.</summary>
     public bool InWindow => _window is not null;
@@ -103,8 +82,8 @@ internal sealed unsafe class SampleRun
         if (_window is null) return;
         _window = null;
         Attach(bytes);
-        // The current event's payload, from the file now.
-        if (_started) Ensure(path, _rawAt - 4, _rawLength + 4);
+        // The current event's payload, from the file now (the cursor moves on from its record's end).
+        if (_started) Map(path, Offset, (int)(_rawAt + _rawLength - Offset));
     }
 
     /// <summary>A detached cursor maps about <paramref name="bytes"/> at a time (never more than the run needs).</summary>
@@ -150,7 +129,7 @@ internal sealed unsafe class SampleRun
     /// <exception cref="TraceFormatException">The file no longer holds what the scan found there.</exception>
     public bool MoveNext(string path, SampleFormat samples)
     {
-        if (_index is not null) return IndexNext(_index, path);
+        if (_window is { } w) return WindowNext(w, samples);
         while (_pos < End)
         {
             var at = _pos - _viewOffset;
@@ -187,45 +166,43 @@ internal sealed unsafe class SampleRun
     }
 
     /// <summary>
-    /// The scan noted each of the run's events in the <see cref="HeldEventIndex"/> (it asks before the window drops
-    /// any record this cursor still needs, and the entries go only with their records), so here nothing is parsed
-    /// again: the next entry is the next event.
+    /// The window holds every record from <see cref="Need"/> to the scan (it asks before dropping any), and the scan
+    /// checked them all, so here only the steps are repeated.
     /// </summary>
-    private bool IndexNext(HeldEventIndex index, string path)
+    private bool WindowNext(PerfRecordStream w, SampleFormat samples)
     {
-        if (_next < EndSeq)
+        var buffer = w.Window;
+        var origin = w.BufferFileOffset;
+        while (_pos < End)
         {
-            ref readonly var e = ref index.At(_next++);
-            Time = e.Time;
-            Cpu = e.Cpu;
-            Offset = Start + e.RecordDelta;
-            _rawAt = Offset + e.RawDelta;
-            _started = true;
-            if (_window is { } w)
+            var at = (int)(_pos - origin);
+            var head = buffer.Slice(at, HeaderBytes);
+            var type = BinaryPrimitives.ReadUInt32LittleEndian(head);
+            int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
+            if (type == PerfRecordType.Auxtrace)
             {
-                // The raw payload's u32 size is just before it (the scan checked it fits the record).
-                _rawLength = (int)BinaryPrimitives.ReadUInt32LittleEndian(w.Window[(int)(_rawAt - 4 - w.BufferFileOffset)..]);
-            }
-            else
-            {
-                Ensure(path, _rawAt - 4, 4);
-                _rawLength = (int)BinaryPrimitives.ReadUInt32LittleEndian(new ReadOnlySpan<byte>(_viewBase + (_rawAt - 4 - _viewOffset), 4));
-                Ensure(path, _rawAt - 4, _rawLength + 4);
+                // Inside the window: the scan found its AUX data there too (else the window had detached this run).
+                _pos += size + (long)BinaryPrimitives.ReadUInt64LittleEndian(buffer.Slice(at + 8, 8));
+                continue;
             }
 
+            var offset = _pos;
+            _pos += size;
+            if (type != PerfRecordType.Sample) continue;
+            var body = buffer.Slice(at + HeaderBytes, size - HeaderBytes);
+            if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
+                continue;
+            Time = time;
+            Cpu = cpu;
+            Offset = offset;
+            _rawAt = origin + ByteOffset(buffer, raw);
+            _rawLength = raw.Length;
+            _started = true;
             return true;
         }
 
-        _pos = End;
-        Release();
+        _started = false;
         return false;
-    }
-
-    /// <summary>Makes the view hold <paramref name="count"/> bytes from file offset <paramref name="at"/>.</summary>
-    private void Ensure(string path, long at, int count)
-    {
-        if (_view is not null && at >= _viewOffset && at - _viewOffset <= _viewLength - count) return;
-        Map(path, at, count);
     }
 
     /// <summary>Maps the file from <paramref name="at"/> on, at least <paramref name="count"/> bytes; returns where <paramref name="at"/> is in the view.</summary>

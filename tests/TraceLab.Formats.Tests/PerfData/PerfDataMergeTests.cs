@@ -16,9 +16,6 @@ public sealed class PerfDataMergeTests : IDisposable
 
     public void Dispose() => _files.Dispose();
 
-    /// <summary>An index cap the tests' rounds outgrow (a power of two).</summary>
-    private const int SmallIndex = 16;
-
     private static readonly byte[] SwitchTemplate = TestTraceFile.Switch(1, 1);
     private static readonly int PrevPidOffset = TestData.Format("sched", "sched_switch").Field("prev_pid")!.Offset;
 
@@ -31,13 +28,12 @@ public sealed class PerfDataMergeTests : IDisposable
         return b.Sample(time, cpu, raw);
     }
 
-    private (PerfDataReader Reader, List<KernelEvent> Events) Read(PerfDataBuilder b, int? windowBytes = null, int? indexEntries = null)
+    private (PerfDataReader Reader, List<KernelEvent> Events) Read(PerfDataBuilder b, int? windowBytes = null)
     {
         var path = Path.Combine(_files.Directory, $"{Guid.NewGuid():N}.perf.data");
         File.WriteAllBytes(path, b.Build());
         var reader = PerfDataReader.Open(path);
         if (windowBytes is { } w) reader.WindowBytes = w;
-        if (indexEntries is { } n) reader.IndexEntries = n;
         var sink = new TraceDatRoundTripTests.ListSink();
         reader.Read(sink);
         reader.Dispose();
@@ -94,20 +90,17 @@ public sealed class PerfDataMergeTests : IDisposable
     /// Rounds of per-CPU chunks as perf record writes them, plus what real files only sometimes hold: ties, an event
     /// out of order inside a CPU's chunk, events older than what an earlier round delivered (late), missing
     /// FINISHED_ROUNDs, COMM / LOST / unknown records inside the chunks. With a small window the held records
-    /// outgrow it (cursors then map the file themselves); with a small index the scan's notes run out and the runs
-    /// after that walk their records again — the same order either way.
+    /// outgrow it (cursors then map the file themselves) — the same order either way.
     /// </summary>
     [Theory]
-    [InlineData(1, 2, false, false)]
-    [InlineData(2, 3, false, false)]
-    [InlineData(3, 4, false, false)]
-    [InlineData(4, 1, false, false)]
-    [InlineData(1, 2, true, false)]
-    [InlineData(3, 4, true, false)]
-    [InlineData(1, 2, false, true)]
-    [InlineData(3, 4, false, true)]
-    [InlineData(5, 3, true, true)]
-    public void Delivers_what_holding_and_sorting_every_event_delivers(int seed, int cpus, bool smallWindow, bool smallIndex)
+    [InlineData(1, 2, false)]
+    [InlineData(2, 3, false)]
+    [InlineData(3, 4, false)]
+    [InlineData(4, 1, false)]
+    [InlineData(1, 2, true)]
+    [InlineData(3, 4, true)]
+    [InlineData(5, 3, true)]
+    public void Delivers_what_holding_and_sorting_every_event_delivers(int seed, int cpus, bool smallWindow)
     {
         var random = new Random(seed);
         var b = new PerfDataBuilder { Cpus = cpus };
@@ -146,14 +139,11 @@ public sealed class PerfDataMergeTests : IDisposable
         }
 
         model.End();
-        var (reader, events) = Read(b, smallWindow ? PerfRecordStream.MinWindowBytes : null, smallIndex ? SmallIndex : null);
+        var (reader, events) = Read(b, smallWindow ? PerfRecordStream.MinWindowBytes : null);
 
         Assert.Equal(model.Delivered, events.Select(e => e.PrevTid));
         Assert.Equal(model.Late, reader.LateEvents);
         if (smallWindow) Assert.True(reader.DetachedRuns > 0, "the held rounds should outgrow the window");
-        if (smallIndex) Assert.True(reader.WalkingRuns > 0, "the held events should outgrow the index");
-        else Assert.Equal(0, reader.WalkingRuns);
-        Assert.InRange(reader.PeakIndexEntries, 0, smallIndex ? SmallIndex : HeldEventIndex.DefaultMaxEntries);
         Assert.True(model.Late > 0, "the input should provoke late events");
         Assert.True(reader.PeakHeldRuns < RoundMerger.RunLimit(cpus));
     }
