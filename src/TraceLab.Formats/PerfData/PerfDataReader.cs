@@ -205,6 +205,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         return n;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Sample(ReadOnlySpan<byte> body, long recordOffset, RoundMerger queue, CountingSink sink)
     {
         switch (_samples.Parse(body, out var time, out var cpu, out var raw))
