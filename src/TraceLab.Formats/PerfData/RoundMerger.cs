@@ -22,7 +22,7 @@ namespace TraceLab.Formats.PerfData;
 /// <para>
 /// Safety net: a file without rounds (or with a round beyond <see cref="MaxQueued"/> events) is flushed by halves,
 /// as before; so is a file cut into more than <see cref="RunLimit"/> runs at once (its CPU buffers are not in time
-/// order), which bounds the buffers.
+/// order), which bounds the cursors' views.
 /// </para>
 /// </summary>
 internal sealed class RoundMerger : IWindowKeeper
@@ -83,7 +83,7 @@ internal sealed class RoundMerger : IWindowKeeper
     /// <summary>Runs held at once, at most (scanned and not yet delivered to the end).</summary>
     public int PeakRuns { get; private set; }
 
-    /// <summary>Bytes of cursor buffers held at once, at most: what holding events costs instead of the events.</summary>
+    /// <summary>Bytes of the file the cursors have mapped at once, at most: what holding events costs instead of the events.</summary>
     public long PeakBufferBytes => _views.Peak;
 
     /// <summary>Runs the window could not keep: their cursors read the records from the file again.</summary>
@@ -197,7 +197,7 @@ internal sealed class RoundMerger : IWindowKeeper
         }
     }
 
-    /// <summary>Buffer for a cursor reading from the file: all of them together stay within the budget.</summary>
+    /// <summary>View size for a cursor reading from the file: all of them together stay within the budget.</summary>
     private int Share() => (int)Math.Clamp(ViewBudgetBytes / Math.Max(1, Runs), MinRunViewBytes, RunViewBytes);
 
     public long KeepFrom(long floor)
