@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
@@ -88,7 +89,7 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>FINISHED_ROUND records read.</summary>
     internal long Rounds { get; private set; }
 
-    /// <summary>Bytes of read buffers held at once at most for events awaiting delivery (instead of the events).</summary>
+    /// <summary>Bytes of the file mapped by the run cursors at once at most for events awaiting delivery (besides the window).</summary>
     internal long PeakHeldBufferBytes { get; private set; }
 
     /// <exception cref="TraceFormatException">The file is not a readable perf.data with tracepoint samples.</exception>
@@ -114,7 +115,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         _read = true;
         var counter = new CountingSink(sink);
         var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes);
-        var queue = new RoundMerger(_handle, _path, _samples, _decoder, _cpuLimit, stream);
+        var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream);
         try
         {
             Scan(stream, queue, counter, cancellationToken);
@@ -144,15 +145,22 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Reads the records in file order; events are held for the merge (or delivered late), the rest applied.</summary>
     private void Scan(PerfRecordStream stream, RoundMerger queue, CountingSink counter, CancellationToken cancellationToken)
     {
-        long records = 0;
+        long records = 0, check = 0x10000;
         try
         {
-            while (stream.MoveNext())
+            while (true)
             {
-                if ((++records & 0xFFFF) == 0) cancellationToken.ThrowIfCancellationRequested();
+                records += Samples(stream, queue, counter);
+                if (!stream.MoveNext()) break;
+                if (++records >= check)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    check = records + 0x10000;
+                }
+
                 switch (stream.Type)
                 {
-                    case PerfRecordType.Sample: Sample(stream, queue, counter); break;
+                    case PerfRecordType.Sample: Sample(stream.Body, stream.RecordOffset, queue, counter); break;
                     case PerfRecordType.FinishedRound: Rounds++; queue.FinishRound(counter); break;
                     case PerfRecordType.Comm: Comm(stream.Body); break;
                     case PerfRecordType.Lost: Lost(stream.Body, 8, _lostRecords); break;
@@ -171,39 +179,80 @@ public sealed class PerfDataReader : IKernelTraceReader
         }
     }
 
-    private void Sample(PerfRecordStream stream, RoundMerger queue, CountingSink sink)
+    /// <summary>
+    /// The scan's hot loop: the sample records lying whole in the window, one after the other, without going through
+    /// the stream record by record; stops at anything else (other records, the window's end, a header to check),
+    /// which <see cref="PerfRecordStream.MoveNext"/> then handles. Returns the records walked (at most 64 Ki, so the
+    /// caller checks for cancellation as often as before).
+    /// </summary>
+    private int Samples(PerfRecordStream stream, RoundMerger queue, CountingSink sink)
     {
-        var body = stream.Body;
+        var ahead = stream.Ahead;
+        var origin = stream.AheadOffset;
+        var at = 0;
+        var n = 0;
+        while (ahead.Length - at >= 8 && n < 0x10000)
+        {
+            var head = ahead.Slice(at, 8);
+            int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
+            if (BinaryPrimitives.ReadUInt32LittleEndian(head) != PerfRecordType.Sample || size < 8 || size > ahead.Length - at) break;
+            Sample(ahead.Slice(at + 8, size - 8), origin + at, queue, sink);
+            at += size;
+            n++;
+        }
+
+        stream.Skip(at);
+        return n;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Sample(ReadOnlySpan<byte> body, long recordOffset, RoundMerger queue, CountingSink sink)
+    {
         switch (_samples.Parse(body, out var time, out var cpu, out var raw))
         {
             case SampleParse.NoPayload: return;
-            case SampleParse.UnknownId: throw new TraceFormatException(_path, stream.RecordOffset, "a sample whose id belongs to one of the file's events");
+            case SampleParse.UnknownId: throw new TraceFormatException(_path, recordOffset, "a sample whose id belongs to one of the file's events");
             case SampleParse.TooShort:
-                throw new TraceFormatException(_path, stream.RecordOffset, $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
+                throw new TraceFormatException(_path, recordOffset, $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
         }
 
         // The CPU indexes per-CPU state in every analyzer: a corrupt one must not pass as a huge CPU number.
         if ((uint)cpu >= (uint)_cpuLimit)
-            throw new TraceFormatException(_path, stream.RecordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
-        if (cpu >= Info.CpuCount) Info.CpuCount = cpu + 1;
+            throw new TraceFormatException(_path, recordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
+        if (cpu >= _cpusSeen) SeeCpu(cpu);
         if (queue.IsLate(time))
         {
-            // Older than what was delivered already: deliver it now (perf does the same and warns).
-            queue.CountLate();
-            var late = new KernelEvent();
-            if (!_decoder.Decode(raw, time, cpu, ref late)) throw TooShort(stream, raw);
-            sink.OnEvent(in late);
+            Late(recordOffset, queue, sink, time, cpu, raw);
             return;
         }
 
         // Checked and named now, in file order; decoded when the merge delivers it.
-        if (!_decoder.Inspect(raw)) throw TooShort(stream, raw);
-        queue.Add(time, stream.RecordOffset, stream.RecordOffset + 8 + body.Length);
+        if (!_decoder.Check(raw)) throw TooShort(recordOffset, raw);
+        queue.Add(time, recordOffset, recordOffset + 8 + body.Length);
         if (queue.Full) queue.FlushHalf(sink);
     }
 
-    private TraceFormatException TooShort(PerfRecordStream stream, ReadOnlySpan<byte> raw) =>
-        new(_path, stream.RecordOffset, $"a tracepoint payload long enough for its event type ({raw.Length} bytes is too short)");
+    /// <summary>Highest CPU seen so far + 1, as <see cref="TraceInfo.CpuCount"/> grows (kept here: read per sample).</summary>
+    private int _cpusSeen;
+
+    private void SeeCpu(int cpu)
+    {
+        _cpusSeen = cpu + 1;
+        if (cpu >= Info.CpuCount) Info.CpuCount = cpu + 1;
+    }
+
+    /// <summary>Older than what was delivered already: delivered now (perf does the same and warns).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Late(long recordOffset, RoundMerger queue, CountingSink sink, long time, int cpu, ReadOnlySpan<byte> raw)
+    {
+        queue.CountLate();
+        var late = new KernelEvent();
+        if (!_decoder.Decode(raw, time, cpu, ref late)) throw TooShort(recordOffset, raw);
+        sink.OnEvent(in late);
+    }
+
+    private TraceFormatException TooShort(long recordOffset, ReadOnlySpan<byte> raw) =>
+        new(_path, recordOffset, $"a tracepoint payload long enough for its event type ({raw.Length} bytes is too short)");
 
     /// <summary>PERF_RECORD_COMM: u32 pid, u32 tid, NUL-padded comm, then the sample id trailer.</summary>
     private void Comm(ReadOnlySpan<byte> body)
@@ -240,20 +289,5 @@ public sealed class PerfDataReader : IKernelTraceReader
     {
         var prefix = $"{e.File}: at offset {e.Offset}: ";
         return "expected " + (e.Message.StartsWith(prefix, StringComparison.Ordinal) ? e.Message[prefix.Length..] : e.Message);
-    }
-
-    /// <summary>Counts what reaches the sink and keeps the first and last timestamps.</summary>
-    private sealed class CountingSink(IKernelEventSink inner) : IKernelEventSink
-    {
-        public long Count;
-        public long First;
-        public long Last;
-
-        public void OnEvent(in KernelEvent e)
-        {
-            if (Count++ == 0) First = e.Timestamp;
-            Last = e.Timestamp;
-            inner.OnEvent(in e);
-        }
     }
 }

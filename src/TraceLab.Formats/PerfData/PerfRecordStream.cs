@@ -73,6 +73,18 @@ internal sealed unsafe class PerfRecordStream
     /// <summary>The current record after its 8-byte header (valid until the next <see cref="MoveNext"/>).</summary>
     public ReadOnlySpan<byte> Body => new(_base + _bodyStart, _bodyLength);
 
+    /// <summary>
+    /// The window from the next record on: a caller may walk the whole records in it itself (the scan's loop over
+    /// samples) and then <see cref="Skip"/> them; <see cref="MoveNext"/> handles the rest (window ends, checks).
+    /// </summary>
+    public ReadOnlySpan<byte> Ahead => new(_base + _pos, _bufferLength - _pos);
+
+    /// <summary>File offset of <see cref="Ahead"/>'s first byte.</summary>
+    public long AheadOffset => _bufferFileOffset + _pos;
+
+    /// <summary>The caller has walked <paramref name="bytes"/> of whole records from <see cref="Ahead"/>.</summary>
+    public void Skip(int bytes) => _pos += bytes;
+
     /// <summary>Advances to the next record; false at the end of the data section.</summary>
     /// <exception cref="TraceFormatException">A record header is impossible or runs past the section.</exception>
     public bool MoveNext()
@@ -140,10 +152,13 @@ internal sealed unsafe class PerfRecordStream
         return true;
     }
 
+    /// <summary>The file's mapping, which the window and the detached run cursors take their views of.</summary>
+    public MemoryMappedFile Mapping =>
+        _file ??= MemoryMappedFile.CreateFromFile(_handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+
     private void Map(long offset, int length)
     {
-        _file ??= MemoryMappedFile.CreateFromFile(_handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-        var view = new MappedFileView(_file, offset, length);
+        var view = new MappedFileView(Mapping, offset, length);
         // The old window goes only now: the new one overlaps it, and its pages stay in the page cache either way.
         Unmap();
         _view = view;

@@ -1,4 +1,3 @@
-using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
 
@@ -13,16 +12,17 @@ namespace TraceLab.Formats.PerfData;
 /// <para>
 /// Each CPU's buffer is written in time order, so the scan cuts the file into <see cref="SampleRun"/>s — stretches
 /// whose events are in time order, a new one wherever time goes back — and keeps only their file ranges. A flush is
-/// a k-way merge over the runs' cursors (ties by file offset), decoding each event as it is delivered. That gives
-/// the order a stable sort of all held events by time gives, whatever the file holds (an out-of-order event only
-/// starts one more run), with memory of one small buffer per run that spans a flush: a few per CPU, not a round.
-/// The cursors read the records from the scan's window (<see cref="PerfRecordStream"/>) while it holds them, so a
-/// record is read from the file once; only runs the window could not keep read theirs from the file again.
+/// a k-way merge over the runs' cursors (ties by file offset) that delivers the top run's events in a loop until the
+/// next run's head comes first, decoding each event as it is delivered. That gives the order a stable sort of all
+/// held events by time gives, whatever the file holds (an out-of-order event only starts one more run), with memory
+/// of one small mapped view per run that spans a flush: a few per CPU, not a round. The cursors read the records
+/// from the scan's window (<see cref="PerfRecordStream"/>) while it holds them; runs the window could not keep map
+/// their own view of the file.
 /// </para>
 /// <para>
 /// Safety net: a file without rounds (or with a round beyond <see cref="MaxQueued"/> events) is flushed by halves,
 /// as before; so is a file cut into more than <see cref="RunLimit"/> runs at once (its CPU buffers are not in time
-/// order), which bounds the buffers.
+/// order), which bounds the cursors' views.
 /// </para>
 /// </summary>
 internal sealed class RoundMerger : IWindowKeeper
@@ -39,17 +39,19 @@ internal sealed class RoundMerger : IWindowKeeper
     /// </summary>
     public static int RunLimit(int cpus) => Math.Max(1024, 8 * cpus);
 
-    /// <summary>Buffer per run cursor: large enough that positional reads cost little, small times the runs held.</summary>
-    private const int RunBufferBytes = 64 * 1024;
-    private const int MinRunBufferBytes = 4 * 1024;
-    /// <summary>All cursor buffers together stay about this size when many runs are held at once.</summary>
-    private const int BufferBudgetBytes = 16 * 1024 * 1024;
+    /// <summary>
+    /// Mapped view per detached run cursor: large enough that mapping costs little per event (a map and unmap per
+    /// ~10,000 events), small times the runs held (two per CPU).
+    /// </summary>
+    internal const int RunViewBytes = 1024 * 1024;
+    private const int MinRunViewBytes = 16 * 1024;
+    /// <summary>All cursor views together stay about this size when many runs are held at once.</summary>
+    private const int ViewBudgetBytes = 16 * 1024 * 1024;
 
-    private readonly SafeFileHandle _handle;
     private readonly string _path;
     private readonly SampleFormat _samples;
     private readonly KernelEventDecoder _decoder;
-    private readonly PerfRecordStream? _window;
+    private readonly PerfRecordStream _window;
     private readonly int _maxRuns;
     private readonly List<SampleRun> _scanned = new();
     private SampleRun? _open;
@@ -60,17 +62,16 @@ internal sealed class RoundMerger : IWindowKeeper
     private long _previousRoundMax = long.MinValue;
     private long _lastFlushed = long.MinValue;
     private KernelEvent _event;
-    private long _bufferBytes;
+    private readonly ViewBudget _views = new();
 
-    public RoundMerger(SafeFileHandle handle, string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream? window = null)
+    public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window)
     {
         _maxRuns = RunLimit(cpus);
-        _handle = handle;
         _path = path;
         _samples = samples;
         _decoder = decoder;
         _window = window;
-        if (window is not null) window.Keeper = this;
+        window.Keeper = this;
     }
 
     /// <summary>Events scanned and not yet delivered.</summary>
@@ -82,8 +83,8 @@ internal sealed class RoundMerger : IWindowKeeper
     /// <summary>Runs held at once, at most (scanned and not yet delivered to the end).</summary>
     public int PeakRuns { get; private set; }
 
-    /// <summary>Bytes of cursor buffers held at once, at most: what holding events costs instead of the events.</summary>
-    public long PeakBufferBytes { get; private set; }
+    /// <summary>Bytes of the file the cursors have mapped at once, at most: what holding events costs instead of the events.</summary>
+    public long PeakBufferBytes => _views.Peak;
 
     /// <summary>Runs the window could not keep: their cursors read the records from the file again.</summary>
     public long DetachedRuns { get; private set; }
@@ -104,7 +105,7 @@ internal sealed class RoundMerger : IWindowKeeper
         if (_open is null || time < _open.LastTime)
         {
             Close();
-            _open = new SampleRun(recordOffset, _lastFlushed, _window);
+            _open = new SampleRun(recordOffset, _lastFlushed, _window, _views);
             TotalRuns++;
             if (Runs > PeakRuns) PeakRuns = Runs;
         }
@@ -118,25 +119,27 @@ internal sealed class RoundMerger : IWindowKeeper
     public bool Full => _held >= MaxQueued || Runs >= _maxRuns;
 
     /// <summary>FINISHED_ROUND: deliver everything up to the newest time of the previous round.</summary>
-    public void FinishRound(IKernelEventSink sink)
+    public void FinishRound(CountingSink sink)
     {
         if (_held > 0 && _previousRoundMax != long.MinValue) Merge(_previousRoundMax, long.MaxValue, sink);
         _previousRoundMax = _maxTime;
     }
 
     /// <summary>The queue is full without rounds: deliver the older half.</summary>
-    public void FlushHalf(IKernelEventSink sink) => Merge(long.MaxValue, _held / 2, sink);
+    public void FlushHalf(CountingSink sink) => Merge(long.MaxValue, _held / 2, sink);
 
-    public void FlushAll(IKernelEventSink sink)
+    public void FlushAll(CountingSink sink)
     {
         if (_held > 0) Merge(long.MaxValue, long.MaxValue, sink);
     }
 
-    /// <summary>Gives back the cursor buffers of runs left undelivered (the read stopped early).</summary>
+    /// <summary>Unmaps the views of runs left undelivered (the read stopped early) and gives the index back.</summary>
     public void Release()
     {
         for (var i = 0; i < _heapCount; i++) _heap[i].Release();
         _heapCount = 0;
+        foreach (var run in _scanned) run.Release();
+        _open?.Release();
     }
 
     private void Close()
@@ -147,7 +150,7 @@ internal sealed class RoundMerger : IWindowKeeper
     }
 
     /// <summary>Delivers, in (time, file offset) order, up to <paramref name="count"/> held events of time ≤ <paramref name="limit"/>.</summary>
-    private void Merge(long limit, long count, IKernelEventSink sink)
+    private void Merge(long limit, long count, CountingSink sink)
     {
         // A flush may change the late limit, so the run being scanned ends here.
         Close();
@@ -157,42 +160,45 @@ internal sealed class RoundMerger : IWindowKeeper
             foreach (var run in _scanned)
             {
                 run.Attach(share);
-                if (!run.MoveNext(_handle, _path, _samples)) throw RunChanged(run);
-                _bufferBytes += run.BufferBytes;
+                if (!run.MoveNext(_path, _samples)) throw RunChanged(run);
                 Push(run);
             }
 
             _scanned.Clear();
-            if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
         }
 
-        for (long n = 0; n < count && _heapCount > 0; n++)
+        long n = 0;
+        while (n < count && _heapCount > 0)
         {
             var top = _heap[0];
             if (top.Time > limit) break;
-            if (!_decoder.Decode(top.Raw, top.Time, top.Cpu, ref _event, updateNames: false)) throw RunChanged(top);
-            sink.OnEvent(in _event);
-            _lastFlushed = top.Time;
-            _held--;
-            var bytes = top.BufferBytes;
-            if (top.MoveNext(_handle, _path, _samples))
+            // The run next in line after the top one: the top delivers events in a loop until one of them would
+            // come after it, without a heap operation per event (a CPU's run of events between two others').
+            var next = _heapCount switch
             {
-                _bufferBytes += top.BufferBytes - bytes;
-                if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
-            }
-            else
+                1 => null,
+                2 => _heap[1],
+                _ => Before(_heap[2], _heap[1]) ? _heap[2] : _heap[1],
+            };
+            var delivered = top.Deliver(_decoder, sink, ref _event, next, limit, count - n, _path, _samples, out var more, out var last);
+            n += delivered;
+            _held -= delivered;
+            _lastFlushed = last;
+            if (!more)
             {
-                _bufferBytes -= bytes;
                 _heap[0] = _heap[--_heapCount];
                 _heap[_heapCount] = null!;
+                if (_heapCount > 0) SiftDown(0);
             }
-
-            if (_heapCount > 0) SiftDown(0);
+            else if (next is not null)
+            {
+                SiftDown(0);
+            }
         }
     }
 
-    /// <summary>Buffer for a cursor reading from the file: all of them together stay within the budget.</summary>
-    private int Share() => (int)Math.Clamp(BufferBudgetBytes / Math.Max(1, Runs), MinRunBufferBytes, RunBufferBytes);
+    /// <summary>View size for a cursor reading from the file: all of them together stay within the budget.</summary>
+    private int Share() => (int)Math.Clamp(ViewBudgetBytes / Math.Max(1, Runs), MinRunViewBytes, RunViewBytes);
 
     public long KeepFrom(long floor)
     {
@@ -211,10 +217,8 @@ internal sealed class RoundMerger : IWindowKeeper
         if (!run.InWindow) return long.MaxValue;
         var need = run.Need;
         if (need >= floor) return need;
-        run.Detach(Share(), _handle, _path, _samples);
+        run.Detach(Share(), _path);
         DetachedRuns++;
-        _bufferBytes += run.BufferBytes;
-        if (_bufferBytes > PeakBufferBytes) PeakBufferBytes = _bufferBytes;
         return long.MaxValue;
     }
 

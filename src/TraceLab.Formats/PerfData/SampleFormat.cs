@@ -1,4 +1,6 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using TraceLab.Core;
 
 namespace TraceLab.Formats.PerfData;
@@ -32,6 +34,14 @@ internal sealed class SampleFormat
     /// </summary>
     private readonly ushort[]? _attrByIdOffset;
     private readonly ulong _minId;
+    /// <summary>
+    /// Per id − <see cref="_minId"/> (with <see cref="_attrByIdOffset"/>): where time, CPU and raw size sit for that
+    /// id's layout when they are at fixed offsets, so that a sample's parse is one table read (RawSize 0: take the
+    /// general path).
+    /// </summary>
+    private readonly FastLayout[]? _fastById;
+
+    private readonly record struct FastLayout(int Time, int Cpu, int RawSize);
     private readonly int _idOffset;
     private const int MaxIdTable = 1 << 16;
 
@@ -63,7 +73,13 @@ internal sealed class SampleFormat
                 if (span < MaxIdTable)
                 {
                     _attrByIdOffset = new ushort[span + 1];
-                    foreach (var (id, i) in _attrById) _attrByIdOffset[id - _minId] = (ushort)(i + 1);
+                    _fastById = new FastLayout[span + 1];
+                    foreach (var (id, i) in _attrById)
+                    {
+                        _attrByIdOffset[id - _minId] = (ushort)(i + 1);
+                        var layout = _layoutByAttr[i]!;
+                        if (layout.Fast) _fastById[id - _minId] = new FastLayout(layout.TimeOffset, layout.CpuOffset, layout.RawSizeOffset);
+                    }
                 }
             }
         }
@@ -73,7 +89,36 @@ internal sealed class SampleFormat
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public SampleParse Parse(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)
+    {
+        // Fast path, one table read: an id whose layout has time, CPU and raw at fixed offsets, a body long enough,
+        // a non-empty payload. Anything else takes the general path below, which decides the same way.
+        if (_fastById is { } table && body.Length >= _idOffset + 8)
+        {
+            ref var b = ref MemoryMarshal.GetReference(body);
+            var k = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref b, _idOffset)) - _minId;
+            if (k < (ulong)table.Length)
+            {
+                var f = table[(int)k];
+                if (f.RawSize > 0 && body.Length >= f.RawSize + 4)
+                {
+                    var size = Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref b, f.RawSize));
+                    if (size - 1 < (uint)(body.Length - f.RawSize - 4))
+                    {
+                        time = Unsafe.ReadUnaligned<long>(ref Unsafe.Add(ref b, f.Time));
+                        cpu = Unsafe.ReadUnaligned<int>(ref Unsafe.Add(ref b, f.Cpu));
+                        raw = MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref b, f.RawSize + 4), (int)size);
+                        return SampleParse.Event;
+                    }
+                }
+            }
+        }
+
+        return ParseChecked(body, out time, out cpu, out raw);
+    }
+
+    private SampleParse ParseChecked(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)
     {
         var layout = _layout;
         if (_attrById is not null)

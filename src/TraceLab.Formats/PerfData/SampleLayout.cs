@@ -1,5 +1,7 @@
 using System.Buffers.Binary;
 using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace TraceLab.Formats.PerfData;
 
@@ -17,6 +19,8 @@ internal sealed class SampleLayout
     /// <summary>Offset of READ or, when READ and CALLCHAIN are absent, of RAW; -1 when neither follows.</summary>
     private readonly int _variableStart;
     private readonly bool _fixedRaw;
+    /// <summary>Time, CPU and a raw payload at fixed offsets on a little-endian host: <see cref="TryRead"/> checks the length once.</summary>
+    private readonly bool _fast;
 
     public SampleLayout(ulong sampleType, ulong readFormat)
     {
@@ -36,14 +40,42 @@ internal sealed class SampleLayout
         if (Has(PerfSampleType.Period)) p += 8;
         _variableStart = p;
         _fixedRaw = !Has(PerfSampleType.Read) && !Has(PerfSampleType.Callchain);
+        _fast = BitConverter.IsLittleEndian && _fixedRaw && HasTime && HasCpu && HasRaw;
     }
+
+    /// <summary>True when time, CPU and the raw payload sit at fixed offsets (see <see cref="TryRead"/>'s fast path).</summary>
+    public bool Fast => _fast;
+    public int TimeOffset => _timeOffset;
+    public int CpuOffset => _cpuOffset;
+    /// <summary>Offset of the raw payload's u32 size when <see cref="Fast"/>.</summary>
+    public int RawSizeOffset => _variableStart;
 
     public bool HasTime => _timeOffset >= 0;
     public bool HasCpu => _cpuOffset >= 0;
     public bool HasRaw => Has(PerfSampleType.Raw);
 
     /// <summary>Reads time, CPU and the raw tracepoint payload. False when the body is too short for its layout.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryRead(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)
+    {
+        // Time and CPU lie before the raw size word, so one length check covers the three reads.
+        if (_fast && body.Length >= _variableStart + 4)
+        {
+            ref var b = ref MemoryMarshal.GetReference(body);
+            var size = Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref b, _variableStart));
+            if (size <= (uint)(body.Length - _variableStart - 4))
+            {
+                time = Unsafe.ReadUnaligned<long>(ref Unsafe.Add(ref b, _timeOffset));
+                cpu = Unsafe.ReadUnaligned<int>(ref Unsafe.Add(ref b, _cpuOffset));
+                raw = MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref b, _variableStart + 4), (int)size);
+                return true;
+            }
+        }
+
+        return TryReadChecked(body, out time, out cpu, out raw);
+    }
+
+    private bool TryReadChecked(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)
     {
         time = 0;
         cpu = -1;

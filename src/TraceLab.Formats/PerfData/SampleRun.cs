@@ -1,9 +1,9 @@
-using System.Buffers;
 using System.Buffers.Binary;
+using System.IO.MemoryMappedFiles;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
+using TraceLab.Formats.Ftrace;
 
 namespace TraceLab.Formats.PerfData;
 
@@ -15,26 +15,34 @@ namespace TraceLab.Formats.PerfData;
 /// over the same way the scan stepped over them.
 /// <para>
 /// The cursor reads the records where the scan left them, in the <see cref="PerfRecordStream"/>'s window, as long as
-/// the window keeps them (in real captures it does: the two rounds awaiting delivery are a few hundred KB to ~30 MB);
-/// once <see cref="Detach"/>ed it reads them again from the file with positional reads into one small buffer.
+/// the window keeps them (rounds of a few hundred KB); once <see cref="Detach"/>ed (rounds larger than the window:
+/// perf record -m 64M writes rounds of ~30 MB) it reads them through a mapped view of the file of its own, moved
+/// along the run — no copy, as the scan reads them.
 /// </para>
 /// </summary>
-internal sealed class SampleRun
+internal sealed unsafe class SampleRun
 {
     private const int HeaderBytes = 8;
     private PerfRecordStream? _window;
-    private byte[]? _buffer;
-    private long _bufferFileOffset;
-    private int _bufferLength;
+    private readonly MemoryMappedFile _file;
+    private readonly ViewBudget _views;
+    /// <summary>Bytes the detached cursor maps at once (0: not attached yet).</summary>
+    private int _viewBytes;
+    private MappedFileView? _view;
+    private byte* _viewBase;
+    private long _viewOffset;
+    private int _viewLength;
     private long _pos;
     private long _rawAt;
     private int _rawLength;
     private bool _started;
 
-    public SampleRun(long start, long lateLimit, PerfRecordStream? window)
+    public SampleRun(long start, long lateLimit, PerfRecordStream window, ViewBudget views)
     {
+        _views = views;
         Start = _pos = start;
         LateLimit = lateLimit;
+        _file = window.Mapping;
         _window = window;
     }
 
@@ -62,58 +70,94 @@ internal sealed class SampleRun
     /// <summary>The current event's tracepoint payload (valid until the window or the cursor moves on).</summary>
     public ReadOnlySpan<byte> Raw => _window is { } w
         ? w.Window.Slice((int)(_rawAt - w.BufferFileOffset), _rawLength)
-        : _buffer.AsSpan((int)(_rawAt - _bufferFileOffset), _rawLength);
+        : new ReadOnlySpan<byte>(_viewBase + (_rawAt - _viewOffset), _rawLength);
 
-    public int BufferBytes => _buffer?.Length ?? 0;
+    /// <summary>Bytes of the file the detached cursor has mapped.</summary>
+    public int BufferBytes => _view is null ? 0 : _viewLength;
 
-    /// <summary>From now on the cursor reads from the file, into a buffer of about <paramref name="bytes"/>.</summary>
+    /// <summary>From now on the cursor reads from the file, through a view of about <paramref name="bytes"/>.</summary>
     /// <exception cref="TraceFormatException">The file no longer holds what the scan found there.</exception>
-    public void Detach(int bytes, SafeFileHandle handle, string path, SampleFormat samples)
+    public void Detach(int bytes, string path)
     {
         if (_window is null) return;
         _window = null;
-        if (!_started) return;
-        // Read the current event again, from the file.
-        _pos = Offset;
-        _started = false;
         Attach(bytes);
-        if (!MoveNext(handle, path, samples)) throw Changed(path);
+        // The current event's payload, from the file now (the cursor moves on from its record's end).
+        if (_started) Map(path, Offset, (int)(_rawAt + _rawLength - Offset));
     }
 
-    /// <summary>A detached cursor takes a buffer of about <paramref name="bytes"/> (never more than the run needs).</summary>
+    /// <summary>A detached cursor maps about <paramref name="bytes"/> at a time (never more than the run needs).</summary>
     public void Attach(int bytes)
     {
-        if (_window is not null || _buffer is not null) return;
-        var size = (int)Math.Min(bytes, Math.Max(End - _pos, HeaderBytes));
-        _buffer = ArrayPool<byte>.Shared.Rent(size);
-        _bufferLength = 0;
+        if (_window is not null || _viewBytes > 0) return;
+        _viewBytes = bytes;
     }
 
-    /// <summary>Moves to the run's next event; false (and the buffer is given back) at its end.</summary>
+    /// <summary>
+    /// Delivers the current event and the run's next ones while they come before <paramref name="next"/>'s current
+    /// event (in time, then file order), are no later than <paramref name="limit"/>, and fewer than
+    /// <paramref name="max"/>: a CPU's stretch of events between two of another's in one loop. <paramref name="more"/>
+    /// is false when the run is done; <paramref name="last"/> is the time of the last event delivered.
+    /// </summary>
     /// <exception cref="TraceFormatException">The file no longer holds what the scan found there.</exception>
-    public bool MoveNext(SafeFileHandle handle, string path, SampleFormat samples)
+    public long Deliver(KernelEventDecoder decoder, CountingSink sink, ref KernelEvent e, SampleRun? next, long limit, long max,
+        string path, SampleFormat samples, out bool more, out long last)
+    {
+        long n = 0;
+        while (true)
+        {
+            if (!decoder.Decode(Raw, Time, Cpu, ref e, updateNames: false))
+                throw new TraceFormatException(path, Start, "the events read there before (the file changed while it was read)");
+            sink.OnEvent(in e);
+            n++;
+            last = Time;
+            if (!MoveNext(path, samples))
+            {
+                more = false;
+                return n;
+            }
+
+            if (n >= max || Time > limit || (next is not null && !(Time < next.Time || (Time == next.Time && Offset < next.Offset))))
+            {
+                more = true;
+                return n;
+            }
+        }
+    }
+
+    /// <summary>Moves to the run's next event; false (and the view is unmapped) at its end.</summary>
+    /// <exception cref="TraceFormatException">The file no longer holds what the scan found there.</exception>
+    public bool MoveNext(string path, SampleFormat samples)
     {
         if (_window is { } w) return WindowNext(w, samples);
         while (_pos < End)
         {
-            var head = Bytes(handle, path, _pos, HeaderBytes);
+            var at = _pos - _viewOffset;
+            if (_view is null || at < 0 || at > _viewLength - HeaderBytes) at = Map(path, _pos, HeaderBytes);
+            var head = new ReadOnlySpan<byte>(_viewBase + at, HeaderBytes);
             var type = BinaryPrimitives.ReadUInt32LittleEndian(head);
-            long size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
+            int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
             if (size < HeaderBytes) throw Changed(path);
             if (type == PerfRecordType.Auxtrace)
             {
-                size += (long)BinaryPrimitives.ReadUInt64LittleEndian(Bytes(handle, path, _pos, 16)[8..]);
-                _pos += size;
+                if (at > _viewLength - 16) at = Map(path, _pos, 16);
+                _pos += size + (long)BinaryPrimitives.ReadUInt64LittleEndian(new ReadOnlySpan<byte>(_viewBase + at + 8, 8));
                 continue;
             }
 
-            var record = Bytes(handle, path, _pos, (int)size);
+            if (at > _viewLength - size) at = Map(path, _pos, size);
             var offset = _pos;
             _pos += size;
             if (type != PerfRecordType.Sample) continue;
-            if (samples.Parse(record[HeaderBytes..], out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
+            var body = new ReadOnlySpan<byte>(_viewBase + at + HeaderBytes, size - HeaderBytes);
+            if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
                 continue;
-            Current(time, cpu, offset, _bufferFileOffset + ByteOffset(_buffer, raw), raw.Length);
+            Time = time;
+            Cpu = cpu;
+            Offset = offset;
+            _rawAt = offset + HeaderBytes + ByteOffset(body, raw);
+            _rawLength = raw.Length;
+            _started = true;
             return true;
         }
 
@@ -148,7 +192,12 @@ internal sealed class SampleRun
             var body = buffer.Slice(at + HeaderBytes, size - HeaderBytes);
             if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
                 continue;
-            Current(time, cpu, offset, origin + ByteOffset(buffer, raw), raw.Length);
+            Time = time;
+            Cpu = cpu;
+            Offset = offset;
+            _rawAt = origin + ByteOffset(buffer, raw);
+            _rawLength = raw.Length;
+            _started = true;
             return true;
         }
 
@@ -156,54 +205,34 @@ internal sealed class SampleRun
         return false;
     }
 
-    private void Current(long time, int cpu, long offset, long rawAt, int rawLength)
+    /// <summary>Maps the file from <paramref name="at"/> on, at least <paramref name="count"/> bytes; returns where <paramref name="at"/> is in the view.</summary>
+    private long Map(string path, long at, int count)
     {
-        Time = time;
-        Cpu = cpu;
-        Offset = offset;
-        _rawAt = rawAt;
-        _rawLength = rawLength;
-        _started = true;
+        if (count < 0 || count > End - at) throw Changed(path);
+        var length = (int)Math.Min(End - at, Math.Max(count, _viewBytes));
+        var view = new MappedFileView(_file, at, length);
+        _views.Add(length - (_view is null ? 0 : _viewLength));
+        _view?.Dispose();
+        _view = view;
+        _viewBase = view.Pointer;
+        _viewOffset = at;
+        _viewLength = length;
+        return 0;
     }
 
     private static long ByteOffset(ReadOnlySpan<byte> buffer, ReadOnlySpan<byte> inside) =>
         (long)Unsafe.ByteOffset(ref MemoryMarshal.GetReference(buffer), ref MemoryMarshal.GetReference(inside));
 
+    /// <summary>Unmaps the cursor's view (the run is done, or the read stopped early).</summary>
     public void Release()
     {
         _started = false;
-        if (_buffer is null) return;
-        ArrayPool<byte>.Shared.Return(_buffer);
-        _buffer = null;
-    }
-
-    /// <summary><paramref name="count"/> bytes of the file from <paramref name="at"/>, read into the buffer if not there.</summary>
-    private ReadOnlySpan<byte> Bytes(SafeFileHandle handle, string path, long at, int count)
-    {
-        var inBuffer = at - _bufferFileOffset;
-        if (_buffer is not null && inBuffer >= 0 && inBuffer + count <= _bufferLength) return _buffer.AsSpan((int)inBuffer, count);
-        if (count > End - at) throw Changed(path);
-        if (_buffer is null || count > _buffer.Length)
-        {
-            // A record larger than the buffer (up to 64 KiB by its u16 size): a larger buffer from here on.
-            var old = _buffer;
-            _buffer = ArrayPool<byte>.Shared.Rent(Math.Max(count, old?.Length ?? 0));
-            if (old is not null) ArrayPool<byte>.Shared.Return(old);
-        }
-
-        var want = (int)Math.Min(_buffer.Length, End - at);
-        var n = 0;
-        while (n < count)
-        {
-            var got = RandomAccess.Read(handle, _buffer.AsSpan(n, want - n), at + n);
-            if (got <= 0) throw Changed(path);
-            n += got;
-            if (n >= want) break;
-        }
-
-        _bufferFileOffset = at;
-        _bufferLength = n;
-        return _buffer.AsSpan(0, count);
+        if (_view is null) return;
+        _views.Add(-_viewLength);
+        _view.Dispose();
+        _view = null;
+        _viewBase = null;
+        _viewLength = 0;
     }
 
     private TraceFormatException Changed(string path) =>
