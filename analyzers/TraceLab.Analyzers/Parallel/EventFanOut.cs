@@ -26,11 +26,15 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
     /// <summary>Free batches (after taking one) from which the consumers count as keeping up: the reader then packs.</summary>
     private const int PackWhenFree = PoolSize / 2;
 
+    /// <summary>Holds whole or packed events; each form's storage is made the first time the batch is used that way.</summary>
     private sealed class Batch
     {
-        public readonly KernelEvent[] Events = new KernelEvent[BatchSize];
+        private KernelEvent[]? _events;
+        private PackedEvents? _packed;
+
+        public KernelEvent[] Events => _events ??= new KernelEvent[BatchSize];
         public int Count;
-        public readonly PackedEvents Packed = new(BatchSize);
+        public PackedEvents Packed => _packed ??= new PackedEvents(BatchSize);
         public bool IsPacked;
         public int Pending;
         /// <summary>The end-of-stream marker: consumers stop after it.</summary>
@@ -142,9 +146,12 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
         Batch b;
         lock (_free) b = _free.Pop();
         b.Count = 0;
-        b.Packed.Clear();
         b.IsPacked = _packing ?? _freeCount.CurrentCount >= PackWhenFree;
-        if (b.IsPacked) PackedBatches++;
+        if (b.IsPacked)
+        {
+            b.Packed.Clear();
+            PackedBatches++;
+        }
         b.Last = false;
         return b;
     }
