@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers;
@@ -101,21 +102,50 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     public void OnEvent(in KernelEvent e)
     {
+        if (((EvidenceOnlyKinds >> (int)e.Kind) & 1) != 0) OnEvidenceOnly(e);
+        else OnModelled(e);
+    }
+
+    /// <summary>
+    /// <see cref="OnEvent"/> for an evidence-only kind (syscalls, exec, unmodelled events; <see cref="AnalysisPass"/>
+    /// has already switched on the kind). True when the event came from the thread its CPU was already known to run
+    /// (nothing changed): then an event was handled on that CPU before (<see cref="UnknownTask"/> never takes this
+    /// path), which is what <see cref="AnalysisPass"/> relies on to skip per-CPU bookkeeping.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool OnEvidenceOnly(in KernelEvent e)
+    {
         var t = e.Timestamp;
         if (t < FirstTimestamp) FirstTimestamp = t;
         if (t > LastTimestamp) LastTimestamp = t;
         // Fast path: an evidence-only event of the thread this CPU already runs moves its last-seen time, nothing else.
         var cpus = _cpus;
         var c = e.Cpu;
-        if (((EvidenceOnlyKinds >> (int)e.Kind) & 1) != 0 && (uint)c < (uint)cpus.Length)
+        if ((uint)c < (uint)cpus.Length)
         {
             ref var known = ref cpus[c];
-            if (known.Current == e.Pid)
+            if (known.Current == e.Pid && e.Pid != Unknown)
             {
                 known.LastEvidence = t;
-                return;
+                return true;
             }
         }
+        return OnEvidenceSlow(e, t);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool OnEvidenceSlow(in KernelEvent e, long t)
+    {
+        OnEventSlow(e, t);
+        return false;
+    }
+
+    /// <summary><see cref="OnEvent"/> for a kind that is not evidence-only (switch, wakeups, migrate, fork, exit, marker).</summary>
+    internal void OnModelled(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (t < FirstTimestamp) FirstTimestamp = t;
+        if (t > LastTimestamp) LastTimestamp = t;
         OnEventSlow(e, t);
     }
 

@@ -99,58 +99,73 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
 
     public void OnEvent(in KernelEvent e)
     {
-        var t = e.Timestamp;
         switch (e.Kind)
         {
-            case KernelEventKind.SyscallEnter when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
+            case KernelEventKind.SyscallEnter: OnSyscallEnter(e); break;
+            case KernelEventKind.SyscallExit: OnSyscallExit(e); break;
+            case KernelEventKind.Switch: OnSwitch(e); break;
+            case KernelEventKind.Waking: OnWaking(e); break;
+        }
+    }
+
+    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it.
+
+    internal void OnSyscallEnter(in KernelEvent e)
+    {
+        if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
+        var t = e.Timestamp;
+        SawSyscalls = true;
+        var f = Slot(e.Pid, e.Cpu);
+        if (f.ExitCpu == e.Cpu && !f.Active) _gaps.Add(t - f.ExitTs);
+        f.ExitCpu = -1;
+        f.Active = true;
+        f.Key = e.SyscallNr >= 0 ? e.SyscallNr : e.Arg0;
+        f.EnterTs = f.PieceStart = t;
+        f.OffCpu = f.Blocked = false;
+        f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
+    }
+
+    internal void OnSyscallExit(in KernelEvent e)
+    {
+        if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
+        var t = e.Timestamp;
+        SawSyscalls = true;
+        var x = Slot(e.Pid, e.Cpu);
+        if (x.Active) Close(e.Pid, x, t);
+        else UnmatchedExits++;
+        x.ExitTs = t;
+        x.ExitCpu = e.Cpu;
+    }
+
+    internal void OnSwitch(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (e.PrevTid > 0 && FindOn(e.Cpu, e.PrevTid) is { } p)
+        {
+            p.ExitCpu = -1;
+            if (p.Active && !p.OffCpu)
             {
-                SawSyscalls = true;
-                var f = Slot(e.Pid, e.Cpu);
-                if (f.ExitCpu == e.Cpu && !f.Active) _gaps.Add(t - f.ExitTs);
-                f.ExitCpu = -1;
-                f.Active = true;
-                f.Key = e.SyscallNr >= 0 ? e.SyscallNr : e.Arg0;
-                f.EnterTs = f.PieceStart = t;
-                f.OffCpu = f.Blocked = false;
-                f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
-                break;
+                p.CpuNs += _region.Overlap(p.PieceStart, t);
+                p.OffCpu = true;
+                p.Blocked = !TaskState.IsPreempted(e.PrevState);
+                p.PieceStart = p.WokenAt = t;
             }
-            case KernelEventKind.SyscallExit when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
-            {
-                SawSyscalls = true;
-                var x = Slot(e.Pid, e.Cpu);
-                if (x.Active) Close(e.Pid, x, t);
-                else UnmatchedExits++;
-                x.ExitTs = t;
-                x.ExitCpu = e.Cpu;
-                break;
-            }
-            case KernelEventKind.Switch:
-                if (e.PrevTid > 0 && FindOn(e.Cpu, e.PrevTid) is { } p)
-                {
-                    p.ExitCpu = -1;
-                    if (p.Active && !p.OffCpu)
-                    {
-                        p.CpuNs += _region.Overlap(p.PieceStart, t);
-                        p.OffCpu = true;
-                        p.Blocked = !TaskState.IsPreempted(e.PrevState);
-                        p.PieceStart = p.WokenAt = t;
-                    }
-                }
-                if (e.NextTid > 0 && Find(e.NextTid) is { } n)
-                {
-                    _onCpu.Set(e.Cpu, e.NextTid, n); // its syscalls follow on this CPU
-                    if (n.Active && n.OffCpu) BackOnCpu(n, t);
-                }
-                break;
-            case KernelEventKind.Waking:
-                if (e.WokenTid > 0 && Find(e.WokenTid) is { Active: true } w && w.OffCpu && w.Blocked)
-                {
-                    w.BlockedNs += _region.Overlap(w.PieceStart, t);
-                    w.Blocked = false;
-                    w.PieceStart = t;
-                }
-                break;
+        }
+        if (e.NextTid > 0 && Find(e.NextTid) is { } n)
+        {
+            _onCpu.Set(e.Cpu, e.NextTid, n); // its syscalls follow on this CPU
+            if (n.Active && n.OffCpu) BackOnCpu(n, t);
+        }
+    }
+
+    internal void OnWaking(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (e.WokenTid > 0 && Find(e.WokenTid) is { Active: true } w && w.OffCpu && w.Blocked)
+        {
+            w.BlockedNs += _region.Overlap(w.PieceStart, t);
+            w.Blocked = false;
+            w.PieceStart = t;
         }
     }
 

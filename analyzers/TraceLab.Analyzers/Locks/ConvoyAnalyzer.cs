@@ -126,19 +126,23 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     {
         switch (e.Kind)
         {
-            case KernelEventKind.SyscallEnter:
-                if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e);
-                break;
-            case KernelEventKind.SyscallExit:
-                if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e);
-                break;
-            case KernelEventKind.Waking:
-                OnWaking(e);
-                break;
-            case KernelEventKind.Switch:
-                OnSwitch(e);
-                break;
+            case KernelEventKind.SyscallEnter: OnSyscallEnter(e); break;
+            case KernelEventKind.SyscallExit: OnSyscallExit(e); break;
+            case KernelEventKind.Waking: OnWaking(e); break;
+            case KernelEventKind.Switch: OnSwitch(e); break;
         }
+    }
+
+    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it.
+
+    internal void OnSyscallEnter(in KernelEvent e)
+    {
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e);
+    }
+
+    internal void OnSyscallExit(in KernelEvent e)
+    {
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e);
     }
 
     /// <summary>Last thread looked up per CPU for its own event (see <see cref="CpuThreadCache{T}"/>).</summary>
@@ -305,7 +309,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     private static Handoff MakeHandoff(LockThread t, int receiver, long acquiredAt) =>
         new(t.Obj, t.Giver, receiver, t.QueuedAt, t.WakeTs, t.Ran ? t.RunTs : t.WakeTs, acquiredAt);
 
-    private void OnWaking(in KernelEvent e)
+    internal void OnWaking(in KernelEvent e)
     {
         var woken = e.WokenTid;
         if (woken <= 0) return;
@@ -342,7 +346,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private int ProcessOf(int tid) => _accounting.Parents.TryGetValue(tid, out var p) && p > 0 ? p : tid;
 
-    private void OnSwitch(in KernelEvent e)
+    internal void OnSwitch(in KernelEvent e)
     {
         var t = e.Timestamp;
         if (e.PrevTid > 0)
@@ -402,9 +406,9 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             r.HandoffsReceived++;
             r.QueueWait.Add(queueWait);
             r.ReadyLatency.Add(gap);
-            CollectionsMarshal.GetValueRefOrAddDefault(r.ReceivedFrom, h.Giver, out _)++;
+            r.ReceivedFromCounts.Add(h.Giver);
             g.HandoffsGiven++;
-            CollectionsMarshal.GetValueRefOrAddDefault(g.GivenTo, h.Receiver, out _)++;
+            g.GivenToCounts.Add(h.Receiver);
         }
 
         if (o.EpisodeCount > 0 && h.Giver == o.LastReceiver && !o.FastSinceHandoff && h.WokenAt - o.EpisodeEnd <= MaxHoldNs)

@@ -69,30 +69,57 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
 
     public void OnEvent(in KernelEvent e)
     {
-        var t = e.Timestamp;
-        var all = _cpuStatsArray;
-        if ((uint)e.Cpu >= (uint)all.Length)
-        {
-            EnsureCpu(e.Cpu);
-            all = _cpuStatsArray;
-        }
-        var cpuStats = all[e.Cpu];
-        cpuStats.Seen = true;
         switch (e.Kind)
         {
-            case KernelEventKind.Switch:
-                if (_region.Contains(t)) cpuStats.Switches++;
-                break;
-            case KernelEventKind.Waking:
-                OnWaking(e, t, counted: true);
-                break;
-            case KernelEventKind.WakeupNew:
-                OnWaking(e, t, counted: false);
-                break;
-            case KernelEventKind.Migrate:
-                if (e.Tid > 0 && _region.Contains(t)) Thread(e.Tid).Stats.Migrations++;
-                break;
+            case KernelEventKind.Switch: OnSwitch(e); break;
+            case KernelEventKind.Waking: OnWaking(e); break;
+            case KernelEventKind.WakeupNew: OnWakeupNew(e); break;
+            case KernelEventKind.Migrate: OnMigrate(e); break;
+            default: CpuStats(e.Cpu); break;
         }
+    }
+
+    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it.
+
+    /// <summary>The CPU's stats, marked seen (an event was logged there).</summary>
+    private SmpCpuStats CpuStats(int cpu)
+    {
+        var all = _cpuStatsArray;
+        if ((uint)cpu >= (uint)all.Length)
+        {
+            EnsureCpu(cpu);
+            all = _cpuStatsArray;
+        }
+        var cpuStats = all[cpu];
+        cpuStats.Seen = true;
+        return cpuStats;
+    }
+
+    /// <summary>An event of a kind this analyzer does not model was logged on <paramref name="cpu"/>.</summary>
+    internal void OnCpuEvent(int cpu) => CpuStats(cpu);
+
+    internal void OnSwitch(in KernelEvent e)
+    {
+        var cpuStats = CpuStats(e.Cpu);
+        if (_region.Contains(e.Timestamp)) cpuStats.Switches++;
+    }
+
+    internal void OnWaking(in KernelEvent e)
+    {
+        CpuStats(e.Cpu);
+        OnWaking(e, e.Timestamp, counted: true);
+    }
+
+    internal void OnWakeupNew(in KernelEvent e)
+    {
+        CpuStats(e.Cpu);
+        OnWaking(e, e.Timestamp, counted: false);
+    }
+
+    internal void OnMigrate(in KernelEvent e)
+    {
+        CpuStats(e.Cpu);
+        if (e.Tid > 0 && _region.Contains(e.Timestamp)) Thread(e.Tid).Stats.Migrations++;
     }
 
     public void OnRegionBegin()

@@ -95,28 +95,40 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
 
     public void OnEvent(in KernelEvent e)
     {
-        var t = e.Timestamp;
-        var threadContext = e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
         switch (e.Kind)
         {
-            case KernelEventKind.Switch:
-                OnSwitch(e, t);
-                return;
-            case KernelEventKind.Waking:
-                if (threadContext) Progress(Evidence(e.Cpu, e.Pid, t));
-                OnWaking(e, t);
-                return;
-            case KernelEventKind.SyscallEnter when threadContext:
-            {
-                var s = Evidence(e.Cpu, e.Pid, t);
-                // Releasing or taking a lock is progress; waiting again on it is not. Only asked while a wakeup is open.
-                if (s.Evaluating && LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) s.Progress = true;
-                return;
-            }
-            default:
-                if (threadContext) Evidence(e.Cpu, e.Pid, t);
-                return;
+            case KernelEventKind.Switch: OnSwitch(e); return;
+            case KernelEventKind.Waking: OnWakingEvent(e); return;
+            case KernelEventKind.SyscallEnter: OnSyscallEnter(e); return;
+            default: OnThreadEvidence(e); return;
         }
+    }
+
+    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it.
+
+    private static bool ThreadContext(in KernelEvent e) => e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
+
+    internal void OnSwitch(in KernelEvent e) => OnSwitch(e, e.Timestamp);
+
+    internal void OnWakingEvent(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (ThreadContext(e)) Progress(Evidence(e.Cpu, e.Pid, t));
+        OnWaking(e, t);
+    }
+
+    internal void OnSyscallEnter(in KernelEvent e)
+    {
+        if (!ThreadContext(e)) return;
+        var s = Evidence(e.Cpu, e.Pid, e.Timestamp);
+        // Releasing or taking a lock is progress; waiting again on it is not. Only asked while a wakeup is open.
+        if (s.Evaluating && LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) s.Progress = true;
+    }
+
+    /// <summary>Any other kind: the logging thread's own event shows it running.</summary>
+    internal void OnThreadEvidence(in KernelEvent e)
+    {
+        if (ThreadContext(e)) Evidence(e.Cpu, e.Pid, e.Timestamp);
     }
 
     private static void Progress(WakeState s)
