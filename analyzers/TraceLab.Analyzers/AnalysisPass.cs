@@ -54,48 +54,59 @@ public sealed class AnalysisPass : IKernelEventSink
 
     public void OnEvent(in KernelEvent e)
     {
+        int slot;
         switch (e.Kind)
         {
             case KernelEventKind.SyscallEnter:
                 // The accounting's fast path means an event was handled on this CPU before: the SMP analyzer has
                 // already marked it seen, which is all it does for a syscall.
                 if (!_accounting.OnEvidenceOnly(e)) _smp?.OnCpuEvent(e.Cpu);
-                _kernel?.OnSyscallEnter(e);
-                _convoys?.OnSyscallEnter(e);
-                _wakeups?.OnSyscallEnter(e);
+                slot = _accounting.PidSlot;
+                _kernel?.OnSyscallEnter(e, slot);
+                _convoys?.OnSyscallEnter(e, slot);
+                _wakeups?.OnSyscallEnter(e, slot);
                 break;
             case KernelEventKind.SyscallExit:
                 if (!_accounting.OnEvidenceOnly(e)) _smp?.OnCpuEvent(e.Cpu);
-                _kernel?.OnSyscallExit(e);
-                _convoys?.OnSyscallExit(e);
-                _wakeups?.OnThreadEvidence(e);
+                slot = _accounting.PidSlot;
+                _kernel?.OnSyscallExit(e, slot);
+                _convoys?.OnSyscallExit(e, slot);
+                _wakeups?.OnThreadEvidence(e, slot);
                 break;
             case KernelEventKind.Other:
             case KernelEventKind.Exec:
                 if (!_accounting.OnEvidenceOnly(e)) _smp?.OnCpuEvent(e.Cpu);
-                _wakeups?.OnThreadEvidence(e);
+                _wakeups?.OnThreadEvidence(e, _accounting.PidSlot);
                 break;
             case KernelEventKind.Switch:
+            {
                 _accounting.OnModelled(e);
-                _kernel?.OnSwitch(e);
-                _convoys?.OnSwitch(e);
-                _wakeups?.OnSwitch(e);
+                var prev = _accounting.PrevSlot;
+                var next = _accounting.NextSlot;
+                _kernel?.OnSwitch(e, prev, next);
+                _convoys?.OnSwitch(e, prev, next);
+                _wakeups?.OnSwitch(e, prev, next);
                 _smp?.OnSwitch(e);
                 break;
+            }
             case KernelEventKind.Waking:
+            {
                 _accounting.OnModelled(e);
-                _kernel?.OnWaking(e);
-                _convoys?.OnWaking(e);
-                _wakeups?.OnWakingEvent(e);
+                var pid = _accounting.PidSlot;
+                var woken = _accounting.WokenSlot;
+                _kernel?.OnWaking(e, woken);
+                _convoys?.OnWaking(e, pid, woken);
+                _wakeups?.OnWakingEvent(e, pid, woken);
                 _smp?.OnWaking(e);
                 break;
+            }
             case KernelEventKind.Marker:
             {
                 var hadBegin = _accounting.Region.HasBegin;
                 _accounting.OnModelled(e);
                 if (!hadBegin && _accounting.Region.HasBegin)
                     foreach (var analyzer in _analyzers) analyzer.OnRegionBegin();
-                _wakeups?.OnThreadEvidence(e);
+                _wakeups?.OnThreadEvidence(e, _accounting.PidSlot);
                 _smp?.OnCpuEvent(e.Cpu);
                 break;
             }

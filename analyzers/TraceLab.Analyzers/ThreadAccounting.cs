@@ -38,6 +38,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     private struct CpuState
     {
         public int Current;
+        /// <summary>The slot of <see cref="Current"/> when that is a thread (&gt; 0), else -1.</summary>
+        public int CurrentSlot;
         /// <summary>Last time <see cref="Current"/> was known to be on this CPU (its switch-in or one of its events).</summary>
         public long LastEvidence;
     }
@@ -127,6 +129,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             if (known.Current == e.Pid && e.Pid != Unknown)
             {
                 known.LastEvidence = t;
+                PidSlot = known.CurrentSlot;
                 return true;
             }
         }
@@ -140,6 +143,16 @@ public sealed class ThreadAccounting : IKernelEventSink
         return false;
     }
 
+    // The slots of the threads the last event names, for the analyzers of the pass (AnalysisPass), so that none of
+    // them repeats the lookup: valid after the accounting handled the event, -1 where the tid is not a thread (≤ 0).
+
+    /// <summary>Slot of the event's logging thread (<see cref="KernelEvent.Pid"/>); not set for a switch.</summary>
+    internal int PidSlot;
+    /// <summary>Switch: slots of the previous and next thread.</summary>
+    internal int PrevSlot, NextSlot;
+    /// <summary>Waking / WakeupNew: slot of the woken thread.</summary>
+    internal int WokenSlot;
+
     /// <summary><see cref="OnEvent"/> for a kind that is not evidence-only (switch, wakeups, migrate, fork, exit, marker).</summary>
     internal void OnModelled(in KernelEvent e)
     {
@@ -152,6 +165,12 @@ public sealed class ThreadAccounting : IKernelEventSink
     private void OnEventSlow(in KernelEvent e, long t)
     {
         ref var cpu = ref Cpu(e.Cpu);
+        if (e.Kind != KernelEventKind.Switch)
+        {
+            // Every other kind starts with Evidence for e.Pid, which leaves it current on this CPU.
+            Evidence(ref cpu, e.Cpu, e.Pid, t);
+            PidSlot = cpu.CurrentSlot;
+        }
 
         switch (e.Kind)
         {
@@ -161,30 +180,23 @@ public sealed class ThreadAccounting : IKernelEventSink
                 OnSwitch(ref cpu, e, t);
                 break;
             case KernelEventKind.Waking:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 OnWaking(e, t, counted: true);
                 break;
             case KernelEventKind.WakeupNew:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 OnWaking(e, t, counted: false);
                 break;
             case KernelEventKind.Migrate:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 if (e.Tid != 0 && Region.Contains(t)) Stats(e.Tid).Migrations++;
                 break;
             case KernelEventKind.Fork:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 _parent[e.ChildTid] = e.ParentTid;
                 break;
             case KernelEventKind.Exit:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 break;
             case KernelEventKind.Marker:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 if (e.Text is not null && Region.OnMarker(e.Text, t, e.Pid)) OnRegionBegin();
                 break;
             default:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 break;
         }
     }
@@ -195,7 +207,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         {
             var old = _cpus.Length;
             Array.Resize(ref _cpus, Math.Max(cpu + 1, old * 2));
-            for (var i = old; i < _cpus.Length; i++) _cpus[i] = new CpuState { Current = Unknown, LastEvidence = long.MinValue };
+            for (var i = old; i < _cpus.Length; i++) _cpus[i] = new CpuState { Current = Unknown, CurrentSlot = -1, LastEvidence = long.MinValue };
         }
         return ref _cpus[cpu];
     }
@@ -269,7 +281,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// </summary>
     private void Repair(ref CpuState cpu, int cpuIndex, int tid, long t)
     {
-        var ts = StateOf(tid);
+        var slot = Slots.SlotOf(tid);
+        var ts = StateAt(slot, tid);
         var start = cpu.LastEvidence == long.MinValue ? t : cpu.LastEvidence;
         if (ts.State is RunState.Runnable or RunState.Blocked && ts.Since > start) start = Math.Min(ts.Since, t);
 
@@ -289,6 +302,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         {
             // This CPU had lost track (Unknown) but the thread never left: nothing to estimate.
             cpu.Current = tid;
+            cpu.CurrentSlot = slot;
             cpu.LastEvidence = t;
             CpuTaskChanged(cpuIndex, tid, start, t);
             return;
@@ -306,6 +320,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                     Stats(tid).RunNs += Region.Overlap(ts.Since, end);
                     RunEnded(tid, ts.Cpu, ts.Since, end, t);
                     other.Current = Unknown;
+                    other.CurrentSlot = -1;
                     CpuTaskChanged(ts.Cpu, Unknown, end, t);
                     break;
                 case RunState.Runnable:
@@ -323,6 +338,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             RunStarted(tid, cpuIndex, start, t, runnableSince);
         }
         cpu.Current = tid;
+        cpu.CurrentSlot = tid > 0 ? slot : -1;
         cpu.LastEvidence = t;
         CpuTaskChanged(cpuIndex, tid, start, t);
     }
@@ -332,9 +348,10 @@ public sealed class ThreadAccounting : IKernelEventSink
         var inRegion = Region.Contains(t);
         var prev = e.PrevTid;
         var next = e.NextTid;
+        PrevSlot = NextSlot = -1;
         if (prev > 0)
         {
-            var slot = Slots.SlotOf(prev);
+            var slot = PrevSlot = Slots.SlotOf(prev);
             var ps = StateAt(slot, prev);
             var st = StatsOf(ps, slot, prev);
             if (ps.State == RunState.Running)
@@ -362,7 +379,7 @@ public sealed class ThreadAccounting : IKernelEventSink
 
         if (next > 0)
         {
-            var slot = Slots.SlotOf(next);
+            var slot = NextSlot = Slots.SlotOf(next);
             var ns = StateAt(slot, next);
             var st = StatsOf(ns, slot, next);
             var runnableSince = long.MinValue;
@@ -386,6 +403,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                     st.RunNs += Region.Overlap(ns.Since, end);
                     RunEnded(next, ns.Cpu, ns.Since, end, t);
                     other.Current = Unknown;
+                    other.CurrentSlot = -1;
                     CpuTaskChanged(ns.Cpu, Unknown, end, t);
                     break;
             }
@@ -396,6 +414,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             RunStarted(next, e.Cpu, t, t, runnableSince);
         }
         cpu.Current = next;
+        cpu.CurrentSlot = NextSlot;
         cpu.LastEvidence = t;
         CpuTaskChanged(e.Cpu, next, t, t);
     }
@@ -403,8 +422,9 @@ public sealed class ThreadAccounting : IKernelEventSink
     private void OnWaking(in KernelEvent e, long t, bool counted)
     {
         var woken = e.WokenTid;
+        WokenSlot = -1;
         if (woken <= 0) return;
-        var slot = Slots.SlotOf(woken);
+        var slot = WokenSlot = Slots.SlotOf(woken);
         var ws = StateAt(slot, woken);
         var inRegion = Region.Contains(t);
         if (counted && inRegion)

@@ -126,43 +126,30 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     {
         switch (e.Kind)
         {
-            case KernelEventKind.SyscallEnter: OnSyscallEnter(e); break;
-            case KernelEventKind.SyscallExit: OnSyscallExit(e); break;
-            case KernelEventKind.Waking: OnWaking(e); break;
-            case KernelEventKind.Switch: OnSwitch(e); break;
+            case KernelEventKind.SyscallEnter: OnSyscallEnter(e, SlotOf(e.Pid)); break;
+            case KernelEventKind.SyscallExit: OnSyscallExit(e, SlotOf(e.Pid)); break;
+            case KernelEventKind.Waking: OnWaking(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); break;
+            case KernelEventKind.Switch: OnSwitch(e, SlotOf(e.PrevTid), SlotOf(e.NextTid)); break;
         }
     }
 
-    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it.
+    private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
 
-    internal void OnSyscallEnter(in KernelEvent e)
+    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it, with
+    // the slots of the threads the event names (ThreadAccounting's PidSlot, PrevSlot, NextSlot, WokenSlot).
+
+    internal void OnSyscallEnter(in KernelEvent e, int slot)
     {
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e);
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e, ThreadAt(slot));
     }
 
-    internal void OnSyscallExit(in KernelEvent e)
+    internal void OnSyscallExit(in KernelEvent e, int slot)
     {
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e);
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e, ThreadAt(slot));
     }
 
-    /// <summary>Last thread looked up per CPU for its own event (see <see cref="CpuThreadCache{T}"/>).</summary>
-    private CpuThreadCache<LockThread> _onCpu;
-
-    private LockThread Thread(int tid)
-    {
-        var slot = _slots.SlotOf(tid);
-        return ThreadSlots.Find(_threads, slot) ?? NewThread(slot);
-    }
-
-    /// <summary><see cref="Thread"/> of a thread whose own event was logged on <paramref name="cpu"/> (it runs there).</summary>
-    private LockThread ThreadOn(int cpu, int tid) => _onCpu.Get(cpu, tid) ?? ThreadOnSlow(cpu, tid);
-
-    private LockThread ThreadOnSlow(int cpu, int tid)
-    {
-        var t = Thread(tid);
-        _onCpu.Set(cpu, tid, t);
-        return t;
-    }
+    /// <summary>The state of the thread at <paramref name="slot"/>, created on first use.</summary>
+    private LockThread ThreadAt(int slot) => ThreadSlots.Find(_threads, slot) ?? NewThread(slot);
 
     private LockThread NewThread(int slot)
     {
@@ -171,8 +158,6 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         return t;
     }
 
-    /// <summary>The thread's state if it was ever seen, else null (nothing created).</summary>
-    private LockThread? Find(int tid) => ThreadSlots.Find(_threads, _slots.SlotOf(tid));
 
     private ThreadConvoyStats Stats(int tid)
     {
@@ -214,10 +199,9 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         t.RunTs = _accounting.TryGetRunningSince(tid, out var since) && since >= t.WakeTs && since <= ts ? since : ts;
     }
 
-    private void OnEnter(in KernelEvent e)
+    private void OnEnter(in KernelEvent e, LockThread t)
     {
         var kind = LockOperation.Classify(e, out var obj);
-        var t = ThreadOn(e.Cpu, e.Pid);
         Running(t, e.Pid, e.Timestamp);
         if (kind != LockOpKind.None)
         {
@@ -245,9 +229,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         t.Ran = false;
     }
 
-    private void OnExit(in KernelEvent e)
+    private void OnExit(in KernelEvent e, LockThread t)
     {
-        var t = ThreadOn(e.Cpu, e.Pid);
         var ts = e.Timestamp;
         Running(t, e.Pid, ts);
         var inRegion = _region.Contains(ts);
@@ -309,15 +292,15 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     private static Handoff MakeHandoff(LockThread t, int receiver, long acquiredAt) =>
         new(t.Obj, t.Giver, receiver, t.QueuedAt, t.WakeTs, t.Ran ? t.RunTs : t.WakeTs, acquiredAt);
 
-    internal void OnWaking(in KernelEvent e)
+    internal void OnWaking(in KernelEvent e, int pidSlot, int wokenSlot)
     {
         var woken = e.WokenTid;
         if (woken <= 0) return;
-        var b = Thread(woken);
+        var b = ThreadAt(wokenSlot);
         var giver = EventFlags.InInterrupt(e.Flags) || e.Pid <= 0 ? 0 : e.Pid;
         if (b.Op is LockOpKind.Wait or LockOpKind.Semop)
         {
-            if (giver > 0 && Find(giver) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
+            if (giver > 0 && ThreadSlots.Find(_threads, pidSlot) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
                 Woke(b, giver, e.Timestamp, b.EnterTs);
             return;
         }
@@ -346,12 +329,12 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private int ProcessOf(int tid) => _accounting.Parents.TryGetValue(tid, out var p) && p > 0 ? p : tid;
 
-    internal void OnSwitch(in KernelEvent e)
+    internal void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
     {
         var t = e.Timestamp;
         if (e.PrevTid > 0)
         {
-            var p = ThreadOn(e.Cpu, e.PrevTid);
+            var p = ThreadAt(prevSlot);
             var preempted = TaskState.IsPreempted(e.PrevState);
             if (p.Op != LockOpKind.None && !preempted) p.OffCpuInOp = true;
             p.Blocked = !preempted;
@@ -359,9 +342,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             p.BlockWaitReason = e.PrevWaitReason;
             if (!preempted && p.Op == LockOpKind.None) p.Woken = false;
         }
-        if (e.NextTid > 0 && Find(e.NextTid) is { } n)
+        if (e.NextTid > 0 && ThreadSlots.Find(_threads, nextSlot) is { } n)
         {
-            _onCpu.Set(e.Cpu, e.NextTid, n); // its syscalls follow on this CPU
             n.Blocked = false;
             if (n.Woken && !n.Ran)
             {
