@@ -75,19 +75,19 @@ public sealed class ThreadAccounting : IKernelEventSink
         _observers = [.. _observers, observer];
     }
 
-    private void RunEnded(int tid, int cpu, long since, long end, long t)
+    private void RunEnded(int tid, int slot, int cpu, long since, long end, long t)
     {
-        foreach (var o in _observers) o.OnRunEnded(tid, cpu, since, end, t);
+        foreach (var o in _observers) o.OnRunEnded(tid, slot, cpu, since, end, t);
     }
 
-    private void RunStarted(int tid, int cpu, long since, long t, long runnableSince)
+    private void RunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
     {
-        foreach (var o in _observers) o.OnRunStarted(tid, cpu, since, t, runnableSince);
+        foreach (var o in _observers) o.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
     }
 
-    private void BecameRunnable(int tid, long t)
+    private void BecameRunnable(int tid, int slot, long t)
     {
-        foreach (var o in _observers) o.OnRunnable(tid, t);
+        foreach (var o in _observers) o.OnRunnable(tid, slot, t);
     }
 
     private void CpuTaskChanged(int cpu, int tid, long since, long t)
@@ -153,6 +153,30 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// <summary>Waking / WakeupNew: slot of the woken thread.</summary>
     internal int WokenSlot;
 
+    /// <summary><see cref="OnEvent"/> for a switch (<see cref="AnalysisPass"/> has switched on the kind).</summary>
+    internal void OnSwitchEvent(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (t < FirstTimestamp) FirstTimestamp = t;
+        if (t > LastTimestamp) LastTimestamp = t;
+        ref var cpu = ref Cpu(e.Cpu);
+        SwitchEvents++;
+        Evidence(ref cpu, e.Cpu, e.PrevTid, t);
+        OnSwitch(ref cpu, e, t);
+    }
+
+    /// <summary><see cref="OnEvent"/> for a waking (<see cref="AnalysisPass"/> has switched on the kind).</summary>
+    internal void OnWakingEvent(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (t < FirstTimestamp) FirstTimestamp = t;
+        if (t > LastTimestamp) LastTimestamp = t;
+        ref var cpu = ref Cpu(e.Cpu);
+        Evidence(ref cpu, e.Cpu, e.Pid, t);
+        PidSlot = cpu.CurrentSlot;
+        OnWaking(e, t, counted: true);
+    }
+
     /// <summary><see cref="OnEvent"/> for a kind that is not evidence-only (switch, wakeups, migrate, fork, exit, marker).</summary>
     internal void OnModelled(in KernelEvent e)
     {
@@ -201,7 +225,16 @@ public sealed class ThreadAccounting : IKernelEventSink
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private ref CpuState Cpu(int cpu)
+    {
+        var cpus = _cpus;
+        if ((uint)cpu < (uint)cpus.Length) return ref cpus[cpu];
+        return ref GrowCpus(cpu);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private ref CpuState GrowCpus(int cpu)
     {
         if (cpu >= _cpus.Length)
         {
@@ -259,6 +292,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     }
 
     /// <summary><paramref name="tid"/> is on <paramref name="cpuIndex"/> at <paramref name="t"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Evidence(ref CpuState cpu, int cpuIndex, int tid, long t)
     {
         if (cpu.Current == tid)
@@ -266,6 +300,12 @@ public sealed class ThreadAccounting : IKernelEventSink
             cpu.LastEvidence = t;
             return;
         }
+        ChainBroken(ref cpu, cpuIndex, tid, t);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ChainBroken(ref CpuState cpu, int cpuIndex, int tid, long t)
+    {
         if (cpu.Current != Unknown)
         {
             ChainBreaks++;
@@ -292,7 +332,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             if (prev.State == RunState.Running && prev.Cpu == cpuIndex)
             {
                 Stats(cpu.Current).RunNs += Region.Overlap(prev.Since, start);
-                RunEnded(cpu.Current, cpuIndex, prev.Since, start, t);
+                RunEnded(cpu.Current, cpu.CurrentSlot, cpuIndex, prev.Since, start, t);
                 prev.State = RunState.Unknown;
                 prev.Cpu = Unknown;
             }
@@ -318,7 +358,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                     ref var other = ref Cpu(ts.Cpu);
                     var end = Math.Min(other.LastEvidence, start);
                     Stats(tid).RunNs += Region.Overlap(ts.Since, end);
-                    RunEnded(tid, ts.Cpu, ts.Since, end, t);
+                    RunEnded(tid, slot, ts.Cpu, ts.Since, end, t);
                     other.Current = Unknown;
                     other.CurrentSlot = -1;
                     CpuTaskChanged(ts.Cpu, Unknown, end, t);
@@ -335,7 +375,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             ts.State = RunState.Running;
             ts.Since = start;
             ts.Cpu = cpuIndex;
-            RunStarted(tid, cpuIndex, start, t, runnableSince);
+            RunStarted(tid, slot, cpuIndex, start, t, runnableSince);
         }
         cpu.Current = tid;
         cpu.CurrentSlot = tid > 0 ? slot : -1;
@@ -357,7 +397,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             if (ps.State == RunState.Running)
             {
                 st.RunNs += Region.Overlap(ps.Since, t);
-                RunEnded(prev, ps.Cpu, ps.Since, t, t);
+                RunEnded(prev, slot, ps.Cpu, ps.Since, t, t);
             }
             var preempted = TaskState.IsPreempted(e.PrevState);
             var dead = (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0 && !preempted;
@@ -374,7 +414,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             ps.WokenWhileRunning = false;
             ps.Since = t;
             ps.Cpu = Unknown;
-            if (ps.State == RunState.Runnable) BecameRunnable(prev, t);
+            if (ps.State == RunState.Runnable) BecameRunnable(prev, slot, t);
         }
 
         if (next > 0)
@@ -401,7 +441,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                     ref var other = ref Cpu(ns.Cpu);
                     var end = Math.Min(other.LastEvidence, t);
                     st.RunNs += Region.Overlap(ns.Since, end);
-                    RunEnded(next, ns.Cpu, ns.Since, end, t);
+                    RunEnded(next, slot, ns.Cpu, ns.Since, end, t);
                     other.Current = Unknown;
                     other.CurrentSlot = -1;
                     CpuTaskChanged(ns.Cpu, Unknown, end, t);
@@ -411,7 +451,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             ns.Since = t;
             ns.Cpu = e.Cpu;
             ns.WokenWhileRunning = false;
-            RunStarted(next, e.Cpu, t, t, runnableSince);
+            RunStarted(next, slot, e.Cpu, t, t, runnableSince);
         }
         cpu.Current = next;
         cpu.CurrentSlot = NextSlot;
@@ -445,7 +485,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                 ws.State = RunState.Runnable;
                 ws.Since = t;
                 ws.Woken = true;
-                BecameRunnable(woken, t);
+                BecameRunnable(woken, slot, t);
                 break;
             case RunState.Running:
                 ws.WokenWhileRunning = true;
@@ -476,7 +516,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             {
                 case RunState.Running:
                     st.RunNs += Region.Overlap(ts.Since, end);
-                    RunEnded(tid, ts.Cpu, ts.Since, end, end);
+                    RunEnded(tid, Slots.SlotOf(tid), ts.Cpu, ts.Since, end, end);
                     break;
                 case RunState.Runnable: st.ReadyNs += Region.Overlap(ts.Since, end); break;
                 case RunState.Blocked: st.WaitNs += Region.Overlap(ts.Since, end); break;

@@ -43,11 +43,6 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     /// <summary><see cref="_cpuStats"/> as an array: read on every event.</summary>
     private SmpCpuStats[] _cpuStatsArray = [];
     private CpuState[] _cpus = [];
-    /// <summary>The thread running per CPU as this analyzer last saw it (see <see cref="CpuThreadCache{T}"/>).</summary>
-    private CpuThreadCache<ThreadState> _onCpu;
-    /// <summary>The thread looked up last: a waking names the woken thread in the accounting's callback, then here.</summary>
-    private int _lastTid;
-    private ThreadState? _last;
 
     /// <summary>Subscribes to <paramref name="accounting"/>'s transitions and shares its region.</summary>
     public SmpAnalyzer(ThreadAccounting accounting)
@@ -72,8 +67,8 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         switch (e.Kind)
         {
             case KernelEventKind.Switch: OnSwitch(e); break;
-            case KernelEventKind.Waking: OnWaking(e); break;
-            case KernelEventKind.WakeupNew: OnWakeupNew(e); break;
+            case KernelEventKind.Waking: OnWaking(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); break;
+            case KernelEventKind.WakeupNew: OnWakeupNew(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); break;
             case KernelEventKind.Migrate: OnMigrate(e); break;
             default: CpuStats(e.Cpu); break;
         }
@@ -104,22 +99,22 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         if (_region.Contains(e.Timestamp)) cpuStats.Switches++;
     }
 
-    internal void OnWaking(in KernelEvent e)
+    internal void OnWaking(in KernelEvent e, int pidSlot, int wokenSlot)
     {
         CpuStats(e.Cpu);
-        OnWaking(e, e.Timestamp, counted: true);
+        OnWaking(e, e.Timestamp, counted: true, pidSlot, wokenSlot);
     }
 
-    internal void OnWakeupNew(in KernelEvent e)
+    internal void OnWakeupNew(in KernelEvent e, int pidSlot, int wokenSlot)
     {
         CpuStats(e.Cpu);
-        OnWaking(e, e.Timestamp, counted: false);
+        OnWaking(e, e.Timestamp, counted: false, pidSlot, wokenSlot);
     }
 
     internal void OnMigrate(in KernelEvent e)
     {
         CpuStats(e.Cpu);
-        if (e.Tid > 0 && _region.Contains(e.Timestamp)) Thread(e.Tid).Stats.Migrations++;
+        if (e.Tid > 0 && _region.Contains(e.Timestamp)) ThreadAt(_slots.SlotOf(e.Tid), e.Tid).Stats.Migrations++;
     }
 
     public void OnRegionBegin()
@@ -145,17 +140,16 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         }
     }
 
-    void ISchedulingObserver.OnRunEnded(int tid, int cpu, long since, long end, long t)
+    void ISchedulingObserver.OnRunEnded(int tid, int slot, int cpu, long since, long end, long t)
     {
         _idle.Advance(t);
-        ThreadOn(cpu, tid).Stats.AddResidency(cpu, _region.Overlap(since, end));
+        ThreadAt(slot, tid).Stats.AddResidency(cpu, _region.Overlap(since, end));
     }
 
-    void ISchedulingObserver.OnRunStarted(int tid, int cpu, long since, long t, long runnableSince)
+    void ISchedulingObserver.OnRunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
     {
         _idle.Advance(t);
-        var ts = Thread(tid);
-        _onCpu.Set(cpu, tid, ts); // it runs there now: its run ends there
+        var ts = ThreadAt(slot, tid);
         if (ts.Runnable && runnableSince != long.MinValue)
         {
             // The integral has run up to t, but a repaired run started earlier: the runnable interval bounds the idle
@@ -167,10 +161,10 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         ts.LastCpu = cpu;
     }
 
-    void ISchedulingObserver.OnRunnable(int tid, long t)
+    void ISchedulingObserver.OnRunnable(int tid, int slot, long t)
     {
         _idle.Advance(t);
-        var ts = Thread(tid);
+        var ts = ThreadAt(slot, tid);
         ts.Runnable = true;
         ts.IdleReading = _idle.Value;
     }
@@ -187,11 +181,11 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         c.Since = since;
     }
 
-    private void OnWaking(in KernelEvent e, long t, bool counted)
+    private void OnWaking(in KernelEvent e, long t, bool counted, int pidSlot, int wokenSlot)
     {
         var woken = e.WokenTid;
         if (woken <= 0) return;
-        var ws = Thread(woken);
+        var ws = ThreadAt(wokenSlot, woken);
         if (!counted || !_region.Contains(t)) return;
         var cross = e.TargetCpu != e.Cpu;
         if (cross) ws.Stats.WakeupsReceivedCrossCpu++;
@@ -200,7 +194,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         // In interrupt context (or from idle) common_pid is whoever was interrupted, not the waker.
         if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0)
         {
-            var giver = ThreadOn(e.Cpu, e.Pid).Stats;
+            var giver = ThreadAt(pidSlot, e.Pid).Stats;
             if (cross) giver.WakeupsGivenCrossCpu++;
             else giver.WakeupsGivenSameCpu++;
         }
@@ -219,24 +213,10 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         _cpuStatsArray = [.. _cpuStats];
     }
 
-    private ThreadState Thread(int tid)
-    {
-        if (tid == _lastTid && _last is { } last) return last;
-        var slot = _slots.SlotOf(tid);
-        var s = ThreadSlots.Find(_state, slot) ?? NewThread(tid, slot);
-        _lastTid = tid;
-        _last = s;
-        return s;
-    }
+    /// <summary>The state of <paramref name="tid"/> (at <paramref name="slot"/>), created on first use.</summary>
+    private ThreadState ThreadAt(int slot, int tid) => ThreadSlots.Find(_state, slot) ?? NewThread(tid, slot);
 
-    /// <summary><see cref="Thread"/> of a thread running (or just run) on <paramref name="cpu"/>.</summary>
-    private ThreadState ThreadOn(int cpu, int tid)
-    {
-        if (_onCpu.Get(cpu, tid) is { } s) return s;
-        s = Thread(tid);
-        _onCpu.Set(cpu, tid, s);
-        return s;
-    }
+    private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
 
     private ThreadState NewThread(int tid, int slot)
     {
