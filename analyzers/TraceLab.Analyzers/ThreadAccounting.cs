@@ -473,7 +473,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             st.WakeupsReceived++;
             var waker = EventFlags.InInterrupt(e.Flags) || e.Pid == 0 ? -1 : e.Pid;
             st.AddWakeup(waker);
-            if (waker > 0) Stats(waker).WakeupsGiven++;
+            if (waker > 0) StatsAt(PidSlot, waker).WakeupsGiven++; // the waker logged the event: PidSlot is its slot
         }
         switch (ws.State)
         {

@@ -65,6 +65,10 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private sealed class LockThread
     {
+        public LockThread(int slot) => Slot = slot;
+
+        /// <summary>This thread's <see cref="ThreadSlots"/> slot.</summary>
+        public readonly int Slot;
         public LockOpKind Op;
         public LockObject Obj;
         public long EnterTs;
@@ -76,6 +80,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         /// <summary>Woken by a thread operating on the object this thread waits for.</summary>
         public bool Woken;
         public int Giver;
+        public int GiverSlot;
         public long WakeTs;
         public bool Ran;
         public long RunTs;
@@ -83,6 +88,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         /// <summary>Futex: the wait returned after a release woke it; whether it got the lock shows in its next operation on the object.</summary>
         public bool Pending;
         public Handoff PendingHandoff;
+        public int PendingGiverSlot;
         /// <summary>semids this thread holds (semop parity; see docs/metrics.md).</summary>
         public readonly SemIdSet SemHeld = new();
         /// <summary>State of <see cref="Obj"/> when last resolved (see <see cref="ObjectOf"/>).</summary>
@@ -153,17 +159,15 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private LockThread NewThread(int slot)
     {
-        var t = ThreadSlots.Store(ref _threads, slot, new LockThread());
+        var t = ThreadSlots.Store(ref _threads, slot, new LockThread(slot));
         _threadOrder.Add(t);
         return t;
     }
 
 
-    private ThreadConvoyStats Stats(int tid)
-    {
-        var slot = _slots.SlotOf(tid);
-        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
-    }
+    private ThreadConvoyStats Stats(int tid) => StatsAt(_slots.SlotOf(tid), tid);
+
+    private ThreadConvoyStats StatsAt(int slot, int tid) => ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
 
     private ThreadConvoyStats NewStats(int tid, int slot)
     {
@@ -218,7 +222,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
                         Stats(e.Pid).LostRaces++;
                     }
                 }
-                else Confirm(t.PendingHandoff);
+                else Confirm(t.PendingHandoff, t.Slot, t.PendingGiverSlot);
             }
         }
         t.Op = kind;
@@ -246,7 +250,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
                     // System V semaphores complete a waiter's operation in the releaser's context: the waiter owns it on wakeup.
                     t.SemHeld.Add(semid);
                     if (inRegion) o.Stats.Acquisitions++;
-                    Confirm(MakeHandoff(t, e.Pid, ts));
+                    Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
                 }
                 else if (t.OffCpuInOp || !t.SemHeld.Contains(semid))
                 {
@@ -264,12 +268,13 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             case LockOpKind.Wait when t.Woken:
                 if (t.Obj.Kind == LockObjectKind.FileDescriptor)
                 {
-                    if (e.Ret > 0) Confirm(MakeHandoff(t, e.Pid, ts));
+                    if (e.Ret > 0) Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
                 }
                 else
                 {
                     t.Pending = true;
                     t.PendingHandoff = MakeHandoff(t, e.Pid, ts);
+                    t.PendingGiverSlot = t.GiverSlot;
                 }
                 break;
         }
@@ -301,7 +306,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         if (b.Op is LockOpKind.Wait or LockOpKind.Semop)
         {
             if (giver > 0 && ThreadSlots.Find(_threads, pidSlot) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
-                Woke(b, giver, e.Timestamp, b.EnterTs);
+                Woke(b, giver, pidSlot, e.Timestamp, b.EnterTs);
             return;
         }
         // Inference: no syscall names what the thread waits for.
@@ -311,15 +316,17 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             if (process == ProcessOf(giver))
             {
                 b.Obj = new LockObject(LockObjectKind.Inferred, process);
-                Woke(b, giver, e.Timestamp, b.BlockTs);
+                Woke(b, giver, pidSlot, e.Timestamp, b.BlockTs);
             }
         }
     }
 
-    private static void Woke(LockThread b, int giver, long ts, long queuedAt)
+    /// <param name="giverSlot">The giver logged the waking: the event's <see cref="ThreadAccounting.PidSlot"/>.</param>
+    private static void Woke(LockThread b, int giver, int giverSlot, long ts, long queuedAt)
     {
         b.Woken = true;
         b.Giver = giver;
+        b.GiverSlot = giverSlot;
         b.WakeTs = ts;
         b.QueuedAt = queuedAt;
         // Woken before it got off the CPU: it is already running.
@@ -352,13 +359,15 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
                 if (n.Op == LockOpKind.None && n.Obj.Kind == LockObjectKind.Inferred)
                 {
                     n.Woken = false;
-                    Confirm(MakeHandoff(n, e.NextTid, t));
+                    Confirm(MakeHandoff(n, e.NextTid, t), n.Slot, n.GiverSlot);
                 }
             }
         }
     }
 
-    private void Confirm(in Handoff h)
+    /// <param name="receiverSlot">Slot of <see cref="Handoff.Receiver"/>.</param>
+    /// <param name="giverSlot">Slot of <see cref="Handoff.Giver"/>.</param>
+    private void Confirm(in Handoff h, int receiverSlot, int giverSlot)
     {
         var o = Object(h.Object);
         var inRegion = _region.Contains(h.WokenAt);
@@ -372,8 +381,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             var queueWait = h.QueueWaitNs;
             s.HandoffGap.Add(gap);
             s.QueueWait.Add(queueWait);
-            r = Stats(h.Receiver);
-            var g = Stats(h.Giver);
+            r = StatsAt(receiverSlot, h.Receiver);
+            var g = StatsAt(giverSlot, h.Giver);
             // Giver first, then receiver (the set's order); skipped when the thread was last added to this set.
             if (g.ParticipantOf != s)
             {

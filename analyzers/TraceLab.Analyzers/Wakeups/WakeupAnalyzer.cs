@@ -64,11 +64,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         return s;
     }
 
-    private WakeupStats Stats(int tid)
-    {
-        var slot = _slots.SlotOf(tid);
-        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
-    }
+    private WakeupStats StatsAt(int slot, int tid) => ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
 
     private WakeupStats NewStats(int tid, int slot)
     {
@@ -141,14 +137,14 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         var s = StateAt(wokenSlot, tid);
         if (s.State is Run.Running or Run.Runnable)
         {
-            if (_region.Contains(t)) Stats(tid).Spurious++;
+            if (_region.Contains(t)) StatsAt(wokenSlot, tid).Spurious++;
             return;
         }
         s.State = Run.Runnable;
         s.WokenAt = t;
         s.WakerCpu = e.Cpu;
         s.LatencyPending = true;
-        if (s.Evaluating) Conclude(tid, s, futile: false);
+        if (s.Evaluating) Conclude(tid, wokenSlot, s, futile: false);
         s.Evaluating = true;
         s.EvaluatedWakeAt = t;
         s.CpuSinceWake = 0;
@@ -167,7 +163,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
             {
                 p.State = Run.Blocked;
                 p.LatencyPending = false;
-                if (p.Evaluating) Conclude(e.PrevTid, p, futile: !p.Progress && p.CpuSinceWake < FutileCpuNs, t);
+                if (p.Evaluating) Conclude(e.PrevTid, prevSlot, p, futile: !p.Progress && p.CpuSinceWake < FutileCpuNs, t);
             }
         }
         if (e.NextTid > 0)
@@ -175,7 +171,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
             var n = StateAt(nextSlot, e.NextTid);
             if (n.LatencyPending && _region.Contains(n.WokenAt))
             {
-                var st = Stats(e.NextTid);
+                var st = StatsAt(nextSlot, e.NextTid);
                 (e.Cpu == n.WakerCpu ? st.SameCpuLatency : st.CrossCpuLatency).Add(t - n.WokenAt);
             }
             n.LatencyPending = false;
@@ -184,11 +180,11 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         }
     }
 
-    private void Conclude(int tid, WakeState s, bool futile, long at = 0)
+    private void Conclude(int tid, int slot, WakeState s, bool futile, long at = 0)
     {
         s.Evaluating = false;
         if (!_region.Contains(s.EvaluatedWakeAt)) return;
-        var st = Stats(tid);
+        var st = StatsAt(slot, tid);
         st.Wakeups++;
         if (!futile) return;
         st.Futile++;
@@ -204,6 +200,6 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     public void Complete(long end)
     {
         foreach (var (tid, s) in _stateOrder)
-            if (s.Evaluating) Conclude(tid, s, futile: false);
+            if (s.Evaluating) Conclude(tid, _slots.SlotOf(tid), s, futile: false);
     }
 }
