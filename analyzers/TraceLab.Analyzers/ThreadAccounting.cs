@@ -52,6 +52,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     private readonly Dictionary<int, int> _parent = new();
     private CpuState[] _cpus = [];
     private ISchedulingObserver[] _observers = [];
+    /// <summary>The only observer when that is the SMP analyzer (the usual case): called directly, not through the interface.</summary>
+    private Smp.SmpAnalyzer? _smpOnly;
 
     public MeasuredRegion Region { get; } = new();
 
@@ -73,26 +75,31 @@ public sealed class ThreadAccounting : IKernelEventSink
     {
         ArgumentNullException.ThrowIfNull(observer);
         _observers = [.. _observers, observer];
+        _smpOnly = _observers is [Smp.SmpAnalyzer smp] ? smp : null;
     }
 
     private void RunEnded(int tid, int slot, int cpu, long since, long end, long t)
     {
-        foreach (var o in _observers) o.OnRunEnded(tid, slot, cpu, since, end, t);
+        if (_smpOnly is { } smp) smp.RunEnded(tid, slot, cpu, since, end, t);
+        else foreach (var o in _observers) o.OnRunEnded(tid, slot, cpu, since, end, t);
     }
 
     private void RunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
     {
-        foreach (var o in _observers) o.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
+        if (_smpOnly is { } smp) smp.RunStarted(tid, slot, cpu, since, t, runnableSince);
+        else foreach (var o in _observers) o.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
     }
 
     private void BecameRunnable(int tid, int slot, long t)
     {
-        foreach (var o in _observers) o.OnRunnable(tid, slot, t);
+        if (_smpOnly is { } smp) smp.Runnable(tid, slot, t);
+        else foreach (var o in _observers) o.OnRunnable(tid, slot, t);
     }
 
     private void CpuTaskChanged(int cpu, int tid, long since, long t)
     {
-        foreach (var o in _observers) o.OnCpuTaskChanged(cpu, tid, since, t);
+        if (_smpOnly is { } smp) smp.CpuTaskChanged(cpu, tid, since, t);
+        else foreach (var o in _observers) o.OnCpuTaskChanged(cpu, tid, since, t);
     }
 
     /// <summary>

@@ -140,13 +140,25 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         }
     }
 
-    void ISchedulingObserver.OnRunEnded(int tid, int slot, int cpu, long since, long end, long t)
+    // The observer callbacks: through the interface for any caller, and called directly (a known sealed type, so
+    // no interface dispatch per transition) by ThreadAccounting when this is its only observer.
+
+    void ISchedulingObserver.OnRunEnded(int tid, int slot, int cpu, long since, long end, long t) => RunEnded(tid, slot, cpu, since, end, t);
+
+    void ISchedulingObserver.OnRunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince) =>
+        RunStarted(tid, slot, cpu, since, t, runnableSince);
+
+    void ISchedulingObserver.OnRunnable(int tid, int slot, long t) => Runnable(tid, slot, t);
+
+    void ISchedulingObserver.OnCpuTaskChanged(int cpu, int tid, long since, long t) => CpuTaskChanged(cpu, tid, since, t);
+
+    internal void RunEnded(int tid, int slot, int cpu, long since, long end, long t)
     {
         _idle.Advance(t);
         ThreadAt(slot, tid).Stats.AddResidency(cpu, _region.Overlap(since, end));
     }
 
-    void ISchedulingObserver.OnRunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
+    internal void RunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
     {
         _idle.Advance(t);
         var ts = ThreadAt(slot, tid);
@@ -161,7 +173,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         ts.LastCpu = cpu;
     }
 
-    void ISchedulingObserver.OnRunnable(int tid, int slot, long t)
+    internal void Runnable(int tid, int slot, long t)
     {
         _idle.Advance(t);
         var ts = ThreadAt(slot, tid);
@@ -169,7 +181,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         ts.IdleReading = _idle.Value;
     }
 
-    void ISchedulingObserver.OnCpuTaskChanged(int cpu, int tid, long since, long t)
+    internal void CpuTaskChanged(int cpu, int tid, long since, long t)
     {
         _idle.Advance(t);
         if ((uint)cpu >= (uint)_cpus.Length) EnsureCpu(cpu);
