@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Smp;
@@ -47,6 +48,23 @@ public sealed class AnalysisPass : IKernelEventSink
             }
         }
         _others = [.. others];
+        _hasBuiltIns = _kernel is not null || _convoys is not null || _wakeups is not null || _smp is not null;
+    }
+
+    /// <summary>False when only the accounting (and other analyzers) run: no per-kind dispatch to do.</summary>
+    private readonly bool _hasBuiltIns;
+
+    private void OnAccountingOnly(in KernelEvent e)
+    {
+        if (e.Kind != KernelEventKind.Marker)
+        {
+            _accounting.OnEvent(e);
+            return;
+        }
+        var hadBegin = _accounting.Region.HasBegin;
+        _accounting.OnEvent(e);
+        if (!hadBegin && _accounting.Region.HasBegin)
+            foreach (var analyzer in _analyzers) analyzer.OnRegionBegin();
     }
 
     public ThreadAccounting Accounting { get; }
@@ -57,7 +75,8 @@ public sealed class AnalysisPass : IKernelEventSink
         // Compares in order of frequency rather than a jump table: in a lock-heavy trace two thirds of the events are
         // syscall entries and exits, and a taken/not-taken branch predicts better than an indirect jump.
         var kind = e.Kind;
-        if (kind == KernelEventKind.SyscallEnter) OnSyscallEnter(e);
+        if (!_hasBuiltIns) OnAccountingOnly(e);
+        else if (kind == KernelEventKind.SyscallEnter) OnSyscallEnter(e);
         else if (kind == KernelEventKind.SyscallExit) OnSyscallExit(e);
         else if (kind == KernelEventKind.Switch) OnSwitch(e);
         else if (kind == KernelEventKind.Waking) OnWaking(e);
@@ -78,6 +97,7 @@ public sealed class AnalysisPass : IKernelEventSink
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void OnSyscallEnter(in KernelEvent e)
     {
         // The accounting's fast path means an event was handled on this CPU before: the SMP analyzer has already
@@ -89,6 +109,7 @@ public sealed class AnalysisPass : IKernelEventSink
         _wakeups?.OnSyscallEnter(e, slot);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void OnSyscallExit(in KernelEvent e)
     {
         if (!_accounting.OnEvidenceOnly(e)) _smp?.OnCpuEvent(e.Cpu);
