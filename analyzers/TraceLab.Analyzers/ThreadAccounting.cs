@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers;
@@ -37,6 +38,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     private struct CpuState
     {
         public int Current;
+        /// <summary>The slot of <see cref="Current"/> when that is a thread (&gt; 0), else -1.</summary>
+        public int CurrentSlot;
         /// <summary>Last time <see cref="Current"/> was known to be on this CPU (its switch-in or one of its events).</summary>
         public long LastEvidence;
     }
@@ -49,6 +52,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     private readonly Dictionary<int, int> _parent = new();
     private CpuState[] _cpus = [];
     private ISchedulingObserver[] _observers = [];
+    /// <summary>The only observer when that is the SMP analyzer (the usual case): called directly, not through the interface.</summary>
+    private Smp.SmpAnalyzer? _smpOnly;
 
     public MeasuredRegion Region { get; } = new();
 
@@ -70,26 +75,31 @@ public sealed class ThreadAccounting : IKernelEventSink
     {
         ArgumentNullException.ThrowIfNull(observer);
         _observers = [.. _observers, observer];
+        _smpOnly = _observers is [Smp.SmpAnalyzer smp] ? smp : null;
     }
 
-    private void RunEnded(int tid, int cpu, long since, long end, long t)
+    private void RunEnded(int tid, int slot, int cpu, long since, long end, long t)
     {
-        foreach (var o in _observers) o.OnRunEnded(tid, cpu, since, end, t);
+        if (_smpOnly is { } smp) smp.RunEnded(tid, slot, cpu, since, end, t);
+        else foreach (var o in _observers) o.OnRunEnded(tid, slot, cpu, since, end, t);
     }
 
-    private void RunStarted(int tid, int cpu, long since, long t, long runnableSince)
+    private void RunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
     {
-        foreach (var o in _observers) o.OnRunStarted(tid, cpu, since, t, runnableSince);
+        if (_smpOnly is { } smp) smp.RunStarted(tid, slot, cpu, since, t, runnableSince);
+        else foreach (var o in _observers) o.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
     }
 
-    private void BecameRunnable(int tid, long t)
+    private void BecameRunnable(int tid, int slot, long t)
     {
-        foreach (var o in _observers) o.OnRunnable(tid, t);
+        if (_smpOnly is { } smp) smp.Runnable(tid, slot, t);
+        else foreach (var o in _observers) o.OnRunnable(tid, slot, t);
     }
 
     private void CpuTaskChanged(int cpu, int tid, long since, long t)
     {
-        foreach (var o in _observers) o.OnCpuTaskChanged(cpu, tid, since, t);
+        if (_smpOnly is { } smp) smp.CpuTaskChanged(cpu, tid, since, t);
+        else foreach (var o in _observers) o.OnCpuTaskChanged(cpu, tid, since, t);
     }
 
     /// <summary>
@@ -101,27 +111,97 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     public void OnEvent(in KernelEvent e)
     {
+        if (((EvidenceOnlyKinds >> (int)e.Kind) & 1) != 0) OnEvidenceOnly(e);
+        else OnModelled(e);
+    }
+
+    /// <summary>
+    /// <see cref="OnEvent"/> for an evidence-only kind (syscalls, exec, unmodelled events; <see cref="AnalysisPass"/>
+    /// has already switched on the kind). True when the event came from the thread its CPU was already known to run
+    /// (nothing changed): then an event was handled on that CPU before (<see cref="UnknownTask"/> never takes this
+    /// path), which is what <see cref="AnalysisPass"/> relies on to skip per-CPU bookkeeping.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool OnEvidenceOnly(in KernelEvent e)
+    {
         var t = e.Timestamp;
         if (t < FirstTimestamp) FirstTimestamp = t;
         if (t > LastTimestamp) LastTimestamp = t;
         // Fast path: an evidence-only event of the thread this CPU already runs moves its last-seen time, nothing else.
         var cpus = _cpus;
         var c = e.Cpu;
-        if (((EvidenceOnlyKinds >> (int)e.Kind) & 1) != 0 && (uint)c < (uint)cpus.Length)
+        if ((uint)c < (uint)cpus.Length)
         {
             ref var known = ref cpus[c];
-            if (known.Current == e.Pid)
+            if (known.Current == e.Pid && e.Pid != Unknown)
             {
                 known.LastEvidence = t;
-                return;
+                PidSlot = known.CurrentSlot;
+                return true;
             }
         }
+        return OnEvidenceSlow(e, t);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool OnEvidenceSlow(in KernelEvent e, long t)
+    {
+        OnEventSlow(e, t);
+        return false;
+    }
+
+    // The slots of the threads the last event names, for the analyzers of the pass (AnalysisPass), so that none of
+    // them repeats the lookup: valid after the accounting handled the event, -1 where the tid is not a thread (≤ 0).
+
+    /// <summary>Slot of the event's logging thread (<see cref="KernelEvent.Pid"/>); not set for a switch.</summary>
+    internal int PidSlot;
+    /// <summary>Switch: slots of the previous and next thread.</summary>
+    internal int PrevSlot, NextSlot;
+    /// <summary>Waking / WakeupNew: slot of the woken thread.</summary>
+    internal int WokenSlot;
+
+    /// <summary><see cref="OnEvent"/> for a switch (<see cref="AnalysisPass"/> has switched on the kind).</summary>
+    internal void OnSwitchEvent(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (t < FirstTimestamp) FirstTimestamp = t;
+        if (t > LastTimestamp) LastTimestamp = t;
+        ref var cpu = ref Cpu(e.Cpu);
+        SwitchEvents++;
+        Evidence(ref cpu, e.Cpu, e.PrevTid, t);
+        OnSwitch(ref cpu, e, t);
+    }
+
+    /// <summary><see cref="OnEvent"/> for a waking (<see cref="AnalysisPass"/> has switched on the kind).</summary>
+    internal void OnWakingEvent(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (t < FirstTimestamp) FirstTimestamp = t;
+        if (t > LastTimestamp) LastTimestamp = t;
+        ref var cpu = ref Cpu(e.Cpu);
+        Evidence(ref cpu, e.Cpu, e.Pid, t);
+        PidSlot = cpu.CurrentSlot;
+        OnWaking(e, t, counted: true);
+    }
+
+    /// <summary><see cref="OnEvent"/> for a kind that is not evidence-only (switch, wakeups, migrate, fork, exit, marker).</summary>
+    internal void OnModelled(in KernelEvent e)
+    {
+        var t = e.Timestamp;
+        if (t < FirstTimestamp) FirstTimestamp = t;
+        if (t > LastTimestamp) LastTimestamp = t;
         OnEventSlow(e, t);
     }
 
     private void OnEventSlow(in KernelEvent e, long t)
     {
         ref var cpu = ref Cpu(e.Cpu);
+        if (e.Kind != KernelEventKind.Switch)
+        {
+            // Every other kind starts with Evidence for e.Pid, which leaves it current on this CPU.
+            Evidence(ref cpu, e.Cpu, e.Pid, t);
+            PidSlot = cpu.CurrentSlot;
+        }
 
         switch (e.Kind)
         {
@@ -131,41 +211,43 @@ public sealed class ThreadAccounting : IKernelEventSink
                 OnSwitch(ref cpu, e, t);
                 break;
             case KernelEventKind.Waking:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 OnWaking(e, t, counted: true);
                 break;
             case KernelEventKind.WakeupNew:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 OnWaking(e, t, counted: false);
                 break;
             case KernelEventKind.Migrate:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 if (e.Tid != 0 && Region.Contains(t)) Stats(e.Tid).Migrations++;
                 break;
             case KernelEventKind.Fork:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 _parent[e.ChildTid] = e.ParentTid;
                 break;
             case KernelEventKind.Exit:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 break;
             case KernelEventKind.Marker:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 if (e.Text is not null && Region.OnMarker(e.Text, t, e.Pid)) OnRegionBegin();
                 break;
             default:
-                Evidence(ref cpu, e.Cpu, e.Pid, t);
                 break;
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private ref CpuState Cpu(int cpu)
+    {
+        var cpus = _cpus;
+        if ((uint)cpu < (uint)cpus.Length) return ref cpus[cpu];
+        return ref GrowCpus(cpu);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private ref CpuState GrowCpus(int cpu)
     {
         if (cpu >= _cpus.Length)
         {
             var old = _cpus.Length;
             Array.Resize(ref _cpus, Math.Max(cpu + 1, old * 2));
-            for (var i = old; i < _cpus.Length; i++) _cpus[i] = new CpuState { Current = Unknown, LastEvidence = long.MinValue };
+            for (var i = old; i < _cpus.Length; i++) _cpus[i] = new CpuState { Current = Unknown, CurrentSlot = -1, LastEvidence = long.MinValue };
         }
         return ref _cpus[cpu];
     }
@@ -217,6 +299,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     }
 
     /// <summary><paramref name="tid"/> is on <paramref name="cpuIndex"/> at <paramref name="t"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Evidence(ref CpuState cpu, int cpuIndex, int tid, long t)
     {
         if (cpu.Current == tid)
@@ -224,6 +307,12 @@ public sealed class ThreadAccounting : IKernelEventSink
             cpu.LastEvidence = t;
             return;
         }
+        ChainBroken(ref cpu, cpuIndex, tid, t);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ChainBroken(ref CpuState cpu, int cpuIndex, int tid, long t)
+    {
         if (cpu.Current != Unknown)
         {
             ChainBreaks++;
@@ -239,7 +328,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// </summary>
     private void Repair(ref CpuState cpu, int cpuIndex, int tid, long t)
     {
-        var ts = StateOf(tid);
+        var slot = Slots.SlotOf(tid);
+        var ts = StateAt(slot, tid);
         var start = cpu.LastEvidence == long.MinValue ? t : cpu.LastEvidence;
         if (ts.State is RunState.Runnable or RunState.Blocked && ts.Since > start) start = Math.Min(ts.Since, t);
 
@@ -249,7 +339,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             if (prev.State == RunState.Running && prev.Cpu == cpuIndex)
             {
                 Stats(cpu.Current).RunNs += Region.Overlap(prev.Since, start);
-                RunEnded(cpu.Current, cpuIndex, prev.Since, start, t);
+                RunEnded(cpu.Current, cpu.CurrentSlot, cpuIndex, prev.Since, start, t);
                 prev.State = RunState.Unknown;
                 prev.Cpu = Unknown;
             }
@@ -259,6 +349,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         {
             // This CPU had lost track (Unknown) but the thread never left: nothing to estimate.
             cpu.Current = tid;
+            cpu.CurrentSlot = slot;
             cpu.LastEvidence = t;
             CpuTaskChanged(cpuIndex, tid, start, t);
             return;
@@ -274,8 +365,9 @@ public sealed class ThreadAccounting : IKernelEventSink
                     ref var other = ref Cpu(ts.Cpu);
                     var end = Math.Min(other.LastEvidence, start);
                     Stats(tid).RunNs += Region.Overlap(ts.Since, end);
-                    RunEnded(tid, ts.Cpu, ts.Since, end, t);
+                    RunEnded(tid, slot, ts.Cpu, ts.Since, end, t);
                     other.Current = Unknown;
+                    other.CurrentSlot = -1;
                     CpuTaskChanged(ts.Cpu, Unknown, end, t);
                     break;
                 case RunState.Runnable:
@@ -290,9 +382,10 @@ public sealed class ThreadAccounting : IKernelEventSink
             ts.State = RunState.Running;
             ts.Since = start;
             ts.Cpu = cpuIndex;
-            RunStarted(tid, cpuIndex, start, t, runnableSince);
+            RunStarted(tid, slot, cpuIndex, start, t, runnableSince);
         }
         cpu.Current = tid;
+        cpu.CurrentSlot = tid > 0 ? slot : -1;
         cpu.LastEvidence = t;
         CpuTaskChanged(cpuIndex, tid, start, t);
     }
@@ -302,15 +395,16 @@ public sealed class ThreadAccounting : IKernelEventSink
         var inRegion = Region.Contains(t);
         var prev = e.PrevTid;
         var next = e.NextTid;
+        PrevSlot = NextSlot = -1;
         if (prev > 0)
         {
-            var slot = Slots.SlotOf(prev);
+            var slot = PrevSlot = Slots.SlotOf(prev);
             var ps = StateAt(slot, prev);
             var st = StatsOf(ps, slot, prev);
             if (ps.State == RunState.Running)
             {
                 st.RunNs += Region.Overlap(ps.Since, t);
-                RunEnded(prev, ps.Cpu, ps.Since, t, t);
+                RunEnded(prev, slot, ps.Cpu, ps.Since, t, t);
             }
             var preempted = TaskState.IsPreempted(e.PrevState);
             var dead = (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0 && !preempted;
@@ -327,12 +421,12 @@ public sealed class ThreadAccounting : IKernelEventSink
             ps.WokenWhileRunning = false;
             ps.Since = t;
             ps.Cpu = Unknown;
-            if (ps.State == RunState.Runnable) BecameRunnable(prev, t);
+            if (ps.State == RunState.Runnable) BecameRunnable(prev, slot, t);
         }
 
         if (next > 0)
         {
-            var slot = Slots.SlotOf(next);
+            var slot = NextSlot = Slots.SlotOf(next);
             var ns = StateAt(slot, next);
             var st = StatsOf(ns, slot, next);
             var runnableSince = long.MinValue;
@@ -354,8 +448,9 @@ public sealed class ThreadAccounting : IKernelEventSink
                     ref var other = ref Cpu(ns.Cpu);
                     var end = Math.Min(other.LastEvidence, t);
                     st.RunNs += Region.Overlap(ns.Since, end);
-                    RunEnded(next, ns.Cpu, ns.Since, end, t);
+                    RunEnded(next, slot, ns.Cpu, ns.Since, end, t);
                     other.Current = Unknown;
+                    other.CurrentSlot = -1;
                     CpuTaskChanged(ns.Cpu, Unknown, end, t);
                     break;
             }
@@ -363,9 +458,10 @@ public sealed class ThreadAccounting : IKernelEventSink
             ns.Since = t;
             ns.Cpu = e.Cpu;
             ns.WokenWhileRunning = false;
-            RunStarted(next, e.Cpu, t, t, runnableSince);
+            RunStarted(next, slot, e.Cpu, t, t, runnableSince);
         }
         cpu.Current = next;
+        cpu.CurrentSlot = NextSlot;
         cpu.LastEvidence = t;
         CpuTaskChanged(e.Cpu, next, t, t);
     }
@@ -373,8 +469,9 @@ public sealed class ThreadAccounting : IKernelEventSink
     private void OnWaking(in KernelEvent e, long t, bool counted)
     {
         var woken = e.WokenTid;
+        WokenSlot = -1;
         if (woken <= 0) return;
-        var slot = Slots.SlotOf(woken);
+        var slot = WokenSlot = Slots.SlotOf(woken);
         var ws = StateAt(slot, woken);
         var inRegion = Region.Contains(t);
         if (counted && inRegion)
@@ -383,7 +480,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             st.WakeupsReceived++;
             var waker = EventFlags.InInterrupt(e.Flags) || e.Pid == 0 ? -1 : e.Pid;
             st.AddWakeup(waker);
-            if (waker > 0) Stats(waker).WakeupsGiven++;
+            if (waker > 0) StatsAt(PidSlot, waker).WakeupsGiven++; // the waker logged the event: PidSlot is its slot
         }
         switch (ws.State)
         {
@@ -395,7 +492,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                 ws.State = RunState.Runnable;
                 ws.Since = t;
                 ws.Woken = true;
-                BecameRunnable(woken, t);
+                BecameRunnable(woken, slot, t);
                 break;
             case RunState.Running:
                 ws.WokenWhileRunning = true;
@@ -426,7 +523,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             {
                 case RunState.Running:
                     st.RunNs += Region.Overlap(ts.Since, end);
-                    RunEnded(tid, ts.Cpu, ts.Since, end, end);
+                    RunEnded(tid, Slots.SlotOf(tid), ts.Cpu, ts.Since, end, end);
                     break;
                 case RunState.Runnable: st.ReadyNs += Region.Overlap(ts.Since, end); break;
                 case RunState.Blocked: st.WaitNs += Region.Overlap(ts.Since, end); break;

@@ -64,19 +64,8 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         public SyscallStats? LastSyscall;
     }
 
-    /// <summary>Last syscall-making thread seen per CPU (see <see cref="CpuThreadCache{T}"/>).</summary>
-    private CpuThreadCache<InFlight> _onCpu;
-
-    /// <summary>The in-flight state of <paramref name="tid"/>, whose own event was logged on <paramref name="cpu"/>.</summary>
-    private InFlight Slot(int tid, int cpu) => _onCpu.Get(cpu, tid) ?? SlotSlow(tid, cpu);
-
-    private InFlight SlotSlow(int tid, int cpu)
-    {
-        var slot = _slots.SlotOf(tid);
-        var f = ThreadSlots.Find(_inFlight, slot) ?? NewSlot(tid, slot);
-        _onCpu.Set(cpu, tid, f);
-        return f;
-    }
+    /// <summary>The in-flight state of <paramref name="tid"/> (at <paramref name="slot"/>), created on first use.</summary>
+    private InFlight At(int slot, int tid) => ThreadSlots.Find(_inFlight, slot) ?? NewSlot(tid, slot);
 
     private InFlight NewSlot(int tid, int slot)
     {
@@ -85,11 +74,6 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         return f;
     }
 
-    /// <summary>The thread's in-flight state if it ever made a syscall, else null.</summary>
-    private InFlight? Find(int tid) => ThreadSlots.Find(_inFlight, _slots.SlotOf(tid));
-
-    /// <summary><see cref="Find"/> for a thread that was just running on <paramref name="cpu"/>.</summary>
-    private InFlight? FindOn(int cpu, int tid) => _onCpu.Get(cpu, tid) ?? Find(tid);
 
     private ThreadKernelStats Stats(int tid)
     {
@@ -99,58 +83,75 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
 
     public void OnEvent(in KernelEvent e)
     {
-        var t = e.Timestamp;
         switch (e.Kind)
         {
-            case KernelEventKind.SyscallEnter when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
+            case KernelEventKind.SyscallEnter: OnSyscallEnter(e, SlotOf(e.Pid)); break;
+            case KernelEventKind.SyscallExit: OnSyscallExit(e, SlotOf(e.Pid)); break;
+            case KernelEventKind.Switch: OnSwitch(e, SlotOf(e.PrevTid), SlotOf(e.NextTid)); break;
+            case KernelEventKind.Waking: OnWaking(e, SlotOf(e.WokenTid)); break;
+        }
+    }
+
+    private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
+
+    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it, with
+    // the slots of the threads the event names (ThreadAccounting's PidSlot, PrevSlot, NextSlot, WokenSlot).
+
+    internal void OnSyscallEnter(in KernelEvent e, int slot)
+    {
+        if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
+        var t = e.Timestamp;
+        SawSyscalls = true;
+        var f = At(slot, e.Pid);
+        if (f.ExitCpu == e.Cpu && !f.Active) _gaps.Add(t - f.ExitTs);
+        f.ExitCpu = -1;
+        f.Active = true;
+        f.Key = e.SyscallNr >= 0 ? e.SyscallNr : e.Arg0;
+        f.EnterTs = f.PieceStart = t;
+        f.OffCpu = f.Blocked = false;
+        f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
+    }
+
+    internal void OnSyscallExit(in KernelEvent e, int slot)
+    {
+        if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
+        var t = e.Timestamp;
+        SawSyscalls = true;
+        var x = At(slot, e.Pid);
+        if (x.Active) Close(e.Pid, x, t);
+        else UnmatchedExits++;
+        x.ExitTs = t;
+        x.ExitCpu = e.Cpu;
+    }
+
+    internal void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
+    {
+        var t = e.Timestamp;
+        if (e.PrevTid > 0 && ThreadSlots.Find(_inFlight, prevSlot) is { } p)
+        {
+            p.ExitCpu = -1;
+            if (p.Active && !p.OffCpu)
             {
-                SawSyscalls = true;
-                var f = Slot(e.Pid, e.Cpu);
-                if (f.ExitCpu == e.Cpu && !f.Active) _gaps.Add(t - f.ExitTs);
-                f.ExitCpu = -1;
-                f.Active = true;
-                f.Key = e.SyscallNr >= 0 ? e.SyscallNr : e.Arg0;
-                f.EnterTs = f.PieceStart = t;
-                f.OffCpu = f.Blocked = false;
-                f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
-                break;
+                p.CpuNs += _region.Overlap(p.PieceStart, t);
+                p.OffCpu = true;
+                p.Blocked = !TaskState.IsPreempted(e.PrevState);
+                p.PieceStart = p.WokenAt = t;
             }
-            case KernelEventKind.SyscallExit when e.Pid > 0 && !EventFlags.InInterrupt(e.Flags):
-            {
-                SawSyscalls = true;
-                var x = Slot(e.Pid, e.Cpu);
-                if (x.Active) Close(e.Pid, x, t);
-                else UnmatchedExits++;
-                x.ExitTs = t;
-                x.ExitCpu = e.Cpu;
-                break;
-            }
-            case KernelEventKind.Switch:
-                if (e.PrevTid > 0 && FindOn(e.Cpu, e.PrevTid) is { } p)
-                {
-                    p.ExitCpu = -1;
-                    if (p.Active && !p.OffCpu)
-                    {
-                        p.CpuNs += _region.Overlap(p.PieceStart, t);
-                        p.OffCpu = true;
-                        p.Blocked = !TaskState.IsPreempted(e.PrevState);
-                        p.PieceStart = p.WokenAt = t;
-                    }
-                }
-                if (e.NextTid > 0 && Find(e.NextTid) is { } n)
-                {
-                    _onCpu.Set(e.Cpu, e.NextTid, n); // its syscalls follow on this CPU
-                    if (n.Active && n.OffCpu) BackOnCpu(n, t);
-                }
-                break;
-            case KernelEventKind.Waking:
-                if (e.WokenTid > 0 && Find(e.WokenTid) is { Active: true } w && w.OffCpu && w.Blocked)
-                {
-                    w.BlockedNs += _region.Overlap(w.PieceStart, t);
-                    w.Blocked = false;
-                    w.PieceStart = t;
-                }
-                break;
+        }
+        if (e.NextTid > 0 && ThreadSlots.Find(_inFlight, nextSlot) is { } n)
+        {
+            if (n.Active && n.OffCpu) BackOnCpu(n, t);
+        }
+    }
+
+    internal void OnWaking(in KernelEvent e, int wokenSlot)
+    {
+        var t = e.Timestamp;
+        if (e.WokenTid > 0 && ThreadSlots.Find(_inFlight, wokenSlot) is { Active: true } w && w.OffCpu && w.Blocked)
+        {
+            w.BlockedNs += _region.Overlap(w.PieceStart, t);
+            w.Blocked = false;
+            w.PieceStart = t;
         }
     }
 

@@ -65,6 +65,10 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private sealed class LockThread
     {
+        public LockThread(int slot) => Slot = slot;
+
+        /// <summary>This thread's <see cref="ThreadSlots"/> slot.</summary>
+        public readonly int Slot;
         public LockOpKind Op;
         public LockObject Obj;
         public long EnterTs;
@@ -76,6 +80,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         /// <summary>Woken by a thread operating on the object this thread waits for.</summary>
         public bool Woken;
         public int Giver;
+        public int GiverSlot;
         public long WakeTs;
         public bool Ran;
         public long RunTs;
@@ -83,6 +88,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         /// <summary>Futex: the wait returned after a release woke it; whether it got the lock shows in its next operation on the object.</summary>
         public bool Pending;
         public Handoff PendingHandoff;
+        public int PendingGiverSlot;
         /// <summary>semids this thread holds (semop parity; see docs/metrics.md).</summary>
         public readonly SemIdSet SemHeld = new();
         /// <summary>State of <see cref="Obj"/> when last resolved (see <see cref="ObjectOf"/>).</summary>
@@ -126,55 +132,42 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     {
         switch (e.Kind)
         {
-            case KernelEventKind.SyscallEnter:
-                if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e);
-                break;
-            case KernelEventKind.SyscallExit:
-                if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e);
-                break;
-            case KernelEventKind.Waking:
-                OnWaking(e);
-                break;
-            case KernelEventKind.Switch:
-                OnSwitch(e);
-                break;
+            case KernelEventKind.SyscallEnter: OnSyscallEnter(e, SlotOf(e.Pid)); break;
+            case KernelEventKind.SyscallExit: OnSyscallExit(e, SlotOf(e.Pid)); break;
+            case KernelEventKind.Waking: OnWaking(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); break;
+            case KernelEventKind.Switch: OnSwitch(e, SlotOf(e.PrevTid), SlotOf(e.NextTid)); break;
         }
     }
 
-    /// <summary>Last thread looked up per CPU for its own event (see <see cref="CpuThreadCache{T}"/>).</summary>
-    private CpuThreadCache<LockThread> _onCpu;
+    private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
 
-    private LockThread Thread(int tid)
+    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it, with
+    // the slots of the threads the event names (ThreadAccounting's PidSlot, PrevSlot, NextSlot, WokenSlot).
+
+    internal void OnSyscallEnter(in KernelEvent e, int slot)
     {
-        var slot = _slots.SlotOf(tid);
-        return ThreadSlots.Find(_threads, slot) ?? NewThread(slot);
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e, ThreadAt(slot));
     }
 
-    /// <summary><see cref="Thread"/> of a thread whose own event was logged on <paramref name="cpu"/> (it runs there).</summary>
-    private LockThread ThreadOn(int cpu, int tid) => _onCpu.Get(cpu, tid) ?? ThreadOnSlow(cpu, tid);
-
-    private LockThread ThreadOnSlow(int cpu, int tid)
+    internal void OnSyscallExit(in KernelEvent e, int slot)
     {
-        var t = Thread(tid);
-        _onCpu.Set(cpu, tid, t);
-        return t;
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e, ThreadAt(slot));
     }
+
+    /// <summary>The state of the thread at <paramref name="slot"/>, created on first use.</summary>
+    private LockThread ThreadAt(int slot) => ThreadSlots.Find(_threads, slot) ?? NewThread(slot);
 
     private LockThread NewThread(int slot)
     {
-        var t = ThreadSlots.Store(ref _threads, slot, new LockThread());
+        var t = ThreadSlots.Store(ref _threads, slot, new LockThread(slot));
         _threadOrder.Add(t);
         return t;
     }
 
-    /// <summary>The thread's state if it was ever seen, else null (nothing created).</summary>
-    private LockThread? Find(int tid) => ThreadSlots.Find(_threads, _slots.SlotOf(tid));
 
-    private ThreadConvoyStats Stats(int tid)
-    {
-        var slot = _slots.SlotOf(tid);
-        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
-    }
+    private ThreadConvoyStats Stats(int tid) => StatsAt(_slots.SlotOf(tid), tid);
+
+    private ThreadConvoyStats StatsAt(int slot, int tid) => ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
 
     private ThreadConvoyStats NewStats(int tid, int slot)
     {
@@ -210,10 +203,9 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         t.RunTs = _accounting.TryGetRunningSince(tid, out var since) && since >= t.WakeTs && since <= ts ? since : ts;
     }
 
-    private void OnEnter(in KernelEvent e)
+    private void OnEnter(in KernelEvent e, LockThread t)
     {
         var kind = LockOperation.Classify(e, out var obj);
-        var t = ThreadOn(e.Cpu, e.Pid);
         Running(t, e.Pid, e.Timestamp);
         if (kind != LockOpKind.None)
         {
@@ -230,7 +222,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
                         Stats(e.Pid).LostRaces++;
                     }
                 }
-                else Confirm(t.PendingHandoff);
+                else Confirm(t.PendingHandoff, t.Slot, t.PendingGiverSlot);
             }
         }
         t.Op = kind;
@@ -241,9 +233,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         t.Ran = false;
     }
 
-    private void OnExit(in KernelEvent e)
+    private void OnExit(in KernelEvent e, LockThread t)
     {
-        var t = ThreadOn(e.Cpu, e.Pid);
         var ts = e.Timestamp;
         Running(t, e.Pid, ts);
         var inRegion = _region.Contains(ts);
@@ -259,7 +250,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
                     // System V semaphores complete a waiter's operation in the releaser's context: the waiter owns it on wakeup.
                     t.SemHeld.Add(semid);
                     if (inRegion) o.Stats.Acquisitions++;
-                    Confirm(MakeHandoff(t, e.Pid, ts));
+                    Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
                 }
                 else if (t.OffCpuInOp || !t.SemHeld.Contains(semid))
                 {
@@ -277,12 +268,13 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             case LockOpKind.Wait when t.Woken:
                 if (t.Obj.Kind == LockObjectKind.FileDescriptor)
                 {
-                    if (e.Ret > 0) Confirm(MakeHandoff(t, e.Pid, ts));
+                    if (e.Ret > 0) Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
                 }
                 else
                 {
                     t.Pending = true;
                     t.PendingHandoff = MakeHandoff(t, e.Pid, ts);
+                    t.PendingGiverSlot = t.GiverSlot;
                 }
                 break;
         }
@@ -305,16 +297,16 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     private static Handoff MakeHandoff(LockThread t, int receiver, long acquiredAt) =>
         new(t.Obj, t.Giver, receiver, t.QueuedAt, t.WakeTs, t.Ran ? t.RunTs : t.WakeTs, acquiredAt);
 
-    private void OnWaking(in KernelEvent e)
+    internal void OnWaking(in KernelEvent e, int pidSlot, int wokenSlot)
     {
         var woken = e.WokenTid;
         if (woken <= 0) return;
-        var b = Thread(woken);
+        var b = ThreadAt(wokenSlot);
         var giver = EventFlags.InInterrupt(e.Flags) || e.Pid <= 0 ? 0 : e.Pid;
         if (b.Op is LockOpKind.Wait or LockOpKind.Semop)
         {
-            if (giver > 0 && Find(giver) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
-                Woke(b, giver, e.Timestamp, b.EnterTs);
+            if (giver > 0 && ThreadSlots.Find(_threads, pidSlot) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
+                Woke(b, giver, pidSlot, e.Timestamp, b.EnterTs);
             return;
         }
         // Inference: no syscall names what the thread waits for.
@@ -324,15 +316,17 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             if (process == ProcessOf(giver))
             {
                 b.Obj = new LockObject(LockObjectKind.Inferred, process);
-                Woke(b, giver, e.Timestamp, b.BlockTs);
+                Woke(b, giver, pidSlot, e.Timestamp, b.BlockTs);
             }
         }
     }
 
-    private static void Woke(LockThread b, int giver, long ts, long queuedAt)
+    /// <param name="giverSlot">The giver logged the waking: the event's <see cref="ThreadAccounting.PidSlot"/>.</param>
+    private static void Woke(LockThread b, int giver, int giverSlot, long ts, long queuedAt)
     {
         b.Woken = true;
         b.Giver = giver;
+        b.GiverSlot = giverSlot;
         b.WakeTs = ts;
         b.QueuedAt = queuedAt;
         // Woken before it got off the CPU: it is already running.
@@ -342,12 +336,12 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private int ProcessOf(int tid) => _accounting.Parents.TryGetValue(tid, out var p) && p > 0 ? p : tid;
 
-    private void OnSwitch(in KernelEvent e)
+    internal void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
     {
         var t = e.Timestamp;
         if (e.PrevTid > 0)
         {
-            var p = ThreadOn(e.Cpu, e.PrevTid);
+            var p = ThreadAt(prevSlot);
             var preempted = TaskState.IsPreempted(e.PrevState);
             if (p.Op != LockOpKind.None && !preempted) p.OffCpuInOp = true;
             p.Blocked = !preempted;
@@ -355,9 +349,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             p.BlockWaitReason = e.PrevWaitReason;
             if (!preempted && p.Op == LockOpKind.None) p.Woken = false;
         }
-        if (e.NextTid > 0 && Find(e.NextTid) is { } n)
+        if (e.NextTid > 0 && ThreadSlots.Find(_threads, nextSlot) is { } n)
         {
-            _onCpu.Set(e.Cpu, e.NextTid, n); // its syscalls follow on this CPU
             n.Blocked = false;
             if (n.Woken && !n.Ran)
             {
@@ -366,13 +359,15 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
                 if (n.Op == LockOpKind.None && n.Obj.Kind == LockObjectKind.Inferred)
                 {
                     n.Woken = false;
-                    Confirm(MakeHandoff(n, e.NextTid, t));
+                    Confirm(MakeHandoff(n, e.NextTid, t), n.Slot, n.GiverSlot);
                 }
             }
         }
     }
 
-    private void Confirm(in Handoff h)
+    /// <param name="receiverSlot">Slot of <see cref="Handoff.Receiver"/>.</param>
+    /// <param name="giverSlot">Slot of <see cref="Handoff.Giver"/>.</param>
+    private void Confirm(in Handoff h, int receiverSlot, int giverSlot)
     {
         var o = Object(h.Object);
         var inRegion = _region.Contains(h.WokenAt);
@@ -386,8 +381,8 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             var queueWait = h.QueueWaitNs;
             s.HandoffGap.Add(gap);
             s.QueueWait.Add(queueWait);
-            r = Stats(h.Receiver);
-            var g = Stats(h.Giver);
+            r = StatsAt(receiverSlot, h.Receiver);
+            var g = StatsAt(giverSlot, h.Giver);
             // Giver first, then receiver (the set's order); skipped when the thread was last added to this set.
             if (g.ParticipantOf != s)
             {
@@ -402,9 +397,9 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             r.HandoffsReceived++;
             r.QueueWait.Add(queueWait);
             r.ReadyLatency.Add(gap);
-            CollectionsMarshal.GetValueRefOrAddDefault(r.ReceivedFrom, h.Giver, out _)++;
+            r.ReceivedFromCounts.Add(h.Giver);
             g.HandoffsGiven++;
-            CollectionsMarshal.GetValueRefOrAddDefault(g.GivenTo, h.Receiver, out _)++;
+            g.GivenToCounts.Add(h.Receiver);
         }
 
         if (o.EpisodeCount > 0 && h.Giver == o.LastReceiver && !o.FastSinceHandoff && h.WokenAt - o.EpisodeEnd <= MaxHoldNs)

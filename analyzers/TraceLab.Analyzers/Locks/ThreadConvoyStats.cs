@@ -16,8 +16,13 @@ public sealed class ThreadConvoyStats
     public LatencyHistogram QueueWait { get; } = new();
     /// <summary>Woken by the giver → running, per handoff received.</summary>
     public LatencyHistogram ReadyLatency { get; } = new();
-    public Dictionary<int, long> ReceivedFrom { get; } = new();
-    public Dictionary<int, long> GivenTo { get; } = new();
+    /// <summary>Giver tid → handoffs received from it, in order of first handoff.</summary>
+    public Dictionary<int, long> ReceivedFrom => ReceivedFromCounts.Counts;
+    /// <summary>Receiver tid → handoffs given to it, in order of first handoff.</summary>
+    public Dictionary<int, long> GivenTo => GivenToCounts.Counts;
+
+    internal PartnerCounts ReceivedFromCounts { get; } = new();
+    internal PartnerCounts GivenToCounts { get; } = new();
 
     /// <summary>
     /// The object whose <see cref="LockObjectStats.Participants"/> this thread was last added to: the analyzer skips the
@@ -35,8 +40,8 @@ public sealed class ThreadConvoyStats
         HandoffsReceived = HandoffsGiven = TimeInConvoyNs = HandoffsReceivedInConvoys = LostRaces = 0;
         QueueWait.Clear();
         ReadyLatency.Clear();
-        ReceivedFrom.Clear();
-        GivenTo.Clear();
+        ReceivedFromCounts.Clear();
+        GivenToCounts.Clear();
         ParticipantOf = null;
     }
 }

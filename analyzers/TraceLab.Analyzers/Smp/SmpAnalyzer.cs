@@ -43,11 +43,6 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     /// <summary><see cref="_cpuStats"/> as an array: read on every event.</summary>
     private SmpCpuStats[] _cpuStatsArray = [];
     private CpuState[] _cpus = [];
-    /// <summary>The thread running per CPU as this analyzer last saw it (see <see cref="CpuThreadCache{T}"/>).</summary>
-    private CpuThreadCache<ThreadState> _onCpu;
-    /// <summary>The thread looked up last: a waking names the woken thread in the accounting's callback, then here.</summary>
-    private int _lastTid;
-    private ThreadState? _last;
 
     /// <summary>Subscribes to <paramref name="accounting"/>'s transitions and shares its region.</summary>
     public SmpAnalyzer(ThreadAccounting accounting)
@@ -69,30 +64,57 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
 
     public void OnEvent(in KernelEvent e)
     {
-        var t = e.Timestamp;
-        var all = _cpuStatsArray;
-        if ((uint)e.Cpu >= (uint)all.Length)
-        {
-            EnsureCpu(e.Cpu);
-            all = _cpuStatsArray;
-        }
-        var cpuStats = all[e.Cpu];
-        cpuStats.Seen = true;
         switch (e.Kind)
         {
-            case KernelEventKind.Switch:
-                if (_region.Contains(t)) cpuStats.Switches++;
-                break;
-            case KernelEventKind.Waking:
-                OnWaking(e, t, counted: true);
-                break;
-            case KernelEventKind.WakeupNew:
-                OnWaking(e, t, counted: false);
-                break;
-            case KernelEventKind.Migrate:
-                if (e.Tid > 0 && _region.Contains(t)) Thread(e.Tid).Stats.Migrations++;
-                break;
+            case KernelEventKind.Switch: OnSwitch(e); break;
+            case KernelEventKind.Waking: OnWaking(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); break;
+            case KernelEventKind.WakeupNew: OnWakeupNew(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); break;
+            case KernelEventKind.Migrate: OnMigrate(e); break;
+            default: CpuStats(e.Cpu); break;
         }
+    }
+
+    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it.
+
+    /// <summary>The CPU's stats, marked seen (an event was logged there).</summary>
+    private SmpCpuStats CpuStats(int cpu)
+    {
+        var all = _cpuStatsArray;
+        if ((uint)cpu >= (uint)all.Length)
+        {
+            EnsureCpu(cpu);
+            all = _cpuStatsArray;
+        }
+        var cpuStats = all[cpu];
+        cpuStats.Seen = true;
+        return cpuStats;
+    }
+
+    /// <summary>An event of a kind this analyzer does not model was logged on <paramref name="cpu"/>.</summary>
+    internal void OnCpuEvent(int cpu) => CpuStats(cpu);
+
+    internal void OnSwitch(in KernelEvent e)
+    {
+        var cpuStats = CpuStats(e.Cpu);
+        if (_region.Contains(e.Timestamp)) cpuStats.Switches++;
+    }
+
+    internal void OnWaking(in KernelEvent e, int pidSlot, int wokenSlot)
+    {
+        CpuStats(e.Cpu);
+        OnWaking(e, e.Timestamp, counted: true, pidSlot, wokenSlot);
+    }
+
+    internal void OnWakeupNew(in KernelEvent e, int pidSlot, int wokenSlot)
+    {
+        CpuStats(e.Cpu);
+        OnWaking(e, e.Timestamp, counted: false, pidSlot, wokenSlot);
+    }
+
+    internal void OnMigrate(in KernelEvent e)
+    {
+        CpuStats(e.Cpu);
+        if (e.Tid > 0 && _region.Contains(e.Timestamp)) ThreadAt(_slots.SlotOf(e.Tid), e.Tid).Stats.Migrations++;
     }
 
     public void OnRegionBegin()
@@ -118,17 +140,28 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         }
     }
 
-    void ISchedulingObserver.OnRunEnded(int tid, int cpu, long since, long end, long t)
+    // The observer callbacks: through the interface for any caller, and called directly (a known sealed type, so
+    // no interface dispatch per transition) by ThreadAccounting when this is its only observer.
+
+    void ISchedulingObserver.OnRunEnded(int tid, int slot, int cpu, long since, long end, long t) => RunEnded(tid, slot, cpu, since, end, t);
+
+    void ISchedulingObserver.OnRunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince) =>
+        RunStarted(tid, slot, cpu, since, t, runnableSince);
+
+    void ISchedulingObserver.OnRunnable(int tid, int slot, long t) => Runnable(tid, slot, t);
+
+    void ISchedulingObserver.OnCpuTaskChanged(int cpu, int tid, long since, long t) => CpuTaskChanged(cpu, tid, since, t);
+
+    internal void RunEnded(int tid, int slot, int cpu, long since, long end, long t)
     {
         _idle.Advance(t);
-        ThreadOn(cpu, tid).Stats.AddResidency(cpu, _region.Overlap(since, end));
+        ThreadAt(slot, tid).Stats.AddResidency(cpu, _region.Overlap(since, end));
     }
 
-    void ISchedulingObserver.OnRunStarted(int tid, int cpu, long since, long t, long runnableSince)
+    internal void RunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
     {
         _idle.Advance(t);
-        var ts = Thread(tid);
-        _onCpu.Set(cpu, tid, ts); // it runs there now: its run ends there
+        var ts = ThreadAt(slot, tid);
         if (ts.Runnable && runnableSince != long.MinValue)
         {
             // The integral has run up to t, but a repaired run started earlier: the runnable interval bounds the idle
@@ -140,15 +173,15 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         ts.LastCpu = cpu;
     }
 
-    void ISchedulingObserver.OnRunnable(int tid, long t)
+    internal void Runnable(int tid, int slot, long t)
     {
         _idle.Advance(t);
-        var ts = Thread(tid);
+        var ts = ThreadAt(slot, tid);
         ts.Runnable = true;
         ts.IdleReading = _idle.Value;
     }
 
-    void ISchedulingObserver.OnCpuTaskChanged(int cpu, int tid, long since, long t)
+    internal void CpuTaskChanged(int cpu, int tid, long since, long t)
     {
         _idle.Advance(t);
         if ((uint)cpu >= (uint)_cpus.Length) EnsureCpu(cpu);
@@ -160,11 +193,11 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         c.Since = since;
     }
 
-    private void OnWaking(in KernelEvent e, long t, bool counted)
+    private void OnWaking(in KernelEvent e, long t, bool counted, int pidSlot, int wokenSlot)
     {
         var woken = e.WokenTid;
         if (woken <= 0) return;
-        var ws = Thread(woken);
+        var ws = ThreadAt(wokenSlot, woken);
         if (!counted || !_region.Contains(t)) return;
         var cross = e.TargetCpu != e.Cpu;
         if (cross) ws.Stats.WakeupsReceivedCrossCpu++;
@@ -173,7 +206,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         // In interrupt context (or from idle) common_pid is whoever was interrupted, not the waker.
         if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0)
         {
-            var giver = ThreadOn(e.Cpu, e.Pid).Stats;
+            var giver = ThreadAt(pidSlot, e.Pid).Stats;
             if (cross) giver.WakeupsGivenCrossCpu++;
             else giver.WakeupsGivenSameCpu++;
         }
@@ -192,24 +225,10 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         _cpuStatsArray = [.. _cpuStats];
     }
 
-    private ThreadState Thread(int tid)
-    {
-        if (tid == _lastTid && _last is { } last) return last;
-        var slot = _slots.SlotOf(tid);
-        var s = ThreadSlots.Find(_state, slot) ?? NewThread(tid, slot);
-        _lastTid = tid;
-        _last = s;
-        return s;
-    }
+    /// <summary>The state of <paramref name="tid"/> (at <paramref name="slot"/>), created on first use.</summary>
+    private ThreadState ThreadAt(int slot, int tid) => ThreadSlots.Find(_state, slot) ?? NewThread(tid, slot);
 
-    /// <summary><see cref="Thread"/> of a thread running (or just run) on <paramref name="cpu"/>.</summary>
-    private ThreadState ThreadOn(int cpu, int tid)
-    {
-        if (_onCpu.Get(cpu, tid) is { } s) return s;
-        s = Thread(tid);
-        _onCpu.Set(cpu, tid, s);
-        return s;
-    }
+    private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
 
     private ThreadState NewThread(int tid, int slot)
     {

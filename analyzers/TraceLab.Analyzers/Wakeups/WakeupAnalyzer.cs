@@ -54,24 +54,8 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         public bool Progress;
     }
 
-    /// <summary>The thread last seen running per CPU (see <see cref="CpuThreadCache{T}"/>).</summary>
-    private CpuThreadCache<WakeState> _onCpu;
-
-    /// <summary><see cref="State"/> of a thread whose own event was logged on <paramref name="cpu"/>.</summary>
-    private WakeState StateOn(int cpu, int tid) => _onCpu.Get(cpu, tid) ?? StateOnSlow(cpu, tid);
-
-    private WakeState StateOnSlow(int cpu, int tid)
-    {
-        var s = State(tid);
-        _onCpu.Set(cpu, tid, s);
-        return s;
-    }
-
-    private WakeState State(int tid)
-    {
-        var slot = _slots.SlotOf(tid);
-        return ThreadSlots.Find(_state, slot) ?? NewState(tid, slot);
-    }
+    /// <summary>The state of <paramref name="tid"/> (at <paramref name="slot"/>), created on first use.</summary>
+    private WakeState StateAt(int slot, int tid) => ThreadSlots.Find(_state, slot) ?? NewState(tid, slot);
 
     private WakeState NewState(int tid, int slot)
     {
@@ -80,11 +64,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         return s;
     }
 
-    private WakeupStats Stats(int tid)
-    {
-        var slot = _slots.SlotOf(tid);
-        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
-    }
+    private WakeupStats StatsAt(int slot, int tid) => ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
 
     private WakeupStats NewStats(int tid, int slot)
     {
@@ -95,28 +75,41 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
 
     public void OnEvent(in KernelEvent e)
     {
-        var t = e.Timestamp;
-        var threadContext = e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
         switch (e.Kind)
         {
-            case KernelEventKind.Switch:
-                OnSwitch(e, t);
-                return;
-            case KernelEventKind.Waking:
-                if (threadContext) Progress(Evidence(e.Cpu, e.Pid, t));
-                OnWaking(e, t);
-                return;
-            case KernelEventKind.SyscallEnter when threadContext:
-            {
-                var s = Evidence(e.Cpu, e.Pid, t);
-                // Releasing or taking a lock is progress; waiting again on it is not. Only asked while a wakeup is open.
-                if (s.Evaluating && LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) s.Progress = true;
-                return;
-            }
-            default:
-                if (threadContext) Evidence(e.Cpu, e.Pid, t);
-                return;
+            case KernelEventKind.Switch: OnSwitch(e, SlotOf(e.PrevTid), SlotOf(e.NextTid)); return;
+            case KernelEventKind.Waking: OnWakingEvent(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); return;
+            case KernelEventKind.SyscallEnter: OnSyscallEnter(e, SlotOf(e.Pid)); return;
+            default: OnThreadEvidence(e, SlotOf(e.Pid)); return;
         }
+    }
+
+    private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
+
+    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it, with
+    // the slots of the threads the event names (ThreadAccounting's PidSlot, PrevSlot, NextSlot, WokenSlot).
+
+    private static bool ThreadContext(in KernelEvent e) => e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
+
+    internal void OnWakingEvent(in KernelEvent e, int pidSlot, int wokenSlot)
+    {
+        var t = e.Timestamp;
+        if (ThreadContext(e)) Progress(Evidence(pidSlot, e.Pid, t));
+        OnWaking(e, t, wokenSlot);
+    }
+
+    internal void OnSyscallEnter(in KernelEvent e, int slot)
+    {
+        if (!ThreadContext(e)) return;
+        var s = Evidence(slot, e.Pid, e.Timestamp);
+        // Releasing or taking a lock is progress; waiting again on it is not. Only asked while a wakeup is open.
+        if (s.Evaluating && LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) s.Progress = true;
+    }
+
+    /// <summary>Any other kind: the logging thread's own event shows it running.</summary>
+    internal void OnThreadEvidence(in KernelEvent e, int slot)
+    {
+        if (ThreadContext(e)) Evidence(slot, e.Pid, e.Timestamp);
     }
 
     private static void Progress(WakeState s)
@@ -125,9 +118,9 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     }
 
     /// <summary>The thread's own event: it is running, whether or not its switch-in was logged.</summary>
-    private WakeState Evidence(int cpu, int tid, long t)
+    private WakeState Evidence(int slot, int tid, long t)
     {
-        var s = StateOn(cpu, tid);
+        var s = StateAt(slot, tid);
         if (s.State != Run.Running)
         {
             s.State = Run.Running;
@@ -137,48 +130,48 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         return s;
     }
 
-    private void OnWaking(in KernelEvent e, long t)
+    private void OnWaking(in KernelEvent e, long t, int wokenSlot)
     {
         var tid = e.WokenTid;
         if (tid <= 0) return;
-        var s = State(tid);
+        var s = StateAt(wokenSlot, tid);
         if (s.State is Run.Running or Run.Runnable)
         {
-            if (_region.Contains(t)) Stats(tid).Spurious++;
+            if (_region.Contains(t)) StatsAt(wokenSlot, tid).Spurious++;
             return;
         }
         s.State = Run.Runnable;
         s.WokenAt = t;
         s.WakerCpu = e.Cpu;
         s.LatencyPending = true;
-        if (s.Evaluating) Conclude(tid, s, futile: false);
+        if (s.Evaluating) Conclude(tid, wokenSlot, s, futile: false);
         s.Evaluating = true;
         s.EvaluatedWakeAt = t;
         s.CpuSinceWake = 0;
         s.Progress = false;
     }
 
-    private void OnSwitch(in KernelEvent e, long t)
+    internal void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
     {
+        var t = e.Timestamp;
         if (e.PrevTid > 0)
         {
-            var p = StateOn(e.Cpu, e.PrevTid);
+            var p = StateAt(prevSlot, e.PrevTid);
             if (p.State == Run.Running && p.Evaluating) p.CpuSinceWake += t - p.OnCpuSince;
             if (TaskState.IsPreempted(e.PrevState)) p.State = Run.Runnable;
             else
             {
                 p.State = Run.Blocked;
                 p.LatencyPending = false;
-                if (p.Evaluating) Conclude(e.PrevTid, p, futile: !p.Progress && p.CpuSinceWake < FutileCpuNs, t);
+                if (p.Evaluating) Conclude(e.PrevTid, prevSlot, p, futile: !p.Progress && p.CpuSinceWake < FutileCpuNs, t);
             }
         }
         if (e.NextTid > 0)
         {
-            var n = State(e.NextTid);
-            _onCpu.Set(e.Cpu, e.NextTid, n); // its own events follow on this CPU
+            var n = StateAt(nextSlot, e.NextTid);
             if (n.LatencyPending && _region.Contains(n.WokenAt))
             {
-                var st = Stats(e.NextTid);
+                var st = StatsAt(nextSlot, e.NextTid);
                 (e.Cpu == n.WakerCpu ? st.SameCpuLatency : st.CrossCpuLatency).Add(t - n.WokenAt);
             }
             n.LatencyPending = false;
@@ -187,11 +180,11 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         }
     }
 
-    private void Conclude(int tid, WakeState s, bool futile, long at = 0)
+    private void Conclude(int tid, int slot, WakeState s, bool futile, long at = 0)
     {
         s.Evaluating = false;
         if (!_region.Contains(s.EvaluatedWakeAt)) return;
-        var st = Stats(tid);
+        var st = StatsAt(slot, tid);
         st.Wakeups++;
         if (!futile) return;
         st.Futile++;
@@ -207,6 +200,6 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     public void Complete(long end)
     {
         foreach (var (tid, s) in _stateOrder)
-            if (s.Evaluating) Conclude(tid, s, futile: false);
+            if (s.Evaluating) Conclude(tid, _slots.SlotOf(tid), s, futile: false);
     }
 }
