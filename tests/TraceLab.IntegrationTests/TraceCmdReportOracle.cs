@@ -13,8 +13,10 @@ namespace TraceLab.IntegrationTests;
 /// c when that switch was logged (the previous switch on c named it as next). Otherwise the switch-in was lost
 /// (chain break: an event on c is logged with a common_pid that is not the CPU's occupant); the interval then
 /// starts at the later of (a) the last event on c whose common_pid was the previous occupant and (b) the time the
-/// thread last became runnable (its last sched_waking, or its last switch-out when it was preempted). The previous
-/// occupant's interval ends at that same start. Intervals are clipped to [BEGIN, END].
+/// thread stopped running or, if it was blocked, was woken (docs/metrics.md 1.4: its last switch-out, or the
+/// sched_waking that ended its sleep; a waking while it runs or is already runnable changes nothing, because the
+/// kernel logs sched_waking before the sleeper's own switch-out when the two race). The previous occupant's interval
+/// ends at that same start. Intervals are clipped to [BEGIN, END].
 /// </para>
 /// </summary>
 public sealed class TraceCmdReportOracle
@@ -49,11 +51,18 @@ public sealed class TraceCmdReportOracle
         public long LastSeen;         // last event on this CPU whose common_pid was the occupant
     }
 
+    private enum Off : byte { Unknown, Runnable, Blocked, Dead }
+
     private sealed class TaskInfo
     {
         public int RunningOn = -1;
         public long Since;
-        public long LastRunnable = long.MinValue; // last sched_waking or switch-out, whichever is later
+        /// <summary>When not running: why, and since when (its switch-out, or the waking that ended its sleep).</summary>
+        public Off State;
+        public long OffSince = long.MinValue;
+
+        /// <summary>A repaired start can be no earlier than this.</summary>
+        public long EarliestStart => RunningOn < 0 && State is Off.Runnable or Off.Blocked ? OffSince : long.MinValue;
     }
 
     // "<comm>-<pid> [<cpu>] <sec>.<frac>: <event>: <fields>"; comm may contain spaces and dashes.
@@ -130,10 +139,16 @@ public sealed class TraceCmdReportOracle
                     OnSwitch(cpu, t, rest, lineNo);
                     break;
                 case "sched_waking":
+                case "sched_wakeup_new":
                 {
                     var woken = IntField(rest, " pid=", lineNo);
-                    TaskOf(woken).LastRunnable = t;
-                    if (InRegion(t)) Result(woken).Wakings++;
+                    var task = TaskOf(woken);
+                    if (task.RunningOn < 0 && task.State != Off.Runnable)
+                    {
+                        task.State = Off.Runnable;
+                        task.OffSince = t;
+                    }
+                    if (ev == "sched_waking" && InRegion(t)) Result(woken).Wakings++;
                     break;
                 }
                 case "sched_migrate_task":
@@ -235,17 +250,22 @@ public sealed class TraceCmdReportOracle
         if (pid > 0)
         {
             var task = TaskOf(pid);
-            if (task.LastRunnable > start) start = Math.Min(task.LastRunnable, t);
+            if (task.EarliestStart > start) start = Math.Min(task.EarliestStart, t);
             // Still believed to run on another CPU: its switch-out there was lost; it left after its last sighting there.
             if (task.RunningOn >= 0 && task.RunningOn != cpu)
             {
                 var other = CpuOf(task.RunningOn);
                 var end = Math.Min(other.LastSeen, start);
                 StopRunning(pid, end);
+                task.State = Off.Unknown;
                 other.Occupant = -1;
             }
         }
-        if (known && c.Occupant > 0 && TaskOf(c.Occupant).RunningOn == cpu) StopRunning(c.Occupant, start);
+        if (known && c.Occupant > 0 && TaskOf(c.Occupant).RunningOn == cpu)
+        {
+            StopRunning(c.Occupant, start);
+            TaskOf(c.Occupant).State = Off.Unknown; // why it left was not logged
+        }
         if (pid > 0)
         {
             var task = TaskOf(pid);
@@ -277,7 +297,8 @@ public sealed class TraceCmdReportOracle
             var task = TaskOf(prev);
             var preempted = state.StartsWith('R') || state.Contains('+');
             var dead = !preempted && (state.Contains('X') || state.Contains('Z'));
-            if (preempted) task.LastRunnable = t;
+            task.State = preempted ? Off.Runnable : dead ? Off.Dead : Off.Blocked;
+            task.OffSince = t;
             if (InRegion(t))
             {
                 if (preempted) Result(prev).Involuntary++;

@@ -88,4 +88,27 @@ public sealed class ChainBreakRepairTests
         Assert.Equal((2000 - 1000) + (4000 - 3000), acc.Threads[A].RunNs);
         Assert.Equal(500, acc.Threads[W].RunNs);
     }
+
+    [Fact]
+    public void Waking_logged_before_the_sleepers_switch_out_does_not_start_it_before_that_switch_out()
+    {
+        // The kernel logs sched_waking when the waker calls try_to_wake_up, which can be before the sleeper's own
+        // switch-out: W wakes Y at 3000 while Y still runs on cpu1 until 10000. cpu0 went idle at 5000 and logs no
+        // idle→Y switch; Y is seen there at 20000. Y cannot have started on cpu0 before it left cpu1 (10000),
+        // although both the waking and cpu0's last sighting are earlier: its run is never counted on two CPUs at once.
+        var acc = Run(
+            KernelEvent.Switch(1000, 0, 0, 120, R, W, 120),
+            KernelEvent.Switch(1000, 1, 0, 120, R, Y, 120),
+            KernelEvent.Waking(3000, 0, W, Y, 0),
+            KernelEvent.Switch(5000, 0, W, 120, S, 0, 120),
+            KernelEvent.Switch(10_000, 1, Y, 120, S, 0, 120),
+            SyscallBy(20_000, 0, Y),
+            KernelEvent.Switch(30_000, 0, Y, 120, S, 0, 120));
+
+        var y = acc.Threads[Y];
+        Assert.Equal((10_000 - 1000) + (30_000 - 10_000), y.RunNs);
+        Assert.Equal(0, y.WaitNs);
+        Assert.Equal(1, y.RepairedStarts);
+        Assert.Equal(1, acc.ChainBreaks);
+    }
 }
