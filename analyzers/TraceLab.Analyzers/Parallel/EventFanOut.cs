@@ -125,6 +125,7 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
         end.Last = true;
         Publish(end, throwOnFailure: false);
         foreach (var lane in _lanes) lane.Thread!.Join();
+        DisposeSemaphores();
         _failure?.Throw();
     }
 
@@ -138,11 +139,19 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
         end.Last = true;
         Publish(end, throwOnFailure: false);
         foreach (var lane in _lanes) lane.Thread!.Join();
+        DisposeSemaphores();
+    }
+
+    /// <summary>After the consumers have stopped: frees the wait handles <see cref="WaitWithoutSpinning"/> created.</summary>
+    private void DisposeSemaphores()
+    {
+        _freeCount.Dispose();
+        foreach (var lane in _lanes) lane.Ready.Dispose();
     }
 
     private Batch Take()
     {
-        _freeCount.Wait();
+        WaitWithoutSpinning(_freeCount);
         Batch b;
         lock (_free) b = _free.Pop();
         b.Count = 0;
@@ -169,6 +178,17 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
         }
     }
 
+    /// <summary>
+    /// SemaphoreSlim.Wait spins before it blocks. The faster side of the pipeline (the reader, or the analysis thread
+    /// when the reader is the slower) waits once per batch, and its spinning takes CPU time — on a machine whose two
+    /// vCPUs may share a core, from the other thread. Each semaphore here has a single waiter, so when the handle says
+    /// a count is available, the next try takes it.
+    /// </summary>
+    private static void WaitWithoutSpinning(SemaphoreSlim semaphore)
+    {
+        while (!semaphore.Wait(0)) semaphore.AvailableWaitHandle.WaitOne();
+    }
+
     private void Release(Batch b)
     {
         if (Interlocked.Decrement(ref b.Pending) != 0) return;
@@ -190,7 +210,7 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
     {
         while (true)
         {
-            lane.Ready.Wait();
+            WaitWithoutSpinning(lane.Ready);
             var b = lane.Ring[lane.Head];
             lane.Head = lane.Head == PoolSize ? 0 : lane.Head + 1;
             var last = b.Last;
