@@ -59,8 +59,15 @@ public sealed class AnalyzerCaptureTests : IClassFixture<AnalyzerCaptureTests.Mu
         Assert.True(k.Captured);
         foreach (var t in k.Threads.Where(t => Workers(run).Contains(t.Tid)))
             Assert.Equal(2L * Iterations, t.Syscalls.Single(s => s.Name == "semtimedop").Calls); // one P and one V per iteration
-        var ratio = (double)k.EstimatedKernelNs / k.RusageSystemNs!.Value;
-        Assert.InRange(ratio, 0.9, 1.1);
+        // The kernel's share of the workers' CPU time, by the trace and by getrusage. Shares, not absolute times: how
+        // much run time the trace covers is a separate check (TimeMutexCaptureTests, ±15 % of getrusage's user +
+        // system); on VMs where one CPU's switches out of idle are never logged the traced run time is several % below
+        // getrusage's, which would otherwise count twice here (docs/metrics.md 7.3).
+        var workers = k.Threads.Where(t => Workers(run).Contains(t.Tid)).ToList();
+        var tracedShare = (double)workers.Sum(t => t.EstimatedKernelNs) / workers.Sum(t => t.RunNs);
+        var rusageShare = (double)workers.Sum(t => t.RusageSystemNs!.Value) /
+            workers.Sum(t => t.RusageSystemNs!.Value + t.RusageUserNs!.Value);
+        Assert.InRange(tracedShare / rusageShare, 0.9, 1.1);
         // What lies strictly between the syscall tracepoints can only be less than what getrusage counts as system time.
         Assert.True(k.KernelCpuNs < k.RusageSystemNs * 1.1);
     }
