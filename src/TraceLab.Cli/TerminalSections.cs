@@ -29,8 +29,8 @@ internal static class TerminalSections
         var compare = k.RusageSystemNs is { } r && r > 0
             ? $"; the workload's getrusage system time {Ms(r)} ms (estimate/rusage = {(double)k.EstimatedKernelNs / r:0.00})"
             : "";
-        console.MarkupLine($"[grey]in syscalls: on CPU between sys_enter and sys_exit, {Ms(k.KernelCpuNs)} ms in all; kernel est.: + {k.BoundaryNsPerCall} ns per call for the entry/exit paths " +
-            $"({N(k.BoundarySamples)} exit→enter gaps), {Ms(k.EstimatedKernelNs)} ms{Markup.Escape(compare)}. * sys: getrusage(RUSAGE_THREAD)[/]");
+        console.MarkupLine($"[grey]in syscalls: on CPU between sys_enter and sys_exit, {Ms(k.KernelCpuNs)} ms in all; kernel est.: + {k.BoundaryNsPerCall} ns per call for the entry/exit paths, " +
+            $"{k.BoundaryNsPerOffCpuCall} ns per call that was switched out ({N(k.BoundarySamples)} / {N(k.BoundaryOffCpuSamples)} exit→enter gaps), {Ms(k.EstimatedKernelNs)} ms{Markup.Escape(compare)}. * sys: getrusage(RUSAGE_THREAD)[/]");
     }
 
     public static void Convoys(IAnsiConsole console, ConvoySection c)

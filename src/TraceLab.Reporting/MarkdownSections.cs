@@ -15,8 +15,8 @@ internal static class MarkdownSections
             sb.AppendLine(k.Note).AppendLine();
             return;
         }
-        sb.AppendLine($"In syscalls: on CPU between sys_enter and sys_exit ({Units.Ms(k.KernelCpuNs)} ms). Kernel estimate: plus {k.BoundaryNsPerCall} ns per call for the entry/exit paths " +
-            $"(1st percentile of {Units.N(k.BoundarySamples)} exit→enter gaps): {Units.Ms(k.EstimatedKernelNs)} ms" +
+        sb.AppendLine($"In syscalls: on CPU between sys_enter and sys_exit ({Units.Ms(k.KernelCpuNs)} ms). Kernel estimate: plus {k.BoundaryNsPerCall} ns per call for the entry/exit paths, " +
+            $"{k.BoundaryNsPerOffCpuCall} ns per call that was switched out (1st percentiles of {Units.N(k.BoundarySamples)} and {Units.N(k.BoundaryOffCpuSamples)} exit→enter gaps): {Units.Ms(k.EstimatedKernelNs)} ms" +
             (k.RusageSystemNs is { } r && r > 0 ? $"; the workload's getrusage system time: {Units.Ms(r)} ms (estimate/rusage = {((double)k.EstimatedKernelNs / r).ToString("0.00", CultureInfo.InvariantCulture)})." : "."));
         if (k.UnmatchedExits > 0) sb.AppendLine($"{Units.N(k.UnmatchedExits)} syscall exits had no entry in the trace (in progress when tracing started).");
         sb.AppendLine();

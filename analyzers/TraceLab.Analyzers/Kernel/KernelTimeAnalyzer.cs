@@ -28,16 +28,25 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
     public const int MinBoundarySamples = 100;
 
     private readonly LatencyHistogram _gaps = new();
+    private readonly LatencyHistogram _gapsAfterOffCpu = new();
 
     /// <summary>
     /// Estimated kernel cost of one syscall outside its tracepoints (entry before sys_enter, exit work after
-    /// sys_exit): the 1st percentile of a thread's sys_exit → next sys_enter gap on the same CPU with no switch
-    /// between. That gap is the entry and exit paths plus whatever user code ran, so it bounds the cost from above;
-    /// its low percentile is where the user code between two syscalls is almost nothing (docs/metrics.md).
-    /// Set by <see cref="Complete"/>.
+    /// sys_exit) for a call that stayed on its CPU: the 1st percentile of a thread's sys_exit → next sys_enter gap on
+    /// the same CPU with no switch between, after such a call. That gap is the entry and exit paths plus whatever
+    /// user code ran, so it bounds the cost from above; its low percentile is where the user code between two
+    /// syscalls is almost nothing (docs/metrics.md 7.3). Set by <see cref="Complete"/>.
     /// </summary>
     public long BoundaryNs { get; private set; }
     public long BoundarySamples => _gaps.Count;
+
+    /// <summary>
+    /// The same for a call during which the thread was switched out: its return to user mode does more (the
+    /// switched-in task's extended register state is restored there), so its gaps are sampled apart. The
+    /// 1st percentile of those gaps, or <see cref="BoundaryNs"/> with fewer than <see cref="MinBoundarySamples"/>.
+    /// </summary>
+    public long BoundaryAfterOffCpuNs { get; private set; }
+    public long BoundaryAfterOffCpuSamples => _gapsAfterOffCpu.Count;
 
     /// <summary>Any syscall event was in the trace: without them kernel time is "not captured", not zero.</summary>
     public bool SawSyscalls { get; private set; }
@@ -51,6 +60,10 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         /// <summary>The last exit, while the thread has stayed on <see cref="ExitCpu"/> since (-1 when not).</summary>
         public long ExitTs;
         public int ExitCpu = -1;
+        /// <summary>The call that ended at <see cref="ExitTs"/> went off CPU: its gap is sampled apart.</summary>
+        public bool ExitAfterOffCpu;
+        /// <summary>The current call has been switched out at least once.</summary>
+        public bool WentOffCpu;
         public long Key;
         public long EnterTs;
         /// <summary>Start of the current on-CPU piece, or of the current off-CPU piece when <see cref="OffCpu"/>.</summary>
@@ -103,9 +116,10 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         var t = e.Timestamp;
         SawSyscalls = true;
         var f = At(slot, e.Pid);
-        if (f.ExitCpu == e.Cpu && !f.Active) _gaps.Add(t - f.ExitTs);
+        if (f.ExitCpu == e.Cpu && !f.Active) (f.ExitAfterOffCpu ? _gapsAfterOffCpu : _gaps).Add(t - f.ExitTs);
         f.ExitCpu = -1;
         f.Active = true;
+        f.WentOffCpu = false;
         f.Key = e.SyscallNr >= 0 ? e.SyscallNr : e.Arg0;
         f.EnterTs = f.PieceStart = t;
         f.OffCpu = f.Blocked = false;
@@ -118,6 +132,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         var t = e.Timestamp;
         SawSyscalls = true;
         var x = At(slot, e.Pid);
+        x.ExitAfterOffCpu = x.Active && x.WentOffCpu;
         if (x.Active) Close(e.Pid, x, t);
         else UnmatchedExits++;
         x.ExitTs = t;
@@ -134,6 +149,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
             {
                 p.CpuNs += _region.Overlap(p.PieceStart, t);
                 p.OffCpu = true;
+                p.WentOffCpu = true;
                 p.Blocked = !TaskState.IsPreempted(e.PrevState);
                 p.PieceStart = p.WokenAt = t;
             }
@@ -190,6 +206,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         sc.CpuNs += f.CpuNs;
         sc.BlockedNs += f.BlockedNs;
         sc.ReadyNs += f.ReadyNs;
+        if (f.WentOffCpu) sc.OffCpuCalls++;
     }
 
     public void OnRegionBegin()
@@ -204,6 +221,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
     public void Complete(long end)
     {
         BoundaryNs = _gaps.Count >= MinBoundarySamples ? _gaps.Percentile(1) : 0;
+        BoundaryAfterOffCpuNs = _gapsAfterOffCpu.Count >= MinBoundarySamples ? _gapsAfterOffCpu.Percentile(1) : BoundaryNs;
         foreach (var (tid, f) in _inFlightOrder)
         {
             if (!f.Active || f.EnterTs > end) continue;

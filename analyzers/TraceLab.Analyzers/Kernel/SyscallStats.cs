@@ -20,8 +20,10 @@ public sealed class SyscallStats
     public long BlockedNs { get; internal set; }
     /// <summary>Off CPU but runnable inside the syscall (woken or preempted, waiting for a CPU).</summary>
     public long ReadyNs { get; internal set; }
+    /// <summary>Calls during which the thread was switched out at least once (blocked or preempted).</summary>
+    public long OffCpuCalls { get; internal set; }
 
-    internal void Reset() => Calls = TotalNs = CpuNs = BlockedNs = ReadyNs = 0;
+    internal void Reset() => Calls = TotalNs = CpuNs = BlockedNs = ReadyNs = OffCpuCalls = 0;
 }
 
 /// <summary>One thread's syscall time, in total and per syscall. The totals are set when the pass completes.</summary>
@@ -36,11 +38,13 @@ public sealed class ThreadKernelStats
     public long KernelCpuNs { get; internal set; }
     public long BlockedNs { get; internal set; }
     public long ReadyNs { get; internal set; }
+    /// <summary>Calls during which the thread was switched out at least once.</summary>
+    public long OffCpuCalls { get; internal set; }
     public Dictionary<long, SyscallStats> BySyscall { get; } = new();
 
     internal void Reset()
     {
-        Calls = SyscallNs = KernelCpuNs = BlockedNs = ReadyNs = 0;
+        Calls = SyscallNs = KernelCpuNs = BlockedNs = ReadyNs = OffCpuCalls = 0;
         foreach (var s in BySyscall.Values) s.Reset();
     }
 
@@ -50,10 +54,11 @@ public sealed class ThreadKernelStats
     /// </summary>
     internal void SumSyscalls()
     {
-        Calls = SyscallNs = KernelCpuNs = BlockedNs = ReadyNs = 0;
+        Calls = SyscallNs = KernelCpuNs = BlockedNs = ReadyNs = OffCpuCalls = 0;
         foreach (var s in BySyscall.Values)
         {
             Calls += s.Calls;
+            OffCpuCalls += s.OffCpuCalls;
             SyscallNs += s.TotalNs;
             KernelCpuNs += s.CpuNs;
             BlockedNs += s.BlockedNs;

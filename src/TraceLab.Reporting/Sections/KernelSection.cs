@@ -14,9 +14,12 @@ public sealed class KernelSection
     public long UnmatchedExits { get; init; }
     /// <summary>Sum of the threads' kernel CPU time in traced syscalls.</summary>
     public long KernelCpuNs { get; init; }
-    /// <summary>Estimated per-call kernel cost outside the syscall tracepoints (entry/exit paths); 0 when not estimated.</summary>
+    /// <summary>Estimated per-call kernel cost outside the syscall tracepoints (entry/exit paths) of a call that stayed on CPU; 0 when not estimated.</summary>
     public long BoundaryNsPerCall { get; init; }
     public long BoundarySamples { get; init; }
+    /// <summary>The same for a call during which the thread was switched out (its exit path restores more state).</summary>
+    public long BoundaryNsPerOffCpuCall { get; init; }
+    public long BoundaryOffCpuSamples { get; init; }
     /// <summary>Sum of the threads' estimated kernel time (<see cref="KernelThreadSection.EstimatedKernelNs"/>).</summary>
     public long EstimatedKernelNs { get; init; }
     /// <summary>The workload's getrusage system time summed over its threads (RUSAGE_THREAD), for comparison.</summary>
@@ -35,6 +38,8 @@ public sealed class KernelThreadSection
     /// <summary>Run time outside traced syscalls: user time plus untraced kernel work (faults, interrupts, untraced syscalls).</summary>
     public long OutsideSyscallsNs { get; init; }
     public long SyscallCalls { get; init; }
+    /// <summary>Calls during which the thread was switched out at least once (blocked or preempted).</summary>
+    public long OffCpuCalls { get; init; }
     public long SyscallNs { get; init; }
     public long BlockedInSyscallsNs { get; init; }
     public long ReadyInSyscallsNs { get; init; }
@@ -72,15 +77,18 @@ internal static class KernelSectionBuilder
             var s = k.Threads.GetValueOrDefault(tid);
             var w = byTid.GetValueOrDefault(tid);
             var calls = s?.Calls ?? 0;
+            var offCpuCalls = s?.OffCpuCalls ?? 0;
             threads.Add(new KernelThreadSection
             {
                 Tid = tid,
                 Name = names.NameOf(tid),
                 RunNs = run,
                 KernelCpuNs = s?.KernelCpuNs ?? 0,
-                EstimatedKernelNs = Math.Min(run, (s?.KernelCpuNs ?? 0) + calls * k.BoundaryNs),
+                EstimatedKernelNs = Math.Min(run,
+                    (s?.KernelCpuNs ?? 0) + (calls - offCpuCalls) * k.BoundaryNs + offCpuCalls * k.BoundaryAfterOffCpuNs),
                 OutsideSyscallsNs = Math.Max(0, run - (s?.KernelCpuNs ?? 0)),
                 SyscallCalls = calls,
+                OffCpuCalls = offCpuCalls,
                 SyscallNs = s?.SyscallNs ?? 0,
                 BlockedInSyscallsNs = s?.BlockedNs ?? 0,
                 ReadyInSyscallsNs = s?.ReadyNs ?? 0,
@@ -98,6 +106,8 @@ internal static class KernelSectionBuilder
             KernelCpuNs = threads.Sum(t => t.KernelCpuNs),
             BoundaryNsPerCall = k.BoundaryNs,
             BoundarySamples = k.BoundarySamples,
+            BoundaryNsPerOffCpuCall = k.BoundaryAfterOffCpuNs,
+            BoundaryOffCpuSamples = k.BoundaryAfterOffCpuSamples,
             EstimatedKernelNs = threads.Sum(t => t.EstimatedKernelNs),
             RusageSystemNs = workload is null ? null : workload.Threads.Sum(t => t.SystemNs),
             Threads = threads,

@@ -162,11 +162,12 @@ public sealed class AnalysisPassDispatchTests
         foreach (var s in acc.Threads.Values.OrderBy(s => s.Tid))
             Line("thread", s.Tid, s.RunNs, s.ReadyNs, s.WaitNs, s.VoluntarySwitches, s.InvoluntarySwitches, s.Migrations,
                 s.WakeupsReceived, s.WakeupsGiven, s.RepairedStarts, H(s.ReadyLatency), D(s.Wakers));
-        Line("kernel", kernel.SawSyscalls, kernel.UnmatchedExits, kernel.BoundaryNs, kernel.BoundarySamples);
+        Line("kernel", kernel.SawSyscalls, kernel.UnmatchedExits, kernel.BoundaryNs, kernel.BoundarySamples, kernel.BoundaryAfterOffCpuNs,
+            kernel.BoundaryAfterOffCpuSamples);
         foreach (var s in kernel.Threads.Values.OrderBy(s => s.Tid))
         {
-            Line("kthread", s.Tid, s.Calls, s.SyscallNs, s.KernelCpuNs, s.BlockedNs, s.ReadyNs);
-            foreach (var c in s.BySyscall.Values.OrderBy(c => c.Key)) Line("  sc", c.Key, c.Calls, c.TotalNs, c.CpuNs, c.BlockedNs, c.ReadyNs);
+            Line("kthread", s.Tid, s.Calls, s.SyscallNs, s.KernelCpuNs, s.BlockedNs, s.ReadyNs, s.OffCpuCalls);
+            foreach (var c in s.BySyscall.Values.OrderBy(c => c.Key)) Line("  sc", c.Key, c.Calls, c.TotalNs, c.CpuNs, c.BlockedNs, c.ReadyNs, c.OffCpuCalls);
         }
         Line("convoys", convoys.SawLockSyscalls, convoys.UnconfirmedHandoffs);
         foreach (var o in convoys.Objects.OrderBy(o => o.Object.ToString(), StringComparer.Ordinal))

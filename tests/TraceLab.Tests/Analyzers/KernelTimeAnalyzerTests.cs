@@ -2,6 +2,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Core;
 using TraceLab.Core.Syscalls;
+using TraceLab.Reporting;
 using Xunit;
 using static TraceLab.Tests.Analyzers.LockEvents;
 
@@ -71,7 +72,9 @@ public sealed class KernelTimeAnalyzerTests
         var b = k.Threads[B];
         Assert.Equal((2, 55, 55, 0, 0), (b.Calls, b.SyscallNs, b.KernelCpuNs, b.BlockedNs, b.ReadyNs));
         Assert.Equal(LinuxSyscalls.Futex, Assert.Single(b.BySyscall).Key);
-        Assert.Equal(2, k.BoundarySamples);
+        Assert.Equal(1, k.BoundarySamples);              // B's 180 → 220: its call stayed on CPU 0
+        Assert.Equal(1, k.BoundaryAfterOffCpuSamples);   // A's 170 → 200: its call was preempted at 120
+        Assert.Equal((1, 0), (a.OffCpuCalls, b.OffCpuCalls));
         Assert.Equal(0, k.UnmatchedExits);
     }
 
@@ -122,6 +125,65 @@ public sealed class KernelTimeAnalyzerTests
         Assert.Equal(198, k.BoundarySamples);    // 199 gaps, one broken by the switch
         Assert.InRange(k.BoundaryNs, 400 * 63 / 64, 400 * 65 / 64);   // histogram precision: 1/64
         Assert.Equal(200, k.Threads[A].Calls);
+    }
+
+    /// <summary>
+    /// 300 calls, every other one blocking (switched out 10 ns after its entry, woken, back 20 ns later). The gap after
+    /// a blocking call is 800 ns, after one that stayed on CPU 400 ns: each class has its own low percentile, and the
+    /// report's estimate charges each call its own class's cost.
+    /// </summary>
+    [Fact]
+    public void Calls_that_were_switched_out_have_their_own_boundary_cost()
+    {
+        var events = new List<KernelEvent> { KernelEvent.Switch(0, 0, 0, 120, R, A, 120) };
+        long t = 1000;
+        for (var i = 0; i < 300; i++)
+        {
+            events.Add(Enter(t, 0, A, LinuxSyscalls.Semtimedop, 5));
+            var blocks = i % 2 == 0;
+            if (blocks)
+            {
+                events.Add(KernelEvent.Switch(t + 10, 0, A, 120, S, B, 120));
+                events.Add(KernelEvent.Waking(t + 20, 0, B, A, 0));
+                events.Add(KernelEvent.Switch(t + 30, 0, B, 120, R, A, 120));
+            }
+            events.Add(Exit(t + 50, 0, A, LinuxSyscalls.Semtimedop));
+            t += 50 + (blocks ? 800 : 400);
+        }
+        var session = new AnalysisSession(AnalysisKind.Threads | AnalysisKind.Kernel);
+        foreach (var e in events) session.OnEvent(e);
+        session.Complete();
+        var k = session.Kernel!;
+        Assert.Equal((149, 150), (k.BoundarySamples, k.BoundaryAfterOffCpuSamples));
+        Assert.InRange(k.BoundaryNs, 400 * 63 / 64, 400 * 65 / 64);              // histogram precision: 1/64
+        Assert.InRange(k.BoundaryAfterOffCpuNs, 800 * 63 / 64, 800 * 65 / 64);
+        var a = k.Threads[A];
+        Assert.Equal((300, 150), (a.Calls, a.OffCpuCalls));
+        // On CPU inside: 50 per call that stayed, 10 + 20 per blocking one.
+        Assert.Equal(150 * 50 + 150 * 30, a.KernelCpuNs);
+
+        var report = ReportBuilder.Build(new TraceInfo { Backend = "test", TraceFile = "hand-built", CpuCount = 1 },
+            new ThreadTable(), session, workload: null, pidOverride: A);
+        var row = report.Kernel!.Threads.Single(r => r.Tid == A);
+        Assert.Equal((150L, k.BoundaryNs, k.BoundaryAfterOffCpuNs), (row.OffCpuCalls, report.Kernel.BoundaryNsPerCall, report.Kernel.BoundaryNsPerOffCpuCall));
+        Assert.Equal(Math.Min(row.RunNs, a.KernelCpuNs + 150 * k.BoundaryNs + 150 * k.BoundaryAfterOffCpuNs), row.EstimatedKernelNs);
+    }
+
+    [Fact]
+    public void With_few_off_cpu_gaps_their_boundary_is_the_on_cpu_one()
+    {
+        var events = new List<KernelEvent> { KernelEvent.Switch(0, 0, 0, 120, R, A, 120) };
+        long t = 1000;
+        for (var i = 0; i < 200; i++)
+        {
+            events.Add(Enter(t, 0, A, LinuxSyscalls.SchedYield, 0));
+            if (i < 5) events.Add(KernelEvent.Switch(t + 10, 0, A, 120, R, A, 120));   // preempted and back at once
+            events.Add(Exit(t + 100, 0, A, LinuxSyscalls.SchedYield));
+            t += 100 + (i < 5 ? 900 : 400);
+        }
+        var k = Run(a => new KernelTimeAnalyzer(a), [.. events]);
+        Assert.Equal(5, k.BoundaryAfterOffCpuSamples);
+        Assert.Equal(k.BoundaryNs, k.BoundaryAfterOffCpuNs);
     }
 
     [Fact]
