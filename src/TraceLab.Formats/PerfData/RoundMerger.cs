@@ -41,12 +41,14 @@ internal sealed class RoundMerger : IWindowKeeper
 
     /// <summary>
     /// Mapped view per detached run cursor: large enough that mapping costs little per event (a map and unmap per
-    /// ~10,000 events), small times the runs held (two per CPU).
+    /// ~80,000 events: each unmap of a view the other thread's CPU may cache is a TLB shootdown, an IPI on a VM, and
+    /// each new view takes its page faults again), small times the runs held (two per CPU). 1 MiB read the 2 GB
+    /// perf.data of docs/performance.md 12 % slower (with the 8 MiB window).
     /// </summary>
-    internal const int RunViewBytes = 1024 * 1024;
+    internal const int RunViewBytes = 8 * 1024 * 1024;
     private const int MinRunViewBytes = 16 * 1024;
-    /// <summary>All cursor views together stay about this size when many runs are held at once.</summary>
-    private const int ViewBudgetBytes = 16 * 1024 * 1024;
+    /// <summary>All cursor views together stay about this size when many runs are held at once (2 CPUs: 4 runs of 8 MiB).</summary>
+    private const int ViewBudgetBytes = 32 * 1024 * 1024;
 
     private readonly string _path;
     private readonly SampleFormat _samples;
