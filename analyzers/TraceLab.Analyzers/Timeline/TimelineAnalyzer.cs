@@ -37,6 +37,8 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     private bool _hasConvoys;
     private bool _hasWakeups;
     private long _lastTimestamp;
+    /// <summary>The window is past and final: every thread's state was closed at the window's end (see <see cref="OnEvent"/>).</summary>
+    private bool _windowDone;
 
     /// <param name="recordSegments">False for consumers that have the scheduling events themselves (exports) and want only the analysis items.</param>
     /// <param name="accounting">Runs before this analyzer on every event: the region, and where a thread's switch-in was
@@ -52,6 +54,12 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     }
 
     public int MaxItems { get; }
+
+    /// <summary>False: keep tracking every thread to the end of the trace (the tests' reference for the shortcut).</summary>
+    internal bool StopAfterWindow { get; init; } = true;
+
+    /// <summary>The pass went past the window and stopped tracking threads.</summary>
+    internal bool StoppedAfterWindow => _windowDone;
 
     private sealed class ThreadState
     {
@@ -72,7 +80,23 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     {
         var t = e.Timestamp;
         _lastTimestamp = t;
+        if (_windowDone) return;
         if (!_anchored) Anchor(t);
+        // Past a window that can no longer move (anchored at the region's begin) and that the region does not end
+        // inside: nothing later falls in it. Every state open now would be closed later at a time past the window, so
+        // its segment ends at the window's end either way; closing them here spares the rest of the trace (most of it)
+        // the per-event state tracking. (Convoy and wakeup items still arrive through the observer hooks.)
+        if (t > _end && StopAfterWindow && _region.HasBegin && (!_region.HasEnd || _region.End >= _end))
+        {
+            foreach (var (tid, s) in _threadOrder)
+            {
+                if (!s.Known) continue;
+                Close(tid, s, t);
+                s.Known = false;
+            }
+            _windowDone = true;
+            return;
+        }
         // Any other event logged by a thread in thread context shows it running, even if its switch-in was lost.
         if (e.Kind != KernelEventKind.Switch && e.Pid > 0 && !EventFlags.InInterrupt(e.Flags)) Evidence(e.Pid, t, e.Cpu);
         switch (e.Kind)

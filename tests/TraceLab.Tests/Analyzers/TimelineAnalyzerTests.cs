@@ -1,6 +1,7 @@
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Cli;
 using TraceLab.Core;
 using TraceLab.TestSupport;
 using Xunit;
@@ -109,6 +110,50 @@ public sealed class TimelineAnalyzerTests
         Assert.Equal([(A, B, 81L, 90L), (B, C, 101L, 110L)], d.Handoffs.Select(h => (h.Giver, h.Receiver, h.WokenAt, h.RunningAt)));
         Assert.Equal(0, o.Episodes);
         Assert.Empty(d.Episodes);
+    }
+
+    /// <summary>
+    /// Past the window the analyzer closes every open state at once and stops tracking: on real captures (several
+    /// windows, one ending inside the region's first events, one reaching past the region) the items are exactly
+    /// those of an analyzer that tracks every thread to the end. Segments may be recorded in another order.
+    /// </summary>
+    [Theory]
+    [InlineData("timemutex-mutex/trace.dat", "10:1", true, true)]
+    [InlineData("timemutex-mutex/trace.dat", "0:0.05", true, true)]
+    [InlineData("timemutex-mutex/trace.dat", "30:100000", true, false)]   // the window outlasts the region
+    [InlineData("timemutex-cs/trace.dat", "10:1", true, true)]
+    [InlineData("perf-timemutex-mutex/capture.perf.data", "2:3", false, false)]   // no region markers: the window could still move
+    public void Stopping_after_the_window_records_what_tracking_to_the_end_records(string sample, string window, bool markers, bool stops)
+    {
+        var w = TimelineWindow.Parse(window);
+        (TimelineData Data, bool Stopped, bool HasBegin) Record(bool stop)
+        {
+            var accounting = new ThreadAccounting();
+            var convoys = new ConvoyAnalyzer(accounting);
+            var wakeups = new TraceLab.Analyzers.Wakeups.WakeupAnalyzer(accounting);
+            var timeline = new TimelineAnalyzer(accounting, w) { StopAfterWindow = stop };
+            timeline.Observe(convoys, wakeups);
+            var pass = new AnalysisPass(accounting, convoys, wakeups, timeline);
+            using (var reader = TraceFiles.Open(Path.Combine(RepoPaths.SampleTraces, sample))) reader.Read(pass);
+            pass.Complete();
+            return (timeline.Result(), timeline.StoppedAfterWindow, accounting.Region.HasBegin);
+        }
+
+        var (reference, neverStops, hasBegin) = Record(stop: false);
+        var (shortcut, stopped, _) = Record(stop: true);
+        Assert.Equal(markers, hasBegin);
+        Assert.False(neverStops);
+        Assert.Equal(stops, stopped);
+        Assert.NotEmpty(reference.Segments);
+        Assert.Equal((reference.Start, reference.End, reference.Truncated), (shortcut.Start, shortcut.End, shortcut.Truncated));
+        Assert.Equal(Sorted(reference.Segments), Sorted(shortcut.Segments));
+        Assert.Equal(reference.Wakes, shortcut.Wakes);
+        Assert.Equal(reference.Handoffs, shortcut.Handoffs);
+        Assert.Equal(reference.Episodes, shortcut.Episodes);
+        Assert.Equal(reference.FutileWakeups, shortcut.FutileWakeups);
+
+        static List<TimelineSegment> Sorted(IEnumerable<TimelineSegment> s) =>
+            [.. s.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.End).ThenBy(x => x.State)];
     }
 
     [Fact]
