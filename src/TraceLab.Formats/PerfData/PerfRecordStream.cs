@@ -24,7 +24,7 @@ internal sealed unsafe class PerfRecordStream
     /// perf record -a of lock syscalls: ~100 KB a round; all but ~40 of its 4,720 runs stay in the window). Files
     /// with rounds of tens of MB read most runs again from the file, as without the window; a larger window would cost
     /// its size in resident pages for them (32 MiB: 97 MiB peak RSS against 81 MiB for the 2 GB perf.data of
-    /// docs/performance.md, for 2 % more speed; 8 MiB: 5 % slower).
+    /// docs/performance.md, for 2 % more speed; 8 MiB: 5-10 % slower).
     /// </summary>
     public const int DefaultWindowBytes = 16 * 1024 * 1024;
     /// <summary>Smallest window: two records of the largest size (u16) fit in half of it.</summary>

@@ -41,14 +41,15 @@ internal sealed class RoundMerger : IWindowKeeper
 
     /// <summary>
     /// Mapped view per detached run cursor: large enough that mapping costs little per event (a map and unmap per
-    /// ~80,000 events: each unmap of a view the other thread's CPU may cache is a TLB shootdown, an IPI on a VM, and
-    /// each new view takes its page faults again), small times the runs held (two per CPU). 1 MiB read the 2 GB
-    /// perf.data of docs/performance.md 12 % slower (with the 8 MiB window).
+    /// ~40,000 events: each unmap of a view the other thread's CPU may cache is a TLB shootdown, an IPI on a VM, and
+    /// each new view takes its page faults again), small times the runs held (two per CPU). Measured on the 1 and
+    /// 2 GB perf.data of docs/performance.md (with the 16 MiB window): 1 MiB read 15-20 % slower, 8 MiB (32 MiB
+    /// budget) no faster than 4 MiB and 4 MiB more peak RSS.
     /// </summary>
-    internal const int RunViewBytes = 8 * 1024 * 1024;
+    internal const int RunViewBytes = 4 * 1024 * 1024;
     private const int MinRunViewBytes = 16 * 1024;
-    /// <summary>All cursor views together stay about this size when many runs are held at once (2 CPUs: 4 runs of 8 MiB).</summary>
-    private const int ViewBudgetBytes = 32 * 1024 * 1024;
+    /// <summary>All cursor views together stay about this size when many runs are held at once (2 CPUs: 4 runs of 4 MiB).</summary>
+    private const int ViewBudgetBytes = 16 * 1024 * 1024;
 
     private readonly string _path;
     private readonly SampleFormat _samples;
