@@ -41,24 +41,23 @@ warm "$PERFDATA"
 $T bench "$PERFDATA" --repeat "$REPEAT" --analysis "$ANALYSIS" | tee "$OUT/bench-perf.txt"
 echo "== perf sched timehist -s on the same perf.data (best of $REPEAT)"
 samples=$(perf report -i "$PERFDATA" --stats 2>/dev/null | awk '/^ *SAMPLE events:/ {print $3; exit}')
-best=""
-warm "$PERFDATA"
-for _ in $(seq "$REPEAT"); do
-  /usr/bin/time -o "$OUT/time.txt" -f %e perf sched -i "$PERFDATA" timehist -s >/dev/null 2>&1
-  s=$(tail -1 "$OUT/time.txt")
-  if [ -z "$best" ] || awk "BEGIN{exit !($s < $best)}"; then best=$s; fi
-done
+# Best wall time in s of $REPEAT runs of a command (its output discarded), the file read just before.
+best_of() {
+  local b="" s
+  warm "$PERFDATA"
+  for _ in $(seq "$REPEAT"); do
+    /usr/bin/time -o "$OUT/time.txt" -f %e "$@" >/dev/null 2>&1
+    s=$(tail -1 "$OUT/time.txt")
+    if [ -z "$b" ] || awk "BEGIN{exit !($s < $b)}"; then b=$s; fi
+  done
+  echo "$b"
+}
+best=$(best_of perf sched -i "$PERFDATA" timehist -s)
 one=$(awk '/^read \+ analysis.*one thread/ {for (i=1;i<=NF;i++) if ($i=="best") {print $(i+1); exit}}' "$OUT/bench-perf.txt")
 many=$(awk '/^read \+ analysis, reader \+/ {for (i=1;i<=NF;i++) if ($i=="best") {print $(i+1); exit}}' "$OUT/bench-perf.txt")
 # What a user waits for: `tracelab analyze` end to end (process start, the pass with the report.html timeline, every
 # report written), best of $REPEAT, on the same file.
-analyze=""
-warm "$PERFDATA"
-for _ in $(seq "$REPEAT"); do
-  /usr/bin/time -o "$OUT/time.txt" -f %e $T analyze "$PERFDATA" --out "$OUT/analyze-out" --force --analysis "$ANALYSIS" >/dev/null 2>&1
-  s=$(tail -1 "$OUT/time.txt")
-  if [ -z "$analyze" ] || awk "BEGIN{exit !($s < $analyze)}"; then analyze=$s; fi
-done
+analyze=$(best_of $T analyze "$PERFDATA" --out "$OUT/analyze-out" --force --analysis "$ANALYSIS")
 awk -v n="$samples" -v p="$best" -v t="$one" -v m="${many:-0}" -v a="$analyze" 'BEGIN {
   printf "perf sched timehist -s: %d samples in %.3f s = %.1f M events/s\n", n, p, n / p / 1e6;
   printf "TraceLab full analysis, one thread: %.3f s = %.1f M events/s; ratio TraceLab / perf sched wall time = %.2f (target <= 0.20)\n", t, n / t / 1e6, t / p;

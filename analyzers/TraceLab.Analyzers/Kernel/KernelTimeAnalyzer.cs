@@ -60,9 +60,10 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         /// <summary>The last exit, while the thread has stayed on <see cref="ExitCpu"/> since (-1 when not).</summary>
         public long ExitTs;
         public int ExitCpu = -1;
-        /// <summary>The call that ended at <see cref="ExitTs"/> went off CPU: its gap is sampled apart.</summary>
-        public bool ExitAfterOffCpu;
-        /// <summary>The current call has been switched out at least once.</summary>
+        /// <summary>
+        /// The current call (after its exit: the last one, until the next entry) has been switched out at least once;
+        /// the gap after such a call is sampled apart.
+        /// </summary>
         public bool WentOffCpu;
         public long Key;
         public long EnterTs;
@@ -116,7 +117,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         var t = e.Timestamp;
         SawSyscalls = true;
         var f = At(slot, e.Pid);
-        if (f.ExitCpu == e.Cpu && !f.Active) (f.ExitAfterOffCpu ? _gapsAfterOffCpu : _gaps).Add(t - f.ExitTs);
+        if (f.ExitCpu == e.Cpu && !f.Active) (f.WentOffCpu ? _gapsAfterOffCpu : _gaps).Add(t - f.ExitTs);
         f.ExitCpu = -1;
         f.Active = true;
         f.WentOffCpu = false;
@@ -132,9 +133,12 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         var t = e.Timestamp;
         SawSyscalls = true;
         var x = At(slot, e.Pid);
-        x.ExitAfterOffCpu = x.Active && x.WentOffCpu;
         if (x.Active) Close(e.Pid, x, t);
-        else UnmatchedExits++;
+        else
+        {
+            UnmatchedExits++;
+            x.WentOffCpu = false; // its entry was not seen: whether it went off CPU is unknown
+        }
         x.ExitTs = t;
         x.ExitCpu = e.Cpu;
     }

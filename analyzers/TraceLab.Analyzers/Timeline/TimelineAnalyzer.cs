@@ -37,8 +37,6 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     private bool _hasConvoys;
     private bool _hasWakeups;
     private long _lastTimestamp;
-    /// <summary>The window is past and final: every thread's state was closed at the window's end (see <see cref="OnEvent"/>).</summary>
-    private bool _windowDone;
 
     /// <param name="recordSegments">False for consumers that have the scheduling events themselves (exports) and want only the analysis items.</param>
     /// <param name="accounting">Runs before this analyzer on every event: the region, and where a thread's switch-in was
@@ -58,8 +56,8 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     /// <summary>False: keep tracking every thread to the end of the trace (the tests' reference for the shortcut).</summary>
     internal bool StopAfterWindow { get; init; } = true;
 
-    /// <summary>The pass went past the window and stopped tracking threads.</summary>
-    internal bool StoppedAfterWindow => _windowDone;
+    /// <summary>The pass went past a window that can no longer move: every thread's state was closed at the window's end (see <see cref="OnEvent"/>).</summary>
+    internal bool StoppedAfterWindow { get; private set; }
 
     private sealed class ThreadState
     {
@@ -80,7 +78,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     {
         var t = e.Timestamp;
         _lastTimestamp = t;
-        if (_windowDone) return;
+        if (StoppedAfterWindow) return;
         if (!_anchored) Anchor(t);
         // Past a window that can no longer move (anchored at the region's begin) and that the region does not end
         // inside: nothing later falls in it. Every state open now would be closed later at a time past the window, so
@@ -94,7 +92,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
                 Close(tid, s, t);
                 s.Known = false;
             }
-            _windowDone = true;
+            StoppedAfterWindow = true;
             return;
         }
         // Any other event logged by a thread in thread context shows it running, even if its switch-in was lost.
