@@ -17,9 +17,10 @@ W=${WORKLOAD:-$(dirname "$0")/../native-workloads/build/linux/bin/timemutex}
 ITER=${ITER:-20000}
 OUT=$(mktemp -d)
 I=$T/instances/tracelab-rusage-vs-trace
-cleanup() { [ -d "$I" ] && { echo 0 > "$I/tracing_on"; echo 0 > "$I/events/enable"; rmdir "$I"; }; rm -rf "$OUT"; }
-trap cleanup EXIT
-mkdir "$I"
+trap 'rm -rf "$OUT"' EXIT
+# An instance of that name belongs to another run of this script (or one that was killed): left alone.
+mkdir "$I" || { echo "$I exists: another run is using it (rmdir it if none is)" >&2; exit 1; }
+trap 'echo 0 > "$I/tracing_on"; echo 0 > "$I/events/enable"; rmdir "$I"; rm -rf "$OUT"' EXIT
 echo mono > "$I/trace_clock"
 echo 131072 > "$I/buffer_size_kb"
 for e in sched/sched_switch sched/sched_waking sched/sched_wakeup sched/sched_stat_runtime; do echo 1 > "$I/events/$e/enable"; done
