@@ -1,0 +1,110 @@
+using System.Buffers.Binary;
+
+namespace TraceLab.Formats.Etl;
+
+/// <summary>
+/// Decompresses MS-XCA "Plain LZ77" (COMPRESSION_FORMAT_XPRESS, the format Windows uses for compressed .etl buffers):
+/// 32-bit flag words, one bit per item, 0 = literal byte, 1 = a 16-bit match (13-bit distance − 1, 3-bit length − 3)
+/// whose length may continue in a shared half byte, a byte, a u16 or a u32. Written from the MS-XCA specification
+/// (section 2.4); no allocation, every read and copy bounds-checked, so damaged input fails instead of looping.
+/// </summary>
+public static class XpressLz77
+{
+    private const int MinMatch = 3;
+
+    /// <summary>
+    /// Decompresses <paramref name="input"/> into <paramref name="output"/>, stopping when the output is full or the
+    /// input ends. Returns the bytes written, or -1 when the input is damaged (a match reaching before the start of
+    /// the output, past its end, or a truncated length).
+    /// </summary>
+    public static int Decompress(ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        var inPos = 0;
+        var outPos = 0;
+        uint flags = 0;
+        var flagCount = 0;
+        var halfByteAt = -1;
+        while (outPos < output.Length)
+        {
+            if (flagCount == 0)
+            {
+                if (input.Length - inPos < 4) return outPos;
+                flags = BinaryPrimitives.ReadUInt32LittleEndian(input[inPos..]);
+                inPos += 4;
+                flagCount = 32;
+            }
+
+            flagCount--;
+            if ((flags & (1u << flagCount)) == 0)
+            {
+                if (inPos >= input.Length) return outPos;
+                output[outPos++] = input[inPos++];
+                continue;
+            }
+
+            if (input.Length - inPos < 2) return outPos;
+            int matchBytes = BinaryPrimitives.ReadUInt16LittleEndian(input[inPos..]);
+            inPos += 2;
+            var distance = (matchBytes >> 3) + 1;
+            long length = matchBytes & 7;
+            if (length == 7)
+            {
+                if (halfByteAt < 0)
+                {
+                    if (inPos >= input.Length) return -1;
+                    halfByteAt = inPos;
+                    length = input[inPos++] & 15;
+                }
+                else
+                {
+                    length = input[halfByteAt] >> 4;
+                    halfByteAt = -1;
+                }
+
+                if (length == 15)
+                {
+                    if (inPos >= input.Length) return -1;
+                    length = input[inPos++];
+                    if (length == 255)
+                    {
+                        if (input.Length - inPos < 2) return -1;
+                        length = BinaryPrimitives.ReadUInt16LittleEndian(input[inPos..]);
+                        inPos += 2;
+                        if (length == 0)
+                        {
+                            if (input.Length - inPos < 4) return -1;
+                            length = BinaryPrimitives.ReadUInt32LittleEndian(input[inPos..]);
+                            inPos += 4;
+                        }
+
+                        if (length < 15 + 7) return -1;
+                        length -= 15 + 7;
+                    }
+
+                    length += 15;
+                }
+
+                length += 7;
+            }
+
+            length += MinMatch;
+            if (distance > outPos || length > output.Length - outPos) return -1;
+            CopyMatch(output, outPos, distance, (int)length);
+            outPos += (int)length;
+        }
+
+        return outPos;
+    }
+
+    /// <summary>Byte by byte when the match overlaps its own output (distance &lt; length repeats a pattern).</summary>
+    private static void CopyMatch(Span<byte> output, int at, int distance, int length)
+    {
+        if (distance >= length)
+        {
+            output.Slice(at - distance, length).CopyTo(output.Slice(at, length));
+            return;
+        }
+
+        for (var i = 0; i < length; i++) output[at + i] = output[at + i - distance];
+    }
+}
