@@ -88,6 +88,11 @@ public sealed class EtlExternalTraceTests
         Assert.Equal(0, sink.Backwards);
         Assert.Equal(2, reader.Info.CpuCount);
         Assert.Contains("18362", reader.Info.KernelRelease, StringComparison.Ordinal);
+        // Thread names logged in the v3 thread rundown; unnamed threads take their process's image name.
+        Assert.Equal("EventLog-System", reader.Threads.NameOf(1372));
+        Assert.Equal("Win32k Raw Input Thread", reader.Threads.NameOf(560));
+        Assert.Equal("services.exe", reader.Processes.Images[600]);
+        Assert.Equal("services.exe", reader.Threads.NameOf(FirstThreadOf(reader, 600)));
     }
 
     [ExternalTraceFact(ExternalEtl.PerfView)]
@@ -108,6 +113,9 @@ public sealed class EtlExternalTraceTests
         Assert.Equal(0, counts.Thread(EtwKernelEvents.ReadyThread));
         Assert.Equal(0, sink.Backwards);
         Assert.Equal(8, reader.Info.CpuCount);
+        // Version 2 thread events carry no names: threads are named after their process's image.
+        Assert.Equal("svchost.exe", reader.Processes.Images[840]);
+        Assert.Equal("svchost.exe", reader.Threads.NameOf(FirstThreadOf(reader, 840)));
     }
 
     [ExternalTraceFact(ExternalEtl.TraceLoggingTester)]
@@ -126,5 +134,10 @@ public sealed class EtlExternalTraceTests
         Assert.Equal(0, counts.Thread(EtwKernelEvents.CSwitch));
         Assert.Equal(0, sink.Backwards);
         Assert.Equal(20, reader.Info.CpuCount);
+        // The one Thread SetName event of the file names WPR's rundown thread.
+        Assert.Equal("WPR_initiated_WprApp_WPR System Collector_Rundown_e520", reader.Threads.NameOf(19712));
     }
+
+    private static int FirstThreadOf(EtlFileReader reader, int pid) =>
+        reader.Processes.Processes.Where(kv => kv.Value == pid && kv.Key != pid).Min(kv => kv.Key);
 }
