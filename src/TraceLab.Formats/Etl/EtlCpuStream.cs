@@ -111,7 +111,8 @@ internal sealed class EtlCpuStream
             _compressed = h.IsCompressed;
             _pos = 0;
             _stride = 0;
-            if (_data.Length < h.EventBytes) _data = new byte[Math.Max(h.EventBytes, _data.Length * 2)];
+            if (_data.Length < h.EventBytes)
+                _data = GC.AllocateUninitializedArray<byte>(Math.Max(h.EventBytes, Math.Min(_data.Length * 2, EtlBufferIndex.MaxBufferSize)));
             if (!_compressed)
             {
                 EtlFileIo.ReadExactly(_file, _data.AsSpan(0, h.EventBytes), entry.FileOffset + EtlBufferHeader.Size);

@@ -190,7 +190,7 @@ public sealed class EtlFileReader : IKernelTraceReader
         foreach (var cpu in _index.PerCpu)
             foreach (var b in cpu)
                 if (b.Header.IsCompressed) compressedMax = Math.Max(compressedMax, b.Header.BufferSize - EtlBufferHeader.Size);
-        var scratch = new byte[compressedMax];
+        var scratch = GC.AllocateUninitializedArray<byte>(compressedMax);
         var streams = new List<EtlCpuStream>();
         for (var cpu = 0; cpu < _index.PerCpu.Count; cpu++)
         {

@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.Numerics;
 
 namespace TraceLab.Formats.Etl;
 
@@ -34,14 +35,20 @@ public static class XpressLz77
                 flagCount = 32;
             }
 
-            flagCount--;
-            if ((flags & (1u << flagCount)) == 0)
+            // A run of 0 bits is a run of literals: copied at once, not byte by byte.
+            var literals = Math.Min(BitOperations.LeadingZeroCount(flags << (32 - flagCount)), flagCount);
+            if (literals > 0)
             {
-                if (inPos >= input.Length) return outPos;
-                output[outPos++] = input[inPos++];
+                var n = Math.Min(literals, Math.Min(input.Length - inPos, output.Length - outPos));
+                input.Slice(inPos, n).CopyTo(output[outPos..]);
+                inPos += n;
+                outPos += n;
+                flagCount -= n;
+                if (n < literals) return outPos;
                 continue;
             }
 
+            flagCount--;
             if (input.Length - inPos < 2) return outPos;
             int matchBytes = BinaryPrimitives.ReadUInt16LittleEndian(input[inPos..]);
             inPos += 2;
@@ -96,15 +103,24 @@ public static class XpressLz77
         return outPos;
     }
 
-    /// <summary>Byte by byte when the match overlaps its own output (distance &lt; length repeats a pattern).</summary>
+    /// <summary>
+    /// A match closer than its length repeats a pattern: copied in pattern-sized chunks, each reading only bytes
+    /// already final (a distance of 1 is a fill).
+    /// </summary>
     private static void CopyMatch(Span<byte> output, int at, int distance, int length)
     {
-        if (distance >= length)
+        if (distance == 1)
         {
-            output.Slice(at - distance, length).CopyTo(output.Slice(at, length));
+            output.Slice(at, length).Fill(output[at - 1]);
             return;
         }
 
-        for (var i = 0; i < length; i++) output[at + i] = output[at + i - distance];
+        while (length > 0)
+        {
+            var n = Math.Min(distance, length);
+            output.Slice(at - distance, n).CopyTo(output.Slice(at, n));
+            at += n;
+            length -= n;
+        }
     }
 }
