@@ -44,7 +44,7 @@ namespace TraceLab.Cli
 
         private static Option<string> AnalysisOption() => new("--analysis")
         {
-            Description = "analyses to report, comma-separated: threads, kernel, convoys, wakeups, smp, waitgraph (default: all)",
+            Description = $"analyses to report, comma-separated: {AnalysisKinds.NameList} (default: all)",
             DefaultValueFactory = _ => "all",
         };
 
