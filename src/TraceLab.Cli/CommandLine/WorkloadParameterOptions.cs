@@ -17,8 +17,14 @@ internal sealed class WorkloadParameterOptions
             .Select(p => (p.Name, new Option<string?>($"--{p.Name}") { Description = descriptionPrefix + p.Description }))
             .ToList();
 
+    /// <summary>
+    /// Adds the options, except those whose name the command already uses for its own option (throttle's
+    /// --repeat against sweep's and overhead's --repeat): the command's own meaning wins, as it did when both were
+    /// added and the parser matched the first.
+    /// </summary>
     public void AddTo(Command command)
     {
+        _options.RemoveAll(p => command.Options.Any(o => o.Name == p.Option.Name));
         foreach (var (_, option) in _options) command.Options.Add(option);
     }
 
