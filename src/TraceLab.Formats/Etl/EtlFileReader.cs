@@ -3,6 +3,7 @@ using System.Globalization;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Etw;
+using TraceLab.Formats.Registry;
 using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Etl;
@@ -20,10 +21,9 @@ namespace TraceLab.Formats.Etl;
 /// </remarks>
 public sealed class EtlFileReader : IKernelTraceReader
 {
-    /// <summary>Bytes <see cref="LooksLikeEtl"/> needs: the first buffer header and the logfile header event's header.</summary>
-    public const int SniffLength = EtlBufferHeader.Size + EtlEventParser.SystemHeaderSize;
+    /// <summary>Bytes <see cref="LooksLikeEtl"/> needs: the first buffer header and the first event's 8-byte start.</summary>
+    public const int SniffLength = EtlBufferHeader.Size + 8;
 
-    private const ushort LogfileHeaderHook = 0x0000;
     private const int CancellationCheckMask = 0xFFFF;
 
     private readonly SafeFileHandle _file;
@@ -86,17 +86,11 @@ public sealed class EtlFileReader : IKernelTraceReader
 
     /// <summary>
     /// True when <paramref name="head"/> (at least <see cref="SniffLength"/> bytes of a file's start) is an .etl
-    /// header buffer: a buffer header whose first event is the logfile header (a system header with hook 0x0000).
+    /// header buffer: an uncompressed buffer of type HEADER whose first event is the logfile header (a system header
+    /// with hook 0x0000), as <see cref="EtlSignature"/> describes.
     /// </summary>
-    public static bool LooksLikeEtl(ReadOnlySpan<byte> head)
-    {
-        if (head.Length < SniffLength) return false;
-        var h = EtlBufferHeader.Read(head);
-        var marker = BinaryPrimitives.ReadUInt32LittleEndian(head[EtlBufferHeader.Size..]);
-        var hook = BinaryPrimitives.ReadUInt16LittleEndian(head[(EtlBufferHeader.Size + 6)..]);
-        return h.BufferSize >= SniffLength && h.Offset >= SniffLength && h.Offset <= h.BufferSize && !h.IsCompressed
-            && (marker >> 24) == 0xC0 && ((marker >> 16) & 0xFF) is 0x01 or 0x02 && hook == LogfileHeaderHook;
-    }
+    public static bool LooksLikeEtl(ReadOnlySpan<byte> head) =>
+        EtlSignature.Matches(head) && !EtlBufferHeader.Read(head).IsCompressed;
 
     /// <exception cref="TraceFormatException">Not an .etl file, or its header or (without salvage) a buffer is damaged.</exception>
     public static EtlFileReader Open(string path, TraceDatReadOptions? options = null)
@@ -122,8 +116,8 @@ public sealed class EtlFileReader : IKernelTraceReader
     private static EtlLogfileHeader ReadLogfileHeader(SafeFileHandle file, string path)
     {
         var length = RandomAccess.GetLength(file);
-        Span<byte> head = stackalloc byte[SniffLength];
-        if (length < SniffLength || RandomAccess.Read(file, head, 0) < SniffLength || !LooksLikeEtl(head))
+        Span<byte> head = stackalloc byte[EtlBufferHeader.Size + EtlEventParser.SystemHeaderSize];
+        if (length < head.Length || RandomAccess.Read(file, head, 0) < head.Length || !LooksLikeEtl(head))
         {
             throw new TraceFormatException(path, 0,
                 "an ETW .etl file (a 72-byte buffer header, then the logfile header event: marker C0 02 or C0 01, hook 0)");
