@@ -52,7 +52,10 @@ public sealed class EtlFileReader : IKernelTraceReader
         {
             Backend = "etw",
             TraceFile = path,
-            CpuCount = Math.Max(header.NumberOfProcessors, index.PerCpu.Count),
+            // A damaged count must not size per-CPU tables: beyond the 11-bit processor index it is not believed.
+            CpuCount = header.NumberOfProcessors is > 0 and <= EtlBufferIndex.MaxCpus
+                ? Math.Max(header.NumberOfProcessors, index.PerCpu.Count)
+                : Math.Max(1, index.PerCpu.Count),
             TraceClock = header.ClockName,
             KernelRelease = $"Windows {header.OsMajor}.{header.OsMinor}.{header.OsBuild}",
             LostEventsPerCpu = [header.EventsLost],

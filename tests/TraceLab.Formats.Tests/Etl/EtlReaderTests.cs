@@ -167,6 +167,15 @@ public sealed class EtlReaderTests : IDisposable
     }
 
     [Fact]
+    public void An_implausible_processor_count_is_replaced_by_the_cpus_that_logged()
+    {
+        var (reader, _) = Read(Write(Convoy(new EtlTestWriter { Cpus = 1_000_000 })));
+        using var r = reader;
+
+        Assert.Equal(2, reader.Info.CpuCount);
+    }
+
+    [Fact]
     public void Pmc_counters_after_a_kernel_header_are_skipped_before_the_payload()
     {
         var w = new EtlTestWriter()
