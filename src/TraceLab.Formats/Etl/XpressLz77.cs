@@ -109,6 +109,7 @@ public static class XpressLz77
     /// A match closer than its length repeats a pattern: copied in pattern-sized chunks, each reading only bytes
     /// already final (a distance of 1 is a fill).
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void CopyMatch(Span<byte> output, int at, int distance, int length)
     {
         if (distance >= Word && output.Length - at - length >= Word)
@@ -143,6 +144,7 @@ public static class XpressLz77
     private const int Word = 8;
 
     /// <summary>Short literal runs (most of them) as two 8-byte words when both buffers have room to spare.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void CopyLiterals(ReadOnlySpan<byte> input, int inPos, Span<byte> output, int outPos, int n)
     {
         if (n <= 2 * Word && input.Length - inPos >= 2 * Word && output.Length - outPos >= 2 * Word)
