@@ -47,14 +47,14 @@ public sealed class EtlFuzzTests : IDisposable
     [ExternalTraceFact(ExternalEtl.ShutdownLogger)]
     public void Damaged_variants_of_a_real_kernel_trace_fail_cleanly_or_salvage()
     {
-        Fuzz("ShutdownPerfDiagLogger", File.ReadAllBytes(ExternalTraces.PathOf(ExternalEtl.ShutdownLogger)), cases: 400, seed: 1);
+        Fuzz("ShutdownPerfDiagLogger", File.ReadAllBytes(ExternalTraces.PathOf(ExternalEtl.ShutdownLogger)), cases: 300, seed: 1);
     }
 
     [ExternalTraceFact(ExternalEtl.PerfView)]
     public void Damaged_variants_of_a_real_merged_trace_fail_cleanly_or_salvage()
     {
         using var file = new ExternalEtl(ExternalEtl.PerfView);
-        Fuzz("PerfView", File.ReadAllBytes(file.Path), cases: 200, seed: 2);
+        Fuzz("PerfView", File.ReadAllBytes(file.Path), cases: 120, seed: 2);
     }
 
     private void Fuzz(string name, byte[] baseFile, int cases, int seed)

@@ -190,7 +190,7 @@ public sealed class EtlReaderTests : IDisposable
     }
 
     [Fact]
-    public void Markers_syscalls_set_name_and_classic_events_are_read_from_every_header_kind()
+    public void Markers_syscalls_set_name_classic_instance_and_wpp_records_are_read_from_every_header_kind()
     {
         var marker = Encoding.Unicode.GetBytes("TRACELAB_REGION_BEGIN\0");
         var w = new EtlTestWriter()
@@ -198,18 +198,25 @@ public sealed class EtlReaderTests : IDisposable
             .Add(0, Compact(8, SysClEnterHook, 2, A, Pid, Raw(2_000), SysClEnter(8, 0xFFFFF80012345678)))
             .Add(0, SystemEvent(8, SysClExitHook, 2, A, Pid, Raw(3_000), SysClExit(0xC0000022)))
             .Add(1, PerfInfo(8, SetNameHook, 2, Raw(4_000), SetName(Pid, B, "renamed")))
-            .Add(1, Full(8, Guid.NewGuid(), 10, 2, B, Pid, Raw(5_000), new byte[13]));
+            .Add(1, Full(8, Guid.NewGuid(), 10, 2, B, Pid, Raw(5_000), new byte[13]))
+            .Add(1, Instance(8, Guid.NewGuid(), 11, 2, B, Pid, Raw(6_000), new byte[5]))
+            .Add(1, Message(new byte[11]))
+            .Add(1, PerfInfo(8, CSwitchHook, 2, Raw(7_000), CSwitch(A, B, 9, 8, 6, 1, KThreadState.Waiting)));
         var (reader, events) = Read(Write(w));
         using var _ = reader;
 
         Assert.Equal([KernelEventKind.Other, KernelEventKind.Marker, KernelEventKind.SyscallEnter, KernelEventKind.SyscallExit,
-            KernelEventKind.Other, KernelEventKind.Other], events.Select(e => e.Kind));
+            KernelEventKind.Other, KernelEventKind.Other, KernelEventKind.Other, KernelEventKind.Other, KernelEventKind.Switch],
+            events.Select(e => e.Kind));
         Assert.Equal("TRACELAB_REGION_BEGIN", events[1].Text);
         Assert.Equal(A, events[1].Pid);
         Assert.Equal(unchecked((long)0xFFFFF80012345678), events[2].Arg0);
         Assert.Equal(unchecked((int)0xC0000022), events[3].Ret);
         Assert.Equal("renamed", reader.Threads.NameOf(B));
         Assert.Equal(5_000, events[5].Timestamp);
+        Assert.Equal(6_000, events[6].Timestamp); // instance header
+        Assert.Equal(6_000, events[7].Timestamp); // a WPP message has no time stamp here: its CPU's last one
+        Assert.Equal(A, events[8].NextTid);       // and the record after them is found by their sizes
         Assert.Equal(0, reader.Info.UnknownEvents);
     }
 

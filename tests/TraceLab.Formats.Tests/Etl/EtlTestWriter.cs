@@ -97,6 +97,32 @@ internal sealed class EtlTestWriter
         return b;
     }
 
+    /// <summary>An EVENT_INSTANCE_GUID_HEADER (0x48 bytes) event: the classic header plus instance ids and a parent GUID.</summary>
+    public static byte[] Instance(int pointerSize, Guid guid, byte type, ushort version, int tid, int pid, long raw, byte[] payload)
+    {
+        var classic = Full(pointerSize, guid, type, version, tid, pid, raw, []);
+        var b = new byte[0x48 + payload.Length];
+        classic.CopyTo(b, 0);
+        BinaryPrimitives.WriteUInt16LittleEndian(b, (ushort)b.Length);
+        b[2] = pointerSize == 8 ? (byte)0x15 : (byte)0x0B;
+        BinaryPrimitives.WriteUInt32LittleEndian(b.AsSpan(0x30), 77); // InstanceId
+        BinaryPrimitives.WriteUInt32LittleEndian(b.AsSpan(0x34), 76); // ParentInstanceId
+        Guid.NewGuid().TryWriteBytes(b.AsSpan(0x38));
+        payload.CopyTo(b, 0x48);
+        return b;
+    }
+
+    /// <summary>A WPP message: u16 Size, a reserved byte, 0x90, u16 MessageNumber, u16 OptionFlags (none), then data.</summary>
+    public static byte[] Message(byte[] data)
+    {
+        var b = new byte[8 + data.Length];
+        BinaryPrimitives.WriteUInt16LittleEndian(b, (ushort)b.Length);
+        b[3] = 0x90;
+        BinaryPrimitives.WriteUInt16LittleEndian(b.AsSpan(4), 12);
+        data.CopyTo(b, 8);
+        return b;
+    }
+
     /// <summary>An EVENT_HEADER (0x50 bytes) event, with extended data items (type, data) when given.</summary>
     public static byte[] WithEventHeader(int pointerSize, Guid provider, ushort id, byte version, byte opcode, int tid,
         int pid, long raw, byte[] payload, params (ushort Type, byte[] Data)[] items)
