@@ -32,7 +32,8 @@ public class EtlReaderBenchmarks
     public long ReadGenerated() => Read(_generated);
 
     [Benchmark(Description = "read .etl (TRACELAB_BENCH_ETL)")]
-    public long ReadReal() => Environment.GetEnvironmentVariable("TRACELAB_BENCH_ETL") is { Length: > 0 } path ? Read(path) : 0;
+    public long ReadReal() =>
+        Environment.GetEnvironmentVariable("TRACELAB_BENCH_ETL") is { Length: > 0 } path ? Read(path) : 0;
 
     private static long Read(string path)
     {

@@ -22,7 +22,8 @@ public readonly record struct EtlBufferHeader(
 
     public const ushort FlagEventsLost = 0x0002;
     public const ushort FlagBufferLost = 0x0004;
-    /// <summary>ClientContext holds a 16-bit processor index (mask 0x7FF) instead of an 8-bit processor number.</summary>
+    /// <summary>ClientContext holds a 16-bit processor index (mask 0x7FF) instead of an 8-bit processor
+    /// number.</summary>
     public const ushort FlagProcessorIndex = 0x0020;
     /// <summary>The bytes after the header are MS-XCA Plain LZ77; they decompress to Offset − 0x48 bytes.</summary>
     public const ushort FlagCompressed = 0x0040;

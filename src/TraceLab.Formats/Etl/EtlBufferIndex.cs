@@ -14,7 +14,8 @@ public readonly record struct EtlBufferEntry(long FileOffset, EtlBufferHeader He
 /// </summary>
 public sealed class EtlBufferIndex
 {
-    /// <summary>Largest buffer accepted: ETW's own maximum is 1 MiB for most sessions, 16 MiB with layout 2.0.</summary>
+    /// <summary>Largest buffer accepted: ETW's own maximum is 1 MiB for most sessions, 16 MiB with layout
+    /// 2.0.</summary>
     public const int MaxBufferSize = 16 << 20;
     /// <summary>CPU numbers a buffer may name (the processor index is 11 bits).</summary>
     public const int MaxCpus = 2048;
@@ -29,7 +30,8 @@ public sealed class EtlBufferIndex
         DamagedCpu = damagedCpu;
     }
 
-    /// <summary>Buffers of each CPU (index = CPU number; empty arrays for CPUs without buffers), in fill order.</summary>
+    /// <summary>Buffers of each CPU (index = CPU number; empty arrays for CPUs without buffers), in fill
+    /// order.</summary>
     public IReadOnlyList<EtlBufferEntry[]> PerCpu { get; }
     public long Buffers { get; }
     /// <summary>Why the chain stopped early (salvage only), or null.</summary>
@@ -38,7 +40,8 @@ public sealed class EtlBufferIndex
     /// <summary>The CPU the skipped bytes are charged to (the last buffer's before the damage), or 0.</summary>
     public int DamagedCpu { get; }
 
-    /// <param name="maxEventBytes">Largest decompressed size a compressed buffer may claim (the session's buffer size).</param>
+    /// <param name="maxEventBytes">Largest decompressed size a compressed buffer may claim (the session's buffer
+    /// size).</param>
     public static EtlBufferIndex Build(SafeFileHandle file, string path, int maxEventBytes, bool salvage)
     {
         var length = RandomAccess.GetLength(file);

@@ -14,7 +14,8 @@ public readonly struct EtlClock
 
     public EtlClock(long origin, long ticksPerSecond)
     {
-        if (ticksPerSecond <= 0) throw new ArgumentOutOfRangeException(nameof(ticksPerSecond), ticksPerSecond, "must be positive");
+        if (ticksPerSecond <= 0)
+            throw new ArgumentOutOfRangeException(nameof(ticksPerSecond), ticksPerSecond, "must be positive");
         _origin = origin;
         _ticksPerSecond = ticksPerSecond;
         _wholeNanosPerTick = NanosPerSecond % ticksPerSecond == 0 ? NanosPerSecond / ticksPerSecond : 0;

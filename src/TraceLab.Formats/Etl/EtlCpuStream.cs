@@ -72,7 +72,8 @@ internal sealed class EtlCpuStream
                     SetTimestamp();
                     return true;
                 case EtlParseResult.Damaged:
-                    Damaged($"an event record (a 0xC0 marker and a size within the buffer) at byte {_pos} of its events",
+                    Damaged(
+                        $"an event record (a 0xC0 marker and a size within the buffer) at byte {_pos} of its events",
                         _length - _pos);
                     break;
             }
@@ -112,7 +113,11 @@ internal sealed class EtlCpuStream
             _pos = 0;
             _stride = 0;
             if (_data.Length < h.EventBytes)
-                _data = GC.AllocateUninitializedArray<byte>(Math.Max(h.EventBytes, Math.Min(_data.Length * 2, EtlBufferIndex.MaxBufferSize)));
+            {
+                var grown = Math.Max(h.EventBytes, Math.Min(_data.Length * 2, EtlBufferIndex.MaxBufferSize));
+                _data = GC.AllocateUninitializedArray<byte>(grown);
+            }
+
             if (!_compressed)
             {
                 EtlFileIo.ReadExactly(_file, _data.AsSpan(0, h.EventBytes), entry.FileOffset + EtlBufferHeader.Size);
@@ -131,8 +136,9 @@ internal sealed class EtlCpuStream
 
             _length = 0;
             var got = n < 0 ? "invalid data" : n.ToString(CultureInfo.InvariantCulture) + " bytes";
-            Damaged(string.Create(CultureInfo.InvariantCulture,
-                $"a compressed buffer (MS-XCA LZ77) that decompresses to {h.EventBytes} bytes, got {got}"), h.EventBytes);
+            var expected = string.Create(CultureInfo.InvariantCulture,
+                $"a compressed buffer (MS-XCA LZ77) that decompresses to {h.EventBytes} bytes, got {got}");
+            Damaged(expected, h.EventBytes);
         }
 
         _length = 0;
@@ -145,7 +151,8 @@ internal sealed class EtlCpuStream
         var at = FileOffset;
         if (!_salvage) throw new TraceFormatException(_path, at, expected);
         SkippedBytes += Math.Max(0, skipped);
-        Damage ??= string.Create(CultureInfo.InvariantCulture, $"CPU {Cpu}: buffer at offset {_bufferOffset}: expected {expected}");
+        Damage ??= string.Create(CultureInfo.InvariantCulture,
+            $"CPU {Cpu}: buffer at offset {_bufferOffset}: expected {expected}");
         _length = 0;
     }
 }

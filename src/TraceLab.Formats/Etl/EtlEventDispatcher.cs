@@ -27,7 +27,8 @@ internal sealed class EtlEventDispatcher
     /// <summary>Records whose header kind this reader does not know.</summary>
     public long UnknownHeaderEvents { get; private set; }
 
-    /// <summary>Fills <paramref name="e"/>; false when the payload is too short for the event its header names.</summary>
+    /// <summary>Fills <paramref name="e"/>; false when the payload is too short for the event its header
+    /// names.</summary>
     public bool Map(in EtlEventRecord r, int cpu, long timestamp, ReadOnlySpan<byte> payload, ref KernelEvent e)
     {
         var guid = GuidOf(r);

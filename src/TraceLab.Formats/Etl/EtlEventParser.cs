@@ -29,13 +29,15 @@ public static class EtlEventParser
     public const int EventHeaderSize = 0x50;
     public const int MessageHeaderSize = 8;
 
-    /// <summary>Version bits that announce extension items after a kernel-style header (PEBS index, PMC counters).</summary>
+    /// <summary>Version bits that announce extension items after a kernel-style header (PEBS index, PMC
+    /// counters).</summary>
     private const ushort PebsIndexFlag = 0x8000;
     private const ushort PmcCounterMask = 0x0700;
     private const ushort ExtendedInfoFlag = 0x0001;
     private const int ExtendedItemHeaderSize = 8;
 
-    /// <summary>Parses the record at <paramref name="at"/>; on <see cref="EtlParseResult.Event"/> fills <paramref name="r"/>.</summary>
+    /// <summary>Parses the record at <paramref name="at"/>; on <see cref="EtlParseResult.Event"/> fills <paramref
+    /// name="r"/>.</summary>
     public static EtlParseResult Next(ReadOnlySpan<byte> events, int at, ref EtlEventRecord r)
     {
         if ((uint)at >= (uint)events.Length || events.Length - at < 4) return EtlParseResult.End;

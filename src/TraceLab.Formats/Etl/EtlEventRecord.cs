@@ -26,5 +26,6 @@ public struct EtlEventRecord
     public int PayloadOffset;
     public int PayloadLength;
 
-    public readonly bool IsKernelStyle => Kind is EtlHeaderKind.System or EtlHeaderKind.Compact or EtlHeaderKind.PerfInfo;
+    public readonly bool IsKernelStyle =>
+        Kind is EtlHeaderKind.System or EtlHeaderKind.Compact or EtlHeaderKind.PerfInfo;
 }

@@ -21,7 +21,8 @@ namespace TraceLab.Formats.Etl;
 /// </remarks>
 public sealed class EtlFileReader : IKernelTraceReader
 {
-    /// <summary>Bytes <see cref="LooksLikeEtl"/> needs: the first buffer header and the first event's 8-byte start.</summary>
+    /// <summary>Bytes <see cref="LooksLikeEtl"/> needs: the first buffer header and the first event's 8-byte
+    /// start.</summary>
     public const int SniffLength = EtlBufferHeader.Size + 8;
 
     private const int CancellationCheckMask = 0xFFFF;
@@ -95,7 +96,8 @@ public sealed class EtlFileReader : IKernelTraceReader
     public static bool LooksLikeEtl(ReadOnlySpan<byte> head) =>
         EtlSignature.Matches(head) && !EtlBufferHeader.Read(head).IsCompressed;
 
-    /// <exception cref="TraceFormatException">Not an .etl file, or its header or (without salvage) a buffer is damaged.</exception>
+    /// <exception cref="TraceFormatException">Not an .etl file, or its header or (without salvage) a buffer is
+    /// damaged.</exception>
     public static EtlFileReader Open(string path, TraceDatReadOptions? options = null)
     {
         var salvage = (options ?? TraceDatReadOptions.Default).Salvage;
@@ -123,23 +125,34 @@ public sealed class EtlFileReader : IKernelTraceReader
         if (length < head.Length || RandomAccess.Read(file, head, 0) < head.Length || !LooksLikeEtl(head))
         {
             throw new TraceFormatException(path, 0,
-                "an ETW .etl file (a 72-byte buffer header, then the logfile header event: marker C0 02 or C0 01, hook 0)");
+                "an ETW .etl file (a 72-byte buffer header, then the logfile header event: marker C0 02 or C0 01, "
+                + "hook 0)");
         }
 
         var first = EtlBufferHeader.Read(head);
-        if (first.BufferSize > length) throw new TraceFormatException(path, 0, $"a {first.BufferSize}-byte header buffer (the file has {length})");
+        if (first.BufferSize > length)
+            throw new TraceFormatException(path, 0, $"a {first.BufferSize}-byte header buffer (the file has {length})");
         var events = new byte[first.EventBytes];
         EtlFileIo.ReadExactly(file, events, EtlBufferHeader.Size);
         var r = new EtlEventRecord();
         EtlLogfileHeader? header = null;
         if (EtlEventParser.Next(events, 0, ref r) == EtlParseResult.Event)
-            header = EtlLogfileHeader.TryRead(events.AsSpan(r.PayloadOffset, r.PayloadLength), r.PointerSize, r.RawTimestamp);
+        {
+            var payload = events.AsSpan(r.PayloadOffset, r.PayloadLength);
+            header = EtlLogfileHeader.TryRead(payload, r.PointerSize, r.RawTimestamp);
+        }
+
         if (header is null)
-            throw new TraceFormatException(path, EtlBufferHeader.Size, "a complete TRACE_LOGFILE_HEADER (0x110 or 0x118 bytes)");
+        {
+            throw new TraceFormatException(path, EtlBufferHeader.Size,
+                "a complete TRACE_LOGFILE_HEADER (0x110 or 0x118 bytes)");
+        }
+
         if (header.TicksPerSecond <= 0)
         {
             throw new TraceFormatException(path, EtlBufferHeader.Size,
-                $"a clock rate above 0 (clock type {header.ClockType}, PerfFreq {header.PerfFreq}, CPU MHz {header.CpuSpeedMHz})");
+                $"a clock rate above 0 (clock type {header.ClockType}, PerfFreq {header.PerfFreq}, "
+                + $"CPU MHz {header.CpuSpeedMHz})");
         }
 
         return header;
@@ -147,7 +160,8 @@ public sealed class EtlFileReader : IKernelTraceReader
 
     public void Read(IKernelEventSink sink, CancellationToken cancellationToken = default)
     {
-        if (_read) throw new InvalidOperationException("EtlFileReader.Read streams the file once; open it again to re-read.");
+        if (_read)
+            throw new InvalidOperationException("EtlFileReader.Read streams the file once; open it again to re-read.");
         _read = true;
         var streams = OpenStreams();
         var merge = new EtlStreamHeap(streams.Count);
@@ -184,9 +198,12 @@ public sealed class EtlFileReader : IKernelTraceReader
     private List<EtlCpuStream> OpenStreams()
     {
         var compressedMax = 0;
-        foreach (var cpu in _index.PerCpu)
-            foreach (var b in cpu)
-                if (b.Header.IsCompressed) compressedMax = Math.Max(compressedMax, b.Header.BufferSize - EtlBufferHeader.Size);
+        foreach (var b in _index.PerCpu.SelectMany(cpu => cpu))
+        {
+            if (b.Header.IsCompressed)
+                compressedMax = Math.Max(compressedMax, b.Header.BufferSize - EtlBufferHeader.Size);
+        }
+
         var scratch = GC.AllocateUninitializedArray<byte>(compressedMax);
         var streams = new List<EtlCpuStream>();
         for (var cpu = 0; cpu < _index.PerCpu.Count; cpu++)
@@ -214,7 +231,8 @@ public sealed class EtlFileReader : IKernelTraceReader
         Info.SkippedBytesPerCpu = skipped;
         var bytes = damaged.Sum(s => s.SkippedBytes);
         var shortNote = shortPayloads > 0
-            ? string.Create(CultureInfo.InvariantCulture, $", {shortPayloads} events with a payload too short for their kind left out")
+            ? string.Create(CultureInfo.InvariantCulture,
+                $", {shortPayloads} events with a payload too short for their kind left out")
             : "";
         var firstNote = damaged.Count > 0 ? $" (first: {damaged[0].Damage})" : "";
         var note = string.Create(CultureInfo.InvariantCulture,
@@ -223,7 +241,8 @@ public sealed class EtlFileReader : IKernelTraceReader
     }
 
     private static string? BuffersLostNote(EtlLogfileHeader h) => h.BuffersLost > 0
-        ? $"the logger lost {h.BuffersLost} whole buffers (BuffersLost in the .etl header): the events in them are missing"
+        ? $"the logger lost {h.BuffersLost} whole buffers (BuffersLost in the .etl header): "
+          + "the events in them are missing"
         : null;
 
     private static string? JoinNotes(string? a, string? b) => a is null ? b : b is null ? a : a + "; " + b;

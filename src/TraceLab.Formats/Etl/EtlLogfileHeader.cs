@@ -49,7 +49,8 @@ public sealed record EtlLogfileHeader
         if (p.Length < FixedSize32 + shift) return null;
         var late = p[(0xF0 + shift)..];
         var version = BinaryPrimitives.ReadUInt32LittleEndian(p[0x04..]);
-        var strings = MemoryMarshal.Cast<byte, char>(p[(FixedSize32 + shift)..][..((p.Length - FixedSize32 - shift) & ~1)]);
+        var stringBytes = p[(FixedSize32 + shift)..];
+        var strings = MemoryMarshal.Cast<byte, char>(stringBytes[..(stringBytes.Length & ~1)]);
         var loggerEnd = strings.IndexOf('\0');
         var logger = loggerEnd >= 0 ? strings[..loggerEnd] : strings;
         var fileChars = loggerEnd >= 0 ? strings[(loggerEnd + 1)..] : default;

@@ -6,10 +6,11 @@ using System.Runtime.InteropServices;
 namespace TraceLab.Formats.Etl;
 
 /// <summary>
-/// Decompresses MS-XCA "Plain LZ77" (COMPRESSION_FORMAT_XPRESS, the format Windows uses for compressed .etl buffers):
-/// 32-bit flag words, one bit per item, 0 = literal byte, 1 = a 16-bit match (13-bit distance − 1, 3-bit length − 3)
-/// whose length may continue in a shared half byte, a byte, a u16 or a u32. Written from the MS-XCA specification
-/// (section 2.4); no allocation, every read and copy bounds-checked, so damaged input fails instead of looping.
+/// Decompresses MS-XCA "Plain LZ77" (COMPRESSION_FORMAT_XPRESS, the format Windows uses for compressed .etl
+/// buffers): 32-bit flag words, one bit per item, 0 = literal byte, 1 = a 16-bit match (13-bit distance - 1, 3-bit
+/// length - 3) whose length may continue in a shared half byte, a byte, a u16 or a u32. Written from the MS-XCA
+/// specification (section 2.4); no allocation, every read and copy bounds-checked, so damaged input fails instead
+/// of looping (the 8-byte fast paths run only where both buffers have room checked beforehand).
 /// </summary>
 public static class XpressLz77
 {
@@ -152,7 +153,8 @@ public static class XpressLz77
             ref var i = ref Unsafe.Add(ref MemoryMarshal.GetReference(input), inPos);
             ref var o = ref Unsafe.Add(ref MemoryMarshal.GetReference(output), outPos);
             Unsafe.WriteUnaligned(ref o, Unsafe.ReadUnaligned<ulong>(ref i));
-            Unsafe.WriteUnaligned(ref Unsafe.Add(ref o, Word), Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref i, Word)));
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref o, Word),
+                Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref i, Word)));
             return;
         }
 

@@ -1,6 +1,7 @@
 namespace TraceLab.Formats.Etw;
 
-/// <summary>Task GUIDs and opcodes of the classic kernel events TraceLab maps (docs/reference: etw-kernel-events).</summary>
+/// <summary>Task GUIDs and opcodes of the classic kernel events TraceLab maps (docs/reference:
+/// etw-kernel-events).</summary>
 public static class EtwKernelEvents
 {
     public static readonly Guid ThreadGuid = new("3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c");

@@ -19,7 +19,8 @@ public sealed class ThreadProcessMap
     /// <summary>Process id → image file name (e.g. "svchost.exe"), from Process Start/End/rundown events.</summary>
     public IReadOnlyDictionary<int, string> Images => _imageOf;
 
-    /// <summary>Records a process's image name from its 8-bit NUL-terminated form, allocating only when it changes.</summary>
+    /// <summary>Records a process's image name from its 8-bit NUL-terminated form, allocating only when it
+    /// changes.</summary>
     public void SetImage(int pid, ReadOnlySpan<byte> name)
     {
         if (name.IsEmpty) return;

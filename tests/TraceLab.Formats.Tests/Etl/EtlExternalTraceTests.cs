@@ -61,7 +61,8 @@ public sealed class EtlExternalTraceTests
         _output.WriteLine($"{Path.GetFileName(path)}: {reader.Buffers} buffers, {sink.Events} events, "
             + $"{reader.Info.CpuCount} CPUs, clock {reader.Info.TraceClock}, {reader.Info.KernelRelease}, "
             + $"kinds {string.Join(", ", counts.ByKind.Select(k => $"{k.Key} {k.Value}"))}, "
-            + $"newer {reader.NewerVersionEvents}, unknown {reader.UnknownHeaderEvents}, names {reader.Threads.Names.Count}");
+            + $"newer {reader.NewerVersionEvents}, unknown {reader.UnknownHeaderEvents}, "
+            + $"names {reader.Threads.Names.Count}");
         foreach (var (key, n) in counts.ByEvent.OrderByDescending(kv => kv.Value).Take(12))
             _output.WriteLine($"  {key.Item1} op {key.Item2}: {n}");
         return (reader, counts, sink);

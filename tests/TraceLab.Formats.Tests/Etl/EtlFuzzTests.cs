@@ -35,10 +35,14 @@ public sealed class EtlFuzzTests : IDisposable
         for (var i = 0; i < 600; i++)
         {
             var cpu = i % 3;
-            w.Add(cpu, PerfInfo(8, 0x0524, 2, Raw(i * 1_000L), CSwitch(100 + i % 7, 100 + (i + 1) % 7, 9, 8, 6, 1, Formats.Etw.KThreadState.Waiting)));
-            if (i % 5 == 0) w.Add(cpu, Compact(8, 0x0532, 2, 100 + i % 7, 10, Raw(i * 1_000L + 1), ReadyThread(100 + i % 5)));
-            if (i % 50 == 0) w.Add(cpu, SystemEvent(8, 0x0503, 3, 100, 10, Raw(i * 1_000L + 2), Thread(8, 10, 100 + i % 7, $"t{i}")));
-            if (i % 97 == 0) w.Add(cpu, WithEventHeader(8, Guid.NewGuid(), 3, 0, 0, 1, 2, Raw(i * 1_000L + 3), new byte[20], (11, new byte[30])));
+            w.Add(cpu, PerfInfo(8, 0x0524, 2, Raw(i * 1_000L), CSwitch(100 + i % 7, 100 + (i + 1) % 7, 9, 8, 6,
+                1, Formats.Etw.KThreadState.Waiting)));
+            if (i % 5 == 0) w.Add(cpu, Compact(8, 0x0532, 2, 100 + i % 7, 10, Raw(i * 1_000L + 1),
+                ReadyThread(100 + i % 5)));
+            if (i % 50 == 0) w.Add(cpu, SystemEvent(8, 0x0503, 3, 100, 10, Raw(i * 1_000L + 2), Thread(8, 10,
+                100 + i % 7, $"t{i}")));
+            if (i % 97 == 0) w.Add(cpu, WithEventHeader(8, Guid.NewGuid(), 3, 0, 0, 1, 2, Raw(i * 1_000L + 3),
+                new byte[20], (11, new byte[30])));
         }
 
         Fuzz("built", w.Build(), cases: 2400, seed: 20261125);
@@ -47,7 +51,8 @@ public sealed class EtlFuzzTests : IDisposable
     [ExternalTraceFact(ExternalEtl.ShutdownLogger)]
     public void Damaged_variants_of_a_real_kernel_trace_fail_cleanly_or_salvage()
     {
-        Fuzz("ShutdownPerfDiagLogger", File.ReadAllBytes(ExternalTraces.PathOf(ExternalEtl.ShutdownLogger)), cases: 300, seed: 1);
+        Fuzz("ShutdownPerfDiagLogger", File.ReadAllBytes(ExternalTraces.PathOf(ExternalEtl.ShutdownLogger)),
+            cases: 300, seed: 1);
     }
 
     [ExternalTraceFact(ExternalEtl.PerfView)]
@@ -64,14 +69,16 @@ public sealed class EtlFuzzTests : IDisposable
         var variants = Enumerable.Range(0, cases).Select(i => Damage(baseFile, bufferSize, i, cases, rng)).ToList();
         var failures = new ConcurrentQueue<string>();
         long clean = 0, rejected = 0, salvaged = 0;
-        Parallel.ForEach(Enumerable.Range(0, variants.Count), new ParallelOptions { MaxDegreeOfParallelism = Environment.ProcessorCount }, i =>
+        Parallel.ForEach(Enumerable.Range(0, variants.Count),
+            new ParallelOptions { MaxDegreeOfParallelism = Environment.ProcessorCount }, i =>
         {
             var (what, bytes) = variants[i];
             var path = Path.Combine(_dir, $"{name}{i}.etl");
             File.WriteAllBytes(path, bytes);
             foreach (var salvage in new[] { false, true })
             {
-                var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+                var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None,
+                    TaskCreationOptions.LongRunning, TaskScheduler.Default);
                 if (!task.Wait(CaseTimeout)) { failures.Enqueue($"{what}: hang"); continue; }
                 var (error, allocated, damaged) = task.Result;
                 if (allocated > MaxAllocatedBytes) failures.Enqueue($"{what}: allocated {allocated:N0} bytes");
@@ -87,14 +94,16 @@ public sealed class EtlFuzzTests : IDisposable
                     continue;
                 }
 
-                failures.Enqueue($"{what} [{(salvage ? "salvage" : "strict")}]: {error.GetType().Name}: {error.Message}\n{error.StackTrace}");
+                var mode = salvage ? "salvage" : "strict";
+                failures.Enqueue($"{what} [{mode}]: {error.GetType().Name}: {error.Message}\n{error.StackTrace}");
             }
 
             File.Delete(path);
         });
 
         _output.WriteLine($"{name}: {cases} variants of a {baseFile.Length:N0}-byte .etl, {2 * cases} reads: "
-            + $"{clean} read whole, {salvaged} salvaged, {rejected} rejected with a one-line error, {failures.Count} failures");
+            + $"{clean} read whole, {salvaged} salvaged, {rejected} rejected with a one-line error, "
+            + $"{failures.Count} failures");
         Assert.True(failures.IsEmpty, $"{failures.Count} failing cases:\n" + string.Join("\n", failures.Take(20)));
     }
 
@@ -117,7 +126,8 @@ public sealed class EtlFuzzTests : IDisposable
             {
                 // Just after a buffer header: the first event's marker, size and hook.
                 var buffers = Math.Max(1, baseFile.Length / Math.Max(bufferSize, 0x48));
-                var at = Math.Min(baseFile.Length - 1, rng.Next(buffers) * Math.Max(bufferSize, 0x48) + 0x48 + rng.Next(0x30));
+                var at = Math.Min(baseFile.Length - 1, rng.Next(buffers) * Math.Max(bufferSize,
+                    0x48) + 0x48 + rng.Next(0x30));
                 return Overwrite(bytes, at, rng, "event header");
             }
             default:
@@ -128,7 +138,8 @@ public sealed class EtlFuzzTests : IDisposable
     private static (string, byte[]) Overwrite(byte[] bytes, int at, Random rng, string where)
     {
         var n = 1 + rng.Next(8);
-        for (var k = 0; k < n && at + k < bytes.Length; k++) bytes[at + k] = rng.Next(4) == 0 ? (byte)0xFF : (byte)rng.Next(256);
+        for (var k = 0; k < n && at + k < bytes.Length; k++)
+            bytes[at + k] = rng.Next(4) == 0 ? (byte)0xFF : (byte)rng.Next(256);
         return ($"{n} bytes overwritten at {at} ({where})", bytes);
     }
 

@@ -24,7 +24,8 @@ public sealed class EtlPerfettoExportTests
         var w = new EtlTestWriter { BufferSize = 512, Compress = _ => true };
         void Switch(long ns, int next, int prev, KWaitReason reason, byte mode, KThreadState state) =>
             w.Add(Cpu, PerfInfo(8, CSwitchHook, 2, Raw(ns), CSwitch(next, prev, 9, 9, (byte)reason, mode, state)));
-        void Ready(long ns, int waker, int woken) => w.Add(Cpu, Compact(8, ReadyThreadHook, 2, waker, Pid, Raw(ns), ReadyThread(woken)));
+        void Ready(long ns, int waker, int woken) => w.Add(Cpu, Compact(8, ReadyThreadHook, 2, waker, Pid,
+            Raw(ns), ReadyThread(woken)));
 
         foreach (var (tid, name) in new[] { (A, "worker-a"), (B, "worker-b"), (C, "worker-c") })
             w.Add(Cpu, SystemEvent(8, ThreadDCStartHook, 3, 0, 0, Raw(500), Thread(8, Pid, tid, name)));
@@ -57,9 +58,11 @@ public sealed class EtlPerfettoExportTests
         var trace = Trace.Parser.ParseFrom(ms.ToArray());
         var ftrace = trace.Packet.Where(p => p.FtraceEvents is not null).SelectMany(p => p.FtraceEvents.Event).ToList();
         Assert.Equal(7, ftrace.Count(e => e.SchedSwitch is not null));
-        var wakings = ftrace.Where(e => e.SchedWaking is not null).Select(e => ((int)e.Pid, e.SchedWaking.Pid, e.Timestamp)).ToList();
+        var wakings = ftrace.Where(e => e.SchedWaking is not null).Select(e => ((int)e.Pid, e.SchedWaking.Pid,
+            e.Timestamp)).ToList();
         Assert.Equal([(C, A, 4000UL), (A, B, 6000UL), (B, C, 8000UL)], wakings);
         var tree = Assert.Single(trace.Packet, p => p.ProcessTree is not null).ProcessTree;
-        Assert.Equal(["worker-a", "worker-b", "worker-c"], tree.Threads.Where(t => t.Tid != Pid).OrderBy(t => t.Tid).Select(t => t.Name));
+        Assert.Equal(["worker-a", "worker-b", "worker-c"],
+            tree.Threads.Where(t => t.Tid != Pid).OrderBy(t => t.Tid).Select(t => t.Name));
     }
 }

@@ -19,7 +19,8 @@ public sealed class EtlReaderTests : IDisposable
 {
     private const int Pid = 4000, A = 4100, B = 4200, C = 4300;
     private const ushort CSwitchHook = 0x0524, ReadyThreadHook = 0x0532, ThreadDCStartHook = 0x0503;
-    private const ushort SetNameHook = 0x0548, ProcessDCStartHook = 0x0303, SysClEnterHook = 0x0F33, SysClExitHook = 0x0F34;
+    private const ushort SetNameHook = 0x0548, ProcessDCStartHook = 0x0303, SysClEnterHook = 0x0F33,
+        SysClExitHook = 0x0F34;
     private const byte UserMode = 1;
 
     private readonly TempDirectory _dir = new("etl");
@@ -38,16 +39,20 @@ public sealed class EtlReaderTests : IDisposable
     /// </summary>
     private static EtlTestWriter Convoy(EtlTestWriter w, int pointerSize = 8, int rounds = 40)
     {
-        w.Add(0, SystemEvent(pointerSize, ProcessDCStartHook, 4, 0, Pid, Raw(100), Process(pointerSize, Pid, "convoy.exe")));
-        w.Add(0, SystemEvent(pointerSize, ThreadDCStartHook, 3, A, Pid, Raw(200), Thread(pointerSize, Pid, A, "worker-a")));
-        w.Add(0, SystemEvent(pointerSize, ThreadDCStartHook, 3, B, Pid, Raw(300), Thread(pointerSize, Pid, B, "worker-b")));
+        w.Add(0, SystemEvent(pointerSize, ProcessDCStartHook, 4, 0, Pid, Raw(100), Process(pointerSize, Pid,
+            "convoy.exe")));
+        w.Add(0, SystemEvent(pointerSize, ThreadDCStartHook, 3, A, Pid, Raw(200), Thread(pointerSize, Pid, A,
+            "worker-a")));
+        w.Add(0, SystemEvent(pointerSize, ThreadDCStartHook, 3, B, Pid, Raw(300), Thread(pointerSize, Pid, B,
+            "worker-b")));
         w.Add(1, SystemEvent(pointerSize, ThreadDCStartHook, 3, C, Pid, Raw(400), Thread(pointerSize, Pid, C, "")));
         for (var i = 0; i < rounds; i++)
         {
             var t = 10_000 + i * 10_000L;
             // Times interleave across CPUs, so the merge has to alternate between the two streams.
             w.Add(0, PerfInfo(pointerSize, CSwitchHook, 2, Raw(t), CSwitch(A, 0, 10, 0, 0, 0, KThreadState.Ready)));
-            w.Add(1, PerfInfo(pointerSize, CSwitchHook, 2, Raw(t + 1_000), CSwitch(B, C, 12, 8, (byte)KWaitReason.WrPreempted, 0, KThreadState.Ready)));
+            w.Add(1, PerfInfo(pointerSize, CSwitchHook, 2, Raw(t + 1_000), CSwitch(B, C, 12, 8,
+                (byte)KWaitReason.WrPreempted, 0, KThreadState.Ready)));
             w.Add(0, PerfInfo(pointerSize, CSwitchHook, 2, Raw(t + 2_000),
                 CSwitch(0, A, 0, 10, (byte)KWaitReason.UserRequest, UserMode, KThreadState.Waiting)));
             w.Add(1, Compact(pointerSize, ReadyThreadHook, 2, B, Pid, Raw(t + 3_000), ReadyThread(A)));
@@ -150,7 +155,8 @@ public sealed class EtlReaderTests : IDisposable
     [Fact]
     public void Logfile_header_fills_trace_info_and_losses_are_reported()
     {
-        var w = Convoy(new EtlTestWriter { EventsLost = 5, BuffersLost = 2, Cpus = 4, ExtraFlags = cpu => cpu == 1 ? (ushort)0x2 : (ushort)0 });
+        var w = Convoy(new EtlTestWriter { EventsLost = 5, BuffersLost = 2, Cpus = 4,
+            ExtraFlags = cpu => cpu == 1 ? (ushort)0x2 : (ushort)0 });
         var (reader, _) = Read(Write(w));
         using var r = reader;
 
@@ -179,7 +185,8 @@ public sealed class EtlReaderTests : IDisposable
     public void Pmc_counters_after_a_kernel_header_are_skipped_before_the_payload()
     {
         var w = new EtlTestWriter()
-            .Add(0, PerfInfo(8, CSwitchHook, 2, Raw(1_000), CSwitch(A, B, 9, 8, (byte)KWaitReason.WrQueue, 0, KThreadState.Waiting), pmcCounters: 2));
+            .Add(0, PerfInfo(8, CSwitchHook, 2, Raw(1_000), CSwitch(A, B, 9, 8, (byte)KWaitReason.WrQueue, 0,
+                KThreadState.Waiting), pmcCounters: 2));
         var (reader, events) = Read(Write(w));
         using var _ = reader;
 
@@ -194,7 +201,8 @@ public sealed class EtlReaderTests : IDisposable
     {
         var marker = Encoding.Unicode.GetBytes("TRACELAB_REGION_BEGIN\0");
         var w = new EtlTestWriter()
-            .Add(0, WithEventHeader(8, WorkloadMarkers.ProviderGuid, 0, 0, 0, A, Pid, Raw(1_000), marker, (2, new byte[28]), (12, new byte[9])))
+            .Add(0, WithEventHeader(8, WorkloadMarkers.ProviderGuid, 0, 0, 0, A, Pid, Raw(1_000), marker, (2,
+                new byte[28]), (12, new byte[9])))
             .Add(0, Compact(8, SysClEnterHook, 2, A, Pid, Raw(2_000), SysClEnter(8, 0xFFFFF80012345678)))
             .Add(0, SystemEvent(8, SysClExitHook, 2, A, Pid, Raw(3_000), SysClExit(0xC0000022)))
             .Add(1, PerfInfo(8, SetNameHook, 2, Raw(4_000), SetName(Pid, B, "renamed")))
@@ -205,8 +213,10 @@ public sealed class EtlReaderTests : IDisposable
         var (reader, events) = Read(Write(w));
         using var _ = reader;
 
-        Assert.Equal([KernelEventKind.Other, KernelEventKind.Marker, KernelEventKind.SyscallEnter, KernelEventKind.SyscallExit,
-            KernelEventKind.Other, KernelEventKind.Other, KernelEventKind.Other, KernelEventKind.Other, KernelEventKind.Switch],
+        Assert.Equal([KernelEventKind.Other, KernelEventKind.Marker, KernelEventKind.SyscallEnter,
+            KernelEventKind.SyscallExit,
+            KernelEventKind.Other, KernelEventKind.Other, KernelEventKind.Other, KernelEventKind.Other,
+                KernelEventKind.Switch],
             events.Select(e => e.Kind));
         Assert.Equal("TRACELAB_REGION_BEGIN", events[1].Text);
         Assert.Equal(A, events[1].Pid);
@@ -226,12 +236,14 @@ public sealed class EtlReaderTests : IDisposable
         var w = new EtlTestWriter()
             .Add(0, PerfInfo(8, CSwitchHook, 2, Raw(1_000), CSwitch(A, B, 9, 8, 6, 1, KThreadState.Waiting)))
             .Add(0, UnknownKind(44))
-            .Add(0, PerfInfo(8, CSwitchHook, 5, Raw(2_000), [.. CSwitch(B, A, 9, 8, 6, 1, KThreadState.Waiting), .. new byte[16]]))
+            .Add(0, PerfInfo(8, CSwitchHook, 5, Raw(2_000), [.. CSwitch(B, A, 9, 8, 6, 1,
+                KThreadState.Waiting), .. new byte[16]]))
             .Add(0, PerfInfo(8, CSwitchHook, 2, Raw(3_000), CSwitch(A, B, 9, 8, 6, 1, KThreadState.Waiting)));
         var (reader, events) = Read(Write(w));
         using var _ = reader;
 
-        Assert.Equal([KernelEventKind.Other, KernelEventKind.Switch, KernelEventKind.Other, KernelEventKind.Other, KernelEventKind.Switch],
+        Assert.Equal([KernelEventKind.Other, KernelEventKind.Switch, KernelEventKind.Other,
+            KernelEventKind.Other, KernelEventKind.Switch],
             events.Select(e => e.Kind));
         Assert.Equal(1, reader.UnknownHeaderEvents);
         Assert.Equal(1, reader.NewerVersionEvents);
@@ -250,7 +262,8 @@ public sealed class EtlReaderTests : IDisposable
         File.WriteAllBytes(path, bytes);
 
         var error = Assert.Throws<TraceFormatException>(() => Read(path));
-        Assert.True(error.Message.StartsWith(path + ": at offset 2120: an event record", StringComparison.Ordinal), error.Message);
+        Assert.True(error.Message.StartsWith(path + ": at offset 2120: an event record",
+            StringComparison.Ordinal), error.Message);
 
         var (reader, events) = Read(path, salvage: true);
         using var _ = reader;
@@ -281,7 +294,9 @@ public sealed class EtlReaderTests : IDisposable
         var etl = Convoy(new EtlTestWriter()).Build();
         Assert.True(EtlFileReader.LooksLikeEtl(etl.AsSpan(0, EtlFileReader.SniffLength)));
         Assert.False(EtlFileReader.LooksLikeEtl(etl.AsSpan(0, EtlFileReader.SniffLength - 1)));
-        Assert.False(EtlFileReader.LooksLikeEtl("PERFILE2\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"u8));
+        var perf = new byte[128];
+        "PERFILE2"u8.CopyTo(perf);
+        Assert.False(EtlFileReader.LooksLikeEtl(perf));
         Assert.False(EtlFileReader.LooksLikeEtl(new byte[256]));
         var second = etl.AsSpan(1024).ToArray(); // a data buffer: its first event is no logfile header
         Assert.False(EtlFileReader.LooksLikeEtl(second));
@@ -289,7 +304,8 @@ public sealed class EtlReaderTests : IDisposable
         var path = _dir.File("garbage.etl");
         File.WriteAllBytes(path, new byte[4096]);
         var error = Assert.Throws<TraceFormatException>(() => EtlFileReader.Open(path));
-        Assert.True(error.Message.StartsWith(path + ": at offset 0: an ETW .etl file", StringComparison.Ordinal), error.Message);
+        Assert.True(error.Message.StartsWith(path + ": at offset 0: an ETW .etl file",
+            StringComparison.Ordinal), error.Message);
     }
 
     [ExternalTraceFact(ExternalEtl.ShutdownLogger)]
@@ -300,7 +316,8 @@ public sealed class EtlReaderTests : IDisposable
         Assert.True(EtlFileReader.LooksLikeEtl(head));
     }
 
-    /// <summary>Process v4 payload (x64 or x86): key, ids, session, exit status, DTB, flags, no SID, image name.</summary>
+    /// <summary>Process v4 payload (x64 or x86): key, ids, session, exit status, DTB, flags, no SID, image
+    /// name.</summary>
     private static byte[] Process(int pointerSize, int pid, string image)
     {
         var name = Encoding.ASCII.GetBytes(image + "\0");

@@ -27,7 +27,8 @@ internal sealed class EtlTestWriter
     /// <summary>Buffer flags added to the data buffers of a CPU (e.g. 0x2 EVENTS_LOST).</summary>
     public Func<int, ushort> ExtraFlags { get; init; } = _ => 0;
 
-    /// <summary>Raw time stamp of an event <paramref name="ns"/> nanoseconds after the session start (10 MHz clock).</summary>
+    /// <summary>Raw time stamp of an event <paramref name="ns"/> nanoseconds after the session start (10 MHz
+    /// clock).</summary>
     public static long Raw(long ns) => T0 + ns / 100;
 
     public EtlTestWriter Add(int cpu, byte[] record)
@@ -39,7 +40,8 @@ internal sealed class EtlTestWriter
 
     // ---- event records ----
 
-    public static byte[] SystemEvent(int pointerSize, ushort hook, ushort version, int tid, int pid, long raw, byte[] payload) =>
+    public static byte[] SystemEvent(int pointerSize, ushort hook, ushort version, int tid, int pid, long raw,
+        byte[] payload) =>
         Kernel(pointerSize == 8 ? (byte)0x02 : (byte)0x01, 0x20, hook, version, payload, h =>
         {
             BinaryPrimitives.WriteInt32LittleEndian(h.AsSpan(8), tid);
@@ -49,7 +51,8 @@ internal sealed class EtlTestWriter
             BinaryPrimitives.WriteUInt32LittleEndian(h.AsSpan(28), 9); // UserTime
         });
 
-    public static byte[] Compact(int pointerSize, ushort hook, ushort version, int tid, int pid, long raw, byte[] payload) =>
+    public static byte[] Compact(int pointerSize, ushort hook, ushort version, int tid, int pid, long raw,
+        byte[] payload) =>
         Kernel(pointerSize == 8 ? (byte)0x04 : (byte)0x03, 0x18, hook, version, payload, h =>
         {
             BinaryPrimitives.WriteInt32LittleEndian(h.AsSpan(8), tid);
@@ -58,7 +61,8 @@ internal sealed class EtlTestWriter
         });
 
     /// <param name="pmcCounters">PMC counters logged after the header (version bits 0x0700).</param>
-    public static byte[] PerfInfo(int pointerSize, ushort hook, ushort version, long raw, byte[] payload, int pmcCounters = 0)
+    public static byte[] PerfInfo(int pointerSize, ushort hook, ushort version, long raw, byte[] payload,
+        int pmcCounters = 0)
     {
         var extension = new byte[8 * pmcCounters];
         extension.AsSpan().Fill(0x77);
@@ -66,7 +70,8 @@ internal sealed class EtlTestWriter
             [.. extension, .. payload], h => BinaryPrimitives.WriteInt64LittleEndian(h.AsSpan(8), raw));
     }
 
-    private static byte[] Kernel(byte type, int headerSize, ushort hook, ushort version, byte[] payload, Action<byte[]> fill)
+    private static byte[] Kernel(byte type, int headerSize, ushort hook, ushort version, byte[] payload,
+        Action<byte[]> fill)
     {
         var b = new byte[headerSize + payload.Length];
         BinaryPrimitives.WriteUInt16LittleEndian(b, version);
@@ -80,7 +85,8 @@ internal sealed class EtlTestWriter
     }
 
     /// <summary>A classic EVENT_TRACE_HEADER (0x30 bytes) event with its GUID inline.</summary>
-    public static byte[] Full(int pointerSize, Guid guid, byte type, ushort version, int tid, int pid, long raw, byte[] payload)
+    public static byte[] Full(int pointerSize, Guid guid, byte type, ushort version, int tid, int pid,
+        long raw, byte[] payload)
     {
         var b = new byte[0x30 + payload.Length];
         BinaryPrimitives.WriteUInt16LittleEndian(b, (ushort)b.Length);
@@ -97,8 +103,10 @@ internal sealed class EtlTestWriter
         return b;
     }
 
-    /// <summary>An EVENT_INSTANCE_GUID_HEADER (0x48 bytes) event: the classic header plus instance ids and a parent GUID.</summary>
-    public static byte[] Instance(int pointerSize, Guid guid, byte type, ushort version, int tid, int pid, long raw, byte[] payload)
+    /// <summary>An EVENT_INSTANCE_GUID_HEADER (0x48 bytes) event: the classic header plus instance ids and a parent
+    /// GUID.</summary>
+    public static byte[] Instance(int pointerSize, Guid guid, byte type, ushort version, int tid, int pid,
+        long raw, byte[] payload)
     {
         var classic = Full(pointerSize, guid, type, version, tid, pid, raw, []);
         var b = new byte[0x48 + payload.Length];
@@ -112,7 +120,8 @@ internal sealed class EtlTestWriter
         return b;
     }
 
-    /// <summary>A WPP message: u16 Size, a reserved byte, 0x90, u16 MessageNumber, u16 OptionFlags (none), then data.</summary>
+    /// <summary>A WPP message: u16 Size, a reserved byte, 0x90, u16 MessageNumber, u16 OptionFlags (none), then
+    /// data.</summary>
     public static byte[] Message(byte[] data)
     {
         var b = new byte[8 + data.Length];
@@ -158,7 +167,8 @@ internal sealed class EtlTestWriter
         return b;
     }
 
-    /// <summary>A record of a header type no reader knows (0x0C, "TIMED"), size-first like the other non-kernel kinds.</summary>
+    /// <summary>A record of a header type no reader knows (0x0C, "TIMED"), size-first like the other non-kernel
+    /// kinds.</summary>
     public static byte[] UnknownKind(int size)
     {
         var b = new byte[size];
@@ -198,7 +208,8 @@ internal sealed class EtlTestWriter
 
         var file = new List<byte>();
         file.AddRange(HeaderBuffer(numbered.Count + 1));
-        for (var i = 0; i < numbered.Count; i++) file.AddRange(DataBuffer(numbered[i].Cpu, numbered[i].Seq, numbered[i].Events, Compress(i)));
+        for (var i = 0; i < numbered.Count; i++) file.AddRange(DataBuffer(numbered[i].Cpu, numbered[i].Seq,
+            numbered[i].Events, Compress(i)));
         return [.. file];
     }
 

@@ -35,7 +35,8 @@ public sealed class XpressLz77Tests
         // Runs of repeats of varied length (short, half byte, byte, u16, u32 encodings) between random bytes.
         for (var i = 0; i < length;)
         {
-            var run = rng.Next(4) switch { 0 => rng.Next(1, 10), 1 => rng.Next(10, 40), 2 => rng.Next(40, 600), _ => rng.Next(600, 80_000) };
+            var run = rng.Next(4) switch { 0 => rng.Next(1, 10), 1 => rng.Next(10, 40), 2 => rng.Next(40, 600),
+                _ => rng.Next(600, 80_000) };
             var value = (byte)rng.Next(4);
             for (var k = 0; k < run && i < length; k++, i++) input[i] = rng.Next(8) == 0 ? (byte)rng.Next(256) : value;
         }
