@@ -10,7 +10,7 @@ namespace TraceLab.Tests.Analyzers;
 /// </summary>
 public sealed class PerKindContractTests
 {
-    /// <summary>Records each call as "entry:pid/prev/next/woken" (tids, mapped back from the slots it was given).</summary>
+    /// <summary>Records each call as "entry:pid/prev/next/woken", the tids of the slots it was given.</summary>
     private sealed class Recorder(ThreadAccounting accounting, PerKindEvents wants) : IPerKindAnalyzer
     {
         public List<string> Calls { get; } = [];

@@ -67,8 +67,8 @@ public sealed class ReportTableTests
         };
         var json = ReportJson.Serialize(report);
         // Sections sit between threads and warnings, in registration order.
-        Assert.True(json.IndexOf("\"threads\"", StringComparison.Ordinal) < json.IndexOf("\"smp\"", StringComparison.Ordinal));
-        Assert.True(json.IndexOf("\"smp\"", StringComparison.Ordinal) < json.IndexOf("\"warnings\"", StringComparison.Ordinal));
+        int At(string name) => json.IndexOf($"\"{name}\"", StringComparison.Ordinal);
+        Assert.True(At("threads") < At("smp") && At("smp") < At("warnings"));
         Assert.DoesNotContain("\"kernel\"", json);
         var back = ReportJson.Deserialize(json);
         Assert.Equal(7, back.Smp!.Totals.Migrations);
