@@ -11,7 +11,9 @@ public enum AnalysisKind
     Wakeups = 8,
     Smp = 16,
     WaitGraph = 32,
-    All = Threads | Kernel | Convoys | Wakeups | Smp | WaitGraph,
+    /// <summary>Ranked findings (docs/metrics.md, "Findings"): a post-pass over the others plus its own evidence collector.</summary>
+    Findings = 64,
+    All = Threads | Kernel | Convoys | Wakeups | Smp | WaitGraph | Findings,
 }
 
 public static class AnalysisKinds
@@ -24,6 +26,7 @@ public static class AnalysisKinds
         ["wakeups"] = AnalysisKind.Wakeups,
         ["smp"] = AnalysisKind.Smp,
         ["waitgraph"] = AnalysisKind.WaitGraph,
+        ["findings"] = AnalysisKind.Findings,
         ["all"] = AnalysisKind.All,
     };
 

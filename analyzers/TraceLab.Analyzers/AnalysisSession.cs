@@ -1,3 +1,4 @@
+using TraceLab.Analyzers.Findings;
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Parallel;
@@ -48,6 +49,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     public SmpAnalyzer? Smp { get; private set; }
     public WaitForGraphAnalyzer? WaitGraph { get; private set; }
     public TimelineAnalyzer? Timeline { get; private set; }
+    public FindingEvidenceAnalyzer? FindingEvidence { get; private set; }
 
     /// <summary>Analysis threads in use (0: the caller's thread does everything).</summary>
     public int AnalysisThreads => _fanOut is null ? 0 : _passes.Length;
@@ -79,6 +81,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         if (group.HasFlag(AnalysisKind.Wakeups)) analyzers.Add(Wakeups = new WakeupAnalyzer(accounting));
         if (group.HasFlag(AnalysisKind.Smp)) analyzers.Add(Smp = new SmpAnalyzer(accounting));
         if (group.HasFlag(AnalysisKind.WaitGraph)) analyzers.Add(WaitGraph = new WaitForGraphAnalyzer(accounting.Region, accounting.Slots));
+        if (group.HasFlag(AnalysisKind.Findings)) analyzers.Add(FindingEvidence = new FindingEvidenceAnalyzer(accounting));
         if (timeline is { } window && group.HasFlag(AnalysisPlan.TimelineGroup))
         {
             // The timeline draws the convoy and wakeup analyzers' findings: the plan keeps them in its pass.

@@ -8,6 +8,7 @@ public static class TerminalReport
 {
     public static void Render(IAnsiConsole console, RunReport r)
     {
+        if (r.Findings is { } findings) TerminalFindings.Render(console, findings);
         var c = r.Capture;
         console.MarkupLine($"[bold]Capture[/] {Markup.Escape(c.Backend)}: {c.Events:N0} events ({c.SwitchEvents:N0} switches) on {c.Cpus} CPUs, " +
             $"lost [{(c.LostEvents > 0 ? "red" : "green")}]{c.LostEvents:N0}[/], broken switch chains repaired {c.ChainBreaks:N0}" +

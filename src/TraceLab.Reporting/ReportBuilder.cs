@@ -1,5 +1,6 @@
 using TraceLab.Analyzers;
 using TraceLab.Core;
+using TraceLab.Reporting.Findings;
 using TraceLab.Reporting.Sections;
 using TraceLab.Workloads;
 
@@ -89,6 +90,8 @@ public static class ReportBuilder
         };
         LossFlags.Apply(report.Capture, report.Threads, report.Smp);
         if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);
+        if (analyses.Kinds.HasFlag(AnalysisKind.Findings))
+            report.Findings = FindingEngine.Run(report, analyses.FindingEvidence?.Result());
         return report;
     }
 

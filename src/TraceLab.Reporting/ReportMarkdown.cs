@@ -1,4 +1,5 @@
 using System.Text;
+using TraceLab.Reporting.Findings;
 
 namespace TraceLab.Reporting;
 
@@ -25,6 +26,7 @@ public static class ReportMarkdown
             sb.AppendLine($"- Lost events may affect the figures of {where}: marked ⚠ below (docs/metrics.md, lost events)");
         }
         sb.AppendLine($"- Region: {r.Region.Source}, {Units.S(r.Region.DurationNs)} s").AppendLine();
+        if (r.Findings is { } findings) FindingsMarkdown.Render(sb, findings);
 
         if (r.Process is { } p)
         {

@@ -1,4 +1,5 @@
 using TraceLab.Analyzers;
+using TraceLab.Reporting.Findings;
 using TraceLab.Reporting.Sections;
 
 namespace TraceLab.Reporting;
@@ -13,6 +14,8 @@ public sealed class RunReport
     public ProcessSection? Process { get; set; }
     /// <summary>The analyses that ran (threads, kernel, convoys, wakeups, smp, waitgraph); absent sections were not selected.</summary>
     public List<string> Analyses { get; init; } = [];
+    /// <summary>Ranked findings, worst first (docs/metrics.md, "Findings"); empty: none above the floor; null: not selected.</summary>
+    public List<FindingSection>? Findings { get; set; }
     /// <summary>Per-thread scheduler accounting; always computed (the other analyses build on it), listed when "threads" is selected.</summary>
     public required List<ThreadSection> Threads { get; init; }
     public KernelSection? Kernel { get; init; }

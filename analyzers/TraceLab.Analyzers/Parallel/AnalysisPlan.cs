@@ -31,6 +31,7 @@ public static class AnalysisPlan
         AnalysisKind.Wakeups => 11,
         AnalysisKind.Smp => 12,
         AnalysisKind.WaitGraph => 18,
+        AnalysisKind.Findings => 12,
         TimelineGroup => 10,
         _ => 0,
     };
@@ -50,7 +51,8 @@ public static class AnalysisPlan
             items.Add((bundled, Cost(TimelineGroup) + Cost(bundled & AnalysisKind.Convoys) + Cost(bundled & AnalysisKind.Wakeups)));
         }
 
-        foreach (var k in new[] { AnalysisKind.Kernel, AnalysisKind.Convoys, AnalysisKind.Wakeups, AnalysisKind.Smp, AnalysisKind.WaitGraph })
+        foreach (var k in new[] { AnalysisKind.Kernel, AnalysisKind.Convoys, AnalysisKind.Wakeups, AnalysisKind.Smp, AnalysisKind.WaitGraph,
+            AnalysisKind.Findings })
             if (kinds.HasFlag(k) && !bundled.HasFlag(k)) items.Add((k, Cost(k)));
 
         var n = Math.Clamp(items.Count, 1, threads);
