@@ -60,6 +60,14 @@ public sealed class ObjectEvidence
     public Dictionary<int, long> WakeWhileHoldingCycles { get; init; } = [];
     /// <summary>Per woken thread: time from the first wakeup to the wakeup by the release, summed over the cycles.</summary>
     public Dictionary<int, long> WakeWhileHoldingNs { get; init; } = [];
+    /// <summary>
+    /// Per holder: time preempted by the thread it had just woken (not by releasing this object) with the object
+    /// held, when a wait on it began meanwhile; the second cost of waking while holding.
+    /// </summary>
+    public Dictionary<int, long> HolderWakePreemptedNs { get; init; } = [];
+    public long WakePreemptionsWhileHolding { get; set; }
+    /// <summary>Per waiter: waits behind such a preempted holder, from the later of their start and the preemption's.</summary>
+    public Dictionary<int, long> WaitBehindWakePreemptedNs { get; init; } = [];
     /// <summary>The threads whose wakeup found the object held by themselves.</summary>
     public HashSet<int> WakeWhileHoldingWakers { get; init; } = [];
     /// <summary><see cref="BlockedNs"/> per bucket (all threads).</summary>

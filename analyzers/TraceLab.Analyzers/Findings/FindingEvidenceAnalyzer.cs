@@ -56,6 +56,18 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         public long SleepStart = None;
         /// <summary>The last yield or sleep: a holder descheduled over [start, end].</summary>
         public long DeschedStart = None, DeschedEnd = None;
+        /// <summary>The last deschedule was a preemption by a thread it had just woken (see <see cref="WakePreemption"/>).</summary>
+        public bool DeschedByWakee;
+        /// <summary>That wakeup happened inside a lock operation on this object (a release handing it over).</summary>
+        public bool DeschedWakeInOp;
+        public LockObject DeschedWakeObj;
+        /// <summary>Where its last wakeup of another thread was issued: inside a lock operation on an object, or not.</summary>
+        public bool LastWakeInOp;
+        public LockObject LastWakeObj;
+        public bool PreemptWakeInOp;
+        public LockObject PreemptWakeObj;
+        /// <summary>The wait behind a descheduled holder is behind one preempted by its wakee (wake while holding).</summary>
+        public bool BehindWakee;
         public long LastLockOpEnter = None;
         /// <summary>The current lock operation is the first since the last deschedule (so the lock was held across it).</summary>
         public bool FirstOpAfterDesched;
@@ -78,6 +90,10 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         public LockObject CandidateObj;
         public int CandidateWaker;
         public long CandidateWokenAt;
+        /// <summary>The waker released the candidate's object while this thread was blocked on it: a cycle, closed at the wait's exit.</summary>
+        public bool InCycle;
+        /// <summary>The thread this one last woke from a block, until its own next lock operation.</summary>
+        public ThreadState? LastWakee;
     }
 
     private sealed class ObjectState(LockObject obj, WindowSeries blocked)
@@ -129,6 +145,19 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         t.FirstOpAfterDesched = t.DeschedStart != None && t.DeschedStart > t.LastLockOpEnter;
         t.LastLockOpEnter = e.Timestamp;
         if (t.FirstOpAfterDesched && t.Op is LockOpKind.Wake or LockOpKind.Semop) HeldAcrossDeschedule(t);
+        if (t.LastWakee is { } wakee)
+        {
+            // The waker's first lock operation since the wakeup releases the very object the woken thread is now
+            // blocked on: it held that lock when it woke it (docs/metrics.md, "Findings", wake while holding).
+            t.LastWakee = null;
+            if (t.Op is LockOpKind.Wake or LockOpKind.Semop && wakee.Candidate && wakee.CandidateWaker == t.Tid
+                && wakee.CandidateObj == t.Obj && wakee.Op != LockOpKind.None && wakee.Obj == t.Obj && wakee.BlockedInSyscall)
+            {
+                wakee.InCycle = true;
+                wakee.Candidate = false;
+                Object(t.Obj).Stats.WakeWhileHoldingWakers.Add(t.Tid);
+            }
+        }
         if (!t.AwaitingFirstOp) return;
         t.AwaitingFirstOp = false;
         // Woken, then the very first lock operation waits on a different object than the one it was woken from.
@@ -157,21 +186,40 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
             }
             if (_region.Contains(e.Timestamp)) o.Stats.BlockingWaits++;
         }
+        if (t.InCycle)
+        {
+            t.InCycle = false;
+            var o = Object(t.Obj).Stats;
+            var ns = _region.Overlap(t.CandidateWokenAt, e.Timestamp);
+            if (ns > 0)
+            {
+                o.WakeWhileHoldingNs[t.Tid] = o.WakeWhileHoldingNs.GetValueOrDefault(t.Tid) + ns;
+                AddClipped(_wakeWhileHolding, t.CandidateWokenAt, e.Timestamp);
+            }
+            if (_region.Contains(e.Timestamp)) o.WakeWhileHoldingCycles[t.Tid] = o.WakeWhileHoldingCycles.GetValueOrDefault(t.Tid) + 1;
+        }
         if (t.SyscallNr == LinuxSyscalls.SchedYield) Descheduled(t, t.SyscallEnter, e.Timestamp);
         t.SyscallNr = -1;
         t.Op = LockOpKind.None;
     }
 
-    private static void Descheduled(ThreadState t, long start, long end)
+    private static void Descheduled(ThreadState t, long start, long end, bool byWakee = false)
     {
         t.DeschedStart = start;
         t.DeschedEnd = end;
+        t.DeschedByWakee = byWakee;
+        t.DeschedWakeInOp = byWakee && t.PreemptWakeInOp;
+        t.DeschedWakeObj = t.PreemptWakeObj;
     }
 
     /// <summary>An event of the thread's own proves it runs: close what only a switch-in would otherwise close.</summary>
     private void Running(ThreadState t, long ts)
     {
-        if (t.PreemptedAt != None) EndPreemption(t, ts);
+        if (t.PreemptedAt != None)
+        {
+            if (t.WakePreemption) Descheduled(t, t.PreemptedAt, ts, byWakee: true);
+            EndPreemption(t, ts);
+        }
         if (t.SleepStart != None)
         {
             Descheduled(t, t.SleepStart, ts);
@@ -214,6 +262,8 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
                     // The thread it woke a moment ago took its CPU: the wakeup's cost (a handoff), not too many threads.
                     var next = e.NextTid > 0 ? State(e.NextTid) : null;
                     prev.WakePreemption = next is not null && next.WokenBy == prev.Tid && next.WokenAt >= next.LastSwitchIn;
+                    prev.PreemptWakeInOp = prev.LastWakeInOp;
+                    prev.PreemptWakeObj = prev.LastWakeObj;
                     if (_region.Contains(ts))
                     {
                         if (prev.WakePreemption) prev.Stats.WakePreemptions++;
@@ -251,7 +301,13 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
             if (w.BehindDescheduled) WaitedBehind(Object(w.Obj), w, e.Timestamp);
         }
         if (g is not null && blockedInOp && g.Op is LockOpKind.Wake or LockOpKind.Semop && g.Obj == w.Obj)
-            OnRelease(g, w, e.Timestamp);
+            OnRelease(g, w);
+        if (g is not null)
+        {
+            g.LastWakee = w;
+            g.LastWakeInOp = g.Op != LockOpKind.None;
+            g.LastWakeObj = g.Obj;
+        }
         w.WokenBy = g?.Tid ?? -1;
         w.WokenAt = e.Timestamp;
         w.WokenFromObject = blockedInOp;
@@ -261,28 +317,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
     }
 
     /// <summary><paramref name="g"/>'s operation on an object ended <paramref name="w"/>'s wait on it.</summary>
-    private void OnRelease(ThreadState g, ThreadState w, long ts)
-    {
-        var o = Object(w.Obj);
-        var s = o.Stats;
-        s.Releasers.Add(g.Tid);
-        // Woken by g, blocked at once on this object, and g's release of it is what ended that wait.
-        if (w.Candidate && w.CandidateObj == w.Obj && w.CandidateWaker == g.Tid)
-        {
-            var ns = _region.Overlap(w.CandidateWokenAt, ts);
-            if (ns > 0)
-            {
-                s.WakeWhileHoldingNs[w.Tid] = s.WakeWhileHoldingNs.GetValueOrDefault(w.Tid) + ns;
-                AddClipped(_wakeWhileHolding, w.CandidateWokenAt, ts);
-            }
-            if (_region.Contains(ts))
-            {
-                s.WakeWhileHoldingCycles[w.Tid] = s.WakeWhileHoldingCycles.GetValueOrDefault(w.Tid) + 1;
-                s.WakeWhileHoldingWakers.Add(g.Tid);
-            }
-            w.Candidate = false;
-        }
-    }
+    private void OnRelease(ThreadState g, ThreadState w) => Object(w.Obj).Stats.Releasers.Add(g.Tid);
 
     /// <summary>
     /// <paramref name="g"/>'s first lock operation since it yielded or slept releases an object on which a thread
@@ -293,22 +328,30 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
     private void HeldAcrossDeschedule(ThreadState g)
     {
         if (!_objects.TryGetValue(g.Obj, out var o)) return;
+        // Preempted by a thread it woke by releasing this very object: a handoff's cost, not a lock held meanwhile.
+        if (g.DeschedByWakee && g.DeschedWakeInOp && g.DeschedWakeObj == g.Obj) return;
         var queuedDuring = false;
         foreach (var w in o.Waiters)
             if (!w.Woken && w != g && w.SyscallEnter >= g.DeschedStart && w.SyscallEnter <= g.DeschedEnd) queuedDuring = true;
         if (!queuedDuring) return;
         var s = o.Stats;
         var held = _region.Overlap(g.DeschedStart, g.DeschedEnd);
+        var holder = g.DeschedByWakee ? s.HolderWakePreemptedNs : s.HolderDescheduledNs;
         if (held > 0)
         {
-            s.HolderDescheduledNs[g.Tid] = s.HolderDescheduledNs.GetValueOrDefault(g.Tid) + held;
-            AddClipped(_holding, g.DeschedStart, g.DeschedEnd);
+            holder[g.Tid] = holder.GetValueOrDefault(g.Tid) + held;
+            AddClipped(g.DeschedByWakee ? _wakeWhileHolding : _holding, g.DeschedStart, g.DeschedEnd);
         }
-        if (_region.Contains(g.DeschedEnd)) s.DeschedulesWhileHolding++;
+        if (_region.Contains(g.DeschedEnd))
+        {
+            if (g.DeschedByWakee) s.WakePreemptionsWhileHolding++;
+            else s.DeschedulesWhileHolding++;
+        }
         foreach (var w in o.Waiters)
         {
             if (w.Woken || w == g || w.SyscallEnter > g.DeschedEnd || w.BehindDescheduled) continue;
             w.BehindDescheduled = true;
+            w.BehindWakee = g.DeschedByWakee;
             w.BehindSince = Math.Max(w.SyscallEnter, g.DeschedStart);
         }
     }
@@ -318,8 +361,9 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         w.BehindDescheduled = false;
         var ns = _region.Overlap(w.BehindSince, ts);
         if (ns <= 0) return;
-        o.Stats.WaitBehindDescheduledNs[w.Tid] = o.Stats.WaitBehindDescheduledNs.GetValueOrDefault(w.Tid) + ns;
-        AddClipped(_holding, w.BehindSince, ts);
+        var behind = w.BehindWakee ? o.Stats.WaitBehindWakePreemptedNs : o.Stats.WaitBehindDescheduledNs;
+        behind[w.Tid] = behind.GetValueOrDefault(w.Tid) + ns;
+        AddClipped(w.BehindWakee ? _wakeWhileHolding : _holding, w.BehindSince, ts);
     }
 
     private void AddClipped(WindowSeries series, long a, long b) =>
@@ -338,7 +382,9 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         {
             var s = o.Stats;
             s.BlockedNs.Clear();
-            s.BlockingWaits = s.DeschedulesWhileHolding = 0;
+            s.BlockingWaits = s.DeschedulesWhileHolding = s.WakePreemptionsWhileHolding = 0;
+            s.HolderWakePreemptedNs.Clear();
+            s.WaitBehindWakePreemptedNs.Clear();
             s.Releasers.Clear();
             s.HolderDescheduledNs.Clear();
             s.WaitBehindDescheduledNs.Clear();

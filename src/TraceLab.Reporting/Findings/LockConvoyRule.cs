@@ -4,7 +4,9 @@ namespace TraceLab.Reporting.Findings;
 
 /// <summary>
 /// `lock-convoy`: an object whose lock travels through its wait queue in counted episodes. Severity: the reported
-/// threads' time in convoys (queue wait + handoff gap), shared between objects by their convoy handoffs.
+/// threads' time in convoys (queue wait + handoff gap), shared between objects by their convoy handoffs, less the
+/// waits a more specific cause on the same object already explains (yield or sleep while holding, wake while
+/// holding): those rules name why the queue formed, and one wait is not counted twice.
 /// </summary>
 public sealed class LockConvoyRule : IFindingRule
 {
@@ -24,10 +26,11 @@ public sealed class LockConvoyRule : IFindingRule
                 var all = inConvoy.Where(x => x.Participants.Contains(t.Tid)).Sum(x => x.HandoffsInConvoys);
                 explained += t.TimeInConvoyNs * (double)o.HandoffsInConvoys / all;
             }
+            var causes = c.Evidence is null ? 0 : ExplainedElsewhere(c, ObjectWindows.Find(c.Evidence, o.Object));
             yield return new FindingSection
             {
                 Kind = Kind,
-                Severity = FindingEngine.Round(c.Share(explained)),
+                Severity = FindingEngine.Round(c.Share(Math.Max(0, explained - causes))),
                 Title = $"Lock convoy on {o.Object}: {o.HandoffsInConvoys:N0} handoffs through the wait queue in " +
                     $"{o.Episodes:N0} episodes (longest chain {o.LongestChain:N0}), {o.ConvoyShareOfRegion:P0} of the region",
                 Evidence =
@@ -38,6 +41,7 @@ public sealed class LockConvoyRule : IFindingRule
                     Figure.Of("convoys.objects[].convoyShareOfRegion", o.ConvoyShareOfRegion),
                     Figure.Of("convoys.objects[].handoffGap.p50Ns", o.HandoffGap.P50Ns),
                     Figure.Of("convoys.threads[].timeInConvoyNs", threads.Sum(t => t.TimeInConvoyNs)),
+                    Figure.Of("findings.evidence.explainedByCausesNs", causes),
                 ],
                 Threads = threads.Select(t => t.Tid).ToList(),
                 Objects = [o.Object],
@@ -50,5 +54,12 @@ public sealed class LockConvoyRule : IFindingRule
                 Claims = ["TM1", "TM4", "TM5"],
             };
         }
+    }
+
+    private static long ExplainedElsewhere(FindingContext c, Analyzers.Findings.ObjectEvidence? o)
+    {
+        if (o is null) return 0;
+        long Sum(Dictionary<int, long> d) => d.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value);
+        return Sum(o.WaitBehindDescheduledNs) + Sum(o.WaitBehindWakePreemptedNs) + Sum(o.WakeWhileHoldingNs);
     }
 }
