@@ -36,7 +36,9 @@ public sealed class ThreadEvidence
     /// </summary>
     public Dictionary<int, long> ReadyByPreemptor { get; init; } = [];
     public long HigherPriorityReadyNs { get; set; }
-    /// <summary><see cref="PreemptedReadyNs"/> per bucket.</summary>
+    /// <summary>Runnable from creation (sched_wakeup_new) to the first run, clipped to the region.</summary>
+    public long StartReadyNs { get; set; }
+    /// <summary><see cref="PreemptedReadyNs"/> and <see cref="StartReadyNs"/> per bucket.</summary>
     public BucketSeries PreemptedReady { get; set; } = BucketSeries.Empty;
 }
 

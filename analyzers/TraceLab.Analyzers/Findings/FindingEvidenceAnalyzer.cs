@@ -74,6 +74,8 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
 
         public long PreemptedAt = None;
         public bool ByHigherPriority;
+        /// <summary>Created (sched_wakeup_new) and not yet run.</summary>
+        public long CreatedAt = None;
         /// <summary>The task that took the CPU at the preemption, and whether the preempted thread had just woken it.</summary>
         public int Preemptor;
         public bool WakePreemption;
@@ -114,6 +116,9 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
             case KernelEventKind.SyscallExit: OnSyscallExit(e); break;
             case KernelEventKind.Switch: OnSwitch(e); break;
             case KernelEventKind.Waking: OnWaking(e); break;
+            case KernelEventKind.WakeupNew:
+                if (e.WokenTid > 0) State(e.WokenTid).CreatedAt = e.Timestamp;
+                break;
         }
     }
 
@@ -215,6 +220,16 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
     /// <summary>An event of the thread's own proves it runs: close what only a switch-in would otherwise close.</summary>
     private void Running(ThreadState t, long ts)
     {
+        if (t.CreatedAt != None)
+        {
+            var ns = _region.Overlap(t.CreatedAt, ts);
+            if (ns > 0)
+            {
+                t.Stats.StartReadyNs += ns;
+                AddClipped(t.Ready ??= _clock.NewSeries(), t.CreatedAt, ts);
+            }
+            t.CreatedAt = None;
+        }
         if (t.PreemptedAt != None)
         {
             if (t.WakePreemption) Descheduled(t, t.PreemptedAt, ts, byWakee: true);
@@ -377,6 +392,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
             var s = t.Stats;
             s.Preemptions = s.PreemptedReadyNs = s.HigherPriorityPreemptions = s.HigherPriorityReadyNs = s.WakePreemptions = 0;
             s.ReadyByPreemptor.Clear();
+            s.StartReadyNs = 0;
         }
         foreach (var o in _objects.Values)
         {
@@ -397,7 +413,10 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
     public void Complete(long end)
     {
         foreach (var t in _threadOrder)
+        {
             if (t.PreemptedAt != None) EndPreemption(t, end);
+            if (t.CreatedAt != None) t.Stats.StartReadyNs += _region.Overlap(t.CreatedAt, end);
+        }
     }
 
     /// <summary>The evidence, once <see cref="Complete"/> has run.</summary>

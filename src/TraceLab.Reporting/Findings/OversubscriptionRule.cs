@@ -2,7 +2,7 @@ namespace TraceLab.Reporting.Findings;
 
 /// <summary>
 /// `oversubscription` (TH1/TH2): the reported threads spent at least as long runnable after preemptions by each
-/// other as running, while the CPUs were busy (idle at most <see cref="MaxIdleShare"/> of the time). Preemptions by
+/// other (or from their creation to their first run) as running, while the CPUs were busy (idle at most <see cref="MaxIdleShare"/> of the time). Preemptions by
 /// other processes' tasks, and by a thread the preempted one had just woken (a handoff's cost), do not count.
 /// Severity: that runnable time.
 /// </summary>
@@ -19,12 +19,15 @@ public sealed class OversubscriptionRule : IFindingRule
     {
         if (c.Evidence is not { } evidence) yield break;
         var own = evidence.Threads.Values.Where(t => c.Reported.Contains(t.Tid))
-            .Select(t => (Thread: t, Ns: t.ReadyByPreemptor.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value)))
+            .Select(t => (Thread: t, Ns: t.StartReadyNs + t.ReadyByPreemptor.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value)))
             .Where(x => x.Ns > 0).OrderBy(x => x.Thread.Tid).ToList();
         var threads = own.Select(x => x.Thread).ToList();
         var ready = own.Sum(x => x.Ns);
         var run = c.Report.Threads.Where(t => threads.Any(x => x.Tid == t.Tid)).Sum(t => t.RunNs);
         if (threads.Count == 0 || ready < MinReadyToRun * run) yield break;
+        // More of them wanted a CPU, on average, than there are CPUs: the waiting is among themselves.
+        var demand = c.Report.Region.DurationNs > 0 ? (double)(run + ready) / c.Report.Region.DurationNs : 0;
+        if (demand < c.Report.Capture.Cpus) yield break;
         double? idleShare = null;
         if (c.Report.Smp is { Cpus.Count: > 0 } smp)
         {
@@ -34,9 +37,11 @@ public sealed class OversubscriptionRule : IFindingRule
         }
         var evidenceFigures = new List<FindingFigure>
         {
-            Figure.Of("findings.evidence.readyByPreemptor (reported preemptors)", ready),
+            Figure.Of("findings.evidence.readyByPreemptor (reported preemptors) + startReadyNs", ready),
+            Figure.Of("findings.evidence.startReadyNs", threads.Sum(t => t.StartReadyNs)),
             Figure.Of("findings.evidence.preemptedReadyNs", threads.Sum(t => t.PreemptedReadyNs)),
             Figure.Of("threads[].runNs", run),
+            Figure.Of("findings.evidence.cpuDemand", demand),
             Figure.Of("findings.evidence.preemptions", threads.Sum(t => t.Preemptions)),
             Figure.Of("findings.evidence.wakePreemptions", threads.Sum(t => t.WakePreemptions)),
             Figure.Of("threads[].involuntarySwitches", c.Report.Threads.Where(t => threads.Any(x => x.Tid == t.Tid)).Sum(t => t.InvoluntarySwitches)),
@@ -46,7 +51,7 @@ public sealed class OversubscriptionRule : IFindingRule
         {
             Kind = Kind,
             Severity = FindingEngine.Round(c.Share(ready)),
-            Title = $"Oversubscription: {threads.Count} threads waited {ready / 1e6:0.#} ms for a CPU after preempting each other, " +
+            Title = $"Oversubscription: {threads.Count} threads waited {ready / 1e6:0.#} ms for a CPU taken by each other, " +
                 $"{(run > 0 ? ready / (double)run : 0):0.0}× their {run / 1e6:0.#} ms of running, on {c.Report.Capture.Cpus} busy CPUs",
             Evidence = evidenceFigures,
             Threads = threads.Select(t => t.Tid).ToList(),
