@@ -2,8 +2,9 @@ namespace TraceLab.Reporting.Findings;
 
 /// <summary>
 /// `oversubscription` (TH1/TH2): the reported threads spent at least as long runnable after preemptions by each
-/// other (or from their creation to their first run) as running, while the CPUs were busy (idle at most <see cref="MaxIdleShare"/> of the time). Preemptions by
-/// other processes' tasks, and by a thread the preempted one had just woken (a handoff's cost), do not count.
+/// other (or from their creation to their first run) as running, more of them wanted a CPU on average than there
+/// are CPUs, and the CPUs were busy (idle at most <see cref="MaxIdleShare"/> of the time). Preemptions by other
+/// processes' tasks, and by a thread the preempted one had just woken (a handoff's cost), do not count.
 /// Severity: that runnable time.
 /// </summary>
 public sealed class OversubscriptionRule : IFindingRule
