@@ -3,12 +3,15 @@ namespace TraceLab.Reporting.Findings;
 /// <summary>
 /// `serialization`: an object (a gate) the threads pass one at a time, each waiting far longer than a convoy
 /// handoff: two or more reported threads, and at least half of them, blocked on it, released by two or more different threads, waits averaging
-/// at least <see cref="MinMeanWaitNs"/>, and no convoy episode on it. Severity: the reported threads' time blocked on it.
+/// at least <see cref="MinMeanWaitNs"/>, the waiters blocked on it at least <see cref="MinWaitersBlockedShare"/> of
+/// their time, and no convoy episode on it. Severity: the reported threads' time blocked on it.
 /// </summary>
 public sealed class SerializationRule : IFindingRule
 {
     /// <summary>The convoy analysis's longest hold (ConvoyAnalyzer.MaxHoldNs): longer waits are not handoff costs.</summary>
     public const long MinMeanWaitNs = 1_000_000;
+    /// <summary>The waiters' blocked time on it ÷ their thread time, at least: they spend most of their time behind it.</summary>
+    public const double MinWaitersBlockedShare = 0.5;
 
     public string Kind => "serialization";
 
@@ -26,12 +29,16 @@ public sealed class SerializationRule : IFindingRule
             var mean = (double)o.BlockedNs.Values.Sum() / o.BlockingWaits;
             if (mean < MinMeanWaitNs) continue;
             if (c.Report.Convoys?.Objects.FirstOrDefault(x => x.Object == name) is { Episodes: > 0 }) continue;
+            var waitersTime = c.Report.Threads.Where(t => waiters.Contains(t.Tid)).Sum(t => t.RunNs + t.ReadyNs + t.WaitNs);
+            var blockedShare = waitersTime > 0 ? (double)blocked / waitersTime : 0;
+            if (blockedShare < MinWaitersBlockedShare) continue;
             var evidenceFigures = new List<FindingFigure>
             {
                 Figure.Of("findings.evidence.blockedNs", blocked),
                 Figure.Of("findings.evidence.blockingWaits", o.BlockingWaits),
                 Figure.Of("findings.evidence.meanBlockedNs", mean),
                 Figure.Of("findings.evidence.releasers", releasers),
+                Figure.Of("findings.evidence.waitersBlockedShare", blockedShare),
             };
             if (c.Report.WaitGraph?.Knots.FirstOrDefault(k => k.IsSink && waiters.All(k.Vertices.Contains)) is { } knot)
                 evidenceFigures.Add(Figure.Of("waitGraph.knots[].shareOfWait", knot.ShareOfWait));

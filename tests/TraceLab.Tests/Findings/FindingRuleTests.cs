@@ -121,16 +121,22 @@ public sealed class FindingRuleTests
     {
         ObjectEvidence Gate(long meanMs, params int[] releasers) => new()
         {
-            Object = Futex, BlockedNs = { [B] = 2 * meanMs * Ms, [C] = 2 * meanMs * Ms }, BlockingWaits = 4, Releasers = [.. releasers],
+            Object = Futex, BlockedNs = { [B] = 60 * Ms, [C] = 60 * Ms }, BlockingWaits = 120 / meanMs, Releasers = [.. releasers],
         };
         FindingEvidence E(ObjectEvidence o) => new() { Objects = { [Futex] = o } };
-        var f = Assert.Single(Run(Report(), E(Gate(5, A, B)), new SerializationRule()));
-        Assert.Equal(0.05, f.Severity);                                 // (10 + 10) / 400
-        Assert.Empty(Run(Report(), E(Gate(5, A)), new SerializationRule()));            // one releaser: a barrier
-        Assert.Empty(Run(Report(), E(Gate(0, A, B)), new SerializationRule()));         // 0.5-ms waits: handoff costs
+        var f = Assert.Single(Run(Report(), E(Gate(30, A, B)), new SerializationRule()));
+        Assert.Equal(0.3, f.Severity);                                  // (60 + 60) / 400
+        Assert.Equal(0.6, f.Evidence.Single(e => e.Metric == "findings.evidence.waitersBlockedShare").Value);
+        Assert.Empty(Run(Report(), E(Gate(30, A)), new SerializationRule()));           // one releaser: a barrier
+        var shortWaits = Gate(30, A, B);
+        shortWaits.BlockingWaits = 200;                                 // 0.6-ms waits: handoff costs
+        Assert.Empty(Run(Report(), E(shortWaits), new SerializationRule()));
+        var briefly = Gate(30, A, B);
+        briefly.BlockedNs[B] = briefly.BlockedNs[C] = 20 * Ms;          // 20 % of their time: not a gate
+        Assert.Empty(Run(Report(), E(briefly), new SerializationRule()));
         var convoy = With(Report(), convoys: Convoys(Object(Futex.ToString(), "Futex", episodes: 1)));
-        Assert.Empty(Run(convoy, E(Gate(5, A, B)), new SerializationRule()));
-        var one = Gate(5, A, B);
+        Assert.Empty(Run(convoy, E(Gate(30, A, B)), new SerializationRule()));
+        var one = Gate(30, A, B);
         one.BlockedNs.Remove(C);                                        // 1 of 4 threads: not "everything waits on it"
         Assert.Empty(Run(Report(), E(one), new SerializationRule()));
     }
