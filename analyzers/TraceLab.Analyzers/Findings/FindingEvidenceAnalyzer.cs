@@ -21,8 +21,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
     private readonly WindowSeries _holding;
     private readonly WindowSeries _wakeWhileHolding;
     private readonly WindowSeries _higherPriority;
-    private ThreadState?[] _threads = [];
-    private readonly List<ThreadState> _threadOrder = [];
+    private readonly SlotTable<ThreadState> _threads = new((tid, _) => new ThreadState(tid));
     private readonly Dictionary<LockObject, ObjectState> _objects = [];
 
     public FindingEvidenceAnalyzer(ThreadAccounting accounting)
@@ -122,14 +121,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         }
     }
 
-    private ThreadState State(int tid)
-    {
-        var slot = _accounting.Slots.SlotOf(tid);
-        if (ThreadSlots.Find(_threads, slot) is { } s) return s;
-        var state = new ThreadState(tid);
-        _threadOrder.Add(state);
-        return ThreadSlots.Store(ref _threads, slot, state);
-    }
+    private ThreadState State(int tid) => _threads.At(_accounting.Slots.SlotOf(tid), tid);
 
     private ObjectState Object(LockObject obj)
     {
@@ -387,7 +379,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
     public void OnRegionBegin()
     {
         _clock.Start(_region.Begin);
-        foreach (var t in _threadOrder)
+        foreach (var (_, t) in _threads.InOrder)
         {
             var s = t.Stats;
             s.Preemptions = s.PreemptedReadyNs = s.HigherPriorityPreemptions = s.HigherPriorityReadyNs = s.WakePreemptions = 0;
@@ -412,7 +404,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
 
     public void Complete(long end)
     {
-        foreach (var t in _threadOrder)
+        foreach (var (_, t) in _threads.InOrder)
         {
             if (t.PreemptedAt != None) EndPreemption(t, end);
             if (t.CreatedAt != None) t.Stats.StartReadyNs += _region.Overlap(t.CreatedAt, end);
@@ -422,11 +414,11 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
     /// <summary>The evidence, once <see cref="Complete"/> has run.</summary>
     public FindingEvidence Result()
     {
-        foreach (var t in _threadOrder) t.Stats.PreemptedReady = t.Ready?.Snapshot() ?? BucketSeries.Empty;
+        foreach (var (_, t) in _threads.InOrder) t.Stats.PreemptedReady = t.Ready?.Snapshot() ?? BucketSeries.Empty;
         foreach (var o in _objects.Values) o.Stats.Blocked = o.Blocked.Snapshot();
         return new FindingEvidence
         {
-            Threads = _threadOrder.ToDictionary(t => t.Tid, t => t.Stats),
+            Threads = _threads.InOrder.ToDictionary(x => x.Tid, x => x.Value.Stats),
             Objects = _objects.ToDictionary(kv => kv.Key, kv => kv.Value.Stats),
             HoldingDescheduled = _holding.Snapshot(),
             WakeWhileHolding = _wakeWhileHolding.Snapshot(),

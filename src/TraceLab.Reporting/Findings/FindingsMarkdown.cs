@@ -1,34 +1,60 @@
 using System.Globalization;
-using System.Text;
+using TraceLab.Reporting.Tables;
 
 namespace TraceLab.Reporting.Findings;
 
-/// <summary>report.md's "Findings" section, which opens the report, before any table.</summary>
+/// <summary>The "Findings" section as report.md lines and terminal lines; it opens the report, before any table.</summary>
 public static class FindingsMarkdown
 {
     public const string Heading = "## Findings";
 
-    public static void Render(StringBuilder sb, IReadOnlyList<FindingSection> findings)
+    public static IReadOnlyList<ReportBlock> View(IReadOnlyList<FindingSection> findings) =>
+        [new MarkdownText([.. Markdown(findings)]), .. Terminal(findings).Select(line => new TerminalLine(line))];
+
+    public static IEnumerable<string> Markdown(IReadOnlyList<FindingSection> findings)
     {
-        sb.AppendLine(Heading).AppendLine();
+        yield return Heading;
+        yield return "";
         if (findings.Count == 0)
         {
-            sb.AppendLine($"No findings above the floor ({FloorText}). Definitions: docs/metrics.md, \"Findings\".").AppendLine();
-            return;
+            yield return $"No findings above the floor ({FloorText}). Definitions: docs/metrics.md, \"Findings\".";
+            yield return "";
+            yield break;
         }
-        sb.AppendLine($"Ranked by severity: the share of the reported threads' time (run + ready + wait) each one explains; " +
-            $"none below {FloorText}. Rules and thresholds: docs/metrics.md, \"Findings\".").AppendLine();
+        yield return "Ranked by severity: the share of the reported threads' time (run + ready + wait) each one explains; " +
+            $"none below {FloorText}. Rules and thresholds: docs/metrics.md, \"Findings\".";
+        yield return "";
         for (var i = 0; i < findings.Count; i++)
         {
             var f = findings[i];
-            sb.AppendLine($"### {i + 1}. {f.Title} — {Percent(f.Severity)}").AppendLine();
-            sb.AppendLine($"- Kind: `{f.Kind}`; threads: {(f.Threads.Count == 0 ? "—" : string.Join(", ", f.Threads))}" +
-                $"{(f.Objects.Count == 0 ? "" : "; objects: " + string.Join(", ", f.Objects))}");
-            sb.AppendLine($"- Evidence: {string.Join("; ", f.Evidence.Select(e => $"`{e.Metric}` = {Value(e.Value)}"))}");
+            yield return $"### {i + 1}. {f.Title} — {Percent(f.Severity)}";
+            yield return "";
+            yield return $"- Kind: `{f.Kind}`; threads: {(f.Threads.Count == 0 ? "—" : string.Join(", ", f.Threads))}" +
+                (f.Objects.Count == 0 ? "" : "; objects: " + string.Join(", ", f.Objects));
+            yield return $"- Evidence: {string.Join("; ", f.Evidence.Select(e => $"`{e.Metric}` = {Value(e.Value)}"))}";
             if (f.Windows.Count > 0)
-                sb.AppendLine($"- Worst windows (`--timeline-window`, ms from the region's begin): {string.Join(", ", f.Windows.Select(w => $"`{w}`"))}");
-            sb.AppendLine($"- Remedy: {f.Remedy} (claims: {string.Join(", ", f.Claims)}, docs/claims.md)");
-            sb.AppendLine();
+                yield return $"- Worst windows (`--timeline-window`, ms from the region's begin): {string.Join(", ", f.Windows.Select(w => $"`{w}`"))}";
+            yield return $"- Remedy: {f.Remedy} (claims: {string.Join(", ", f.Claims)}, docs/claims.md)";
+            yield return "";
+        }
+    }
+
+    public static IEnumerable<string> Terminal(IReadOnlyList<FindingSection> findings)
+    {
+        if (findings.Count == 0)
+        {
+            yield return $"[bold]Findings[/] [green]no findings above the floor[/] ({Format.Escape(FloorText)})";
+            yield break;
+        }
+        yield return "[bold]Findings[/] ranked by the share of the reported threads' time each explains (docs/metrics.md, Findings)";
+        for (var i = 0; i < findings.Count; i++)
+        {
+            var f = findings[i];
+            yield return $"[bold red]{i + 1}. {Format.Escape(Percent(f.Severity))}[/] [bold]{Format.Escape(f.Title)}[/] [grey]({Format.Escape(f.Kind)})[/]";
+            yield return $"   [grey]evidence:[/] {Format.Escape(string.Join("; ", f.Evidence.Select(e => $"{e.Metric} = {Value(e.Value)}")))}";
+            if (f.Windows.Count > 0)
+                yield return $"   [grey]worst windows (--timeline-window):[/] {Format.Escape(string.Join(", ", f.Windows))}";
+            yield return $"   [grey]remedy:[/] {Format.Escape(f.Remedy)} [grey]({Format.Escape(string.Join(", ", f.Claims))})[/]";
         }
     }
 
