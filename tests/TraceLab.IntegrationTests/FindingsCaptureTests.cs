@@ -76,25 +76,33 @@ public sealed class FindingsCaptureTests
         Assert.DoesNotContain(findings, f => f.Kind == "lock-convoy");
     }
 
+    /// <summary>
+    /// On a shared machine other processes' higher-priority tasks can preempt the workload too (seen: 16.9 % under a
+    /// load average of 35), and that finding (priority-preemption) is then rightly listed as well: it is not counted
+    /// against the ranking here.
+    /// </summary>
     [TracingFact]
     public void Sixteen_cpu_bound_threads_on_two_cpus_are_oversubscription()
     {
         using var run = Capture.Trace("throttle", "unthrottled", ("threads", "16"), ("chunk", "100000000"), ("repeat", "1"));
         var findings = Findings(run.Report);
         Assert.True(run.Report.Capture.Cpus < 16);
-        Assert.Equal("oversubscription", findings[0].Kind);
-        Assert.Equal(["TH1", "TH2"], findings[0].Claims);
+        var own = findings.Where(f => f.Kind != "priority-preemption").ToList();
+        Assert.NotEmpty(own);
+        Assert.Equal("oversubscription", own[0].Kind);
+        Assert.Equal(["TH1", "TH2"], own[0].Claims);
+        Assert.True(own[0].Threads.Count >= 8, $"{own[0].Threads.Count} threads in the oversubscription");
     }
 
     /// <summary>
-    /// Two senders, not the scenario's three: three CPU-bound senders on a 2-CPU machine keep the receiver waiting
-    /// for a CPU most of the time, and the wakeups inside the lock then explain only 3–7 % of the threads' time, around
-    /// the floor (measured); with two senders they explain 14–33 %.
+    /// One sender, not the scenario's three: three CPU-bound senders on a 2-CPU machine are an oversubscription of
+    /// their own, keep the receiver waiting for a CPU most of the time, and the wakeups inside the lock then explain
+    /// only 3–7 % of the threads' time, around the floor (measured); with one sender they explain 19–33 %.
     /// </summary>
     [TracingFact]
     public void Setting_the_event_inside_the_lock_is_wake_while_holding_of_the_receiver()
     {
-        using var run = Capture.Trace("sendrecv", "event-inside-lock", ("senders", "2"), ("duration-ms", "500"));
+        using var run = Capture.Trace("sendrecv", "event-inside-lock", ("senders", "1"), ("duration-ms", "500"));
         var top = Findings(run.Report)[0];
         Assert.Equal("wake-while-holding", top.Kind);
         var receiver = run.Report.Threads.Single(t => t.Role == "receiver").Tid;
@@ -103,10 +111,11 @@ public sealed class FindingsCaptureTests
         Assert.Contains($"({receiver}, receiver)", top.Title);
     }
 
+    /// <summary>One sender, as above: with three CPU-bound senders on 2 CPUs the run is an oversubscription.</summary>
     [TracingFact]
     public void Lock_free_send_and_receive_has_no_findings_above_the_floor()
     {
-        using var run = Capture.Trace("sendrecv", "lock-free", ("duration-ms", "500"));
+        using var run = Capture.Trace("sendrecv", "lock-free", ("senders", "1"), ("duration-ms", "500"));
         Assert.Empty(Findings(run.Report));
     }
 

@@ -142,27 +142,30 @@ public sealed class FindingRuleTests
     }
 
     [Fact]
-    public void Oversubscription_counts_only_the_threads_own_preemptions_and_needs_more_demand_than_cpus()
+    public void Oversubscription_needs_as_much_waiting_after_preemptions_as_running_and_more_demand_than_cpus()
     {
-        // Each thread: 50 ms running, 60 ms runnable behind another reported thread (+ 40 ms behind another process).
-        FindingEvidence E(int preemptor) => new()
+        // Each thread: 50 ms running, 50 ms runnable after preemptions: 30 behind another reported thread, 20 behind
+        // another process; a wake preemption is not in readyByPreemptor at all.
+        FindingEvidence E(params int[] tids) => new()
         {
-            Threads = new[] { A, B, C, D }.ToDictionary(t => t, t => new ThreadEvidence
+            Threads = tids.ToDictionary(t => t, t => new ThreadEvidence
             {
-                Tid = t, Preemptions = 5, PreemptedReadyNs = 100 * Ms,
-                ReadyByPreemptor = { [preemptor] = 60 * Ms, [Other] = 40 * Ms },
+                Tid = t, Preemptions = 5, WakePreemptions = 1, PreemptedReadyNs = 60 * Ms,
+                ReadyByPreemptor = { [C] = 30 * Ms, [Other] = 20 * Ms },
             }),
         };
-        var f = Assert.Single(Run(Report(), E(C), new OversubscriptionRule()));
-        Assert.Equal(0.6, f.Severity);                                  // 4 × 60 / 400
-        Assert.Equal(4.4, f.Evidence.Single(e => e.Metric == "findings.evidence.cpuDemand").Value);
-        Assert.Empty(Run(Report(), E(Other), new OversubscriptionRule()));              // all behind another process
-        Assert.Empty(Run(Report(runMs: 70), E(C), new OversubscriptionRule()));         // 60 < 70 ms running
+        var f = Assert.Single(Run(Report(), E(A, B, C, D), new OversubscriptionRule()));
+        Assert.Equal(0.5, f.Severity);                                  // 4 × 50 / 400
+        Assert.Equal(4, f.Evidence.Single(e => e.Metric == "findings.evidence.cpuDemand").Value);   // (200 + 200) / 100
+        Assert.Equal(120 * Ms, f.Evidence.Single(e => e.Metric == "findings.evidence.readyByPreemptor (reported preemptors)").Value);
+        Assert.Contains("(60 % of it behind the process's own threads)", f.Title);
+        Assert.Empty(Run(Report(runMs: 70), E(A, B, C, D), new OversubscriptionRule()));   // 50 < 70 ms running
+        Assert.Empty(Run(Report(), E(A, B), new OversubscriptionRule()));               // demand 2 < 1.5 × 2 CPUs
         var idle = With(Report(), smp: new SmpSection
         {
             Cpus = [new SmpCpuSection { Cpu = 0, BusyNs = 80 * Ms, IdleNs = 20 * Ms }], Totals = new SmpTotalsSection(),
         });
-        Assert.Empty(Run(idle, E(C), new OversubscriptionRule()));                      // 20 % idle: placement
+        Assert.Empty(Run(idle, E(A, B, C, D), new OversubscriptionRule()));             // 20 % idle: placement
     }
 
     [Fact]
