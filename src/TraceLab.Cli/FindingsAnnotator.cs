@@ -27,7 +27,8 @@ public sealed class FindingsAnnotator : IExportAnnotator
                 var w = TimelineWindow.Parse(text);
                 var start = report.Region.BeginNs + w.StartOffsetNs;
                 var end = Math.Min(report.Region.EndNs, start + w.LengthNs);
-                slices.Add(new ExportSlice($"TraceLab finding #{i + 1}: {f.Kind}", start, end, $"{f.Kind} {f.Severity:P1}: {f.Title}"));
+                var track = $"TraceLab finding #{i + 1}: {f.Kind}";
+                slices.Add(new ExportSlice(track, start, end, $"{f.Kind} {f.Severity:P1}: {f.Title}"));
             }
         }
         return slices;

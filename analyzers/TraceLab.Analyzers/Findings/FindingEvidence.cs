@@ -26,9 +26,11 @@ public sealed class ThreadEvidence
     public long Preemptions { get; set; }
     /// <summary>Runnable from such a switch-out to the next switch-in, clipped to the region.</summary>
     public long PreemptedReadyNs { get; set; }
-    /// <summary>Of <see cref="Preemptions"/>, those where the next task had a higher priority (lower prio number).</summary>
+    /// <summary>Of <see cref="Preemptions"/>, those where the next task had a higher priority (lower prio
+    /// number).</summary>
     public long HigherPriorityPreemptions { get; set; }
-    /// <summary>Of <see cref="Preemptions"/>, those by a thread this one had woken since that thread last ran.</summary>
+    /// <summary>Of <see cref="Preemptions"/>, those by a thread this one had woken since that thread last
+    /// ran.</summary>
     public long WakePreemptions { get; set; }
     /// <summary>
     /// <see cref="PreemptedReadyNs"/> by the task that took the CPU, wake preemptions left out: lets a rule count
@@ -46,13 +48,15 @@ public sealed class ThreadEvidence
 public sealed class ObjectEvidence
 {
     public required LockObject Object { get; init; }
-    /// <summary>Per thread: time inside lock operations on the object during which it blocked (entry → exit, clipped).</summary>
+    /// <summary>Per thread: time inside lock operations on the object during which it blocked (entry → exit,
+    /// clipped).</summary>
     public Dictionary<int, long> BlockedNs { get; init; } = [];
     /// <summary>Lock operations on the object that blocked, exit in the region.</summary>
     public long BlockingWaits { get; set; }
     /// <summary>Threads whose operation on the object woke a waiter on it (a release that ended a wait).</summary>
     public HashSet<int> Releasers { get; init; } = [];
-    /// <summary>Per holder: time descheduled (yield or sleep) with the object held, when a wait began meanwhile.</summary>
+    /// <summary>Per holder: time descheduled (yield or sleep) with the object held, when a wait began
+    /// meanwhile.</summary>
     public Dictionary<int, long> HolderDescheduledNs { get; init; } = [];
     /// <summary>Such deschedules (counted once each, however many waits began during it).</summary>
     public long DeschedulesWhileHolding { get; set; }
@@ -60,7 +64,8 @@ public sealed class ObjectEvidence
     public Dictionary<int, long> WaitBehindDescheduledNs { get; init; } = [];
     /// <summary>Per woken thread: wake-while-holding cycles on this object (the lock it blocked on at once).</summary>
     public Dictionary<int, long> WakeWhileHoldingCycles { get; init; } = [];
-    /// <summary>Per woken thread: time from the first wakeup to the wakeup by the release, summed over the cycles.</summary>
+    /// <summary>Per woken thread: time from the first wakeup to the wakeup by the release, summed over the
+    /// cycles.</summary>
     public Dictionary<int, long> WakeWhileHoldingNs { get; init; } = [];
     /// <summary>
     /// Per holder: time preempted by the thread it had just woken (not by releasing this object) with the object
@@ -68,7 +73,8 @@ public sealed class ObjectEvidence
     /// </summary>
     public Dictionary<int, long> HolderWakePreemptedNs { get; init; } = [];
     public long WakePreemptionsWhileHolding { get; set; }
-    /// <summary>Per waiter: waits behind such a preempted holder, from the later of their start and the preemption's.</summary>
+    /// <summary>Per waiter: waits behind such a preempted holder, from the later of their start and the
+    /// preemption's.</summary>
     public Dictionary<int, long> WaitBehindWakePreemptedNs { get; init; } = [];
     /// <summary>The threads whose wakeup found the object held by themselves.</summary>
     public HashSet<int> WakeWhileHoldingWakers { get; init; } = [];

@@ -45,7 +45,8 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         public bool BlockedInSyscall;
         /// <summary>Blocked in the current lock operation and already woken.</summary>
         public bool Woken;
-        /// <summary>Its wait counts as behind a descheduled holder from <see cref="BehindSince"/> until it is woken.</summary>
+        /// <summary>Its wait counts as behind a descheduled holder from <see cref="BehindSince"/> until it is
+        /// woken.</summary>
         public bool BehindDescheduled;
         public long BehindSince;
         public LockOpKind Op;
@@ -55,27 +56,32 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         public long SleepStart = None;
         /// <summary>The last yield or sleep: a holder descheduled over [start, end].</summary>
         public long DeschedStart = None, DeschedEnd = None;
-        /// <summary>The last deschedule was a preemption by a thread it had just woken (see <see cref="WakePreemption"/>).</summary>
+        /// <summary>The last deschedule was a preemption by a thread it had just woken (see <see
+        /// cref="WakePreemption"/>).</summary>
         public bool DeschedByWakee;
         /// <summary>That wakeup happened inside a lock operation on this object (a release handing it over).</summary>
         public bool DeschedWakeInOp;
         public LockObject DeschedWakeObj;
-        /// <summary>Where its last wakeup of another thread was issued: inside a lock operation on an object, or not.</summary>
+        /// <summary>Where its last wakeup of another thread was issued: inside a lock operation on an object, or
+        /// not.</summary>
         public bool LastWakeInOp;
         public LockObject LastWakeObj;
         public bool PreemptWakeInOp;
         public LockObject PreemptWakeObj;
-        /// <summary>The wait behind a descheduled holder is behind one preempted by its wakee (wake while holding).</summary>
+        /// <summary>The wait behind a descheduled holder is behind one preempted by its wakee (wake while
+        /// holding).</summary>
         public bool BehindWakee;
         public long LastLockOpEnter = None;
-        /// <summary>The current lock operation is the first since the last deschedule (so the lock was held across it).</summary>
+        /// <summary>The current lock operation is the first since the last deschedule (so the lock was held across
+        /// it).</summary>
         public bool FirstOpAfterDesched;
 
         public long PreemptedAt = None;
         public bool ByHigherPriority;
         /// <summary>Created (sched_wakeup_new) and not yet run.</summary>
         public long CreatedAt = None;
-        /// <summary>The task that took the CPU at the preemption, and whether the preempted thread had just woken it.</summary>
+        /// <summary>The task that took the CPU at the preemption, and whether the preempted thread had just woken
+        /// it.</summary>
         public int Preemptor;
         public bool WakePreemption;
         public long LastSwitchIn = None;
@@ -86,12 +92,14 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         public bool WokenFromObject;
         public LockObject WokenFrom;
         public bool AwaitingFirstOp;
-        /// <summary>A wake-while-holding candidate: after the wakeup, the first lock operation blocked on another object.</summary>
+        /// <summary>A wake-while-holding candidate: after the wakeup, the first lock operation blocked on another
+        /// object.</summary>
         public bool Candidate;
         public LockObject CandidateObj;
         public int CandidateWaker;
         public long CandidateWokenAt;
-        /// <summary>The waker released the candidate's object while this thread was blocked on it: a cycle, closed at the wait's exit.</summary>
+        /// <summary>The waker released the candidate's object while this thread was blocked on it: a cycle, closed at
+        /// the wait's exit.</summary>
         public bool InCycle;
         /// <summary>The thread this one last woke from a block, until its own next lock operation.</summary>
         public ThreadState? LastWakee;
@@ -148,7 +156,8 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
             // blocked on: it held that lock when it woke it (docs/metrics.md, "Findings", wake while holding).
             t.LastWakee = null;
             if (t.Op is LockOpKind.Wake or LockOpKind.Semop && wakee.Candidate && wakee.CandidateWaker == t.Tid
-                && wakee.CandidateObj == t.Obj && wakee.Op != LockOpKind.None && wakee.Obj == t.Obj && wakee.BlockedInSyscall)
+                && wakee.CandidateObj == t.Obj && wakee.Op != LockOpKind.None && wakee.Obj == t.Obj
+                && wakee.BlockedInSyscall)
             {
                 wakee.InCycle = true;
                 wakee.Candidate = false;
@@ -193,7 +202,8 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
                 o.WakeWhileHoldingNs[t.Tid] = o.WakeWhileHoldingNs.GetValueOrDefault(t.Tid) + ns;
                 AddClipped(_wakeWhileHolding, t.CandidateWokenAt, e.Timestamp);
             }
-            if (_region.Contains(e.Timestamp)) o.WakeWhileHoldingCycles[t.Tid] = o.WakeWhileHoldingCycles.GetValueOrDefault(t.Tid) + 1;
+            if (_region.Contains(e.Timestamp))
+                o.WakeWhileHoldingCycles[t.Tid] = o.WakeWhileHoldingCycles.GetValueOrDefault(t.Tid) + 1;
         }
         if (t.SyscallNr == LinuxSyscalls.SchedYield) Descheduled(t, t.SyscallEnter, e.Timestamp);
         t.SyscallNr = -1;
@@ -209,7 +219,8 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         t.DeschedWakeObj = t.PreemptWakeObj;
     }
 
-    /// <summary>An event of the thread's own proves it runs: close what only a switch-in would otherwise close.</summary>
+    /// <summary>An event of the thread's own proves it runs: close what only a switch-in would otherwise
+    /// close.</summary>
     private void Running(ThreadState t, long ts)
     {
         if (t.CreatedAt != None)
@@ -266,9 +277,11 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
                     prev.PreemptedAt = ts;
                     prev.ByHigherPriority = e.NextTid > 0 && e.NextPrio < e.PrevPrio;
                     prev.Preemptor = e.NextTid;
-                    // The thread it woke a moment ago took its CPU: the wakeup's cost (a handoff), not too many threads.
+                    // The thread it woke a moment ago took its CPU: the wakeup's cost (a handoff), not too many
+                    // threads.
                     var next = e.NextTid > 0 ? State(e.NextTid) : null;
-                    prev.WakePreemption = next is not null && next.WokenBy == prev.Tid && next.WokenAt >= next.LastSwitchIn;
+                    prev.WakePreemption = next is not null && next.WokenBy == prev.Tid
+                        && next.WokenAt >= next.LastSwitchIn;
                     prev.PreemptWakeInOp = prev.LastWakeInOp;
                     prev.PreemptWakeObj = prev.LastWakeObj;
                     if (_region.Contains(ts))
@@ -339,7 +352,8 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         if (g.DeschedByWakee && g.DeschedWakeInOp && g.DeschedWakeObj == g.Obj) return;
         var queuedDuring = false;
         foreach (var w in o.Waiters)
-            if (!w.Woken && w != g && w.SyscallEnter >= g.DeschedStart && w.SyscallEnter <= g.DeschedEnd) queuedDuring = true;
+            if (!w.Woken && w != g && w.SyscallEnter >= g.DeschedStart && w.SyscallEnter <= g.DeschedEnd)
+                queuedDuring = true;
         if (!queuedDuring) return;
         var s = o.Stats;
         var held = _region.Overlap(g.DeschedStart, g.DeschedEnd);
@@ -382,7 +396,8 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         foreach (var (_, t) in _threads.InOrder)
         {
             var s = t.Stats;
-            s.Preemptions = s.PreemptedReadyNs = s.HigherPriorityPreemptions = s.HigherPriorityReadyNs = s.WakePreemptions = 0;
+            s.Preemptions = s.PreemptedReadyNs = s.WakePreemptions = 0;
+            s.HigherPriorityPreemptions = s.HigherPriorityReadyNs = 0;
             s.ReadyByPreemptor.Clear();
             s.StartReadyNs = 0;
         }

@@ -55,7 +55,8 @@ public sealed class WindowSeries
 
     public long TotalNs { get; private set; }
 
-    /// <summary>Adds [<paramref name="a"/>, <paramref name="b"/>) (already clipped to the region), split over the buckets it spans.</summary>
+    /// <summary>Adds [<paramref name="a"/>, <paramref name="b"/>) (already clipped to the region), split over the
+    /// buckets it spans.</summary>
     public void AddInterval(long a, long b)
     {
         if (!_clock.Started) return;

@@ -15,11 +15,13 @@ public sealed class CrossCpuWakeupRule : IFindingRule
     {
         if (c.Report.Wakeups is not { } wakeups) yield break;
         var threads = wakeups.Threads
-            .Where(t => c.Reported.Contains(t.Tid) && t.CrossCpuLatency.Count >= MinSamples && t.SameCpuLatency.Count >= MinSamples
+            .Where(t => c.Reported.Contains(t.Tid)
+                && t.CrossCpuLatency.Count >= MinSamples && t.SameCpuLatency.Count >= MinSamples
                 && t.CrossCpuLatency.P50Ns > t.SameCpuLatency.P50Ns)
             .ToList();
         if (threads.Count == 0) yield break;
-        var extra = threads.Sum(t => (double)t.CrossCpuLatency.Count * (t.CrossCpuLatency.P50Ns - t.SameCpuLatency.P50Ns));
+        var extra = threads.Sum(t =>
+            (double)t.CrossCpuLatency.Count * (t.CrossCpuLatency.P50Ns - t.SameCpuLatency.P50Ns));
         var cross = threads.Sum(t => t.CrossCpuLatency.Count);
         var evidenceFigures = new List<FindingFigure>
         {

@@ -4,7 +4,8 @@ using TraceLab.Analyzers.Timeline;
 
 namespace TraceLab.Reporting.Findings;
 
-/// <summary>What every rule reads: the report's sections, the findings evidence, and the severity denominator.</summary>
+/// <summary>What every rule reads: the report's sections, the findings evidence, and the severity
+/// denominator.</summary>
 public sealed class FindingContext
 {
     /// <summary>Windows listed per finding, at most.</summary>
@@ -28,10 +29,13 @@ public sealed class FindingContext
     public double Share(double ns) => ThreadTimeNs > 0 ? Math.Clamp(ns / ThreadTimeNs, 0, 1) : 0;
 
     public string NameOf(int tid) =>
-        Report.Threads.FirstOrDefault(t => t.Tid == tid) is { } t ? $"{t.Name} ({tid}{(t.Role is null ? "" : ", " + t.Role)})" : tid.ToString(CultureInfo.InvariantCulture);
+        Report.Threads.FirstOrDefault(t => t.Tid == tid) is { } t
+            ? $"{t.Name} ({tid}{(t.Role is null ? "" : ", " + t.Role)})"
+            : tid.ToString(CultureInfo.InvariantCulture);
 
     /// <summary>
-    /// The worst buckets of the summed <paramref name="series"/>, heaviest first, adjacent picks merged into one window,
+    /// The worst buckets of the summed <paramref name="series"/>, heaviest first, adjacent picks merged into one
+    /// window,
     /// as START:LENGTH (ms from the window anchor).
     /// </summary>
     public static List<string> Windows(params BucketSeries[] series)

@@ -24,7 +24,8 @@ public static class FindingEngine
         new PriorityPreemptionRule(),
     ];
 
-    public static List<FindingSection> Run(RunReport report, FindingEvidence? evidence, IEnumerable<IFindingRule>? rules = null)
+    public static List<FindingSection> Run(RunReport report, FindingEvidence? evidence,
+        IEnumerable<IFindingRule>? rules = null)
     {
         var context = new FindingContext(report, evidence);
         if (context.ThreadTimeNs <= 0) return [];
@@ -32,7 +33,8 @@ public static class FindingEngine
         return all
             .SelectMany((rule, order) => rule.Evaluate(context).Select(f => (Finding: f, Order: order)))
             .Where(x => x.Finding.Severity >= SeverityFloor)
-            .OrderByDescending(x => x.Finding.Severity).ThenBy(x => x.Order).ThenBy(x => x.Finding.Title, StringComparer.Ordinal)
+            .OrderByDescending(x => x.Finding.Severity).ThenBy(x => x.Order)
+            .ThenBy(x => x.Finding.Title, StringComparer.Ordinal)
             .Select(x => x.Finding)
             .ToList();
     }

@@ -1,6 +1,7 @@
 namespace TraceLab.Reporting.Findings;
 
-/// <summary>report.json "findings[]": one diagnosis, with the figures it rests on (docs/metrics.md, "Findings").</summary>
+/// <summary>report.json "findings[]": one diagnosis, with the figures it rests on (docs/metrics.md,
+/// "Findings").</summary>
 public sealed class FindingSection
 {
     /// <summary>Stable id of the rule that raised it (docs/metrics.md, "Findings").</summary>
@@ -11,7 +12,8 @@ public sealed class FindingSection
     public List<FindingFigure> Evidence { get; init; } = [];
     public List<int> Threads { get; init; } = [];
     public List<string> Objects { get; init; } = [];
-    /// <summary>The worst time windows, worst first, as START:LENGTH in ms from the region's begin (--timeline-window).</summary>
+    /// <summary>The worst time windows, worst first, as START:LENGTH in ms from the region's begin
+    /// (--timeline-window).</summary>
     public List<string> Windows { get; init; } = [];
     public required string Remedy { get; init; }
     /// <summary>The seed claims (docs/claims.md) the remedy rests on.</summary>

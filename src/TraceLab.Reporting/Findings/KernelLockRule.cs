@@ -17,10 +17,12 @@ public sealed class KernelLockRule : IFindingRule
     public IEnumerable<FindingSection> Evaluate(FindingContext c)
     {
         if (c.Report.Convoys is not { } convoys || c.Report.Kernel is not { Captured: true } kernel) yield break;
-        var objects = convoys.Objects.Where(o => o.Kind == "SysVSemaphore" && o.Acquisitions >= MinAcquisitions).ToList();
+        var objects = convoys.Objects
+            .Where(o => o.Kind == "SysVSemaphore" && o.Acquisitions >= MinAcquisitions).ToList();
         var totalAcquisitions = objects.Sum(o => o.Acquisitions!.Value);
         var calls = kernel.Threads.Where(t => c.Reported.Contains(t.Tid))
-            .SelectMany(t => t.Syscalls.Where(s => SemaphoreCalls.Contains(s.Name)).Select(s => (t.Tid, Call: s))).ToList();
+            .SelectMany(t => t.Syscalls.Where(s => SemaphoreCalls.Contains(s.Name)).Select(s => (t.Tid, Call: s)))
+            .ToList();
         var cpuNs = calls.Sum(x => x.Call.CpuNs);
         var readyNs = calls.Sum(x => x.Call.ReadyNs);
         foreach (var o in objects)
@@ -44,8 +46,9 @@ public sealed class KernelLockRule : IFindingRule
                 Threads = calls.Select(x => x.Tid).Distinct().Order().ToList(),
                 Objects = [o.Object],
                 Windows = c.Evidence is null ? [] : FindingContext.Windows(ObjectWindows.Blocked(c.Evidence, o.Object)),
-                Remedy = "Use a lock that takes the free case in user space (a futex-based mutex or critical section): " +
-                    "an uncontended acquisition then costs no system call and contended ones still sleep (TM1). An " +
+                Remedy = "Use a lock that takes the free case in user space (a futex-based mutex or critical " +
+                    "section): an uncontended acquisition then costs no system call and contended ones still sleep " +
+                    "(TM1). An " +
                     "event or binary semaphore instead of the mutex saves little, it is still a kernel object (TM10).",
                 Claims = ["TM1", "TM10"],
             };

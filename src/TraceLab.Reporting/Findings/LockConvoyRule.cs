@@ -18,7 +18,8 @@ public sealed class LockConvoyRule : IFindingRule
         var inConvoy = convoys.Objects.Where(o => o.Episodes > 0 && o.HandoffsInConvoys > 0).ToList();
         foreach (var o in inConvoy)
         {
-            var threads = convoys.Threads.Where(t => c.Reported.Contains(t.Tid) && o.Participants.Contains(t.Tid)).ToList();
+            var threads = convoys.Threads
+                .Where(t => c.Reported.Contains(t.Tid) && o.Participants.Contains(t.Tid)).ToList();
             double explained = 0;
             foreach (var t in threads)
             {
@@ -32,7 +33,8 @@ public sealed class LockConvoyRule : IFindingRule
                 Kind = Kind,
                 Severity = FindingEngine.Round(c.Share(Math.Max(0, explained - causes))),
                 Title = $"Lock convoy on {o.Object}: {o.HandoffsInConvoys:N0} handoffs through the wait queue in " +
-                    $"{o.Episodes:N0} episodes (longest chain {o.LongestChain:N0}), {o.ConvoyShareOfRegion:P0} of the region",
+                    $"{o.Episodes:N0} episodes (longest chain {o.LongestChain:N0}), " +
+                    $"{o.ConvoyShareOfRegion:P0} of the region",
                 Evidence =
                 [
                     Figure.Of("convoys.objects[].episodes", o.Episodes),
@@ -46,8 +48,8 @@ public sealed class LockConvoyRule : IFindingRule
                 Threads = threads.Select(t => t.Tid).ToList(),
                 Objects = [o.Object],
                 Windows = c.Evidence is null ? [] : FindingContext.Windows(ObjectWindows.Blocked(c.Evidence, o.Object)),
-                Remedy = "Hold the lock for less time, or split it, so fewer threads queue on it; a lock that goes to " +
-                    "whichever thread is running, taken in user space when free, does not pass through the queue " +
+                Remedy = "Hold the lock for less time, or split it, so fewer threads queue on it; a lock that goes " +
+                    "to whichever thread is running, taken in user space when free, does not pass through the queue " +
                     "(TM1); admitting no more threads at once than there are CPUs removes the queue (TM5). With " +
                     "kernel objects the convoy is the graceful case: it degrades less than a contended user-space " +
                     "lock (TM4).",

@@ -11,9 +11,11 @@ public sealed class OversubscriptionRule : IFindingRule
 {
     /// <summary>Runnable after preemption ÷ running, at least.</summary>
     public const double MinReadyToRun = 1.0;
-    /// <summary>Threads wanting a CPU (running or runnable after preemption or creation), on average, per CPU, at least.</summary>
+    /// <summary>Threads wanting a CPU (running or runnable after preemption or creation), on average, per CPU, at
+    /// least.</summary>
     public const double MinDemandPerCpu = 1.5;
-    /// <summary>Idle CPU time ÷ CPU time in the region, at most: with idle CPUs waiting is placement, not too many threads.</summary>
+    /// <summary>Idle CPU time ÷ CPU time in the region, at most: with idle CPUs waiting is placement, not too many
+    /// threads.</summary>
     public const double MaxIdleShare = 0.1;
 
     public string Kind => "oversubscription";
@@ -26,7 +28,8 @@ public sealed class OversubscriptionRule : IFindingRule
             .Where(x => x.Ns > 0).OrderBy(x => x.Thread.Tid).ToList();
         var threads = own.Select(x => x.Thread).ToList();
         var ready = own.Sum(x => x.Ns);
-        var behindOwn = threads.Sum(t => t.ReadyByPreemptor.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value));
+        var behindOwn = threads.Sum(t =>
+            t.ReadyByPreemptor.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value));
         var run = c.Report.Threads.Where(t => threads.Any(x => x.Tid == t.Tid)).Sum(t => t.RunNs);
         if (threads.Count == 0 || ready < MinReadyToRun * run) yield break;
         // Half again as many of them wanted a CPU, on average, as there are CPUs: more threads than CPUs, not a
@@ -50,15 +53,17 @@ public sealed class OversubscriptionRule : IFindingRule
             Figure.Of("findings.evidence.cpuDemand", demand),
             Figure.Of("findings.evidence.preemptions", threads.Sum(t => t.Preemptions)),
             Figure.Of("findings.evidence.wakePreemptions", threads.Sum(t => t.WakePreemptions)),
-            Figure.Of("threads[].involuntarySwitches", c.Report.Threads.Where(t => threads.Any(x => x.Tid == t.Tid)).Sum(t => t.InvoluntarySwitches)),
+            Figure.Of("threads[].involuntarySwitches",
+                c.Report.Threads.Where(t => threads.Any(x => x.Tid == t.Tid)).Sum(t => t.InvoluntarySwitches)),
         };
         if (idleShare is { } idle) evidenceFigures.Add(Figure.Of("smp.cpus[].idleNs (share)", idle));
         yield return new FindingSection
         {
             Kind = Kind,
             Severity = FindingEngine.Round(c.Share(ready)),
-            Title = $"Oversubscription: {threads.Count} threads waited {ready / 1e6:0.#} ms for a CPU after preemptions, " +
-                $"{(run > 0 ? ready / (double)run : 0):0.0}× their {run / 1e6:0.#} ms of running, on {c.Report.Capture.Cpus} busy CPUs " +
+            Title = $"Oversubscription: {threads.Count} threads waited {ready / 1e6:0.#} ms for a CPU after " +
+                $"preemptions, {(run > 0 ? ready / (double)run : 0):0.0}× their {run / 1e6:0.#} ms of running, " +
+                $"on {c.Report.Capture.Cpus} busy CPUs " +
                 $"({(ready > 0 ? (double)behindOwn / ready : 0):P0} of it behind the process's own threads)",
             Evidence = evidenceFigures,
             Threads = threads.Select(t => t.Tid).ToList(),

@@ -2,15 +2,18 @@ namespace TraceLab.Reporting.Findings;
 
 /// <summary>
 /// `serialization`: an object (a gate) the threads pass one at a time, each waiting far longer than a convoy
-/// handoff: two or more reported threads, and at least half of them, blocked on it, released by two or more different threads, waits averaging
+/// handoff: two or more reported threads, and at least half of them, blocked on it, released by two or more different
+/// threads, waits averaging
 /// at least <see cref="MinMeanWaitNs"/>, the waiters blocked on it at least <see cref="MinWaitersBlockedShare"/> of
 /// their time, and no convoy episode on it. Severity: the reported threads' time blocked on it.
 /// </summary>
 public sealed class SerializationRule : IFindingRule
 {
-    /// <summary>The convoy analysis's longest hold (ConvoyAnalyzer.MaxHoldNs): longer waits are not handoff costs.</summary>
+    /// <summary>The convoy analysis's longest hold (ConvoyAnalyzer.MaxHoldNs): longer waits are not handoff
+    /// costs.</summary>
     public const long MinMeanWaitNs = 1_000_000;
-    /// <summary>The waiters' blocked time on it ÷ their thread time, at least: they spend most of their time behind it.</summary>
+    /// <summary>The waiters' blocked time on it ÷ their thread time, at least: they spend most of their time behind
+    /// it.</summary>
     public const double MinWaitersBlockedShare = 0.5;
 
     public string Kind => "serialization";
@@ -21,15 +24,18 @@ public sealed class SerializationRule : IFindingRule
         foreach (var o in evidence.Objects.Values.OrderBy(o => o.Object.ToString(), StringComparer.Ordinal))
         {
             var name = o.Object.ToString();
-            var waiters = o.BlockedNs.Where(kv => c.Reported.Contains(kv.Key) && kv.Value > 0).Select(kv => kv.Key).Order().ToList();
+            var waiters = o.BlockedNs.Where(kv => c.Reported.Contains(kv.Key) && kv.Value > 0)
+                .Select(kv => kv.Key).Order().ToList();
             var releasers = o.Releasers.Count;
             // "Everything waits on it": at least half of the reported threads blocked on it.
-            if (waiters.Count < 2 || 2 * waiters.Count < c.Reported.Count || releasers < 2 || o.BlockingWaits == 0) continue;
+            if (waiters.Count < 2 || 2 * waiters.Count < c.Reported.Count || releasers < 2 || o.BlockingWaits == 0)
+                continue;
             var blocked = waiters.Sum(t => o.BlockedNs[t]);
             var mean = (double)o.BlockedNs.Values.Sum() / o.BlockingWaits;
             if (mean < MinMeanWaitNs) continue;
             if (c.Report.Convoys?.Objects.FirstOrDefault(x => x.Object == name) is { Episodes: > 0 }) continue;
-            var waitersTime = c.Report.Threads.Where(t => waiters.Contains(t.Tid)).Sum(t => t.RunNs + t.ReadyNs + t.WaitNs);
+            var waitersTime = c.Report.Threads.Where(t => waiters.Contains(t.Tid))
+                .Sum(t => t.RunNs + t.ReadyNs + t.WaitNs);
             var blockedShare = waitersTime > 0 ? (double)blocked / waitersTime : 0;
             if (blockedShare < MinWaitersBlockedShare) continue;
             var evidenceFigures = new List<FindingFigure>

@@ -18,7 +18,8 @@ public sealed class WakeWhileHoldingRule : IFindingRule
         if (c.Evidence is not { } evidence) yield break;
         foreach (var o in evidence.Objects.Values.OrderBy(o => o.Object.ToString(), StringComparer.Ordinal))
         {
-            var woken = o.WakeWhileHoldingCycles.Where(kv => c.Reported.Contains(kv.Key)).Select(kv => kv.Key).Order().ToList();
+            var woken = o.WakeWhileHoldingCycles.Where(kv => c.Reported.Contains(kv.Key))
+                .Select(kv => kv.Key).Order().ToList();
             var cycles = woken.Sum(t => o.WakeWhileHoldingCycles[t]);
             if (cycles < MinCycles && o.WakePreemptionsWhileHolding < MinCycles) continue;
             var ns = woken.Sum(t => o.WakeWhileHoldingNs.GetValueOrDefault(t));
@@ -32,8 +33,10 @@ public sealed class WakeWhileHoldingRule : IFindingRule
             {
                 Kind = Kind,
                 Severity = FindingEngine.Round(c.Share(ns + holderNs + behindNs)),
-                Title = $"Wake while holding {name}: {(woken.Count == 0 ? "threads" : string.Join(", ", woken.Select(c.NameOf)))} " +
-                    $"woken {cycles:N0} times by a thread that still held the lock and blocked on it at once; the holder, " +
+                Title = $"Wake while holding {name}: " +
+                    $"{(woken.Count == 0 ? "threads" : string.Join(", ", woken.Select(c.NameOf)))} " +
+                    $"woken {cycles:N0} times by a thread that still held the lock and blocked on it at once; " +
+                    "the holder, " +
                     $"preempted by the thread it woke, kept others waiting {o.WakePreemptionsWhileHolding:N0} times",
                 Evidence =
                 [

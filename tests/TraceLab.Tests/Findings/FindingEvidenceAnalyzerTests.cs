@@ -93,7 +93,8 @@ public sealed class FindingEvidenceAnalyzerTests
         KernelEvent.Switch(310, 0, G, 120, S, W, 120), FutexDone(320, W),
     ];
 
-    /// <summary>As above, but G's release wakes H, queued earlier; H's release wakes W at 400. The cycle still counts: 420 − 200.</summary>
+    /// <summary>As above, but G's release wakes H, queued earlier; H's release wakes W at 400. The cycle still counts:
+    /// 420 − 200.</summary>
     [Fact]
     public void Wake_while_holding_counts_when_the_release_goes_to_an_earlier_waiter()
     {

@@ -9,7 +9,8 @@ using Xunit;
 
 namespace TraceLab.Tests.Findings;
 
-/// <summary>The findings' windows in the Perfetto export: one slice per window, where the stored report puts it.</summary>
+/// <summary>The findings' windows in the Perfetto export: one slice per window, where the stored report puts
+/// it.</summary>
 public sealed class FindingsExportTests
 {
     [Fact]
