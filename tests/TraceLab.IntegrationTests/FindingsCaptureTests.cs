@@ -22,7 +22,8 @@ public sealed class FindingsCaptureTests
     private List<FindingSection> Findings(RunReport report)
     {
         Assert.NotNull(report.Findings);
-        foreach (var f in report.Findings!) _output.WriteLine($"{f.Severity:P1} {f.Kind}: {f.Title} [{string.Join(", ", f.Windows)}]");
+        foreach (var f in report.Findings!)
+            _output.WriteLine($"{f.Severity:P1} {f.Kind}: {f.Title} [{string.Join(", ", f.Windows)}]");
         foreach (var f in report.Findings)
         {
             Assert.InRange(f.Severity, FindingEngine.SeverityFloor, 1);
@@ -61,7 +62,8 @@ public sealed class FindingsCaptureTests
         Assert.Equal("yield-while-holding", top.Kind);
         Assert.Equal(["TM6"], top.Claims);
         // The holders' yields are sched_yield calls the trace shows: one per iteration and worker.
-        Assert.Equal(4 * 20000, top.Evidence.Single(e => e.Metric.EndsWith("(sched_yield)", StringComparison.Ordinal)).Value);
+        Assert.Equal(4 * 20000, top.Evidence.Single(e => e.Metric.EndsWith("(sched_yield)",
+            StringComparison.Ordinal)).Value);
     }
 
     [TracingFact]
@@ -84,7 +86,8 @@ public sealed class FindingsCaptureTests
     [TracingFact]
     public void Sixteen_cpu_bound_threads_on_two_cpus_are_oversubscription()
     {
-        using var run = Capture.Trace("throttle", "unthrottled", ("threads", "16"), ("chunk", "100000000"), ("repeat", "1"));
+        using var run = Capture.Trace("throttle", "unthrottled", ("threads", "16"), ("chunk", "100000000"), ("repeat",
+            "1"));
         var findings = Findings(run.Report);
         Assert.True(run.Report.Capture.Cpus < 16);
         var own = findings.Where(f => f.Kind != "priority-preemption").ToList();
@@ -131,7 +134,8 @@ public sealed class FindingsCaptureTests
         var perfData = Path.Combine(dir.Path, "sysbench.perf.data");
         var pidFile = Path.Combine(dir.Path, "pid");
         var events = string.Join(',', PerfRecord.Events(SyscallSet.Lock));
-        var (code, _, err) = ProcessOutput.Run("perf", "record", "-q", "-m", "16M", "-o", perfData, "-a", "-e", events, "--",
+        var (code, _, err) = ProcessOutput.Run("perf", "record", "-q", "-m", "16M", "-o", perfData, "-a", "-e",
+            events, "--",
             "sh", "-c", $"echo $$ > '{pidFile}'; exec sysbench threads --threads=4 --thread-locks=1 --time=1 run");
         Assert.True(code == 0, $"perf record exited {code}: {err}");
         var pid = int.Parse(File.ReadAllText(pidFile).Trim(), System.Globalization.CultureInfo.InvariantCulture);
@@ -149,7 +153,8 @@ public sealed class PerfProgramFactAttribute : FactAttribute
     public PerfProgramFactAttribute(string program)
     {
         var reason = PerfEnvironment.Reason.Value;
-        if (reason is null && !TestEnvironment.OnPath(program)) reason = $"{program} not installed (apt-get install -y {program})";
+        if (reason is null && !TestEnvironment.OnPath(program))
+            reason = $"{program} not installed (apt-get install -y {program})";
         if (reason is not null) Skip = reason;
     }
 }

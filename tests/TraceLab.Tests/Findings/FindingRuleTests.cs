@@ -24,7 +24,8 @@ public sealed class FindingRuleTests
         Region = new RegionSection { Source = "markers", BeginNs = 0, EndNs = 100 * Ms },
         Threads = [.. new[] { A, B, C, D }.Select(tid => new ThreadSection
         {
-            Tid = tid, Name = "w", RunNs = runMs * Ms, ReadyNs = (100 - runMs) / 2 * Ms, WaitNs = (100 - runMs) / 2 * Ms, ReadyLatency = Lat(),
+            Tid = tid, Name = "w", RunNs = runMs * Ms, ReadyNs = (100 - runMs) / 2 * Ms,
+                WaitNs = (100 - runMs) / 2 * Ms, ReadyLatency = Lat(),
         })],
     };
 
@@ -37,7 +38,8 @@ public sealed class FindingRuleTests
         Objects = [.. objects],
         Threads = [.. new[] { A, B, C, D }.Select(tid => new ConvoyThreadSection
         {
-            Tid = tid, Name = "w", TimeInConvoyNs = tid is A or B ? 60 * Ms : 0, QueueWait = Lat(), ReadyLatency = Lat(),
+            Tid = tid, Name = "w", TimeInConvoyNs = tid is A or B ? 60 * Ms : 0, QueueWait = Lat(),
+                ReadyLatency = Lat(),
         })],
     };
 
@@ -56,7 +58,8 @@ public sealed class FindingRuleTests
         Assert.Equal(0.3, f.Severity);                                  // (60 + 60) / 400
         Assert.Equal([A, B], f.Threads);
 
-        var evidence = new FindingEvidence { Objects = { [Futex] = new ObjectEvidence { Object = Futex, WaitBehindDescheduledNs = { [A] = 40 * Ms, [Other] = 500 * Ms } } } };
+        var evidence = new FindingEvidence { Objects = { [Futex] = new ObjectEvidence { Object = Futex,
+            WaitBehindDescheduledNs = { [A] = 40 * Ms, [Other] = 500 * Ms } } } };
         Assert.Equal(0.2, Assert.Single(Run(report, evidence, new LockConvoyRule())).Severity);   // (120 − 40) / 400
 
         var noEpisodes = With(Report(), convoys: Convoys(Object(Futex.ToString(), "Futex", episodes: 0)));
@@ -69,16 +72,22 @@ public sealed class FindingRuleTests
         var kernel = new KernelSection
         {
             Captured = true,
-            Threads = [new KernelThreadSection { Tid = A, Name = "w", Syscalls = [new SyscallSection { Name = "semtimedop", Calls = 200, CpuNs = 30 * Ms, ReadyNs = 10 * Ms }] }],
+            Threads = [new KernelThreadSection { Tid = A, Name = "w",
+                Syscalls = [new SyscallSection { Name = "semtimedop", Calls = 200, CpuNs = 30 * Ms,
+                    ReadyNs = 10 * Ms }] }],
         };
-        var report = With(Report(), convoys: Convoys(Object(Sem, "SysVSemaphore", 0, acquisitions: 100)), kernel: kernel);
+        var report = With(Report(), convoys: Convoys(Object(Sem, "SysVSemaphore", 0, acquisitions: 100)),
+            kernel: kernel);
         var f = Assert.Single(Run(report, null, new KernelLockRule()));
         Assert.Equal(0.1, f.Severity);                                  // (30 + 10) / 400
         Assert.Equal([Sem], f.Objects);
 
-        Assert.Empty(Run(With(Report(), convoys: Convoys(Object(Sem, "SysVSemaphore", 0, acquisitions: 99)), kernel: kernel), null, new KernelLockRule()));
-        Assert.Empty(Run(With(Report(), convoys: Convoys(Object(Futex.ToString(), "Futex", 0)), kernel: kernel), null, new KernelLockRule()));
-        Assert.Empty(Run(With(Report(), convoys: Convoys(Object(Sem, "SysVSemaphore", 0, acquisitions: 100)), kernel: new KernelSection { Captured = false }), null, new KernelLockRule()));
+        Assert.Empty(Run(With(Report(), convoys: Convoys(Object(Sem, "SysVSemaphore", 0, acquisitions: 99)),
+            kernel: kernel), null, new KernelLockRule()));
+        Assert.Empty(Run(With(Report(), convoys: Convoys(Object(Futex.ToString(), "Futex", 0)), kernel: kernel), null,
+            new KernelLockRule()));
+        Assert.Empty(Run(With(Report(), convoys: Convoys(Object(Sem, "SysVSemaphore", 0, acquisitions: 100)),
+            kernel: new KernelSection { Captured = false }), null, new KernelLockRule()));
     }
 
     [Fact]
@@ -90,7 +99,8 @@ public sealed class FindingRuleTests
             HolderDescheduledNs = { [A] = 20 * Ms, [Other] = 100 * Ms },
             WaitBehindDescheduledNs = { [B] = 40 * Ms },
         };
-        var f = Assert.Single(Run(Report(), new FindingEvidence { Objects = { [Futex] = o } }, new YieldWhileHoldingRule()));
+        var f = Assert.Single(Run(Report(), new FindingEvidence { Objects = { [Futex] = o } },
+            new YieldWhileHoldingRule()));
         Assert.Equal(0.15, f.Severity);                                 // (20 + 40) / 400
         Assert.Equal([A, B], f.Threads);
         Assert.Equal(["TM6"], f.Claims);
@@ -104,7 +114,8 @@ public sealed class FindingRuleTests
         var o = new ObjectEvidence
         {
             Object = Futex,
-            WakeWhileHoldingCycles = { [D] = 9 }, WakeWhileHoldingNs = { [D] = 20 * Ms }, WakeWhileHoldingWakers = { A },
+            WakeWhileHoldingCycles = { [D] = 9 }, WakeWhileHoldingNs = { [D] = 20 * Ms },
+                WakeWhileHoldingWakers = { A },
             HolderWakePreemptedNs = { [A] = 10 * Ms }, WaitBehindWakePreemptedNs = { [B] = 10 * Ms },
         };
         var evidence = new FindingEvidence { Objects = { [Futex] = o } };
@@ -121,7 +132,8 @@ public sealed class FindingRuleTests
     {
         ObjectEvidence Gate(long meanMs, params int[] releasers) => new()
         {
-            Object = Futex, BlockedNs = { [B] = 60 * Ms, [C] = 60 * Ms }, BlockingWaits = 120 / meanMs, Releasers = [.. releasers],
+            Object = Futex, BlockedNs = { [B] = 60 * Ms, [C] = 60 * Ms }, BlockingWaits = 120 / meanMs,
+                Releasers = [.. releasers],
         };
         FindingEvidence E(ObjectEvidence o) => new() { Objects = { [Futex] = o } };
         var f = Assert.Single(Run(Report(), E(Gate(30, A, B)), new SerializationRule()));
@@ -157,7 +169,8 @@ public sealed class FindingRuleTests
         var f = Assert.Single(Run(Report(), E(A, B, C, D), new OversubscriptionRule()));
         Assert.Equal(0.5, f.Severity);                                  // 4 × 50 / 400
         Assert.Equal(4, f.Evidence.Single(e => e.Metric == "findings.evidence.cpuDemand").Value);   // (200 + 200) / 100
-        Assert.Equal(120 * Ms, f.Evidence.Single(e => e.Metric == "findings.evidence.readyByPreemptor (reported preemptors)").Value);
+        Assert.Equal(120 * Ms,
+            f.Evidence.Single(e => e.Metric == "findings.evidence.readyByPreemptor (reported preemptors)").Value);
         Assert.Contains("(60 % of it behind the process's own threads)", f.Title);
         Assert.Empty(Run(Report(runMs: 70), E(A, B, C, D), new OversubscriptionRule()));   // 50 < 70 ms running
         Assert.Empty(Run(Report(), E(A, B), new OversubscriptionRule()));               // demand 2 < 1.5 × 2 CPUs
@@ -173,8 +186,10 @@ public sealed class FindingRuleTests
     {
         var report = With(Report(), wakeups: new WakeupSection
         {
-            Threads = [new WakeupThreadSection { Tid = A, Name = "w", SameCpuLatency = Lat(100, 5_000), CrossCpuLatency = Lat(1000, 25_000) },
-                       new WakeupThreadSection { Tid = B, Name = "w", SameCpuLatency = Lat(9, 5_000), CrossCpuLatency = Lat(1000, 25_000) }],
+            Threads = [new WakeupThreadSection { Tid = A, Name = "w", SameCpuLatency = Lat(100, 5_000),
+                CrossCpuLatency = Lat(1000, 25_000) },
+                       new WakeupThreadSection { Tid = B, Name = "w", SameCpuLatency = Lat(9, 5_000),
+                           CrossCpuLatency = Lat(1000, 25_000) }],
         });
         var f = Assert.Single(Run(report, null, new CrossCpuWakeupRule()));
         Assert.Equal(0.05, f.Severity);                                 // 1000 × 20 µs / 400 ms; B has too few samples
@@ -185,7 +200,8 @@ public sealed class FindingRuleTests
     [Fact]
     public void Priority_preemption_needs_ten_preemptions_by_higher_priorities()
     {
-        FindingEvidence E(long n) => new() { Threads = { [A] = new ThreadEvidence { Tid = A, HigherPriorityPreemptions = n, HigherPriorityReadyNs = 80 * Ms } } };
+        FindingEvidence E(long n) => new() { Threads = { [A] = new ThreadEvidence { Tid = A,
+            HigherPriorityPreemptions = n, HigherPriorityReadyNs = 80 * Ms } } };
         Assert.Equal(0.2, Assert.Single(Run(Report(), E(10), new PriorityPreemptionRule())).Severity);
         Assert.Empty(Run(Report(), E(9), new PriorityPreemptionRule()));
     }
@@ -195,13 +211,16 @@ public sealed class FindingRuleTests
     {
         var evidence = new FindingEvidence
         {
-            Threads = { [A] = new ThreadEvidence { Tid = A, HigherPriorityPreemptions = 10, HigherPriorityReadyNs = 19 * Ms } },
-            Objects = { [Futex] = new ObjectEvidence { Object = Futex, DeschedulesWhileHolding = 1, HolderDescheduledNs = { [A] = 100 * Ms } } },
+            Threads = { [A] = new ThreadEvidence { Tid = A, HigherPriorityPreemptions = 10,
+                HigherPriorityReadyNs = 19 * Ms } },
+            Objects = { [Futex] = new ObjectEvidence { Object = Futex, DeschedulesWhileHolding = 1,
+                HolderDescheduledNs = { [A] = 100 * Ms } } },
         };
         var findings = FindingEngine.Run(Report(), evidence);
         Assert.Equal(["yield-while-holding"], findings.Select(f => f.Kind));  // priority: 19/400 < 5 %
         evidence.Threads[A].HigherPriorityReadyNs = 200 * Ms;
-        Assert.Equal(["priority-preemption", "yield-while-holding"], FindingEngine.Run(Report(), evidence).Select(f => f.Kind));
+        Assert.Equal(["priority-preemption", "yield-while-holding"], FindingEngine.Run(Report(),
+            evidence).Select(f => f.Kind));
         Assert.Empty(FindingEngine.Run(Report(), new FindingEvidence()));
         var empty = Report();
         empty.Threads.Clear();
@@ -218,7 +237,8 @@ public sealed class FindingRuleTests
         Assert.True(md.IndexOf("## Findings", StringComparison.Ordinal) < md.IndexOf("| ", StringComparison.Ordinal));
         report.Findings = FindingEngine.Run(report, new FindingEvidence
         {
-            Objects = { [Futex] = new ObjectEvidence { Object = Futex, DeschedulesWhileHolding = 1, HolderDescheduledNs = { [A] = 100 * Ms } } },
+            Objects = { [Futex] = new ObjectEvidence { Object = Futex, DeschedulesWhileHolding = 1,
+                HolderDescheduledNs = { [A] = 100 * Ms } } },
         });
         md = ReportMarkdown.Render(report);
         Assert.Contains("### 1. Yield or sleep while holding futex 0x40", md);

@@ -23,8 +23,10 @@ public sealed class FindingsExportTests
         PerfettoExporter.Export(reader, ms, annotator: new FindingsAnnotator());
         var file = new PerfettoTraceFile(ms.ToArray());
 
-        var tracks = file.Tracks.Values.Where(t => t.Name.StartsWith("TraceLab finding #", StringComparison.Ordinal)).ToList();
-        Assert.Equal(stored.Findings!.Select((f, i) => $"TraceLab finding #{i + 1}: {f.Kind}"), tracks.Select(t => t.Name));
+        var tracks = file.Tracks.Values.Where(t => t.Name.StartsWith("TraceLab finding #",
+            StringComparison.Ordinal)).ToList();
+        Assert.Equal(stored.Findings!.Select((f, i) => $"TraceLab finding #{i + 1}: {f.Kind}"),
+            tracks.Select(t => t.Name));
         for (var i = 0; i < tracks.Count; i++)
         {
             var f = stored.Findings![i];
@@ -33,8 +35,10 @@ public sealed class FindingsExportTests
             var ends = events.Where(e => e.Event.Type == TrackEvent.Types.Type.SliceEnd).ToList();
             var windows = f.Windows.Select(TimelineWindow.Parse).OrderBy(w => w.StartOffsetNs).ToList();
             Assert.NotEmpty(windows);
-            Assert.Equal(windows.Select(w => (ulong)(stored.Region.BeginNs + w.StartOffsetNs)), begins.Select(b => b.Ts));
-            Assert.Equal(windows.Select(w => (ulong)Math.Min(stored.Region.EndNs, stored.Region.BeginNs + w.StartOffsetNs + w.LengthNs)), ends.Select(b => b.Ts));
+            Assert.Equal(windows.Select(w => (ulong)(stored.Region.BeginNs + w.StartOffsetNs)),
+                begins.Select(b => b.Ts));
+            Assert.Equal(windows.Select(w => (ulong)Math.Min(stored.Region.EndNs,
+                stored.Region.BeginNs + w.StartOffsetNs + w.LengthNs)), ends.Select(b => b.Ts));
             Assert.All(begins, b => Assert.StartsWith($"{f.Kind} ", b.Event.Name));
         }
     }
