@@ -14,4 +14,9 @@ internal sealed class PerfDataMetadata
     public string Cmdlines { get; set; } = "";
     public string? OsRelease { get; set; }
     public int CpuCount { get; set; }
+    /// <summary>HEADER_COMPRESSED: the data section holds zstd-compressed records (perf record -z); null when absent.</summary>
+    public PerfCompression? Compression { get; set; }
 }
+
+/// <summary>HEADER_COMPRESSED: zstd level and mmap_len, the most one COMPRESSED record inflates to.</summary>
+internal sealed record PerfCompression(int Level, uint MmapLength);

@@ -66,9 +66,12 @@ internal sealed class RoundMerger : IWindowKeeper
     private long _lastFlushed = long.MinValue;
     private KernelEvent _event;
     private readonly ViewBudget _views = new();
+    private readonly TaskRecords _tasks;
 
-    public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window)
+    public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window,
+        TaskRecords tasks)
     {
+        _tasks = tasks;
         _maxRuns = RunLimit(cpus);
         _path = path;
         _samples = samples;
@@ -108,7 +111,7 @@ internal sealed class RoundMerger : IWindowKeeper
         if (_open is null || time < _open.LastTime)
         {
             Close();
-            _open = new SampleRun(recordOffset, _lastFlushed, _window, _views);
+            _open = new SampleRun(recordOffset, _lastFlushed, _window, _views, _tasks);
             TotalRuns++;
             if (Runs > PeakRuns) PeakRuns = Runs;
         }
@@ -119,7 +122,8 @@ internal sealed class RoundMerger : IWindowKeeper
         if (time > _maxTime) _maxTime = time;
     }
 
-    public bool Full => _held >= MaxQueued || Runs >= _maxRuns;
+    /// <summary>Time to deliver older events early: too many held, too many runs, or too many decompressed bytes kept.</summary>
+    public bool Full => _held >= MaxQueued || Runs >= _maxRuns || _window.Pressure;
 
     /// <summary>FINISHED_ROUND: deliver everything up to the newest time of the previous round.</summary>
     public void FinishRound(CountingSink sink)
