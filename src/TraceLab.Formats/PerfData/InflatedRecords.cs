@@ -176,10 +176,10 @@ internal sealed unsafe class InflatedRecords : IDisposable
         }
         catch (ZstdException e)
         {
-            throw Damaged($"zstd data perf can decompress ({e.Message})");
+            throw Damaged($"zstd data that decompresses ({e.Message})");
         }
 
-        if (status == OperationStatus.InvalidData) throw Damaged("zstd data perf can decompress (the zstd stream is corrupt)");
+        if (status == OperationStatus.InvalidData) throw Damaged("zstd data that decompresses (the zstd stream is corrupt)");
         _inputAt += consumed;
         _length += written;
         _inflatedFromRecord += written;

@@ -91,7 +91,7 @@ public sealed class PerfDataReader : IKernelTraceReader
     internal int WindowBytes { get; set; } = PerfRecordStream.DefaultWindowBytes;
 
     /// <summary>Records read per perf_event_header type (index: the type; decompressed records by their own type).</summary>
-    internal IReadOnlyList<long> RecordCounts => _recordCounts;
+    internal long RecordCount(uint type) => type < (uint)_recordCounts.Length ? _recordCounts[type] : 0;
 
     /// <summary>The data section was compressed (perf record -z): bytes decompressed, and the buffer's largest size.</summary>
     internal long InflatedBytes { get; private set; }
