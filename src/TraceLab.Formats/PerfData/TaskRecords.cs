@@ -15,11 +15,14 @@ namespace TraceLab.Formats.PerfData;
 /// "thread → tid 0", a switch-in "tid 0 → thread" (whatever ran between is attributed to no thread);</item>
 /// <item>prev_state: R when the record says preempted (PERF_RECORD_MISC_SWITCH_OUT_PREEMPT), X when the thread's EXIT
 /// record came before, else S (the records do not tell S from D); priorities are not in the records (-1);</item>
+/// <item>a dying thread's last switch-out carries tid -1 (the kernel's value for a task no longer alive): prev is then
+/// the thread the CPU's previous switch-out record brought in, with prev_state X;</item>
 /// <item>FORK records are fork events when sched:sched_process_fork was not recorded, EXIT records exit events when
 /// sched:sched_process_exit was not.</item>
 /// </list>
 /// A record is placed by its sample id trailer (time, CPU, thread), so records without one (no sample_id_all, or
-/// a per-task recording without --sample-cpu) are counted but cannot be events.
+/// a per-task recording without --sample-cpu) are counted but cannot be events; nor are the FORK records perf
+/// synthesizes at time 0 for the threads already running when it starts.
 /// </summary>
 internal sealed class TaskRecords
 {
@@ -30,6 +33,8 @@ internal sealed class TaskRecords
     private readonly bool _switches, _forks, _exits;
     /// <summary>Threads whose EXIT record the scan has seen and whose last switch-out is not delivered yet.</summary>
     private readonly HashSet<int> _exited = new();
+    /// <summary>Per CPU, the thread the last switch-out record delivered switched in (for a dead prev, see <see cref="Build"/>).</summary>
+    private int[] _running = new int[64];
 
     public TaskRecords(IReadOnlyList<PerfEventAttr> attrs, IReadOnlyList<FtraceEventFormat> formats, SampleIdTrailer trailer)
     {
@@ -70,7 +75,9 @@ internal sealed class TaskRecords
     {
         time = _trailer.Time(body);
         cpu = _trailer.Cpu(body);
-        return body.Length >= _trailer.Size + MinBody(type) && time >= 0;
+        // Time 0: perf record's own FORK/COMM records for the threads that existed when it started (synthesized,
+        // not the kernel's), which say nothing about when those threads began.
+        return body.Length >= _trailer.Size + MinBody(type) && time > 0;
     }
 
     /// <summary>The event of a record <see cref="IsEvent"/> accepted (at delivery, in time order).</summary>
@@ -82,7 +89,18 @@ internal sealed class TaskRecords
             {
                 var prev = _trailer.Tid(body);
                 var next = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[4..]);
-                e = KernelEvent.Switch(time, cpu, prev, UnknownPrio, OutState(prev, misc), next, UnknownPrio);
+                if ((uint)cpu >= (uint)_running.Length) Array.Resize(ref _running, Math.Max(cpu + 1, 2 * _running.Length));
+                var state = OutState(prev, misc);
+                if (prev == -1)
+                {
+                    // The kernel writes -1 for a task no longer alive (perf_event_pid_type): the thread that exited,
+                    // the one the CPU's previous switch brought in.
+                    prev = _running[cpu];
+                    state = TaskState.ExitDead;
+                }
+
+                _running[cpu] = next;
+                e = KernelEvent.Switch(time, cpu, prev, UnknownPrio, state, next, UnknownPrio);
                 break;
             }
             case PerfRecordType.Switch:

@@ -57,6 +57,17 @@ public sealed class PerfDataSwitchRecordTests : IDisposable
     }
 
     [Fact]
+    public void A_dead_threads_switch_out_with_tid_minus_one_is_the_cpus_running_thread_exiting()
+    {
+        var (reader, events) = Read(new PerfDataBuilder { Tracepoints = false }
+            .SwitchCpuWide(100, 0, thread: 5, other: 8, @out: true)
+            .SwitchCpuWide(150, 0, thread: -1, other: 0, @out: true)
+            .FinishedRound());
+        using var _ = reader;
+        Assert.Equal(["100 [0] switch 5 (S) -> 8", "150 [0] switch 8 (X) -> 0"], events.Select(e => e.ToString()));
+    }
+
+    [Fact]
     public void Per_task_switch_records_switch_the_thread_out_to_and_in_from_no_thread()
     {
         var (reader, events) = Read(new PerfDataBuilder { Tracepoints = false }
