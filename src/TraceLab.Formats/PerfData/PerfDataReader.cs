@@ -155,6 +155,9 @@ public sealed class PerfDataReader : IKernelTraceReader
         // The kernel's LOST records and the LOST_SAMPLES records perf record writes at the end (from each event's
         // lost counter) count the same dropped samples; per CPU the larger of the two is the loss.
         for (var cpu = 0; cpu < _lost.Length; cpu++) _lost[cpu] = Math.Max(_lostRecords[cpu], _lostSamples[cpu]);
+        if (stream.IncompleteTailBytes > 0 && Info.Damage is null)
+            Info.Damage = string.Create(CultureInfo.InvariantCulture,
+                $"the compressed data ends inside a record ({stream.IncompleteTailBytes} bytes of it, left unread as perf does)");
         LateEvents = queue.LateEvents;
         PeakHeldRuns = queue.PeakRuns;
         TotalRuns = queue.TotalRuns;

@@ -70,6 +70,9 @@ internal sealed unsafe class PerfRecordStream
         _bufferFileOffset = 0;
     }
 
+    /// <summary>Bytes of a record the compressed data ended inside (perf leaves them unread too); 0 normally.</summary>
+    public int IncompleteTailBytes { get; private set; }
+
     /// <summary>The decompressing source, when the data section is compressed.</summary>
     public InflatedRecords? Inflated => _inflated;
 
@@ -151,10 +154,10 @@ internal sealed unsafe class PerfRecordStream
         _pos = (int)(at - _bufferFileOffset);
         if (!whole)
         {
-            if (left == 0) return false;
-            throw inflated.Fail(at, left < HeaderBytes
-                ? $"a record header (8 bytes), but the data ends after {left}"
-                : $"a record of {BinaryPrimitives.ReadUInt16LittleEndian(new ReadOnlySpan<byte>(_base + _pos + 6, 2))} bytes, but the data ends after {left}");
+            // perf record can end its compressed stream inside a record (seen with --switch-events -a); perf's reader
+            // keeps such a tail for a COMPRESSED record that never comes and ignores it. So does this reader, saying so.
+            IncompleteTailBytes = left;
+            return false;
         }
 
         RecordOffset = at;

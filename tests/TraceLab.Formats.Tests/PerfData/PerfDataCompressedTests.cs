@@ -141,13 +141,13 @@ public sealed class PerfDataCompressedTests : IDisposable
     }
 
     [Fact]
-    public void A_file_cut_inside_the_compressed_data_is_salvaged_and_refused_when_strict()
+    public void Compressed_data_ending_inside_a_record_reads_up_to_it_with_a_warning()
     {
         var bytes = Records(new PerfDataBuilder { Compress = true }).Build();
         // The compressed stream stops after the 30th COMPRESSED record (the later ones turned into ID_INDEX records,
-        // which carry nothing TraceLab reads): its last decompressed record is cut short.
-        var cut = RecordAt(bytes, PerfRecordType.Compressed, 30);
-        for (var n = 0; ; n++)
+        // which carry nothing TraceLab reads): its last decompressed record is cut short, as perf record itself
+        // sometimes leaves its stream; perf ignores such a tail, and so does the reader, with a warning.
+        while (true)
         {
             int at;
             try { at = RecordAt(bytes, PerfRecordType.Compressed, 30); }
@@ -155,20 +155,12 @@ public sealed class PerfDataCompressedTests : IDisposable
             bytes[at] = 69;
         }
 
-        var path = Write(bytes);
-        using (var strict = PerfDataReader.Open(path))
-        {
-            var error = Assert.Throws<TraceFormatException>(() => strict.Read(new TraceDatRoundTripTests.ListSink()));
-            Assert.Contains("but the data ends after", error.Message, StringComparison.Ordinal);
-            Assert.DoesNotContain('\n', error.Message);
-        }
-
-        var (reader, events) = ReadAll(path, salvage: true);
+        var (reader, events) = ReadAll(Write(bytes));
         using var _ = reader;
         Assert.InRange(events.Count, 100, 2999);
-        Assert.True(reader.RecordCount(PerfRecordType.Compressed) == 30);
-        Assert.Contains("skipped from offset", reader.Info.Damage, StringComparison.Ordinal);
-        Assert.True(cut > 0);
+        Assert.Equal(30, reader.RecordCount(PerfRecordType.Compressed));
+        Assert.Contains("ends inside a record", reader.Info.Damage, StringComparison.Ordinal);
+        Assert.Equal(events.Select(e => e.Timestamp).Order(), events.Select(e => e.Timestamp));
     }
 
     [Fact]
