@@ -185,7 +185,8 @@ public sealed partial class PerfDataCompressedCaptureTests
 
     /// <summary>
     /// Per thread, run time and switch count from perf's text of the SWITCH_CPU_WIDE switch-out records (an
-    /// independent reading of the rule in docs/formats.md): on each CPU a switch-out ends the running thread's slice and
+    /// independent reading of the rule in docs/formats.md): on each CPU a switch-out ends the running thread's slice
+    /// and
     /// starts next's; it counts as the thread's switch unless its tid is -1 (the kernel's value for a task no longer
     /// alive: the running thread's exit).
     /// </summary>

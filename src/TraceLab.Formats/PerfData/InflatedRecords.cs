@@ -43,7 +43,9 @@ internal sealed unsafe class InflatedRecords : IDisposable
     /// user stacks (the perf.data of ../shared/external-traces: 97x); zstd's own format allows ~32,000x.
     /// </summary>
     public const long MaxRatio = 2048;
-    /// <summary>zstd's default decompression window limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT, 128 MiB): levels 1-22 fit.</summary>
+    /// <summary>
+    /// zstd's default decompression window limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT, 128 MiB): levels 1-22 fit.
+    /// </summary>
     public const int WindowLogMax = 27;
     private const int InitialBytes = 4 << 20;
 
@@ -55,12 +57,16 @@ internal sealed unsafe class InflatedRecords : IDisposable
     private int _capacity;
     private long _origin;
     private int _length;
-    /// <summary>Input of the COMPRESSED record being inflated: its file offset, where its data starts and ends in its body.</summary>
+    /// <summary>
+    /// Input of the COMPRESSED record being inflated: its file offset, where its data starts and ends in its body.
+    /// </summary>
     private long _inputRecord = -1;
     private int _inputAt, _inputEnd;
     private long _inflatedFromRecord;
     private long _compressedTotal, _inflatedTotal;
-    /// <summary>Where the bytes in the buffer came from: (logical start, file offset of the record), in order.</summary>
+    /// <summary>
+    /// Where the bytes in the buffer came from: (logical start, file offset of the record), in order.
+    /// </summary>
     private readonly List<(long Logical, long File)> _sources = new();
 
     public InflatedRecords(PerfRecordStream outer, string path, PerfCompression compression)
@@ -82,7 +88,9 @@ internal sealed unsafe class InflatedRecords : IDisposable
     /// <summary>Bytes decompressed so far.</summary>
     public long InflatedBytes => _inflatedTotal;
 
-    /// <summary>The held bytes grew past <see cref="PressureBytes"/>: the merge should deliver older events now.</summary>
+    /// <summary>
+    /// The held bytes grew past <see cref="PressureBytes"/>: the merge should deliver older events now.
+    /// </summary>
     public bool Pressure => _length > PressureBytes;
 
     /// <summary>Largest the buffer grew (bytes).</summary>
@@ -101,7 +109,8 @@ internal sealed unsafe class InflatedRecords : IDisposable
             var avail = _origin + _length - at;
             if (avail >= HeaderBytes)
             {
-                int size = BinaryPrimitives.ReadUInt16LittleEndian(new ReadOnlySpan<byte>(_buffer + (at - _origin) + 6, 2));
+                var head = new ReadOnlySpan<byte>(_buffer + (at - _origin), HeaderBytes);
+                int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
                 // An impossible size is the caller's to report; a whole record is there.
                 if (size < HeaderBytes || avail >= size)
                 {
@@ -144,10 +153,12 @@ internal sealed unsafe class InflatedRecords : IDisposable
         if (type == PerfRecordType.Compressed2)
         {
             // u64 data_size, then the data, then padding to 8 bytes.
-            if (body.Length < 8) throw new TraceFormatException(_path, _outer.RecordOffset, "a COMPRESSED2 record with its data size");
+            if (body.Length < 8)
+                throw new TraceFormatException(_path, _outer.RecordOffset, "a COMPRESSED2 record with its data size");
             var size = BinaryPrimitives.ReadUInt64LittleEndian(body);
             if (size > (ulong)(body.Length - 8))
-                throw new TraceFormatException(_path, _outer.RecordOffset, $"a COMPRESSED2 data size within the record, found {size}");
+                throw new TraceFormatException(_path, _outer.RecordOffset,
+                    $"a COMPRESSED2 data size within the record, found {size}");
             start = 8;
             end = 8 + (int)size;
         }
@@ -179,15 +190,18 @@ internal sealed unsafe class InflatedRecords : IDisposable
             throw Damaged($"zstd data that decompresses ({e.Message})");
         }
 
-        if (status == OperationStatus.InvalidData) throw Damaged("zstd data that decompresses (the zstd stream is corrupt)");
+        if (status == OperationStatus.InvalidData)
+            throw Damaged("zstd data that decompresses (the zstd stream is corrupt)");
         _inputAt += consumed;
         _length += written;
         _inflatedFromRecord += written;
         _inflatedTotal += written;
         if (_inflatedFromRecord > _recordLimit)
-            throw Damaged($"a COMPRESSED record inflating to at most {_recordLimit:N0} bytes (HEADER_COMPRESSED mmap_len), found more");
+            throw Damaged($"a COMPRESSED record inflating to at most {_recordLimit:N0} bytes " +
+                "(HEADER_COMPRESSED mmap_len), found more");
         if (_inflatedTotal > MaxRatio * Math.Max(_compressedTotal, 1024))
-            throw Damaged($"compressed data inflating at most {MaxRatio}x (a decompression bomb?), found {_inflatedTotal:N0} bytes from {_compressedTotal:N0}");
+            throw Damaged($"compressed data inflating at most {MaxRatio}x (a decompression bomb?), " +
+                $"found {_inflatedTotal:N0} bytes from {_compressedTotal:N0}");
         // Input used up and the output not full: zstd holds nothing more of this record.
         if (_inputAt >= _inputEnd && written < output.Length) _inputRecord = -1;
         else if (consumed == 0 && written == 0) throw Damaged("zstd data that makes progress");
@@ -195,7 +209,9 @@ internal sealed unsafe class InflatedRecords : IDisposable
 
     private TraceFormatException Damaged(string expected) => new(_path, _inputRecord, expected);
 
-    /// <summary>Copies the outer stream's current record in at <paramref name="at"/>, before the bytes already there.</summary>
+    /// <summary>
+    /// Copies the outer stream's current record in at <paramref name="at"/>, before the bytes already there.
+    /// </summary>
     private void Insert(long at, Func<long> keep)
     {
         var body = _outer.Body;
@@ -269,7 +285,9 @@ internal sealed unsafe class InflatedRecords : IDisposable
         return file;
     }
 
-    /// <summary>A damage report at logical offset <paramref name="logical"/>: the file offset of its record, and where inside.</summary>
+    /// <summary>
+    /// A damage report at logical offset <paramref name="logical"/>: the file offset of its record, and where inside.
+    /// </summary>
     public TraceFormatException Fail(long logical, string expected) =>
         new(_path, FileOffsetOf(logical), string.Create(CultureInfo.InvariantCulture,
             $"{expected} (at byte {logical:N0} of the records as decompressed)"));

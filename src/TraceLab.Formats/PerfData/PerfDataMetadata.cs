@@ -2,7 +2,9 @@ using TraceLab.Formats.Ftrace;
 
 namespace TraceLab.Formats.PerfData;
 
-/// <summary>Everything outside the data section of a perf.data file, as parsed by <see cref="PerfDataMetadataParser"/>.</summary>
+/// <summary>
+/// Everything outside the data section of a perf.data file, as parsed by <see cref="PerfDataMetadataParser"/>.
+/// </summary>
 internal sealed class PerfDataMetadata
 {
     public List<PerfEventAttr> Attrs { get; } = new();
@@ -14,7 +16,9 @@ internal sealed class PerfDataMetadata
     public string Cmdlines { get; set; } = "";
     public string? OsRelease { get; set; }
     public int CpuCount { get; set; }
-    /// <summary>HEADER_COMPRESSED: the data section holds zstd-compressed records (perf record -z); null when absent.</summary>
+    /// <summary>
+    /// HEADER_COMPRESSED: the data section holds zstd-compressed records (perf record -z); null when absent.
+    /// </summary>
     public PerfCompression? Compression { get; set; }
 }
 

@@ -46,7 +46,8 @@ public sealed class PerfDataReader : IKernelTraceReader
 
         var tracepoints = meta.Attrs.Where(a => a.IsTracepoint).ToList();
         if (tracepoints.Count == 0 && !meta.Attrs.Any(a => a.ContextSwitch))
-            throw new TraceFormatException($"{path}: expected tracepoint events (perf record -e 'sched:sched_switch,...') or context switch records (perf record --switch-events), found neither");
+            throw new TraceFormatException($"{path}: expected tracepoint events " +
+                "(perf record -e 'sched:sched_switch,...') or context switch records (perf record --switch-events), found neither");
         var lead = tracepoints.Count > 0 ? tracepoints[0] : meta.Attrs[0];
         _samples = tracepoints.Count > 0 ? new SampleFormat(meta.Attrs, lead, path) : SampleFormat.WithoutTracepoints();
         _trailer = new SampleIdTrailer(lead.SampleType, meta.Attrs.All(a => a.SampleIdAll));
@@ -78,7 +79,9 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Samples that arrived older than events already delivered (perf warns about the same).</summary>
     public long LateEvents { get; private set; }
 
-    /// <summary>Runs (time-ordered stretches of the file) held at once at most while reading; see <see cref="RoundMerger"/>.</summary>
+    /// <summary>
+    /// Runs (time-ordered stretches of the file) held at once at most while reading; see <see cref="RoundMerger"/>.
+    /// </summary>
     internal int PeakHeldRuns { get; private set; }
 
     /// <summary>Runs the file was cut into (a new one wherever time goes back in file order).</summary>
@@ -87,23 +90,33 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Runs whose records the window could not keep until delivery (read again from the file).</summary>
     internal long DetachedRuns { get; private set; }
 
-    /// <summary>Size of the scan's window, which also keeps the records awaiting delivery (tests make it small).</summary>
+    /// <summary>
+    /// Size of the scan's window, which also keeps the records awaiting delivery (tests make it small).
+    /// </summary>
     internal int WindowBytes { get; set; } = PerfRecordStream.DefaultWindowBytes;
 
-    /// <summary>Records read per perf_event_header type (index: the type; decompressed records by their own type).</summary>
+    /// <summary>
+    /// Records read per perf_event_header type (index: the type; decompressed records by their own type).
+    /// </summary>
     internal long RecordCount(uint type) => type < (uint)_recordCounts.Length ? _recordCounts[type] : 0;
 
-    /// <summary>The data section was compressed (perf record -z): bytes decompressed, and the buffer's largest size.</summary>
+    /// <summary>
+    /// The data section was compressed (perf record -z): bytes decompressed, and the buffer's largest size.
+    /// </summary>
     internal long InflatedBytes { get; private set; }
     internal int PeakInflateBuffer { get; private set; }
 
-    /// <summary>Switch events came from SWITCH / SWITCH_CPU_WIDE records (no sched_switch tracepoint recorded).</summary>
+    /// <summary>
+    /// Switch events came from SWITCH / SWITCH_CPU_WIDE records (no sched_switch tracepoint recorded).
+    /// </summary>
     internal bool SwitchesFromRecords => _tasks.SwitchesFromRecords;
 
     /// <summary>FINISHED_ROUND records read.</summary>
     internal long Rounds { get; private set; }
 
-    /// <summary>Bytes of the file mapped by the run cursors at once at most for events awaiting delivery (besides the window).</summary>
+    /// <summary>
+    /// Bytes of the file mapped by the run cursors at once at most for events awaiting delivery (besides the window).
+    /// </summary>
     internal long PeakHeldBufferBytes { get; private set; }
 
     /// <exception cref="TraceFormatException">The file is not a readable perf.data with tracepoint samples.</exception>
@@ -147,7 +160,8 @@ public sealed class PerfDataReader : IKernelTraceReader
                 PeakInflateBuffer = inflated.PeakCapacity;
             }
 
-            // The window is a mapping of the file (or the decompression buffer): released whether the read ends or fails.
+            // The window is a mapping of the file (or the decompression buffer): released whether the read ends or
+            // fails.
             queue.Release();
             stream.Release();
         }
@@ -156,8 +170,11 @@ public sealed class PerfDataReader : IKernelTraceReader
         // lost counter) count the same dropped samples; per CPU the larger of the two is the loss.
         for (var cpu = 0; cpu < _lost.Length; cpu++) _lost[cpu] = Math.Max(_lostRecords[cpu], _lostSamples[cpu]);
         if (stream.IncompleteTailBytes > 0 && Info.Damage is null)
+        {
+            var tail = stream.IncompleteTailBytes;
             Info.Damage = string.Create(CultureInfo.InvariantCulture,
-                $"the compressed data ends inside a record ({stream.IncompleteTailBytes} bytes of it, left unread as perf does)");
+                $"the compressed data ends inside a record ({tail} bytes of it, left unread as perf does)");
+        }
         LateEvents = queue.LateEvents;
         PeakHeldRuns = queue.PeakRuns;
         TotalRuns = queue.TotalRuns;
@@ -169,7 +186,9 @@ public sealed class PerfDataReader : IKernelTraceReader
         Info.UnknownEvents = _decoder.UnknownEventCount;
     }
 
-    /// <summary>Reads the records in file order; events are held for the merge (or delivered late), the rest applied.</summary>
+    /// <summary>
+    /// Reads the records in file order; events are held for the merge (or delivered late), the rest applied.
+    /// </summary>
     private void Scan(PerfRecordStream stream, RoundMerger queue, CountingSink counter, CancellationToken cancellationToken)
     {
         long records = 0, check = 0x10000;
@@ -204,7 +223,8 @@ public sealed class PerfDataReader : IKernelTraceReader
                     case PerfRecordType.Compressed2:
                         // perf itself cannot read these without HEADER_COMPRESSED (its buffer size is there).
                         throw new TraceFormatException(_path, stream.RecordOffset,
-                            "no COMPRESSED record in a perf.data without the HEADER_COMPRESSED feature (perf cannot read it either)");
+                            "no COMPRESSED record in a perf.data without the HEADER_COMPRESSED feature " +
+                            "(perf cannot read it either)");
                 }
             }
         }
@@ -250,9 +270,11 @@ public sealed class PerfDataReader : IKernelTraceReader
         switch (_samples.Parse(body, out var time, out var cpu, out var raw))
         {
             case SampleParse.NoPayload: return;
-            case SampleParse.UnknownId: throw Fail(recordOffset, "a sample whose id belongs to one of the file's events");
+            case SampleParse.UnknownId:
+                throw Fail(recordOffset, "a sample whose id belongs to one of the file's events");
             case SampleParse.TooShort:
-                throw Fail(recordOffset, $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
+                throw Fail(recordOffset,
+                    $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
         }
 
         // The CPU indexes per-CPU state in every analyzer: a corrupt one must not pass as a huge CPU number.
@@ -271,7 +293,9 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (queue.Full) queue.FlushHalf(sink);
     }
 
-    /// <summary>Highest CPU seen so far + 1, as <see cref="TraceInfo.CpuCount"/> grows (kept here: read per sample).</summary>
+    /// <summary>
+    /// Highest CPU seen so far + 1, as <see cref="TraceInfo.CpuCount"/> grows (kept here: read per sample).
+    /// </summary>
     private int _cpusSeen;
 
     private void SeeCpu(int cpu)
@@ -293,13 +317,16 @@ public sealed class PerfDataReader : IKernelTraceReader
     private TraceFormatException TooShort(long recordOffset, ReadOnlySpan<byte> raw) =>
         Fail(recordOffset, $"a tracepoint payload long enough for its event type ({raw.Length} bytes is too short)");
 
-    /// <summary>Damage at a record: its file offset (when decompressing, of the COMPRESSED record it came from).</summary>
+    /// <summary>
+    /// Damage at a record: its file offset (when decompressing, of the COMPRESSED record it came from).
+    /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private TraceFormatException Fail(long recordOffset, string expected) =>
         _stream?.Fail(recordOffset, expected) ?? new TraceFormatException(_path, recordOffset, expected);
 
     /// <summary>
-    /// SWITCH, SWITCH_CPU_WIDE, FORK, EXIT: noted in file order, and queued for the merge when <see cref="TaskRecords"/>
+    /// SWITCH, SWITCH_CPU_WIDE, FORK, EXIT: noted in file order, and queued for the merge when <see
+    /// cref="TaskRecords"/>
     /// makes them events (built at delivery, like samples decoded then).
     /// </summary>
     private void Task(PerfRecordStream stream, RoundMerger queue, CountingSink sink)
@@ -308,7 +335,8 @@ public sealed class PerfDataReader : IKernelTraceReader
         var type = stream.Type;
         _tasks.Scan(type, body);
         if (!_tasks.IsEvent(type, stream.Misc) || !_tasks.Place(type, body, out var time, out var cpu)) return;
-        if ((uint)cpu >= (uint)_cpuLimit) throw Fail(stream.RecordOffset, $"a record CPU below {_cpuLimit}, found {cpu}");
+        if ((uint)cpu >= (uint)_cpuLimit)
+            throw Fail(stream.RecordOffset, $"a record CPU below {_cpuLimit}, found {cpu}");
         if (cpu >= _cpusSeen) SeeCpu(cpu);
         if (queue.IsLate(time))
         {
@@ -332,7 +360,9 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (tid > 0 && !comm.IsEmpty) _decoder.SetThreadName(tid, comm);
     }
 
-    /// <summary>PERF_RECORD_LOST (u64 id, u64 lost) or PERF_RECORD_LOST_SAMPLES (u64 lost), counted on the trailer's CPU.</summary>
+    /// <summary>
+    /// PERF_RECORD_LOST (u64 id, u64 lost) or PERF_RECORD_LOST_SAMPLES (u64 lost), counted on the trailer's CPU.
+    /// </summary>
     private void Lost(ReadOnlySpan<byte> body, int countOffset, long[] into)
     {
         if (body.Length < countOffset + 8) return;

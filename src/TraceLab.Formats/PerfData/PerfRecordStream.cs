@@ -33,7 +33,9 @@ internal sealed unsafe class PerfRecordStream
     private readonly SafeFileHandle _handle;
     private readonly string _path;
     private readonly long _end;
-    /// <summary>Where the data ends in fact: a header may claim more than the file holds (then the data is cut short).</summary>
+    /// <summary>
+    /// Where the data ends in fact: a header may claim more than the file holds (then the data is cut short).
+    /// </summary>
     private readonly long _available;
     private readonly int _windowBytes;
     private MemoryMappedFile? _file;
@@ -43,7 +45,9 @@ internal sealed unsafe class PerfRecordStream
     private int _bufferLength;
     private int _pos;
     private int _bodyStart, _bodyLength;
-    /// <summary>perf record -z: the records come decompressed from here (offsets are then logical, see <see cref="Fail"/>).</summary>
+    /// <summary>
+    /// perf record -z: the records come decompressed from here (offsets are then logical, see <see cref="Fail"/>).
+    /// </summary>
     private readonly InflatedRecords? _inflated;
     private readonly Func<long> _keepFrom;
 
@@ -63,10 +67,12 @@ internal sealed unsafe class PerfRecordStream
     /// the records as written, through <see cref="InflatedRecords"/>. Records awaiting delivery stay in its buffer
     /// (nothing is read twice from the file: the compressed stream cannot be entered in the middle).
     /// </summary>
-    public PerfRecordStream(SafeFileHandle handle, string path, long offset, long size, PerfCompression compression, int windowBytes = DefaultWindowBytes)
+    public PerfRecordStream(SafeFileHandle handle, string path, long offset, long size, PerfCompression compression,
+        int windowBytes = DefaultWindowBytes)
         : this(handle, path, offset, size, windowBytes)
     {
-        _inflated = new InflatedRecords(new PerfRecordStream(handle, path, offset, size, windowBytes), path, compression);
+        var written = new PerfRecordStream(handle, path, offset, size, windowBytes);
+        _inflated = new InflatedRecords(written, path, compression);
         _bufferFileOffset = 0;
     }
 
@@ -76,20 +82,30 @@ internal sealed unsafe class PerfRecordStream
     /// <summary>The decompressing source, when the data section is compressed.</summary>
     public InflatedRecords? Inflated => _inflated;
 
-    /// <summary>The events held in the decompression buffer grew large: the merge should deliver older ones now.</summary>
+    /// <summary>
+    /// The events held in the decompression buffer grew large: the merge should deliver older ones now.
+    /// </summary>
     public bool Pressure => _inflated is { Pressure: true };
 
-    /// <summary>A damage report for the record at <paramref name="offset"/> (a file offset, or a logical one when decompressing).</summary>
+    /// <summary>
+    /// A damage report for the record at <paramref name="offset"/> (a file offset, or a logical one when
+    /// decompressing).
+    /// </summary>
     public TraceFormatException Fail(long offset, string expected) =>
         _inflated is { } inflated ? inflated.Fail(offset, expected) : new TraceFormatException(_path, offset, expected);
 
-    /// <summary>The file offset of <paramref name="offset"/> (the COMPRESSED record it came from, when decompressing).</summary>
+    /// <summary>
+    /// The file offset of <paramref name="offset"/> (the COMPRESSED record it came from, when decompressing).
+    /// </summary>
     public long FileOffsetOf(long offset) => _inflated?.FileOffsetOf(offset) ?? offset;
 
     /// <summary>Who keeps earlier records in the window (the merge); null keeps nothing behind the scan.</summary>
     public IWindowKeeper? Keeper { get; set; }
 
-    /// <summary>The window's bytes; <see cref="BufferFileOffset"/> is the file offset of its first byte. Changes when the scan moves on.</summary>
+    /// <summary>
+    /// The window's bytes; <see cref="BufferFileOffset"/> is the file offset of its first byte. Changes when the scan
+    /// moves on.
+    /// </summary>
     public ReadOnlySpan<byte> Window => new(_base, _bufferLength);
 
     public long BufferFileOffset => _bufferFileOffset;
@@ -155,7 +171,8 @@ internal sealed unsafe class PerfRecordStream
         if (!whole)
         {
             // perf record can end its compressed stream inside a record (seen with --switch-events -a); perf's reader
-            // keeps such a tail for a COMPRESSED record that never comes and ignores it. So does this reader, saying so.
+            // keeps such a tail for a COMPRESSED record that never comes and ignores it. So does this reader, saying
+            // so.
             IncompleteTailBytes = left;
             return false;
         }
@@ -165,7 +182,8 @@ internal sealed unsafe class PerfRecordStream
         Type = BinaryPrimitives.ReadUInt32LittleEndian(head);
         Misc = BinaryPrimitives.ReadUInt16LittleEndian(head[4..]);
         int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
-        if (size < HeaderBytes) throw inflated.Fail(at, $"a record size of at least 8 bytes, found {size} (type {Type})");
+        if (size < HeaderBytes)
+            throw inflated.Fail(at, $"a record size of at least 8 bytes, found {size} (type {Type})");
         // AUX data is written beside the compressed records, never inside them.
         if (Type == PerfRecordType.Auxtrace || PerfRecordType.IsCompressed(Type))
             throw inflated.Fail(at, $"a record that can be inside compressed data, found type {Type}");
@@ -202,7 +220,9 @@ internal sealed unsafe class PerfRecordStream
     private TraceFormatException Past(long size) =>
         new(_path, RecordOffset, $"a record of {size} bytes (type {Type}) inside the data section ending at offset {_end}");
 
-    /// <summary>Makes <paramref name="count"/> bytes from the current position available; false if the section has fewer.</summary>
+    /// <summary>
+    /// Makes <paramref name="count"/> bytes from the current position available; false if the section has fewer.
+    /// </summary>
     private bool Ensure(int count)
     {
         if (_bufferLength - _pos >= count) return true;

@@ -1,6 +1,8 @@
 namespace TraceLab.Formats.PerfData;
 
-/// <summary>perf_event_header.type values TraceLab reads (include/uapi/linux/perf_event.h, tools/perf/util/event.h).</summary>
+/// <summary>
+/// perf_event_header.type values TraceLab reads (include/uapi/linux/perf_event.h, tools/perf/util/event.h).
+/// </summary>
 internal static class PerfRecordType
 {
     public const uint Lost = 2;
@@ -11,14 +13,18 @@ internal static class PerfRecordType
     public const uint LostSamples = 13;
     /// <summary>Context switch of a task the event follows (per-task event): misc tells in from out.</summary>
     public const uint Switch = 14;
-    /// <summary>Context switch on a CPU (CPU-wide event, perf record -a --switch-events): with the other task's pid/tid.</summary>
+    /// <summary>
+    /// Context switch on a CPU (CPU-wide event, perf record -a --switch-events): with the other task's pid/tid.
+    /// </summary>
     public const uint SwitchCpuWide = 15;
     /// <summary>First type perf itself (not the kernel) writes into the file.</summary>
     public const uint UserTypeStart = 64;
     public const uint FinishedRound = 68;
     public const uint Auxtrace = 71;
     public const uint Compressed = 81;
-    /// <summary>Newer perf: a COMPRESSED record with a u64 data size after the header and the record padded to 8 bytes.</summary>
+    /// <summary>
+    /// Newer perf: a COMPRESSED record with a u64 data size after the header and the record padded to 8 bytes.
+    /// </summary>
     public const uint Compressed2 = 83;
 
     public static bool IsCompressed(uint type) => type is Compressed or Compressed2;

@@ -48,7 +48,9 @@ internal sealed class RoundMerger : IWindowKeeper
     /// </summary>
     internal const int RunViewBytes = 4 * 1024 * 1024;
     private const int MinRunViewBytes = 16 * 1024;
-    /// <summary>All cursor views together stay about this size when many runs are held at once (2 CPUs: 4 runs of 4 MiB).</summary>
+    /// <summary>
+    /// All cursor views together stay about this size when many runs are held at once (2 CPUs: 4 runs of 4 MiB).
+    /// </summary>
     private const int ViewBudgetBytes = 16 * 1024 * 1024;
 
     private readonly string _path;
@@ -89,7 +91,9 @@ internal sealed class RoundMerger : IWindowKeeper
     /// <summary>Runs held at once, at most (scanned and not yet delivered to the end).</summary>
     public int PeakRuns { get; private set; }
 
-    /// <summary>Bytes of the file the cursors have mapped at once, at most: what holding events costs instead of the events.</summary>
+    /// <summary>
+    /// Bytes of the file the cursors have mapped at once, at most: what holding events costs instead of the events.
+    /// </summary>
     public long PeakBufferBytes => _views.Peak;
 
     /// <summary>Runs the window could not keep: their cursors read the records from the file again.</summary>
@@ -100,12 +104,16 @@ internal sealed class RoundMerger : IWindowKeeper
 
     private int Runs => _scanned.Count + _heapCount + (_open is null ? 0 : 1);
 
-    /// <summary>True when <paramref name="time"/> is older than what was already delivered (the caller delivers it directly).</summary>
+    /// <summary>
+    /// True when <paramref name="time"/> is older than what was already delivered (the caller delivers it directly).
+    /// </summary>
     public bool IsLate(long time) => time < _lastFlushed;
 
     public void CountLate() => LateEvents++;
 
-    /// <summary>An event the scan keeps: its time and its record's file range (the caller has checked the record).</summary>
+    /// <summary>
+    /// An event the scan keeps: its time and its record's file range (the caller has checked the record).
+    /// </summary>
     public void Add(long time, long recordOffset, long recordEnd)
     {
         if (_open is null || time < _open.LastTime)
@@ -122,7 +130,9 @@ internal sealed class RoundMerger : IWindowKeeper
         if (time > _maxTime) _maxTime = time;
     }
 
-    /// <summary>Time to deliver older events early: too many held, too many runs, or too many decompressed bytes kept.</summary>
+    /// <summary>
+    /// Time to deliver older events early: too many held, too many runs, or too many decompressed bytes kept.
+    /// </summary>
     public bool Full => _held >= MaxQueued || Runs >= _maxRuns || _window.Pressure;
 
     /// <summary>FINISHED_ROUND: deliver everything up to the newest time of the previous round.</summary>
@@ -156,7 +166,10 @@ internal sealed class RoundMerger : IWindowKeeper
         _open = null;
     }
 
-    /// <summary>Delivers, in (time, file offset) order, up to <paramref name="count"/> held events of time ≤ <paramref name="limit"/>.</summary>
+    /// <summary>
+    /// Delivers, in (time, file offset) order, up to <paramref name="count"/> held events of time ≤ <paramref
+    /// name="limit"/>.
+    /// </summary>
     private void Merge(long limit, long count, CountingSink sink)
     {
         // A flush may change the late limit, so the run being scanned ends here.
@@ -218,7 +231,9 @@ internal sealed class RoundMerger : IWindowKeeper
 
     public void DetachAll() => KeepFrom(long.MaxValue);
 
-    /// <summary>Where <paramref name="run"/> needs the window from; a run needing bytes before the floor is detached.</summary>
+    /// <summary>
+    /// Where <paramref name="run"/> needs the window from; a run needing bytes before the floor is detached.
+    /// </summary>
     private long Keep(SampleRun run, long floor)
     {
         if (!run.InWindow) return long.MaxValue;

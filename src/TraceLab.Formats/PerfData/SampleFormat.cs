@@ -45,7 +45,9 @@ internal sealed class SampleFormat
     private readonly int _idOffset;
     private const int MaxIdTable = 1 << 16;
 
-    /// <summary>No tracepoint was recorded: no sample is an event (the task records are, see <see cref="TaskRecords"/>).</summary>
+    /// <summary>
+    /// No tracepoint was recorded: no sample is an event (the task records are, see <see cref="TaskRecords"/>).
+    /// </summary>
     private readonly bool _none;
 
     private SampleFormat()

@@ -187,7 +187,9 @@ internal readonly struct SampleIdTrailer
 
     /// <summary>The thread (TID) in the trailer; -1 when absent.</summary>
     public int Tid(ReadOnlySpan<byte> body) =>
-        _tidFromEnd < 0 || body.Length < _tidFromEnd ? -1 : (int)BinaryPrimitives.ReadUInt32LittleEndian(body[^_tidFromEnd..]);
+        _tidFromEnd < 0 || body.Length < _tidFromEnd
+            ? -1
+            : (int)BinaryPrimitives.ReadUInt32LittleEndian(body[^_tidFromEnd..]);
 
     public long Time(ReadOnlySpan<byte> body) =>
         _timeFromEnd < 0 || body.Length < _timeFromEnd ? -1 : (long)BinaryPrimitives.ReadUInt64LittleEndian(body[^_timeFromEnd..]);

@@ -226,7 +226,8 @@ internal sealed unsafe class SampleRun
     /// <summary>A task record the scan queued as an event (the same rule decides): built now, at delivery.</summary>
     private bool TaskEvent(uint type, ushort misc, ReadOnlySpan<byte> body, long offset)
     {
-        if (!_tasks.IsEvent(type, misc) || !_tasks.Place(type, body, out var time, out var cpu) || time < LateLimit) return false;
+        if (!_tasks.IsEvent(type, misc) || !_tasks.Place(type, body, out var time, out var cpu) || time < LateLimit)
+            return false;
         _tasks.Build(type, misc, body, time, cpu, ref _task);
         _isTask = true;
         Time = time;

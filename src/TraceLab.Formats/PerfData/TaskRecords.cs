@@ -33,10 +33,13 @@ internal sealed class TaskRecords
     private readonly bool _switches, _forks, _exits;
     /// <summary>Threads whose EXIT record the scan has seen and whose last switch-out is not delivered yet.</summary>
     private readonly HashSet<int> _exited = new();
-    /// <summary>Per CPU, the thread the last switch-out record delivered switched in (for a dead prev, see <see cref="Build"/>).</summary>
+    /// <summary>
+    /// Per CPU, the thread the last switch-out record delivered switched in (for a dead prev, see <see cref="Build"/>).
+    /// </summary>
     private int[] _running = new int[64];
 
-    public TaskRecords(IReadOnlyList<PerfEventAttr> attrs, IReadOnlyList<FtraceEventFormat> formats, SampleIdTrailer trailer)
+    public TaskRecords(IReadOnlyList<PerfEventAttr> attrs, IReadOnlyList<FtraceEventFormat> formats,
+        SampleIdTrailer trailer)
     {
         _trailer = trailer;
         bool Recorded(string name) => formats.Any(f => f.System == "sched" && f.Name == name
@@ -47,7 +50,9 @@ internal sealed class TaskRecords
         _exits = placed && !Recorded("sched_process_exit");
     }
 
-    /// <summary>Switch events come from SWITCH / SWITCH_CPU_WIDE records (no sched_switch tracepoint in the file).</summary>
+    /// <summary>
+    /// Switch events come from SWITCH / SWITCH_CPU_WIDE records (no sched_switch tracepoint in the file).
+    /// </summary>
     public bool SwitchesFromRecords => _switches;
 
     /// <summary>True when the record of <paramref name="type"/> with <paramref name="misc"/> is an event.</summary>
@@ -61,7 +66,9 @@ internal sealed class TaskRecords
         _ => false,
     };
 
-    /// <summary>What the scan (in file order) notes of a task record, event or not: exits and forks of threads.</summary>
+    /// <summary>
+    /// What the scan (in file order) notes of a task record, event or not: exits and forks of threads.
+    /// </summary>
     public void Scan(uint type, ReadOnlySpan<byte> body)
     {
         if (!_switches || body.Length < 16) return;
@@ -89,7 +96,8 @@ internal sealed class TaskRecords
             {
                 var prev = _trailer.Tid(body);
                 var next = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[4..]);
-                if ((uint)cpu >= (uint)_running.Length) Array.Resize(ref _running, Math.Max(cpu + 1, 2 * _running.Length));
+                if ((uint)cpu >= (uint)_running.Length)
+                    Array.Resize(ref _running, Math.Max(cpu + 1, 2 * _running.Length));
                 var state = OutState(prev, misc);
                 if (prev == -1)
                 {

@@ -35,10 +35,15 @@ internal sealed class PerfDataBuilder
     /// <summary>HEADER_COMPRESSED mmap_len: the most one COMPRESSED record may inflate to.</summary>
     public uint MmapLength { get; init; } = 1 << 20;
 
-    /// <summary>False: no tracepoint and no tracing data, a software event recording context switches instead.</summary>
+    /// <summary>
+    /// False: no tracepoint and no tracing data, a software event recording context switches instead.
+    /// </summary>
     public bool Tracepoints { get; init; } = true;
 
-    /// <summary>With <see cref="Tracepoints"/>: also set context_switch on the tracepoint attr (SWITCH records beside sched_switch).</summary>
+    /// <summary>
+    /// With <see cref="Tracepoints"/>: also set context_switch on the tracepoint attr (SWITCH records beside
+    /// sched_switch).
+    /// </summary>
     public bool ContextSwitch { get; init; }
 
     public PerfDataBuilder Sample(long time, int cpu, byte[] raw)
@@ -70,7 +75,10 @@ internal sealed class PerfDataBuilder
         return this;
     }
 
-    /// <summary>PERF_RECORD_SWITCH_CPU_WIDE: prev (the sample id's thread) leaves for next (switch-out record), or the reverse (switch-in).</summary>
+    /// <summary>
+    /// PERF_RECORD_SWITCH_CPU_WIDE: prev (the sample id's thread) leaves for next (switch-out record), or the reverse
+    /// (switch-in).
+    /// </summary>
     public PerfDataBuilder SwitchCpuWide(long time, int cpu, int thread, int other, bool @out, bool preempt = false)
     {
         var body = new List<byte>();
@@ -117,7 +125,9 @@ internal sealed class PerfDataBuilder
         return Record(2, body);
     }
 
-    /// <summary>A record type the reader does not model (PERF_RECORD_MMAP2 stand-in), which it must step over.</summary>
+    /// <summary>
+    /// A record type the reader does not model (PERF_RECORD_MMAP2 stand-in), which it must step over.
+    /// </summary>
     public PerfDataBuilder Other(uint type, int size) => Record(type, new byte[size - 8].ToList());
 
     public byte[] Build()

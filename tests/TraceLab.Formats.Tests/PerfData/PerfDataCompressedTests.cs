@@ -44,7 +44,9 @@ public sealed class PerfDataCompressedTests : IDisposable
         return (reader, sink.Events);
     }
 
-    /// <summary>Two CPUs' buffers written in turn per round (out of order within a round), names and loss on the way.</summary>
+    /// <summary>
+    /// Two CPUs' buffers written in turn per round (out of order within a round), names and loss on the way.
+    /// </summary>
     private static PerfDataBuilder Records(PerfDataBuilder b, int count = 3000)
     {
         for (var i = 0; i < count; i++)
@@ -166,7 +168,8 @@ public sealed class PerfDataCompressedTests : IDisposable
     [Fact]
     public void A_record_inflating_beyond_mmap_len_is_refused_as_a_bomb()
     {
-        // 2 MB of zero-filled samples in one flush compress to a few KB; mmap_len says one record inflates to 64 KiB at most.
+        // 2 MB of zero-filled samples in one flush compress to a few KB; mmap_len says one record inflates to 64 KiB at
+        // most.
         var b = new PerfDataBuilder { Compress = true, CompressChunk = 1 << 22, MmapLength = 64 * 1024 };
         var zeros = TestTraceFile.Switch(1, 2).Concat(new byte[400]).ToArray();
         for (var i = 0; i < 5000; i++) b.Sample(i, 0, zeros);
