@@ -39,9 +39,11 @@ public sealed partial class PerfDataCompressedCaptureTests
             Assert.True(perf.Timehist.TryGetValue(wt.Tid, out var th), $"perf sched timehist has no row for {wt.Tid}");
             var switches = ours.VoluntarySwitches + ours.InvoluntarySwitches;
             var exitSlice = perf.ExitSliceNs.GetValueOrDefault(wt.Tid);
-            _output.WriteLine($"tid {wt.Tid}: run {ours.RunNs} ns vs timehist {th.RunNs} + exit slice {exitSlice}; switches {switches} vs sched-in {th.SchedIns}");
+            _output.WriteLine($"tid {wt.Tid}: run {ours.RunNs} ns vs timehist {th.RunNs} + exit slice {exitSlice}; " +
+                $"switches {switches} vs sched-in {th.SchedIns}");
             Check(failures, $"{wt.Tid} switches vs timehist sched-in", switches, th.SchedIns, 0);
-            if (zReport.Capture.ChainBreaksInRegion == 0) Check(failures, $"{wt.Tid} run time", ours.RunNs, th.RunNs + exitSlice, 1000);
+            if (zReport.Capture.ChainBreaksInRegion == 0)
+                Check(failures, $"{wt.Tid} run time", ours.RunNs, th.RunNs + exitSlice, 1000);
         }
 
         Assert.True(failures.Count == 0, string.Join("\n", failures));
@@ -62,12 +64,14 @@ public sealed partial class PerfDataCompressedCaptureTests
             var ours = report.Threads.Single(t => t.Tid == wt.Tid);
             var (run, switches) = oracle.GetValueOrDefault(wt.Tid);
             var ourSwitches = ours.VoluntarySwitches + ours.InvoluntarySwitches;
-            _output.WriteLine($"tid {wt.Tid}: run {ours.RunNs} ns vs perf script {run}; switches {ourSwitches} vs {switches}");
+            _output.WriteLine(
+                $"tid {wt.Tid}: run {ours.RunNs} ns vs perf script {run}; switches {ourSwitches} vs {switches}");
             Check(failures, $"{wt.Tid} switches", ourSwitches, switches, 0);
             if (report.Capture.ChainBreaksInRegion == 0) Check(failures, $"{wt.Tid} run time", ours.RunNs, run, 1000);
         }
 
-        Assert.True(report.Threads.Sum(t => t.VoluntarySwitches + t.InvoluntarySwitches) > 0, "the workload's threads switched");
+        var all = report.Threads.Sum(t => t.VoluntarySwitches + t.InvoluntarySwitches);
+        Assert.True(all > 0, "the workload's threads switched");
         Assert.True(failures.Count == 0, string.Join("\n", failures));
     }
 
@@ -81,7 +85,8 @@ public sealed partial class PerfDataCompressedCaptureTests
         File.WriteAllBytes(plain, Decompress(File.ReadAllBytes(z)));
         var zr = AnalysisPipeline.Analyze(z, workload, run: null, partial: false, pid: workload.Pid);
         var pr = AnalysisPipeline.Analyze(plain, workload, run: null, partial: false, pid: workload.Pid);
-        _output.WriteLine($"-z: {new FileInfo(z).Length:N0} bytes, {zr.Capture.Events:N0} events; decompressed: {new FileInfo(plain).Length:N0} bytes, {pr.Capture.Events:N0} events");
+        _output.WriteLine($"-z: {new FileInfo(z).Length:N0} bytes, {zr.Capture.Events:N0} events; " +
+            $"decompressed: {new FileInfo(plain).Length:N0} bytes, {pr.Capture.Events:N0} events");
         Assert.True(new FileInfo(z).Length < new FileInfo(plain).Length, "the capture was compressed");
         Assert.Equal(pr.Capture.Events, zr.Capture.Events);
         Assert.Equal(pr.Capture.LostEvents, zr.Capture.LostEvents);
@@ -170,7 +175,8 @@ public sealed partial class PerfDataCompressedCaptureTests
     private static (string PerfData, WorkloadResult Workload) Record(string dir, string[] options)
     {
         var def = WorkloadCatalog.All.Single(w => w.Name == "timemutex");
-        var values = def.Resolve(def.FindScenario("mutex")!, new Dictionary<string, string> { ["iterations"] = "20000" });
+        var iterations = new Dictionary<string, string> { ["iterations"] = "20000" };
+        var values = def.Resolve(def.FindScenario("mutex")!, iterations);
         var exe = new NativeWorkloadBuilder(RepoPaths.Root).EnsureBuilt("timemutex");
         var perfData = Path.Combine(dir, "capture.perf.data");
         var result = Path.Combine(dir, "workload.json");
@@ -194,7 +200,9 @@ public sealed partial class PerfDataCompressedCaptureTests
     {
         var result = new Dictionary<int, (long RunNs, long Switches)>();
         var running = new Dictionary<int, (int Tid, long Since)>();
-        foreach (var line in ProcessOutput.Lines("perf", "script", "-i", perfData, "--ns", "--show-switch-events", "-F", "tid,cpu,time"))
+        var lines = ProcessOutput.Lines(
+            "perf", "script", "-i", perfData, "--ns", "--show-switch-events", "-F", "tid,cpu,time");
+        foreach (var line in lines)
         {
             // "13746 [001]   455.433033123: PERF_RECORD_SWITCH_CPU_WIDE OUT preempt  next pid/tid: 13747/13799"
             var m = SwitchOut().Match(line);
@@ -218,7 +226,8 @@ public sealed partial class PerfDataCompressedCaptureTests
         return result;
     }
 
-    [GeneratedRegex(@"^\s*(?<tid>-?\d+)\s+\[(?<cpu>\d+)\]\s+(?<s>\d+)\.(?<ns>\d+):\s+PERF_RECORD_SWITCH_CPU_WIDE OUT\s.*next pid/tid:\s*-?\d+/\s*(?<next>-?\d+)")]
+    [GeneratedRegex(@"^\s*(?<tid>-?\d+)\s+\[(?<cpu>\d+)\]\s+(?<s>\d+)\.(?<ns>\d+):\s+PERF_RECORD_SWITCH_CPU_WIDE OUT\s"
+        + @".*next pid/tid:\s*-?\d+/\s*(?<next>-?\d+)")]
     private static partial Regex SwitchOut();
 
     private static void Check(List<string> failures, string what, long ours, long theirs, long slackNs)

@@ -141,7 +141,8 @@ internal sealed class PerfDataBuilder
         BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(8), Tracepoints ? SchedSwitchId() : 0);
         BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(16), 1);
         BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(24), Tracepoints ? SampleType : SoftwareSampleType);
-        BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(40), (1UL << 18) | (!Tracepoints || ContextSwitch ? 1UL << 26 : 0));
+        var contextSwitch = !Tracepoints || ContextSwitch ? 1UL << 26 : 0;
+        BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(40), (1UL << 18) | contextSwitch);
 
         var tracing = Tracepoints ? TracingData() : [];
         var data = Compress ? CompressedData() : _data.ToArray();

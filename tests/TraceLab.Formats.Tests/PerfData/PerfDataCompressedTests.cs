@@ -77,7 +77,8 @@ public sealed class PerfDataCompressedTests : IDisposable
         Assert.Equal(expected.Select(e => e.ToString()), actual.Select(e => e.ToString()));
         Assert.Equal(pr.Info.LostEventsPerCpu!, zr.Info.LostEventsPerCpu!);
         Assert.Equal(pr.Threads.Names.OrderBy(n => n.Key), zr.Threads.Names.OrderBy(n => n.Key));
-        Assert.True(zr.RecordCount(PerfRecordType.Compressed) > 47, $"{zr.RecordCount(PerfRecordType.Compressed)} COMPRESSED records");
+        var compressed = zr.RecordCount(PerfRecordType.Compressed);
+        Assert.True(compressed > 47, $"{compressed} COMPRESSED records");
         Assert.Equal(3000, zr.RecordCount(PerfRecordType.Sample));
         Assert.Equal(pr.RecordCount(PerfRecordType.FinishedRound), zr.RecordCount(PerfRecordType.FinishedRound));
         Assert.Equal(0, zr.LateEvents);
@@ -99,7 +100,8 @@ public sealed class PerfDataCompressedTests : IDisposable
         var (reader, events) = ReadAll(Write(b.FinishedRound().Build()));
         using var _ = reader;
         Assert.Equal(4000, events.Count);
-        Assert.True(reader.RecordCount(PerfRecordType.Compressed) >= 4, $"{reader.RecordCount(PerfRecordType.Compressed)} COMPRESSED records");
+        var compressed = reader.RecordCount(PerfRecordType.Compressed);
+        Assert.True(compressed >= 4, $"{compressed} COMPRESSED records");
         Assert.Equal(Enumerable.Range(0, 4000).Select(i => i * 10L), events.Select(e => e.Timestamp));
     }
 
@@ -130,7 +132,8 @@ public sealed class PerfDataCompressedTests : IDisposable
         using (var strict = PerfDataReader.Open(path))
         {
             var error = Assert.Throws<TraceFormatException>(() => strict.Read(new TraceDatRoundTripTests.ListSink()));
-            Assert.True(error.Message.StartsWith($"{path}: at offset {bad}: zstd data", StringComparison.Ordinal), error.Message);
+            var expected = $"{path}: at offset {bad}: zstd data";
+            Assert.True(error.Message.StartsWith(expected, StringComparison.Ordinal), error.Message);
             Assert.DoesNotContain('\n', error.Message);
         }
 

@@ -48,7 +48,10 @@ public sealed class PerfDataFuzzTests : IDisposable
     public void Damaged_compressed_variants_fail_cleanly_or_salvage()
     {
         // Switch records without tracepoints: the decompressed records go through the task record path too.
-        var b = new PerfDataBuilder { Compress = true, Tracepoints = false, CompressChunk = 1500, MmapLength = 64 * 1024 };
+        var b = new PerfDataBuilder
+        {
+            Compress = true, Tracepoints = false, CompressChunk = 1500, MmapLength = 64 * 1024,
+        };
         for (var i = 0; i < 3000; i++)
         {
             var cpu = i % 2;
@@ -112,7 +115,8 @@ public sealed class PerfDataFuzzTests : IDisposable
                 var (error, allocated) = task.Result;
                 if (allocated > MaxAllocatedBytes) failures.Enqueue($"{what}: allocated {allocated:N0} bytes");
                 if (error is null) Interlocked.Increment(ref succeeded);
-                if (error is null || (error is TraceFormatException && error.Message.StartsWith(path + ": ", StringComparison.Ordinal)
+                var oneLine = error is TraceFormatException && error.Message.StartsWith(path + ": ", StringComparison.Ordinal);
+                if (error is null || (oneLine
                     && !error.Message.Contains('\n', StringComparison.Ordinal)))
                 {
                     if (error is not null) Interlocked.Increment(ref refused);
@@ -125,7 +129,8 @@ public sealed class PerfDataFuzzTests : IDisposable
             File.Delete(path);
         });
 
-        _output.WriteLine($"{count} cases of a {baseFile.Length}-byte perf.data{(compressed ? " (compressed)" : "")}, each strict " +
+        var kind = compressed ? " (compressed)" : "";
+        _output.WriteLine($"{count} cases of a {baseFile.Length}-byte perf.data{kind}, each strict " +
             $"and salvaging: {succeeded} reads completed, {refused} refused with one line, {failures.Count} failures");
         Assert.True(failures.IsEmpty, $"{failures.Count} failing cases:\n" + string.Join("\n", failures.Take(20)));
     }

@@ -107,7 +107,9 @@ public sealed class PerfDataSwitchRecordTests : IDisposable
             .FinishedRound());
         using var _ = reader;
         Assert.Equal([10L, 15, 20, 25], events.Select(x => x.Timestamp));
-        Assert.Equal([KernelEventKind.Switch, KernelEventKind.Fork, KernelEventKind.Switch, KernelEventKind.Exit], events.Select(x => x.Kind));
+        Assert.Equal(
+            [KernelEventKind.Switch, KernelEventKind.Fork, KernelEventKind.Switch, KernelEventKind.Exit],
+            events.Select(x => x.Kind));
     }
 
     [Fact]
