@@ -2,7 +2,9 @@ using TraceLab.Formats.Ftrace;
 
 namespace TraceLab.Formats.PerfData;
 
-/// <summary>Everything outside the data section of a perf.data file, as parsed by <see cref="PerfDataMetadataParser"/>.</summary>
+/// <summary>
+/// Everything outside the data section of a perf.data file, as parsed by <see cref="PerfDataMetadataParser"/>.
+/// </summary>
 internal sealed class PerfDataMetadata
 {
     public List<PerfEventAttr> Attrs { get; } = new();
@@ -14,4 +16,11 @@ internal sealed class PerfDataMetadata
     public string Cmdlines { get; set; } = "";
     public string? OsRelease { get; set; }
     public int CpuCount { get; set; }
+    /// <summary>
+    /// HEADER_COMPRESSED: the data section holds zstd-compressed records (perf record -z); null when absent.
+    /// </summary>
+    public PerfCompression? Compression { get; set; }
 }
+
+/// <summary>HEADER_COMPRESSED: zstd level and mmap_len, the most one COMPRESSED record inflates to.</summary>
+internal sealed record PerfCompression(int Level, uint MmapLength);

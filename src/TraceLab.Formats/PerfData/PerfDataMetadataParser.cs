@@ -48,8 +48,6 @@ internal sealed class PerfDataMetadataParser
         bool Feature(int bit) => (features[bit / 64] & (1UL << (bit % 64))) != 0;
 
         if (Feature(PerfFeature.DirFormat)) throw _r.Fail("a single-file perf.data (directory format, perf record --threads, is not supported)");
-        if (Feature(PerfFeature.Compressed))
-            throw _r.Fail("an uncompressed perf.data (recorded with -z; decompress with 'perf inject -i IN -o OUT')");
         ParseAttrs(attrSize, attrsOffset, attrsSize);
         CheckData(dataOffset, dataSize);
 
@@ -78,6 +76,7 @@ internal sealed class PerfDataMetadataParser
                     // nr_cpus_available (highest present CPU + 1), then nr_cpus_online.
                     _m.CpuCount = Math.Max(_m.CpuCount, (int)Math.Min(4096, _r.U32("CPUs available")));
                     break;
+                case PerfFeature.Compressed: ParseCompressed(size); break;
             }
         }
 
@@ -86,10 +85,29 @@ internal sealed class PerfDataMetadataParser
 
     private PerfDataMetadata Finish()
     {
-        if (_m.Formats.Count == 0)
+        // Without tracepoints, the kernel's context switch records (perf record --switch-events) are the evidence.
+        if (_m.Formats.Count == 0 && !_m.Attrs.Any(a => a.ContextSwitch))
             throw new TraceFormatException(_r.File, 0,
-                "tracepoint formats (HEADER_TRACING_DATA): record sched tracepoints, e.g. perf record -e 'sched:*' -a");
+                "tracepoint formats (HEADER_TRACING_DATA) or context switch records: record sched tracepoints, " +
+                "e.g. perf record -e 'sched:*' -a, or perf record --switch-events -a");
         return _m;
+    }
+
+    /// <summary>
+    /// HEADER_COMPRESSED (tools/perf/util/header.c, write_compressed): u32 version, type (1: zstd), level, ratio and
+    /// mmap_len, the most one COMPRESSED record inflates to (perf's decompression buffer per record).
+    /// </summary>
+    private void ParseCompressed(long size)
+    {
+        if (size < 20) throw _r.Fail($"a HEADER_COMPRESSED section of 20 bytes, found {size}");
+        _r.U32("compression version");
+        var type = _r.U32("compression type");
+        var level = _r.U32("compression level");
+        _r.U32("compression ratio");
+        var mmapLen = _r.U32("compression mmap_len");
+        if (type != 1) throw _r.Fail($"zstd compression (HEADER_COMPRESSED type 1), found type {type}");
+        if (mmapLen == 0) throw _r.Fail("a HEADER_COMPRESSED mmap_len above 0");
+        _m.Compression = new PerfCompression((int)Math.Min(level, int.MaxValue), mmapLen);
     }
 
     private void ParseAttrs(ulong attrSize, long offset, long size)
@@ -112,7 +130,11 @@ internal sealed class PerfDataMetadataParser
             var readFormat = _r.U64("read format");
             var flags = _r.U64("attr flags");
             // Bit 18 of the flag word: sample_id_all (non-sample records carry the sample id trailer).
-            var attr = new PerfEventAttr(type, config, sampleType, readFormat, (flags & (1UL << 18)) != 0, []);
+            // Bit 26: context_switch (the kernel writes SWITCH / SWITCH_CPU_WIDE records).
+            var attr = new PerfEventAttr(type, config, sampleType, readFormat, (flags & (1UL << 18)) != 0, [])
+            {
+                ContextSwitch = (flags & (1UL << 26)) != 0,
+            };
             _r.Seek(start + entry - 16, "attr ids");
             var idsOffset = (long)_r.U64("ids offset");
             var idsSize = (long)_r.U64("ids size");

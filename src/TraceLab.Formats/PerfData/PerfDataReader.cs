@@ -25,6 +25,9 @@ public sealed class PerfDataReader : IKernelTraceReader
     private readonly KernelEventDecoder _decoder;
     private readonly SampleFormat _samples;
     private readonly SampleIdTrailer _trailer;
+    private readonly TaskRecords _tasks;
+    private readonly long[] _recordCounts = new long[PerfRecordType.Counted];
+    private PerfRecordStream? _stream;
     private readonly long[] _lost;
     private readonly int _cpuLimit;
     private readonly long[] _lostRecords;
@@ -42,11 +45,13 @@ public sealed class PerfDataReader : IKernelTraceReader
         _decoder = new KernelEventDecoder(meta.Formats, Threads);
 
         var tracepoints = meta.Attrs.Where(a => a.IsTracepoint).ToList();
-        if (tracepoints.Count == 0)
-            throw new TraceFormatException($"{path}: expected tracepoint events (perf record -e 'sched:sched_switch,...'), found none");
-        var first = tracepoints[0];
-        _samples = new SampleFormat(meta.Attrs, first, path);
-        _trailer = new SampleIdTrailer(first.SampleType, meta.Attrs.All(a => a.SampleIdAll));
+        if (tracepoints.Count == 0 && !meta.Attrs.Any(a => a.ContextSwitch))
+            throw new TraceFormatException($"{path}: expected tracepoint events " +
+                "(perf record -e 'sched:sched_switch,...') or context switch records (perf record --switch-events), found neither");
+        var lead = tracepoints.Count > 0 ? tracepoints[0] : meta.Attrs[0];
+        _samples = tracepoints.Count > 0 ? new SampleFormat(meta.Attrs, lead, path) : SampleFormat.WithoutTracepoints();
+        _trailer = new SampleIdTrailer(lead.SampleType, meta.Attrs.All(a => a.SampleIdAll));
+        _tasks = new TaskRecords(meta.Attrs, meta.Formats, _trailer);
         var cpus = Math.Max(1, meta.CpuCount);
         // HEADER_NRCPUS gives the CPUs the machine had; without it the kernel's own limit bounds a CPU number.
         _cpuLimit = meta.CpuCount > 0 ? meta.CpuCount : 4096;
@@ -74,7 +79,9 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Samples that arrived older than events already delivered (perf warns about the same).</summary>
     public long LateEvents { get; private set; }
 
-    /// <summary>Runs (time-ordered stretches of the file) held at once at most while reading; see <see cref="RoundMerger"/>.</summary>
+    /// <summary>
+    /// Runs (time-ordered stretches of the file) held at once at most while reading; see <see cref="RoundMerger"/>.
+    /// </summary>
     internal int PeakHeldRuns { get; private set; }
 
     /// <summary>Runs the file was cut into (a new one wherever time goes back in file order).</summary>
@@ -83,13 +90,33 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>Runs whose records the window could not keep until delivery (read again from the file).</summary>
     internal long DetachedRuns { get; private set; }
 
-    /// <summary>Size of the scan's window, which also keeps the records awaiting delivery (tests make it small).</summary>
+    /// <summary>
+    /// Size of the scan's window, which also keeps the records awaiting delivery (tests make it small).
+    /// </summary>
     internal int WindowBytes { get; set; } = PerfRecordStream.DefaultWindowBytes;
+
+    /// <summary>
+    /// Records read per perf_event_header type (index: the type; decompressed records by their own type).
+    /// </summary>
+    internal long RecordCount(uint type) => type < (uint)_recordCounts.Length ? _recordCounts[type] : 0;
+
+    /// <summary>
+    /// The data section was compressed (perf record -z): bytes decompressed, and the buffer's largest size.
+    /// </summary>
+    internal long InflatedBytes { get; private set; }
+    internal int PeakInflateBuffer { get; private set; }
+
+    /// <summary>
+    /// Switch events came from SWITCH / SWITCH_CPU_WIDE records (no sched_switch tracepoint recorded).
+    /// </summary>
+    internal bool SwitchesFromRecords => _tasks.SwitchesFromRecords;
 
     /// <summary>FINISHED_ROUND records read.</summary>
     internal long Rounds { get; private set; }
 
-    /// <summary>Bytes of the file mapped by the run cursors at once at most for events awaiting delivery (besides the window).</summary>
+    /// <summary>
+    /// Bytes of the file mapped by the run cursors at once at most for events awaiting delivery (besides the window).
+    /// </summary>
     internal long PeakHeldBufferBytes { get; private set; }
 
     /// <exception cref="TraceFormatException">The file is not a readable perf.data with tracepoint samples.</exception>
@@ -114,8 +141,11 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (_read) throw new InvalidOperationException("PerfDataReader.Read streams the file once; open it again to re-read.");
         _read = true;
         var counter = new CountingSink(sink);
-        var stream = new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes);
-        var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream);
+        var stream = _meta.Compression is { } compression
+            ? new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, compression, WindowBytes)
+            : new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes);
+        _stream = stream;
+        var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream, _tasks);
         try
         {
             Scan(stream, queue, counter, cancellationToken);
@@ -123,7 +153,15 @@ public sealed class PerfDataReader : IKernelTraceReader
         }
         finally
         {
-            // The window is a mapping of the file: unmapped whether the read ends or fails.
+            if (stream.Inflated is { } inflated)
+            {
+                _recordCounts[PerfRecordType.Compressed] = inflated.CompressedRecords;
+                InflatedBytes = inflated.InflatedBytes;
+                PeakInflateBuffer = inflated.PeakCapacity;
+            }
+
+            // The window is a mapping of the file (or the decompression buffer): released whether the read ends or
+            // fails.
             queue.Release();
             stream.Release();
         }
@@ -131,6 +169,12 @@ public sealed class PerfDataReader : IKernelTraceReader
         // The kernel's LOST records and the LOST_SAMPLES records perf record writes at the end (from each event's
         // lost counter) count the same dropped samples; per CPU the larger of the two is the loss.
         for (var cpu = 0; cpu < _lost.Length; cpu++) _lost[cpu] = Math.Max(_lostRecords[cpu], _lostSamples[cpu]);
+        if (stream.IncompleteTailBytes > 0 && Info.Damage is null)
+        {
+            var tail = stream.IncompleteTailBytes;
+            Info.Damage = string.Create(CultureInfo.InvariantCulture,
+                $"the compressed data ends inside a record ({tail} bytes of it, left unread as perf does)");
+        }
         LateEvents = queue.LateEvents;
         PeakHeldRuns = queue.PeakRuns;
         TotalRuns = queue.TotalRuns;
@@ -142,7 +186,9 @@ public sealed class PerfDataReader : IKernelTraceReader
         Info.UnknownEvents = _decoder.UnknownEventCount;
     }
 
-    /// <summary>Reads the records in file order; events are held for the merge (or delivered late), the rest applied.</summary>
+    /// <summary>
+    /// Reads the records in file order; events are held for the merge (or delivered late), the rest applied.
+    /// </summary>
     private void Scan(PerfRecordStream stream, RoundMerger queue, CountingSink counter, CancellationToken cancellationToken)
     {
         long records = 0, check = 0x10000;
@@ -158,15 +204,27 @@ public sealed class PerfDataReader : IKernelTraceReader
                     check = records + 0x10000;
                 }
 
-                switch (stream.Type)
+                var type = stream.Type;
+                if (type < (uint)_recordCounts.Length) _recordCounts[type]++;
+                switch (type)
                 {
                     case PerfRecordType.Sample: Sample(stream.Body, stream.RecordOffset, queue, counter); break;
+                    case PerfRecordType.Switch:
+                    case PerfRecordType.SwitchCpuWide:
+                    case PerfRecordType.Fork:
+                    case PerfRecordType.Exit:
+                        Task(stream, queue, counter);
+                        break;
                     case PerfRecordType.FinishedRound: Rounds++; queue.FinishRound(counter); break;
                     case PerfRecordType.Comm: Comm(stream.Body); break;
                     case PerfRecordType.Lost: Lost(stream.Body, 8, _lostRecords); break;
                     case PerfRecordType.LostSamples: Lost(stream.Body, 0, _lostSamples); break;
                     case PerfRecordType.Compressed:
-                        throw new TraceFormatException(_path, stream.RecordOffset, "uncompressed records (decompress with 'perf inject -i IN -o OUT')");
+                    case PerfRecordType.Compressed2:
+                        // perf itself cannot read these without HEADER_COMPRESSED (its buffer size is there).
+                        throw new TraceFormatException(_path, stream.RecordOffset,
+                            "no COMPRESSED record in a perf.data without the HEADER_COMPRESSED feature " +
+                            "(perf cannot read it either)");
                 }
             }
         }
@@ -202,6 +260,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         }
 
         stream.Skip(at);
+        _recordCounts[PerfRecordType.Sample] += n;
         return n;
     }
 
@@ -211,14 +270,16 @@ public sealed class PerfDataReader : IKernelTraceReader
         switch (_samples.Parse(body, out var time, out var cpu, out var raw))
         {
             case SampleParse.NoPayload: return;
-            case SampleParse.UnknownId: throw new TraceFormatException(_path, recordOffset, "a sample whose id belongs to one of the file's events");
+            case SampleParse.UnknownId:
+                throw Fail(recordOffset, "a sample whose id belongs to one of the file's events");
             case SampleParse.TooShort:
-                throw new TraceFormatException(_path, recordOffset, $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
+                throw Fail(recordOffset,
+                    $"a sample record long enough for its sample type ({body.Length + 8} bytes is too short)");
         }
 
         // The CPU indexes per-CPU state in every analyzer: a corrupt one must not pass as a huge CPU number.
         if ((uint)cpu >= (uint)_cpuLimit)
-            throw new TraceFormatException(_path, recordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
+            throw Fail(recordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
         if (cpu >= _cpusSeen) SeeCpu(cpu);
         if (queue.IsLate(time))
         {
@@ -232,7 +293,9 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (queue.Full) queue.FlushHalf(sink);
     }
 
-    /// <summary>Highest CPU seen so far + 1, as <see cref="TraceInfo.CpuCount"/> grows (kept here: read per sample).</summary>
+    /// <summary>
+    /// Highest CPU seen so far + 1, as <see cref="TraceInfo.CpuCount"/> grows (kept here: read per sample).
+    /// </summary>
     private int _cpusSeen;
 
     private void SeeCpu(int cpu)
@@ -252,7 +315,41 @@ public sealed class PerfDataReader : IKernelTraceReader
     }
 
     private TraceFormatException TooShort(long recordOffset, ReadOnlySpan<byte> raw) =>
-        new(_path, recordOffset, $"a tracepoint payload long enough for its event type ({raw.Length} bytes is too short)");
+        Fail(recordOffset, $"a tracepoint payload long enough for its event type ({raw.Length} bytes is too short)");
+
+    /// <summary>
+    /// Damage at a record: its file offset (when decompressing, of the COMPRESSED record it came from).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private TraceFormatException Fail(long recordOffset, string expected) =>
+        _stream?.Fail(recordOffset, expected) ?? new TraceFormatException(_path, recordOffset, expected);
+
+    /// <summary>
+    /// SWITCH, SWITCH_CPU_WIDE, FORK, EXIT: noted in file order, and queued for the merge when <see
+    /// cref="TaskRecords"/>
+    /// makes them events (built at delivery, like samples decoded then).
+    /// </summary>
+    private void Task(PerfRecordStream stream, RoundMerger queue, CountingSink sink)
+    {
+        var body = stream.Body;
+        var type = stream.Type;
+        _tasks.Scan(type, body);
+        if (!_tasks.IsEvent(type, stream.Misc) || !_tasks.Place(type, body, out var time, out var cpu)) return;
+        if ((uint)cpu >= (uint)_cpuLimit)
+            throw Fail(stream.RecordOffset, $"a record CPU below {_cpuLimit}, found {cpu}");
+        if (cpu >= _cpusSeen) SeeCpu(cpu);
+        if (queue.IsLate(time))
+        {
+            queue.CountLate();
+            var late = new KernelEvent();
+            _tasks.Build(type, stream.Misc, body, time, cpu, ref late);
+            sink.OnEvent(in late);
+            return;
+        }
+
+        queue.Add(time, stream.RecordOffset, stream.RecordOffset + 8 + body.Length);
+        if (queue.Full) queue.FlushHalf(sink);
+    }
 
     /// <summary>PERF_RECORD_COMM: u32 pid, u32 tid, NUL-padded comm, then the sample id trailer.</summary>
     private void Comm(ReadOnlySpan<byte> body)
@@ -263,7 +360,9 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (tid > 0 && !comm.IsEmpty) _decoder.SetThreadName(tid, comm);
     }
 
-    /// <summary>PERF_RECORD_LOST (u64 id, u64 lost) or PERF_RECORD_LOST_SAMPLES (u64 lost), counted on the trailer's CPU.</summary>
+    /// <summary>
+    /// PERF_RECORD_LOST (u64 id, u64 lost) or PERF_RECORD_LOST_SAMPLES (u64 lost), counted on the trailer's CPU.
+    /// </summary>
     private void Lost(ReadOnlySpan<byte> body, int countOffset, long[] into)
     {
         if (body.Length < countOffset + 8) return;

@@ -6,4 +6,7 @@ internal sealed record PerfEventAttr(uint Type, ulong Config, ulong SampleType, 
     public const uint TracepointType = 2;
 
     public bool IsTracepoint => Type == TracepointType;
+
+    /// <summary>attr.context_switch: the kernel writes SWITCH (per task) or SWITCH_CPU_WIDE records for it.</summary>
+    public bool ContextSwitch { get; init; }
 }

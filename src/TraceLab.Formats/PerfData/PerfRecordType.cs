@@ -1,17 +1,44 @@
 namespace TraceLab.Formats.PerfData;
 
-/// <summary>perf_event_header.type values TraceLab reads (include/uapi/linux/perf_event.h, tools/perf/util/event.h).</summary>
+/// <summary>
+/// perf_event_header.type values TraceLab reads (include/uapi/linux/perf_event.h, tools/perf/util/event.h).
+/// </summary>
 internal static class PerfRecordType
 {
     public const uint Lost = 2;
     public const uint Comm = 3;
+    public const uint Exit = 4;
+    public const uint Fork = 7;
     public const uint Sample = 9;
     public const uint LostSamples = 13;
+    /// <summary>Context switch of a task the event follows (per-task event): misc tells in from out.</summary>
+    public const uint Switch = 14;
+    /// <summary>
+    /// Context switch on a CPU (CPU-wide event, perf record -a --switch-events): with the other task's pid/tid.
+    /// </summary>
+    public const uint SwitchCpuWide = 15;
     /// <summary>First type perf itself (not the kernel) writes into the file.</summary>
     public const uint UserTypeStart = 64;
     public const uint FinishedRound = 68;
     public const uint Auxtrace = 71;
     public const uint Compressed = 81;
+    /// <summary>
+    /// Newer perf: a COMPRESSED record with a u64 data size after the header and the record padded to 8 bytes.
+    /// </summary>
+    public const uint Compressed2 = 83;
+
+    public static bool IsCompressed(uint type) => type is Compressed or Compressed2;
+
+    /// <summary>Types below this are counted per type by the reader (every kernel and perf type so far).</summary>
+    public const int Counted = 128;
+}
+
+/// <summary>perf_event_header.misc bits of SWITCH records (include/uapi/linux/perf_event.h).</summary>
+internal static class PerfSwitchMisc
+{
+    public const ushort Out = 1 << 13;
+    /// <summary>Set with <see cref="Out"/> when the task was preempted (still runnable).</summary>
+    public const ushort OutPreempt = 1 << 14;
 }
 
 /// <summary>perf_event_attr.sample_type bits (include/uapi/linux/perf_event.h).</summary>

@@ -48,7 +48,9 @@ internal sealed class RoundMerger : IWindowKeeper
     /// </summary>
     internal const int RunViewBytes = 4 * 1024 * 1024;
     private const int MinRunViewBytes = 16 * 1024;
-    /// <summary>All cursor views together stay about this size when many runs are held at once (2 CPUs: 4 runs of 4 MiB).</summary>
+    /// <summary>
+    /// All cursor views together stay about this size when many runs are held at once (2 CPUs: 4 runs of 4 MiB).
+    /// </summary>
     private const int ViewBudgetBytes = 16 * 1024 * 1024;
 
     private readonly string _path;
@@ -66,9 +68,12 @@ internal sealed class RoundMerger : IWindowKeeper
     private long _lastFlushed = long.MinValue;
     private KernelEvent _event;
     private readonly ViewBudget _views = new();
+    private readonly TaskRecords _tasks;
 
-    public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window)
+    public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window,
+        TaskRecords tasks)
     {
+        _tasks = tasks;
         _maxRuns = RunLimit(cpus);
         _path = path;
         _samples = samples;
@@ -86,7 +91,9 @@ internal sealed class RoundMerger : IWindowKeeper
     /// <summary>Runs held at once, at most (scanned and not yet delivered to the end).</summary>
     public int PeakRuns { get; private set; }
 
-    /// <summary>Bytes of the file the cursors have mapped at once, at most: what holding events costs instead of the events.</summary>
+    /// <summary>
+    /// Bytes of the file the cursors have mapped at once, at most: what holding events costs instead of the events.
+    /// </summary>
     public long PeakBufferBytes => _views.Peak;
 
     /// <summary>Runs the window could not keep: their cursors read the records from the file again.</summary>
@@ -97,18 +104,22 @@ internal sealed class RoundMerger : IWindowKeeper
 
     private int Runs => _scanned.Count + _heapCount + (_open is null ? 0 : 1);
 
-    /// <summary>True when <paramref name="time"/> is older than what was already delivered (the caller delivers it directly).</summary>
+    /// <summary>
+    /// True when <paramref name="time"/> is older than what was already delivered (the caller delivers it directly).
+    /// </summary>
     public bool IsLate(long time) => time < _lastFlushed;
 
     public void CountLate() => LateEvents++;
 
-    /// <summary>An event the scan keeps: its time and its record's file range (the caller has checked the record).</summary>
+    /// <summary>
+    /// An event the scan keeps: its time and its record's file range (the caller has checked the record).
+    /// </summary>
     public void Add(long time, long recordOffset, long recordEnd)
     {
         if (_open is null || time < _open.LastTime)
         {
             Close();
-            _open = new SampleRun(recordOffset, _lastFlushed, _window, _views);
+            _open = new SampleRun(recordOffset, _lastFlushed, _window, _views, _tasks);
             TotalRuns++;
             if (Runs > PeakRuns) PeakRuns = Runs;
         }
@@ -119,7 +130,10 @@ internal sealed class RoundMerger : IWindowKeeper
         if (time > _maxTime) _maxTime = time;
     }
 
-    public bool Full => _held >= MaxQueued || Runs >= _maxRuns;
+    /// <summary>
+    /// Time to deliver older events early: too many held, too many runs, or too many decompressed bytes kept.
+    /// </summary>
+    public bool Full => _held >= MaxQueued || Runs >= _maxRuns || _window.Pressure;
 
     /// <summary>FINISHED_ROUND: deliver everything up to the newest time of the previous round.</summary>
     public void FinishRound(CountingSink sink)
@@ -152,7 +166,10 @@ internal sealed class RoundMerger : IWindowKeeper
         _open = null;
     }
 
-    /// <summary>Delivers, in (time, file offset) order, up to <paramref name="count"/> held events of time ≤ <paramref name="limit"/>.</summary>
+    /// <summary>
+    /// Delivers, in (time, file offset) order, up to <paramref name="count"/> held events of time ≤ <paramref
+    /// name="limit"/>.
+    /// </summary>
     private void Merge(long limit, long count, CountingSink sink)
     {
         // A flush may change the late limit, so the run being scanned ends here.
@@ -214,7 +231,9 @@ internal sealed class RoundMerger : IWindowKeeper
 
     public void DetachAll() => KeepFrom(long.MaxValue);
 
-    /// <summary>Where <paramref name="run"/> needs the window from; a run needing bytes before the floor is detached.</summary>
+    /// <summary>
+    /// Where <paramref name="run"/> needs the window from; a run needing bytes before the floor is detached.
+    /// </summary>
     private long Keep(SampleRun run, long floor)
     {
         if (!run.InWindow) return long.MaxValue;

@@ -45,6 +45,21 @@ internal sealed class SampleFormat
     private readonly int _idOffset;
     private const int MaxIdTable = 1 << 16;
 
+    /// <summary>
+    /// No tracepoint was recorded: no sample is an event (the task records are, see <see cref="TaskRecords"/>).
+    /// </summary>
+    private readonly bool _none;
+
+    private SampleFormat()
+    {
+        _none = true;
+        _layout = new SampleLayout(0, 0);
+        _layoutByAttr = [];
+    }
+
+    /// <summary>For a file without tracepoints: every sample is <see cref="SampleParse.NoPayload"/>.</summary>
+    public static SampleFormat WithoutTracepoints() => new();
+
     /// <exception cref="TraceFormatException">The attributes cannot give time-ordered tracepoint samples.</exception>
     public SampleFormat(IReadOnlyList<PerfEventAttr> attrs, PerfEventAttr first, string path)
     {
@@ -120,6 +135,14 @@ internal sealed class SampleFormat
 
     private SampleParse ParseChecked(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)
     {
+        if (_none)
+        {
+            time = 0;
+            cpu = -1;
+            raw = default;
+            return SampleParse.NoPayload;
+        }
+
         var layout = _layout;
         if (_attrById is not null)
         {

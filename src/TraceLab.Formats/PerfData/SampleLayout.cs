@@ -156,10 +156,11 @@ internal readonly struct SampleIdTrailer
     private readonly int _size;
     private readonly int _timeFromEnd;
     private readonly int _cpuFromEnd;
+    private readonly int _tidFromEnd;
 
     public SampleIdTrailer(ulong sampleType, bool sampleIdAll)
     {
-        _timeFromEnd = _cpuFromEnd = -1;
+        _timeFromEnd = _cpuFromEnd = _tidFromEnd = -1;
         if (!sampleIdAll) return;
         ReadOnlySpan<ulong> order = [PerfSampleType.Tid, PerfSampleType.Time, PerfSampleType.Id, PerfSampleType.StreamId, PerfSampleType.Cpu, PerfSampleType.Identifier];
         var offsets = new int[order.Length];
@@ -175,9 +176,20 @@ internal readonly struct SampleIdTrailer
         _size = size;
         _timeFromEnd = offsets[1] < 0 ? -1 : size - offsets[1];
         _cpuFromEnd = offsets[4] < 0 ? -1 : size - offsets[4];
+        // pid then tid, u32 each.
+        _tidFromEnd = offsets[0] < 0 ? -1 : size - offsets[0] - 4;
     }
 
     public int Size => _size;
+
+    /// <summary>The trailer places a record: it has the time, the CPU and the thread.</summary>
+    public bool Places => _timeFromEnd > 0 && _cpuFromEnd > 0 && _tidFromEnd > 0;
+
+    /// <summary>The thread (TID) in the trailer; -1 when absent.</summary>
+    public int Tid(ReadOnlySpan<byte> body) =>
+        _tidFromEnd < 0 || body.Length < _tidFromEnd
+            ? -1
+            : (int)BinaryPrimitives.ReadUInt32LittleEndian(body[^_tidFromEnd..]);
 
     public long Time(ReadOnlySpan<byte> body) =>
         _timeFromEnd < 0 || body.Length < _timeFromEnd ? -1 : (long)BinaryPrimitives.ReadUInt64LittleEndian(body[^_timeFromEnd..]);

@@ -24,7 +24,11 @@ internal sealed unsafe class SampleRun
 {
     private const int HeaderBytes = 8;
     private PerfRecordStream? _window;
-    private readonly MemoryMappedFile _file;
+    private readonly PerfRecordStream _stream;
+    private readonly TaskRecords _tasks;
+    /// <summary>The current event comes from a task record (<see cref="_task"/>), not a tracepoint payload.</summary>
+    private bool _isTask;
+    private KernelEvent _task;
     private readonly ViewBudget _views;
     /// <summary>Bytes the detached cursor maps at once (0: not attached yet).</summary>
     private int _viewBytes;
@@ -37,13 +41,14 @@ internal sealed unsafe class SampleRun
     private int _rawLength;
     private bool _started;
 
-    public SampleRun(long start, long lateLimit, PerfRecordStream window, ViewBudget views)
+    public SampleRun(long start, long lateLimit, PerfRecordStream window, ViewBudget views, TaskRecords tasks)
     {
         _views = views;
         Start = _pos = start;
         LateLimit = lateLimit;
-        _file = window.Mapping;
+        _stream = window;
         _window = window;
+        _tasks = tasks;
     }
 
     /// <summary>File offset of the run's first event record.</summary>
@@ -106,7 +111,8 @@ internal sealed unsafe class SampleRun
         long n = 0;
         while (true)
         {
-            if (!decoder.Decode(Raw, Time, Cpu, ref e, updateNames: false))
+            if (_isTask) e = _task;
+            else if (!decoder.Decode(Raw, Time, Cpu, ref e, updateNames: false))
                 throw new TraceFormatException(path, Start, "the events read there before (the file changed while it was read)");
             sink.OnEvent(in e);
             n++;
@@ -148,10 +154,16 @@ internal sealed unsafe class SampleRun
             if (at > _viewLength - size) at = Map(path, _pos, size);
             var offset = _pos;
             _pos += size;
-            if (type != PerfRecordType.Sample) continue;
             var body = new ReadOnlySpan<byte>(_viewBase + at + HeaderBytes, size - HeaderBytes);
+            if (type != PerfRecordType.Sample)
+            {
+                if (TaskEvent(type, BinaryPrimitives.ReadUInt16LittleEndian(head[4..]), body, offset)) return true;
+                continue;
+            }
+
             if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
                 continue;
+            _isTask = false;
             Time = time;
             Cpu = cpu;
             Offset = offset;
@@ -188,10 +200,16 @@ internal sealed unsafe class SampleRun
 
             var offset = _pos;
             _pos += size;
-            if (type != PerfRecordType.Sample) continue;
             var body = buffer.Slice(at + HeaderBytes, size - HeaderBytes);
+            if (type != PerfRecordType.Sample)
+            {
+                if (TaskEvent(type, BinaryPrimitives.ReadUInt16LittleEndian(head[4..]), body, offset)) return true;
+                continue;
+            }
+
             if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
                 continue;
+            _isTask = false;
             Time = time;
             Cpu = cpu;
             Offset = offset;
@@ -205,12 +223,28 @@ internal sealed unsafe class SampleRun
         return false;
     }
 
+    /// <summary>A task record the scan queued as an event (the same rule decides): built now, at delivery.</summary>
+    private bool TaskEvent(uint type, ushort misc, ReadOnlySpan<byte> body, long offset)
+    {
+        if (!_tasks.IsEvent(type, misc) || !_tasks.Place(type, body, out var time, out var cpu) || time < LateLimit)
+            return false;
+        _tasks.Build(type, misc, body, time, cpu, ref _task);
+        _isTask = true;
+        Time = time;
+        Cpu = cpu;
+        Offset = offset;
+        _rawAt = offset + HeaderBytes;
+        _rawLength = 0;
+        _started = true;
+        return true;
+    }
+
     /// <summary>Maps the file from <paramref name="at"/> on, at least <paramref name="count"/> bytes; returns where <paramref name="at"/> is in the view.</summary>
     private long Map(string path, long at, int count)
     {
         if (count < 0 || count > End - at) throw Changed(path);
         var length = (int)Math.Min(End - at, Math.Max(count, _viewBytes));
-        var view = new MappedFileView(_file, at, length);
+        var view = new MappedFileView(_stream.Mapping, at, length);
         _views.Add(length - (_view is null ? 0 : _viewLength));
         _view?.Dispose();
         _view = view;

@@ -7,14 +7,44 @@ namespace TraceLab.Formats.Tests.PerfData;
 /// Writes small perf.data files the way perf record lays them out (file header, attrs with ids, data section,
 /// feature table with HEADER_TRACING_DATA and HEADER_NRCPUS), with the test resource formats. Samples have
 /// sample_type IP|TID|TIME|CPU|PERIOD|RAW|IDENTIFIER and sample_id_all, as perf record -a writes tracepoints.
+/// <para>
+/// <see cref="Compress"/> writes the data section as perf record -z does: the records go through one zstd stream,
+/// flushed every <see cref="CompressChunk"/> bytes (cutting records), its output cut into COMPRESSED records, with
+/// FINISHED_ROUND written uncompressed between them; HEADER_COMPRESSED gives level and mmap_len.
+/// <see cref="Tracepoints"/> false writes a software event with context_switch (perf record --switch-events) and no
+/// tracing data.
+/// </para>
 /// </summary>
 internal sealed class PerfDataBuilder
 {
     private const ulong SampleType = 1 | 2 | 4 | 128 | 256 | 1024 | (1UL << 16);
+    private const ulong SoftwareSampleType = 1 | 2 | 4 | 128 | 256 | (1UL << 16);
     private const ulong Id = 77;
-    private readonly MemoryStream _data = new();
+    private MemoryStream _data = new();
+    /// <summary>The data section in pieces: records to compress, or records written as they are.</summary>
+    private readonly List<(byte[] Bytes, bool Plain)> _pieces = new();
 
     public int Cpus { get; init; } = 2;
+
+    /// <summary>Write the data section as perf record -z does.</summary>
+    public bool Compress { get; init; }
+
+    /// <summary>Bytes of records per zstd flush (perf: one ring buffer push).</summary>
+    public int CompressChunk { get; init; } = 997;
+
+    /// <summary>HEADER_COMPRESSED mmap_len: the most one COMPRESSED record may inflate to.</summary>
+    public uint MmapLength { get; init; } = 1 << 20;
+
+    /// <summary>
+    /// False: no tracepoint and no tracing data, a software event recording context switches instead.
+    /// </summary>
+    public bool Tracepoints { get; init; } = true;
+
+    /// <summary>
+    /// With <see cref="Tracepoints"/>: also set context_switch on the tracepoint attr (SWITCH records beside
+    /// sched_switch).
+    /// </summary>
+    public bool ContextSwitch { get; init; }
 
     public PerfDataBuilder Sample(long time, int cpu, byte[] raw)
     {
@@ -33,7 +63,47 @@ internal sealed class PerfDataBuilder
         return Record(9, body);
     }
 
-    public PerfDataBuilder FinishedRound() => Record(68, []);
+    public PerfDataBuilder FinishedRound()
+    {
+        if (!Compress) return Record(68, []);
+        // perf record -z writes FINISHED_ROUND itself, uncompressed, between the compressed pushes.
+        Cut();
+        var round = new byte[8];
+        round[0] = 68;
+        round[6] = 8;
+        _pieces.Add((round, true));
+        return this;
+    }
+
+    /// <summary>
+    /// PERF_RECORD_SWITCH_CPU_WIDE: prev (the sample id's thread) leaves for next (switch-out record), or the reverse
+    /// (switch-in).
+    /// </summary>
+    public PerfDataBuilder SwitchCpuWide(long time, int cpu, int thread, int other, bool @out, bool preempt = false)
+    {
+        var body = new List<byte>();
+        U32(body, (uint)other); U32(body, (uint)other);
+        Trailer(body, time, cpu, thread);
+        return Record(15, body, (ushort)((@out ? 1 << 13 : 0) | (preempt ? 1 << 14 : 0)));
+    }
+
+    /// <summary>PERF_RECORD_SWITCH (per task): the sample id's thread switches out or in.</summary>
+    public PerfDataBuilder SwitchTask(long time, int cpu, int thread, bool @out)
+    {
+        var body = new List<byte>();
+        Trailer(body, time, cpu, thread);
+        return Record(14, body, (ushort)(@out ? 1 << 13 : 0));
+    }
+
+    /// <summary>PERF_RECORD_FORK (type 7) or PERF_RECORD_EXIT (type 4): pid, ppid, tid, ptid, time.</summary>
+    public PerfDataBuilder Task(uint type, long time, int cpu, int tid, int parent)
+    {
+        var body = new List<byte>();
+        U32(body, (uint)tid); U32(body, (uint)parent); U32(body, (uint)tid); U32(body, (uint)parent);
+        U64(body, (ulong)time);
+        Trailer(body, time, cpu, tid);
+        return Record(type, body);
+    }
 
     public PerfDataBuilder Comm(int pid, int tid, string comm, long time, int cpu)
     {
@@ -55,31 +125,55 @@ internal sealed class PerfDataBuilder
         return Record(2, body);
     }
 
-    /// <summary>A record type the reader does not model (PERF_RECORD_MMAP2 stand-in), which it must step over.</summary>
+    /// <summary>
+    /// A record type the reader does not model (PERF_RECORD_MMAP2 stand-in), which it must step over.
+    /// </summary>
     public PerfDataBuilder Other(uint type, int size) => Record(type, new byte[size - 8].ToList());
 
     public byte[] Build()
     {
-        var attrs = new List<byte>();
         // perf_event_attr (128 bytes of it are enough here): type 2 (tracepoint), size, config, period, sample_type,
-        // read_format, flags (bit 18 sample_id_all), rest zero.
+        // read_format, flags (bit 18 sample_id_all, bit 26 context_switch), rest zero.
         var attr = new byte[128];
-        BinaryPrimitives.WriteUInt32LittleEndian(attr, 2);
+        BinaryPrimitives.WriteUInt32LittleEndian(attr, Tracepoints ? 2u : 1u);
         BinaryPrimitives.WriteUInt32LittleEndian(attr.AsSpan(4), 128);
+        // config: the sched_switch format's id (the tracepoint recorded), or a software clock.
+        BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(8), Tracepoints ? SchedSwitchId() : 0);
         BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(16), 1);
-        BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(24), SampleType);
-        BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(40), 1UL << 18);
+        BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(24), Tracepoints ? SampleType : SoftwareSampleType);
+        var contextSwitch = !Tracepoints || ContextSwitch ? 1UL << 26 : 0;
+        BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(40), (1UL << 18) | contextSwitch);
 
-        var tracing = TracingData();
-        var data = _data.ToArray();
+        var tracing = Tracepoints ? TracingData() : [];
+        var data = Compress ? CompressedData() : _data.ToArray();
+        var features = new List<(int Bit, byte[] Bytes)>();
+        if (Tracepoints) features.Add((1, tracing));
+        var nrcpus = new byte[8];
+        BinaryPrimitives.WriteUInt32LittleEndian(nrcpus, (uint)Cpus);
+        BinaryPrimitives.WriteUInt32LittleEndian(nrcpus.AsSpan(4), (uint)Cpus);
+        features.Add((7, nrcpus));
+        if (Compress)
+        {
+            // HEADER_COMPRESSED: version 0, type 1 (zstd), level 1, ratio, mmap_len.
+            var comp = new byte[20];
+            BinaryPrimitives.WriteUInt32LittleEndian(comp.AsSpan(4), 1);
+            BinaryPrimitives.WriteUInt32LittleEndian(comp.AsSpan(8), 1);
+            BinaryPrimitives.WriteUInt32LittleEndian(comp.AsSpan(12), 10);
+            BinaryPrimitives.WriteUInt32LittleEndian(comp.AsSpan(16), MmapLength);
+            features.Add((27, comp));
+        }
+
+        return Layout(attr, data, features);
+    }
+
+    private byte[] Layout(byte[] attr, byte[] data, List<(int Bit, byte[] Bytes)> features)
+    {
         const int headerSize = 104;
         var idsOffset = headerSize;
         var attrsOffset = idsOffset + 8;
         var attrEntry = attr.Length + 16;
         var dataOffset = attrsOffset + attrEntry;
         var featTable = dataOffset + data.Length;
-        var tracingOffset = featTable + 2 * 16;
-        var nrcpusOffset = tracingOffset + tracing.Length;
 
         var file = new MemoryStream();
         var w = new BinaryWriter(file);
@@ -89,32 +183,103 @@ internal sealed class PerfDataBuilder
         w.Write((ulong)attrsOffset); w.Write((ulong)attrEntry);
         w.Write((ulong)dataOffset); w.Write((ulong)data.Length);
         w.Write(0UL); w.Write(0UL);
-        w.Write((1UL << 1) | (1UL << 7)); w.Write(0UL); w.Write(0UL); w.Write(0UL);
+        ulong bits = 0;
+        foreach (var (bit, _) in features) bits |= 1UL << bit;
+        w.Write(bits); w.Write(0UL); w.Write(0UL); w.Write(0UL);
         w.Write(Id);
         w.Write(attr);
         w.Write((ulong)idsOffset); w.Write(8UL);
         w.Write(data);
-        w.Write((ulong)tracingOffset); w.Write((ulong)tracing.Length);
-        w.Write((ulong)nrcpusOffset); w.Write(8UL);
-        w.Write(tracing);
-        w.Write((uint)Cpus); w.Write((uint)Cpus);
+        var at = featTable + 16L * features.Count;
+        foreach (var (_, bytes) in features)
+        {
+            w.Write((ulong)at); w.Write((ulong)bytes.Length);
+            at += bytes.Length;
+        }
+
+        foreach (var (_, bytes) in features) w.Write(bytes);
         return file.ToArray();
     }
 
-    private PerfDataBuilder Record(uint type, List<byte> body)
+    private static ulong SchedSwitchId() => (ulong)TestData.Format("sched", "sched_switch").Id;
+
+    private PerfDataBuilder Record(uint type, List<byte> body, ushort misc = 0)
     {
         var head = new byte[8];
         BinaryPrimitives.WriteUInt32LittleEndian(head, type);
+        BinaryPrimitives.WriteUInt16LittleEndian(head.AsSpan(4), misc);
         BinaryPrimitives.WriteUInt16LittleEndian(head.AsSpan(6), (ushort)(body.Count + 8));
         _data.Write(head);
         _data.Write(body.ToArray());
         return this;
     }
 
-    private static void Trailer(List<byte> body, long time, int cpu)
+    /// <summary>Ends the records to compress so far (a FINISHED_ROUND comes next, uncompressed).</summary>
+    private void Cut()
+    {
+        if (_data.Length > 0) _pieces.Add((_data.ToArray(), false));
+        _data = new MemoryStream();
+    }
+
+    /// <summary>
+    /// The data section as perf record -z writes it: one zstd stream, flushed after each chunk of records (chunks cut
+    /// records at arbitrary bytes), each flush's output cut into COMPRESSED records of at most 64 KiB.
+    /// </summary>
+    private byte[] CompressedData()
+    {
+        Cut();
+        using var zstd = new ZstdSharp.Compressor(1);
+        var output = new MemoryStream();
+        var buffer = new byte[1 << 20];
+        foreach (var (bytes, plain) in _pieces)
+        {
+            if (plain)
+            {
+                output.Write(bytes);
+                continue;
+            }
+
+            for (var at = 0; at < bytes.Length; at += CompressChunk)
+            {
+                var chunk = bytes.AsSpan(at, Math.Min(CompressChunk, bytes.Length - at));
+                var compressed = new MemoryStream();
+                while (!chunk.IsEmpty)
+                {
+                    zstd.WrapStream(chunk, buffer, out var consumed, out var written, false);
+                    compressed.Write(buffer, 0, written);
+                    chunk = chunk[consumed..];
+                }
+
+                System.Buffers.OperationStatus status;
+                do
+                {
+                    status = zstd.FlushStream(buffer, out var flushed);
+                    compressed.Write(buffer, 0, flushed);
+                }
+                while (status != System.Buffers.OperationStatus.Done);
+
+                var all = compressed.ToArray();
+                for (var r = 0; r < all.Length; r += MaxCompressedPayload)
+                {
+                    var part = all.AsSpan(r, Math.Min(MaxCompressedPayload, all.Length - r));
+                    var head = new byte[8];
+                    head[0] = 81;
+                    BinaryPrimitives.WriteUInt16LittleEndian(head.AsSpan(6), (ushort)(part.Length + 8));
+                    output.Write(head);
+                    output.Write(part);
+                }
+            }
+        }
+
+        return output.ToArray();
+    }
+
+    private const int MaxCompressedPayload = ushort.MaxValue - 8;
+
+    private static void Trailer(List<byte> body, long time, int cpu, int tid = 1)
     {
         // sample_id_all trailer for TID|TIME|CPU|IDENTIFIER: pid/tid, time, cpu/res, identifier.
-        U32(body, 1); U32(body, 1);
+        U32(body, (uint)tid); U32(body, (uint)tid);
         U64(body, (ulong)time);
         U32(body, (uint)cpu); U32(body, 0);
         U64(body, Id);

@@ -11,12 +11,14 @@ namespace TraceLab.Formats.Tests.PerfData;
 /// <summary>
 /// Truncated and corrupted variants of a perf.data, each read through a full analysis, strictly and salvaging.
 /// Allowed: success or a <see cref="TraceFormatException"/> naming the file and offset; anything else, a hang or a
-/// runaway allocation fails with the case.
+/// runaway allocation fails with the case. The compressed cases damage a perf record -z file (COMPRESSED records,
+/// SWITCH_CPU_WIDE / FORK / EXIT records as the events): bytes of the zstd data, record headers, HEADER_COMPRESSED.
 /// </summary>
 public sealed class PerfDataFuzzTests : IDisposable
 {
     private const int Seed = 20261122;
     private const int Cases = 600;
+    private const int CompressedCases = 3000;
     private static readonly TimeSpan CaseTimeout = TimeSpan.FromSeconds(5);
     private const long MaxAllocatedBytes = 64L << 20;
 
@@ -39,18 +41,67 @@ public sealed class PerfDataFuzzTests : IDisposable
             if (i % 50 == 49) b.FinishedRound();
         }
 
-        var baseFile = b.Build();
-        var rng = new Random(Seed);
+        Fuzz(b.Build(), Cases, Seed);
+    }
+
+    [Fact]
+    public void Damaged_compressed_variants_fail_cleanly_or_salvage()
+    {
+        // Switch records without tracepoints: the decompressed records go through the task record path too.
+        var b = new PerfDataBuilder
+        {
+            Compress = true, Tracepoints = false, CompressChunk = 1500, MmapLength = 64 * 1024,
+        };
+        for (var i = 0; i < 3000; i++)
+        {
+            var cpu = i % 2;
+            if (i % 100 == 0) b.Comm(10, 10 + i % 7, $"name{i}", i * 100, cpu);
+            if (i % 150 == 0) b.Task(PerfRecordType.Fork, i * 100, cpu, 20 + i % 5, 10);
+            if (i % 150 == 75) b.Task(PerfRecordType.Exit, i * 100, cpu, 20 + i % 5, 10);
+            b.SwitchCpuWide(i * 100 + cpu * 37, cpu, 10 + i % 7, 10 + (i + 1) % 7, @out: true, preempt: i % 3 == 0);
+            b.SwitchCpuWide(i * 100 + cpu * 37 + 1, cpu, 10 + (i + 1) % 7, 10 + i % 7, @out: false);
+            if (i % 50 == 49) b.FinishedRound();
+        }
+
+        Fuzz(b.FinishedRound().Build(), CompressedCases, Seed + 1, compressed: true);
+    }
+
+    [Fact]
+    public void Damaged_compressed_tracepoint_variants_fail_cleanly_or_salvage()
+    {
+        // sched_switch samples inside the compressed data, with lost counts and names, as perf record -z -e 'sched:*'.
+        var b = new PerfDataBuilder { Compress = true, CompressChunk = 1200, MmapLength = 64 * 1024 };
+        for (var i = 0; i < 2000; i++)
+        {
+            if (i % 100 == 0) b.Comm(10, 10 + i % 7, $"name{i}", i * 100, i % 2);
+            if (i % 333 == 0) b.Lost(3, i * 100, i % 2);
+            b.Sample(i * 100 + (i % 2) * 37, i % 2, TestTraceFile.Switch(10 + i % 7, 10 + (i + 1) % 7));
+            if (i % 50 == 49) b.FinishedRound();
+        }
+
+        Fuzz(b.FinishedRound().Build(), CompressedCases, Seed + 2, compressed: true);
+    }
+
+    /// <summary>
+    /// Damaged variants of <paramref name="baseFile"/>: a third cut short, the rest with 1-8 random bytes overwritten
+    /// (compressed: half of those inside the data section, where the COMPRESSED records are).
+    /// </summary>
+    private void Fuzz(byte[] baseFile, int count, int seed, bool compressed = false)
+    {
+        var rng = new Random(seed);
         var failures = new ConcurrentQueue<string>();
-        var cases = Enumerable.Range(0, Cases).Select(i =>
+        var dataOffset = (int)BitConverter.ToUInt64(baseFile, 40);
+        var dataEnd = dataOffset + (int)BitConverter.ToUInt64(baseFile, 48);
+        var cases = Enumerable.Range(0, count).Select(i =>
         {
             var bytes = (byte[])baseFile.Clone();
-            if (i % 3 == 0) return ($"cut at {i * baseFile.Length / Cases}", bytes[..(i * baseFile.Length / Cases)]);
-            var at = rng.Next(bytes.Length);
+            if (i % 3 == 0) return ($"cut at {i * baseFile.Length / count}", bytes[..(i * baseFile.Length / count)]);
+            var at = compressed && i % 2 == 0 ? rng.Next(dataOffset, dataEnd) : rng.Next(bytes.Length);
             var n = 1 + rng.Next(8);
             for (var k = 0; k < n && at + k < bytes.Length; k++) bytes[at + k] = (byte)rng.Next(256);
             return ($"{n} bytes overwritten at {at}", bytes);
         }).ToList();
+        long succeeded = 0, refused = 0;
 
         Parallel.ForEach(Enumerable.Range(0, cases.Count), new ParallelOptions { MaxDegreeOfParallelism = Environment.ProcessorCount }, i =>
         {
@@ -63,14 +114,24 @@ public sealed class PerfDataFuzzTests : IDisposable
                 if (!task.Wait(CaseTimeout)) { failures.Enqueue($"{what}: hang"); continue; }
                 var (error, allocated) = task.Result;
                 if (allocated > MaxAllocatedBytes) failures.Enqueue($"{what}: allocated {allocated:N0} bytes");
-                if (error is null || (error is TraceFormatException && error.Message.StartsWith(path + ": ", StringComparison.Ordinal))) continue;
+                if (error is null) Interlocked.Increment(ref succeeded);
+                var oneLine = error is TraceFormatException && error.Message.StartsWith(path + ": ", StringComparison.Ordinal);
+                if (error is null || (oneLine
+                    && !error.Message.Contains('\n', StringComparison.Ordinal)))
+                {
+                    if (error is not null) Interlocked.Increment(ref refused);
+                    continue;
+                }
+
                 failures.Enqueue($"{what} [{(salvage ? "salvage" : "strict")}]: {error.GetType().Name}: {error.Message}\n{error.StackTrace}");
             }
 
             File.Delete(path);
         });
 
-        _output.WriteLine($"{Cases} cases of a {baseFile.Length}-byte perf.data");
+        var kind = compressed ? " (compressed)" : "";
+        _output.WriteLine($"{count} cases of a {baseFile.Length}-byte perf.data{kind}, each strict " +
+            $"and salvaging: {succeeded} reads completed, {refused} refused with one line, {failures.Count} failures");
         Assert.True(failures.IsEmpty, $"{failures.Count} failing cases:\n" + string.Join("\n", failures.Take(20)));
     }
 
