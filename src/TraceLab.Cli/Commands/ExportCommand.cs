@@ -36,8 +36,8 @@ public sealed class ExportCommand
         var pid = SharedOptions.Pid(
             "process whose threads and lock objects get analysis tracks (default: the workload's, from its markers)");
         var salvage = SharedOptions.Salvage("export a truncated or corrupt trace up to the damage on each CPU");
-        var description = "write a trace with TraceLab's analysis for another viewer (" +
-            string.Join(", ", TraceExporters.All.Select(e => e.Description)) + ")";
+        var description = "write a trace with TraceLab's analysis for another viewer: " +
+            string.Join("; ", TraceExporters.All.Select(e => $"{e.Name}, {e.Description}"));
         var command = new Command("export", description) { trace, to, output, force, pid, salvage };
         CommandActions.Set(command, r => new ExportCommand(console).Run(
             new Settings(r.GetValue(trace)!, r.GetValue(to)!)
