@@ -1,0 +1,191 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace TraceLab.Core;
+
+/// <summary>
+/// A <see cref="KernelEvent"/> packed into bytes for the hand-off between threads: timestamp, kind, flags and a mask
+/// of which storage fields are non-zero, followed by those fields only (most are zero for any one kind). Lossless:
+/// unpacking gives the event that was packed, field for field; the text is kept by reference in a side array. The
+/// storage fields are listed once, in <see cref="Visit"/>; packing, unpacking and the size bound all follow it.
+/// </summary>
+public static class KernelEventPacking
+{
+    private const int IntFields = 9;
+    private const int LongFields = 6;
+    private const int ByteFields = 1;
+    /// <summary>Timestamp 8, kind 1, flags 1, then the 3-byte field mask.</summary>
+    private const int HeaderBytes = 13;
+    /// <summary>Mask bit of the text; fields take the bits below it, in <see cref="Visit"/>'s order.</summary>
+    private const int TextBit = 1 << (IntFields + LongFields + ByteFields);
+
+    /// <summary>The most bytes one event packs into (every field non-zero, with a text index).</summary>
+    public const int MaxBytes = HeaderBytes + IntFields * 4 + LongFields * 8 + ByteFields + 4;
+
+    /// <summary>
+    /// Every storage field of the event, in packing order: the one list the packed layout comes from. The header
+    /// fields that every event has (timestamp, kind, flags) and the text are packed around it.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Visit<TVisitor>(ref KernelEvent e, ref TVisitor v) where TVisitor : struct, IFieldVisitor
+    {
+        v.Int(ref e.Cpu);
+        v.Int(ref e.Pid);
+        v.Int(ref e.Tid);
+        v.Int(ref e.Tid2);
+        v.Int(ref e.Prio);
+        v.Int(ref e.Prio2);
+        v.Long(ref e.State);
+        v.Int(ref e.Cpu2);
+        v.Int(ref e.Cpu3);
+        v.Int(ref e.SyscallNr);
+        v.Long(ref e.Arg0);
+        v.Long(ref e.Arg1);
+        v.Long(ref e.Arg2);
+        v.Long(ref e.Arg3);
+        v.Long(ref e.Ret);
+        v.Byte(ref e.WaitReasonPlusOne);
+    }
+
+    /// <summary>
+    /// Packs <paramref name="e"/> at <paramref name="bytes"/>[<paramref name="offset"/>..], which must have room for
+    /// <see cref="MaxBytes"/>. A text goes to <paramref name="texts"/>[<paramref name="textCount"/>++]. Returns the
+    /// bytes the event took.
+    /// </summary>
+    public static unsafe int Pack(in KernelEvent e, byte[] bytes, int offset, string?[] texts, ref int textCount)
+    {
+        // Pinned for the call: the visitor keeps a pointer, which must not move with the array.
+        fixed (byte* start = &MemoryMarshal.GetArrayDataReference(bytes))
+        {
+            var at = start + offset;
+            Unsafe.WriteUnaligned(at, e.Timestamp);
+            at[8] = (byte)e.Kind;
+            at[9] = e.Flags;
+            var packer = new Packer(at);
+            Visit(ref Unsafe.AsRef(in e), ref packer);
+            var mask = packer.Mask;
+            var p = packer.Position;
+            if (e.Text is { } text)
+            {
+                texts[textCount] = text;
+                Unsafe.WriteUnaligned(at + p, textCount++);
+                p += 4;
+                mask |= TextBit;
+            }
+
+            // Three mask bytes, so the text bit fits above the 16 field bits.
+            Unsafe.WriteUnaligned(at + 10, (ushort)mask);
+            at[12] = (byte)(mask >> 16);
+            return p;
+        }
+    }
+
+    /// <summary>Unpacks the event at <paramref name="offset"/> into <paramref name="e"/>; returns the bytes it took.</summary>
+    public static unsafe int Unpack(byte[] bytes, int offset, string?[] texts, ref KernelEvent e)
+    {
+        fixed (byte* start = &MemoryMarshal.GetArrayDataReference(bytes))
+        {
+            var at = start + offset;
+            e = default;
+            e.Timestamp = Unsafe.ReadUnaligned<long>(at);
+            e.Kind = (KernelEventKind)at[8];
+            e.Flags = at[9];
+            var mask = Unsafe.ReadUnaligned<ushort>(at + 10) | (at[12] << 16);
+            var unpacker = new Unpacker(at, mask);
+            Visit(ref e, ref unpacker);
+            var p = unpacker.Position;
+            if ((mask & TextBit) != 0)
+            {
+                e.Text = texts[Unsafe.ReadUnaligned<int>(at + p)];
+                p += 4;
+            }
+
+            return p;
+        }
+    }
+
+    private interface IFieldVisitor
+    {
+        void Int(ref int field);
+        void Long(ref long field);
+        void Byte(ref byte field);
+    }
+
+    /// <summary>Writes the non-zero fields after the header and sets their mask bits, in visiting order.</summary>
+    private unsafe struct Packer(byte* start) : IFieldVisitor
+    {
+        public int Position = HeaderBytes;
+        public int Mask;
+        private int _bit;
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void Int(ref int field)
+        {
+            if (field != 0)
+            {
+                Unsafe.WriteUnaligned(start + Position, field);
+                Position += 4;
+                Mask |= 1 << _bit;
+            }
+
+            _bit++;
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void Long(ref long field)
+        {
+            if (field != 0)
+            {
+                Unsafe.WriteUnaligned(start + Position, field);
+                Position += 8;
+                Mask |= 1 << _bit;
+            }
+
+            _bit++;
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void Byte(ref byte field)
+        {
+            if (field != 0)
+            {
+                start[Position] = field;
+                Position += 1;
+                Mask |= 1 << _bit;
+            }
+
+            _bit++;
+        }
+    }
+
+    /// <summary>Reads the fields whose mask bits are set, in visiting order; the others stay zero.</summary>
+    private unsafe struct Unpacker(byte* start, int mask) : IFieldVisitor
+    {
+        public int Position = HeaderBytes;
+        private int _bit;
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void Int(ref int field)
+        {
+            if ((mask & (1 << _bit++)) == 0) return;
+            field = Unsafe.ReadUnaligned<int>(start + Position);
+            Position += 4;
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void Long(ref long field)
+        {
+            if ((mask & (1 << _bit++)) == 0) return;
+            field = Unsafe.ReadUnaligned<long>(start + Position);
+            Position += 8;
+        }
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void Byte(ref byte field)
+        {
+            if ((mask & (1 << _bit++)) == 0) return;
+            field = start[Position];
+            Position += 1;
+        }
+    }
+}
