@@ -15,13 +15,13 @@ public partial struct KernelEvent
     /// <summary>Why the previous thread waits (ETW OldThreadWaitReason, a KWAIT_REASON number); -1 when unknown.</summary>
     public readonly int PrevWaitReason => WaitReasonPlusOne - 1;
 
-    /// <param name="prevWaitReason">A KWAIT_REASON (0..254); -1 or anything outside that range: unknown.</param>
+    /// <param name="prevWaitReason">A KWAIT_REASON (ETW: 0..255); -1 (or anything negative): unknown.</param>
     public static KernelEvent Switch(long ts, int cpu, int prevTid, int prevPrio, long prevState, int nextTid,
         int nextPrio, int prevWaitReason = -1) => new()
     {
         Timestamp = ts, Cpu = cpu, Pid = prevTid, Kind = KernelEventKind.Switch,
         Tid = prevTid, Prio = prevPrio, State = prevState, Tid2 = nextTid, Prio2 = nextPrio,
-        WaitReasonPlusOne = prevWaitReason is >= 0 and < byte.MaxValue ? (byte)(prevWaitReason + 1) : (byte)0,
+        WaitReasonPlusOne = prevWaitReason is >= 0 and < ushort.MaxValue ? (ushort)(prevWaitReason + 1) : (ushort)0,
     };
 
     // ---- Waking / WakeupNew: Pid (the waker) makes WokenTid runnable, to run on TargetCpu.

@@ -38,9 +38,10 @@ public partial struct KernelEvent
     internal long Ret;
     /// <summary>
     /// Switch: the KWAIT_REASON the previous thread waits for, plus one; 0 (what a default event holds) means the
-    /// backend records none (Linux). A byte: the reasons are below 64, and it fits the struct's padding.
+    /// backend records none (Linux). ETW logs the reason as a byte, so any of its 256 values fits, in the two bytes
+    /// of the struct's padding.
     /// </summary>
-    internal byte WaitReasonPlusOne;
+    internal ushort WaitReasonPlusOne;
     /// <summary>Marker text or exec file name; null for every other kind (no allocation on the hot path).</summary>
     internal string? Text;
 

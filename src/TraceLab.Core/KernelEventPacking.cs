@@ -13,14 +13,14 @@ public static class KernelEventPacking
 {
     private const int IntFields = 9;
     private const int LongFields = 6;
-    private const int ByteFields = 1;
+    private const int UShortFields = 1;
     /// <summary>Timestamp 8, kind 1, flags 1, then the 3-byte field mask.</summary>
     private const int HeaderBytes = 13;
     /// <summary>Mask bit of the text; fields take the bits below it, in <see cref="Visit"/>'s order.</summary>
-    private const int TextBit = 1 << (IntFields + LongFields + ByteFields);
+    private const int TextBit = 1 << (IntFields + LongFields + UShortFields);
 
     /// <summary>The most bytes one event packs into (every field non-zero, with a text index).</summary>
-    public const int MaxBytes = HeaderBytes + IntFields * 4 + LongFields * 8 + ByteFields + 4;
+    public const int MaxBytes = HeaderBytes + IntFields * 4 + LongFields * 8 + UShortFields * 2 + 4;
 
     /// <summary>
     /// Every storage field of the event, in packing order: the one list the packed layout comes from. The header
@@ -44,7 +44,7 @@ public static class KernelEventPacking
         v.Long(ref e.Arg2);
         v.Long(ref e.Arg3);
         v.Long(ref e.Ret);
-        v.Byte(ref e.WaitReasonPlusOne);
+        v.UShort(ref e.WaitReasonPlusOne);
     }
 
     /// <summary>
@@ -108,7 +108,7 @@ public static class KernelEventPacking
     {
         void Int(ref int field);
         void Long(ref long field);
-        void Byte(ref byte field);
+        void UShort(ref ushort field);
     }
 
     /// <summary>Writes the non-zero fields after the header and sets their mask bits, in visiting order.</summary>
@@ -145,12 +145,12 @@ public static class KernelEventPacking
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void Byte(ref byte field)
+        public void UShort(ref ushort field)
         {
             if (field != 0)
             {
-                start[Position] = field;
-                Position += 1;
+                Unsafe.WriteUnaligned(start + Position, field);
+                Position += 2;
                 Mask |= 1 << _bit;
             }
 
@@ -181,11 +181,11 @@ public static class KernelEventPacking
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void Byte(ref byte field)
+        public void UShort(ref ushort field)
         {
             if ((mask & (1 << _bit++)) == 0) return;
-            field = start[Position];
-            Position += 1;
+            field = Unsafe.ReadUnaligned<ushort>(start + Position);
+            Position += 2;
         }
     }
 }
