@@ -23,28 +23,29 @@ public static class KernelEventPacking
     public const int MaxBytes = HeaderBytes + IntFields * 4 + LongFields * 8 + UShortFields * 2 + 4;
 
     /// <summary>
-    /// Every storage field of the event, in packing order: the one list the packed layout comes from. The header
-    /// fields that every event has (timestamp, kind, flags) and the text are packed around it.
+    /// Every storage field of the event with its mask bit, in packing order: the one list the packed layout comes
+    /// from. The header fields that every event has (timestamp, kind, flags) and the text are packed around it. The
+    /// bits are constants so that, inlined, each field's test compiles to one compare with an immediate.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Visit<TVisitor>(ref KernelEvent e, ref TVisitor v) where TVisitor : struct, IFieldVisitor
     {
-        v.Int(ref e.Cpu);
-        v.Int(ref e.Pid);
-        v.Int(ref e.Tid);
-        v.Int(ref e.Tid2);
-        v.Int(ref e.Prio);
-        v.Int(ref e.Prio2);
-        v.Long(ref e.State);
-        v.Int(ref e.Cpu2);
-        v.Int(ref e.Cpu3);
-        v.Int(ref e.SyscallNr);
-        v.Long(ref e.Arg0);
-        v.Long(ref e.Arg1);
-        v.Long(ref e.Arg2);
-        v.Long(ref e.Arg3);
-        v.Long(ref e.Ret);
-        v.UShort(ref e.WaitReasonPlusOne);
+        v.Int(ref e.Cpu, 1 << 0);
+        v.Int(ref e.Pid, 1 << 1);
+        v.Int(ref e.Tid, 1 << 2);
+        v.Int(ref e.Tid2, 1 << 3);
+        v.Int(ref e.Prio, 1 << 4);
+        v.Int(ref e.Prio2, 1 << 5);
+        v.Long(ref e.State, 1 << 6);
+        v.Int(ref e.Cpu2, 1 << 7);
+        v.Int(ref e.Cpu3, 1 << 8);
+        v.Int(ref e.SyscallNr, 1 << 9);
+        v.Long(ref e.Arg0, 1 << 10);
+        v.Long(ref e.Arg1, 1 << 11);
+        v.Long(ref e.Arg2, 1 << 12);
+        v.Long(ref e.Arg3, 1 << 13);
+        v.Long(ref e.Ret, 1 << 14);
+        v.UShort(ref e.WaitReasonPlusOne, 1 << 15);
     }
 
     /// <summary>
@@ -106,9 +107,9 @@ public static class KernelEventPacking
 
     private interface IFieldVisitor
     {
-        void Int(ref int field);
-        void Long(ref long field);
-        void UShort(ref ushort field);
+        void Int(ref int field, int bit);
+        void Long(ref long field, int bit);
+        void UShort(ref ushort field, int bit);
     }
 
     /// <summary>Writes the non-zero fields after the header and sets their mask bits, in visiting order.</summary>
@@ -116,45 +117,38 @@ public static class KernelEventPacking
     {
         public int Position = HeaderBytes;
         public int Mask;
-        private int _bit;
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void Int(ref int field)
+        public void Int(ref int field, int bit)
         {
             if (field != 0)
             {
                 Unsafe.WriteUnaligned(start + Position, field);
                 Position += 4;
-                Mask |= 1 << _bit;
+                Mask |= bit;
             }
-
-            _bit++;
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void Long(ref long field)
+        public void Long(ref long field, int bit)
         {
             if (field != 0)
             {
                 Unsafe.WriteUnaligned(start + Position, field);
                 Position += 8;
-                Mask |= 1 << _bit;
+                Mask |= bit;
             }
-
-            _bit++;
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void UShort(ref ushort field)
+        public void UShort(ref ushort field, int bit)
         {
             if (field != 0)
             {
                 Unsafe.WriteUnaligned(start + Position, field);
                 Position += 2;
-                Mask |= 1 << _bit;
+                Mask |= bit;
             }
-
-            _bit++;
         }
     }
 
@@ -162,28 +156,27 @@ public static class KernelEventPacking
     private unsafe struct Unpacker(byte* start, int mask) : IFieldVisitor
     {
         public int Position = HeaderBytes;
-        private int _bit;
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void Int(ref int field)
+        public void Int(ref int field, int bit)
         {
-            if ((mask & (1 << _bit++)) == 0) return;
+            if ((mask & bit) == 0) return;
             field = Unsafe.ReadUnaligned<int>(start + Position);
             Position += 4;
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void Long(ref long field)
+        public void Long(ref long field, int bit)
         {
-            if ((mask & (1 << _bit++)) == 0) return;
+            if ((mask & bit) == 0) return;
             field = Unsafe.ReadUnaligned<long>(start + Position);
             Position += 8;
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void UShort(ref ushort field)
+        public void UShort(ref ushort field, int bit)
         {
-            if ((mask & (1 << _bit++)) == 0) return;
+            if ((mask & bit) == 0) return;
             field = Unsafe.ReadUnaligned<ushort>(start + Position);
             Position += 2;
         }
