@@ -6,13 +6,14 @@ public partial struct KernelEvent
     // ---- Switch: PrevTid leaves the CPU, NextTid runs.
     public readonly int PrevTid => Tid;
     public readonly int PrevPrio => Prio;
-    /// <summary>prev_state (Linux task state bits; see <see cref="TaskState"/>); ETW states are mapped onto them.</summary>
+    /// <summary>prev_state (Linux task state bits, see <see cref="TaskState"/>); ETW states are mapped onto them.
+    /// </summary>
     public readonly long PrevState => State;
     public readonly int NextTid => Tid2;
     public readonly int NextPrio => Prio2;
     /// <summary>Whether the backend says why the previous thread waits (ETW CSwitch does, Linux does not).</summary>
     public readonly bool HasPrevWaitReason => WaitReasonPlusOne != 0;
-    /// <summary>Why the previous thread waits (ETW OldThreadWaitReason, a KWAIT_REASON number); -1 when unknown.</summary>
+    /// <summary>Why the previous thread waits (ETW OldThreadWaitReason, a KWAIT_REASON); -1 when unknown.</summary>
     public readonly int PrevWaitReason => WaitReasonPlusOne - 1;
 
     /// <param name="prevWaitReason">A KWAIT_REASON (ETW: 0..255); -1 (or anything negative): unknown.</param>
@@ -35,7 +36,8 @@ public partial struct KernelEvent
         Prio = wokenPrio,
     };
 
-    public static KernelEvent WakeupNew(long ts, int cpu, int waker, int woken, int targetCpu, int wokenPrio = 0) => new()
+    public static KernelEvent WakeupNew(long ts, int cpu, int waker, int woken, int targetCpu, int wokenPrio = 0) =>
+        new()
     {
         Timestamp = ts, Cpu = cpu, Pid = waker, Kind = KernelEventKind.WakeupNew, Tid = woken, Cpu2 = targetCpu,
         Prio = wokenPrio,
@@ -47,7 +49,8 @@ public partial struct KernelEvent
     public readonly int OrigCpu => Cpu2;
     public readonly int DestCpu => Cpu3;
 
-    public static KernelEvent Migrate(long ts, int cpu, int pid, int tid, int origCpu, int destCpu, int prio = 0) => new()
+    public static KernelEvent Migrate(long ts, int cpu, int pid, int tid, int origCpu, int destCpu, int prio = 0) =>
+        new()
     {
         Timestamp = ts, Cpu = cpu, Pid = pid, Kind = KernelEventKind.Migrate, Tid = tid, Cpu2 = origCpu, Cpu3 = destCpu,
         Prio = prio,
@@ -82,7 +85,7 @@ public partial struct KernelEvent
     };
 
     // ---- SyscallEnter / SyscallExit, made by Pid. Linux logs a number; ETW logs the service routine's address.
-    /// <summary>Whether <see cref="SyscallNumber"/> is known (Linux); false: <see cref="SyscallAddress"/> (ETW).</summary>
+    /// <summary>Whether <see cref="SyscallNumber"/> is known (Linux); else see <see cref="SyscallAddress"/>.</summary>
     public readonly bool HasSyscallNumber => SyscallNr >= 0;
     /// <summary>The syscall number (Linux); -1 when the backend logs an address instead.</summary>
     public readonly int SyscallNumber => SyscallNr;

@@ -54,7 +54,8 @@ public partial struct KernelEvent
         KernelEventKind.Fork => $"{Timestamp} [{Cpu}] fork {ParentTid} -> {ChildTid}",
         KernelEventKind.Exec => $"{Timestamp} [{Cpu}] exec {ExecTid} {ExecFileName}",
         KernelEventKind.Exit => $"{Timestamp} [{Cpu}] exit {ExitingTid}",
-        KernelEventKind.SyscallEnter when !HasSyscallNumber => $"{Timestamp} [{Cpu}] {Pid} enter syscall at {SyscallAddress:x}",
+        KernelEventKind.SyscallEnter when !HasSyscallNumber =>
+            $"{Timestamp} [{Cpu}] {Pid} enter syscall at {SyscallAddress:x}",
         KernelEventKind.SyscallEnter =>
             $"{Timestamp} [{Cpu}] {Pid} enter syscall {SyscallNumber} ({SyscallArg0:x}, {SyscallArg1}, {SyscallArg2})",
         KernelEventKind.SyscallExit => $"{Timestamp} [{Cpu}] {Pid} exit syscall {SyscallNr} = {SyscallResult}",

@@ -81,7 +81,7 @@ public static class KernelEventPacking
         }
     }
 
-    /// <summary>Unpacks the event at <paramref name="offset"/> into <paramref name="e"/>; returns the bytes it took.</summary>
+    /// <summary>Unpacks the event at <paramref name="offset"/> into <paramref name="e"/>; returns its length.</summary>
     public static unsafe int Unpack(byte[] bytes, int offset, string?[] texts, ref KernelEvent e)
     {
         fixed (byte* start = &MemoryMarshal.GetArrayDataReference(bytes))

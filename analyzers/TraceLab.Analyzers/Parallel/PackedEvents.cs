@@ -48,6 +48,7 @@ internal sealed class PackedEvents
         Count++;
     }
 
-    /// <summary>Unpacks the event at byte <paramref name="offset"/> into <paramref name="e"/>; returns the next one's.</summary>
+    /// <summary>Unpacks the event at byte <paramref name="offset"/> into <paramref name="e"/>; returns the next's.
+    /// </summary>
     public int Read(int offset, ref KernelEvent e) => offset + KernelEventPacking.Unpack(_bytes, offset, _texts, ref e);
 }

@@ -53,14 +53,16 @@ public sealed class FtraceBundler : IKernelEventSink
             case KernelEventKind.Waking:
                 ev.SchedWaking = new SchedWakingFtraceEvent
                 {
-                    Comm = Comm(e.WokenTid, e.Cpu), Pid = e.WokenTid, Prio = e.WokenPrio, Success = 1, TargetCpu = e.TargetCpu,
+                    Comm = Comm(e.WokenTid, e.Cpu), Pid = e.WokenTid, Prio = e.WokenPrio,
+                    Success = 1, TargetCpu = e.TargetCpu,
                 };
                 Wakings++;
                 break;
             case KernelEventKind.WakeupNew:
                 ev.SchedWakeupNew = new SchedWakeupNewFtraceEvent
                 {
-                    Comm = Comm(e.WokenTid, e.Cpu), Pid = e.WokenTid, Prio = e.WokenPrio, Success = 1, TargetCpu = e.TargetCpu,
+                    Comm = Comm(e.WokenTid, e.Cpu), Pid = e.WokenTid, Prio = e.WokenPrio,
+                    Success = 1, TargetCpu = e.TargetCpu,
                 };
                 WakeupNews++;
                 break;
@@ -81,7 +83,8 @@ public sealed class FtraceBundler : IKernelEventSink
                 break;
             case KernelEventKind.Marker when e.MarkerText is not null:
                 // trace_marker writes keep their newline in ftrace's print buf.
-                ev.Print = new PrintFtraceEvent { Buf = e.MarkerText.EndsWith('\n') ? e.MarkerText : e.MarkerText + "\n" };
+                var text = e.MarkerText;
+                ev.Print = new PrintFtraceEvent { Buf = text.EndsWith('\n') ? text : text + "\n" };
                 Prints++;
                 break;
             default:

@@ -49,7 +49,11 @@ public sealed class KernelEventDecoder
     }
 
     // Slot names per kind: where Build puts each ftrace field and Decode reads it.
-    private static class SwitchSlot { public const int PrevPid = 0, PrevPrio = 1, PrevState = 2, NextPid = 3, NextPrio = 4; }
+    private static class SwitchSlot
+    {
+        public const int PrevPid = 0, PrevPrio = 1, PrevState = 2, NextPid = 3, NextPrio = 4;
+    }
+
     private static class WakeSlot { public const int Pid = 0, TargetCpu = 1, Prio = 2; }
     private static class MigrateSlot { public const int Pid = 0, OrigCpu = 1, DestCpu = 2, Prio = 3; }
     private static class ForkSlot { public const int ParentPid = 0, ChildPid = 1; }
@@ -95,7 +99,8 @@ public sealed class KernelEventDecoder
         new(DecodeKind.Print, [], Text: "buf"),
     }.ToDictionary(r => r.Kind);
 
-    /// <summary>The per-syscall events (syscalls/sys_enter_NAME) name the number differently and list their arguments.</summary>
+    /// <summary>Per-syscall events (syscalls/sys_enter_NAME) name the number differently and list their arguments.
+    /// </summary>
     private static readonly Row SyscallEnterNamed =
         new(DecodeKind.SyscallEnter, [(SyscallSlot.Nr, "__syscall_nr")], Args: SyscallArgs.FirstFields);
     private static readonly Row SyscallExitNamed =
@@ -343,7 +348,7 @@ public sealed class KernelEventDecoder
         return true;
     }
 
-    /// <summary>Gives the thread table the names the payload carries, as <see cref="Table"/> pairs them with tids.</summary>
+    /// <summary>Gives the thread table the payload's names, paired with tids as <see cref="Table"/> says.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void NameThreads(in Entry x, ReadOnlySpan<byte> payload)
     {
