@@ -194,7 +194,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             case KernelEventKind.WakeupNew:
                 return OnWaking(e, t, pidSlot, counted: false);
             case KernelEventKind.Migrate:
-                if (e.Tid != 0 && Region.Contains(t)) Stats(e.Tid).Migrations++;
+                if (e.MigratingTid != 0 && Region.Contains(t)) Stats(e.MigratingTid).Migrations++;
                 break;
             case KernelEventKind.Fork:
                 _parent[e.ChildTid] = e.ParentTid;
@@ -202,7 +202,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             case KernelEventKind.Exit:
                 break;
             case KernelEventKind.Marker:
-                if (e.Text is not null && Region.OnMarker(e.Text, t, e.Pid)) OnRegionBegin();
+                if (e.MarkerText is not null && Region.OnMarker(e.MarkerText, t, e.Pid)) OnRegionBegin();
                 break;
             default:
                 break;

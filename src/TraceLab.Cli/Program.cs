@@ -21,7 +21,8 @@ var root = new RootCommand("TraceLab: see, in a kernel trace, why threads that c
 };
 
 var parse = root.Parse(args);
-if (parse.Errors.Count > 0) return CommandActions.Fail($"{parse.Errors[0].Message} (see tracelab --help)", ExitCodes.Usage);
+if (parse.Errors.Count > 0)
+    return CommandActions.Fail($"{parse.Errors[0].Message} (see tracelab --help)", ExitCodes.Usage);
 
 // TraceLab handles Ctrl-C itself (stop the workload, keep the partial trace, still write the report): the
 // parser's own handler would end the process after a fixed timeout, mid-write.

@@ -9,7 +9,9 @@ public static class TraceFiles
     /// <summary>The registry every command opens traces through: trace.dat, perf.data and .etl on every OS.</summary>
     public static TraceFormatRegistry Formats { get; } = TraceFormats.All;
 
-    /// <param name="salvage">Read up to the first damage instead of failing (see <see cref="TraceReadOptions.Salvage"/>).</param>
+    /// <param name="salvage">
+    /// Read up to the first damage instead of failing (<see cref="TraceReadOptions.Salvage"/>).
+    /// </param>
     public static IKernelTraceReader Open(string path, bool salvage = false)
     {
         if (!File.Exists(path)) throw new UsageException($"{path}: no such file");

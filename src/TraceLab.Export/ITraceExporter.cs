@@ -11,13 +11,13 @@ public interface ITraceExporter
     /// <summary>The <c>--to</c> value, lower case, e.g. "perfetto".</summary>
     string Name { get; }
 
-    /// <summary>File name extension of the output, with the dot; the default output is the trace's name with it.</summary>
+    /// <summary>The output's file name extension, with the dot (default output: the trace's name with it).</summary>
     string Extension { get; }
 
     /// <summary>One phrase for help texts, e.g. "Perfetto protobuf trace (ui.perfetto.dev)".</summary>
     string Description { get; }
 
-    /// <summary>Streams <paramref name="reader"/>'s events once and writes the export to <paramref name="output"/>.</summary>
+    /// <summary>Streams <paramref name="reader"/>'s events once, writing to <paramref name="output"/>.</summary>
     IExportSummary Export(IKernelTraceReader reader, Stream output, ExportOptions options,
         CancellationToken cancellationToken = default);
 }
@@ -25,7 +25,8 @@ public interface ITraceExporter
 /// <summary>What an export wrote, as the lines the command prints.</summary>
 public interface IExportSummary
 {
-    /// <summary>The first line says what <paramref name="file"/> holds; further lines are hints (how to open it).</summary>
+    /// <summary>The first line says what <paramref name="file"/> holds; further lines are hints (how to open it).
+    /// </summary>
     IReadOnlyList<string> Lines(ExportedFile file);
 }
 
@@ -34,7 +35,7 @@ public sealed record ExportOptions
 {
     public static ExportOptions Default { get; } = new();
 
-    /// <summary>The process whose threads and objects get analysis tracks; null: the workload's, from its markers.</summary>
+    /// <summary>The process whose threads and objects get tracks; null: the workload's (from its markers).</summary>
     public int? Pid { get; init; }
 
     /// <summary>Labelled slices to add (the findings' windows); null: none.</summary>

@@ -2,7 +2,9 @@ using TraceLab.Export.Perfetto;
 
 namespace TraceLab.Export;
 
-/// <summary>The export formats `tracelab export --to` offers. To add one, add its entry here (docs/architecture.md).</summary>
+/// <summary>
+/// The export formats `tracelab export --to` offers. To add one, add its entry here (docs/architecture.md).
+/// </summary>
 public static class TraceExporters
 {
     public static IReadOnlyList<ITraceExporter> All { get; } =

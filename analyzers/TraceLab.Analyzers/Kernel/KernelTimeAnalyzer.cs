@@ -120,7 +120,7 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
         f.ExitCpu = -1;
         f.Active = true;
         f.WentOffCpu = false;
-        f.Key = e.SyscallNr >= 0 ? e.SyscallNr : e.Arg0;
+        f.Key = e.HasSyscallNumber ? e.SyscallNumber : e.SyscallAddress;
         f.EnterTs = f.PieceStart = t;
         f.OffCpu = f.Blocked = false;
         f.CpuNs = f.BlockedNs = f.ReadyNs = 0;

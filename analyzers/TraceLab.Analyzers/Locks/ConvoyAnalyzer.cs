@@ -234,7 +234,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
             case LockOpKind.Semop:
             {
                 var o = ObjectOf(t);
-                if (e.Ret != 0) break;
+                if (e.SyscallResult != 0) break;
                 var semid = t.Obj.Id;
                 if (t.Woken)
                 {
@@ -259,7 +259,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
             case LockOpKind.Wait when t.Woken:
                 if (t.Obj.Kind == LockObjectKind.FileDescriptor)
                 {
-                    if (e.Ret > 0) Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
+                    if (e.SyscallResult > 0) Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
                 }
                 else
                 {

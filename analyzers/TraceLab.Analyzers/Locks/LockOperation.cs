@@ -25,33 +25,33 @@ public static class LockOperation
     public static LockOpKind Classify(in KernelEvent enter, out LockObject obj)
     {
         obj = default;
-        switch (enter.SyscallNr)
+        switch (enter.SyscallNumber)
         {
             case LinuxSyscalls.Futex:
-                obj = new LockObject(LockObjectKind.Futex, enter.Arg0);
-                return (enter.Arg1 & FutexCmdMask) switch
+                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0);
+                return (enter.SyscallArg1 & FutexCmdMask) switch
                 {
                     0 or 6 or 9 or 11 or 13 => LockOpKind.Wait,  // WAIT, LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2
                     1 or 3 or 4 or 5 or 7 or 10 or 12 => LockOpKind.Wake, // WAKE, (CMP_)REQUEUE, WAKE_OP, UNLOCK_PI, WAKE_BITSET, CMP_REQUEUE_PI
                     _ => LockOpKind.Other,
                 };
             case LinuxSyscalls.FutexWait:
-                obj = new LockObject(LockObjectKind.Futex, enter.Arg0);
+                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0);
                 return LockOpKind.Wait;
             case LinuxSyscalls.FutexWake:
-                obj = new LockObject(LockObjectKind.Futex, enter.Arg0);
+                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0);
                 return LockOpKind.Wake;
             case LinuxSyscalls.Semop:
             case LinuxSyscalls.Semtimedop:
-                obj = new LockObject(LockObjectKind.SysVSemaphore, enter.Arg0);
+                obj = new LockObject(LockObjectKind.SysVSemaphore, enter.SyscallArg0);
                 return LockOpKind.Semop;
             case LinuxSyscalls.Read:
             case LinuxSyscalls.Readv:
-                obj = new LockObject(LockObjectKind.FileDescriptor, enter.Arg0);
+                obj = new LockObject(LockObjectKind.FileDescriptor, enter.SyscallArg0);
                 return LockOpKind.Wait;
             case LinuxSyscalls.Write:
             case LinuxSyscalls.Writev:
-                obj = new LockObject(LockObjectKind.FileDescriptor, enter.Arg0);
+                obj = new LockObject(LockObjectKind.FileDescriptor, enter.SyscallArg0);
                 return LockOpKind.Wake;
             default:
                 return LockOpKind.None;

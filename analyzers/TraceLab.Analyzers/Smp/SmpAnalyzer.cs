@@ -120,7 +120,8 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
     private void OnMigrate(in KernelEvent e)
     {
         CpuStats(e.Cpu);
-        if (e.Tid > 0 && _region.Contains(e.Timestamp)) ThreadAt(_slots.SlotOf(e.Tid), e.Tid).Stats.Migrations++;
+        var tid = e.MigratingTid;
+        if (tid > 0 && _region.Contains(e.Timestamp)) ThreadAt(_slots.SlotOf(tid), tid).Stats.Migrations++;
     }
 
     public void OnRegionBegin()

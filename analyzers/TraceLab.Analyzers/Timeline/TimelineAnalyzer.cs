@@ -116,7 +116,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
                 break;
             }
             case KernelEventKind.Exit:
-                if (e.Tid > 0) Gone(e.Tid, t);
+                if (e.ExitingTid > 0) Gone(e.ExitingTid, t);
                 break;
         }
     }

@@ -73,7 +73,8 @@ internal static class SharedOptions
     public static Option<TimelineWindow?> TimelineWindow() => new("--timeline-window")
     {
         Description = "report.html's thread timeline: START:LENGTH in ms from the region's begin (default 10:1)",
-        CustomParser = r => ParseOrError<TimelineWindow?>(r, text => Analyzers.Timeline.TimelineWindow.Parse(text), null),
+        CustomParser = r => ParseOrError<TimelineWindow?>(r, text => Analyzers.Timeline.TimelineWindow.Parse(text),
+            null),
     };
 
     public static Option<int> Timeout(string description)
@@ -93,7 +94,8 @@ internal static class SharedOptions
         argument.Validators.Add(r =>
         {
             var path = r.GetValueOrDefault<string>();
-            if (!string.IsNullOrEmpty(path) && !File.Exists(path)) r.AddError($"{Path.GetFullPath(path)}: no such file");
+            if (!string.IsNullOrEmpty(path) && !File.Exists(path))
+                r.AddError($"{Path.GetFullPath(path)}: no such file");
         });
         return argument;
     }

@@ -11,10 +11,15 @@ internal sealed class WorkloadParameterOptions
 {
     private readonly List<(string Name, Option<string?> Option)> _options;
 
-    /// <param name="descriptionPrefix">Put before each parameter's own description (e.g. "fixed for every point: ").</param>
+    /// <param name="descriptionPrefix">
+    /// Put before each parameter's own description (e.g. "fixed for every point: ").
+    /// </param>
     public WorkloadParameterOptions(string descriptionPrefix = "") =>
         _options = WorkloadCatalog.All.SelectMany(w => w.Parameters).DistinctBy(p => p.Name)
-            .Select(p => (p.Name, new Option<string?>($"--{p.Name}") { Description = descriptionPrefix + p.Description }))
+            .Select(p => (p.Name, new Option<string?>($"--{p.Name}")
+            {
+                Description = descriptionPrefix + p.Description,
+            }))
             .ToList();
 
     /// <summary>

@@ -11,9 +11,15 @@ namespace TraceLab.Cli.Commands;
 public sealed class AnalyzeCommand
 {
     /// <param name="TraceFile">Any format the trace format registry reads.</param>
-    /// <param name="Out">Where the reports go; null: beside the trace (replacing its reports needs <paramref name="Force"/>).</param>
-    /// <param name="Salvage">Analyze the intact part of a damaged trace; the report's warnings say what was skipped.</param>
-    /// <param name="Timeline">The window report.html's thread timeline shows (null: <see cref="TimelineWindow.Default"/>).</param>
+    /// <param name="Out">
+    /// Where the reports go; null: beside the trace (replacing its reports needs <paramref name="Force"/>).
+    /// </param>
+    /// <param name="Salvage">
+    /// Analyze the intact part of a damaged trace; the report's warnings say what was skipped.
+    /// </param>
+    /// <param name="Timeline">
+    /// The window report.html's thread timeline shows (null: <see cref="TimelineWindow.Default"/>).
+    /// </param>
     /// <param name="AnalysisThreads">Analysis threads besides the reader (null: the default for this machine).</param>
     public sealed record Settings(string TraceFile)
     {
@@ -35,7 +41,8 @@ public sealed class AnalyzeCommand
         var trace = SharedOptions.ExistingTraceFile($"trace file ({string.Join(", ", TraceFiles.Formats.Names)})");
         var outDir = SharedOptions.Out("where report.json / report.md go (default: beside the trace)");
         var force = SharedOptions.Force("replace existing reports");
-        var pid = SharedOptions.Pid("process to report on (default: the workload's, from its markers or workload.json)");
+        var pid = SharedOptions.Pid(
+            "process to report on (default: the workload's, from its markers or workload.json)");
         var analysis = SharedOptions.Analysis();
         var salvage = SharedOptions.Salvage(
             "analyze a truncated or corrupt trace up to the damage on each CPU; a warning says what was skipped");

@@ -6,7 +6,9 @@ using TraceLab.Export;
 
 namespace TraceLab.Cli.Commands;
 
-/// <summary>`tracelab export TRACE --to FORMAT [-o FILE]`: the trace and TraceLab's analysis for another viewer.</summary>
+/// <summary>
+/// `tracelab export TRACE --to FORMAT [-o FILE]`: the trace and TraceLab's analysis for another viewer.
+/// </summary>
 public sealed class ExportCommand
 {
     /// <param name="Output">The file to write; null: the trace's name with the exporter's extension.</param>
@@ -34,20 +36,21 @@ public sealed class ExportCommand
         var pid = SharedOptions.Pid(
             "process whose threads and lock objects get analysis tracks (default: the workload's, from its markers)");
         var salvage = SharedOptions.Salvage("export a truncated or corrupt trace up to the damage on each CPU");
-        var description = "write a trace with TraceLab's analysis for another viewer (" +
-            string.Join(", ", TraceExporters.All.Select(e => e.Description)) + ")";
+        var description = "write a trace with TraceLab's analysis for another viewer: " +
+            string.Join("; ", TraceExporters.All.Select(e => $"{e.Name}, {e.Description}"));
         var command = new Command("export", description) { trace, to, output, force, pid, salvage };
-        CommandActions.Set(command, r => new ExportCommand(console).Run(new Settings(r.GetValue(trace)!, r.GetValue(to)!)
-        {
-            Output = r.GetValue(output),
-            Force = r.GetValue(force),
-            Pid = r.GetValue(pid),
-            Salvage = r.GetValue(salvage),
-        }));
+        CommandActions.Set(command, r => new ExportCommand(console).Run(
+            new Settings(r.GetValue(trace)!, r.GetValue(to)!)
+            {
+                Output = r.GetValue(output),
+                Force = r.GetValue(force),
+                Pid = r.GetValue(pid),
+                Salvage = r.GetValue(salvage),
+            }));
         return command;
     }
 
-    /// <summary><c>--to NAME</c>, typed as the exporter; the names come from <see cref="TraceExporters.All"/>.</summary>
+    /// <summary><c>--to NAME</c>, typed as the exporter; names from <see cref="TraceExporters.All"/>.</summary>
     private static Option<ITraceExporter> ExporterOption()
     {
         var names = string.Join(", ", TraceExporters.Names);
@@ -69,7 +72,8 @@ public sealed class ExportCommand
         var final = Path.GetFullPath(s.Output ?? Path.ChangeExtension(traceFile, s.Exporter.Extension));
         if (final == traceFile) throw new UsageException($"{final} is the input trace: choose another -o");
         if (Directory.Exists(final)) throw new UsageException($"{final} is a directory: -o takes a file name");
-        if (File.Exists(final) && !s.Force) throw new UsageException($"{final} already exists: add --force to replace it");
+        if (File.Exists(final) && !s.Force)
+            throw new UsageException($"{final} already exists: add --force to replace it");
         var dir = Path.GetDirectoryName(final)!;
         Directory.CreateDirectory(dir);
 

@@ -39,13 +39,15 @@ public sealed class OverheadCommand
         var bufferKb = SharedOptions.BufferKb();
         var parameters = new WorkloadParameterOptions();
         var command = new Command("overhead",
-            "slowdown of a scenario when traced: untraced and traced runs interleaved, median and min/max per syscall set")
+            "slowdown of a scenario when traced: untraced and traced runs interleaved, " +
+            "median and min/max per syscall set")
         {
             workload, scenario, repeat, syscalls, bufferKb,
         };
         parameters.AddTo(command);
-        CommandActions.Set(command, (r, ct) => new OverheadCommand(console).RunAsync(new Settings(r.GetValue(workload)!,
-            r.GetValue(scenario)!, parameters.Overrides(r), r.GetValue(repeat), r.GetValue(syscalls)!, r.GetValue(bufferKb)), ct));
+        CommandActions.Set(command, (r, ct) => new OverheadCommand(console).RunAsync(
+            new Settings(r.GetValue(workload)!, r.GetValue(scenario)!, parameters.Overrides(r), r.GetValue(repeat),
+                r.GetValue(syscalls)!, r.GetValue(bufferKb)), ct));
         return command;
     }
 
@@ -122,11 +124,12 @@ public sealed class OverheadCommand
                 foreach (var set in s.Sets)
                 {
                     var dir = Path.Combine(scratch, $"traced-{round}-{set}");
-                    var code = await new TraceCommand(quiet).RunAsync(new TraceCommand.Settings(workload.Name, scenario.Name)
+                    var settings = new TraceCommand.Settings(workload.Name, scenario.Name)
                     {
                         Overrides = s.Overrides, Out = dir, Force = true, BufferKb = s.BufferKb, Syscalls = set,
                         Analyses = AnalysisKind.Threads,
-                    });
+                    };
+                    var code = await new TraceCommand(quiet).RunAsync(settings);
                     if (code != ExitCodes.Ok) throw new WorkloadException($"traced run ({set}) exited {code}");
                     var result = WorkloadResult.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "workload.json"), cancellationToken), "workload.json");
                     traced[set].Add(RunTimes.Of(result));
@@ -172,7 +175,8 @@ public sealed class OverheadCommand
     private static string Percent(double ratio) => double.IsNaN(ratio) ? "n/a" : (ratio * 100).ToString("+0.0;-0.0;0.0", CultureInfo.InvariantCulture) + " %";
 
     /// <summary>"none,lock,all" or a subset.</summary>
-    /// <summary>"none,lock,all" as sets, each once; throws <see cref="ArgumentException"/> naming an unknown set.</summary>
+    /// <summary>"none,lock,all" as sets, each once.</summary>
+    /// <exception cref="ArgumentException">An unknown set, named in the message.</exception>
     public static IReadOnlyList<SyscallSet> ParseSets(string text) =>
         text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
             .Select(CaptureEventSet.Parse).Distinct().ToList();

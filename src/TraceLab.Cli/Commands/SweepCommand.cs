@@ -17,8 +17,8 @@ namespace TraceLab.Cli.Commands;
 /// </summary>
 public sealed class SweepCommand
 {
-    /// <param name="Sweep">Predefined sweep name or claim id; null with <see cref="Param"/> for an ad-hoc sweep.</param>
-    /// <param name="Resume">Directory of an interrupted sweep to continue; the other settings then come from it.</param>
+    /// <param name="Sweep">Predefined sweep name or claim id; null with <see cref="Param"/> for ad-hoc.</param>
+    /// <param name="Resume">An interrupted sweep's directory; the other settings then come from it.</param>
     public sealed record Settings
     {
         public string? Workload { get; init; }
@@ -60,7 +60,10 @@ public sealed class SweepCommand
         {
             Description = "parameter that makes one series (plot line) per value, e.g. which",
         };
-        var seriesValues = new Option<string?>("--series-values") { Description = "its values, comma-separated (e.g. cs,mutex)" };
+        var seriesValues = new Option<string?>("--series-values")
+        {
+            Description = "its values, comma-separated (e.g. cs,mutex)",
+        };
         var repeat = new Option<int>("--repeat")
         {
             Description = "runs per point (verdicts need at least 3)", DefaultValueFactory = _ => 3,
@@ -75,7 +78,8 @@ public sealed class SweepCommand
         {
             Description = "continue the interrupted sweep in this directory (its state.json)",
         };
-        var timeout = SharedOptions.Timeout("kill a run after this many seconds and record it as failed (0 = no limit)");
+        var timeout = SharedOptions.Timeout(
+            "kill a run after this many seconds and record it as failed (0 = no limit)");
         var seed = new Option<int?>("--order-seed")
         {
             Description = "seed of the interleaved run order (default: random, recorded in sweep.json)",
@@ -86,7 +90,8 @@ public sealed class SweepCommand
         var command = new Command("sweep",
             "run a workload over a range of parameter values, repeated, with plots, report and claim verdicts")
         {
-            workload, sweep, param, values, series, seriesValues, repeat, trace, outDir, force, resume, timeout, seed, list,
+            workload, sweep, param, values, series, seriesValues, repeat, trace, outDir, force, resume, timeout, seed,
+            list,
         };
         parameters.AddTo(command);
         CommandActions.Set(command, async (r, _) => r.GetValue(list)

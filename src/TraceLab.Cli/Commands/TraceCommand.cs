@@ -18,7 +18,7 @@ namespace TraceLab.Cli.Commands;
 /// </summary>
 public sealed class TraceCommand
 {
-    /// <summary>What one `tracelab trace` run does; every setting but the workload and scenario has a default.</summary>
+    /// <summary>What one `tracelab trace` run does; all but the workload and scenario have defaults.</summary>
     /// <param name="Overrides">Workload parameters given on the command line, by name.</param>
     /// <param name="Out">Output directory; null: ./traces/WORKLOAD-SCENARIO-TIME.</param>
     /// <param name="TimeoutSeconds">Kill the workload after this long; 0: no limit.</param>
@@ -59,8 +59,12 @@ public sealed class TraceCommand
         {
             Description = "workload to run (see `tracelab scenarios`)",
         };
-        private readonly Argument<string> _scenario = new("scenario") { Description = "named scenario of the workload" };
-        private readonly Option<string?> _out = SharedOptions.Out("output directory (default: ./traces/WORKLOAD-SCENARIO-TIME)");
+        private readonly Argument<string> _scenario = new("scenario")
+        {
+            Description = "named scenario of the workload",
+        };
+        private readonly Option<string?> _out = SharedOptions.Out(
+            "output directory (default: ./traces/WORKLOAD-SCENARIO-TIME)");
         private readonly Option<bool> _force = SharedOptions.Force(
             "write into an existing non-empty directory, replacing TraceLab's files");
         private readonly Option<int> _bufferKb = SharedOptions.BufferKb();
@@ -70,7 +74,8 @@ public sealed class TraceCommand
             DefaultValueFactory = _ => SyscallSet.Lock,
             CustomParser = r => SharedOptions.ParseOrError(r, CaptureEventSet.Parse, SyscallSet.Lock),
         };
-        private readonly Option<int> _timeout = SharedOptions.Timeout("kill the workload after this many seconds (0 = no limit)");
+        private readonly Option<int> _timeout = SharedOptions.Timeout(
+            "kill the workload after this many seconds (0 = no limit)");
         private readonly Option<AnalysisKind> _analysis = SharedOptions.Analysis();
         private readonly Option<TimelineWindow?> _timeline = SharedOptions.TimelineWindow();
         private readonly Option<bool> _live = new("--live")

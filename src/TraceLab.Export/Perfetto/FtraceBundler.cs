@@ -53,31 +53,38 @@ public sealed class FtraceBundler : IKernelEventSink
             case KernelEventKind.Waking:
                 ev.SchedWaking = new SchedWakingFtraceEvent
                 {
-                    Comm = Comm(e.WokenTid, e.Cpu), Pid = e.WokenTid, Prio = e.Prio, Success = 1, TargetCpu = e.TargetCpu,
+                    Comm = Comm(e.WokenTid, e.Cpu), Pid = e.WokenTid, Prio = e.WokenPrio,
+                    Success = 1, TargetCpu = e.TargetCpu,
                 };
                 Wakings++;
                 break;
             case KernelEventKind.WakeupNew:
                 ev.SchedWakeupNew = new SchedWakeupNewFtraceEvent
                 {
-                    Comm = Comm(e.WokenTid, e.Cpu), Pid = e.WokenTid, Prio = e.Prio, Success = 1, TargetCpu = e.TargetCpu,
+                    Comm = Comm(e.WokenTid, e.Cpu), Pid = e.WokenTid, Prio = e.WokenPrio,
+                    Success = 1, TargetCpu = e.TargetCpu,
                 };
                 WakeupNews++;
                 break;
             case KernelEventKind.Migrate:
                 ev.SchedMigrateTask = new SchedMigrateTaskFtraceEvent
                 {
-                    Comm = Comm(e.Tid, e.Cpu), Pid = e.Tid, Prio = e.Prio, OrigCpu = e.OrigCpu, DestCpu = e.DestCpu,
+                    Comm = Comm(e.MigratingTid, e.Cpu), Pid = e.MigratingTid, Prio = e.MigratingPrio,
+                    OrigCpu = e.OrigCpu, DestCpu = e.DestCpu,
                 };
                 Migrations++;
                 break;
             case KernelEventKind.Exit:
-                ev.SchedProcessExit = new SchedProcessExitFtraceEvent { Comm = Comm(e.Tid, e.Cpu), Pid = e.Tid, Prio = e.Prio };
+                ev.SchedProcessExit = new SchedProcessExitFtraceEvent
+                {
+                    Comm = Comm(e.ExitingTid, e.Cpu), Pid = e.ExitingTid, Prio = e.ExitingPrio,
+                };
                 Exits++;
                 break;
-            case KernelEventKind.Marker when e.Text is not null:
+            case KernelEventKind.Marker when e.MarkerText is not null:
                 // trace_marker writes keep their newline in ftrace's print buf.
-                ev.Print = new PrintFtraceEvent { Buf = e.Text.EndsWith('\n') ? e.Text : e.Text + "\n" };
+                var text = e.MarkerText;
+                ev.Print = new PrintFtraceEvent { Buf = text.EndsWith('\n') ? text : text + "\n" };
                 Prints++;
                 break;
             default:

@@ -11,11 +11,16 @@ public sealed record PerfettoExportSummary(
     public IReadOnlyList<string> Lines(ExportedFile file)
     {
         var inv = CultureInfo.InvariantCulture;
+        var size = string.Create(inv, $"{file.Bytes / 1048576.0:0.0} MiB");
         var written = string.Create(inv,
-            $"Perfetto trace {file.Path}: {file.Bytes / 1048576.0:0.0} MiB, {Packets:N0} packets in {file.Elapsed.TotalSeconds:0.00} s");
+            $"Perfetto trace {file.Path}: {size}, {Packets:N0} packets in {file.Elapsed.TotalSeconds:0.00} s");
         var events = string.Create(inv, $"{Switches:N0} sched_switch, {Wakings:N0} sched_waking, {Prints:N0} markers");
         var analysis = string.Create(inv,
             $"{EpisodeSlices:N0} convoy episodes, {HandoffFlows:N0} handoff flows, {FutileInstants:N0} futile wakeups");
-        return [$"{written} — {events}; {analysis}", "Open it at https://ui.perfetto.dev (Open trace file); see docs/viewers.md"];
+        return
+        [
+            $"{written} — {events}; {analysis}",
+            "Open it at https://ui.perfetto.dev (Open trace file); see docs/viewers.md",
+        ];
     }
 }

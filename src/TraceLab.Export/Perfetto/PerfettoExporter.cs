@@ -59,7 +59,8 @@ public static class PerfettoExporter
             session.OnEvent(e);
             if (!hadBegin && session.Accounting.Region.HasBegin) timeline.OnRegionBegin();
             timeline.OnEvent(e);
-            if (e.Kind == KernelEventKind.Marker && e.Text is not null) Markers.Add(new ExportMarker(e.Timestamp, e.Pid, e.Text.TrimEnd('\n')));
+            if (e.Kind == KernelEventKind.Marker && e.MarkerText is { } text)
+                Markers.Add(new ExportMarker(e.Timestamp, e.Pid, text.TrimEnd('\n')));
         }
     }
 }

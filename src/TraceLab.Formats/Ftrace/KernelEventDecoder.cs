@@ -28,14 +28,83 @@ public sealed class KernelEventDecoder
         Print,
     }
 
+    /// <summary>Slots per event type, named per kind by the constants in <see cref="Table"/>'s rows.</summary>
+    private const int MaxSlots = 5;
+
+    [InlineArray(MaxSlots)]
+    private struct Slots
+    {
+        private FieldReader _first;
+    }
+
     private struct Entry
     {
         public DecodeKind Kind;
         public bool Known;
         public int MinLength;
-        public FieldReader A, B, C, D, E;
+        public Slots Fields;
+        /// <summary>The slot holding the tid that <see cref="Comm1"/> / <see cref="Comm2"/> name; -1: none.</summary>
+        public int Comm1Tid, Comm2Tid;
         public TextRef Comm1, Comm2, Text;
     }
+
+    // Slot names per kind: where Build puts each ftrace field and Decode reads it.
+    private static class SwitchSlot
+    {
+        public const int PrevPid = 0, PrevPrio = 1, PrevState = 2, NextPid = 3, NextPrio = 4;
+    }
+
+    private static class WakeSlot { public const int Pid = 0, TargetCpu = 1, Prio = 2; }
+    private static class MigrateSlot { public const int Pid = 0, OrigCpu = 1, DestCpu = 2, Prio = 3; }
+    private static class ForkSlot { public const int ParentPid = 0, ChildPid = 1; }
+    private static class ExecSlot { public const int Pid = 0, OldPid = 1; }
+    private static class ExitSlot { public const int Pid = 0, Prio = 1; }
+    private static class SyscallSlot { public const int Nr = 0, Arg0 = 1, Arg1 = 2, Arg2 = 3, Arg3 = 4, Ret = 1; }
+
+    /// <summary>Where a syscall entry's four arguments come from.</summary>
+    private enum SyscallArgs : byte { None, ArgsArray, FirstFields }
+
+    /// <summary>
+    /// One decoded event type: the ftrace fields read into which slots, the comm fields naming the thread in which
+    /// slot, the text field, and where syscall arguments come from.
+    /// </summary>
+    private sealed record Row(
+        DecodeKind Kind, (int Slot, string Field)[] Fields, (int TidSlot, string Field)? Comm1 = null,
+        (int TidSlot, string Field)? Comm2 = null, string? Text = null, SyscallArgs Args = SyscallArgs.None);
+
+    /// <summary>
+    /// The one table of what TraceLab decodes, by kind: <see cref="Build"/> resolves it against the trace's formats,
+    /// <see cref="Decode"/> reads the slots it names and, like <see cref="Inspect"/>, names threads from its comms.
+    /// </summary>
+    private static readonly Dictionary<DecodeKind, Row> Table = new Row[]
+    {
+        new(DecodeKind.Switch,
+            [(SwitchSlot.PrevPid, "prev_pid"), (SwitchSlot.PrevPrio, "prev_prio"), (SwitchSlot.PrevState, "prev_state"),
+             (SwitchSlot.NextPid, "next_pid"), (SwitchSlot.NextPrio, "next_prio")],
+            Comm1: (SwitchSlot.PrevPid, "prev_comm"), Comm2: (SwitchSlot.NextPid, "next_comm")),
+        new(DecodeKind.Waking, [(WakeSlot.Pid, "pid"), (WakeSlot.TargetCpu, "target_cpu"), (WakeSlot.Prio, "prio")],
+            Comm1: (WakeSlot.Pid, "comm")),
+        new(DecodeKind.WakeupNew, [(WakeSlot.Pid, "pid"), (WakeSlot.TargetCpu, "target_cpu"), (WakeSlot.Prio, "prio")],
+            Comm1: (WakeSlot.Pid, "comm")),
+        new(DecodeKind.Migrate,
+            [(MigrateSlot.Pid, "pid"), (MigrateSlot.OrigCpu, "orig_cpu"), (MigrateSlot.DestCpu, "dest_cpu"),
+             (MigrateSlot.Prio, "prio")],
+            Comm1: (MigrateSlot.Pid, "comm")),
+        new(DecodeKind.Fork, [(ForkSlot.ParentPid, "parent_pid"), (ForkSlot.ChildPid, "child_pid")],
+            Comm1: (ForkSlot.ParentPid, "parent_comm"), Comm2: (ForkSlot.ChildPid, "child_comm")),
+        new(DecodeKind.Exec, [(ExecSlot.Pid, "pid"), (ExecSlot.OldPid, "old_pid")], Text: "filename"),
+        new(DecodeKind.Exit, [(ExitSlot.Pid, "pid"), (ExitSlot.Prio, "prio")], Comm1: (ExitSlot.Pid, "comm")),
+        new(DecodeKind.SyscallEnter, [(SyscallSlot.Nr, "id")], Args: SyscallArgs.ArgsArray),
+        new(DecodeKind.SyscallExit, [(SyscallSlot.Nr, "id"), (SyscallSlot.Ret, "ret")]),
+        new(DecodeKind.Print, [], Text: "buf"),
+    }.ToDictionary(r => r.Kind);
+
+    /// <summary>Per-syscall events (syscalls/sys_enter_NAME) name the number differently and list their arguments.
+    /// </summary>
+    private static readonly Row SyscallEnterNamed =
+        new(DecodeKind.SyscallEnter, [(SyscallSlot.Nr, "__syscall_nr")], Args: SyscallArgs.FirstFields);
+    private static readonly Row SyscallExitNamed =
+        new(DecodeKind.SyscallExit, [(SyscallSlot.Nr, "__syscall_nr"), (SyscallSlot.Ret, "ret")]);
 
     /// <summary>
     /// Where a string field lives: a fixed char array (Size &gt; 0), a flexible array to the end of the record
@@ -155,74 +224,60 @@ public sealed class KernelEventDecoder
         ref readonly var x = ref entries[id];
         if (x.Kind == DecodeKind.Other) return true;
         if (payload.Length < x.MinLength) return false;
+        ref readonly var f = ref x.Fields;
         switch (x.Kind)
         {
             case DecodeKind.Switch:
                 e.Kind = KernelEventKind.Switch;
-                e.Tid = x.A.ReadInt32Known(ref p);
-                e.Prio = x.B.ReadInt32Known(ref p);
-                e.State = x.C.ReadKnown(ref p);
-                e.Tid2 = x.D.ReadInt32Known(ref p);
-                e.Prio2 = x.E.ReadInt32Known(ref p);
-                if (updateNames)
-                {
-                    UpdateName(e.Tid, x.Comm1, payload);
-                    UpdateName(e.Tid2, x.Comm2, payload);
-                }
-
+                e.Tid = f[SwitchSlot.PrevPid].ReadInt32Known(ref p);
+                e.Prio = f[SwitchSlot.PrevPrio].ReadInt32Known(ref p);
+                e.State = f[SwitchSlot.PrevState].ReadKnown(ref p);
+                e.Tid2 = f[SwitchSlot.NextPid].ReadInt32Known(ref p);
+                e.Prio2 = f[SwitchSlot.NextPrio].ReadInt32Known(ref p);
                 break;
             case DecodeKind.Waking:
             case DecodeKind.WakeupNew:
                 e.Kind = x.Kind == DecodeKind.Waking ? KernelEventKind.Waking : KernelEventKind.WakeupNew;
-                e.Tid = x.A.ReadInt32Known(ref p);
-                e.Cpu2 = x.B.ReadInt32Known(ref p);
-                e.Prio = x.C.ReadInt32Known(ref p);
-                if (updateNames) UpdateName(e.Tid, x.Comm1, payload);
+                e.Tid = f[WakeSlot.Pid].ReadInt32Known(ref p);
+                e.Cpu2 = f[WakeSlot.TargetCpu].ReadInt32Known(ref p);
+                e.Prio = f[WakeSlot.Prio].ReadInt32Known(ref p);
                 break;
             case DecodeKind.Migrate:
                 e.Kind = KernelEventKind.Migrate;
-                e.Tid = x.A.ReadInt32Known(ref p);
-                e.Cpu2 = x.B.ReadInt32Known(ref p);
-                e.Cpu3 = x.C.ReadInt32Known(ref p);
-                e.Prio = x.D.ReadInt32Known(ref p);
-                if (updateNames) UpdateName(e.Tid, x.Comm1, payload);
+                e.Tid = f[MigrateSlot.Pid].ReadInt32Known(ref p);
+                e.Cpu2 = f[MigrateSlot.OrigCpu].ReadInt32Known(ref p);
+                e.Cpu3 = f[MigrateSlot.DestCpu].ReadInt32Known(ref p);
+                e.Prio = f[MigrateSlot.Prio].ReadInt32Known(ref p);
                 break;
             case DecodeKind.Fork:
                 e.Kind = KernelEventKind.Fork;
-                e.Tid = x.A.ReadInt32Known(ref p);
-                e.Tid2 = x.B.ReadInt32Known(ref p);
-                if (updateNames)
-                {
-                    UpdateName(e.Tid, x.Comm1, payload);
-                    UpdateName(e.Tid2, x.Comm2, payload);
-                }
-
+                e.Tid = f[ForkSlot.ParentPid].ReadInt32Known(ref p);
+                e.Tid2 = f[ForkSlot.ChildPid].ReadInt32Known(ref p);
                 break;
             case DecodeKind.Exec:
                 e.Kind = KernelEventKind.Exec;
-                e.Tid = x.A.ReadInt32Known(ref p);
-                e.Tid2 = x.B.ReadInt32Known(ref p);
+                e.Tid = f[ExecSlot.Pid].ReadInt32Known(ref p);
+                e.Tid2 = f[ExecSlot.OldPid].ReadInt32Known(ref p);
                 e.Text = Encoding.UTF8.GetString(x.Text.Resolve(payload));
                 break;
             case DecodeKind.Exit:
                 e.Kind = KernelEventKind.Exit;
-                e.Tid = x.A.ReadInt32Known(ref p);
-                e.Prio = x.B.ReadInt32Known(ref p);
-                if (updateNames) UpdateName(e.Tid, x.Comm1, payload);
+                e.Tid = f[ExitSlot.Pid].ReadInt32Known(ref p);
+                e.Prio = f[ExitSlot.Prio].ReadInt32Known(ref p);
                 break;
             case DecodeKind.SyscallEnter:
                 e.Kind = KernelEventKind.SyscallEnter;
-                e.SyscallNr = x.A.ReadInt32Known(ref p);
-                e.Arg0 = x.B.ReadKnown(ref p);
-                e.Arg1 = x.C.ReadKnown(ref p);
-                e.Arg2 = x.D.ReadKnown(ref p);
-                e.Arg3 = x.E.ReadKnown(ref p);
-                break;
+                e.SyscallNr = f[SyscallSlot.Nr].ReadInt32Known(ref p);
+                e.Arg0 = f[SyscallSlot.Arg0].ReadKnown(ref p);
+                e.Arg1 = f[SyscallSlot.Arg1].ReadKnown(ref p);
+                e.Arg2 = f[SyscallSlot.Arg2].ReadKnown(ref p);
+                e.Arg3 = f[SyscallSlot.Arg3].ReadKnown(ref p);
+                return true;
             case DecodeKind.SyscallExit:
                 e.Kind = KernelEventKind.SyscallExit;
-                e.SyscallNr = x.A.ReadInt32Known(ref p);
-                e.Ret = x.B.ReadKnown(ref p);
-                break;
+                e.SyscallNr = f[SyscallSlot.Nr].ReadInt32Known(ref p);
+                e.Ret = f[SyscallSlot.Ret].ReadKnown(ref p);
+                return true;
             case DecodeKind.Print:
             {
                 e.Kind = KernelEventKind.Marker;
@@ -230,10 +285,11 @@ public sealed class KernelEventDecoder
                 var text = x.Text.Resolve(payload);
                 if (!text.IsEmpty && text[^1] == (byte)'\n') text = text[..^1];
                 e.Text = _markers.Get(text);
-                break;
+                return true;
             }
         }
 
+        if (updateNames) NameThreads(x, payload);
         return true;
     }
 
@@ -267,7 +323,7 @@ public sealed class KernelEventDecoder
         {
             ref readonly var x = ref entries[id];
             if (!x.Known || x.Kind == DecodeKind.Other) continue;
-            var names = x.Kind is DecodeKind.Switch or DecodeKind.Fork or DecodeKind.Waking or DecodeKind.WakeupNew or DecodeKind.Migrate or DecodeKind.Exit;
+            var names = x.Comm1Tid >= 0;
             // A minimum length beyond the mask cannot be met by a perf record (u16 size): Inspect answers those.
             quick[id] = x.MinLength > QuickLengthMask ? QuickNames : Math.Max(x.MinLength, 0) | (names ? QuickNames : 0);
         }
@@ -288,25 +344,16 @@ public sealed class KernelEventDecoder
         ref readonly var x = ref _entries[id];
         if (x.Kind == DecodeKind.Other) return true;
         if (payload.Length < x.MinLength) return false;
-        switch (x.Kind)
-        {
-            case DecodeKind.Switch:
-                UpdateName(x.A.ReadInt32(payload), x.Comm1, payload);
-                UpdateName(x.D.ReadInt32(payload), x.Comm2, payload);
-                break;
-            case DecodeKind.Fork:
-                UpdateName(x.A.ReadInt32(payload), x.Comm1, payload);
-                UpdateName(x.B.ReadInt32(payload), x.Comm2, payload);
-                break;
-            case DecodeKind.Waking:
-            case DecodeKind.WakeupNew:
-            case DecodeKind.Migrate:
-            case DecodeKind.Exit:
-                UpdateName(x.A.ReadInt32(payload), x.Comm1, payload);
-                break;
-        }
-
+        NameThreads(x, payload);
         return true;
+    }
+
+    /// <summary>Gives the thread table the payload's names, paired with tids as <see cref="Table"/> says.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void NameThreads(in Entry x, ReadOnlySpan<byte> payload)
+    {
+        if (x.Comm1Tid >= 0) UpdateName(x.Fields[x.Comm1Tid].ReadInt32(payload), x.Comm1, payload);
+        if (x.Comm2Tid >= 0) UpdateName(x.Fields[x.Comm2Tid].ReadInt32(payload), x.Comm2, payload);
     }
 
     private void UpdateName(int tid, ReadOnlySpan<byte> comm)
@@ -367,111 +414,50 @@ public sealed class KernelEventDecoder
 
     private static Entry Build(FtraceEventFormat f, bool hasWaking)
     {
-        var x = new Entry { Known = true };
-        switch (f.System, f.Name)
+        var row = (f.System, f.Name) switch
         {
-            case ("sched", "sched_switch"):
-                x.Kind = DecodeKind.Switch;
-                x.A = Scalar(f, "prev_pid");
-                x.B = Scalar(f, "prev_prio");
-                x.C = Scalar(f, "prev_state");
-                x.D = Scalar(f, "next_pid");
-                x.E = Scalar(f, "next_prio");
-                x.Comm1 = TextField(f, "prev_comm");
-                x.Comm2 = TextField(f, "next_comm");
-                break;
-            case ("sched", "sched_waking"):
-            case ("sched", "sched_wakeup") when !hasWaking:
-            case ("sched", "sched_wakeup_new"):
-                x.Kind = f.Name == "sched_wakeup_new" ? DecodeKind.WakeupNew : DecodeKind.Waking;
-                x.A = Scalar(f, "pid");
-                x.B = Scalar(f, "target_cpu");
-                x.C = Scalar(f, "prio");
-                x.Comm1 = TextField(f, "comm");
-                break;
-            case ("sched", "sched_migrate_task"):
-                x.Kind = DecodeKind.Migrate;
-                x.A = Scalar(f, "pid");
-                x.B = Scalar(f, "orig_cpu");
-                x.C = Scalar(f, "dest_cpu");
-                x.D = Scalar(f, "prio");
-                x.Comm1 = TextField(f, "comm");
-                break;
-            case ("sched", "sched_process_fork"):
-                x.Kind = DecodeKind.Fork;
-                x.A = Scalar(f, "parent_pid");
-                x.B = Scalar(f, "child_pid");
-                x.Comm1 = TextField(f, "parent_comm");
-                x.Comm2 = TextField(f, "child_comm");
-                break;
-            case ("sched", "sched_process_exec"):
-                x.Kind = DecodeKind.Exec;
-                x.A = Scalar(f, "pid");
-                x.B = Scalar(f, "old_pid");
-                x.Text = TextField(f, "filename");
-                break;
-            case ("sched", "sched_process_exit"):
-                x.Kind = DecodeKind.Exit;
-                x.A = Scalar(f, "pid");
-                x.B = Scalar(f, "prio");
-                x.Comm1 = TextField(f, "comm");
-                break;
-            case ("raw_syscalls", "sys_enter"):
-            {
-                x.Kind = DecodeKind.SyscallEnter;
-                x.A = Scalar(f, "id");
-                if (f.Field("args") is { ArrayLength: >= 4 } args)
-                {
-                    var elem = args.Size / args.ArrayLength;
-                    x.B = FieldReader.FromArrayElement(args, 0, elem);
-                    x.C = FieldReader.FromArrayElement(args, 1, elem);
-                    x.D = FieldReader.FromArrayElement(args, 2, elem);
-                    x.E = FieldReader.FromArrayElement(args, 3, elem);
-                }
+            ("sched", "sched_switch") => Table[DecodeKind.Switch],
+            ("sched", "sched_waking") => Table[DecodeKind.Waking],
+            ("sched", "sched_wakeup") when !hasWaking => Table[DecodeKind.Waking],
+            ("sched", "sched_wakeup_new") => Table[DecodeKind.WakeupNew],
+            ("sched", "sched_migrate_task") => Table[DecodeKind.Migrate],
+            ("sched", "sched_process_fork") => Table[DecodeKind.Fork],
+            ("sched", "sched_process_exec") => Table[DecodeKind.Exec],
+            ("sched", "sched_process_exit") => Table[DecodeKind.Exit],
+            ("raw_syscalls", "sys_enter") => Table[DecodeKind.SyscallEnter],
+            ("raw_syscalls", "sys_exit") => Table[DecodeKind.SyscallExit],
+            ("syscalls", _) when f.Name.StartsWith("sys_enter_", StringComparison.Ordinal) => SyscallEnterNamed,
+            ("syscalls", _) when f.Name.StartsWith("sys_exit_", StringComparison.Ordinal) => SyscallExitNamed,
+            ("ftrace", "print") => Table[DecodeKind.Print],
+            _ => null,
+        };
+        var x = new Entry { Known = true, Kind = row?.Kind ?? DecodeKind.Other, Comm1Tid = -1, Comm2Tid = -1 };
+        if (row is null) return x;
 
-                break;
-            }
-            case ("raw_syscalls", "sys_exit"):
-                x.Kind = DecodeKind.SyscallExit;
-                x.A = Scalar(f, "id");
-                x.B = Scalar(f, "ret");
-                break;
-            case ("syscalls", _) when f.Name.StartsWith("sys_enter_", StringComparison.Ordinal):
+        foreach (var (slot, name) in row.Fields) x.Fields[slot] = Scalar(f, name);
+        if (row.Comm1 is { } c1) (x.Comm1Tid, x.Comm1) = (c1.TidSlot, TextField(f, c1.Field));
+        if (row.Comm2 is { } c2) (x.Comm2Tid, x.Comm2) = (c2.TidSlot, TextField(f, c2.Field));
+        if (row.Text is { } text) x.Text = TextField(f, text);
+        if (row.Args == SyscallArgs.ArgsArray && f.Field("args") is { ArrayLength: >= 4 } args)
+        {
+            var elem = args.Size / args.ArrayLength;
+            for (var i = 0; i < 4; i++) x.Fields[SyscallSlot.Arg0 + i] = FieldReader.FromArrayElement(args, i, elem);
+        }
+        else if (row.Args == SyscallArgs.FirstFields)
+        {
+            var n = 0;
+            foreach (var field in f.Fields)
             {
-                x.Kind = DecodeKind.SyscallEnter;
-                x.A = Scalar(f, "__syscall_nr");
-                var args = new FieldReader[4];
-                var n = 0;
-                foreach (var field in f.Fields)
-                {
-                    if (field.IsCommon || field.Name == "__syscall_nr") continue;
-                    if (n == 4) break;
-                    args[n++] = FieldReader.From(field);
-                }
-
-                (x.B, x.C, x.D, x.E) = (args[0], args[1], args[2], args[3]);
-                break;
+                if (field.IsCommon || field.Name == "__syscall_nr") continue;
+                if (n == 4) break;
+                x.Fields[SyscallSlot.Arg0 + n++] = FieldReader.From(field);
             }
-            case ("syscalls", _) when f.Name.StartsWith("sys_exit_", StringComparison.Ordinal):
-                x.Kind = DecodeKind.SyscallExit;
-                x.A = Scalar(f, "__syscall_nr");
-                x.B = Scalar(f, "ret");
-                break;
-            case ("ftrace", "print"):
-                x.Kind = DecodeKind.Print;
-                x.Text = TextField(f, "buf");
-                break;
-            default:
-                x.Kind = DecodeKind.Other;
-                break;
         }
 
-        x.MinLength = Max(x.A.End, x.B.End, x.C.End, x.D.End, x.E.End);
+        for (var i = 0; i < MaxSlots; i++) x.MinLength = Math.Max(x.MinLength, x.Fields[i].End);
         x.MinLength = Math.Max(x.MinLength, Math.Max(x.Comm1.MinLength, Math.Max(x.Comm2.MinLength, x.Text.MinLength)));
         return x;
     }
-
-    private static int Max(int a, int b, int c, int d, int e) => Math.Max(Math.Max(Math.Max(a, b), Math.Max(c, d)), e);
 
     private static FieldReader Scalar(FtraceEventFormat f, string name) => FieldReader.From(f.Field(name));
 

@@ -24,7 +24,8 @@ public static class EtlSignature
         var filled = BinaryPrimitives.ReadUInt32LittleEndian(head[0x30..]);
         var bufferType = BinaryPrimitives.ReadUInt16LittleEndian(head[0x36..]);
         const uint minimum = BufferHeaderSize + SystemTraceHeaderSize;
-        if (bufferType != BufferTypeHeader || bufferSize < minimum || filled < minimum || filled > bufferSize) return false;
+        if (bufferType != BufferTypeHeader || bufferSize < minimum || filled < minimum || filled > bufferSize)
+            return false;
 
         // The first event: u16 Version, u8 HeaderType (SYSTEM32 = 1 or SYSTEM64 = 2), u8 flags 0xC0, u16 Size,
         // u16 HookId (0 = EventTrace header).

@@ -8,7 +8,7 @@ namespace TraceLab.Formats.Registry;
 /// </summary>
 public sealed class TraceFormatRegistry
 {
-    /// <summary>Bytes of the file's start every format's sniffing sees (enough for an .etl's first buffer header).</summary>
+    /// <summary>Bytes of the file's start every format's sniffing sees (enough for an .etl's first header).</summary>
     public const int HeadLength = 256;
 
     public TraceFormatRegistry(IEnumerable<ITraceFormat> formats) => Formats = [.. formats];
@@ -45,7 +45,8 @@ public sealed class TraceFormatRegistry
         int n;
         using (var f = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, bufferSize: 1))
             n = f.ReadAtLeast(head, head.Length, throwOnEndOfStream: false);
-        return Detect(head[..n]) ?? throw new TraceFormatException(path, 0, $"not a trace TraceLab reads: {Expected()}");
+        return Detect(head[..n])
+            ?? throw new TraceFormatException(path, 0, $"not a trace TraceLab reads: {Expected()}");
     }
 
     /// <summary>Opens <paramref name="path"/> with the reader of the format its content shows.</summary>

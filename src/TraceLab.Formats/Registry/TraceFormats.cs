@@ -4,7 +4,9 @@ using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Registry;
 
-/// <summary>The trace formats TraceLab reads on every OS. To add one, add its entry to the list (docs/architecture.md).</summary>
+/// <summary>
+/// The trace formats TraceLab reads on every OS. To add one, add its entry to the list (docs/architecture.md).
+/// </summary>
 public static class TraceFormats
 {
     /// <summary>Sniffed in this order; the first match opens the file.</summary>

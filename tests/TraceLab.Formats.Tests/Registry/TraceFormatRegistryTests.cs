@@ -13,7 +13,8 @@ public sealed class TraceFormatRegistryTests : IDisposable
 {
     private const string RawEtl = "etw/etlparser_ShutdownPerfDiagLogger.etl";
     private static readonly string TraceDat = Path.Combine(RepoPaths.SampleTraces, "timemutex-cs", "trace.dat");
-    private static readonly string PerfData = Path.Combine(RepoPaths.SampleTraces, "perf-timemutex-mutex", "capture.perf.data");
+    private static readonly string PerfData =
+        Path.Combine(RepoPaths.SampleTraces, "perf-timemutex-mutex", "capture.perf.data");
     private readonly string _dir = Directory.CreateTempSubdirectory("tracelab-formats-").FullName;
 
     public void Dispose() => Directory.Delete(_dir, recursive: true);
@@ -110,7 +111,8 @@ public sealed class TraceFormatRegistryTests : IDisposable
     [ExternalTraceFact(RawEtl)]
     public void Sniffing_damaged_heads_never_throws_and_truncated_signatures_never_match()
     {
-        var heads = new[] { TraceDat, PerfData, ExternalTraces.PathOf(RawEtl) }.Select(p => Head(File.ReadAllBytes(p))).ToList();
+        var heads = new[] { TraceDat, PerfData, ExternalTraces.PathOf(RawEtl) }
+            .Select(p => Head(File.ReadAllBytes(p))).ToList();
         var registry = new TraceFormatRegistry([.. TraceFormats.All.Formats, new EtlOnly()]);
         var random = new Random(18);
         var cases = 0;
@@ -124,7 +126,8 @@ public sealed class TraceFormatRegistryTests : IDisposable
             for (var i = 0; i < 5000; i++, cases++)
             {
                 var damaged = (byte[])head.Clone();
-                for (var k = random.Next(1, 9); k > 0; k--) damaged[random.Next(damaged.Length)] = (byte)random.Next(256);
+                for (var k = random.Next(1, 9); k > 0; k--)
+                    damaged[random.Next(damaged.Length)] = (byte)random.Next(256);
                 registry.Detect(damaged.AsSpan(0, random.Next(damaged.Length + 1)));
             }
         }

@@ -29,7 +29,8 @@ public sealed class CommandOptionsTests
     [Fact]
     public void Analysis_names_parse_to_the_selection_and_unknown_ones_list_the_valid_names()
     {
-        Assert.Equal(AnalysisKind.Convoys | AnalysisKind.Smp, Analyze("--analysis", "convoys,smp").GetValue<AnalysisKind>("--analysis"));
+        Assert.Equal(AnalysisKind.Convoys | AnalysisKind.Smp,
+            Analyze("--analysis", "convoys,smp").GetValue<AnalysisKind>("--analysis"));
         Assert.Equal(AnalysisKind.All, Analyze().GetValue<AnalysisKind>("--analysis"));
         var error = SingleError(Analyze("--analysis", "bogus"));
         Assert.Contains("unknown analysis 'bogus'", error);
@@ -61,9 +62,11 @@ public sealed class CommandOptionsTests
     public void Export_to_is_typed_from_the_exporter_registry()
     {
         var command = ExportCommand.Create(Quiet);
-        Assert.IsType<PerfettoTraceExporter>(command.Parse([Sample, "--to", "Perfetto"]).GetValue<ITraceExporter>("--to"));
+        var exporter = command.Parse([Sample, "--to", "Perfetto"]).GetValue<ITraceExporter>("--to");
+        Assert.IsType<PerfettoTraceExporter>(exporter);
         var error = SingleError(command.Parse([Sample, "--to", "chrome"]));
-        Assert.Equal($"unknown export format 'chrome': valid formats are {string.Join(", ", TraceExporters.Names)}", error);
+        var valid = string.Join(", ", TraceExporters.Names);
+        Assert.Equal($"unknown export format 'chrome': valid formats are {valid}", error);
     }
 
     [Theory]

@@ -6,7 +6,7 @@ using Xunit;
 
 namespace TraceLab.Tests.Export;
 
-/// <summary>The exporter seam: the registry's entries are well-formed and Perfetto behind it writes what it wrote before.</summary>
+/// <summary>The exporter seam: well-formed registry entries; Perfetto behind it writes what it wrote before.</summary>
 public sealed class TraceExportersTests
 {
     private static readonly string Sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex", "trace.dat");
@@ -42,7 +42,8 @@ public sealed class TraceExportersTests
         Assert.Equal(expected with { Process = null }, ((PerfettoExportSummary)summary) with { Process = null });
         var lines = summary.Lines(new ExportedFile("/x/sample.pftrace", 3 * 1048576, TimeSpan.FromSeconds(1.5)));
         Assert.Equal(2, lines.Count);
-        Assert.StartsWith($"Perfetto trace /x/sample.pftrace: 3.0 MiB, {expected.Packets:N0} packets in 1.50 s — ", lines[0]);
+        Assert.StartsWith(
+            $"Perfetto trace /x/sample.pftrace: 3.0 MiB, {expected.Packets:N0} packets in 1.50 s — ", lines[0]);
         Assert.Contains($"{expected.Switches:N0} sched_switch", lines[0]);
         Assert.Contains($"{expected.EpisodeSlices:N0} convoy episodes", lines[0]);
         Assert.Contains("ui.perfetto.dev", lines[1]);

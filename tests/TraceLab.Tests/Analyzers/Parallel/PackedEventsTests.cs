@@ -33,6 +33,7 @@ public sealed class PackedEventsTests
             Arg2 = Pick(12, Any()),
             Arg3 = Pick(13, Any()),
             Ret = Pick(14, Any()),
+            WaitReasonPlusOne = (ushort)Pick(15, random.Next(1, 65536)),
             Text = text,
         };
     }
@@ -59,7 +60,7 @@ public sealed class PackedEventsTests
         for (var i = 0; i < packed.Capacity; i++)
         {
             // All zero patterns of the first fields and random ones of the rest; texts on some events, index 0 included.
-            var zeros = i < 1024 ? i * 32 + (i & 31) : random.Next(1 << 15);
+            var zeros = i < 1024 ? i * 32 + (i & 31) : random.Next(1 << 16);
             var e = Event(random, zeros, i % 7 == 0 ? $"text {i}" : null);
             expected.Add(e);
             packed.Add(e);
@@ -96,7 +97,7 @@ public sealed class PackedEventsTests
         string[] packed =
         [
             "Arg0", "Arg1", "Arg2", "Arg3", "Cpu", "Cpu2", "Cpu3", "Flags", "Kind", "Pid", "Prio", "Prio2", "Ret", "State",
-            "SyscallNr", "Text", "Tid", "Tid2", "Timestamp",
+            "SyscallNr", "Text", "Tid", "Tid2", "Timestamp", "WaitReasonPlusOne",
         ];
         Assert.Equal(packed.Order().ToArray(), fields);
     }
