@@ -142,7 +142,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         if (e.Pid <= 0) return;
         var t = State(e.Pid);
         Running(t, e.Timestamp);
-        t.SyscallNr = e.SyscallNr;
+        t.SyscallNr = e.SyscallNumber;
         t.SyscallEnter = e.Timestamp;
         t.BlockedInSyscall = t.Woken = t.BehindDescheduled = false;
         t.Op = LockOperation.Classify(e, out t.Obj);
