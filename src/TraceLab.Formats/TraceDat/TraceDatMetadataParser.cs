@@ -220,7 +220,7 @@ internal sealed class TraceDatMetadataParser
     }
 
     /// <summary>Reads a v7 section header at the file reader's position; returns its flags and data size.</summary>
-    private (ushort Flags, long Size) SectionHeader(ushort expectedId, string what)
+    private (ushort Flags, long Size) SectionHeader(ushort expectedId, string what, bool checkSize = true)
     {
         var at = _file.Position;
         var id = _file.U16("section id");
@@ -228,7 +228,7 @@ internal sealed class TraceDatMetadataParser
         _file.U32("section description");
         var size = _file.U64("section size");
         if (id != expectedId) throw new TraceFormatException(_file.File, at, $"a {what} section (id {expectedId}), found id {id}");
-        if (size > (ulong)_file.Remaining)
+        if (checkSize && size > (ulong)_file.Remaining)
             throw new TraceFormatException(_file.File, at, $"a {what} section of at most {_file.Remaining} bytes, found {size}");
         return (flags, (long)size);
     }
@@ -380,7 +380,9 @@ internal sealed class TraceDatMetadataParser
         try
         {
             _file.Seek(offset, $"buffer '{name}' section");
-            var (flags, _) = SectionHeader(TraceDatOptionId.Buffer, $"buffer '{name}' flyrecord");
+            // Only the flags matter here: the CPU ranges in the option say where the data is, and a salvaging read
+            // of a cut file must still learn that its data is compressed.
+            var (flags, _) = SectionHeader(TraceDatOptionId.Buffer, $"buffer '{name}' flyrecord", checkSize: false);
             if ((flags & SectionCompressed) == 0) return false;
             if (_codec is null)
                 throw new TraceFormatException(_file.File, offset, $"buffer '{name}' data not flagged compressed (the file header names no compression)");
