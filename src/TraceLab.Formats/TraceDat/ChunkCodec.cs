@@ -56,6 +56,9 @@ internal abstract class ChunkCodec : IDisposable
 
         protected override unsafe int Run(ReadOnlySpan<byte> source, Span<byte> target, out bool more)
         {
+            more = false;
+            // An empty stream decompresses to nothing (and would give UnmanagedMemoryStream a null pointer).
+            if (source.IsEmpty) return 0;
             fixed (byte* p = source)
             {
                 using var input = new UnmanagedMemoryStream(p, source.Length);

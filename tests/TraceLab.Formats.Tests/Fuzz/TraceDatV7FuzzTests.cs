@@ -21,9 +21,9 @@ public sealed class TraceDatV7FuzzTests : IDisposable
 {
     private const int Seed = 20261125;
     private const int PagesPerCpu = 24;
-    private const int MetadataCuts = 400;
+    private const int MetadataCuts = 300;
     private const int DataCutStride = 97;
-    private const int RandomFlips = 2000;
+    private const int RandomFlips = 1500;
     private const string ZlibSource = "tracecmd/hip24_test_guest_v7zlib.dat";
     private static readonly TimeSpan CaseTimeout = TimeSpan.FromSeconds(5);
     // Beyond what reading the intact base allocates (a whole kernel's event formats, then the analysis).

@@ -11,9 +11,11 @@ public sealed class TraceCmdConvertFactAttribute : FactAttribute
 {
     private static readonly Lazy<string?> Reason = new(Find);
 
-    public TraceCmdConvertFactAttribute()
+    /// <param name="externalTraces">External traces the test reads too (skipped, with the reason, when absent).</param>
+    public TraceCmdConvertFactAttribute(params string[] externalTraces)
     {
         if (Reason.Value is { } reason) Skip = reason;
+        else if (externalTraces.Select(ExternalTraces.MissingReason).FirstOrDefault(r => r is not null) is { } missing) Skip = missing;
     }
 
     private static string? Find()

@@ -47,6 +47,26 @@ public sealed partial class TraceDatV7ConvertTests : IDisposable
         Assert.True(new FileInfo(zstd).Length * 4 < new FileInfo(none).Length, "the zstd file is not compressed");
     }
 
+    /// <summary>
+    /// The installed trace-cmd cannot read zlib, so the real zlib guest file is rewritten uncompressed (V7Writer, same
+    /// options: TSC2NSEC, TIME_SHIFT) and trace-cmd's timestamps for it are compared with ours for the zlib original:
+    /// the tsc2nsec conversion and the guest time shift match trace-cmd's, event for event.
+    /// </summary>
+    [TraceCmdConvertFact("tracecmd/hip24_test_guest_v7zlib.dat")]
+    public void A_zlib_tsc2nsec_guest_file_has_trace_cmds_timestamps()
+    {
+        var zlib = ExternalTraces.PathOf("tracecmd/hip24_test_guest_v7zlib.dat");
+        var plain = Path.Combine(_dir, "guest-none.dat");
+        V7Writer.Rewrite(zlib, plain, "none");
+
+        var ours = TraceDatV7ExternalTests.ReadEvents(zlib);
+        var theirs = Report(plain);
+        Assert.Equal(90_029, theirs.Count);
+        Assert.Equal(theirs.Select(t => (t.Ts, t.Cpu, t.Name == "sched_switch")).Order(),
+            ours.Select(e => (e.Timestamp, e.Cpu, e.Kind == KernelEventKind.Switch)).Order());
+        Assert.Equal(ours, TraceDatV7ExternalTests.ReadEvents(plain));
+    }
+
     private string Convert(string input, string compression)
     {
         var output = Path.Combine(_dir, $"v7-{compression}.dat");
