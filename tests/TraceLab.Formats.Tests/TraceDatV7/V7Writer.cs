@@ -22,8 +22,9 @@ internal static class V7Writer
 
     /// <param name="maxPagesPerCpu">Keep only each CPU's first pages (a small base for fuzzing).</param>
     /// <param name="dropSymbols">Leave out the kallsyms and printk sections (the reader skips them anyway).</param>
+    /// <param name="instance">Also write a trace instance of this name holding a copy of the first buffer's first CPU.</param>
     public static V7Layout Rewrite(string source, string target, string compression, int maxPagesPerCpu = int.MaxValue,
-        bool dropSymbols = false)
+        bool dropSymbols = false, string? instance = null)
     {
         var src = File.ReadAllBytes(source);
         var (pageSize, sourceCompression, options) = ReadOptions(src);
@@ -37,6 +38,8 @@ internal static class V7Writer
             else if (id == 3) buffers.Add(Truncate(ReadBuffer(src, data, sourceCompression), maxPagesPerCpu, pageSize));
             else if (id != 0) other.Add((id, data));
         }
+
+        if (instance is not null) buffers.Add((instance, buffers[0].Clock, [buffers[0].Cpus[0]]));
 
         var fields = new List<(int, string)>();
         var o = new MemoryStream();
