@@ -73,7 +73,9 @@ internal sealed class BoundedFileReader
 
     public ulong U64(string what) => BinaryPrimitives.ReadUInt64LittleEndian(Span(8, what));
 
-    /// <summary>A length field, rejected when it claims more than the file holds or more than <paramref name="max"/>.</summary>
+    /// <summary>
+    /// A length field, rejected when it claims more than the file holds or more than <paramref name="max"/>.
+    /// </summary>
     public int Length32(string what, long max)
     {
         var at = Position;

@@ -24,8 +24,12 @@ internal abstract class ChunkCodec : IDisposable
 
     public abstract string Name { get; }
 
-    /// <summary>Decompresses <paramref name="source"/> into all of <paramref name="target"/>, no more, no less.</summary>
-    /// <exception cref="TraceFormatException">Corrupt data, or data that does not decompress to the target's size.</exception>
+    /// <summary>
+    /// Decompresses <paramref name="source"/> into all of <paramref name="target"/>, no more, no less.
+    /// </summary>
+    /// <exception cref="TraceFormatException">
+    /// Corrupt data, or data that does not decompress to the target's size.
+    /// </exception>
     public void Decompress(ReadOnlySpan<byte> source, Span<byte> target, string file, long at, string what)
     {
         int produced;

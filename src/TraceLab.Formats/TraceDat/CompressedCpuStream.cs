@@ -25,7 +25,8 @@ internal sealed unsafe class CompressedCpuStream : IDisposable
     private byte[]? _plain;
     private byte* _plainPointer;
 
-    public CompressedCpuStream(SafeFileHandle handle, string file, ChunkCodec codec, ChunkScratch scratch, CpuDataRange range)
+    public CompressedCpuStream(SafeFileHandle handle, string file, ChunkCodec codec, ChunkScratch scratch,
+        CpuDataRange range)
     {
         _handle = handle;
         _file = file;
@@ -38,11 +39,15 @@ internal sealed unsafe class CompressedCpuStream : IDisposable
         _end = range.Offset + range.Size + 4;
     }
 
-    /// <summary>File offset of the current chunk's header (what errors inside its decompressed pages point at).</summary>
+    /// <summary>
+    /// File offset of the current chunk's header (what errors inside its decompressed pages point at).
+    /// </summary>
     public long ChunkOffset { get; private set; }
 
     /// <summary>Decompresses the next chunk; false at the end of the stream.</summary>
-    /// <exception cref="TraceFormatException">A chunk header or compressed data that is truncated or corrupt.</exception>
+    /// <exception cref="TraceFormatException">
+    /// A chunk header or compressed data that is truncated or corrupt.
+    /// </exception>
     public bool TryNext(out byte* data, out int length)
     {
         data = null;
@@ -62,7 +67,8 @@ internal sealed unsafe class CompressedCpuStream : IDisposable
         var plainSize = BinaryPrimitives.ReadUInt32LittleEndian(header[4..]);
         _next += 8;
         if (compressedSize > _end - _next)
-            throw Fail($"a compressed chunk of at most {_end - _next} bytes (the rest of the CPU data), found {compressedSize}");
+            throw Fail($"a compressed chunk of at most {_end - _next} bytes (the rest of the CPU data), " +
+                $"found {compressedSize}");
         if (plainSize is 0 or > MaxChunkBytes)
             throw Fail($"a chunk decompressing to 1..{MaxChunkBytes} bytes, found {plainSize}");
         // Incompressible data grows by a few bytes per block at most; anything larger is corrupt.
@@ -73,7 +79,8 @@ internal sealed unsafe class CompressedCpuStream : IDisposable
         ReadAt(_next, compressed.AsSpan(0, (int)compressedSize), "compressed chunk data");
         _next += compressedSize;
         EnsurePlain((int)plainSize);
-        _codec.Decompress(compressed.AsSpan(0, (int)compressedSize), _plain.AsSpan(0, (int)plainSize), _file, ChunkOffset,
+        _codec.Decompress(compressed.AsSpan(0, (int)compressedSize), _plain.AsSpan(0, (int)plainSize), _file,
+            ChunkOffset,
             $"CPU {_cpu} data chunk");
         _chunksLeft--;
         data = _plainPointer;
@@ -104,7 +111,8 @@ internal sealed unsafe class CompressedCpuStream : IDisposable
         while (done < target.Length)
         {
             var n = RandomAccess.Read(_handle, target[done..], offset + done);
-            if (n <= 0) throw new TraceFormatException(_file, offset + done, $"CPU {_cpu} data continuing to offset {_end}, but the file ended");
+            if (n <= 0) throw new TraceFormatException(_file, offset + done,
+                $"CPU {_cpu} data continuing to offset {_end}, but the file ended");
             done += n;
         }
     }
@@ -119,7 +127,9 @@ internal sealed unsafe class CompressedCpuStream : IDisposable
 /// </summary>
 internal sealed class ChunkScratch
 {
-    /// <summary>Decompressed chunks held at once, all streams together (4096 CPUs of 10-page chunks is 160 MiB).</summary>
+    /// <summary>
+    /// Decompressed chunks held at once, all streams together (4096 CPUs of 10-page chunks is 160 MiB).
+    /// </summary>
     public const long MaxHeldBytes = 256L << 20;
 
     private byte[] _buffer = Array.Empty<byte>();
@@ -128,7 +138,8 @@ internal sealed class ChunkScratch
     public void Reserve(long bytes, string file, long at)
     {
         if (_held + bytes > MaxHeldBytes)
-            throw new TraceFormatException(file, at, $"decompressed chunks of at most {MaxHeldBytes} bytes for all CPUs together, found more");
+            throw new TraceFormatException(file, at,
+                $"decompressed chunks of at most {MaxHeldBytes} bytes for all CPUs together, found more");
         _held += bytes;
     }
 
@@ -136,7 +147,8 @@ internal sealed class ChunkScratch
 
     public byte[] Rent(int size)
     {
-        if (_buffer.Length < size) _buffer = new byte[Math.Max(size, Math.Min(2 * _buffer.Length, CompressedCpuStream.MaxChunkBytes))];
+        if (_buffer.Length < size) _buffer = new byte[Math.Max(size, Math.Min(2 * _buffer.Length,
+            CompressedCpuStream.MaxChunkBytes))];
         return _buffer;
     }
 }

@@ -32,7 +32,9 @@ internal sealed unsafe class CpuCursor : IDisposable
     private int _payloadStart;
     private int _payloadLength;
 
-    /// <param name="stream">The decompressing source of a compressed range (then <paramref name="data"/> is unused).</param>
+    /// <param name="stream">
+    /// The decompressing source of a compressed range (then <paramref name="data"/> is unused).
+    /// </param>
     /// <param name="time">Raw-to-reported timestamp conversion; null when the file needs none.</param>
     public CpuCursor(TraceDatData data, string file, HeaderPageLayout layout, CpuDataRange range,
         CompressedCpuStream? stream = null, TimestampConversion? time = null)
@@ -101,7 +103,8 @@ internal sealed unsafe class CpuCursor : IDisposable
             if (_pageLength > 0)
             {
                 var page = new ReadOnlySpan<byte>(_base + _pageStart, _pageLength);
-                if (RingBufferPageReader.TryReadRecord(page, ref _state, out var start, out var length, _file, ErrorOffset(_pageStart)))
+                if (RingBufferPageReader.TryReadRecord(page, ref _state, out var start, out var length, _file,
+                    ErrorOffset(_pageStart)))
                 {
                     _payloadStart = _pageStart + start;
                     _payloadLength = length;
@@ -135,7 +138,8 @@ internal sealed unsafe class CpuCursor : IDisposable
 
         _pageStart = next;
         _pageLength = Math.Min(_pageSize, _chunkLength - next);
-        var header = RingBufferPageReader.ReadHeader(new ReadOnlySpan<byte>(_base + _pageStart, _pageLength), _layout, _file, ErrorOffset(_pageStart));
+        var header = RingBufferPageReader.ReadHeader(new ReadOnlySpan<byte>(_base + _pageStart, _pageLength), _layout,
+            _file, ErrorOffset(_pageStart));
         if (header.MissedEvents) PagesWithMissedEvents++;
         _state = header.InitialState;
         return true;

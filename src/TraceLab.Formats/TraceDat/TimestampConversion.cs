@@ -8,7 +8,9 @@ namespace TraceLab.Formats.TraceDat;
 /// </summary>
 internal sealed class TimestampConversion
 {
-    /// <summary>trace-cmd computes (ts * mult) &gt;&gt; shift in two 32-bit halves, exact for shifts up to 32.</summary>
+    /// <summary>
+    /// trace-cmd computes (ts * mult) &gt;&gt; shift in two 32-bit halves, exact for shifts up to 32.
+    /// </summary>
     public const int MaxShift = 32;
 
     private TimeShiftSamples[]? _shiftPerCpu;
@@ -27,7 +29,9 @@ internal sealed class TimestampConversion
         Shift = shift;
     }
 
-    /// <param name="interpolate">TRACECMD_TSYNC_FLAG_INTERPOLATE: interpolate between samples instead of stepping.</param>
+    /// <param name="interpolate">
+    /// TRACECMD_TSYNC_FLAG_INTERPOLATE: interpolate between samples instead of stepping.
+    /// </param>
     public void SetTimeShift(TimeShiftSamples[] perCpu, bool interpolate)
     {
         _shiftPerCpu = perCpu;
@@ -48,7 +52,9 @@ internal sealed class TimestampConversion
     }
 }
 
-/// <summary>One CPU's TIME_SHIFT samples (times, offsets, scaling ratios), sorted by time with duplicates dropped.</summary>
+/// <summary>
+/// One CPU's TIME_SHIFT samples (times, offsets, scaling ratios), sorted by time with duplicates dropped.
+/// </summary>
 internal sealed class TimeShiftSamples
 {
     private readonly long[] _times;

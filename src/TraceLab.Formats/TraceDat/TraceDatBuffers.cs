@@ -9,7 +9,9 @@ internal static class TraceDatBuffers
     /// The requested buffer ("" or "top" for the top level, else an instance name); without a request the top-level
     /// buffer, unless it holds no events and an instance does (a file recorded or extracted from one instance only).
     /// </summary>
-    /// <exception cref="TraceFormatException">No buffer of the requested name, or the chosen one holds only text.</exception>
+    /// <exception cref="TraceFormatException">
+    /// No buffer of the requested name, or the chosen one holds only text.
+    /// </exception>
     public static string Select(TraceDatMetadata meta, string? requested, string path)
     {
         string chosen;

@@ -8,10 +8,14 @@ namespace TraceLab.Formats.TraceDat;
 /// </summary>
 internal readonly record struct CpuDataRange(string Buffer, int Cpu, long Offset, long Size, bool Compressed = false);
 
-/// <summary>Event data a salvaging read leaves out: from <paramref name="Offset"/> to the end of the CPU's range.</summary>
+/// <summary>
+/// Event data a salvaging read leaves out: from <paramref name="Offset"/> to the end of the CPU's range.
+/// </summary>
 internal sealed record DataDamage(string Buffer, int Cpu, long Offset, long End, string Reason);
 
-/// <summary>Everything before the event data of a trace.dat, as parsed by <see cref="TraceDatMetadataParser"/>.</summary>
+/// <summary>
+/// Everything before the event data of a trace.dat, as parsed by <see cref="TraceDatMetadataParser"/>.
+/// </summary>
 internal sealed class TraceDatMetadata
 {
     public int Version { get; set; }

@@ -161,7 +161,8 @@ internal sealed class TraceDatMetadataParser
             {
                 // Distinct offsets bound the chain by the file length; the count bounds it by something sane.
                 if (!visited.Add(next) || visited.Count > MaxSections)
-                    throw _r.Fail($"an options chain of at most {MaxSections} sections without cycles (offset {next} repeats)");
+                    throw _r.Fail($"an options chain of at most {MaxSections} sections without cycles " +
+                        $"(offset {next} repeats)");
                 next = InSection(next, TraceDatOptionId.Done, "options", () => ParseOptions(isV7: true));
             }
         }
@@ -206,13 +207,16 @@ internal sealed class TraceDatMetadataParser
     private byte[] Decompress(long sectionOffset, long size, string what)
     {
         if (_codec is null)
-            throw new TraceFormatException(_file.File, sectionOffset, $"an uncompressed {what} section (the file header names no compression)");
+            throw new TraceFormatException(_file.File, sectionOffset,
+                $"an uncompressed {what} section (the file header names no compression)");
         var compressedSize = _file.U32($"{what} compressed size");
         var plainSize = _file.U32($"{what} decompressed size");
         if (compressedSize > size - 8)
-            throw new TraceFormatException(_file.File, sectionOffset, $"compressed {what} data of at most {size - 8} bytes (the section size), found {compressedSize}");
+            throw new TraceFormatException(_file.File, sectionOffset,
+                $"compressed {what} data of at most {size - 8} bytes (the section size), found {compressedSize}");
         if (plainSize > MaxSectionBytes)
-            throw new TraceFormatException(_file.File, sectionOffset, $"a {what} section decompressing to at most {MaxSectionBytes} bytes, found {plainSize}");
+            throw new TraceFormatException(_file.File, sectionOffset,
+                $"a {what} section decompressing to at most {MaxSectionBytes} bytes, found {plainSize}");
         var compressed = _file.Bytes((int)compressedSize, $"compressed {what}");
         var plain = new byte[plainSize];
         _codec.Decompress(compressed, plain, _file.File, sectionOffset, $"the {what} section");
@@ -227,9 +231,11 @@ internal sealed class TraceDatMetadataParser
         var flags = _file.U16("section flags");
         _file.U32("section description");
         var size = _file.U64("section size");
-        if (id != expectedId) throw new TraceFormatException(_file.File, at, $"a {what} section (id {expectedId}), found id {id}");
+        if (id != expectedId) throw new TraceFormatException(_file.File, at,
+            $"a {what} section (id {expectedId}), found id {id}");
         if (checkSize && size > (ulong)_file.Remaining)
-            throw new TraceFormatException(_file.File, at, $"a {what} section of at most {_file.Remaining} bytes, found {size}");
+            throw new TraceFormatException(_file.File, at,
+                $"a {what} section of at most {_file.Remaining} bytes, found {size}");
         return (flags, (long)size);
     }
 
@@ -294,7 +300,8 @@ internal sealed class TraceDatMetadataParser
     {
         text = text.Trim();
         var hex = text.StartsWith("0x", StringComparison.OrdinalIgnoreCase);
-        if (long.TryParse(hex ? text[2..] : text, hex ? NumberStyles.HexNumber : NumberStyles.Integer, CultureInfo.InvariantCulture, out var v))
+        if (long.TryParse(hex ? text[2..] : text, hex ? NumberStyles.HexNumber : NumberStyles.Integer,
+            CultureInfo.InvariantCulture, out var v))
             _m.Time.Offset += v;
     }
 
@@ -323,12 +330,14 @@ internal sealed class TraceDatMetadataParser
             if (p + 4 > data.Length) throw _r.Error(at + p, $"TIME_SHIFT samples of CPU {cpu} within the option");
             var count = BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(p));
             p += 4;
-            if (count > (uint)(data.Length - p) / 24) throw _r.Error(at + p - 4, $"{count} TIME_SHIFT samples of 24 bytes within the option");
+            if (count > (uint)(data.Length - p) / 24) throw _r.Error(at + p - 4,
+                $"{count} TIME_SHIFT samples of 24 bytes within the option");
             var arrays = new long[3][];
             for (var a = 0; a < 3; a++)
             {
                 arrays[a] = new long[count];
-                for (var i = 0; i < count; i++, p += 8) arrays[a][i] = BinaryPrimitives.ReadInt64LittleEndian(data.AsSpan(p));
+                for (var i = 0; i < count; i++,
+                    p += 8) arrays[a][i] = BinaryPrimitives.ReadInt64LittleEndian(data.AsSpan(p));
             }
 
             perCpu[cpu] = new TimeShiftSamples(arrays[0], arrays[1], arrays[2]);
@@ -355,13 +364,15 @@ internal sealed class TraceDatMetadataParser
         if (p + 8 > data.Length) throw _r.Error(at + p, "BUFFER page size and CPU count");
         var cpus = BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(p + 4));
         p += 8;
-        if (cpus > (uint)(data.Length - p) / 20) throw _r.Error(at + p, $"{cpus} CPU entries of 20 bytes within the BUFFER option");
+        if (cpus > (uint)(data.Length - p) / 20) throw _r.Error(at + p,
+            $"{cpus} CPU entries of 20 bytes within the BUFFER option");
         var compressed = cpus > 0 && BufferSectionCompressed(sectionOffset, name);
         _m.AddBuffer(name);
         for (var i = 0; i < cpus; i++, p += 20)
         {
             var cpuWord = BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(p));
-            if (cpuWord >= 4096) throw _r.Error(at + p, $"a CPU number below 4096 in the BUFFER option, found {cpuWord}");
+            if (cpuWord >= 4096) throw _r.Error(at + p,
+                $"a CPU number below 4096 in the BUFFER option, found {cpuWord}");
             var cpu = (int)cpuWord;
             var offset = (long)BinaryPrimitives.ReadUInt64LittleEndian(data.AsSpan(p + 4));
             var size = (long)BinaryPrimitives.ReadUInt64LittleEndian(data.AsSpan(p + 12));
@@ -385,7 +396,8 @@ internal sealed class TraceDatMetadataParser
             var (flags, _) = SectionHeader(TraceDatOptionId.Buffer, $"buffer '{name}' flyrecord", checkSize: false);
             if ((flags & SectionCompressed) == 0) return false;
             if (_codec is null)
-                throw new TraceFormatException(_file.File, offset, $"buffer '{name}' data not flagged compressed (the file header names no compression)");
+                throw new TraceFormatException(_file.File, offset,
+                    $"buffer '{name}' data not flagged compressed (the file header names no compression)");
             return true;
         }
         finally

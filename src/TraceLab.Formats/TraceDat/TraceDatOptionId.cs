@@ -1,6 +1,8 @@
 namespace TraceLab.Formats.TraceDat;
 
-/// <summary>trace-cmd option ids (trace-cmd.dat(5)); v7 uses the section ids 16..21 for the metadata sections too.</summary>
+/// <summary>
+/// trace-cmd option ids (trace-cmd.dat(5)); v7 uses the section ids 16..21 for the metadata sections too.
+/// </summary>
 internal static class TraceDatOptionId
 {
     public const ushort Done = 0;
