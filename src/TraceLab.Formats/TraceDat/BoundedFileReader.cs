@@ -61,9 +61,14 @@ internal sealed class BoundedFileReader
     public TraceFormatException Fail(string expected) => Error(Position, expected);
 
     /// <summary>An error at <paramref name="at"/> (a file offset, or an offset in the decompressed section).</summary>
-    public TraceFormatException Error(long at, string expected) => _memory is null
-        ? new TraceFormatException(File, at, expected)
-        : new TraceFormatException(File, _sectionOffset, $"(byte {at} of the decompressed section) {expected}");
+    public TraceFormatException Error(long at, string expected)
+    {
+        // Names read from a corrupt file can hold line breaks; the error stays one line.
+        expected = expected.Replace("\n", "\\n", StringComparison.Ordinal).Replace("\r", "\\r", StringComparison.Ordinal);
+        return _memory is null
+            ? new TraceFormatException(File, at, expected)
+            : new TraceFormatException(File, _sectionOffset, $"(byte {at} of the decompressed section) {expected}");
+    }
 
     public byte U8(string what) => Span(1, what)[0];
 
