@@ -12,6 +12,13 @@ public sealed class TraceInfo
     /// <summary>Pages in which the ring buffer flagged missed events (RB_MISSED_EVENTS), per CPU.</summary>
     public long[]? PagesWithMissedEvents { get; set; }
     public string? TraceClock { get; set; }
+    /// <summary>
+    /// The ring buffers a trace.dat holds ("" = the top-level buffer, else trace instance names), in file order;
+    /// null for formats without buffers.
+    /// </summary>
+    public IReadOnlyList<string>? Buffers { get; set; }
+    /// <summary>The buffer whose events were read (one of <see cref="Buffers"/>); null for formats without buffers.</summary>
+    public string? Buffer { get; set; }
     public string? KernelRelease { get; set; }
     /// <summary>Number of events decoded (all kinds, including <see cref="KernelEventKind.Other"/>); filled by Read.</summary>
     public long EventCount { get; set; }

@@ -10,4 +10,10 @@ public sealed record TraceReadOptions
     /// was skipped in <see cref="Core.TraceInfo.Damage"/>.
     /// </summary>
     public bool Salvage { get; init; }
+
+    /// <summary>
+    /// trace.dat: the ring buffer (trace instance) to read, "" or "top" for the top level; null for the default
+    /// (see <see cref="TraceDat.TraceDatReadOptions.BufferName"/>). Formats without buffers ignore it.
+    /// </summary>
+    public string? BufferName { get; init; }
 }

@@ -8,10 +8,13 @@ namespace TraceLab.Formats.TraceDat;
 /// <summary>
 /// Sequential little-endian reads of trace.dat metadata through a small window buffer. Every length is checked
 /// against the bytes left in the file before anything is allocated, and running short names the file and offset.
+/// A decompressed v7 section is read the same way from memory (<see cref="OverSection"/>).
 /// </summary>
 internal sealed class BoundedFileReader
 {
-    private readonly SafeFileHandle _handle;
+    private readonly SafeFileHandle? _handle;
+    private readonly byte[]? _memory;
+    private readonly long _sectionOffset;
     private readonly byte[] _window = new byte[1 << 16];
     private long _windowStart;
     private int _windowLength;
@@ -22,6 +25,21 @@ internal sealed class BoundedFileReader
         File = file;
         Length = RandomAccess.GetLength(handle);
     }
+
+    private BoundedFileReader(byte[] memory, string file, long sectionOffset)
+    {
+        _memory = memory;
+        File = file;
+        Length = memory.Length;
+        _sectionOffset = sectionOffset;
+    }
+
+    /// <summary>
+    /// Reads the decompressed bytes of a section. Its errors name the file and the section's offset in it, and say
+    /// where in the decompressed bytes the problem is.
+    /// </summary>
+    public static BoundedFileReader OverSection(byte[] decompressed, string file, long sectionOffset) =>
+        new(decompressed, file, sectionOffset);
 
     public string File { get; }
     public long Length { get; }
@@ -40,7 +58,17 @@ internal sealed class BoundedFileReader
         Position += count;
     }
 
-    public TraceFormatException Fail(string expected) => new(File, Position, expected);
+    public TraceFormatException Fail(string expected) => Error(Position, expected);
+
+    /// <summary>An error at <paramref name="at"/> (a file offset, or an offset in the decompressed section).</summary>
+    public TraceFormatException Error(long at, string expected)
+    {
+        // Names read from a corrupt file can hold line breaks; the error stays one line.
+        expected = expected.Replace("\n", "\\n", StringComparison.Ordinal).Replace("\r", "\\r", StringComparison.Ordinal);
+        return _memory is null
+            ? new TraceFormatException(File, at, expected)
+            : new TraceFormatException(File, _sectionOffset, $"(byte {at} of the decompressed section) {expected}");
+    }
 
     public byte U8(string what) => Span(1, what)[0];
 
@@ -50,7 +78,9 @@ internal sealed class BoundedFileReader
 
     public ulong U64(string what) => BinaryPrimitives.ReadUInt64LittleEndian(Span(8, what));
 
-    /// <summary>A length field, rejected when it claims more than the file holds or more than <paramref name="max"/>.</summary>
+    /// <summary>
+    /// A length field, rejected when it claims more than the file holds or more than <paramref name="max"/>.
+    /// </summary>
     public int Length32(string what, long max)
     {
         var at = Position;
@@ -92,7 +122,7 @@ internal sealed class BoundedFileReader
     private long CheckLength(ulong value, string what, long max, long at)
     {
         if (value > (ulong)Math.Min(max, Remaining))
-            throw new TraceFormatException(File, at, $"a {what} length of at most {Math.Min(max, Remaining)} bytes, found {value}");
+            throw Error(at, $"a {what} length of at most {Math.Min(max, Remaining)} bytes, found {value}");
         return (long)value;
     }
 
@@ -127,11 +157,17 @@ internal sealed class BoundedFileReader
 
     private void ReadExactly(long offset, Span<byte> buffer)
     {
+        if (_memory is not null)
+        {
+            _memory.AsSpan((int)offset, buffer.Length).CopyTo(buffer);
+            return;
+        }
+
         var done = 0;
         while (done < buffer.Length)
         {
-            var n = RandomAccess.Read(_handle, buffer[done..], offset + done);
-            if (n <= 0) throw new TraceFormatException(File, offset + done, $"{buffer.Length - done} more bytes, but the file ended");
+            var n = RandomAccess.Read(_handle!, buffer[done..], offset + done);
+            if (n <= 0) throw Error(offset + done, $"{buffer.Length - done} more bytes, but the file ended");
             done += n;
         }
     }

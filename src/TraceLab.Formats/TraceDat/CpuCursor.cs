@@ -8,7 +8,9 @@ namespace TraceLab.Formats.TraceDat;
 /// <summary>
 /// Walks one CPU's pages sequentially through a window of whole pages (<see cref="TraceDatData"/>: mapped from the
 /// file, or read into a buffer), so memory stays bounded whatever the trace length. After <see cref="MoveNext"/>
-/// returns true, <see cref="Timestamp"/> and <see cref="Payload"/> describe the current event.
+/// returns true, <see cref="Timestamp"/> and <see cref="Payload"/> describe the current event. Compressed v7 data
+/// comes a decompressed chunk at a time from a <see cref="CompressedCpuStream"/> instead; timestamps then pass
+/// through the file's <see cref="TimestampConversion"/> when it has one.
 /// </summary>
 internal sealed unsafe class CpuCursor : IDisposable
 {
@@ -17,6 +19,8 @@ internal sealed unsafe class CpuCursor : IDisposable
     private readonly HeaderPageLayout _layout;
     private readonly int _pageSize;
     private readonly int _windowBytes;
+    private readonly CompressedCpuStream? _stream;
+    private readonly TimestampConversion? _time;
     private TraceDatData.Window? _window;
     private byte* _base;
     private long _nextRead;
@@ -28,8 +32,15 @@ internal sealed unsafe class CpuCursor : IDisposable
     private int _payloadStart;
     private int _payloadLength;
 
-    public CpuCursor(TraceDatData data, string file, HeaderPageLayout layout, CpuDataRange range)
+    /// <param name="stream">
+    /// The decompressing source of a compressed range (then <paramref name="data"/> is unused).
+    /// </param>
+    /// <param name="time">Raw-to-reported timestamp conversion; null when the file needs none.</param>
+    public CpuCursor(TraceDatData data, string file, HeaderPageLayout layout, CpuDataRange range,
+        CompressedCpuStream? stream = null, TimestampConversion? time = null)
     {
+        _stream = stream;
+        _time = time;
         _data = data;
         _file = file;
         _layout = layout;
@@ -55,8 +66,8 @@ internal sealed unsafe class CpuCursor : IDisposable
 
     public ReadOnlySpan<byte> Payload => new(_base + _payloadStart, _payloadLength);
 
-    /// <summary>File offset of the current payload, for error messages.</summary>
-    public long PayloadFileOffset => _chunkOffset + _payloadStart;
+    /// <summary>File offset of the current payload (of its compressed chunk), for error messages.</summary>
+    public long PayloadFileOffset => ErrorOffset(_payloadStart);
 
     /// <summary>
     /// The common step, small enough to inline into the reader's delivery loop: the next record of the current page
@@ -81,7 +92,7 @@ internal sealed unsafe class CpuCursor : IDisposable
         _state.Position = pos + total;
         _payloadStart = _pageStart + pos + 4;
         _payloadLength = total - 4;
-        Timestamp = (long)ts;
+        Timestamp = _time is null ? (long)ts : _time.Convert(ts, Cpu);
         return true;
     }
 
@@ -92,11 +103,12 @@ internal sealed unsafe class CpuCursor : IDisposable
             if (_pageLength > 0)
             {
                 var page = new ReadOnlySpan<byte>(_base + _pageStart, _pageLength);
-                if (RingBufferPageReader.TryReadRecord(page, ref _state, out var start, out var length, _file, _chunkOffset + _pageStart))
+                if (RingBufferPageReader.TryReadRecord(page, ref _state, out var start, out var length, _file,
+                    ErrorOffset(_pageStart)))
                 {
                     _payloadStart = _pageStart + start;
                     _payloadLength = length;
-                    Timestamp = (long)_state.Timestamp;
+                    Timestamp = _time is null ? (long)_state.Timestamp : _time.Convert(_state.Timestamp, Cpu);
                     return true;
                 }
             }
@@ -108,6 +120,7 @@ internal sealed unsafe class CpuCursor : IDisposable
     /// <summary>Releases the current window (a mapped view stays resident until unmapped).</summary>
     public void Dispose()
     {
+        _stream?.Dispose();
         _window?.Dispose();
         _window = null;
         _base = null;
@@ -125,14 +138,22 @@ internal sealed unsafe class CpuCursor : IDisposable
 
         _pageStart = next;
         _pageLength = Math.Min(_pageSize, _chunkLength - next);
-        var header = RingBufferPageReader.ReadHeader(new ReadOnlySpan<byte>(_base + _pageStart, _pageLength), _layout, _file, _chunkOffset + _pageStart);
+        var header = RingBufferPageReader.ReadHeader(new ReadOnlySpan<byte>(_base + _pageStart, _pageLength), _layout,
+            _file, ErrorOffset(_pageStart));
         if (header.MissedEvents) PagesWithMissedEvents++;
         _state = header.InitialState;
         return true;
     }
 
+    /// <summary>
+    /// The file offset an error at <paramref name="inChunk"/> points at: inside the file's pages, or the compressed
+    /// chunk holding them (a decompressed byte has no file offset of its own).
+    /// </summary>
+    private long ErrorOffset(int inChunk) => _stream is null ? _chunkOffset + inChunk : _chunkOffset;
+
     private bool LoadChunk()
     {
+        if (_stream is not null) return LoadCompressedChunk();
         if (_nextRead >= End) return false;
         var want = (int)Math.Min(_windowBytes, End - _nextRead);
         var previous = _window;
@@ -144,6 +165,16 @@ internal sealed unsafe class CpuCursor : IDisposable
         _chunkOffset = _nextRead;
         _chunkLength = want;
         _nextRead += want;
+        return true;
+    }
+
+    private bool LoadCompressedChunk()
+    {
+        _pageLength = 0;
+        if (!_stream!.TryNext(out var data, out var length)) return false;
+        _base = data;
+        _chunkOffset = _stream.ChunkOffset;
+        _chunkLength = length;
         return true;
     }
 }

@@ -3,7 +3,9 @@ using TraceLab.Core;
 
 namespace TraceLab.Formats.TraceDat;
 
-/// <summary>The CPU data a salvaging read stepped over, summarized into <see cref="TraceInfo"/> for the report.</summary>
+/// <summary>
+/// The CPU data a salvaging read stepped over, summarized into <see cref="TraceInfo"/> for the report.
+/// </summary>
 internal sealed class SalvageLog
 {
     private readonly List<DataDamage> _damage = new();
@@ -21,7 +23,9 @@ internal sealed class SalvageLog
         Add(new DataDamage(cursor.Buffer, cursor.Cpu, offset, cursor.End, "expected " + ExpectedPart(error)));
     }
 
-    /// <summary>Writes the skipped bytes per CPU and a one-paragraph description into <paramref name="info"/>.</summary>
+    /// <summary>
+    /// Writes the skipped bytes per CPU and a one-paragraph description into <paramref name="info"/>.
+    /// </summary>
     public void Describe(TraceInfo info)
     {
         if (_damage.Count == 0) return;

@@ -27,13 +27,17 @@ public sealed class TraceDatContents
     /// <summary>saved_cmdlines text: "pid comm" lines.</summary>
     public string SavedCmdlines { get; set; } = "";
 
-    /// <summary>Trace clock name ("mono", "local", ...) or the whole trace_clock file text with the [selected] one.</summary>
+    /// <summary>
+    /// Trace clock name ("mono", "local", ...) or the whole trace_clock file text with the [selected] one.
+    /// </summary>
     public string TraceClock { get; set; } = "local";
 
     /// <summary>uname text such as "Linux host 6.18.0 x86_64"; omitted when null.</summary>
     public string? Uname { get; set; }
 
-    /// <summary>Per-CPU stats texts as read from per_cpu/cpuN/stats, indexed by CPU; missing entries are written empty.</summary>
+    /// <summary>
+    /// Per-CPU stats texts as read from per_cpu/cpuN/stats, indexed by CPU; missing entries are written empty.
+    /// </summary>
     public List<string> CpuStats { get; } = new();
 
     /// <summary>One raw page file per CPU, indexed by CPU; its length must be a whole number of pages.</summary>

@@ -30,7 +30,9 @@ internal sealed unsafe class TraceDatData : IDisposable
         WindowBytes = windowBytes;
     }
 
-    /// <summary>About how many bytes a cursor's window holds (rounded down to whole pages, at least one page).</summary>
+    /// <summary>
+    /// About how many bytes a cursor's window holds (rounded down to whole pages, at least one page).
+    /// </summary>
     public int WindowBytes { get; }
 
     /// <summary>True when windows are views of the mapped file.</summary>

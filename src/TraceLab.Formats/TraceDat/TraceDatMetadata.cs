@@ -2,17 +2,26 @@ using TraceLab.Formats.Ftrace;
 
 namespace TraceLab.Formats.TraceDat;
 
-/// <summary>One CPU's ring-buffer pages inside the file.</summary>
-internal readonly record struct CpuDataRange(string Buffer, int Cpu, long Offset, long Size);
+/// <summary>
+/// One CPU's ring-buffer pages inside the file. When <paramref name="Compressed"/>, the range holds trace-cmd's chunk
+/// stream (a chunk count, then per chunk its compressed and decompressed sizes and the compressed bytes).
+/// </summary>
+internal readonly record struct CpuDataRange(string Buffer, int Cpu, long Offset, long Size, bool Compressed = false);
 
-/// <summary>Event data a salvaging read leaves out: from <paramref name="Offset"/> to the end of the CPU's range.</summary>
+/// <summary>
+/// Event data a salvaging read leaves out: from <paramref name="Offset"/> to the end of the CPU's range.
+/// </summary>
 internal sealed record DataDamage(string Buffer, int Cpu, long Offset, long End, string Reason);
 
-/// <summary>Everything before the event data of a trace.dat, as parsed by <see cref="TraceDatMetadataParser"/>.</summary>
+/// <summary>
+/// Everything before the event data of a trace.dat, as parsed by <see cref="TraceDatMetadataParser"/>.
+/// </summary>
 internal sealed class TraceDatMetadata
 {
     public int Version { get; set; }
     public int PageSize { get; set; }
+    /// <summary>The v7 header's compression algorithm ("none" for v6).</summary>
+    public string Compression { get; set; } = "none";
     public HeaderPageLayout? HeaderPage { get; set; }
     public List<FtraceEventFormat> Formats { get; } = new();
     /// <summary>Formats whose text the parser did not understand; left out.</summary>
@@ -24,6 +33,19 @@ internal sealed class TraceDatMetadata
     public string? TraceClock { get; set; }
     public string? Uname { get; set; }
     public List<CpuDataRange> Data { get; } = new();
+    /// <summary>Buffer names in file order ("" = the top-level buffer), each once.</summary>
+    public List<string> Buffers { get; } = new();
+    /// <summary>Trace clock per buffer, from v7 BUFFER options.</summary>
+    public Dictionary<string, string> BufferClocks { get; } = new(StringComparer.Ordinal);
+    /// <summary>Buffers that hold latency-format text (v7 BUFFER_TEXT), which this reader cannot decode.</summary>
+    public List<string> TextBuffers { get; } = new();
     /// <summary>Lost events (overrun + dropped) per buffer name ("" = top level), per CPU.</summary>
     public Dictionary<string, Dictionary<int, long>> LostByBuffer { get; } = new(StringComparer.Ordinal);
+    /// <summary>TSC2NSEC, TIME_SHIFT and OFFSET options: how raw page timestamps become nanoseconds.</summary>
+    public TimestampConversion Time { get; } = new();
+
+    public void AddBuffer(string name)
+    {
+        if (!Buffers.Contains(name)) Buffers.Add(name);
+    }
 }

@@ -15,14 +15,22 @@ internal sealed class TraceDatMetadataParser
     private const long MaxCmdlines = 1L << 28;
     private const int MaxOptionSize = 1 << 24;
 
-    private readonly BoundedFileReader _r;
+    private const int MaxSections = 4096;
+    private const int MaxSectionBytes = 32 << 20;
+    private const ushort SectionCompressed = 1;
+
+    private readonly BoundedFileReader _file;
     private readonly bool _salvage;
+    private readonly HashSet<ushort> _sectionsRead = new();
+    private BoundedFileReader _r;
+    private ChunkCodec? _codec;
     private readonly TraceDatMetadata _m = new();
     private readonly List<(string Name, long Offset)> _v6Buffers = new();
     private string _statsBuffer = "";
 
     private TraceDatMetadataParser(BoundedFileReader reader, bool salvage)
     {
+        _file = reader;
         _r = reader;
         _salvage = salvage;
     }
@@ -70,7 +78,9 @@ internal sealed class TraceDatMetadataParser
             if (!_salvage)
                 throw new TraceFormatException(_r.File, d.Offset, $"CPU {d.Cpu} data of {d.Size} bytes inside the {_r.Length}-byte file");
             // Whole pages only: the partial page at the cut has lost its tail, and the kernel fills pages front to back.
-            var kept = Math.Max(0, _r.Length - d.Offset) / _m.PageSize * _m.PageSize;
+            // A compressed stream keeps what is there; its chunk reader stops at the first chunk the cut damaged.
+            var available = Math.Max(0, _r.Length - d.Offset);
+            var kept = d.Compressed ? available : available / _m.PageSize * _m.PageSize;
             _m.Damage.Add(new DataDamage(d.Buffer, d.Cpu, d.Offset + kept, d.Offset + d.Size,
                 $"expected CPU {d.Cpu} data up to offset {d.Offset + d.Size}, but the file ends at offset {_r.Length}"));
             _m.Data[i] = d with { Size = kept };
@@ -108,6 +118,7 @@ internal sealed class TraceDatMetadataParser
 
             if (tag == "flyrecord")
             {
+                _m.AddBuffer("");
                 ParseV6Flyrecord("");
                 break;
             }
@@ -120,6 +131,7 @@ internal sealed class TraceDatMetadataParser
         {
             _r.Seek(offset, $"buffer '{name}' data");
             _r.ExpectTag("flyrecord");
+            _m.AddBuffer(name);
             ParseV6Flyrecord(name);
         }
     }
@@ -136,36 +148,95 @@ internal sealed class TraceDatMetadataParser
 
     private void ParseV7()
     {
+        var nameAt = _r.Position;
         var compression = _r.CString("compression name", 64);
         _r.CString("compression version", 64);
-        if (compression != "none")
-            throw new TraceFormatException(_r.File, _r.Position,
-                $"compressed trace.dat v7 is not supported (compression '{compression}'); convert it with 'trace-cmd convert --compression none'");
-        var next = (long)_r.U64("first options section offset");
-        var visited = new HashSet<long>();
-        while (next != 0)
+        _m.Compression = compression;
+        _codec = ChunkCodec.For(compression, _r.File, nameAt);
+        try
         {
-            if (!visited.Add(next)) throw _r.Fail($"an options chain without cycles (offset {next} repeats)");
-            _r.Seek(next, "options section");
-            var size = SectionHeader(0, "options");
-            var end = _r.Position + size;
-            next = ParseOptions(isV7: true);
-            if (_r.Position > end) throw _r.Fail($"options within their section ending at {end}");
+            var next = (long)_r.U64("first options section offset");
+            var visited = new HashSet<long>();
+            while (next != 0)
+            {
+                // Distinct offsets bound the chain by the file length; the count bounds it by something sane.
+                if (!visited.Add(next) || visited.Count > MaxSections)
+                    throw _r.Fail($"an options chain of at most {MaxSections} sections without cycles " +
+                        $"(offset {next} repeats)");
+                next = InSection(next, TraceDatOptionId.Done, "options", () => ParseOptions(isV7: true));
+            }
+        }
+        finally
+        {
+            _codec?.Dispose();
         }
     }
 
-    /// <summary>Reads a v7 section header and returns the section's data size.</summary>
-    private long SectionHeader(ushort expectedId, string what)
+    /// <summary>
+    /// Parses the v7 section at <paramref name="offset"/> with <paramref name="parse"/>, from the file or, when the
+    /// section is compressed, from its decompressed bytes; then returns to where the reading was.
+    /// </summary>
+    private T InSection<T>(long offset, ushort id, string what, Func<T> parse)
     {
-        var at = _r.Position;
-        var id = _r.U16("section id");
-        var flags = _r.U16("section flags");
-        _r.U32("section description");
-        var size = (long)_r.U64("section size");
-        if (id != expectedId) throw new TraceFormatException(_r.File, at, $"a {what} section (id {expectedId}), found id {id}");
-        if ((flags & 1) != 0) throw new TraceFormatException(_r.File, at, $"an uncompressed {what} section (compressed trace.dat v7 is not supported)");
-        if (size > _r.Remaining) throw new TraceFormatException(_r.File, at, $"a {what} section of at most {_r.Remaining} bytes, found {size}");
-        return size;
+        var outer = _r;
+        var resume = _file.Position;
+        try
+        {
+            _file.Seek(offset, $"{what} section");
+            var (flags, size) = SectionHeader(id, what);
+            var end = _file.Position + size;
+            if ((flags & SectionCompressed) == 0)
+            {
+                _r = _file;
+                var result = parse();
+                if (_file.Position > end) throw _file.Fail($"{what} within their section ending at offset {end}");
+                return result;
+            }
+
+            _r = BoundedFileReader.OverSection(Decompress(offset, size, what), _file.File, offset);
+            return parse();
+        }
+        finally
+        {
+            _r = outer;
+            _file.Seek(resume, "options");
+        }
+    }
+
+    /// <summary>The decompressed bytes of a compressed section whose header the file reader has just read.</summary>
+    private byte[] Decompress(long sectionOffset, long size, string what)
+    {
+        if (_codec is null)
+            throw new TraceFormatException(_file.File, sectionOffset,
+                $"an uncompressed {what} section (the file header names no compression)");
+        var compressedSize = _file.U32($"{what} compressed size");
+        var plainSize = _file.U32($"{what} decompressed size");
+        if (compressedSize > size - 8)
+            throw new TraceFormatException(_file.File, sectionOffset,
+                $"compressed {what} data of at most {size - 8} bytes (the section size), found {compressedSize}");
+        if (plainSize > MaxSectionBytes)
+            throw new TraceFormatException(_file.File, sectionOffset,
+                $"a {what} section decompressing to at most {MaxSectionBytes} bytes, found {plainSize}");
+        var compressed = _file.Bytes((int)compressedSize, $"compressed {what}");
+        var plain = new byte[plainSize];
+        _codec.Decompress(compressed, plain, _file.File, sectionOffset, $"the {what} section");
+        return plain;
+    }
+
+    /// <summary>Reads a v7 section header at the file reader's position; returns its flags and data size.</summary>
+    private (ushort Flags, long Size) SectionHeader(ushort expectedId, string what, bool checkSize = true)
+    {
+        var at = _file.Position;
+        var id = _file.U16("section id");
+        var flags = _file.U16("section flags");
+        _file.U32("section description");
+        var size = _file.U64("section size");
+        if (id != expectedId) throw new TraceFormatException(_file.File, at,
+            $"a {what} section (id {expectedId}), found id {id}");
+        if (checkSize && size > (ulong)_file.Remaining)
+            throw new TraceFormatException(_file.File, at,
+                $"a {what} section of at most {_file.Remaining} bytes, found {size}");
+        return (flags, (long)size);
     }
 
     /// <summary>Reads options up to DONE; returns the v7 next-options offset (0 for v6 or the last section).</summary>
@@ -188,8 +259,14 @@ internal sealed class TraceDatMetadataParser
                 case TraceDatOptionId.CpuCount when size >= 4:
                     _m.CpuCount = Math.Max(_m.CpuCount, (int)Math.Min(4096, BinaryPrimitives.ReadUInt32LittleEndian(data)));
                     break;
+                case TraceDatOptionId.Offset: ParseOffset(OptionText(data)); break;
+                case TraceDatOptionId.Tsc2Nsec when size >= 16: ParseTsc2Nsec(data, dataStart); break;
+                case TraceDatOptionId.TimeShift when size >= 16: ParseTimeShift(data, dataStart); break;
                 case TraceDatOptionId.Buffer:
                     if (isV7) ParseV7Buffer(data, dataStart); else ParseV6Buffer(data, dataStart);
+                    break;
+                case TraceDatOptionId.BufferText when isV7 && data.Length > 8:
+                    _m.TextBuffers.Add(CString(data, 8, dataStart, out _));
                     break;
                 case >= TraceDatOptionId.HeaderInfo and <= TraceDatOptionId.Cmdlines when isV7 && size >= 8:
                     WithSection(id, (long)BinaryPrimitives.ReadUInt64LittleEndian(data));
@@ -202,53 +279,137 @@ internal sealed class TraceDatMetadataParser
 
     private void WithSection(ushort id, long offset)
     {
-        var resume = _r.Position;
-        _r.Seek(offset, $"section {id}");
-        SectionHeader(id, $"section {id}");
-        switch (id)
+        // Each metadata section is read once: a repeated option adds nothing and cannot multiply the work.
+        if (id is TraceDatOptionId.Kallsyms or TraceDatOptionId.Printk || !_sectionsRead.Add(id)) return;
+        InSection(offset, id, $"section {id}", () =>
         {
-            case TraceDatOptionId.HeaderInfo: ParseHeaderInfo(); break;
-            case TraceDatOptionId.FtraceEvents: ParseFtraceFormats(); break;
-            case TraceDatOptionId.EventFormats: ParseEventFormats(); break;
-            case TraceDatOptionId.Cmdlines: ParseCmdlines(); break;
+            switch (id)
+            {
+                case TraceDatOptionId.HeaderInfo: ParseHeaderInfo(); break;
+                case TraceDatOptionId.FtraceEvents: ParseFtraceFormats(); break;
+                case TraceDatOptionId.EventFormats: ParseEventFormats(); break;
+                case TraceDatOptionId.Cmdlines: ParseCmdlines(); break;
+            }
+
+            return 0;
+        });
+    }
+
+    /// <summary>OFFSET: a decimal or 0x-prefixed number of nanoseconds added to every timestamp.</summary>
+    private void ParseOffset(string text)
+    {
+        text = text.Trim();
+        var hex = text.StartsWith("0x", StringComparison.OrdinalIgnoreCase);
+        if (long.TryParse(hex ? text[2..] : text, hex ? NumberStyles.HexNumber : NumberStyles.Integer,
+            CultureInfo.InvariantCulture, out var v))
+            _m.Time.Offset += v;
+    }
+
+    private void ParseTsc2Nsec(byte[] data, long at)
+    {
+        var mult = BinaryPrimitives.ReadUInt32LittleEndian(data);
+        var shift = BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(4));
+        if (shift > TimestampConversion.MaxShift)
+            throw _r.Error(at + 4, $"a TSC2NSEC shift of at most {TimestampConversion.MaxShift}, found {shift}");
+        _m.Time.SetTsc2Nsec(mult, (int)shift);
+    }
+
+    /// <summary>
+    /// TIME_SHIFT: peer trace id (8), flags (4), CPU count (4), then per CPU a sample count and arrays of that many
+    /// times, offsets and scaling ratios (8 bytes each); trace-cmd 3 appends a fraction-bits array per CPU after them.
+    /// </summary>
+    private void ParseTimeShift(byte[] data, long at)
+    {
+        var flags = BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(8));
+        var cpus = BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(12));
+        if (cpus > 4096) throw _r.Error(at + 12, $"a TIME_SHIFT CPU count of at most 4096, found {cpus}");
+        var perCpu = new TimeShiftSamples[cpus];
+        var p = 16;
+        for (var cpu = 0; cpu < cpus; cpu++)
+        {
+            if (p + 4 > data.Length) throw _r.Error(at + p, $"TIME_SHIFT samples of CPU {cpu} within the option");
+            var count = BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(p));
+            p += 4;
+            if (count > (uint)(data.Length - p) / 24) throw _r.Error(at + p - 4,
+                $"{count} TIME_SHIFT samples of 24 bytes within the option");
+            var arrays = new long[3][];
+            for (var a = 0; a < 3; a++)
+            {
+                arrays[a] = new long[count];
+                for (var i = 0; i < count; i++,
+                    p += 8) arrays[a][i] = BinaryPrimitives.ReadInt64LittleEndian(data.AsSpan(p));
+            }
+
+            perCpu[cpu] = new TimeShiftSamples(arrays[0], arrays[1], arrays[2]);
         }
 
-        _r.Seek(resume, "options");
+        const uint interpolateFlag = 1;
+        _m.Time.SetTimeShift(perCpu, (flags & interpolateFlag) != 0);
     }
 
     private void ParseV6Buffer(byte[] data, long at)
     {
-        if (data.Length < 9) throw new TraceFormatException(_r.File, at, "a BUFFER option with an offset and a name");
+        if (data.Length < 9) throw _r.Error(at, "a BUFFER option with an offset and a name");
         var offset = (long)BinaryPrimitives.ReadUInt64LittleEndian(data);
         _v6Buffers.Add((CString(data, 8, at, out _), offset));
     }
 
     private void ParseV7Buffer(byte[] data, long at)
     {
-        if (data.Length < 9) throw new TraceFormatException(_r.File, at, "a BUFFER option with an offset and a name");
+        if (data.Length < 9) throw _r.Error(at, "a BUFFER option with an offset and a name");
+        var sectionOffset = (long)BinaryPrimitives.ReadUInt64LittleEndian(data);
         var name = CString(data, 8, at, out var p);
         var clock = CString(data, p, at, out p);
-        if (clock.Length > 0) _m.TraceClock ??= clock;
-        if (p + 8 > data.Length) throw new TraceFormatException(_r.File, at + p, "BUFFER page size and CPU count");
+        if (clock.Length > 0) _m.BufferClocks[name] = clock;
+        if (p + 8 > data.Length) throw _r.Error(at + p, "BUFFER page size and CPU count");
         var cpus = BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(p + 4));
         p += 8;
-        if (cpus > (uint)(data.Length - p) / 20) throw new TraceFormatException(_r.File, at + p, $"{cpus} CPU entries of 20 bytes within the BUFFER option");
+        if (cpus > (uint)(data.Length - p) / 20) throw _r.Error(at + p,
+            $"{cpus} CPU entries of 20 bytes within the BUFFER option");
+        var compressed = cpus > 0 && BufferSectionCompressed(sectionOffset, name);
+        _m.AddBuffer(name);
         for (var i = 0; i < cpus; i++, p += 20)
         {
             var cpuWord = BinaryPrimitives.ReadUInt32LittleEndian(data.AsSpan(p));
-            if (cpuWord >= 4096) throw new TraceFormatException(_r.File, at + p, $"a CPU number below 4096 in the BUFFER option, found {cpuWord}");
+            if (cpuWord >= 4096) throw _r.Error(at + p,
+                $"a CPU number below 4096 in the BUFFER option, found {cpuWord}");
             var cpu = (int)cpuWord;
             var offset = (long)BinaryPrimitives.ReadUInt64LittleEndian(data.AsSpan(p + 4));
             var size = (long)BinaryPrimitives.ReadUInt64LittleEndian(data.AsSpan(p + 12));
-            _m.Data.Add(new CpuDataRange(name, cpu, offset, size));
+            _m.Data.Add(new CpuDataRange(name, cpu, offset, size, compressed));
             _m.CpuCount = Math.Max(_m.CpuCount, cpu + 1);
+        }
+    }
+
+    /// <summary>
+    /// Whether the BUFFER FLYRECORD section (id 3) the option points to is flagged compressed; its CPU data is then
+    /// trace-cmd's chunk stream.
+    /// </summary>
+    private bool BufferSectionCompressed(long offset, string name)
+    {
+        var resume = _file.Position;
+        try
+        {
+            _file.Seek(offset, $"buffer '{name}' section");
+            // Only the flags matter here: the CPU ranges in the option say where the data is, and a salvaging read
+            // of a cut file must still learn that its data is compressed.
+            var (flags, _) = SectionHeader(TraceDatOptionId.Buffer, $"buffer '{name}' flyrecord", checkSize: false);
+            if ((flags & SectionCompressed) == 0) return false;
+            if (_codec is null)
+                throw new TraceFormatException(_file.File, offset,
+                    $"buffer '{name}' data not flagged compressed (the file header names no compression)");
+            return true;
+        }
+        finally
+        {
+            _file.Seek(resume, "options");
         }
     }
 
     private string CString(byte[] data, int start, long at, out int next)
     {
-        var nul = Array.IndexOf(data, (byte)0, start);
-        if (nul < 0) throw new TraceFormatException(_r.File, at + start, "a NUL-terminated string in the option");
+        var nul = start < data.Length ? Array.IndexOf(data, (byte)0, start) : -1;
+        if (nul < 0) throw _r.Error(at + start, "a NUL-terminated string in the option");
         next = nul + 1;
         return Encoding.UTF8.GetString(data, start, nul - start);
     }
@@ -307,7 +468,7 @@ internal sealed class TraceDatMetadataParser
         catch (TraceFormatException e)
         {
             // Unlike an event format, no event can be read without the page layout; the error must name the file.
-            throw new TraceFormatException(_r.File, at, $"a header_page text the reader understands ({e.Message})");
+            throw _r.Error(at, $"a header_page text the reader understands ({e.Message})");
         }
         _r.ExpectTag("header_event");
         _r.Skip(_r.Length64("header_event", MaxFormatText), "header_event");

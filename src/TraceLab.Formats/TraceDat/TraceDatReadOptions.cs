@@ -1,6 +1,6 @@
 namespace TraceLab.Formats.TraceDat;
 
-/// <summary>How <see cref="TraceDatReader"/> treats a damaged file.</summary>
+/// <summary>How <see cref="TraceDatReader"/> treats a damaged file, and which of its buffers it reads.</summary>
 public sealed record TraceDatReadOptions
 {
     public static TraceDatReadOptions Default { get; } = new();
@@ -11,4 +11,11 @@ public sealed record TraceDatReadOptions
     /// event can be decoded.
     /// </summary>
     public bool Salvage { get; init; }
+
+    /// <summary>
+    /// The ring buffer to read: a trace instance's name, or "" (or "top") for the top-level buffer. Null reads the
+    /// top-level buffer, or the first instance with events when the top level holds none. The file's buffers are
+    /// listed in <see cref="Core.TraceInfo.Buffers"/>.
+    /// </summary>
+    public string? BufferName { get; init; }
 }

@@ -6,8 +6,9 @@ using TraceLab.Formats.Ftrace;
 namespace TraceLab.Formats.TraceDat;
 
 /// <summary>
-/// Reads trace-cmd trace.dat files (v6, and v7 without compression): metadata at <see cref="Open"/>, then events
-/// from every CPU (and every instance buffer in the file) merged in timestamp order.
+/// Reads trace-cmd trace.dat files (v6, and v7 uncompressed or compressed with zlib or zstd): metadata at
+/// <see cref="Open"/>, then the events of one buffer (the top-level one unless <see cref="TraceDatReadOptions.BufferName"/>
+/// names an instance) from every CPU merged in timestamp order.
 /// </summary>
 public sealed class TraceDatReader : IKernelTraceReader
 {
@@ -16,14 +17,16 @@ public sealed class TraceDatReader : IKernelTraceReader
     private readonly TraceDatMetadata _meta;
     private readonly KernelEventDecoder _decoder;
     private readonly SalvageLog? _salvage;
+    private readonly string _buffer;
     private bool _read;
 
-    private TraceDatReader(SafeFileHandle handle, string path, TraceDatMetadata meta, bool salvage)
+    private TraceDatReader(SafeFileHandle handle, string path, TraceDatMetadata meta, bool salvage, string buffer)
     {
         _handle = handle;
         _path = path;
         _meta = meta;
-        _salvage = salvage ? new SalvageLog(meta.PageSize, meta.Damage) : null;
+        _buffer = buffer;
+        _salvage = salvage ? new SalvageLog(meta.PageSize, meta.Damage.Where(d => d.Buffer == buffer)) : null;
         Threads = new ThreadTable();
         LoadCmdlines(meta.Cmdlines, Threads);
         _decoder = new KernelEventDecoder(meta.Formats, Threads);
@@ -32,9 +35,11 @@ public sealed class TraceDatReader : IKernelTraceReader
             Backend = "tracefs",
             TraceFile = path,
             CpuCount = meta.CpuCount,
-            TraceClock = meta.TraceClock,
+            TraceClock = meta.BufferClocks.GetValueOrDefault(buffer) ?? meta.TraceClock,
             KernelRelease = KernelReleaseOf(meta.Uname),
-            LostEventsPerCpu = LostPerCpu(meta),
+            Buffers = meta.Buffers.ToArray(),
+            Buffer = buffer,
+            LostEventsPerCpu = LostPerCpu(meta, buffer),
             PagesWithMissedEvents = new long[meta.CpuCount],
             SkippedFormats = meta.SkippedFormats,
         };
@@ -50,17 +55,23 @@ public sealed class TraceDatReader : IKernelTraceReader
     /// <summary>Trace-file version (6 or 7).</summary>
     public int FileVersion => _meta.Version;
 
+    /// <summary>The v7 compression algorithm ("none", "zlib", "zstd"); "none" for v6.</summary>
+    public string Compression => _meta.Compression;
+
     /// <exception cref="TraceFormatException">
-    /// The file is truncated, corrupt, compressed or of an unsupported kind (when salvaging: its metadata is).
+    /// The file is truncated, corrupt or of an unsupported kind (when salvaging: its metadata is), or has no buffer
+    /// of the requested name.
     /// </exception>
     public static TraceDatReader Open(string path, TraceDatReadOptions? options = null)
     {
-        var salvage = (options ?? TraceDatReadOptions.Default).Salvage;
+        options ??= TraceDatReadOptions.Default;
+        var salvage = options.Salvage;
         var handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.RandomAccess);
         try
         {
             var meta = TraceDatMetadataParser.Parse(new BoundedFileReader(handle, path), salvage);
-            return new TraceDatReader(handle, path, meta, salvage);
+            var buffer = TraceDatBuffers.Select(meta, options.BufferName, path);
+            return new TraceDatReader(handle, path, meta, salvage, buffer);
         }
         catch
         {
@@ -76,15 +87,19 @@ public sealed class TraceDatReader : IKernelTraceReader
         _read = true;
 
         var layout = _meta.HeaderPage!;
-        var ranges = _meta.Data.Where(r => r.Size != 0).ToList();
+        var ranges = _meta.Data.Where(r => r.Size != 0 && r.Buffer == _buffer).ToList();
         using var data = TraceDatData.Open(_handle, _path, ranges.Count);
+        using var codec = ranges.Any(r => r.Compressed) ? ChunkCodec.For(_meta.Compression, _path, 0) : null;
+        var scratch = new ChunkScratch();
+        var time = _meta.Time.IsIdentity ? null : _meta.Time;
         var cursors = new List<CpuCursor>();
         try
         {
             var active = new List<CpuCursor>();
             foreach (var range in ranges)
             {
-                var c = new CpuCursor(data, _path, layout, range);
+                var stream = range.Compressed ? new CompressedCpuStream(_handle, _path, codec!, scratch, range) : null;
+                var c = new CpuCursor(data, _path, layout, range, stream, time);
                 cursors.Add(c);
                 if (Advance(c)) active.Add(c);
                 else Finish(c);
@@ -238,21 +253,13 @@ public sealed class TraceDatReader : IKernelTraceReader
         return parts.Length >= 3 ? parts[2] : uname;
     }
 
-    /// <summary>Loss counts of the buffers whose data the file holds (the empty top-level buffer of an instance extract is ignored).</summary>
-    private static long[]? LostPerCpu(TraceDatMetadata meta)
+    /// <summary>Loss counts of the buffer being read, per CPU; null when the file has none for it.</summary>
+    private static long[]? LostPerCpu(TraceDatMetadata meta, string buffer)
     {
-        if (meta.LostByBuffer.Count == 0) return null;
+        if (!meta.LostByBuffer.TryGetValue(buffer, out var perCpu)) return null;
         var result = new long[meta.CpuCount];
-        var buffersWithData = new HashSet<string>(StringComparer.Ordinal);
-        foreach (var d in meta.Data)
-            if (d.Size > 0) buffersWithData.Add(d.Buffer);
-        foreach (var (buffer, perCpu) in meta.LostByBuffer)
-        {
-            if (!buffersWithData.Contains(buffer)) continue;
-            foreach (var (cpu, lost) in perCpu)
-                if (cpu >= 0 && cpu < result.Length) result[cpu] += lost;
-        }
-
+        foreach (var (cpu, lost) in perCpu)
+            if (cpu >= 0 && cpu < result.Length) result[cpu] += lost;
         return result;
     }
 }

@@ -21,7 +21,9 @@ public static class TraceDatWriter
         fs.Flush(flushToDisk: true);
     }
 
-    /// <exception cref="ArgumentException">A CPU data file is not a whole number of pages, or header_page is invalid.</exception>
+    /// <exception cref="ArgumentException">
+    /// A CPU data file is not a whole number of pages, or header_page is invalid.
+    /// </exception>
     public static void Write(Stream output, TraceDatContents contents)
     {
         var layout = HeaderPageLayout.Parse(contents.HeaderPage);
@@ -110,7 +112,9 @@ public static class TraceDatWriter
 
     private static long Align(long value, int page) => (value + page - 1) / page * page;
 
-    /// <summary>Little-endian primitives over a stream, tracking the position so alignment works on unseekable streams.</summary>
+    /// <summary>
+    /// Little-endian primitives over a stream, tracking the position so alignment works on unseekable streams.
+    /// </summary>
     private sealed class Writer(Stream s)
     {
         private readonly byte[] _scratch = new byte[1 << 16];
