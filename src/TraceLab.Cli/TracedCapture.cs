@@ -59,10 +59,27 @@ public sealed class TracedCapture : IDisposable
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, Session.Failed);
         using var run = WorkloadRun.Start(exe, arguments, Session.MarkerPath, ResultTemp, _output.File("workload.log"));
+        // A built-in workload dies with TraceLab: if TraceLab is killed, the capture's guard kills it.
+        var guard = Session as ICaptureGuard;
+        guard?.KillWithCapture(run.Pid);
+        try
+        {
+            return await WaitForWorkload(workloadName, run, wait, stop.Token);
+        }
+        finally
+        {
+            run.Kill();
+            guard?.Release(run.Pid);
+        }
+    }
+
+    private async Task<(int ExitCode, bool Partial)> WaitForWorkload(string workloadName, WorkloadRun run,
+        Func<WorkloadRun, CancellationToken, Task<int>> wait, CancellationToken stop)
+    {
         int exitCode;
         try
         {
-            exitCode = await wait(run, stop.Token);
+            exitCode = await wait(run, stop);
         }
         catch (OperationCanceledException) when (Session.Failed.IsCancellationRequested)
         {
