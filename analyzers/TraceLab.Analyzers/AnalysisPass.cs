@@ -61,9 +61,9 @@ public sealed class AnalysisPass : IKernelEventSink
             _accounting.OnEvent(e);
             return;
         }
-        var hadBegin = _accounting.Region.HasBegin;
+        var openings = _accounting.Region.Openings;
         _accounting.OnEvent(e);
-        if (!hadBegin && _accounting.Region.HasBegin)
+        if (openings != _accounting.Region.Openings)
             foreach (var analyzer in _analyzers) analyzer.OnRegionBegin();
     }
 
@@ -152,9 +152,9 @@ public sealed class AnalysisPass : IKernelEventSink
                 break;
             case KernelEventKind.Marker:
             {
-                var hadBegin = _accounting.Region.HasBegin;
+                var openings = _accounting.Region.Openings;
                 _accounting.OnModelled(e);
-                if (!hadBegin && _accounting.Region.HasBegin)
+                if (openings != _accounting.Region.Openings)
                     foreach (var analyzer in _analyzers) analyzer.OnRegionBegin();
                 _wakeups?.OnThreadEvidence(e, _accounting.PidSlot);
                 _smp?.OnCpuEvent(e.Cpu);

@@ -103,7 +103,9 @@ public sealed class TracedCapture : IDisposable
     /// Stops the capture, commits the trace file and (for a complete run) workload.json, analyzes, and writes
     /// report.json / .md / .html. <paramref name="timeline"/> null: no thread timeline in report.html (sweeps).
     /// </summary>
-    public TracedRunFiles Finish(RunSection runSection, bool partial, AnalysisKind analyses, TimelineWindow? timeline)
+    /// <param name="pid">The process to report on (a traced program or attached process); null: from the markers.</param>
+    public TracedRunFiles Finish(RunSection runSection, bool partial, AnalysisKind analyses, TimelineWindow? timeline,
+        int? pid = null)
     {
         var captured = Session.Stop();
         string traceFile;
@@ -125,7 +127,7 @@ public sealed class TracedCapture : IDisposable
             _output.Commit("workload.json", tmp => File.Move(ResultTemp, tmp));
         }
 
-        var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid: null, analyses,
+        var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
             salvage: false, timeline);
         report.Warnings.InsertRange(0, _notices);
         ReportFiles.Write(_output, report, timelineData);

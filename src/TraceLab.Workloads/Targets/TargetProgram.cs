@@ -30,6 +30,8 @@ public sealed class TargetProgram : IDisposable
     public int Pid => _process.Id;
     public string CommandLine { get; }
     public bool HasExited => _process.HasExited;
+    /// <summary>The program's exit code once it has exited (128 + signal when a signal ended it).</summary>
+    public int ExitCode => _process.ExitCode;
 
     /// <summary>Pids of every process of the program's tree seen while it ran (the program's own included).</summary>
     public IReadOnlyCollection<int> TreePids => _tree?.Seen ?? [_process.Id];
