@@ -52,6 +52,7 @@ public sealed class CaptureGuard : ICaptureGuard, IDisposable
     /// <summary>Starts the guard for <paramref name="instancePath"/> (which may not exist yet).</summary>
     public static CaptureGuard Start(string instancePath)
     {
+        OpenMissingStandardDescriptors();
         var psi = new ProcessStartInfo("/bin/sh")
         {
             RedirectStandardInput = true,
@@ -74,8 +75,23 @@ public sealed class CaptureGuard : ICaptureGuard, IDisposable
         }
     }
 
-    /// <summary>The instance now exists and is ours: from here on the guard removes it if TraceLab dies.</summary>
+    /// <summary>The instance is about to be made and is ours: from here on the guard removes it if TraceLab dies.</summary>
     public void Arm() => Send("a");
+
+    /// <summary>
+    /// A TraceLab started with stdin (or stdout/stderr) closed would get the guard pipe as fd 0, and the child's
+    /// descriptor shuffle would then hand the guard a closed stdin: it would see end-of-file at once and never guard.
+    /// Parking /dev/null on the free low descriptors keeps the pipe above them.
+    /// </summary>
+    private static void OpenMissingStandardDescriptors()
+    {
+        for (var fd = 0; fd <= 2; fd++)
+        {
+            if (Libc.Fcntl(fd, Libc.F_GETFD) >= 0) continue;
+            // open() returns the lowest free descriptor: this one.
+            Libc.Open("/dev/null", fd == 0 ? Libc.O_RDONLY : 1);
+        }
+    }
 
     public void KillWithCapture(int pid) => Send($"k {pid.ToString(CultureInfo.InvariantCulture)}");
 

@@ -58,12 +58,16 @@ public sealed class LinuxCaptureSession : IDisposable
         var pageSize = HeaderPageLayout.Parse(headerPage).PageSize;
         var name = TracefsInstance.NameFor(Environment.ProcessId, options.RunId);
         // The guard first: from the moment the instance exists, TraceLab dying (even by SIGKILL) removes it.
-        var guard = CaptureGuard.Start(Path.Combine(root, "instances", name));
+        var path = Path.Combine(root, "instances", name);
+        var guard = CaptureGuard.Start(path);
         TracefsInstance instance;
         try
         {
-            instance = TracefsInstance.Create(root, name);
+            // Armed before mkdir, so no instant exists in which TraceLab could die and leave the instance behind;
+            // a name that is already taken is refused before arming (it is not ours to remove).
+            if (Directory.Exists(path)) throw new TracingUnavailableException($"tracefs instance '{name}' already exists; refusing to reuse it");
             guard.Arm();
+            instance = TracefsInstance.Create(root, name);
         }
         catch
         {
