@@ -18,7 +18,12 @@ public sealed class MeasuredRegion
     /// <summary>"TRACELAB_TARGET_PIDS 12,34": the target processes, once known (a program's pid after it started).</summary>
     public const string TargetPidsMarker = "TRACELAB_TARGET_PIDS ";
 
+    /// <summary>"TRACELAB_THREADS 12 12,13,14": a process and its threads, which TraceLab lists from /proc for threads
+    /// that existed before the capture (attach, --system): no fork event in the trace says whose they are.</summary>
+    public const string ThreadsMarker = "TRACELAB_THREADS ";
+
     private readonly List<int> _targetPids = [];
+    private readonly Dictionary<int, int> _processOfThread = [];
     private bool _programMarkers;
 
     public long Begin { get; private set; } = long.MinValue;
@@ -31,6 +36,8 @@ public sealed class MeasuredRegion
     public bool FromTarget => HasBegin && !_programMarkers;
     /// <summary>The processes TraceLab traced (TRACELAB_TARGET_PIDS); empty for workloads and --system.</summary>
     public IReadOnlyList<int> TargetPids => _targetPids;
+    /// <summary>Thread → process, from TraceLab's TRACELAB_THREADS markers (empty for traces without them).</summary>
+    public IReadOnlyDictionary<int, int> ProcessOfThread => _processOfThread;
     /// <summary>Times a region was opened (the target's, then possibly the program's): analyzers reset on each.</summary>
     public int Openings { get; private set; }
 
@@ -44,14 +51,22 @@ public sealed class MeasuredRegion
             End = long.MaxValue;
             return Open(timestamp, tid);
         }
+        if (text.StartsWith(ThreadsMarker, StringComparison.Ordinal))
+        {
+            ParseThreads(text.AsSpan(ThreadsMarker.Length));
+            return false;
+        }
+        if (text.StartsWith(TargetPidsMarker, StringComparison.Ordinal))
+        {
+            ParsePids(text[TargetPidsMarker.Length..]);
+            return false;
+        }
         if (_programMarkers)
         {
             if (!HasEnd && text.StartsWith(EndMarker, StringComparison.Ordinal)) Close(timestamp);
             return false;
         }
-        if (text.StartsWith(TargetPidsMarker, StringComparison.Ordinal))
-            ParsePids(text[TargetPidsMarker.Length..]);
-        else if (!HasBegin && text.StartsWith(TargetBeginMarker, StringComparison.Ordinal))
+        if (!HasBegin && text.StartsWith(TargetBeginMarker, StringComparison.Ordinal))
             return Open(timestamp, tid: 0);
         else if (HasBegin && !HasEnd && text.StartsWith(TargetEndMarker, StringComparison.Ordinal))
             Close(timestamp);
@@ -71,6 +86,19 @@ public sealed class MeasuredRegion
     {
         HasEnd = true;
         End = timestamp;
+    }
+
+    private void ParseThreads(ReadOnlySpan<char> text)
+    {
+        var space = text.IndexOf(' ');
+        if (space <= 0 || !int.TryParse(text[..space], System.Globalization.NumberStyles.None,
+                System.Globalization.CultureInfo.InvariantCulture, out var pid) || pid <= 0) return;
+        foreach (var part in text[(space + 1)..].ToString().Split(','))
+        {
+            if (int.TryParse(part.Trim(), System.Globalization.NumberStyles.None,
+                    System.Globalization.CultureInfo.InvariantCulture, out var tid) && tid > 0)
+                _processOfThread[tid] = pid;
+        }
     }
 
     private void ParsePids(string list)

@@ -25,11 +25,13 @@ public static class ReportBuilder
         if (info.UnknownEvents > 0)
             warnings.Add($"{info.UnknownEvents} events had no format in the trace: skipped");
 
-        var pid = pidOverride ?? (workload?.Pid > 0 ? workload.Pid : region.MarkerTid > 0 ? region.MarkerTid : 0);
+        var pid = pidOverride ?? (workload?.Pid > 0 ? workload.Pid : region.MarkerTid > 0 ? region.MarkerTid
+            : region.TargetPids.Count > 0 ? region.TargetPids[0] : 0);
         var tids = SelectThreads(accounting, workload, pid);
         if (pid == 0) warnings.Add("no workload process identified (no markers, no workload result, no --pid): all threads reported");
         if (!region.HasBegin) warnings.Add("no TRACELAB_REGION_BEGIN marker: the report covers the whole trace");
-        else if (!region.HasEnd) warnings.Add("no TRACELAB_REGION_END marker: the region runs to the end of the trace (partial run?)");
+        else if (region.FromTarget && !region.HasEnd) warnings.Add("no TRACELAB_TARGET_END marker: the region runs to the end of the trace (partial run?)");
+        else if (!region.FromTarget && !region.HasEnd) warnings.Add("no TRACELAB_REGION_END marker: the region runs to the end of the trace (partial run?)");
         if (info.LostEvents > 0)
             warnings.Add($"{info.LostEvents} events were lost (per CPU: {string.Join(", ", info.LostEventsPerCpu ?? [])}): run, ready and wait times may be misattributed near the gaps");
         if (accounting.ChainBreaksInRegion > 0)
@@ -61,7 +63,10 @@ public static class ReportBuilder
                 Kernel = info.KernelRelease,
                 Partial = partial,
             },
-            Region = new RegionSection { Source = region.HasBegin ? "markers" : "whole-trace", BeginNs = begin, EndNs = end },
+            Region = new RegionSection
+            {
+                Source = !region.HasBegin ? "whole-trace" : region.FromTarget ? "target" : "markers", BeginNs = begin, EndNs = end,
+            },
             Process = pid == 0 ? null : new ProcessSection
             {
                 Pid = pid,
@@ -99,6 +104,10 @@ public static class ReportBuilder
         {
             foreach (var tid in accounting.Descendants(pid)) set.Add(tid);
             set.Add(pid);
+            // Threads that existed before the capture (attach): TraceLab listed them, and what they forked.
+            foreach (var (tid, process) in accounting.Region.ProcessOfThread)
+                if (process == pid)
+                    foreach (var t in accounting.Descendants(tid)) set.Add(t);
         }
         if (workload is not null)
             foreach (var t in workload.Threads) set.Add(t.Tid);

@@ -60,7 +60,7 @@ public sealed class CaptureSection
 
 public sealed class RegionSection
 {
-    /// <summary>"markers" (workload's begin/end markers) or "whole-trace".</summary>
+    /// <summary>"markers" (the program's own begin/end markers), "target" (TraceLab's: program start to end, attach to detach) or "whole-trace".</summary>
     public required string Source { get; init; }
     public long BeginNs { get; init; }
     public long EndNs { get; init; }

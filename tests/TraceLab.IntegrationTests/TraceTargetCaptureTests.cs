@@ -64,7 +64,7 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         var report = Load(dir.Path);
         Report(report, "sh -c ... exit 7");
         Assert.Equal(7, report.Run!.ExitCode);
-        Assert.Equal("markers", report.Region.Source);
+        Assert.Equal("target", report.Region.Source);
         var sleep = Assert.Single(report.Threads, t => t.Name == "sleep");
         Assert.True(sleep.WaitNs >= 900_000_000, $"sleep waited {sleep.WaitNs} ns");
         Assert.Contains(report.Threads, t => t.Tid == report.Process!.Pid);
@@ -115,7 +115,7 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         var report = Load(dir.Path);
         Report(report, "--pid sysbench");
         Assert.Equal(target.Id, report.Process!.Pid);
-        Assert.Equal("markers", report.Region.Source);
+        Assert.Equal("target", report.Region.Source);
         Assert.InRange(report.Region.DurationNs, 900_000_000, 3_000_000_000);
         var workers = tids.Where(t => t != target.Id).ToList();
         Assert.All(workers, tid => Assert.Contains(report.Threads, t => t.Tid == tid));

@@ -101,6 +101,7 @@ public sealed partial class TraceTargetCommand
             partial = true;
             exitCode = program.HasExited ? program.ExitCode : ExitCodes.Interrupted;
         }
+        markers.ThreadsOf(program.TreePids);
         markers.End();
         if (partial)
             _console.MarkupLine("[yellow]interrupted: capture stopped before the program and its children ended; " +
@@ -126,9 +127,11 @@ public sealed partial class TraceTargetCommand
         // Tracing is on: a process that is gone now was gone before TraceLab could see it run.
         targets.EnsureStillRunning();
         markers.Pids(targets.Pids);
+        markers.ThreadsOf(targets.Pids);
         _console.MarkupLine($"[grey]attached to pid {string.Join(", ", targets.Pids)}: tracing until they exit" +
             (s.DurationSeconds > 0 ? $", {s.DurationSeconds:0.###} s pass" : "") + " or Ctrl-C[/]");
         await WaitForEnd(targets.WaitAllExitedAsync, s.DurationSeconds, interruption, capture.Session);
+        markers.ThreadsOf(targets.Pids);
         markers.End();
         var run = RunSection(label, $"--pid {string.Join(',', targets.Pids)}", 0, started, "attach");
         Finish(capture, output, run, partial: false, s, targets.Pids[0]);
@@ -145,9 +148,11 @@ public sealed partial class TraceTargetCommand
         var started = DateTimeOffset.UtcNow;
         var markers = new TargetMarkers(capture.Session.MarkerPath);
         markers.Begin();
+        markers.Threads(ProcThreads.MultiThreaded());
         _console.MarkupLine("[grey]tracing the whole system: " +
             (s.DurationSeconds > 0 ? $"{s.DurationSeconds:0.###} s or Ctrl-C[/]" : "until Ctrl-C[/]"));
         await WaitForEnd(token => Task.Delay(Timeout.Infinite, token), s.DurationSeconds, interruption, capture.Session);
+        markers.Threads(ProcThreads.MultiThreaded());
         markers.End();
         var run = RunSection("system", "--system", 0, started, "system");
         Finish(capture, output, run, partial: false, s, pid: null);
@@ -219,6 +224,21 @@ internal sealed class TargetMarkers(string? markerPath)
         Write(MeasuredRegion.TargetPidsMarker + string.Join(',', pids.Select(p => p.ToString(CultureInfo.InvariantCulture))));
 
     public void End() => Write(MeasuredRegion.TargetEndMarker);
+
+    /// <summary>
+    /// TRACELAB_THREADS lines: which process each thread belongs to, for threads whose creation the trace does not
+    /// show (they existed before the capture). Chunked: the kernel truncates a trace_marker write at about 4 KiB.
+    /// </summary>
+    public void Threads(IEnumerable<(int Pid, IReadOnlyList<int> Tids)> processes)
+    {
+        if (markerPath is null) return;
+        foreach (var (pid, tids) in processes)
+            foreach (var chunk in tids.Chunk(100))
+                Write(MeasuredRegion.ThreadsMarker + pid.ToString(CultureInfo.InvariantCulture) + " " +
+                    string.Join(',', chunk.Select(t => t.ToString(CultureInfo.InvariantCulture))));
+    }
+
+    public void ThreadsOf(IEnumerable<int> pids) => Threads(pids.Select(p => (p, ProcThreads.Of(p))).Where(p => p.Item2.Count > 0));
 
     private void Write(string text)
     {

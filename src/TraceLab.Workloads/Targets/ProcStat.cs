@@ -45,3 +45,33 @@ public readonly record struct ProcStat(int Pid, int ParentPid, char State, ulong
         return list;
     }
 }
+
+/// <summary>The threads of processes, as /proc lists them now.</summary>
+public static class ProcThreads
+{
+    /// <summary>The thread ids of <paramref name="pid"/> (empty when it is gone).</summary>
+    public static IReadOnlyList<int> Of(int pid)
+    {
+        try
+        {
+            return Directory.EnumerateDirectories($"/proc/{pid.ToString(CultureInfo.InvariantCulture)}/task")
+                .Select(d => int.TryParse(Path.GetFileName(d), NumberStyles.None, CultureInfo.InvariantCulture, out var t) ? t : 0)
+                .Where(t => t > 0).ToList();
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return [];
+        }
+    }
+
+    /// <summary>Every process with more than one thread, with its threads (one-thread processes need no mapping).</summary>
+    public static IEnumerable<(int Pid, IReadOnlyList<int> Tids)> MultiThreaded()
+    {
+        if (!OperatingSystem.IsLinux()) yield break;
+        foreach (var p in ProcStat.All())
+        {
+            var tids = Of(p.Pid);
+            if (tids.Count > 1) yield return (p.Pid, tids);
+        }
+    }
+}
