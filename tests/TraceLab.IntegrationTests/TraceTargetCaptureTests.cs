@@ -143,6 +143,30 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         b.Kill();
     }
 
+    [TracingFact]
+    public void Program_marks_its_own_region_through_the_exported_marker_path()
+    {
+        using var dir = new TempDirectory("tracelab-region");
+        using var build = new TempDirectory("tracelab-region-src");
+        // docs/tracing-programs.md's example, verbatim, around a 300 ms sleep between two 200 ms sleeps.
+        var doc = File.ReadAllText(Path.Combine(RepoPaths.Root, "docs", "tracing-programs.md"));
+        var start = doc.IndexOf("```c\n", StringComparison.Ordinal) + 5;
+        var example = doc[start..doc.IndexOf("```", start, StringComparison.Ordinal)];
+        File.WriteAllText(build.File("marks.c"), example + """
+            #include <time.h>
+            static void ms(long n) { struct timespec t = { n / 1000, (n % 1000) * 1000000L }; nanosleep(&t, 0); }
+            int main(void) { ms(200); mark("TRACELAB_REGION_BEGIN"); ms(300); mark("TRACELAB_REGION_END"); ms(200); return 0; }
+            """);
+        var cc = ProcessOutput.Run("cc", "-O2", "-Wall", "-Werror", "-o", build.File("marks"), build.File("marks.c"));
+        Assert.True(cc.ExitCode == 0, cc.Stderr);
+        var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--", build.File("marks"));
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var report = Load(dir.Path);
+        Report(report, "marks (own region)");
+        Assert.Equal("markers", report.Region.Source);
+        Assert.InRange(report.Region.DurationNs, 300_000_000, 340_000_000);
+    }
+
     [TracingFact(needsWorkloads: false)]
     public void Bad_targets_get_one_line_and_the_documented_exit_code()
     {
