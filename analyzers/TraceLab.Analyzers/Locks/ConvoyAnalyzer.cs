@@ -197,6 +197,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
     private void OnEnter(in KernelEvent e, LockThread t)
     {
         var kind = LockOperation.Classify(e, out var obj);
+        if (obj.Process == LockObject.PerProcess) obj = obj with { Process = _accounting.ProcessOf(e.Pid) };
         Running(t, e.Pid, e.Timestamp);
         if (kind != LockOpKind.None)
         {
@@ -325,6 +326,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         b.RunTs = ts;
     }
 
+    // Inference keeps its own, simpler notion (the creating thread), which ETW's fork events also fit.
     private int ProcessOf(int tid) => _accounting.Parents.TryGetValue(tid, out var p) && p > 0 ? p : tid;
 
     private void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)

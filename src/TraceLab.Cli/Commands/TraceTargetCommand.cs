@@ -81,17 +81,18 @@ public sealed partial class TraceTargetCommand
         using var capture = StartCapture(name, stamp, output, s);
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(interruption.Token, capture.Session.Failed);
         var started = DateTimeOffset.UtcNow;
+        // Said before the program starts: console calls while a child shares the terminal can block until it exits.
+        _console.MarkupLine($"[grey]tracing {Markup.Escape(string.Join(' ', s.Command))}; " +
+            "it and its children are followed until all exit[/]");
         var markers = new TargetMarkers(capture.Session.MarkerPath);
         markers.Begin();
         using var program = TargetProgram.Start(exe, s.Command.Skip(1).ToList(), capture.Session.MarkerPath, user);
         markers.Pids([program.Pid]);
-        _console.MarkupLine($"[grey]tracing {Markup.Escape(string.Join(' ', s.Command))} (pid {program.Pid}); " +
-            "it and its children are followed until all exit[/]");
         int exitCode;
         var partial = false;
         try
         {
-            exitCode = await program.WaitForTreeAsync(stop.Token);
+            exitCode = await program.WaitForTreeAsync(stop.Token, (pid, tids) => markers.Threads([(pid, tids)]));
         }
         catch (OperationCanceledException)
         {
@@ -101,7 +102,6 @@ public sealed partial class TraceTargetCommand
             partial = true;
             exitCode = program.HasExited ? program.ExitCode : ExitCodes.Interrupted;
         }
-        markers.ThreadsOf(program.TreePids);
         markers.End();
         if (partial)
             _console.MarkupLine("[yellow]interrupted: capture stopped before the program and its children ended; " +
@@ -187,8 +187,11 @@ public sealed partial class TraceTargetCommand
 
     private void Finish(TracedCapture capture, OutputDirectory output, RunSection run, bool partial, Settings s, int? pid)
     {
-        var (report, _, traceFile) = capture.Finish(run, partial, s.Analyses, s.Timeline ?? TimelineWindow.Default, pid);
+        // With a marker file the trace names its own targets (all --pid processes); ETW has none: say which.
+        var chosen = capture.Session.MarkerPath is null ? pid : null;
+        var (report, _, traceFile) = capture.Finish(run, partial, s.Analyses, s.Timeline ?? TimelineWindow.Default, chosen);
         TerminalReport.Render(_console, report);
+        ProcessesTerminal.Render(_console, report, s.Mode == TraceTargetMode.System);
         var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html" }
             .Where(f => File.Exists(output.File(f)));
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", files)}");

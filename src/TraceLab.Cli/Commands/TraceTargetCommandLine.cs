@@ -81,6 +81,7 @@ public static class TraceTargetCommandLine
         return new Command("trace", "trace a program (-- PROGRAM ARGS), running processes (--pid) or the whole system (--system)")
         {
             o.Pid, o.System, o.Duration, o.User, o.Out, o.Force, o.BufferKb, o.Syscalls, o.Analysis, o.TimelineWindow,
+            new System.CommandLine.Help.HelpOption(),
         };
     }
 

@@ -33,6 +33,28 @@ public readonly record struct ProcStat(int Pid, int ParentPid, char State, ulong
         return new ProcStat(pid, ppid, fields[0][0], start);
     }
 
+    /// <summary>The child processes of <paramref name="pid"/> (of any of its threads), from /proc/PID/task/TID/children.</summary>
+    public static List<int> Children(int pid)
+    {
+        var children = new List<int>();
+        try
+        {
+            foreach (var task in Directory.EnumerateDirectories($"/proc/{pid.ToString(CultureInfo.InvariantCulture)}/task"))
+            {
+                string text;
+                try { text = File.ReadAllText(Path.Combine(task, "children")); }
+                catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { continue; }
+                foreach (var part in text.Split(' ', StringSplitOptions.RemoveEmptyEntries))
+                    if (int.TryParse(part, NumberStyles.None, CultureInfo.InvariantCulture, out var child)) children.Add(child);
+            }
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // The process is gone.
+        }
+        return children;
+    }
+
     /// <summary>Every process currently in /proc.</summary>
     public static List<ProcStat> All()
     {

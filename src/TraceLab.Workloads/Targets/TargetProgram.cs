@@ -14,7 +14,8 @@ public sealed class TargetProgram : IDisposable
     /// <summary>Environment variable holding the trace_marker path a program writes TRACELAB_REGION_BEGIN/END to.</summary>
     public const string MarkerVariable = "TRACELAB_TRACE_MARKER";
 
-    private static readonly TimeSpan PollInterval = TimeSpan.FromMilliseconds(50);
+    /// <summary>How often /proc is looked at for the tree's new processes and threads.</summary>
+    public static readonly TimeSpan PollInterval = TimeSpan.FromMilliseconds(50);
 
     private readonly Process _process;
     private readonly ProcessTree? _tree;
@@ -104,12 +105,36 @@ public sealed class TargetProgram : IDisposable
     /// Waits until the program and every process of its tree have exited; returns the program's exit code (128 + the
     /// signal number when a signal ended it). Cancellation stops the wait without touching the program.
     /// </summary>
-    public async Task<int> WaitForTreeAsync(CancellationToken cancellationToken)
+    /// <param name="onThreads">Told each process of the tree and its threads as they are first seen (polled every
+    /// <see cref="PollInterval"/>), so the trace can say which process a thread belongs to.</param>
+    public async Task<int> WaitForTreeAsync(CancellationToken cancellationToken,
+        Action<int, IReadOnlyList<int>>? onThreads = null)
     {
-        await _process.WaitForExitAsync(cancellationToken).ConfigureAwait(false);
+        var told = new HashSet<int>();
+        var exited = _process.WaitForExitAsync(cancellationToken);
+        while (!exited.IsCompleted)
+        {
+            Report(onThreads, told);
+            await Task.WhenAny(exited, Task.Delay(PollInterval, cancellationToken)).ConfigureAwait(false);
+        }
+        await exited.ConfigureAwait(false);
         while (_tree is not null && _tree.Scan() > 0)
+        {
+            Report(onThreads, told);
             await Task.Delay(PollInterval, cancellationToken).ConfigureAwait(false);
+        }
         return _process.ExitCode;
+    }
+
+    private void Report(Action<int, IReadOnlyList<int>>? onThreads, HashSet<int> told)
+    {
+        if (_tree is null || onThreads is null) return;
+        _tree.Scan();
+        foreach (var pid in _tree.Seen.ToList())
+        {
+            var fresh = ProcThreads.Of(pid).Where(told.Add).ToList();
+            if (fresh.Count > 0) onThreads(pid, fresh);
+        }
     }
 
     /// <summary>Looks for new processes of the tree (call it while the program runs so short-lived parents are seen).</summary>
