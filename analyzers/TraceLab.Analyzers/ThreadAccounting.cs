@@ -81,17 +81,23 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// the thread that created it (a forked child TraceLab did not list counts as its parent's process). A thread
     /// with no known creator is its own process.
     /// </summary>
-    public int ProcessOf(int tid)
+    public int ProcessOf(int tid) => KnownProcessOf(tid) is var p and > 0 ? p : tid;
+
+    /// <summary>
+    /// <see cref="ProcessOf"/> when the trace identifies the process (a listing, an exec, a target or marker pid up
+    /// the creation chain); 0 when it does not (threads that predate a capture made by another tool).
+    /// </summary>
+    public int KnownProcessOf(int tid)
     {
         var cur = tid;
         for (var depth = 0; depth < 64; depth++)
         {
             if (Region.ProcessOfThread.TryGetValue(cur, out var listed)) return listed;
             if (_execed.Contains(cur) || cur == Region.MarkerTid || Region.TargetPids.Contains(cur)) return cur;
-            if (!_parent.TryGetValue(cur, out var parent) || parent <= 0) return cur;
+            if (!_parent.TryGetValue(cur, out var parent) || parent <= 0) return 0;
             cur = parent;
         }
-        return tid;
+        return 0;
     }
 
     public IReadOnlyDictionary<int, ThreadStats> Threads => _stats.ByTid;

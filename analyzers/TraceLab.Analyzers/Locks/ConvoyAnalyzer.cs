@@ -197,7 +197,10 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
     private void OnEnter(in KernelEvent e, LockThread t)
     {
         var kind = LockOperation.Classify(e, out var obj);
-        if (obj.Process == LockObject.PerProcess) obj = obj with { Process = _accounting.ProcessOf(e.Pid) };
+        // A per-process object whose process the trace does not identify stays keyed by its number alone (as
+        // before processes were told apart): threads of one unidentified process must still meet on it.
+        if (obj.Process == LockObject.PerProcess && _accounting.KnownProcessOf(e.Pid) is var process and > 0)
+            obj = obj with { Process = process };
         Running(t, e.Pid, e.Timestamp);
         if (kind != LockOpKind.None)
         {

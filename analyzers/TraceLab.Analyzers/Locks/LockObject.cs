@@ -20,8 +20,8 @@ public enum LockObjectKind : byte
 /// two processes (forked workers have the same layout) stay two objects. A shared futex (its address is a key the
 /// kernel resolves to the shared page) and a System V semaphore set are system-wide: <see cref="Process"/> 0.
 /// </summary>
-/// <param name="Process">Owning process; 0: system-wide; <see cref="PerProcess"/> from <see cref="LockOperation"/>
-/// until the analyzer fills in the caller's process.</param>
+/// <param name="Process">Owning process; 0: system-wide; <see cref="PerProcess"/>: per process, but the trace does not
+/// say which (named by its number alone).</param>
 public readonly record struct LockObject(LockObjectKind Kind, long Id, int Process = 0)
 {
     /// <summary>Placeholder <see cref="Process"/>: the object is per process; the analyzer knows which.</summary>
