@@ -13,11 +13,16 @@ public sealed class ProcessTree
     private readonly int _self;
     private readonly Dictionary<int, ulong> _members = [];
 
-    public ProcessTree(int rootPid, int self)
+    public ProcessTree(int rootPid, int self) : this(rootPid, self, ProcStat.Read(rootPid)?.StartTicks ?? 0)
+    {
+    }
+
+    /// <param name="rootStart">The root's start time (/proc/PID/stat field 22), which tells it from a recycled pid.</param>
+    public ProcessTree(int rootPid, int self, ulong rootStart)
     {
         _root = rootPid;
         _self = self;
-        _rootStart = ProcStat.Read(rootPid)?.StartTicks ?? 0;
+        _rootStart = rootStart;
         _members[rootPid] = _rootStart;
     }
 
