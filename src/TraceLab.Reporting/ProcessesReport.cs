@@ -60,7 +60,10 @@ public static class ProcessesReport
             return new ProcessSummary
             {
                 Pid = g.Key,
-                Name = names.NameOf(g.Key),
+                // The main thread may never have switched in the region: then a thread of it gives the comm.
+                Name = names.TryGetName(g.Key, out var n) ? n
+                    : g.Value.Select(t => names.TryGetName(t, out var tn) ? tn : null).FirstOrDefault(x => x is not null)
+                      ?? names.NameOf(g.Key),
                 CommandLine = g.Key == targetPid ? run?.Command : null,
                 ParentPid = parent,
                 StartNs = accounting.Born.TryGetValue(g.Key, out var b) ? b : null,

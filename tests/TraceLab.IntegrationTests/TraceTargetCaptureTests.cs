@@ -100,6 +100,12 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.True(ran.Count >= 5, $"only {ran.Count} of {tree.Count} tree tasks reported");
         Assert.All(report.Threads, t => Assert.Contains(t.Tid, tree));
         Assert.Empty(Processes.WithCommandLineContaining("stress-ng --futex 2 --timeout 1"));
+        // The futex stressor's waiter/waker processes are processes of their own, all targets; the rest is one line.
+        var targets = report.Processes.Where(p => p.Target).ToList();
+        Assert.True(targets.Count >= 3, $"only {targets.Count} target processes: {string.Join(", ", targets.Select(p => p.Pid))}");
+        Assert.All(targets, p => Assert.Contains(p.Pid, tree));
+        Assert.NotNull(report.RestOfSystem);
+        Assert.Equal(report.Processes.Count(p => !p.Target), report.RestOfSystem!.Processes);
     }
 
     [TracingProgramFact("sysbench")]
@@ -121,6 +127,8 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.All(workers, tid => Assert.Contains(report.Threads, t => t.Tid == tid));
         var top = report.Convoys!.Objects.OrderByDescending(o => o.Handoffs).First();
         Assert.Equal(workers.Order().ToList(), top.Participants.Order().ToList());
+        Assert.Equal($"(pid {target.Id})", top.Object[top.Object.IndexOf('(', StringComparison.Ordinal)..]);
+        Assert.All(report.Threads, t => Assert.Equal(target.Id, t.Pid));
         target.Kill();
     }
 
@@ -139,6 +147,24 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Report(report, "--system");
         var reported = report.Threads.Select(t => t.Tid).ToHashSet();
         Assert.All(ta.Concat(tb).Where(t => t != a.Id && t != b.Id), tid => Assert.Contains(tid, reported));
+        // Every thread of each sysbench is grouped under its pid (from /proc, independently of the trace).
+        foreach (var (pid, tids) in new[] { (a.Id, ta), (b.Id, tb) })
+        {
+            Assert.All(tids.Where(reported.Contains), tid => Assert.Equal(pid, report.Threads.Single(t => t.Tid == tid).Pid));
+            var process = Assert.Single(report.Processes, p => p.Pid == pid);
+            Assert.Equal(report.Threads.Count(t => t.Pid == pid), process.ThreadCount);
+            Assert.True(process.LockWaitNs > 0, $"sysbench {pid} never waited in its lock's queue");
+        }
+        // Ranked by lock-queue wait, then ready time; the two lock-bound benchmarks are on top.
+        Assert.Equal(report.Processes.OrderByDescending(p => p.LockWaitNs).ThenByDescending(p => p.ReadyNs).ThenBy(p => p.Pid)
+            .Select(p => p.Pid), report.Processes.Select(p => p.Pid));
+        output.WriteLine(string.Join("; ", report.Processes.Take(4)
+            .Select(p => $"{p.Pid} {p.Name} lock wait {p.LockWaitNs / 1e6:0.0} ms ready {p.ReadyNs / 1e6:0.0} ms")));
+        // Both in the terminal's top 10 (on a machine shared with other lock-heavy jobs they need not be the top 2).
+        var top = report.Processes.Take(TraceLab.Cli.ProcessesTerminal.TopProcesses).Select(p => p.Pid).ToList();
+        Assert.Contains(a.Id, top);
+        Assert.Contains(b.Id, top);
+        Assert.Null(report.RestOfSystem);
         a.Kill();
         b.Kill();
     }
