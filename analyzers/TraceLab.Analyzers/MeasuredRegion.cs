@@ -15,7 +15,9 @@ public sealed class MeasuredRegion
     public const string TargetBeginMarker = "TRACELAB_TARGET_BEGIN";
     /// <summary>Written by TraceLab when the target ended or it detached.</summary>
     public const string TargetEndMarker = "TRACELAB_TARGET_END";
-    /// <summary>"TRACELAB_TARGET_PIDS 12,34": the target processes, once known (a program's pid after it started).</summary>
+    /// <summary>
+    /// "TRACELAB_TARGET_PIDS 12,34": the target processes, once known (a program's pid after it started).
+    /// </summary>
     public const string TargetPidsMarker = "TRACELAB_TARGET_PIDS ";
 
     /// <summary>"TRACELAB_THREADS 12 12,13,14": a process and its threads, which TraceLab lists from /proc for threads
@@ -38,10 +40,14 @@ public sealed class MeasuredRegion
     public IReadOnlyList<int> TargetPids => _targetPids;
     /// <summary>Thread → process, from TraceLab's TRACELAB_THREADS markers (empty for traces without them).</summary>
     public IReadOnlyDictionary<int, int> ProcessOfThread => _processOfThread;
-    /// <summary>Times a region was opened (the target's, then possibly the program's): analyzers reset on each.</summary>
+    /// <summary>
+    /// Times a region was opened (the target's, then possibly the program's): analyzers reset on each.
+    /// </summary>
     public int Openings { get; private set; }
 
-    /// <summary>Returns true when this marker opened the region (the caller then drops what it accumulated before).</summary>
+    /// <summary>
+    /// Returns true when this marker opened the region (the caller then drops what it accumulated before).
+    /// </summary>
     public bool OnMarker(string text, long timestamp, int tid)
     {
         if (!_programMarkers && text.StartsWith(BeginMarker, StringComparison.Ordinal))
@@ -106,7 +112,8 @@ public sealed class MeasuredRegion
         foreach (var part in list.Split(','))
         {
             if (int.TryParse(part.Trim(), System.Globalization.NumberStyles.None,
-                    System.Globalization.CultureInfo.InvariantCulture, out var pid) && pid > 0 && !_targetPids.Contains(pid))
+                    System.Globalization.CultureInfo.InvariantCulture, out var pid)
+                && pid > 0 && !_targetPids.Contains(pid))
                 _targetPids.Add(pid);
         }
     }

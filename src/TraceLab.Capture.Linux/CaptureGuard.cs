@@ -65,7 +65,8 @@ public sealed class CaptureGuard : ICaptureGuard, IDisposable
         psi.ArgumentList.Add(instancePath);
         try
         {
-            var p = Process.Start(psi) ?? throw new TracingUnavailableException("cannot start the capture guard (/bin/sh)");
+            var p = Process.Start(psi)
+                ?? throw new TracingUnavailableException("cannot start the capture guard (/bin/sh)");
             p.StandardInput.AutoFlush = true;
             return new CaptureGuard(p);
         }
@@ -75,7 +76,9 @@ public sealed class CaptureGuard : ICaptureGuard, IDisposable
         }
     }
 
-    /// <summary>The instance is about to be made and is ours: from here on the guard removes it if TraceLab dies.</summary>
+    /// <summary>
+    /// The instance is about to be made and is ours: from here on the guard removes it if TraceLab dies.
+    /// </summary>
     public void Arm() => Send("a");
 
     /// <summary>

@@ -65,7 +65,8 @@ public sealed class LinuxCaptureSession : IDisposable
         {
             // Armed before mkdir, so no instant exists in which TraceLab could die and leave the instance behind;
             // a name that is already taken is refused before arming (it is not ours to remove).
-            if (Directory.Exists(path)) throw new TracingUnavailableException($"tracefs instance '{name}' already exists; refusing to reuse it");
+            if (Directory.Exists(path))
+                throw new TracingUnavailableException($"tracefs instance '{name}' already exists; refusing to reuse it");
             guard.Arm();
             instance = TracefsInstance.Create(root, name);
         }

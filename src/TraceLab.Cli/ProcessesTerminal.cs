@@ -13,7 +13,9 @@ public static class ProcessesTerminal
 
     public static void Render(IAnsiConsole console, RunReport report, bool system)
     {
-        var shown = system ? report.Processes.Take(TopProcesses).ToList() : report.Processes.Where(p => p.Target).ToList();
+        var shown = system
+            ? report.Processes.Take(TopProcesses).ToList()
+            : report.Processes.Where(p => p.Target).ToList();
         if (shown.Count == 0) return;
         var table = new Table { Title = new TableTitle(system
             ? $"Processes: top {shown.Count} of {report.Processes.Count} (lock-queue wait, then ready time)"
@@ -21,10 +23,12 @@ public static class ProcessesTerminal
         foreach (var c in new[] { "pid", "name", "parent", "threads", "run ms", "ready ms", "wait ms", "lock wait ms" })
             table.AddColumn(new TableColumn(c) { Alignment = c is "name" ? Justify.Left : Justify.Right });
         foreach (var p in shown)
-            table.AddRow(p.Pid.ToString(), Markup.Escape(p.Name), p.ParentPid?.ToString() ?? "", p.ThreadCount.ToString(),
+            table.AddRow(p.Pid.ToString(), Markup.Escape(p.Name), p.ParentPid?.ToString() ?? "",
+                p.ThreadCount.ToString(),
                 Ms(p.RunNs), Ms(p.ReadyNs), Ms(p.WaitNs), Ms(p.LockWaitNs));
         if (report.RestOfSystem is { } rest)
-            table.AddRow("", "[grey]rest of the system[/]", "", $"[grey]{rest.Threads}[/]", $"[grey]{Ms(rest.RunNs)}[/]",
+            table.AddRow("", "[grey]rest of the system[/]", "", $"[grey]{rest.Threads}[/]",
+                $"[grey]{Ms(rest.RunNs)}[/]",
                 $"[grey]{Ms(rest.ReadyNs)}[/]", $"[grey]{Ms(rest.WaitNs)}[/]", "");
         console.Write(table);
         if (!system) return;
@@ -32,8 +36,11 @@ public static class ProcessesTerminal
         var threads = new Table { Title = new TableTitle("Their threads") };
         foreach (var c in new[] { "pid", "tid", "name", "run ms", "ready ms", "wait ms" })
             threads.AddColumn(new TableColumn(c) { Alignment = c is "name" ? Justify.Left : Justify.Right });
-        foreach (var t in report.Threads.Where(t => top.Contains(t.Pid)).OrderBy(t => shown.FindIndex(p => p.Pid == t.Pid)).ThenBy(t => t.Tid))
-            threads.AddRow(t.Pid.ToString(), t.Tid.ToString(), Markup.Escape(t.Name), Ms(t.RunNs), Ms(t.ReadyNs), Ms(t.WaitNs));
+        var ordered = report.Threads.Where(t => top.Contains(t.Pid))
+            .OrderBy(t => shown.FindIndex(p => p.Pid == t.Pid)).ThenBy(t => t.Tid);
+        foreach (var t in ordered)
+            threads.AddRow(t.Pid.ToString(), t.Tid.ToString(), Markup.Escape(t.Name), Ms(t.RunNs), Ms(t.ReadyNs),
+                Ms(t.WaitNs));
         console.Write(threads);
     }
 

@@ -21,7 +21,9 @@ public sealed class ProcessSummary
     public long WaitNs { get; init; }
     /// <summary>Time its threads waited in a lock's queue before a handoff (convoys analysis; 0 without it).</summary>
     public long LockWaitNs { get; init; }
-    /// <summary>True for the processes the report is about (the program and its children, --pid, the workload).</summary>
+    /// <summary>
+    /// True for the processes the report is about (the program and its children, --pid, the workload).
+    /// </summary>
     public bool Target { get; init; }
 }
 
@@ -62,7 +64,8 @@ public static class ProcessesReport
                 Pid = g.Key,
                 // The main thread may never have switched in the region: then a thread of it gives the comm.
                 Name = names.TryGetName(g.Key, out var n) ? n
-                    : g.Value.Select(t => names.TryGetName(t, out var tn) ? tn : null).FirstOrDefault(x => x is not null)
+                    : g.Value.Select(t => names.TryGetName(t, out var tn) ? tn : null)
+                        .FirstOrDefault(x => x is not null)
                       ?? names.NameOf(g.Key),
                 CommandLine = g.Key == targetPid ? run?.Command : null,
                 ParentPid = parent,

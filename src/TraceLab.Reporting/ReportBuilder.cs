@@ -27,13 +27,15 @@ public static class ReportBuilder
         var pid = pidOverride ?? (workload?.Pid > 0 ? workload.Pid : region.MarkerTid > 0 ? region.MarkerTid
             : region.TargetPids.Count > 0 ? region.TargetPids[0] : 0);
         // `trace --pid A,B`: every listed process is the target (a chosen --pid or a workload is one process).
-        IReadOnlyList<int> targets = pidOverride is null && workload is null && region.MarkerTid == 0 && region.TargetPids.Count > 0
-            ? region.TargetPids : pid > 0 ? [pid] : [];
+        var fromTargetMarkers = pidOverride is null && workload is null && region.MarkerTid == 0
+            && region.TargetPids.Count > 0;
+        IReadOnlyList<int> targets = fromTargetMarkers ? region.TargetPids : pid > 0 ? [pid] : [];
         var tids = SelectThreads(accounting, workload, targets);
         if (pid == 0) warnings.Add("no workload process identified (no markers, no workload result, no --pid): all threads reported");
         if (!region.HasBegin) warnings.Add("no TRACELAB_REGION_BEGIN marker: the report covers the whole trace");
-        else if (region.FromTarget && !region.HasEnd) warnings.Add("no TRACELAB_TARGET_END marker: the region runs to the end of the trace (partial run?)");
-        else if (!region.FromTarget && !region.HasEnd) warnings.Add("no TRACELAB_REGION_END marker: the region runs to the end of the trace (partial run?)");
+        else if (!region.HasEnd)
+            warnings.Add($"no {(region.FromTarget ? "TRACELAB_TARGET_END" : "TRACELAB_REGION_END")} marker: " +
+                "the region runs to the end of the trace (partial run?)");
         if (info.LostEvents > 0)
             warnings.Add($"{info.LostEvents} events were lost (per CPU: {string.Join(", ", info.LostEventsPerCpu ?? [])}): run, ready and wait times may be misattributed near the gaps");
         if (accounting.ChainBreaksInRegion > 0)
@@ -68,7 +70,9 @@ public static class ReportBuilder
             },
             Region = new RegionSection
             {
-                Source = !region.HasBegin ? "whole-trace" : region.FromTarget ? "target" : "markers", BeginNs = begin, EndNs = end,
+                Source = !region.HasBegin ? "whole-trace" : region.FromTarget ? "target" : "markers",
+                BeginNs = begin,
+                EndNs = end,
             },
             Process = pid == 0 ? null : new ProcessSection
             {
@@ -100,7 +104,8 @@ public static class ReportBuilder
         return report;
     }
 
-    private static List<int> SelectThreads(ThreadAccounting accounting, WorkloadResult? workload, IReadOnlyList<int> pids)
+    private static List<int> SelectThreads(ThreadAccounting accounting, WorkloadResult? workload,
+        IReadOnlyList<int> pids)
     {
         var set = new SortedSet<int>();
         foreach (var pid in pids)
@@ -118,10 +123,12 @@ public static class ReportBuilder
             foreach (var (tid, s) in accounting.Threads)
                 if (tid > 0 && s.RunNs + s.ReadyNs + s.WaitNs > 0) set.Add(tid);
         // Threads that never ran inside the region (created and gone before it) only add noise.
-        return set.Where(tid => pids.Contains(tid) || accounting.Threads.TryGetValue(tid, out var s) && s.RunNs + s.ReadyNs + s.WaitNs > 0).ToList();
+        return set.Where(tid => pids.Contains(tid)
+            || accounting.Threads.TryGetValue(tid, out var s) && s.RunNs + s.ReadyNs + s.WaitNs > 0).ToList();
     }
 
-    private static ThreadSection Thread(int tid, int pid, int process, ThreadTable names, ThreadStats s, WorkloadThread? w) => new()
+    private static ThreadSection Thread(int tid, int pid, int process, ThreadTable names, ThreadStats s,
+        WorkloadThread? w) => new()
     {
         Tid = tid,
         Pid = process,

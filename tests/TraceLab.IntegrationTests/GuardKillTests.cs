@@ -19,7 +19,8 @@ public sealed class GuardKillTests(ITestOutputHelper output)
     public void Killing_tracelab_during_a_workload_kills_the_workload_and_removes_the_instance()
     {
         using var dir = new TempDirectory("tracelab-kill-workload");
-        var workload = KillDuringCapture(["trace", "timemutex", "mutex", "--iterations", "100000000", "--out", dir.Path, "--force"],
+        var workload = KillDuringCapture(
+            ["trace", "timemutex", "mutex", "--iterations", "100000000", "--out", dir.Path, "--force"],
             tl => Child(tl, "timemutex"));
         Processes.WaitUntilGone(workload, CleanupLimit);
         Assert.False(Processes.IsAlive(workload), "the built-in workload outlived tracelab");
@@ -30,7 +31,8 @@ public sealed class GuardKillTests(ITestOutputHelper output)
     {
         using var dir = new TempDirectory("tracelab-kill-program");
         // The program's output away from tracelab's pipes, which the test waits to see closed after the kill.
-        var program = KillDuringCapture(["trace", "--out", dir.Path, "--force", "--", "sh", "-c", "exec sleep 30 >/dev/null 2>&1"],
+        var program = KillDuringCapture(
+            ["trace", "--out", dir.Path, "--force", "--", "sh", "-c", "exec sleep 30 >/dev/null 2>&1"],
             tl => Child(tl, "sleep"));
         try
         {
@@ -48,7 +50,9 @@ public sealed class GuardKillTests(ITestOutputHelper output)
     {
         using var dir = new TempDirectory("tracelab-kill-attach");
         using var target = Process.Start("sleep", "30");
-        KillDuringCapture(["trace", "--pid", target.Id.ToString(CultureInfo.InvariantCulture), "--out", dir.Path, "--force"], _ => target.Id);
+        KillDuringCapture(
+            ["trace", "--pid", target.Id.ToString(CultureInfo.InvariantCulture), "--out", dir.Path, "--force"],
+            _ => target.Id);
         Assert.True(Processes.IsAlive(target.Id), "the attached process was killed with tracelab");
         target.Kill();
     }
@@ -77,19 +81,25 @@ public sealed class GuardKillTests(ITestOutputHelper output)
             if (tl.HasExited) Assert.Fail($"tracelab exited early ({tl.ExitCode}): {tl.Stderr}");
             var mine = Instances.OwnedBy(tl.Pid).SingleOrDefault();
             if (mine is null) return null;
-            try { return File.ReadAllText(Path.Combine(Instances.PathOf(mine), "tracing_on")).Trim() == "1" ? mine : null; }
+            try
+            {
+                return File.ReadAllText(Path.Combine(Instances.PathOf(mine), "tracing_on")).Trim() == "1" ? mine : null;
+            }
             catch (Exception ex) when (ex is FileNotFoundException or DirectoryNotFoundException) { return null; }
         }, StartDeadline, "the capture to start");
         // 0: no particular process (--system).
         var target = int.Parse(Processes.WaitFor(() => findTarget(tl.Pid) is { } p && (p == 0 || Processes.IsAlive(p))
-            ? p.ToString(CultureInfo.InvariantCulture) : null, TimeSpan.FromSeconds(30), "the traced process"), CultureInfo.InvariantCulture);
+            ? p.ToString(CultureInfo.InvariantCulture) : null, TimeSpan.FromSeconds(30), "the traced process"),
+            CultureInfo.InvariantCulture);
 
         tl.SigKill();
         var clock = Stopwatch.StartNew();
-        while (Directory.Exists(Instances.PathOf(instance)) && clock.Elapsed < TimeSpan.FromSeconds(5)) Thread.Sleep(10);
+        while (Directory.Exists(Instances.PathOf(instance)) && clock.Elapsed < TimeSpan.FromSeconds(5))
+            Thread.Sleep(10);
         var gone = clock.Elapsed;
-        output.WriteLine($"{string.Join(' ', args.Take(3))}: instance removed {gone.TotalMilliseconds:0} ms after SIGKILL");
-        Assert.False(Directory.Exists(Instances.PathOf(instance)), $"instance {instance} still there 5 s after SIGKILL");
+        output.WriteLine($"{string.Join(' ', args.Take(3))}: instance removed {gone.TotalMilliseconds:0} ms " +
+            "after SIGKILL");
+        Assert.False(Directory.Exists(Instances.PathOf(instance)), $"instance {instance} still there 5 s after kill");
         Assert.True(gone <= CleanupLimit, $"instance removed only after {gone.TotalMilliseconds:0} ms");
         Assert.Equal(before, GlobalTracingState.Read());
         return target;

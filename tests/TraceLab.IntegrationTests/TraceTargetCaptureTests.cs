@@ -60,7 +60,8 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
             "sh", "-c", "read x; echo \"got $x\"; sleep 1 & exit 7");
         Assert.Equal(7, run.ExitCode);
         Assert.Equal("got hello\n", run.Stdout);
-        Assert.True(clock.Elapsed >= TimeSpan.FromSeconds(1), $"returned after {clock.Elapsed} before the orphaned sleep ended");
+        Assert.True(clock.Elapsed >= TimeSpan.FromSeconds(1),
+            $"returned after {clock.Elapsed} before the orphaned sleep ended");
         var report = Load(dir.Path);
         Report(report, "sh -c ... exit 7");
         Assert.Equal(7, report.Run!.ExitCode);
@@ -84,7 +85,9 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         foreach (var line in ProcessOutput.Lines("trace-cmd", "report", "-i", Path.Combine(dir.Path, "trace.dat")))
         {
             var m = Fork().Match(line);
-            if (m.Success) children[int.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture)] = int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture);
+            if (m.Success)
+                children[int.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture)] =
+                    int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture);
         }
         var tree = new HashSet<int> { report.Process!.Pid };
         for (var grew = true; grew;)
@@ -102,7 +105,8 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Empty(Processes.WithCommandLineContaining("stress-ng --futex 2 --timeout 1"));
         // The futex stressor's waiter/waker processes are processes of their own, all targets; the rest is one line.
         var targets = report.Processes.Where(p => p.Target).ToList();
-        Assert.True(targets.Count >= 3, $"only {targets.Count} target processes: {string.Join(", ", targets.Select(p => p.Pid))}");
+        Assert.True(targets.Count >= 3,
+            $"only {targets.Count} target processes: {string.Join(", ", targets.Select(p => p.Pid))}");
         Assert.All(targets, p => Assert.Contains(p.Pid, tree));
         Assert.NotNull(report.RestOfSystem);
         Assert.Equal(report.Processes.Count(p => !p.Target), report.RestOfSystem!.Processes);
@@ -112,10 +116,11 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     public void Attach_to_a_running_multithreaded_process_reports_its_threads_and_leaves_it_running()
     {
         using var dir = new TempDirectory("tracelab-attach");
-        using var target = Background("sysbench", "threads", "--threads=4", "--thread-locks=1", "--time=6", "run");
-        var tids = Processes.WaitFor(() => Tasks(target.Id) is { Count: >= 5 } t ? t : null, TimeSpan.FromSeconds(10), "sysbench threads");
-        var run = Run(Deadline, null, "trace", "--pid", target.Id.ToString(CultureInfo.InvariantCulture), "--duration", "1",
-            "--out", dir.Path, "--force");
+        using var target = Background("sysbench", "threads", "--threads=4", "--thread-locks=1", "--time=60", "run");
+        var tids = Processes.WaitFor(() => Tasks(target.Id) is { Count: >= 5 } t ? t : null, TimeSpan.FromSeconds(10),
+            "sysbench threads");
+        var run = Run(Deadline, null, "trace", "--pid", target.Id.ToString(CultureInfo.InvariantCulture),
+            "--duration", "1", "--out", dir.Path, "--force");
         Assert.True(run.ExitCode == 0, run.Stderr);
         Assert.True(Processes.IsAlive(target.Id), "the attached process died");
         var report = Load(dir.Path);
@@ -136,9 +141,10 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     public void System_capture_sees_every_busy_process()
     {
         using var dir = new TempDirectory("tracelab-system");
-        using var a = Background("sysbench", "threads", "--threads=2", "--thread-locks=1", "--time=6", "run");
-        using var b = Background("sysbench", "threads", "--threads=3", "--thread-locks=1", "--time=6", "run");
-        Processes.WaitFor(() => Tasks(a.Id).Count >= 3 && Tasks(b.Id).Count >= 4 ? "" : null, TimeSpan.FromSeconds(10), "sysbench threads");
+        using var a = Background("sysbench", "threads", "--threads=2", "--thread-locks=1", "--time=60", "run");
+        using var b = Background("sysbench", "threads", "--threads=3", "--thread-locks=1", "--time=60", "run");
+        Processes.WaitFor(() => Tasks(a.Id).Count >= 3 && Tasks(b.Id).Count >= 4 ? "" : null, TimeSpan.FromSeconds(10),
+            "sysbench threads");
         var ta = Tasks(a.Id);
         var tb = Tasks(b.Id);
         var run = Run(Deadline, null, "trace", "--system", "--duration", "1", "--out", dir.Path, "--force");
@@ -150,14 +156,16 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         // Every thread of each sysbench is grouped under its pid (from /proc, independently of the trace).
         foreach (var (pid, tids) in new[] { (a.Id, ta), (b.Id, tb) })
         {
-            Assert.All(tids.Where(reported.Contains), tid => Assert.Equal(pid, report.Threads.Single(t => t.Tid == tid).Pid));
+            Assert.All(tids.Where(reported.Contains),
+                tid => Assert.Equal(pid, report.Threads.Single(t => t.Tid == tid).Pid));
             var process = Assert.Single(report.Processes, p => p.Pid == pid);
             Assert.Equal(report.Threads.Count(t => t.Pid == pid), process.ThreadCount);
             Assert.True(process.LockWaitNs > 0, $"sysbench {pid} never waited in its lock's queue");
         }
         // Ranked by lock-queue wait, then ready time; the two lock-bound benchmarks are on top.
-        Assert.Equal(report.Processes.OrderByDescending(p => p.LockWaitNs).ThenByDescending(p => p.ReadyNs).ThenBy(p => p.Pid)
-            .Select(p => p.Pid), report.Processes.Select(p => p.Pid));
+        var ranked = report.Processes.OrderByDescending(p => p.LockWaitNs).ThenByDescending(p => p.ReadyNs)
+            .ThenBy(p => p.Pid).Select(p => p.Pid);
+        Assert.Equal(ranked, report.Processes.Select(p => p.Pid));
         output.WriteLine(string.Join("; ", report.Processes.Take(4)
             .Select(p => $"{p.Pid} {p.Name} lock wait {p.LockWaitNs / 1e6:0.0} ms ready {p.ReadyNs / 1e6:0.0} ms")));
         // Both in the terminal's top 10 (on a machine shared with other lock-heavy jobs they need not be the top 2).
@@ -181,7 +189,9 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         File.WriteAllText(build.File("marks.c"), example + """
             #include <time.h>
             static void ms(long n) { struct timespec t = { n / 1000, (n % 1000) * 1000000L }; nanosleep(&t, 0); }
-            int main(void) { ms(200); mark("TRACELAB_REGION_BEGIN"); ms(300); mark("TRACELAB_REGION_END"); ms(200); return 0; }
+            int main(void) {
+                ms(200); mark("TRACELAB_REGION_BEGIN"); ms(300); mark("TRACELAB_REGION_END"); ms(200); return 0;
+            }
             """);
         var cc = ProcessOutput.Run("cc", "-O2", "-Wall", "-Werror", "-o", build.File("marks"), build.File("marks.c"));
         Assert.True(cc.ExitCode == 0, cc.Stderr);
@@ -207,7 +217,11 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         var noPid = Run(Deadline, null, "trace", "--pid", "999999999");
         Assert.Equal(2, noPid.ExitCode);
         Assert.Contains("no such process", SingleLine(noPid.Stderr), StringComparison.Ordinal);
-        foreach (var args in new[] { new[] { "trace", "--pid", "1", "--", "true" }, ["trace", "--system", "--pid", "1"], ["trace", "--system", "--", "true"] })
+        string[][] conflicts =
+        [
+            ["trace", "--pid", "1", "--", "true"], ["trace", "--system", "--pid", "1"], ["trace", "--system", "--", "true"],
+        ];
+        foreach (var args in conflicts)
         {
             var both = Run(Deadline, null, args);
             Assert.Equal(2, both.ExitCode);
@@ -227,18 +241,20 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         // Alive when tracelab checks it; exits as soon as a TraceLab instance appears, i.e. during the setup.
         using var shortLived = Background("sh", "-c",
             "while ! ls /sys/kernel/tracing/instances | grep -q '^tracelab-'; do sleep 0.005; done");
-        var run = Run(Deadline, null, "trace", "--pid", shortLived.Id.ToString(CultureInfo.InvariantCulture), "--out", dir.Path,
-            "--force", "--buffer-kb", "262144");
+        var run = Run(Deadline, null, "trace", "--pid", shortLived.Id.ToString(CultureInfo.InvariantCulture),
+            "--out", dir.Path, "--force", "--buffer-kb", "262144");
         Assert.Equal(2, run.ExitCode);
         Assert.Contains("exited while the capture was being set up", SingleLine(run.Stderr), StringComparison.Ordinal);
         Assert.Empty(Instances.OwnedBy(Environment.ProcessId));
     }
 
     private void Report(RunReport r, string what) =>
-        output.WriteLine($"{what}: events {r.Capture.Events:N0}, lost {r.Capture.LostEvents:N0}, switches {r.Capture.SwitchEvents:N0}, " +
+        output.WriteLine($"{what}: events {r.Capture.Events:N0}, lost {r.Capture.LostEvents:N0}, " +
+            $"switches {r.Capture.SwitchEvents:N0}, " +
             $"region {r.Region.DurationNs / 1e9:0.000} s, threads {r.Threads.Count}");
 
-    private static RunReport Load(string dir) => ReportJson.Deserialize(File.ReadAllText(Path.Combine(dir, "report.json")));
+    private static RunReport Load(string dir) =>
+        ReportJson.Deserialize(File.ReadAllText(Path.Combine(dir, "report.json")));
 
     private static string SingleLine(string stderr) =>
         Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
@@ -247,19 +263,41 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     {
         try
         {
-            return Directory.GetDirectories($"/proc/{pid}/task").Select(d => int.Parse(Path.GetFileName(d), CultureInfo.InvariantCulture)).ToList();
+            return Directory.GetDirectories($"/proc/{pid}/task")
+                .Select(d => int.Parse(Path.GetFileName(d), CultureInfo.InvariantCulture)).ToList();
         }
         catch (IOException) { return []; }
     }
 
-    internal static Process Background(string file, params string[] args)
+    /// <summary>A helper process for a test, killed when disposed (also when an assertion fails first).</summary>
+    internal sealed class BackgroundProcess(Process process) : IDisposable
     {
-        var psi = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        public int Id => process.Id;
+
+        public void Kill()
+        {
+            try { process.Kill(entireProcessTree: true); }
+            catch (InvalidOperationException) { }
+        }
+
+        public void Dispose()
+        {
+            Kill();
+            process.Dispose();
+        }
+    }
+
+    internal static BackgroundProcess Background(string file, params string[] args)
+    {
+        var psi = new ProcessStartInfo(file)
+        {
+            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+        };
         foreach (var a in args) psi.ArgumentList.Add(a);
         var p = Process.Start(psi)!;
         p.StandardOutput.ReadToEndAsync();
         p.StandardError.ReadToEndAsync();
-        return p;
+        return new BackgroundProcess(p);
     }
 
     internal sealed record CliRun(int ExitCode, string Stdout, string Stderr);
@@ -268,7 +306,8 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     internal static CliRun Run(TimeSpan timeout, string? stdin, params string[] args)
     {
         var dll = typeof(TraceCommand).Assembly.Location;
-        var psi = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } host ? host : "dotnet")
+        var host = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h ? h : "dotnet";
+        var psi = new ProcessStartInfo(host)
         {
             RedirectStandardInput = true,
             RedirectStandardOutput = true,

@@ -10,7 +10,10 @@ public enum LockObjectKind : byte
     SysVSemaphore,
     /// <summary>A file descriptor a thread blocks in read on (eventfd, pipe): per process.</summary>
     FileDescriptor,
-    /// <summary>No syscall names the object (ETW without SystemCall, or no lock syscalls captured): the process's threads waking each other.</summary>
+    /// <summary>
+    /// No syscall names the object (ETW without SystemCall, or no lock syscalls captured): the process's threads waking
+    /// each other.
+    /// </summary>
     Inferred,
 }
 

@@ -24,7 +24,9 @@ public static class LockOperation
     private const int FutexPrivateFlag = 128;
     private const int Futex2Private = 128; // futex_wait/futex_wake (futex2) flags: FUTEX2_PRIVATE
 
-    /// <summary>Private futexes are per process; shared ones are keyed by the page the kernel resolves: system-wide.</summary>
+    /// <summary>
+    /// Private futexes are per process; shared ones are keyed by the page the kernel resolves: system-wide.
+    /// </summary>
     private static int FutexScope(long flags, int privateBit) =>
         (flags & privateBit) != 0 ? LockObject.PerProcess : 0;
 

@@ -97,7 +97,8 @@ public sealed partial class TraceTargetCommand
         catch (OperationCanceledException)
         {
             capture.Session.ThrowIfFailed();
-            if (capture.Session.Failed.IsCancellationRequested) throw new IOException("the capture failed while the program ran");
+            if (capture.Session.Failed.IsCancellationRequested)
+                throw new IOException("the capture failed while the program ran");
             // Ctrl-C reached the program too (same terminal process group); TraceLab never kills it.
             partial = true;
             exitCode = program.HasExited ? program.ExitCode : ExitCodes.Interrupted;
@@ -151,7 +152,8 @@ public sealed partial class TraceTargetCommand
         markers.Threads(ProcThreads.MultiThreaded());
         _console.MarkupLine("[grey]tracing the whole system: " +
             (s.DurationSeconds > 0 ? $"{s.DurationSeconds:0.###} s or Ctrl-C[/]" : "until Ctrl-C[/]"));
-        await WaitForEnd(token => Task.Delay(Timeout.Infinite, token), s.DurationSeconds, interruption, capture.Session);
+        await WaitForEnd(token => Task.Delay(Timeout.Infinite, token), s.DurationSeconds, interruption,
+            capture.Session);
         markers.Threads(ProcThreads.MultiThreaded());
         markers.End();
         var run = RunSection("system", "--system", 0, started, "system");
@@ -168,7 +170,9 @@ public sealed partial class TraceTargetCommand
         return capture;
     }
 
-    /// <summary>Until <paramref name="ended"/> completes, the duration passes or Ctrl-C: all three end the run normally.</summary>
+    /// <summary>
+    /// Until <paramref name="ended"/> completes, the duration passes or Ctrl-C: all three end the run normally.
+    /// </summary>
     private static async Task WaitForEnd(Func<CancellationToken, Task> ended, double durationSeconds,
         Interruption interruption, ICaptureSession session)
     {
@@ -185,11 +189,13 @@ public sealed partial class TraceTargetCommand
         if (session.Failed.IsCancellationRequested) throw new IOException("the capture failed while tracing");
     }
 
-    private void Finish(TracedCapture capture, OutputDirectory output, RunSection run, bool partial, Settings s, int? pid)
+    private void Finish(TracedCapture capture, OutputDirectory output, RunSection run, bool partial, Settings s,
+        int? pid)
     {
         // With a marker file the trace names its own targets (all --pid processes); ETW has none: say which.
         var chosen = capture.Session.MarkerPath is null ? pid : null;
-        var (report, _, traceFile) = capture.Finish(run, partial, s.Analyses, s.Timeline ?? TimelineWindow.Default, chosen);
+        var (report, _, traceFile) =
+            capture.Finish(run, partial, s.Analyses, s.Timeline ?? TimelineWindow.Default, chosen);
         TerminalReport.Render(_console, report);
         ProcessesTerminal.Render(_console, report, s.Mode == TraceTargetMode.System);
         var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html" }
@@ -198,7 +204,8 @@ public sealed partial class TraceTargetCommand
         _console.MarkupLine($"[grey]{Markup.Escape(_backend.OpenHint(traceFile))}[/]");
     }
 
-    private static RunSection RunSection(string name, string command, int exitCode, DateTimeOffset started, string mode) => new()
+    private static RunSection RunSection(string name, string command, int exitCode, DateTimeOffset started,
+        string mode) => new()
     {
         Workload = name,
         Parameters = new Dictionary<string, string> { ["mode"] = mode },
@@ -218,13 +225,16 @@ public sealed partial class TraceTargetCommand
     private static partial Regex Unsafe();
 }
 
-/// <summary>Writes the TRACELAB_TARGET_* markers into the capture's marker file (none on backends without one).</summary>
+/// <summary>
+/// Writes the TRACELAB_TARGET_* markers into the capture's marker file (none on backends without one).
+/// </summary>
 internal sealed class TargetMarkers(string? markerPath)
 {
     public void Begin() => Write(MeasuredRegion.TargetBeginMarker);
 
     public void Pids(IEnumerable<int> pids) =>
-        Write(MeasuredRegion.TargetPidsMarker + string.Join(',', pids.Select(p => p.ToString(CultureInfo.InvariantCulture))));
+        Write(MeasuredRegion.TargetPidsMarker +
+            string.Join(',', pids.Select(p => p.ToString(CultureInfo.InvariantCulture))));
 
     public void End() => Write(MeasuredRegion.TargetEndMarker);
 
@@ -241,7 +251,8 @@ internal sealed class TargetMarkers(string? markerPath)
                     string.Join(',', chunk.Select(t => t.ToString(CultureInfo.InvariantCulture))));
     }
 
-    public void ThreadsOf(IEnumerable<int> pids) => Threads(pids.Select(p => (p, ProcThreads.Of(p))).Where(p => p.Item2.Count > 0));
+    public void ThreadsOf(IEnumerable<int> pids) =>
+        Threads(pids.Select(p => (p, ProcThreads.Of(p))).Where(p => p.Item2.Count > 0));
 
     private void Write(string text)
     {

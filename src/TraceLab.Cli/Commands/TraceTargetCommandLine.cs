@@ -15,7 +15,9 @@ public static class TraceTargetCommandLine
 {
     public const string Separator = "--";
 
-    /// <summary>True for a `trace` command line that names a program, pids or the system instead of a workload.</summary>
+    /// <summary>
+    /// True for a `trace` command line that names a program, pids or the system instead of a workload.
+    /// </summary>
     public static bool Matches(IReadOnlyList<string> args)
     {
         if (args.Count == 0 || args[0] != "trace") return false;
@@ -55,7 +57,8 @@ public static class TraceTargetCommandLine
     {
         var duration = new Option<double>("--duration")
         {
-            Description = "with --pid or --system: stop after this many seconds (default: Ctrl-C, or when the --pid processes exit)",
+            Description = "with --pid or --system: stop after this many seconds " +
+                "(default: Ctrl-C, or when the --pid processes exit)",
         };
         duration.Validators.Add(r =>
         {
@@ -63,10 +66,16 @@ public static class TraceTargetCommandLine
             if (d < 0 || double.IsNaN(d) || double.IsInfinity(d)) r.AddError("--duration must be 0 or more seconds");
         });
         o = new Options(
-            new Option<string?>("--pid") { Description = "attach to running processes: PID[,PID...] (all their threads)" },
+            new Option<string?>("--pid")
+            {
+                Description = "attach to running processes: PID[,PID...] (all their threads)",
+            },
             new Option<bool>("--system") { Description = "trace every process on the machine" },
             duration,
-            new Option<string?>("--user") { Description = "with --: run the program as this user (TraceLab runs as root under sudo)" },
+            new Option<string?>("--user")
+            {
+                Description = "with --: run the program as this user (TraceLab runs as root under sudo)",
+            },
             SharedOptions.Out("output directory (default: ./traces/NAME-TIME)"),
             SharedOptions.Force("write into an existing non-empty directory, replacing TraceLab's files"),
             SharedOptions.BufferKb(),
@@ -78,7 +87,8 @@ public static class TraceTargetCommandLine
             },
             SharedOptions.Analysis(),
             SharedOptions.TimelineWindow());
-        return new Command("trace", "trace a program (-- PROGRAM ARGS), running processes (--pid) or the whole system (--system)")
+        return new Command("trace",
+            "trace a program (-- PROGRAM ARGS), running processes (--pid) or the whole system (--system)")
         {
             o.Pid, o.System, o.Duration, o.User, o.Out, o.Force, o.BufferKb, o.Syscalls, o.Analysis, o.TimelineWindow,
             new System.CommandLine.Help.HelpOption(),
@@ -90,14 +100,19 @@ public static class TraceTargetCommandLine
         var pid = r.GetValue(o.Pid);
         var system = r.GetValue(o.System);
         if (hasProgram && pid is not null) throw new UsageException("--pid and -- PROGRAM cannot be used together");
-        if (system && (hasProgram || pid is not null)) throw new UsageException("--system cannot be combined with --pid or -- PROGRAM");
+        if (system && (hasProgram || pid is not null))
+            throw new UsageException("--system cannot be combined with --pid or -- PROGRAM");
         if (hasProgram && program.Count == 0) throw new UsageException("no program given after --");
         var duration = r.GetValue(o.Duration);
-        if (hasProgram && duration > 0) throw new UsageException("--duration applies to --pid and --system (a program is traced until it exits)");
+        if (hasProgram && duration > 0)
+            throw new UsageException("--duration applies to --pid and --system (a program is traced until it exits)");
         var user = r.GetValue(o.User);
         if (user is not null && !hasProgram) throw new UsageException("--user applies to -- PROGRAM only");
-        var mode = hasProgram ? TraceTargetMode.Program : pid is not null ? TraceTargetMode.Attach : TraceTargetMode.System;
-        return new TraceTargetCommand.Settings(mode, program, pid, user, duration, r.GetValue(o.Out), r.GetValue(o.Force),
+        var mode = hasProgram ? TraceTargetMode.Program
+            : pid is not null ? TraceTargetMode.Attach
+            : TraceTargetMode.System;
+        return new TraceTargetCommand.Settings(mode, program, pid, user, duration, r.GetValue(o.Out),
+            r.GetValue(o.Force),
             r.GetValue(o.BufferKb), r.GetValue(o.Syscalls), r.GetValue(o.Analysis), r.GetValue(o.TimelineWindow));
     }
 

@@ -9,6 +9,8 @@ public interface ICaptureGuard
     /// <summary>The guard kills <paramref name="pid"/> if TraceLab dies before <see cref="Release"/>.</summary>
     void KillWithCapture(int pid);
 
-    /// <summary>The process exited normally (or was killed by us): forget it, so a reused pid is never killed.</summary>
+    /// <summary>
+    /// The process exited normally (or was killed by us): forget it, so a reused pid is never killed.
+    /// </summary>
     void Release(int pid);
 }

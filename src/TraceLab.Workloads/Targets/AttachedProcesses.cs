@@ -16,7 +16,9 @@ public sealed class AttachedProcesses
 
     public IReadOnlyList<int> Pids => [.. _started.Keys];
 
-    /// <summary>Parses "PID[,PID...]"; throws <see cref="TargetException"/> (exit 2) for bad text or a missing process.</summary>
+    /// <summary>
+    /// Parses "PID[,PID...]"; throws <see cref="TargetException"/> (exit 2) for bad text or a missing process.
+    /// </summary>
     public static AttachedProcesses Find(string pidList)
     {
         var started = new Dictionary<int, ulong>();
@@ -31,7 +33,9 @@ public sealed class AttachedProcesses
         return new AttachedProcesses(started);
     }
 
-    /// <summary>Throws <see cref="TargetException"/> (exit 2) when one of them exited while the capture was set up.</summary>
+    /// <summary>
+    /// Throws <see cref="TargetException"/> (exit 2) when one of them exited while the capture was set up.
+    /// </summary>
     public void EnsureStillRunning()
     {
         foreach (var (pid, start) in _started)
@@ -41,7 +45,9 @@ public sealed class AttachedProcesses
 
     public bool AnyRunning() => _started.Any(kv => IsRunning(kv.Key, kv.Value));
 
-    /// <summary>Completes when every attached process has exited; cancellation (duration, Ctrl-C) stops the wait.</summary>
+    /// <summary>
+    /// Completes when every attached process has exited; cancellation (duration, Ctrl-C) stops the wait.
+    /// </summary>
     public async Task WaitAllExitedAsync(CancellationToken cancellationToken)
     {
         while (AnyRunning()) await Task.Delay(PollInterval, cancellationToken).ConfigureAwait(false);

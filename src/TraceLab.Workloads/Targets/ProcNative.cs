@@ -2,7 +2,9 @@ using System.Runtime.InteropServices;
 
 namespace TraceLab.Workloads.Targets;
 
-/// <summary>The Linux process calls .NET does not offer: becoming a child subreaper and reaping orphaned children.</summary>
+/// <summary>
+/// The Linux process calls .NET does not offer: becoming a child subreaper and reaping orphaned children.
+/// </summary>
 internal static partial class ProcNative
 {
     private const int PR_SET_CHILD_SUBREAPER = 36;
@@ -20,7 +22,9 @@ internal static partial class ProcNative
     /// </summary>
     public static bool BecomeSubreaper() => OperatingSystem.IsLinux() && Prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
 
-    /// <summary>Reaps an exited orphan that re-parented to us (never a child .NET itself started and waits for).</summary>
+    /// <summary>
+    /// Reaps an exited orphan that re-parented to us (never a child .NET itself started and waits for).
+    /// </summary>
     public static unsafe void Reap(int pid)
     {
         int status;

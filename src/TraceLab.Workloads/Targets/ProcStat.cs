@@ -20,7 +20,9 @@ public readonly record struct ProcStat(int Pid, int ParentPid, char State, ulong
         }
     }
 
-    /// <summary>Parses a stat line; the command name may contain spaces and parentheses, so fields count from the last ')'.</summary>
+    /// <summary>
+    /// Parses a stat line; the command name may contain spaces and parentheses, so fields count from the last ')'.
+    /// </summary>
     public static ProcStat? Parse(int pid, string line)
     {
         var close = line.LastIndexOf(')');
@@ -33,19 +35,23 @@ public readonly record struct ProcStat(int Pid, int ParentPid, char State, ulong
         return new ProcStat(pid, ppid, fields[0][0], start);
     }
 
-    /// <summary>The child processes of <paramref name="pid"/> (of any of its threads), from /proc/PID/task/TID/children.</summary>
+    /// <summary>
+    /// The child processes of <paramref name="pid"/> (of any of its threads), from /proc/PID/task/TID/children.
+    /// </summary>
     public static List<int> Children(int pid)
     {
         var children = new List<int>();
         try
         {
-            foreach (var task in Directory.EnumerateDirectories($"/proc/{pid.ToString(CultureInfo.InvariantCulture)}/task"))
+            var tasks = $"/proc/{pid.ToString(CultureInfo.InvariantCulture)}/task";
+            foreach (var task in Directory.EnumerateDirectories(tasks))
             {
                 string text;
                 try { text = File.ReadAllText(Path.Combine(task, "children")); }
                 catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { continue; }
                 foreach (var part in text.Split(' ', StringSplitOptions.RemoveEmptyEntries))
-                    if (int.TryParse(part, NumberStyles.None, CultureInfo.InvariantCulture, out var child)) children.Add(child);
+                    if (int.TryParse(part, NumberStyles.None, CultureInfo.InvariantCulture, out var child))
+                        children.Add(child);
             }
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
@@ -61,7 +67,8 @@ public readonly record struct ProcStat(int Pid, int ParentPid, char State, ulong
         var list = new List<ProcStat>();
         foreach (var dir in Directory.EnumerateDirectories("/proc"))
         {
-            if (!int.TryParse(Path.GetFileName(dir), NumberStyles.None, CultureInfo.InvariantCulture, out var pid)) continue;
+            if (!int.TryParse(Path.GetFileName(dir), NumberStyles.None, CultureInfo.InvariantCulture, out var pid))
+                continue;
             if (Read(pid) is { } s) list.Add(s);
         }
         return list;
@@ -77,7 +84,8 @@ public static class ProcThreads
         try
         {
             return Directory.EnumerateDirectories($"/proc/{pid.ToString(CultureInfo.InvariantCulture)}/task")
-                .Select(d => int.TryParse(Path.GetFileName(d), NumberStyles.None, CultureInfo.InvariantCulture, out var t) ? t : 0)
+                .Select(d => int.TryParse(Path.GetFileName(d), NumberStyles.None, CultureInfo.InvariantCulture,
+                    out var t) ? t : 0)
                 .Where(t => t > 0).ToList();
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
@@ -86,7 +94,9 @@ public static class ProcThreads
         }
     }
 
-    /// <summary>Every process with more than one thread, with its threads (one-thread processes need no mapping).</summary>
+    /// <summary>
+    /// Every process with more than one thread, with its threads (one-thread processes need no mapping).
+    /// </summary>
     public static IEnumerable<(int Pid, IReadOnlyList<int> Tids)> MultiThreaded()
     {
         if (!OperatingSystem.IsLinux()) yield break;

@@ -17,7 +17,8 @@ public sealed class ProcessTree
     {
     }
 
-    /// <param name="rootStart">The root's start time (/proc/PID/stat field 22), which tells it from a recycled pid.</param>
+    /// <param name="rootStart">The root's start time (/proc/PID/stat field 22), which tells it from a recycled
+    /// pid.</param>
     public ProcessTree(int rootPid, int self, ulong rootStart)
     {
         _root = rootPid;
@@ -29,7 +30,8 @@ public sealed class ProcessTree
     /// <summary>Every process seen in the tree so far (the root included), for the report's process list.</summary>
     public IReadOnlyCollection<int> Seen => _members.Keys;
 
-    /// <summary>Looks at /proc once (/proc/PID/task/TID/children of the members and of TraceLab): adds new members, reaps
+    /// <summary>Looks at /proc once (/proc/PID/task/TID/children of the members and of TraceLab): adds new members,
+    /// reaps
     /// exited orphans, returns how many members besides the root still run.</summary>
     public int Scan()
     {
@@ -44,12 +46,15 @@ public sealed class ProcessTree
         return Scan(stats, ProcNative.Reap);
     }
 
-    /// <summary>One scan over a given process list (tests pass their own); <paramref name="reap"/> collects exited orphans.</summary>
+    /// <summary>
+    /// One scan over a given process list (tests pass their own); <paramref name="reap"/> collects exited orphans.
+    /// </summary>
     public int Scan(IReadOnlyList<ProcStat> processes, Action<int> reap)
     {
         var byPid = new Dictionary<int, ProcStat>(processes.Count);
         foreach (var p in processes) byPid[p.Pid] = p;
-        // Parents come and go in any order in /proc: repeat until no process joins (a chain of forks joins in one scan).
+        // Parents come and go in any order in /proc: repeat until no process joins (a chain of forks joins in one
+        // scan).
         for (var added = true; added;)
         {
             added = false;

@@ -1,6 +1,8 @@
 namespace TraceLab.Workloads.Targets;
 
-/// <summary>The program or processes to trace cannot be used; one line for the user and the exit code it calls for.</summary>
+/// <summary>
+/// The program or processes to trace cannot be used; one line for the user and the exit code it calls for.
+/// </summary>
 public sealed class TargetException : Exception
 {
     /// <summary>Like a shell: the program does not exist or cannot be executed.</summary>

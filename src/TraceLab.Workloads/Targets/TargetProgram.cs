@@ -11,7 +11,9 @@ namespace TraceLab.Workloads.Targets;
 /// </summary>
 public sealed class TargetProgram : IDisposable
 {
-    /// <summary>Environment variable holding the trace_marker path a program writes TRACELAB_REGION_BEGIN/END to.</summary>
+    /// <summary>
+    /// Environment variable holding the trace_marker path a program writes TRACELAB_REGION_BEGIN/END to.
+    /// </summary>
     public const string MarkerVariable = "TRACELAB_TRACE_MARKER";
 
     /// <summary>How often /proc is looked at for the tree's new processes and threads.</summary>
@@ -75,9 +77,11 @@ public sealed class TargetProgram : IDisposable
     }
 
     /// <param name="executable">From <see cref="Resolve"/>.</param>
-    /// <param name="markerPath">Exported in <see cref="MarkerVariable"/>; null when the backend has no marker file.</param>
+    /// <param name="markerPath">Exported in <see cref="MarkerVariable"/>; null when the backend has no marker
+    /// file.</param>
     /// <param name="user">Run as this user (TraceLab must be root); null: as TraceLab runs.</param>
-    public static TargetProgram Start(string executable, IReadOnlyList<string> arguments, string? markerPath, TargetUser? user)
+    public static TargetProgram Start(string executable, IReadOnlyList<string> arguments, string? markerPath,
+        TargetUser? user)
     {
         var psi = new ProcessStartInfo(executable) { UseShellExecute = false };
         foreach (var a in arguments) psi.ArgumentList.Add(a);
@@ -92,7 +96,8 @@ public sealed class TargetProgram : IDisposable
         if (OperatingSystem.IsLinux()) ProcNative.BecomeSubreaper();
         try
         {
-            var p = Process.Start(psi) ?? throw new TargetException($"cannot start {executable}", TargetException.NotFound);
+            var p = Process.Start(psi)
+                ?? throw new TargetException($"cannot start {executable}", TargetException.NotFound);
             return new TargetProgram(p, string.Join(' ', [executable, .. arguments]));
         }
         catch (Win32Exception ex)
@@ -137,7 +142,9 @@ public sealed class TargetProgram : IDisposable
         }
     }
 
-    /// <summary>Looks for new processes of the tree (call it while the program runs so short-lived parents are seen).</summary>
+    /// <summary>
+    /// Looks for new processes of the tree (call it while the program runs so short-lived parents are seen).
+    /// </summary>
     public void ScanTree() => _tree?.Scan();
 
     public void Dispose() => _process.Dispose();

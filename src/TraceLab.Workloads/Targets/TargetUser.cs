@@ -7,7 +7,9 @@ public sealed record TargetUser(string Name, int Uid, string Home)
 {
     public static TargetUser Find(string name) => Find(name, "/etc/passwd");
 
-    /// <summary>Throws <see cref="TargetException"/> (exit 2) when there is no such user or TraceLab cannot switch to it.</summary>
+    /// <summary>
+    /// Throws <see cref="TargetException"/> (exit 2) when there is no such user or TraceLab cannot switch to it.
+    /// </summary>
     public static TargetUser Find(string name, string passwdFile)
     {
         if (OperatingSystem.IsWindows()) throw new TargetException("--user is not supported on Windows");

@@ -6,7 +6,9 @@ using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Analyzers;
 
-/// <summary>TraceLab's own TRACELAB_TARGET_* / TRACELAB_THREADS markers, and the process-scoped lock keys built on them.</summary>
+/// <summary>
+/// TraceLab's own TRACELAB_TARGET_* / TRACELAB_THREADS markers, and the process-scoped lock keys built on them.
+/// </summary>
 public sealed class TargetMarkersTests
 {
     private const int Tl = 10, P1 = 100, T1 = 101, P2 = 200, T2 = 201;
@@ -54,7 +56,9 @@ public sealed class TargetMarkersTests
         Assert.Empty(r.ProcessOfThread);
     }
 
-    /// <summary>Two processes (listed by TraceLab) each convoy on a private futex at the same address: two objects.</summary>
+    /// <summary>
+    /// Two processes (listed by TraceLab) each convoy on a private futex at the same address: two objects.
+    /// </summary>
     [Fact]
     public void A_private_futex_is_per_process_a_shared_one_system_wide()
     {
@@ -63,10 +67,13 @@ public sealed class TargetMarkersTests
             KernelEvent.Marker(10, 0, Tl, MeasuredRegion.ThreadsMarker + "100 100,101"),
             KernelEvent.Marker(11, 0, Tl, MeasuredRegion.ThreadsMarker + "200 200,201"),
         };
-        var priv = Run(a => new ConvoyAnalyzer(a), [.. listed, .. WaitAndWake(T1, P1, FutexWaitPrivate, FutexWakePrivate, 100),
+        var priv = Run(a => new ConvoyAnalyzer(a), [.. listed,
+            .. WaitAndWake(T1, P1, FutexWaitPrivate, FutexWakePrivate, 100),
             .. WaitAndWake(T2, P2, FutexWaitPrivate, FutexWakePrivate, 1000)]);
-        Assert.Equal(["futex 0x5000 (pid 100)", "futex 0x5000 (pid 200)"], priv.Objects.Select(o => o.Object.ToString()).Order());
-        var shared = Run(a => new ConvoyAnalyzer(a), [.. listed, .. WaitAndWake(T1, P1, FutexWaitShared, FutexWakeShared, 100),
+        Assert.Equal(["futex 0x5000 (pid 100)", "futex 0x5000 (pid 200)"],
+            priv.Objects.Select(o => o.Object.ToString()).Order());
+        var shared = Run(a => new ConvoyAnalyzer(a), [.. listed,
+            .. WaitAndWake(T1, P1, FutexWaitShared, FutexWakeShared, 100),
             .. WaitAndWake(T2, P2, FutexWaitShared, FutexWakeShared, 1000)]);
         Assert.Equal("futex 0x5000 (shared)", Assert.Single(shared.Objects).Object.ToString());
         Assert.Equal("sysv-sem 7 (system-wide)", new LockObject(LockObjectKind.SysVSemaphore, 7).ToString());
@@ -75,8 +82,10 @@ public sealed class TargetMarkersTests
     private static KernelEvent[] WaitAndWake(int waiter, int waker, int waitOp, int wakeOp, long t) =>
     [
         KernelEvent.Switch(t, 0, 0, 120, TaskState.Running, waiter, 120),
-        Futex(t + 10, waiter, Lock, waitOp), KernelEvent.Switch(t + 20, 0, waiter, 120, TaskState.Interruptible, waker, 120),
-        Futex(t + 30, waker, Lock, wakeOp), KernelEvent.Waking(t + 35, 0, waker, waiter, 0), FutexDone(t + 40, waker, 1),
+        Futex(t + 10, waiter, Lock, waitOp),
+        KernelEvent.Switch(t + 20, 0, waiter, 120, TaskState.Interruptible, waker, 120),
+        Futex(t + 30, waker, Lock, wakeOp), KernelEvent.Waking(t + 35, 0, waker, waiter, 0),
+        FutexDone(t + 40, waker, 1),
         KernelEvent.Switch(t + 50, 0, waker, 120, TaskState.Interruptible, waiter, 120), FutexDone(t + 60, waiter),
     ];
 }

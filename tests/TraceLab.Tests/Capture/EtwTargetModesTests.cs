@@ -16,7 +16,8 @@ namespace TraceLab.Tests.Capture;
 /// </summary>
 public sealed class EtwTargetModesTests : IDisposable
 {
-    private readonly string _out = Path.Combine(Path.GetTempPath(), "tracelab-etwmodes-" + Guid.NewGuid().ToString("N"));
+    private readonly string _out =
+        Path.Combine(Path.GetTempPath(), "tracelab-etwmodes-" + Guid.NewGuid().ToString("N"));
     private readonly TimedController _etw = new();
 
     public void Dispose()
@@ -25,10 +26,15 @@ public sealed class EtwTargetModesTests : IDisposable
     }
 
     private TraceTargetCommand Command() => new(
-        AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No }),
-        new EtwCaptureBackend(_etw, pid => pid == Environment.ProcessId, (from, to) => File.Copy(from, to), Environment.ProcessId));
+        AnsiConsole.Create(new AnsiConsoleSettings
+        {
+            Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No,
+        }),
+        new EtwCaptureBackend(_etw, pid => pid == Environment.ProcessId, (from, to) => File.Copy(from, to),
+            Environment.ProcessId));
 
-    private TraceTargetCommand.Settings Settings(TraceTargetMode mode, IReadOnlyList<string> command, string? pids = null, double duration = 0) =>
+    private TraceTargetCommand.Settings Settings(TraceTargetMode mode, IReadOnlyList<string> command,
+        string? pids = null, double duration = 0) =>
         new(mode, command, pids, User: null, duration, _out, Force: true, BufferKb: 1024, SyscallSet.Lock);
 
     [EtwOffWindowsLinuxFact]
@@ -82,7 +88,8 @@ public sealed class EtwTargetModesTests : IDisposable
     [EtwOffWindowsLinuxFact]
     public async Task System_records_for_the_duration()
     {
-        await Assert.ThrowsAsync<PlatformNotSupportedException>(() => Command().RunAsync(Settings(TraceTargetMode.System, [], duration: 0.3)));
+        await Assert.ThrowsAsync<PlatformNotSupportedException>(() =>
+            Command().RunAsync(Settings(TraceTargetMode.System, [], duration: 0.3)));
         Assert.InRange(_etw.StoppedNs - _etw.StartedNs, 250_000_000, 30_000_000_000);
         Assert.Single(_etw.Inner.Started);
         Assert.Empty(_etw.Inner.Active);

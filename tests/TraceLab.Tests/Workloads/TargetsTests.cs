@@ -4,7 +4,9 @@ using Xunit;
 
 namespace TraceLab.Tests.Workloads;
 
-/// <summary>What `trace -- PROGRAM` and `--pid` do before any capture: find the program, parse pids, follow a tree.</summary>
+/// <summary>
+/// What `trace -- PROGRAM` and `--pid` do before any capture: find the program, parse pids, follow a tree.
+/// </summary>
 public sealed class TargetsTests
 {
     [Fact]
@@ -49,7 +51,8 @@ public sealed class TargetsTests
         Assert.Equal(127, dir.ExitCode);
         using var dir2 = new TempDirectory("tracelab-resolve");
         File.WriteAllText(dir2.File("data"), "not a program");
-        if (OperatingSystem.IsLinux()) File.SetUnixFileMode(dir2.File("data"), UnixFileMode.UserRead | UnixFileMode.UserWrite);
+        if (OperatingSystem.IsLinux())
+            File.SetUnixFileMode(dir2.File("data"), UnixFileMode.UserRead | UnixFileMode.UserWrite);
         var notExec = Assert.Throws<TargetException>(() => TargetProgram.Resolve(dir2.File("data")));
         Assert.Equal(127, notExec.ExitCode);
         Assert.Contains("not executable", notExec.Message, StringComparison.Ordinal);
