@@ -84,6 +84,15 @@ public sealed class ThreadAccounting : IKernelEventSink
     public int ProcessOf(int tid) => KnownProcessOf(tid) is var p and > 0 ? p : tid;
 
     /// <summary>
+    /// A per-process lock object (private futex, fd) scoped to <paramref name="tid"/>'s process when the trace
+    /// identifies it; otherwise, and for system-wide objects, unchanged (docs/metrics.md 8.1).
+    /// </summary>
+    public Locks.LockObject Scoped(Locks.LockObject obj, int tid) =>
+        obj.Process == Locks.LockObject.PerProcess && KnownProcessOf(tid) is var process and > 0
+            ? obj with { Process = process }
+            : obj;
+
+    /// <summary>
     /// <see cref="ProcessOf"/> when the trace identifies the process (a listing, an exec, a target or marker pid up
     /// the creation chain); 0 when it does not (threads that predate a capture made by another tool).
     /// </summary>

@@ -199,8 +199,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         var kind = LockOperation.Classify(e, out var obj);
         // A per-process object whose process the trace does not identify stays keyed by its number alone (as
         // before processes were told apart): threads of one unidentified process must still meet on it.
-        if (obj.Process == LockObject.PerProcess && _accounting.KnownProcessOf(e.Pid) is var process and > 0)
-            obj = obj with { Process = process };
+        obj = _accounting.Scoped(obj, e.Pid);
         Running(t, e.Pid, e.Timestamp);
         if (kind != LockOpKind.None)
         {

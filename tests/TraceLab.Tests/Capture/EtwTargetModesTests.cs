@@ -12,7 +12,7 @@ namespace TraceLab.Tests.Capture;
 /// <summary>
 /// `trace -- PROGRAM`, `--pid`, `--system` on the ETW backend through the fake session API: the session runs from
 /// before the program starts until its tree has exited (or the duration has passed), the program is never killed,
-/// and the session is stopped whatever happens after. The analysis then fails (an .etl cannot be read off Windows).
+/// and the session is stopped whatever happens after. The analysis then fails (the fake session's .etl holds no events).
 /// </summary>
 public sealed class EtwTargetModesTests : IDisposable
 {
@@ -45,7 +45,7 @@ public sealed class EtwTargetModesTests : IDisposable
         {
             // The child outlives the shell: the session must last until it has written its time too.
             var script = $"date +%s%N > {stamp}.a; (sleep 0.3; date +%s%N > {stamp}.b) & exit 3";
-            await Assert.ThrowsAsync<PlatformNotSupportedException>(() =>
+            await Assert.ThrowsAnyAsync<Exception>(() =>
                 Command().RunAsync(Settings(TraceTargetMode.Program, ["sh", "-c", script])));
             var started = ReadNs(stamp + ".a");
             var childEnded = ReadNs(stamp + ".b");
@@ -66,7 +66,7 @@ public sealed class EtwTargetModesTests : IDisposable
         using var target = Process.Start("sleep", "30");
         try
         {
-            await Assert.ThrowsAsync<PlatformNotSupportedException>(() => Command().RunAsync(
+            await Assert.ThrowsAnyAsync<Exception>(() => Command().RunAsync(
                 Settings(TraceTargetMode.Attach, [], target.Id.ToString(CultureInfo.InvariantCulture), duration: 0.5)));
             Assert.InRange(_etw.StoppedNs - _etw.StartedNs, 400_000_000, 30_000_000_000);
             Assert.False(target.HasExited);
@@ -88,7 +88,7 @@ public sealed class EtwTargetModesTests : IDisposable
     [EtwOffWindowsLinuxFact]
     public async Task System_records_for_the_duration()
     {
-        await Assert.ThrowsAsync<PlatformNotSupportedException>(() =>
+        await Assert.ThrowsAnyAsync<Exception>(() =>
             Command().RunAsync(Settings(TraceTargetMode.System, [], duration: 0.3)));
         Assert.InRange(_etw.StoppedNs - _etw.StartedNs, 250_000_000, 30_000_000_000);
         Assert.Single(_etw.Inner.Started);
