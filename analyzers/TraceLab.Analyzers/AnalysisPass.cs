@@ -81,9 +81,9 @@ public sealed class AnalysisPass : IKernelEventSink
             _accounting.OnEvent(e);
             return;
         }
-        var hadBegin = _accounting.Region.HasBegin;
+        var openings = _accounting.Region.Openings;
         _accounting.OnEvent(e);
-        if (!hadBegin && _accounting.Region.HasBegin) RegionBegan();
+        if (openings != _accounting.Region.Openings) RegionBegan();
     }
 
     private void RegionBegan()
@@ -185,9 +185,9 @@ public sealed class AnalysisPass : IKernelEventSink
             }
             case KernelEventKind.Marker:
             {
-                var hadBegin = _accounting.Region.HasBegin;
+                var openings = _accounting.Region.Openings;
                 var slots = _accounting.OnModelled(e);
-                if (!hadBegin && _accounting.Region.HasBegin) RegionBegan();
+                if (openings != _accounting.Region.Openings) RegionBegan();
                 ThreadEvidence(e, slots);
                 CpuEvidence(e.Cpu);
                 break;

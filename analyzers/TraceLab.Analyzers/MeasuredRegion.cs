@@ -2,12 +2,31 @@ namespace TraceLab.Analyzers;
 
 /// <summary>
 /// The span of the trace a report covers: between the workload's TRACELAB_REGION_BEGIN and TRACELAB_REGION_END
-/// markers when present, else the whole trace. Intervals are clipped to it; counts are taken only inside it.
+/// markers when present; else between the TRACELAB_TARGET_BEGIN / _END markers TraceLab itself writes around a
+/// traced program (its start to its end) or an attach (attach to detach); else the whole trace. A program's own
+/// markers win: its BEGIN re-opens a region the target markers opened. Intervals are clipped to the region;
+/// counts are taken only inside it.
 /// </summary>
 public sealed class MeasuredRegion
 {
     public const string BeginMarker = "TRACELAB_REGION_BEGIN";
     public const string EndMarker = "TRACELAB_REGION_END";
+    /// <summary>Written by TraceLab before it starts (or attaches to) the target; "TRACELAB_TARGET_BEGIN".</summary>
+    public const string TargetBeginMarker = "TRACELAB_TARGET_BEGIN";
+    /// <summary>Written by TraceLab when the target ended or it detached.</summary>
+    public const string TargetEndMarker = "TRACELAB_TARGET_END";
+    /// <summary>
+    /// "TRACELAB_TARGET_PIDS 12,34": the target processes, once known (a program's pid after it started).
+    /// </summary>
+    public const string TargetPidsMarker = "TRACELAB_TARGET_PIDS ";
+
+    /// <summary>"TRACELAB_THREADS 12 12,13,14": a process and its threads, which TraceLab lists from /proc for threads
+    /// that existed before the capture (attach, --system): no fork event in the trace says whose they are.</summary>
+    public const string ThreadsMarker = "TRACELAB_THREADS ";
+
+    private readonly List<int> _targetPids = [];
+    private readonly Dictionary<int, int> _processOfThread = [];
+    private bool _programMarkers;
 
     public long Begin { get; private set; } = long.MinValue;
     public long End { get; private set; } = long.MaxValue;
@@ -15,23 +34,88 @@ public sealed class MeasuredRegion
     public bool HasEnd { get; private set; }
     /// <summary>Thread that wrote the begin marker (the workload's main thread), 0 if none.</summary>
     public int MarkerTid { get; private set; }
+    /// <summary>True when the region is the target's (TraceLab's TARGET markers), not the program's own.</summary>
+    public bool FromTarget => HasBegin && !_programMarkers;
+    /// <summary>The processes TraceLab traced (TRACELAB_TARGET_PIDS); empty for workloads and --system.</summary>
+    public IReadOnlyList<int> TargetPids => _targetPids;
+    /// <summary>Thread → process, from TraceLab's TRACELAB_THREADS markers (empty for traces without them).</summary>
+    public IReadOnlyDictionary<int, int> ProcessOfThread => _processOfThread;
+    /// <summary>
+    /// Times a region was opened (the target's, then possibly the program's): analyzers reset on each.
+    /// </summary>
+    public int Openings { get; private set; }
 
-    /// <summary>Returns true when this marker opened the region (the caller then drops what it accumulated before).</summary>
+    /// <summary>
+    /// Returns true when this marker opened the region (the caller then drops what it accumulated before).
+    /// </summary>
     public bool OnMarker(string text, long timestamp, int tid)
     {
-        if (!HasBegin && text.StartsWith(BeginMarker, StringComparison.Ordinal))
+        if (!_programMarkers && text.StartsWith(BeginMarker, StringComparison.Ordinal))
         {
-            HasBegin = true;
-            Begin = timestamp;
-            MarkerTid = tid;
-            return true;
+            _programMarkers = true;
+            HasEnd = false;
+            End = long.MaxValue;
+            return Open(timestamp, tid);
         }
-        if (HasBegin && !HasEnd && text.StartsWith(EndMarker, StringComparison.Ordinal))
+        if (text.StartsWith(ThreadsMarker, StringComparison.Ordinal))
         {
-            HasEnd = true;
-            End = timestamp;
+            ParseThreads(text.AsSpan(ThreadsMarker.Length));
+            return false;
         }
+        if (text.StartsWith(TargetPidsMarker, StringComparison.Ordinal))
+        {
+            ParsePids(text[TargetPidsMarker.Length..]);
+            return false;
+        }
+        if (_programMarkers)
+        {
+            if (!HasEnd && text.StartsWith(EndMarker, StringComparison.Ordinal)) Close(timestamp);
+            return false;
+        }
+        if (!HasBegin && text.StartsWith(TargetBeginMarker, StringComparison.Ordinal))
+            return Open(timestamp, tid: 0);
+        else if (HasBegin && !HasEnd && text.StartsWith(TargetEndMarker, StringComparison.Ordinal))
+            Close(timestamp);
         return false;
+    }
+
+    private bool Open(long timestamp, int tid)
+    {
+        HasBegin = true;
+        Begin = timestamp;
+        MarkerTid = tid;
+        Openings++;
+        return true;
+    }
+
+    private void Close(long timestamp)
+    {
+        HasEnd = true;
+        End = timestamp;
+    }
+
+    private void ParseThreads(ReadOnlySpan<char> text)
+    {
+        var space = text.IndexOf(' ');
+        if (space <= 0 || !int.TryParse(text[..space], System.Globalization.NumberStyles.None,
+                System.Globalization.CultureInfo.InvariantCulture, out var pid) || pid <= 0) return;
+        foreach (var part in text[(space + 1)..].ToString().Split(','))
+        {
+            if (int.TryParse(part.Trim(), System.Globalization.NumberStyles.None,
+                    System.Globalization.CultureInfo.InvariantCulture, out var tid) && tid > 0)
+                _processOfThread[tid] = pid;
+        }
+    }
+
+    private void ParsePids(string list)
+    {
+        foreach (var part in list.Split(','))
+        {
+            if (int.TryParse(part.Trim(), System.Globalization.NumberStyles.None,
+                    System.Globalization.CultureInfo.InvariantCulture, out var pid)
+                && pid > 0 && !_targetPids.Contains(pid))
+                _targetPids.Add(pid);
+        }
     }
 
     public bool Contains(long t) => t >= Begin && t <= End;

@@ -63,6 +63,52 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// <summary>Thread → the task that forked it (from sched_process_fork).</summary>
     public IReadOnlyDictionary<int, int> Parents => _parent;
 
+    private readonly HashSet<int> _execed = [];
+    private readonly Dictionary<int, long> _born = [];
+    private readonly Dictionary<int, long> _ended = [];
+
+    /// <summary>When each thread created in the trace was forked (its fork event's timestamp).</summary>
+    public IReadOnlyDictionary<int, long> Born => _born;
+    /// <summary>When each thread that exited in the trace did (its exit event's timestamp).</summary>
+    public IReadOnlyDictionary<int, long> Ended => _ended;
+
+    /// <summary>Threads that exec'd a program: each is its process's leader (its tid is the pid).</summary>
+    public IReadOnlySet<int> Execed => _execed;
+
+    /// <summary>
+    /// The process a thread belongs to, as far as the trace says so far: TraceLab's TRACELAB_THREADS listing; a
+    /// thread that exec'd, a target pid or the workload's marker thread is a process leader; otherwise the process of
+    /// the thread that created it (a forked child TraceLab did not list counts as its parent's process). A thread
+    /// with no known creator is its own process.
+    /// </summary>
+    public int ProcessOf(int tid) => KnownProcessOf(tid) is var p and > 0 ? p : tid;
+
+    /// <summary>
+    /// A per-process lock object (private futex, fd) scoped to <paramref name="tid"/>'s process when the trace
+    /// identifies it; otherwise, and for system-wide objects, unchanged (docs/metrics.md 8.1).
+    /// </summary>
+    public Locks.LockObject Scoped(Locks.LockObject obj, int tid) =>
+        obj.Process == Locks.LockObject.PerProcess && KnownProcessOf(tid) is var process and > 0
+            ? obj with { Process = process }
+            : obj;
+
+    /// <summary>
+    /// <see cref="ProcessOf"/> when the trace identifies the process (a listing, an exec, a target or marker pid up
+    /// the creation chain); 0 when it does not (threads that predate a capture made by another tool).
+    /// </summary>
+    public int KnownProcessOf(int tid)
+    {
+        var cur = tid;
+        for (var depth = 0; depth < 64; depth++)
+        {
+            if (Region.ProcessOfThread.TryGetValue(cur, out var listed)) return listed;
+            if (_execed.Contains(cur) || cur == Region.MarkerTid || Region.TargetPids.Contains(cur)) return cur;
+            if (!_parent.TryGetValue(cur, out var parent) || parent <= 0) return 0;
+            cur = parent;
+        }
+        return 0;
+    }
+
     public IReadOnlyDictionary<int, ThreadStats> Threads => _stats.ByTid;
 
     /// <summary>Adds an observer of run intervals and CPU occupancy; subscribe before the first event.</summary>
@@ -126,6 +172,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     internal bool OnEvidenceOnly(in KernelEvent e, out EventSlots slots)
     {
         var t = e.Timestamp;
+        if (e.Kind == KernelEventKind.Exec && e.Pid > 0) _execed.Add(e.Pid);
         See(t);
         // Fast path: an evidence-only event of the thread this CPU already runs moves its last-seen time, nothing else.
         var cpus = _cpus;
@@ -198,8 +245,10 @@ public sealed class ThreadAccounting : IKernelEventSink
                 break;
             case KernelEventKind.Fork:
                 _parent[e.ChildTid] = e.ParentTid;
+                _born[e.ChildTid] = t;
                 break;
             case KernelEventKind.Exit:
+                if (e.ExitingTid > 0) _ended[e.ExitingTid] = t;
                 break;
             case KernelEventKind.Marker:
                 if (e.MarkerText is not null && Region.OnMarker(e.MarkerText, t, e.Pid)) OnRegionBegin();

@@ -37,6 +37,11 @@ internal static partial class Libc
     [LibraryImport("libc", EntryPoint = "poll", SetLastError = true)]
     public static unsafe partial int Poll(PollFd* fds, nuint nfds, int timeoutMs);
 
+    [LibraryImport("libc", EntryPoint = "fcntl", SetLastError = true)]
+    public static partial int Fcntl(int fd, int cmd);
+
+    public const int F_GETFD = 1;
+
     [LibraryImport("libc", EntryPoint = "geteuid")]
     public static partial uint GetEuid();
 

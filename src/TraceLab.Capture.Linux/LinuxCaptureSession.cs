@@ -13,6 +13,7 @@ namespace TraceLab.Capture.Linux;
 public sealed class LinuxCaptureSession : IDisposable
 {
     private readonly TracefsInstance _instance;
+    private readonly CaptureGuard _guard;
     private readonly List<PerCpuPageCopier> _copiers = [];
     private readonly LinuxCaptureOptions _options;
     private readonly List<string> _enabled = [];
@@ -22,9 +23,11 @@ public sealed class LinuxCaptureSession : IDisposable
     private bool _stopped;
     private bool _rawFilesHandedOver;
 
-    private LinuxCaptureSession(TracefsInstance instance, LinuxCaptureOptions options, int pageSize, StaleInstances stale)
+    private LinuxCaptureSession(TracefsInstance instance, CaptureGuard guard, LinuxCaptureOptions options, int pageSize,
+        StaleInstances stale)
     {
         _instance = instance;
+        _guard = guard;
         _options = options;
         _pageSize = pageSize;
         StaleInstancesRemoved = stale.Removed;
@@ -34,6 +37,8 @@ public sealed class LinuxCaptureSession : IDisposable
     /// <summary>File the traced program writes its markers to (lands in this instance's buffer only).</summary>
     public string TraceMarkerPath => _instance.TraceMarkerPath;
     public string InstanceName => _instance.Name;
+    /// <summary>The process that removes the instance (and kills registered workloads) if TraceLab dies.</summary>
+    public CaptureGuard Guard => _guard;
     /// <summary>Instances of TraceLab runs that died, removed before this capture started.</summary>
     public IReadOnlyList<string> StaleInstancesRemoved { get; }
     /// <summary>One line per stale instance that could not be removed, saying what holds it.</summary>
@@ -51,8 +56,26 @@ public sealed class LinuxCaptureSession : IDisposable
         var stale = TracefsInstance.RemoveStale(root);
         var headerPage = File.ReadAllText(Path.Combine(root, "events", "header_page"));
         var pageSize = HeaderPageLayout.Parse(headerPage).PageSize;
-        var instance = TracefsInstance.Create(root, TracefsInstance.NameFor(Environment.ProcessId, options.RunId));
-        var session = new LinuxCaptureSession(instance, options, pageSize, stale);
+        var name = TracefsInstance.NameFor(Environment.ProcessId, options.RunId);
+        // The guard first: from the moment the instance exists, TraceLab dying (even by SIGKILL) removes it.
+        var path = Path.Combine(root, "instances", name);
+        var guard = CaptureGuard.Start(path);
+        TracefsInstance instance;
+        try
+        {
+            // Armed before mkdir, so no instant exists in which TraceLab could die and leave the instance behind;
+            // a name that is already taken is refused before arming (it is not ours to remove).
+            if (Directory.Exists(path))
+                throw new TracingUnavailableException($"tracefs instance '{name}' already exists; refusing to reuse it");
+            guard.Arm();
+            instance = TracefsInstance.Create(root, name);
+        }
+        catch
+        {
+            guard.Dispose();
+            throw;
+        }
+        var session = new LinuxCaptureSession(instance, guard, options, pageSize, stale);
         try
         {
             session.Configure();
@@ -184,5 +207,6 @@ public sealed class LinuxCaptureSession : IDisposable
             }
         }
         _copyFailed.Dispose();
+        _guard.Dispose();
     }
 }

@@ -33,8 +33,11 @@ public sealed class TracefsCaptureBackend : ICaptureBackend
         },
     }));
 
-    private sealed class Session(LinuxCaptureSession inner) : ICaptureSession, ILiveCapture
+    private sealed class Session(LinuxCaptureSession inner) : ICaptureSession, ILiveCapture, ICaptureGuard
     {
+        public void KillWithCapture(int pid) => inner.Guard.KillWithCapture(pid);
+        public void Release(int pid) => inner.Guard.Release(pid);
+
         public string? MarkerPath => inner.TraceMarkerPath;
 
         public IReadOnlyList<string> Notices { get; } = inner.StaleInstancesRemoved

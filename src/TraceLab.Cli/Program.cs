@@ -7,6 +7,8 @@ using TraceLab.Cli.Commands;
 var console = AnsiConsole.Console;
 // Redirected output has no width; the per-thread table needs more than the 80-column fallback.
 if (Console.IsOutputRedirected) console.Profile.Width = 220;
+// `trace -- PROGRAM`, `trace --pid`, `trace --system`: the program's arguments must never meet TraceLab's parser.
+if (TraceTargetCommandLine.Matches(args)) return await TraceTargetCommandLine.RunAsync(args, console);
 
 var root = new RootCommand("TraceLab: see, in a kernel trace, why threads that contend for a lock run slowly")
 {

@@ -59,10 +59,27 @@ public sealed class TracedCapture : IDisposable
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, Session.Failed);
         using var run = WorkloadRun.Start(exe, arguments, Session.MarkerPath, ResultTemp, _output.File("workload.log"));
+        // A built-in workload dies with TraceLab: if TraceLab is killed, the capture's guard kills it.
+        var guard = Session as ICaptureGuard;
+        guard?.KillWithCapture(run.Pid);
+        try
+        {
+            return await WaitForWorkload(workloadName, run, wait, stop.Token);
+        }
+        finally
+        {
+            run.Kill();
+            guard?.Release(run.Pid);
+        }
+    }
+
+    private async Task<(int ExitCode, bool Partial)> WaitForWorkload(string workloadName, WorkloadRun run,
+        Func<WorkloadRun, CancellationToken, Task<int>> wait, CancellationToken stop)
+    {
         int exitCode;
         try
         {
-            exitCode = await wait(run, stop.Token);
+            exitCode = await wait(run, stop);
         }
         catch (OperationCanceledException) when (Session.Failed.IsCancellationRequested)
         {
@@ -86,7 +103,9 @@ public sealed class TracedCapture : IDisposable
     /// Stops the capture, commits the trace file and (for a complete run) workload.json, analyzes, and writes
     /// report.json / .md / .html. <paramref name="timeline"/> null: no thread timeline in report.html (sweeps).
     /// </summary>
-    public TracedRunFiles Finish(RunSection runSection, bool partial, AnalysisKind analyses, TimelineWindow? timeline)
+    /// <param name="pid">The process to report on (a traced program or attached process); null: from the markers.</param>
+    public TracedRunFiles Finish(RunSection runSection, bool partial, AnalysisKind analyses, TimelineWindow? timeline,
+        int? pid = null)
     {
         var captured = Session.Stop();
         string traceFile;
@@ -108,7 +127,7 @@ public sealed class TracedCapture : IDisposable
             _output.Commit("workload.json", tmp => File.Move(ResultTemp, tmp));
         }
 
-        var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid: null, analyses,
+        var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
             salvage: false, timeline);
         report.Warnings.InsertRange(0, _notices);
         ReportFiles.Write(_output, report, timelineData);

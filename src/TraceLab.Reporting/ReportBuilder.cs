@@ -24,18 +24,27 @@ public static class ReportBuilder
         if (info.UnknownEvents > 0)
             warnings.Add($"{info.UnknownEvents} events had no format in the trace: skipped");
 
-        var pid = pidOverride ?? (workload?.Pid > 0 ? workload.Pid : region.MarkerTid > 0 ? region.MarkerTid : 0);
-        var tids = SelectThreads(accounting, workload, pid);
+        var pid = pidOverride ?? (workload?.Pid > 0 ? workload.Pid : region.MarkerTid > 0 ? region.MarkerTid
+            : region.TargetPids.Count > 0 ? region.TargetPids[0] : 0);
+        // `trace --pid A,B`: every listed process is the target (a chosen --pid or a workload is one process).
+        var fromTargetMarkers = pidOverride is null && workload is null && region.MarkerTid == 0
+            && region.TargetPids.Count > 0;
+        IReadOnlyList<int> targets = fromTargetMarkers ? region.TargetPids : pid > 0 ? [pid] : [];
+        var tids = SelectThreads(accounting, workload, targets);
         if (pid == 0) warnings.Add("no workload process identified (no markers, no workload result, no --pid): all threads reported");
         if (!region.HasBegin) warnings.Add("no TRACELAB_REGION_BEGIN marker: the report covers the whole trace");
-        else if (!region.HasEnd) warnings.Add("no TRACELAB_REGION_END marker: the region runs to the end of the trace (partial run?)");
+        else if (!region.HasEnd)
+            warnings.Add($"no {(region.FromTarget ? "TRACELAB_TARGET_END" : "TRACELAB_REGION_END")} marker: " +
+                "the region runs to the end of the trace (partial run?)");
         if (info.LostEvents > 0)
             warnings.Add($"{info.LostEvents} events were lost (per CPU: {string.Join(", ", info.LostEventsPerCpu ?? [])}): run, ready and wait times may be misattributed near the gaps");
         if (accounting.ChainBreaksInRegion > 0)
             warnings.Add($"{accounting.ChainBreaksInRegion} broken switch chains repaired in the region (switches that were never logged; see docs/metrics.md)");
 
         var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
-        var threads = tids.Select(tid => Thread(tid, pid, names, accounting.Stats(tid), byTid.GetValueOrDefault(tid))).ToList();
+        var threads = tids.Select(tid => Thread(tid, pid, accounting.ProcessOf(tid), names, accounting.Stats(tid),
+            byTid.GetValueOrDefault(tid))).ToList();
+        var processes = ProcessesReport.Build(analyses, names, tids.ToHashSet(), run, pid);
         var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
         foreach (var analysis in AnalysisReports.All) warnings.AddRange(analysis.Warnings(context));
 
@@ -59,7 +68,12 @@ public static class ReportBuilder
                 Kernel = info.KernelRelease,
                 Partial = partial,
             },
-            Region = new RegionSection { Source = region.HasBegin ? "markers" : "whole-trace", BeginNs = begin, EndNs = end },
+            Region = new RegionSection
+            {
+                Source = !region.HasBegin ? "whole-trace" : region.FromTarget ? "target" : "markers",
+                BeginNs = begin,
+                EndNs = end,
+            },
             Process = pid == 0 ? null : new ProcessSection
             {
                 Pid = pid,
@@ -78,6 +92,8 @@ public static class ReportBuilder
             },
             Analyses = [.. AnalysisKinds.Format(analyses.Kinds)],
             Threads = threads,
+            Processes = processes,
+            RestOfSystem = targets.Count > 0 ? ProcessesReport.Rest(processes) : null,
             Warnings = warnings,
         };
         var building = context with { Report = report };
@@ -89,13 +105,18 @@ public static class ReportBuilder
         return report;
     }
 
-    private static List<int> SelectThreads(ThreadAccounting accounting, WorkloadResult? workload, int pid)
+    private static List<int> SelectThreads(ThreadAccounting accounting, WorkloadResult? workload,
+        IReadOnlyList<int> pids)
     {
         var set = new SortedSet<int>();
-        if (pid > 0)
+        foreach (var pid in pids)
         {
             foreach (var tid in accounting.Descendants(pid)) set.Add(tid);
             set.Add(pid);
+            // Threads that existed before the capture (attach): TraceLab listed them, and what they forked.
+            foreach (var (tid, process) in accounting.Region.ProcessOfThread)
+                if (process == pid)
+                    foreach (var t in accounting.Descendants(tid)) set.Add(t);
         }
         if (workload is not null)
             foreach (var t in workload.Threads) set.Add(t.Tid);
@@ -103,12 +124,15 @@ public static class ReportBuilder
             foreach (var (tid, s) in accounting.Threads)
                 if (tid > 0 && s.RunNs + s.ReadyNs + s.WaitNs > 0) set.Add(tid);
         // Threads that never ran inside the region (created and gone before it) only add noise.
-        return set.Where(tid => tid == pid || accounting.Threads.TryGetValue(tid, out var s) && s.RunNs + s.ReadyNs + s.WaitNs > 0).ToList();
+        return set.Where(tid => pids.Contains(tid)
+            || accounting.Threads.TryGetValue(tid, out var s) && s.RunNs + s.ReadyNs + s.WaitNs > 0).ToList();
     }
 
-    private static ThreadSection Thread(int tid, int pid, ThreadTable names, ThreadStats s, WorkloadThread? w) => new()
+    private static ThreadSection Thread(int tid, int pid, int process, ThreadTable names, ThreadStats s,
+        WorkloadThread? w) => new()
     {
         Tid = tid,
+        Pid = process,
         Name = names.NameOf(tid),
         Role = tid == pid ? "main" : w is not null ? w.Role ?? $"worker {w.Index}" : null,
         RunNs = s.RunNs,

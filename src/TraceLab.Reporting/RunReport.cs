@@ -24,6 +24,10 @@ public sealed class RunReport
     public List<string> Analyses { get; init; } = [];
     /// <summary>Per-thread scheduler accounting; always computed (the other analyses build on it), listed when "threads" is selected.</summary>
     public required List<ThreadSection> Threads { get; init; }
+    /// <summary>Every process with a thread active in the region, ranked (docs/metrics.md, "Processes").</summary>
+    public List<ProcessSummary> Processes { get; init; } = [];
+    /// <summary>The processes outside the target, summed; null when the report is not about particular processes.</summary>
+    public RestOfSystemSection? RestOfSystem { get; init; }
     public List<string> Warnings { get; init; } = [];
 
     /// <summary>The section of <paramref name="analysis"/>, or null when it did not run.</summary>
@@ -117,7 +121,7 @@ public sealed class CaptureSection
 
 public sealed class RegionSection
 {
-    /// <summary>"markers" (workload's begin/end markers) or "whole-trace".</summary>
+    /// <summary>"markers" (the program's own begin/end markers), "target" (TraceLab's: program start to end, attach to detach) or "whole-trace".</summary>
     public required string Source { get; init; }
     public long BeginNs { get; init; }
     public long EndNs { get; init; }
@@ -149,6 +153,8 @@ public sealed class ProcessSection
 public sealed class ThreadSection
 {
     public int Tid { get; init; }
+    /// <summary>The process the thread belongs to (docs/metrics.md, "Processes").</summary>
+    public int Pid { get; init; }
     public required string Name { get; init; }
     public string? Role { get; init; }
     public long RunNs { get; init; }

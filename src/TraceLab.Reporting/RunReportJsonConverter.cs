@@ -20,6 +20,8 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
         Property(writer, "Process", value.Process, options);
         Property(writer, "Analyses", value.Analyses, options);
         Property(writer, "Threads", value.Threads, options);
+        Property(writer, "Processes", value.Processes, options);
+        Property(writer, "RestOfSystem", value.RestOfSystem, options);
         foreach (var analysis in AnalysisReports.All)
             if (analysis.JsonName is { } name && value.SectionOf(analysis) is { } section)
             {
@@ -44,6 +46,8 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
             Process = Get<ProcessSection>(root, "Process", options),
             Analyses = Get<List<string>>(root, "Analyses", options) ?? [],
             Threads = Get<List<ThreadSection>>(root, "Threads", options) ?? throw Missing("threads"),
+            Processes = Get<List<ProcessSummary>>(root, "Processes", options) ?? [],
+            RestOfSystem = Get<RestOfSystemSection>(root, "RestOfSystem", options),
             Warnings = Get<List<string>>(root, "Warnings", options) ?? [],
         };
         foreach (var analysis in AnalysisReports.All)

@@ -50,6 +50,13 @@ public sealed class ReliabilityTests
                 }, ChildDeadline, "the capture to start");
                 workloadPid = Processes.WaitFor(() => Processes.ChildrenOf(killed.Pid).Find(p => Processes.Comm(p) == "timemutex") is var p and > 0 ? p.ToString() : null,
                     TimeSpan.FromSeconds(10), "the workload to start") is var found ? int.Parse(found) : 0;
+                // The capture guard would clean up at once (GuardKillTests): kill it first, as a `kill -9` of the
+                // whole group would, so the next run's stale-instance sweep is what is tested here.
+                foreach (var guard in Processes.ChildrenOf(killed.Pid).Where(p => Processes.Comm(p) == "sh"))
+                {
+                    Processes.Kill(guard);
+                    Processes.WaitUntilGone(guard, TimeSpan.FromSeconds(5));
+                }
                 killed.SigKill();
             }
 

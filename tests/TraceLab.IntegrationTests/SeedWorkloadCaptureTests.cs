@@ -78,7 +78,8 @@ public sealed class SeedWorkloadCaptureTests
         // ... because, woken while the sender still holds the lock, it blocks on that lock: the trace shows the lock
         // (found by the futex address the workload reported) with blocking waits and the receiver among its waiters.
         var lockAddress = Assert.Single(wi.Objects, o => o.Name == "lock").Address;
-        var lockObject = Assert.Single(inside.Report.Convoys!.Objects, o => o.Object == $"futex {lockAddress}");
+        // A private futex: named with the workload's pid (docs/metrics.md 8.1).
+        var lockObject = Assert.Single(inside.Report.Convoys!.Objects, o => o.Object == $"futex {lockAddress} (pid {wi.Pid})");
         Assert.True(lockObject.BlockingWaits > 0, "no blocking waits on the lock");
         Assert.Contains(receiver.Tid, lockObject.Participants);
         var reportedReceiver = Assert.Single(inside.Report.Threads, t => t.Tid == receiver.Tid);

@@ -145,7 +145,8 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         t.SyscallNr = e.SyscallNumber;
         t.SyscallEnter = e.Timestamp;
         t.BlockedInSyscall = t.Woken = t.BehindDescheduled = false;
-        t.Op = LockOperation.Classify(e, out t.Obj);
+        t.Op = LockOperation.Classify(e, out var obj);
+        t.Obj = _accounting.Scoped(obj, e.Pid);
         if (t.Op == LockOpKind.None) return;
         t.FirstOpAfterDesched = t.DeschedStart != None && t.DeschedStart > t.LastLockOpEnter;
         t.LastLockOpEnter = e.Timestamp;

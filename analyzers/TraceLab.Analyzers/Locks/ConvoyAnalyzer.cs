@@ -197,6 +197,9 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
     private void OnEnter(in KernelEvent e, LockThread t)
     {
         var kind = LockOperation.Classify(e, out var obj);
+        // A per-process object whose process the trace does not identify stays keyed by its number alone (as
+        // before processes were told apart): threads of one unidentified process must still meet on it.
+        obj = _accounting.Scoped(obj, e.Pid);
         Running(t, e.Pid, e.Timestamp);
         if (kind != LockOpKind.None)
         {
@@ -326,6 +329,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         b.RunTs = ts;
     }
 
+    // Inference keeps its own, simpler notion (the creating thread), which ETW's fork events also fit.
     private int ProcessOf(int tid) => _accounting.Parents.TryGetValue(tid, out var p) && p > 0 ? p : tid;
 
     private void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)

@@ -21,6 +21,14 @@ public enum LockOpKind : byte
 public static class LockOperation
 {
     private const int FutexCmdMask = 0x7F; // strips FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256)
+    private const int FutexPrivateFlag = 128;
+    private const int Futex2Private = 128; // futex_wait/futex_wake (futex2) flags: FUTEX2_PRIVATE
+
+    /// <summary>
+    /// Private futexes are per process; shared ones are keyed by the page the kernel resolves: system-wide.
+    /// </summary>
+    private static int FutexScope(long flags, int privateBit) =>
+        (flags & privateBit) != 0 ? LockObject.PerProcess : 0;
 
     public static LockOpKind Classify(in KernelEvent enter, out LockObject obj)
     {
@@ -28,7 +36,7 @@ public static class LockOperation
         switch (enter.SyscallNumber)
         {
             case LinuxSyscalls.Futex:
-                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0);
+                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0, FutexScope(enter.SyscallArg1, FutexPrivateFlag));
                 return (enter.SyscallArg1 & FutexCmdMask) switch
                 {
                     0 or 6 or 9 or 11 or 13 => LockOpKind.Wait,  // WAIT, LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2
@@ -36,10 +44,10 @@ public static class LockOperation
                     _ => LockOpKind.Other,
                 };
             case LinuxSyscalls.FutexWait:
-                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0);
+                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0, FutexScope(enter.SyscallArg3, Futex2Private));
                 return LockOpKind.Wait;
             case LinuxSyscalls.FutexWake:
-                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0);
+                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0, FutexScope(enter.SyscallArg3, Futex2Private));
                 return LockOpKind.Wake;
             case LinuxSyscalls.Semop:
             case LinuxSyscalls.Semtimedop:
@@ -47,11 +55,11 @@ public static class LockOperation
                 return LockOpKind.Semop;
             case LinuxSyscalls.Read:
             case LinuxSyscalls.Readv:
-                obj = new LockObject(LockObjectKind.FileDescriptor, enter.SyscallArg0);
+                obj = new LockObject(LockObjectKind.FileDescriptor, enter.SyscallArg0, LockObject.PerProcess);
                 return LockOpKind.Wait;
             case LinuxSyscalls.Write:
             case LinuxSyscalls.Writev:
-                obj = new LockObject(LockObjectKind.FileDescriptor, enter.SyscallArg0);
+                obj = new LockObject(LockObjectKind.FileDescriptor, enter.SyscallArg0, LockObject.PerProcess);
                 return LockOpKind.Wake;
             default:
                 return LockOpKind.None;

@@ -87,7 +87,9 @@ public sealed class TraceCommand
 
         public Command Command(IAnsiConsole console)
         {
-            var command = new Command("trace", "run a workload scenario under kernel tracing and report per thread")
+            var command = new Command("trace", "run a workload scenario under kernel tracing and report per thread " +
+                "(your own program: `trace -- PROGRAM ARGS`; running processes: `trace --pid PID[,PID...]`; " +
+                "everything: `trace --system`; their options: `trace --system --help`)")
             {
                 _workload, _scenario, _out, _force, _bufferKb, _syscalls, _timeout, _analysis, _timeline, _live,
             };

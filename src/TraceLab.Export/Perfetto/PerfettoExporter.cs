@@ -55,9 +55,9 @@ public static class PerfettoExporter
         public void OnEvent(in KernelEvent e)
         {
             bundler.OnEvent(e);
-            var hadBegin = session.Accounting.Region.HasBegin;
+            var openings = session.Accounting.Region.Openings;
             session.OnEvent(e);
-            if (!hadBegin && session.Accounting.Region.HasBegin) timeline.OnRegionBegin();
+            if (openings != session.Accounting.Region.Openings) timeline.OnRegionBegin();
             timeline.OnEvent(e);
             if (e.Kind == KernelEventKind.Marker && e.MarkerText is { } text)
                 Markers.Add(new ExportMarker(e.Timestamp, e.Pid, text.TrimEnd('\n')));

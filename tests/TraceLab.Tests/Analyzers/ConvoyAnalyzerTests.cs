@@ -138,7 +138,8 @@ public sealed class ConvoyAnalyzerTests
             FutexDone(220, B),
             Futex(300, B, Lock, FutexWake), FutexDone(310, B));               // B releases: it had the lock
         var o = Assert.Single(c.Objects);
-        Assert.Equal(new LockObject(LockObjectKind.Futex, Lock), o.Object);
+        // A private futex of threads whose process the trace does not identify: keyed by its address alone.
+        Assert.Equal(new LockObject(LockObjectKind.Futex, Lock, LockObject.PerProcess), o.Object);
         Assert.Null(o.Acquisitions);                                          // the fast path is invisible
         Assert.Equal(1, o.LostRaces);
         Assert.Equal(1, o.Handoffs);

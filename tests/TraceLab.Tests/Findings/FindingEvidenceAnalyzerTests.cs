@@ -12,7 +12,8 @@ public sealed class FindingEvidenceAnalyzerTests
 {
     private const int G = 201, W = 202, H = 203, X = 204;
     private const long Lock = 0x5000, Event = 0x6000;
-    private static readonly LockObject LockObj = new(LockObjectKind.Futex, Lock);
+    // A private futex of threads whose process the trace does not identify: keyed by its address alone.
+    private static readonly LockObject LockObj = new(LockObjectKind.Futex, Lock, LockObject.PerProcess);
 
     private static FindingEvidence Run(params KernelEvent[] events) =>
         TraceLab.Tests.Analyzers.LockEvents.Run(a => new FindingEvidenceAnalyzer(a), events).Result();
@@ -132,7 +133,7 @@ public sealed class FindingEvidenceAnalyzerTests
             KernelEvent.Switch(210, 0, G, 120, R, W, 120), FutexDone(215, W),
             Futex(220, W, Event, FutexWait), KernelEvent.Switch(230, 0, W, 120, S, G, 120),
             Futex(290, G, Event, FutexWake), KernelEvent.Waking(300, 0, G, W, 0), FutexDone(305, G, 1));
-        Assert.Empty(again.Objects[new LockObject(LockObjectKind.Futex, Event)].WakeWhileHoldingCycles);
+        Assert.Empty(again.Objects[new LockObject(LockObjectKind.Futex, Event, LockObject.PerProcess)].WakeWhileHoldingCycles);
     }
 
     /// <summary>

@@ -1,0 +1,97 @@
+using TraceLab.Analyzers;
+using TraceLab.Core;
+
+namespace TraceLab.Reporting;
+
+/// <summary>One process in report.json's processes[] (docs/metrics.md, "Processes").</summary>
+public sealed class ProcessSummary
+{
+    public int Pid { get; init; }
+    public required string Name { get; init; }
+    /// <summary>The traced program's command line (`trace -- ...`); null for other processes.</summary>
+    public string? CommandLine { get; init; }
+    /// <summary>The process that forked it, when the fork is in the trace.</summary>
+    public int? ParentPid { get; init; }
+    /// <summary>Fork / exit of its main thread when in the trace (trace clock, ns).</summary>
+    public long? StartNs { get; init; }
+    public long? EndNs { get; init; }
+    public int ThreadCount { get; init; }
+    public long RunNs { get; init; }
+    public long ReadyNs { get; init; }
+    public long WaitNs { get; init; }
+    /// <summary>Time its threads waited in a lock's queue before a handoff (convoys analysis; 0 without it).</summary>
+    public long LockWaitNs { get; init; }
+    /// <summary>
+    /// True for the processes the report is about (the program and its children, --pid, the workload).
+    /// </summary>
+    public bool Target { get; init; }
+}
+
+/// <summary>Every process outside the target, summed: the "rest of the system" line.</summary>
+public sealed class RestOfSystemSection
+{
+    public int Processes { get; init; }
+    public int Threads { get; init; }
+    public long RunNs { get; init; }
+    public long ReadyNs { get; init; }
+    public long WaitNs { get; init; }
+}
+
+/// <summary>Groups the trace's threads into processes and ranks them (lock-queue wait, then ready time).</summary>
+public static class ProcessesReport
+{
+    public static List<ProcessSummary> Build(AnalysisSession analyses, ThreadTable names, IReadOnlySet<int> targetTids,
+        RunSection? run, int targetPid)
+    {
+        var accounting = analyses.Accounting;
+        var convoy = analyses.Convoys;
+        var groups = new Dictionary<int, List<int>>();
+        foreach (var (tid, s) in accounting.Threads)
+        {
+            if (tid <= 0 || s.RunNs + s.ReadyNs + s.WaitNs == 0 && !targetTids.Contains(tid)) continue;
+            var pid = accounting.ProcessOf(tid);
+            if (!groups.TryGetValue(pid, out var list)) groups[pid] = list = [];
+            list.Add(tid);
+        }
+        return groups.Select(g =>
+        {
+            var stats = g.Value.Select(accounting.Stats).ToList();
+            var lockWait = convoy is null ? 0
+                : g.Value.Sum(t => convoy.Threads.TryGetValue(t, out var c) ? c.QueueWait.Sum : 0);
+            int? parent = accounting.Parents.TryGetValue(g.Key, out var p) && p > 0 ? accounting.ProcessOf(p) : null;
+            return new ProcessSummary
+            {
+                Pid = g.Key,
+                // The main thread may never have switched in the region: then a thread of it gives the comm.
+                Name = names.TryGetName(g.Key, out var n) ? n
+                    : g.Value.Select(t => names.TryGetName(t, out var tn) ? tn : null)
+                        .FirstOrDefault(x => x is not null)
+                      ?? names.NameOf(g.Key),
+                CommandLine = g.Key == targetPid ? run?.Command : null,
+                ParentPid = parent,
+                StartNs = accounting.Born.TryGetValue(g.Key, out var b) ? b : null,
+                EndNs = accounting.Ended.TryGetValue(g.Key, out var e) ? e : null,
+                ThreadCount = g.Value.Count,
+                RunNs = stats.Sum(s => s.RunNs),
+                ReadyNs = stats.Sum(s => s.ReadyNs),
+                WaitNs = stats.Sum(s => s.WaitNs),
+                LockWaitNs = lockWait,
+                Target = g.Value.Any(targetTids.Contains),
+            };
+        })
+        .OrderByDescending(p => p.LockWaitNs).ThenByDescending(p => p.ReadyNs).ThenBy(p => p.Pid).ToList();
+    }
+
+    public static RestOfSystemSection Rest(IEnumerable<ProcessSummary> processes)
+    {
+        var rest = processes.Where(p => !p.Target).ToList();
+        return new RestOfSystemSection
+        {
+            Processes = rest.Count,
+            Threads = rest.Sum(p => p.ThreadCount),
+            RunNs = rest.Sum(p => p.RunNs),
+            ReadyNs = rest.Sum(p => p.ReadyNs),
+            WaitNs = rest.Sum(p => p.WaitNs),
+        };
+    }
+}

@@ -1,0 +1,86 @@
+namespace TraceLab.Workloads.Targets;
+
+/// <summary>
+/// The traced program and every process it (transitively) forks, found through /proc by parent pid. TraceLab is a
+/// child subreaper while it traces a program (<see cref="ProcNative.BecomeSubreaper"/>), so a grandchild whose parent
+/// exits re-parents to TraceLab, not to init, and is still counted: the run ends when the whole tree is gone.
+/// Members are identified by (pid, start time), so a recycled pid is never mistaken for a member.
+/// </summary>
+public sealed class ProcessTree
+{
+    private readonly int _root;
+    private readonly ulong _rootStart;
+    private readonly int _self;
+    private readonly Dictionary<int, ulong> _members = [];
+
+    public ProcessTree(int rootPid, int self) : this(rootPid, self, ProcStat.Read(rootPid)?.StartTicks ?? 0)
+    {
+    }
+
+    /// <param name="rootStart">The root's start time (/proc/PID/stat field 22), which tells it from a recycled
+    /// pid.</param>
+    public ProcessTree(int rootPid, int self, ulong rootStart)
+    {
+        _root = rootPid;
+        _self = self;
+        _rootStart = rootStart;
+        _members[rootPid] = _rootStart;
+    }
+
+    /// <summary>Every process seen in the tree so far (the root included), for the report's process list.</summary>
+    public IReadOnlyCollection<int> Seen => _members.Keys;
+
+    /// <summary>Looks at /proc once (/proc/PID/task/TID/children of the members and of TraceLab): adds new members,
+    /// reaps
+    /// exited orphans, returns how many members besides the root still run.</summary>
+    public int Scan()
+    {
+        // Only the tree and TraceLab's own children are read: a /proc/*/stat sweep of the whole machine can stall for
+        // seconds on a busy one (measured: 2 s on one process's stat), and would delay everything built on the scan.
+        var pids = new HashSet<int>(_members.Keys);
+        foreach (var member in _members.Keys.ToList()) pids.UnionWith(ProcStat.Children(member));
+        pids.UnionWith(ProcStat.Children(_self));
+        var stats = new List<ProcStat>(pids.Count);
+        foreach (var pid in pids)
+            if (ProcStat.Read(pid) is { } st) stats.Add(st);
+        return Scan(stats, ProcNative.Reap);
+    }
+
+    /// <summary>
+    /// One scan over a given process list (tests pass their own); <paramref name="reap"/> collects exited orphans.
+    /// </summary>
+    public int Scan(IReadOnlyList<ProcStat> processes, Action<int> reap)
+    {
+        var byPid = new Dictionary<int, ProcStat>(processes.Count);
+        foreach (var p in processes) byPid[p.Pid] = p;
+        // Parents come and go in any order in /proc: repeat until no process joins (a chain of forks joins in one
+        // scan).
+        for (var added = true; added;)
+        {
+            added = false;
+            foreach (var p in processes)
+            {
+                if (_members.TryGetValue(p.Pid, out var known) && known == p.StartTicks) continue;
+                if (!IsChildOfMember(p, byPid) && !IsOrphanOfTree(p)) continue;
+                _members[p.Pid] = p.StartTicks;
+                added = true;
+            }
+        }
+        var running = 0;
+        foreach (var (pid, start) in _members)
+        {
+            if (pid == _root || !byPid.TryGetValue(pid, out var p) || p.StartTicks != start) continue;
+            if (!p.IsZombie) running++;
+            else if (p.ParentPid == _self) reap(pid);
+        }
+        return running;
+    }
+
+    private bool IsChildOfMember(ProcStat p, Dictionary<int, ProcStat> byPid) =>
+        _members.TryGetValue(p.ParentPid, out var parentStart)
+        && byPid.TryGetValue(p.ParentPid, out var parent) && parent.StartTicks == parentStart
+        && p.StartTicks >= parentStart;
+
+    // Re-parented to TraceLab (the subreaper) and started after the program: a descendant whose parent already exited.
+    private bool IsOrphanOfTree(ProcStat p) => p.ParentPid == _self && p.Pid != _root && p.StartTicks >= _rootStart;
+}

@@ -1,0 +1,339 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text.RegularExpressions;
+using TraceLab.Cli.Commands;
+using TraceLab.Reporting;
+using TraceLab.TestSupport;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace TraceLab.IntegrationTests;
+
+/// <summary>
+/// `tracelab trace -- PROGRAM`, `--pid`, `--system` on programs TraceLab did not write (Debian's sysbench and
+/// stress-ng), run as the real CLI. Every run's figures (events, lost, switches) go to the test output.
+/// </summary>
+public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
+{
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(120);
+
+    [TracingProgramFact("sysbench")]
+    public void Sysbench_lock_convoy_is_found_on_the_contended_futex_with_the_four_worker_threads()
+    {
+        using var dir = new TempDirectory("tracelab-sysbench");
+        var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--",
+            "sysbench", "threads", "--threads=4", "--thread-locks=1", "--time=1", "run");
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        Assert.Contains("Threads fairness", run.Stdout, StringComparison.Ordinal);
+        var report = Load(dir.Path);
+        Report(report, "sysbench threads");
+        var main = report.Process!.Pid;
+
+        // Independent: trace-cmd's own decoding of the futex waits by the program's threads.
+        var waits = new Dictionary<string, Dictionary<int, int>>();
+        foreach (var line in ProcessOutput.Lines("trace-cmd", "report", "-i", Path.Combine(dir.Path, "trace.dat")))
+        {
+            var m = FutexWait().Match(line);
+            if (!m.Success) continue;
+            var tid = int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture);
+            if (!report.Threads.Any(t => t.Tid == tid)) continue;
+            var byTid = waits.TryGetValue(m.Groups[2].Value, out var d) ? d : waits[m.Groups[2].Value] = [];
+            byTid[tid] = byTid.GetValueOrDefault(tid) + 1;
+        }
+        var hottest = waits.OrderByDescending(kv => kv.Value.Values.Sum()).First();
+        var top = report.Convoys!.Objects.OrderByDescending(o => o.Handoffs).First();
+        Assert.Contains(hottest.Key, top.Object, StringComparison.Ordinal);
+        var waiters = hottest.Value.Where(kv => kv.Value >= 10).Select(kv => kv.Key).Order().ToList();
+        Assert.Equal(4, waiters.Count);
+        Assert.Equal(waiters, top.Participants.Order().ToList());
+        Assert.DoesNotContain(main, top.Participants);
+        Assert.True(top.ConvoyShareOfRegion > 0.2, $"convoy share {top.ConvoyShareOfRegion}");
+    }
+
+    [TracingFact(needsWorkloads: false)]
+    public void Program_exit_code_stdin_and_stdout_pass_through_and_tracelab_waits_for_orphaned_children()
+    {
+        using var dir = new TempDirectory("tracelab-stdio");
+        var clock = Stopwatch.StartNew();
+        // The child sleeps on after the shell exits: the run must last until it is gone too.
+        var run = Run(Deadline, "hello\n", "trace", "--out", dir.Path, "--force", "--",
+            "sh", "-c", "read x; echo \"got $x\"; sleep 1 & exit 7");
+        Assert.Equal(7, run.ExitCode);
+        Assert.Equal("got hello\n", run.Stdout);
+        Assert.True(clock.Elapsed >= TimeSpan.FromSeconds(1),
+            $"returned after {clock.Elapsed} before the orphaned sleep ended");
+        var report = Load(dir.Path);
+        Report(report, "sh -c ... exit 7");
+        Assert.Equal(7, report.Run!.ExitCode);
+        Assert.Equal("target", report.Region.Source);
+        var sleep = Assert.Single(report.Threads, t => t.Name == "sleep");
+        Assert.True(sleep.WaitNs >= 900_000_000, $"sleep waited {sleep.WaitNs} ns");
+        Assert.Contains(report.Threads, t => t.Tid == report.Process!.Pid);
+    }
+
+    [TracingProgramFact("stress-ng")]
+    public void Stress_ng_child_processes_are_followed()
+    {
+        using var dir = new TempDirectory("tracelab-stressng");
+        var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--",
+            "stress-ng", "--futex", "2", "--timeout", "1", "--quiet");
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var report = Load(dir.Path);
+        Report(report, "stress-ng --futex 2");
+        // Independent: the forks trace-cmd decodes, from the program down.
+        var children = new Dictionary<int, int>();
+        foreach (var line in ProcessOutput.Lines("trace-cmd", "report", "-i", Path.Combine(dir.Path, "trace.dat")))
+        {
+            var m = Fork().Match(line);
+            if (m.Success)
+                children[int.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture)] =
+                    int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture);
+        }
+        var tree = new HashSet<int> { report.Process!.Pid };
+        for (var grew = true; grew;)
+        {
+            grew = false;
+            foreach (var (child, parent) in children)
+                if (tree.Contains(parent) && tree.Add(child)) grew = true;
+        }
+        Assert.True(tree.Count >= 5, $"stress-ng forked only {tree.Count - 1} tasks");
+        var reported = report.Threads.Select(t => t.Tid).ToHashSet();
+        var ran = tree.Where(reported.Contains).ToList();
+        // Every descendant that ran in the region is reported; at least the 2 x 2 futex processes ran.
+        Assert.True(ran.Count >= 5, $"only {ran.Count} of {tree.Count} tree tasks reported");
+        Assert.All(report.Threads, t => Assert.Contains(t.Tid, tree));
+        Assert.Empty(Processes.WithCommandLineContaining("stress-ng --futex 2 --timeout 1"));
+        // The futex stressor's waiter/waker processes are processes of their own, all targets; the rest is one line.
+        var targets = report.Processes.Where(p => p.Target).ToList();
+        Assert.True(targets.Count >= 3,
+            $"only {targets.Count} target processes: {string.Join(", ", targets.Select(p => p.Pid))}");
+        Assert.All(targets, p => Assert.Contains(p.Pid, tree));
+        Assert.NotNull(report.RestOfSystem);
+        Assert.Equal(report.Processes.Count(p => !p.Target), report.RestOfSystem!.Processes);
+    }
+
+    [TracingProgramFact("sysbench")]
+    public void Attach_to_a_running_multithreaded_process_reports_its_threads_and_leaves_it_running()
+    {
+        using var dir = new TempDirectory("tracelab-attach");
+        using var target = Background("sysbench", "threads", "--threads=4", "--thread-locks=1", "--time=60", "run");
+        var tids = Processes.WaitFor(() => Tasks(target.Id) is { Count: >= 5 } t ? t : null, TimeSpan.FromSeconds(10),
+            "sysbench threads");
+        var run = Run(Deadline, null, "trace", "--pid", target.Id.ToString(CultureInfo.InvariantCulture),
+            "--duration", "1", "--out", dir.Path, "--force");
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        Assert.True(Processes.IsAlive(target.Id), "the attached process died");
+        var report = Load(dir.Path);
+        Report(report, "--pid sysbench");
+        Assert.Equal(target.Id, report.Process!.Pid);
+        Assert.Equal("target", report.Region.Source);
+        Assert.InRange(report.Region.DurationNs, 900_000_000, 3_000_000_000);
+        var workers = tids.Where(t => t != target.Id).ToList();
+        Assert.All(workers, tid => Assert.Contains(report.Threads, t => t.Tid == tid));
+        var top = report.Convoys!.Objects.OrderByDescending(o => o.Handoffs).First();
+        Assert.Equal(workers.Order().ToList(), top.Participants.Order().ToList());
+        Assert.Equal($"(pid {target.Id})", top.Object[top.Object.IndexOf('(', StringComparison.Ordinal)..]);
+        Assert.All(report.Threads, t => Assert.Equal(target.Id, t.Pid));
+        target.Kill();
+    }
+
+    [TracingProgramFact("sysbench")]
+    public void System_capture_sees_every_busy_process()
+    {
+        using var dir = new TempDirectory("tracelab-system");
+        using var a = Background("sysbench", "threads", "--threads=2", "--thread-locks=1", "--time=60", "run");
+        using var b = Background("sysbench", "threads", "--threads=3", "--thread-locks=1", "--time=60", "run");
+        Processes.WaitFor(() => Tasks(a.Id).Count >= 3 && Tasks(b.Id).Count >= 4 ? "" : null, TimeSpan.FromSeconds(10),
+            "sysbench threads");
+        var ta = Tasks(a.Id);
+        var tb = Tasks(b.Id);
+        var run = Run(Deadline, null, "trace", "--system", "--duration", "1", "--out", dir.Path, "--force");
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var report = Load(dir.Path);
+        Report(report, "--system");
+        var reported = report.Threads.Select(t => t.Tid).ToHashSet();
+        Assert.All(ta.Concat(tb).Where(t => t != a.Id && t != b.Id), tid => Assert.Contains(tid, reported));
+        // Every thread of each sysbench is grouped under its pid (from /proc, independently of the trace).
+        foreach (var (pid, tids) in new[] { (a.Id, ta), (b.Id, tb) })
+        {
+            Assert.All(tids.Where(reported.Contains),
+                tid => Assert.Equal(pid, report.Threads.Single(t => t.Tid == tid).Pid));
+            var process = Assert.Single(report.Processes, p => p.Pid == pid);
+            Assert.Equal(report.Threads.Count(t => t.Pid == pid), process.ThreadCount);
+            Assert.True(process.LockWaitNs > 0, $"sysbench {pid} never waited in its lock's queue");
+        }
+        // Ranked by lock-queue wait, then ready time; the two lock-bound benchmarks are on top.
+        var ranked = report.Processes.OrderByDescending(p => p.LockWaitNs).ThenByDescending(p => p.ReadyNs)
+            .ThenBy(p => p.Pid).Select(p => p.Pid);
+        Assert.Equal(ranked, report.Processes.Select(p => p.Pid));
+        output.WriteLine(string.Join("; ", report.Processes.Take(4)
+            .Select(p => $"{p.Pid} {p.Name} lock wait {p.LockWaitNs / 1e6:0.0} ms ready {p.ReadyNs / 1e6:0.0} ms")));
+        // Both in the terminal's top 10 (on a machine shared with other lock-heavy jobs they need not be the top 2).
+        var top = report.Processes.Take(TraceLab.Cli.ProcessesTerminal.TopProcesses).Select(p => p.Pid).ToList();
+        Assert.Contains(a.Id, top);
+        Assert.Contains(b.Id, top);
+        Assert.Null(report.RestOfSystem);
+        a.Kill();
+        b.Kill();
+    }
+
+    [TracingFact]
+    public void Program_marks_its_own_region_through_the_exported_marker_path()
+    {
+        using var dir = new TempDirectory("tracelab-region");
+        using var build = new TempDirectory("tracelab-region-src");
+        // docs/tracing-programs.md's example, verbatim, around a 300 ms sleep between two 200 ms sleeps.
+        var doc = File.ReadAllText(Path.Combine(RepoPaths.Root, "docs", "tracing-programs.md"));
+        var start = doc.IndexOf("```c\n", StringComparison.Ordinal) + 5;
+        var example = doc[start..doc.IndexOf("```", start, StringComparison.Ordinal)];
+        File.WriteAllText(build.File("marks.c"), example + """
+            #include <time.h>
+            static void ms(long n) { struct timespec t = { n / 1000, (n % 1000) * 1000000L }; nanosleep(&t, 0); }
+            int main(void) {
+                ms(200); mark("TRACELAB_REGION_BEGIN"); ms(300); mark("TRACELAB_REGION_END"); ms(200); return 0;
+            }
+            """);
+        var cc = ProcessOutput.Run("cc", "-O2", "-Wall", "-Werror", "-o", build.File("marks"), build.File("marks.c"));
+        Assert.True(cc.ExitCode == 0, cc.Stderr);
+        var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--", build.File("marks"));
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var report = Load(dir.Path);
+        Report(report, "marks (own region)");
+        Assert.Equal("markers", report.Region.Source);
+        Assert.InRange(report.Region.DurationNs, 300_000_000, 340_000_000);
+    }
+
+    [TracingFact(needsWorkloads: false)]
+    public void Bad_targets_get_one_line_and_the_documented_exit_code()
+    {
+        using var dir = new TempDirectory("tracelab-bad");
+        File.WriteAllText(dir.File("keep.txt"), "user data");
+        var notFound = Run(Deadline, null, "trace", "--", "no-such-program-tracelab");
+        Assert.Equal(127, notFound.ExitCode);
+        Assert.Matches("^tracelab: no-such-program-tracelab: command not found", SingleLine(notFound.Stderr));
+        var notExec = Run(Deadline, null, "trace", "--", dir.File("keep.txt"));
+        Assert.Equal(127, notExec.ExitCode);
+        Assert.Contains("not executable", SingleLine(notExec.Stderr), StringComparison.Ordinal);
+        var noPid = Run(Deadline, null, "trace", "--pid", "999999999");
+        Assert.Equal(2, noPid.ExitCode);
+        Assert.Contains("no such process", SingleLine(noPid.Stderr), StringComparison.Ordinal);
+        string[][] conflicts =
+        [
+            ["trace", "--pid", "1", "--", "true"], ["trace", "--system", "--pid", "1"], ["trace", "--system", "--", "true"],
+        ];
+        foreach (var args in conflicts)
+        {
+            var both = Run(Deadline, null, args);
+            Assert.Equal(2, both.ExitCode);
+            Assert.StartsWith("tracelab: ", SingleLine(both.Stderr), StringComparison.Ordinal);
+        }
+        var existing = Run(Deadline, null, "trace", "--out", dir.Path, "--", "true");
+        Assert.Equal(2, existing.ExitCode);
+        Assert.Contains("already exists", SingleLine(existing.Stderr), StringComparison.Ordinal);
+        Assert.Equal(["keep.txt"], Directory.GetFiles(dir.Path).Select(Path.GetFileName));
+        Assert.Equal("user data", File.ReadAllText(dir.File("keep.txt")));
+    }
+
+    [TracingFact(needsWorkloads: false)]
+    public void A_pid_that_exits_during_setup_is_one_line_and_exit_2()
+    {
+        using var dir = new TempDirectory("tracelab-gone");
+        // Alive when tracelab checks it; exits as soon as a TraceLab instance appears, i.e. during the setup.
+        using var shortLived = Background("sh", "-c",
+            "while ! ls /sys/kernel/tracing/instances | grep -q '^tracelab-'; do sleep 0.005; done");
+        var run = Run(Deadline, null, "trace", "--pid", shortLived.Id.ToString(CultureInfo.InvariantCulture),
+            "--out", dir.Path, "--force", "--buffer-kb", "262144");
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains("exited while the capture was being set up", SingleLine(run.Stderr), StringComparison.Ordinal);
+        Assert.Empty(Instances.OwnedBy(Environment.ProcessId));
+    }
+
+    private void Report(RunReport r, string what) =>
+        output.WriteLine($"{what}: events {r.Capture.Events:N0}, lost {r.Capture.LostEvents:N0}, " +
+            $"switches {r.Capture.SwitchEvents:N0}, " +
+            $"region {r.Region.DurationNs / 1e9:0.000} s, threads {r.Threads.Count}");
+
+    private static RunReport Load(string dir) =>
+        ReportJson.Deserialize(File.ReadAllText(Path.Combine(dir, "report.json")));
+
+    private static string SingleLine(string stderr) =>
+        Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+
+    internal static List<int> Tasks(int pid)
+    {
+        try
+        {
+            return Directory.GetDirectories($"/proc/{pid}/task")
+                .Select(d => int.Parse(Path.GetFileName(d), CultureInfo.InvariantCulture)).ToList();
+        }
+        catch (IOException) { return []; }
+    }
+
+    /// <summary>A helper process for a test, killed when disposed (also when an assertion fails first).</summary>
+    internal sealed class BackgroundProcess(Process process) : IDisposable
+    {
+        public int Id => process.Id;
+
+        public void Kill()
+        {
+            try { process.Kill(entireProcessTree: true); }
+            catch (InvalidOperationException) { }
+        }
+
+        public void Dispose()
+        {
+            Kill();
+            process.Dispose();
+        }
+    }
+
+    internal static BackgroundProcess Background(string file, params string[] args)
+    {
+        var psi = new ProcessStartInfo(file)
+        {
+            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+        };
+        foreach (var a in args) psi.ArgumentList.Add(a);
+        var p = Process.Start(psi)!;
+        p.StandardOutput.ReadToEndAsync();
+        p.StandardError.ReadToEndAsync();
+        return new BackgroundProcess(p);
+    }
+
+    internal sealed record CliRun(int ExitCode, string Stdout, string Stderr);
+
+    /// <summary>The built CLI as a child process, with <paramref name="stdin"/> fed to it (null: empty).</summary>
+    internal static CliRun Run(TimeSpan timeout, string? stdin, params string[] args)
+    {
+        var dll = typeof(TraceCommand).Assembly.Location;
+        var host = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h ? h : "dotnet";
+        var psi = new ProcessStartInfo(host)
+        {
+            RedirectStandardInput = true,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+            WorkingDirectory = RepoPaths.Root,
+        };
+        psi.ArgumentList.Add(dll);
+        foreach (var a in args) psi.ArgumentList.Add(a);
+        using var p = Process.Start(psi)!;
+        var stdout = p.StandardOutput.ReadToEndAsync();
+        var stderr = p.StandardError.ReadToEndAsync();
+        if (stdin is not null) p.StandardInput.Write(stdin);
+        p.StandardInput.Close();
+        if (!p.WaitForExit(timeout))
+        {
+            p.Kill(entireProcessTree: true);
+            Assert.Fail($"tracelab {string.Join(' ', args)} did not finish within {timeout.TotalSeconds:0} s");
+        }
+        p.WaitForExit();
+        return new CliRun(p.ExitCode, stdout.Result, stderr.Result);
+    }
+
+    [GeneratedRegex(@"-(\d+) +\[\d+\].*sys_enter_futex:\s+op=FUTEX_WAIT[A-Z_|]* uaddr=(0x[0-9a-f]+)")]
+    private static partial Regex FutexWait();
+
+    [GeneratedRegex(@"sched_process_fork:.*pid=(\d+) child_comm=.* child_pid=(\d+)")]
+    private static partial Regex Fork();
+}

@@ -1,0 +1,91 @@
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Locks;
+using TraceLab.Core;
+using Xunit;
+using static TraceLab.Tests.Analyzers.LockEvents;
+
+namespace TraceLab.Tests.Analyzers;
+
+/// <summary>
+/// TraceLab's own TRACELAB_TARGET_* / TRACELAB_THREADS markers, and the process-scoped lock keys built on them.
+/// </summary>
+public sealed class TargetMarkersTests
+{
+    private const int Tl = 10, P1 = 100, T1 = 101, P2 = 200, T2 = 201;
+    private const int FutexWaitPrivate = 128, FutexWakePrivate = 129, FutexWaitShared = 0, FutexWakeShared = 1;
+    private const long Lock = 0x5000;
+
+    [Fact]
+    public void Target_markers_bound_the_region_and_name_the_pids_and_threads()
+    {
+        var r = new MeasuredRegion();
+        Assert.True(r.OnMarker(MeasuredRegion.TargetBeginMarker + "\n", 1000, Tl));
+        Assert.False(r.OnMarker(MeasuredRegion.TargetPidsMarker + "100,200\n", 1100, Tl));
+        Assert.False(r.OnMarker(MeasuredRegion.ThreadsMarker + "100 100,101\n", 1200, Tl));
+        Assert.False(r.OnMarker(MeasuredRegion.TargetEndMarker, 5000, Tl));
+        Assert.True(r.FromTarget);
+        Assert.Equal((1000, 5000), (r.Begin, r.End));
+        Assert.Equal(0, r.MarkerTid);                    // TraceLab wrote them: no workload thread to name
+        Assert.Equal([100, 200], r.TargetPids);
+        Assert.Equal(100, r.ProcessOfThread[101]);
+        Assert.Equal(1, r.Openings);
+    }
+
+    [Fact]
+    public void The_programs_own_markers_reopen_and_win()
+    {
+        var r = new MeasuredRegion();
+        r.OnMarker(MeasuredRegion.TargetBeginMarker, 1000, Tl);
+        Assert.True(r.OnMarker(MeasuredRegion.BeginMarker, 2000, T1));
+        r.OnMarker(MeasuredRegion.EndMarker, 3000, T1);
+        r.OnMarker(MeasuredRegion.TargetEndMarker, 5000, Tl);  // ignored: the program's END closed the region
+        Assert.False(r.FromTarget);
+        Assert.Equal((2000, 3000), (r.Begin, r.End));
+        Assert.Equal(T1, r.MarkerTid);
+        Assert.Equal(2, r.Openings);
+    }
+
+    [Fact]
+    public void Garbage_in_target_markers_is_ignored()
+    {
+        var r = new MeasuredRegion();
+        r.OnMarker(MeasuredRegion.TargetPidsMarker + "x,-3,,7", 1, Tl);
+        r.OnMarker(MeasuredRegion.ThreadsMarker + "abc 1,2", 2, Tl);
+        r.OnMarker(MeasuredRegion.ThreadsMarker + "5", 3, Tl);
+        Assert.Equal([7], r.TargetPids);
+        Assert.Empty(r.ProcessOfThread);
+    }
+
+    /// <summary>
+    /// Two processes (listed by TraceLab) each convoy on a private futex at the same address: two objects.
+    /// </summary>
+    [Fact]
+    public void A_private_futex_is_per_process_a_shared_one_system_wide()
+    {
+        var listed = new[]
+        {
+            KernelEvent.Marker(10, 0, Tl, MeasuredRegion.ThreadsMarker + "100 100,101"),
+            KernelEvent.Marker(11, 0, Tl, MeasuredRegion.ThreadsMarker + "200 200,201"),
+        };
+        var priv = Run(a => new ConvoyAnalyzer(a), [.. listed,
+            .. WaitAndWake(T1, P1, FutexWaitPrivate, FutexWakePrivate, 100),
+            .. WaitAndWake(T2, P2, FutexWaitPrivate, FutexWakePrivate, 1000)]);
+        Assert.Equal(["futex 0x5000 (pid 100)", "futex 0x5000 (pid 200)"],
+            priv.Objects.Select(o => o.Object.ToString()).Order());
+        var shared = Run(a => new ConvoyAnalyzer(a), [.. listed,
+            .. WaitAndWake(T1, P1, FutexWaitShared, FutexWakeShared, 100),
+            .. WaitAndWake(T2, P2, FutexWaitShared, FutexWakeShared, 1000)]);
+        Assert.Equal("futex 0x5000 (shared)", Assert.Single(shared.Objects).Object.ToString());
+        Assert.Equal("sysv-sem 7 (system-wide)", new LockObject(LockObjectKind.SysVSemaphore, 7).ToString());
+    }
+
+    private static KernelEvent[] WaitAndWake(int waiter, int waker, int waitOp, int wakeOp, long t) =>
+    [
+        KernelEvent.Switch(t, 0, 0, 120, TaskState.Running, waiter, 120),
+        Futex(t + 10, waiter, Lock, waitOp),
+        KernelEvent.Switch(t + 20, 0, waiter, 120, TaskState.Interruptible, waker, 120),
+        Futex(t + 30, waker, Lock, wakeOp), KernelEvent.Waking(t + 35, 0, waker, waiter, 0),
+        FutexDone(t + 40, waker, 1),
+        KernelEvent.Switch(t + 50, 0, waker, 120, TaskState.Interruptible, waiter, 120), FutexDone(t + 60, waiter),
+    ];
+}

@@ -1,0 +1,68 @@
+using TraceLab.TestSupport;
+using TraceLab.Workloads.Targets;
+using Xunit;
+
+namespace TraceLab.Tests.Workloads;
+
+/// <summary>
+/// What `trace -- PROGRAM` and `--pid` do before any capture: find the program, parse pids, follow a tree.
+/// </summary>
+public sealed class TargetsTests
+{
+    [Fact]
+    public void Stat_lines_parse_from_the_last_parenthesis()
+    {
+        var line = "42 (a (b) c) S 7 42 42 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 12345 0 0";
+        Assert.Equal(new ProcStat(42, 7, 'S', 12345), ProcStat.Parse(42, line));
+        Assert.Null(ProcStat.Parse(42, "42 (truncated"));
+        Assert.Null(ProcStat.Parse(42, "42 (x) S notanumber"));
+    }
+
+    [Fact]
+    public void The_tree_follows_forks_and_orphans_and_ignores_recycled_pids()
+    {
+        const int self = 1, root = 10;
+        var tree = new ProcessTree(root, self, rootStart: 100);
+        var reaped = new List<int>();
+        // 11 is the program's child, 12 its grandchild; 13 an orphan re-parented to TraceLab after 12's parent exited;
+        // 14 is unrelated; 15 has a pid a member once had but started before it (recycled): not a member.
+        var first = tree.Scan(
+        [
+            new(root, self, 'S', 100), new(11, root, 'S', 110), new(12, 11, 'R', 120), new(14, 99, 'S', 50),
+        ], reaped.Add);
+        Assert.Equal(2, first);
+        var second = tree.Scan([new(root, self, 'Z', 100), new(12, 11, 'Z', 120), new(13, self, 'S', 130)], reaped.Add);
+        Assert.Equal(1, second);                          // 13 runs; 12 is a zombie (not ours to reap: parent 11)
+        Assert.Empty(reaped);
+        var third = tree.Scan([new(13, self, 'Z', 130), new(11, 99, 'S', 5)], reaped.Add);
+        Assert.Equal(0, third);
+        Assert.Equal([13], reaped);                        // our orphan, exited: reaped
+        Assert.Equal([10, 11, 12, 13], tree.Seen.Order());
+    }
+
+    [LinuxFact]
+    public void Programs_are_found_like_a_shell_finds_them_or_refused_with_127()
+    {
+        Assert.Equal("/bin/sh", TargetProgram.Resolve("/bin/sh"));
+        Assert.EndsWith("/sh", TargetProgram.Resolve("sh"), StringComparison.Ordinal);
+        var missing = Assert.Throws<TargetException>(() => TargetProgram.Resolve("no-such-program-tracelab"));
+        Assert.Equal(127, missing.ExitCode);
+        var dir = Assert.Throws<TargetException>(() => TargetProgram.Resolve("./no/such/file"));
+        Assert.Equal(127, dir.ExitCode);
+        using var dir2 = new TempDirectory("tracelab-resolve");
+        File.WriteAllText(dir2.File("data"), "not a program");
+        if (OperatingSystem.IsLinux())
+            File.SetUnixFileMode(dir2.File("data"), UnixFileMode.UserRead | UnixFileMode.UserWrite);
+        var notExec = Assert.Throws<TargetException>(() => TargetProgram.Resolve(dir2.File("data")));
+        Assert.Equal(127, notExec.ExitCode);
+        Assert.Contains("not executable", notExec.Message, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
+    public void Pid_lists_are_checked_before_any_capture()
+    {
+        Assert.Equal([Environment.ProcessId], AttachedProcesses.Find(Environment.ProcessId.ToString()).Pids);
+        foreach (var bad in new[] { "", "abc", "0", "-5", "1,x", "999999999" })
+            Assert.Equal(2, Assert.Throws<TargetException>(() => AttachedProcesses.Find(bad)).ExitCode);
+    }
+}
