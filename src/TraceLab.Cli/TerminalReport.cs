@@ -1,11 +1,17 @@
 using Spectre.Console;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Tables;
 
 namespace TraceLab.Cli;
 
 /// <summary>The report on the terminal: the capture summary, then each analysis's section.</summary>
 public static class TerminalReport
 {
+    /// <summary>
+    /// Rows of each table on the terminal: the highest-ranked (<see cref="ThreadRanking"/>); report.md has them all.
+    /// </summary>
+    public const int TableRows = 10;
+
     public static void Render(IAnsiConsole console, RunReport r)
     {
         var c = r.Capture;
@@ -22,8 +28,10 @@ public static class TerminalReport
                 console.MarkupLine($"[bold]Workload[/] {Markup.Escape(WorkloadMetricsText.Format(m))}");
         }
 
+        var limit = new RowLimit(TableRows, (left, table) => $"… {left:N0} more {table.RowNoun} in report.md",
+            ThreadRanking.Of(r));
         foreach (var analysis in AnalysisReports.All)
-            if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks);
+            if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit);
         foreach (var warning in r.Warnings) console.MarkupLine($"[yellow]warning:[/] {Markup.Escape(warning)}");
     }
 

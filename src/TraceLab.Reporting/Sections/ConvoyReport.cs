@@ -51,7 +51,7 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
             new("gap p99 µs", TerminalHeading: "p99 µs"), Column.MarkdownOnly("queue wait p50 µs"),
             new("participants", CellAlign.Left, TerminalAlign: CellAlign.Right),
         ])
-        { TerminalRowLimit = TerminalObjects };
+        { TerminalRowLimit = TerminalObjects, RowNoun = "lock objects" };
         foreach (var o in c.Objects)
         {
             objects.Add(o.Object, Units.N(o.Handoffs),
@@ -72,10 +72,10 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
             new("handoffs given", TerminalHeading: "given"), new("lost races"), new("queue wait p50 µs"),
             new("ready p50 µs"), new("ready p99 µs", TerminalHeading: "p99 µs"),
             Column.Left("received most from"), Column.Left("handed most to"),
-        ]);
+        ]) { RowNoun = "threads" };
         foreach (var t in c.Threads)
         {
-            threads.Add(Format.Int(t.Tid), t.Name, Units.Ms(t.TimeInConvoyNs), Units.N(t.HandoffsReceived),
+            threads.AddForThread(t.Tid, Format.Int(t.Tid), t.Name, Units.Ms(t.TimeInConvoyNs), Units.N(t.HandoffsReceived),
                 Units.N(t.HandoffsReceivedInConvoys), Units.N(t.HandoffsGiven), Units.N(t.LostRaces),
                 Units.Us(t.QueueWait.P50Ns), Units.Us(t.ReadyLatency.P50Ns), Units.Us(t.ReadyLatency.P99Ns),
                 Partners(t.ReceivedFrom), Partners(t.GivenTo));

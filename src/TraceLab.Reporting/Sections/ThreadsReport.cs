@@ -28,11 +28,11 @@ public sealed class ThreadsReport : IAnalysisReport
             Column.Left("top wakers", "top waker"),
             new("user ms (rusage)", TerminalHeading: "user ms*"), new("sys ms (rusage)", TerminalHeading: "sys ms*"),
             Column.MarkdownOnly("iterations"),
-        ]);
+        ]) { RowNoun = "threads" };
         foreach (var t in r.Threads)
         {
             var top = t.TopWakers.FirstOrDefault();
-            table.Add(
+            table.AddForThread(t.Tid,
                 new(Format.Int(t.Tid) + (t.MayBeAffectedByLoss == true ? " ⚠" : ""), Format.Int(t.Tid)),
                 new(t.Name, t.Name + (t.Role is null ? "" : $" ({t.Role})")),
                 t.Role ?? "",
