@@ -41,8 +41,8 @@ internal static class TerminalSections
             t.AddRow(columns.Select(i => Markup.Escape(row[i].Terminal ?? row[i].Text)).ToArray());
         }
         console.Write(t);
-        // A table's own limit (the lock objects' 8) is a choice of the section, not a cut worth a note.
-        var cut = limit.MaxRows is { } max && table.Rows.Count > max && shown.Count == max;
+        // A small table cut by its own limit (the lock objects' 8) is the section's choice, not worth a note.
+        var cut = limit.MaxRows is { } max && table.Rows.Count > max && shown.Count < table.Rows.Count;
         if (cut && limit.MoreNote is { } more)
             console.MarkupLine($"[grey]{Markup.Escape(more(table.Rows.Count - shown.Count, table))}[/]");
     }
