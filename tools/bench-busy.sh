@@ -10,8 +10,8 @@ REPEAT=${REPEAT:-5}
 OUT=${OUT:-/tmp/tracelab-busy}
 SECONDS_BUSY=${SECONDS_BUSY:-10}
 mkdir -p "$OUT"
-dotnet build -c Release src/TraceLab.Cli -v q >/dev/null
-T=src/TraceLab.Cli/bin/Release/net8.0/tracelab.dll
+[ -n "${NO_BUILD:-}" ] || dotnet build -c Release src/TraceLab.Cli -v q >/dev/null
+T=${TRACELAB:-src/TraceLab.Cli/bin/Release/net8.0/tracelab.dll}  # TRACELAB=DLL times another build
 TRACE=${TRACE:-$OUT/busy.perf.data}
 
 if [ ! -f "$TRACE" ]; then
@@ -24,8 +24,8 @@ fi
 
 # Read the file just before each timed run: these VMs evict idle page cache (see tools/bench.sh).
 warm() { cat "$TRACE" >/dev/null; }
-# One timed run: wall s and peak RSS KiB into $OUT/time.txt, stdout into $1.
-timed() { local out=$1; shift; warm; /usr/bin/time -o "$OUT/time.txt" -f "%e %M" "$@" >"$out" 2>/dev/null; }
+# One timed run: wall s, peak RSS KiB, user s, sys s into $OUT/time.txt, stdout into $1.
+timed() { local out=$1; shift; warm; /usr/bin/time -o "$OUT/time.txt" -f "%e %M %U %S" "$@" >"$out" 2>/dev/null; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 : >"$OUT/perf.times"; : >"$OUT/tracelab.times"
@@ -39,9 +39,13 @@ echo "== machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loada
 echo "== trace: $TRACE, $(du -m "$TRACE" | cut -f1) MB, $(perf script -i "$TRACE" -F tid 2>/dev/null | sort -u | wc -l) threads"
 ps=$(cut -d' ' -f1 "$OUT/perf.times" | median); ts=$(cut -d' ' -f1 "$OUT/tracelab.times" | median)
 pm=$(cut -d' ' -f2 "$OUT/perf.times" | median); tm=$(cut -d' ' -f2 "$OUT/tracelab.times" | median)
+# CPU time (user + sys): steadier than wall time when other work loads the machine.
+cpu() { awk '{ print $3 + $4 }' "$1" | median; }
+pc=$(cpu "$OUT/perf.times"); tc=$(cpu "$OUT/tracelab.times")
 width() { sed 's/\x1b\[[0-9;]*m//g' "$1" | wc -L; }
 printf "| measure (median of %d, alternated) | perf sched timehist -s | tracelab analyze |\n|---|---|---|\n" "$REPEAT"
 printf "| wall time, end to end | %.2f s | %.2f s (ratio %.2f) |\n" "$ps" "$ts" "$(awk "BEGIN{print $ts / $ps}")"
+printf "| CPU time (user + sys) | %.2f s | %.2f s (ratio %.2f) |\n" "$pc" "$tc" "$(awk "BEGIN{print $tc / $pc}")"
 printf "| peak RSS | %d MiB | %d MiB |\n" $((${pm%.*} / 1024)) $((${tm%.*} / 1024))
 printf "| terminal output | %d lines, %d KB, %d columns | %d lines, %d KB, %d columns |\n" \
   "$(wc -l <"$OUT/perf-sched.txt")" $(($(wc -c <"$OUT/perf-sched.txt") / 1024)) "$(width "$OUT/perf-sched.txt")" \
