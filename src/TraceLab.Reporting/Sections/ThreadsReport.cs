@@ -54,8 +54,9 @@ public sealed class ThreadsReport : IAnalysisReport
         [
             new MarkdownText("## Threads", ""),
             new TableBlock(table),
-            new TerminalLine(
-                "[grey]* user/sys: the workload's own getrusage(RUSAGE_THREAD). Definitions: docs/metrics.md[/]"),
+            new TerminalLine(rusage == Shown.Everywhere
+                ? "[grey]* user/sys: the workload's own getrusage(RUSAGE_THREAD). Definitions: docs/metrics.md[/]"
+                : "[grey]Definitions: docs/metrics.md[/]"),
         ];
     }
 
