@@ -1,15 +1,23 @@
 using Spectre.Console;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Tables;
 
 namespace TraceLab.Cli;
 
 /// <summary>The report on the terminal: the capture summary, then each analysis's section.</summary>
 public static class TerminalReport
 {
+    /// <summary>
+    /// Rows of each table on the terminal: the highest-ranked (<see cref="ThreadRanking"/>); report.md has them all.
+    /// </summary>
+    public const int TableRows = 10;
+
     public static void Render(IAnsiConsole console, RunReport r)
     {
+        var limit = new RowLimit(TableRows, (left, table) => $"… {left:N0} more {table.RowNoun} in report.md",
+            ThreadRanking.Of(r));
         foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
-            if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks);
+            if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit);
         var c = r.Capture;
         console.MarkupLine($"[bold]Capture[/] {Markup.Escape(c.Backend)}: {c.Events:N0} events ({c.SwitchEvents:N0} switches) on {c.Cpus} CPUs, " +
             $"lost [{(c.LostEvents > 0 ? "red" : "green")}]{c.LostEvents:N0}[/], broken switch chains repaired {c.ChainBreaks:N0}" +
@@ -25,7 +33,7 @@ public static class TerminalReport
         }
 
         foreach (var analysis in AnalysisReports.All.Where(a => !a.OpensReport))
-            if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks);
+            if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit);
         foreach (var warning in r.Warnings) console.MarkupLine($"[yellow]warning:[/] {Markup.Escape(warning)}");
     }
 

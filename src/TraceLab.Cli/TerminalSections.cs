@@ -34,14 +34,16 @@ internal static class TerminalSections
                 Alignment = (c.TerminalAlign ?? c.Align) == CellAlign.Left ? Justify.Left : Justify.Right,
             });
         }
-        var shown = limit.Shown(table, table.TerminalRowLimit);
-        for (var r = 0; r < shown; r++)
+        var shown = limit.RowsShown(table, table.TerminalRowLimit);
+        foreach (var r in shown)
         {
             var row = table.Rows[r];
             t.AddRow(columns.Select(i => Markup.Escape(row[i].Terminal ?? row[i].Text)).ToArray());
         }
         console.Write(t);
-        if (shown < table.Rows.Count && limit.MoreNote is { } more)
-            console.MarkupLine($"[grey]{Markup.Escape(more(table.Rows.Count - shown))}[/]");
+        // A small table cut by its own limit (the lock objects' 8) is the section's choice, not worth a note.
+        var cut = limit.MaxRows is { } max && table.Rows.Count > max && shown.Count < table.Rows.Count;
+        if (cut && limit.MoreNote is { } more)
+            console.MarkupLine($"[grey]{Markup.Escape(more(table.Rows.Count - shown.Count, table))}[/]");
     }
 }

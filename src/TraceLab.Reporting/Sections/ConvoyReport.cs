@@ -45,13 +45,14 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
         var objects = new ReportTable(title,
         [
             Column.Left("object"), new("handoffs"), new("handoffs/s", TerminalHeading: "/s"),
-            Column.MarkdownOnly("acquisitions"), new("handoff share"), Column.MarkdownOnly("fast acquisitions"),
-            new("blocking waits"), new("lost races"), new("episodes"), Column.MarkdownOnly("handoffs in convoys"),
-            Column.MarkdownOnly("convoy ms"), new("convoy % of region"), new("longest chain"), new("gap p50 µs"),
+            Column.MarkdownOnly("acquisitions"), new("handoff share", TerminalHeading: "share"),
+            Column.MarkdownOnly("fast acquisitions"), new("blocking waits", TerminalHeading: "blocking"), new("lost races"), new("episodes"), Column.MarkdownOnly("handoffs in convoys"),
+            Column.MarkdownOnly("convoy ms"), new("convoy % of region", TerminalHeading: "convoy %"),
+            new("longest chain", TerminalHeading: "longest"), new("gap p50 µs"),
             new("gap p99 µs", TerminalHeading: "p99 µs"), Column.MarkdownOnly("queue wait p50 µs"),
             new("participants", CellAlign.Left, TerminalAlign: CellAlign.Right),
         ])
-        { TerminalRowLimit = TerminalObjects };
+        { TerminalRowLimit = TerminalObjects, RowNoun = "lock objects" };
         foreach (var o in c.Objects)
         {
             objects.Add(o.Object, Units.N(o.Handoffs),
@@ -69,13 +70,14 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
         [
             new("tid"), Column.Left("name"), new("time in convoy ms", TerminalHeading: "in convoy ms"),
             new("handoffs received", TerminalHeading: "handoffs recv"), Column.MarkdownOnly("in convoys"),
-            new("handoffs given", TerminalHeading: "given"), new("lost races"), new("queue wait p50 µs"),
+            new("handoffs given", TerminalHeading: "given"), new("lost races"),
+            new("queue wait p50 µs", TerminalHeading: "queue p50 µs"),
             new("ready p50 µs"), new("ready p99 µs", TerminalHeading: "p99 µs"),
             Column.Left("received most from"), Column.Left("handed most to"),
-        ]);
+        ]) { RowNoun = "threads" };
         foreach (var t in c.Threads)
         {
-            threads.Add(Format.Int(t.Tid), t.Name, Units.Ms(t.TimeInConvoyNs), Units.N(t.HandoffsReceived),
+            threads.AddForThread(t.Tid, Format.Int(t.Tid), t.Name, Units.Ms(t.TimeInConvoyNs), Units.N(t.HandoffsReceived),
                 Units.N(t.HandoffsReceivedInConvoys), Units.N(t.HandoffsGiven), Units.N(t.LostRaces),
                 Units.Us(t.QueueWait.P50Ns), Units.Us(t.ReadyLatency.P50Ns), Units.Us(t.ReadyLatency.P99Ns),
                 Partners(t.ReceivedFrom), Partners(t.GivenTo));
@@ -94,6 +96,8 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
 
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
-    private static string Partners(List<WakerSection> list) =>
-        string.Join(", ", list.Select(p => $"{p.Tid} ×{Units.N(p.Count)}"));
+    /// <summary>All partners in report.md; the first (the most) on the terminal, to stay within 160 columns.</summary>
+    private static Cell Partners(List<WakerSection> list) => new(
+        string.Join(", ", list.Select(p => $"{p.Tid} ×{Units.N(p.Count)}")),
+        list.Count <= 1 ? null : $"{list[0].Tid} ×{Units.N(list[0].Count)} …");
 }

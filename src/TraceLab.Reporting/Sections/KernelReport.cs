@@ -47,10 +47,10 @@ public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSe
             new("calls"), new("blocked in syscalls ms", TerminalHeading: "blocked ms"),
             new("ready in syscalls ms", TerminalHeading: "ready ms"),
             Column.Left("syscalls (calls, cpu/blocked/ready ms)", "top syscalls (calls, cpu ms, blocked ms)"),
-        ]);
+        ]) { RowNoun = "threads" };
         foreach (var t in k.Threads)
         {
-            table.Add(Format.Int(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs),
+            table.AddForThread(t.Tid, Format.Int(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs),
                 Units.Ms(t.EstimatedKernelNs), Units.Ms(t.OutsideSyscallsNs),
                 t.RusageSystemNs is { } s ? Units.Ms(s) : "", Units.N(t.SyscallCalls),
                 Units.Ms(t.BlockedInSyscallsNs), Units.Ms(t.ReadyInSyscallsNs),

@@ -14,6 +14,7 @@ public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analys
     {
         var cpuTable = new ReportTable("CPUs", [new("cpu"), new("busy ms"), new("idle ms"), new("switches")])
         {
+            RowNoun = "CPUs",
             In = Shown.Markdown,
         };
         foreach (var c in s.Cpus)
@@ -29,10 +30,13 @@ public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analys
             new("given same-CPU", TerminalHeading: "wk given same"), new("cross-CPU", TerminalHeading: "cross"),
             new("runnable while a CPU idle ms", TerminalHeading: "rdy while idle ms"),
         ]);
-        var threads = new ReportTable("SMP: CPU residency, migrations, wakeups by CPU placement", heads);
+        var threads = new ReportTable("SMP: CPU residency, migrations, wakeups by CPU placement", heads)
+        {
+            RowNoun = "threads",
+        };
         foreach (var t in s.Threads)
         {
-            threads.Add([Format.Int(t.Tid), t.Name,
+            threads.AddForThread(t.Tid, [Format.Int(t.Tid), t.Name,
                 .. cpus.Select(c => (Cell)Units.Ms(c < t.ResidencyNs.Count ? t.ResidencyNs[c] : 0)),
                 Units.N(t.Migrations), Units.N(t.CpuChanges), Units.N(t.WakeupsReceivedSameCpu),
                 Units.N(t.WakeupsReceivedCrossCpu), Units.N(t.WakeupsGivenSameCpu), Units.N(t.WakeupsGivenCrossCpu),

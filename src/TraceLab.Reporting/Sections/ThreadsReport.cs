@@ -19,6 +19,9 @@ public sealed class ThreadsReport : IAnalysisReport
     public IReadOnlyList<ReportBlock>? View(RunReport r)
     {
         if (r.Analyses.Count != 0 && !r.Analyses.Contains(Analysis.Name)) return null;
+        // A trace without the workload's getrusage figures (a whole system) has these columns empty: the terminal,
+        // 160 columns wide at most, leaves them out.
+        var rusage = r.Threads.Any(t => t.Workload is not null) ? Shown.Everywhere : Shown.Markdown;
         var table = new ReportTable("Threads",
         [
             new("tid"), Column.Left("name"), new("role", CellAlign.Left, In: Shown.Markdown),
@@ -26,13 +29,14 @@ public sealed class ThreadsReport : IAnalysisReport
             new("wakeups recv", TerminalHeading: "wk recv"), new("wakeups given", TerminalHeading: "wk given"),
             new("ready p50 µs", TerminalHeading: "rdy p50 µs"), new("p99 µs"), new("max µs"),
             Column.Left("top wakers", "top waker"),
-            new("user ms (rusage)", TerminalHeading: "user ms*"), new("sys ms (rusage)", TerminalHeading: "sys ms*"),
+            new("user ms (rusage)", TerminalHeading: "user ms*", In: rusage),
+            new("sys ms (rusage)", TerminalHeading: "sys ms*", In: rusage),
             Column.MarkdownOnly("iterations"),
-        ]);
+        ]) { RowNoun = "threads" };
         foreach (var t in r.Threads)
         {
             var top = t.TopWakers.FirstOrDefault();
-            table.Add(
+            table.AddForThread(t.Tid,
                 new(Format.Int(t.Tid) + (t.MayBeAffectedByLoss == true ? " ⚠" : ""), Format.Int(t.Tid)),
                 new(t.Name, t.Name + (t.Role is null ? "" : $" ({t.Role})")),
                 t.Role ?? "",
@@ -41,7 +45,7 @@ public sealed class ThreadsReport : IAnalysisReport
                 Units.N(t.WakeupsReceived), Units.N(t.WakeupsGiven),
                 Units.Us(t.ReadyLatency.P50Ns), Units.Us(t.ReadyLatency.P99Ns), Units.Us(t.ReadyLatency.MaxNs),
                 new(string.Join("; ", t.TopWakers.Select(w => $"{w.Name}({w.Tid}) ×{Units.N(w.Count)}")),
-                    top is null ? "" : $"{top.Name} ({top.Tid}) ×{Units.N(top.Count)}"),
+                    top is null ? "" : $"{Short(top.Name)} ({top.Tid}) ×{Units.N(top.Count)}"),
                 t.Workload is null ? "" : Units.Ms(t.Workload.UserNs),
                 t.Workload is null ? "" : Units.Ms(t.Workload.SystemNs),
                 t.Workload is null ? "" : Units.N(t.Workload.Iterations));
@@ -50,8 +54,12 @@ public sealed class ThreadsReport : IAnalysisReport
         [
             new MarkdownText("## Threads", ""),
             new TableBlock(table),
-            new TerminalLine(
-                "[grey]* user/sys: the workload's own getrusage(RUSAGE_THREAD). Definitions: docs/metrics.md[/]"),
+            new TerminalLine(rusage == Shown.Everywhere
+                ? "[grey]* user/sys: the workload's own getrusage(RUSAGE_THREAD). Definitions: docs/metrics.md[/]"
+                : "[grey]Definitions: docs/metrics.md[/]"),
         ];
     }
+
+    /// <summary>A waker's name on the terminal, cut to keep the table within 160 columns.</summary>
+    private static string Short(string name) => name.Length <= 13 ? name : name[..12] + "…";
 }

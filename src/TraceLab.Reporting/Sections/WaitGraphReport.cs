@@ -17,7 +17,7 @@ public sealed class WaitGraphReport()
         var waitedOn = new ReportTable(title,
         [
             new("waited on", CellAlign.Left, TerminalAlign: CellAlign.Right), new("ms"), new("share"),
-        ]);
+        ]) { RowNoun = "waited-on threads and objects" };
         foreach (var v in g.WaitedOn)
             waitedOn.Add(v.Name, Units.Ms(v.WeightNs), new(Format.Pct(v.Share), Format.P1(v.Share)));
 
@@ -33,6 +33,7 @@ public sealed class WaitGraphReport()
 
         var edges = new ReportTable("Wait edges", [new("from"), Column.Left("to"), new("ms"), new("waits")])
         {
+            RowNoun = "edges",
             In = Shown.Markdown,
         };
         foreach (var e in g.Edges) edges.Add(Format.Int(e.From), e.ToName, Units.Ms(e.WeightNs), Units.N(e.Count));

@@ -32,16 +32,16 @@ public static class MarkdownRenderer
         sb.Append('|');
         foreach (var i in columns) sb.Append(table.Columns[i].Align == CellAlign.Right ? "---:|" : "---|");
         sb.AppendLine();
-        var shown = limit.Shown(table, tableLimit: null);
-        for (var r = 0; r < shown; r++)
+        var shown = limit.RowsShown(table, tableLimit: null);
+        foreach (var r in shown)
         {
             var row = table.Rows[r];
             sb.Append('|');
             foreach (var i in columns) sb.Append(' ').Append(row[i].Text).Append(" |");
             sb.AppendLine();
         }
-        if (shown < table.Rows.Count && limit.MoreNote is { } more)
-            sb.AppendLine().AppendLine(more(table.Rows.Count - shown));
+        if (shown.Count < table.Rows.Count && limit.MoreNote is { } more)
+            sb.AppendLine().AppendLine(more(table.Rows.Count - shown.Count, table));
         sb.AppendLine();
     }
 }

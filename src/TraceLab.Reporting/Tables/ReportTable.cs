@@ -70,11 +70,33 @@ public sealed class ReportTable
     /// </summary>
     public int? TerminalRowLimit { get; init; }
 
+    /// <summary>What a row is, in the plural, for the note under a cut table ("… 760 more threads").</summary>
+    public string RowNoun { get; init; } = "rows";
+
+    /// <summary>
+    /// The thread each row is about (one per row), when every row is about one thread: a renderer that shows only
+    /// some rows ranks them by thread (<see cref="RowLimit.ThreadRank"/>). Null: the rows are ranked as they stand.
+    /// </summary>
+    public List<int>? RowTids { get; private set; }
+
     /// <summary>Adds a row: one cell per column.</summary>
     public ReportTable Add(params Cell[] cells)
     {
         if (cells.Length != Columns.Count)
             throw new ArgumentException($"a row of {cells.Length} cells in a table of {Columns.Count} columns");
+        if (RowTids is not null) throw new InvalidOperationException("every row of this table is about a thread");
+        Rows.Add(cells);
+        return this;
+    }
+
+    /// <summary>Adds a row about thread <paramref name="tid"/> (all rows of a table are, or none).</summary>
+    public ReportTable AddForThread(int tid, params Cell[] cells)
+    {
+        if (Rows.Count > 0 && RowTids is null)
+            throw new InvalidOperationException("rows of this table are not about threads");
+        if (cells.Length != Columns.Count)
+            throw new ArgumentException($"a row of {cells.Length} cells in a table of {Columns.Count} columns");
+        (RowTids ??= []).Add(tid);
         Rows.Add(cells);
         return this;
     }
@@ -82,20 +104,51 @@ public sealed class ReportTable
 
 /// <summary>
 /// How many rows a renderer shows of a table, and what it says about the rest (null: nothing). Every renderer has
-/// one; today's are unlimited except where a table sets its own terminal limit.
+/// one; report.md's is unlimited, the terminal's shows the 10 highest-ranked rows.
 /// </summary>
 /// <param name="MaxRows">At most this many rows of any table; null: all.</param>
-/// <param name="MoreNote">The line shown under a cut table, given how many rows were left out; null: none.</param>
-public sealed record RowLimit(int? MaxRows = null, Func<int, string>? MoreNote = null)
+/// <param name="MoreNote">The line shown under a cut table, given how many rows were left out and the table.</param>
+/// <param name="ThreadRank">
+/// Ranks the rows of a table about threads when not all are shown (larger first): the shown rows are the
+/// highest-ranked, in rank order. Null, or a table whose rows are not about threads: the first rows, as they stand.
+/// </param>
+public sealed record RowLimit(
+    int? MaxRows = null, Func<int, ReportTable, string>? MoreNote = null, IComparer<int>? ThreadRank = null)
 {
     public static readonly RowLimit None = new();
 
-    /// <summary>The rows to show of <paramref name="table"/>, given the table's own limit for this renderer.</summary>
+    /// <summary>The number of rows to show of <paramref name="table"/>, given its own limit for this renderer.</summary>
     public int Shown(ReportTable table, int? tableLimit)
     {
         var n = table.Rows.Count;
         if (tableLimit is { } t) n = Math.Min(n, t);
         if (MaxRows is { } m) n = Math.Min(n, m);
         return n;
+    }
+
+    /// <summary>
+    /// The rows to show, by index: all in table order when nothing is cut, else the highest-ranked ones in rank order
+    /// (a top-k selection, O(rows · log k): a table of 100,000 threads is not sorted to show 10).
+    /// </summary>
+    public IReadOnlyList<int> RowsShown(ReportTable table, int? tableLimit)
+    {
+        var shown = Shown(table, tableLimit);
+        if (shown == table.Rows.Count || ThreadRank is not { } rank || table.RowTids is not { } tids)
+            return Enumerable.Range(0, shown).ToArray();
+        // A min-heap of the best `shown` rows so far; ties go to the earlier row (the table's own order).
+        var byRank = Comparer<int>.Create((a, b) =>
+        {
+            var c = rank.Compare(tids[a], tids[b]);
+            return c != 0 ? c : b.CompareTo(a);
+        });
+        var heap = new PriorityQueue<int, int>(shown + 1, byRank);
+        for (var r = 0; r < tids.Count && shown > 0; r++)
+        {
+            if (heap.Count < shown) heap.Enqueue(r, r);
+            else if (byRank.Compare(r, heap.Peek()) > 0) heap.EnqueueDequeue(r, r);
+        }
+        var best = new int[heap.Count];
+        for (var i = best.Length - 1; i >= 0; i--) best[i] = heap.Dequeue();
+        return best;
     }
 }

@@ -37,7 +37,7 @@ public sealed class ReportTableTests
     public void A_renderer_row_limit_cuts_each_table_and_says_how_many_rows_are_left_out()
     {
         var sb = new StringBuilder();
-        MarkdownRenderer.Write(sb, [new TableBlock(Table())], new RowLimit(2, left => $"… {left} more"));
+        MarkdownRenderer.Write(sb, [new TableBlock(Table())], new RowLimit(2, (left, _) => $"… {left} more"));
         var text = sb.ToString();
         Assert.Contains("| 2 | t2 |", text);
         Assert.DoesNotContain("| 3 | t3 |", text);

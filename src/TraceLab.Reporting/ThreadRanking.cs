@@ -1,0 +1,39 @@
+namespace TraceLab.Reporting;
+
+/// <summary>
+/// Which threads a display that shows only some of them shows first: the most time blocked on lock objects (in
+/// futex, semop and semtimedop calls, from the "kernel" section when syscalls were traced), then the most ready time
+/// (runnable but not running), then the lower tid. A comparer of tids: the higher-ranked thread compares greater.
+/// </summary>
+public sealed class ThreadRanking : IComparer<int>
+{
+    private static readonly HashSet<string> LockSyscalls = ["futex", "semop", "semtimedop"];
+
+    private readonly Dictionary<int, (long LockNs, long ReadyNs)> _keys;
+
+    private ThreadRanking(Dictionary<int, (long, long)> keys) => _keys = keys;
+
+    /// <summary>The ranking of the report's threads: one pass over its threads (and kernel section).</summary>
+    public static ThreadRanking Of(RunReport r)
+    {
+        var keys = new Dictionary<int, (long LockNs, long ReadyNs)>(r.Threads.Count);
+        foreach (var t in r.Threads) keys[t.Tid] = (0, t.ReadyNs);
+        foreach (var t in r.Kernel?.Threads ?? [])
+        {
+            long lockNs = 0;
+            foreach (var s in t.Syscalls)
+                if (LockSyscalls.Contains(s.Name)) lockNs += s.BlockedNs;
+            keys[t.Tid] = (lockNs, keys.GetValueOrDefault(t.Tid).ReadyNs);
+        }
+        return new ThreadRanking(keys);
+    }
+
+    public int Compare(int a, int b)
+    {
+        var ka = _keys.GetValueOrDefault(a);
+        var kb = _keys.GetValueOrDefault(b);
+        var c = ka.LockNs.CompareTo(kb.LockNs);
+        if (c == 0) c = ka.ReadyNs.CompareTo(kb.ReadyNs);
+        return c != 0 ? c : b.CompareTo(a);
+    }
+}
