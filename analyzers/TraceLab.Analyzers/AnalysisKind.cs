@@ -1,6 +1,9 @@
 namespace TraceLab.Analyzers;
 
-/// <summary>The analyses `tracelab analyze --analysis` can select; each is a section of the report.</summary>
+/// <summary>
+/// The analyses `tracelab analyze --analysis` can select, one flag per <see cref="Analyses.All"/> entry; each is a
+/// section of the report.
+/// </summary>
 [Flags]
 public enum AnalysisKind
 {
@@ -14,18 +17,14 @@ public enum AnalysisKind
     All = Threads | Kernel | Convoys | Wakeups | Smp | WaitGraph,
 }
 
+/// <summary>`--analysis` names (from <see cref="Analyses.All"/>) to flags and back.</summary>
 public static class AnalysisKinds
 {
-    public static readonly IReadOnlyDictionary<string, AnalysisKind> Names = new Dictionary<string, AnalysisKind>(StringComparer.OrdinalIgnoreCase)
-    {
-        ["threads"] = AnalysisKind.Threads,
-        ["kernel"] = AnalysisKind.Kernel,
-        ["convoys"] = AnalysisKind.Convoys,
-        ["wakeups"] = AnalysisKind.Wakeups,
-        ["smp"] = AnalysisKind.Smp,
-        ["waitgraph"] = AnalysisKind.WaitGraph,
-        ["all"] = AnalysisKind.All,
-    };
+    /// <summary>Every analysis's name, then "all".</summary>
+    public static readonly IReadOnlyDictionary<string, AnalysisKind> Names = BuildNames();
+
+    /// <summary>"threads, kernel, …": for help texts.</summary>
+    public static string NameList => string.Join(", ", Analyses.All.Select(a => a.Name));
 
     /// <summary>Parses "threads,kernel,..."; throws <see cref="ArgumentException"/> naming the unknown entry.</summary>
     public static AnalysisKind Parse(string text)
@@ -37,10 +36,23 @@ public static class AnalysisKinds
                 throw new ArgumentException($"unknown analysis '{part}': use {string.Join(", ", Names.Keys)}");
             kinds |= k;
         }
-        if (kinds == AnalysisKind.None) throw new ArgumentException($"no analysis selected: use {string.Join(", ", Names.Keys)}");
+        if (kinds == AnalysisKind.None)
+            throw new ArgumentException($"no analysis selected: use {string.Join(", ", Names.Keys)}");
         return kinds;
     }
 
-    public static IEnumerable<string> Format(AnalysisKind kinds) =>
-        Names.Where(kv => kv.Value != AnalysisKind.All && kinds.HasFlag(kv.Value)).Select(kv => kv.Key);
+    public static IEnumerable<string> Format(AnalysisKind kinds) => Analyses.Selected(kinds).Select(a => a.Name);
+
+    private static Dictionary<string, AnalysisKind> BuildNames()
+    {
+        var names = new Dictionary<string, AnalysisKind>(StringComparer.OrdinalIgnoreCase);
+        var all = AnalysisKind.None;
+        foreach (var a in Analyses.All)
+        {
+            names.Add(a.Name, a.Kind);
+            all |= a.Kind;
+        }
+        names.Add("all", all);
+        return names;
+    }
 }

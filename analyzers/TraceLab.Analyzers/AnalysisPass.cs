@@ -1,8 +1,4 @@
 using System.Runtime.CompilerServices;
-using TraceLab.Analyzers.Kernel;
-using TraceLab.Analyzers.Locks;
-using TraceLab.Analyzers.Smp;
-using TraceLab.Analyzers.Wakeups;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers;
@@ -12,59 +8,40 @@ namespace TraceLab.Analyzers;
 /// one pass, one measured region, the region-begin reset delivered to all of them at the same event.
 /// </summary>
 /// <remarks>
-/// The pass switches on the event's kind once and calls the built-in analyzers (kernel, convoy, wakeup, SMP) through
-/// their per-kind entry points, as direct calls on their concrete types: an analyzer costs nothing for a kind it does
-/// not use, and the kind is not decided again (an unpredictable branch) in every analyzer. Any other analyzer gets
-/// every event through <see cref="IKernelEventSink.OnEvent"/> after the built-in ones, in the order given. The
-/// analyzers are independent of one another (each reads only the accounting, which sees the event first), so the
-/// order among the built-in ones does not matter.
+/// The pass switches on the event's kind once and calls each <see cref="IPerKindAnalyzer"/> that wants that kind
+/// through its per-kind entry point, with the slots the accounting resolved: an analyzer costs nothing for a kind it
+/// does not use, and the kind is not decided again (an unpredictable branch) in every analyzer. Any other analyzer gets
+/// every event through <see cref="IKernelEventSink.OnEvent"/> after the per-kind ones, in the order given. The
+/// analyzers are independent of one another (each reads only the accounting, which sees the event first), so their
+/// order does not matter.
 /// </remarks>
 public sealed class AnalysisPass : IKernelEventSink
 {
     private readonly IKernelAnalyzer[] _analyzers;
     private readonly ThreadAccounting _accounting;
-    private readonly KernelTimeAnalyzer? _kernel;
-    private readonly ConvoyAnalyzer? _convoys;
-    private readonly WakeupAnalyzer? _wakeups;
-    private readonly SmpAnalyzer? _smp;
+    /// <summary>Per entry point, the per-kind analyzers that want it.</summary>
+    private readonly IPerKindAnalyzer[] _syscallEnter, _syscallExit, _switch, _waking, _threadEvidence, _cpuEvidence;
+    /// <summary>Per-kind analyzers: the rare kinds go to their <see cref="IKernelEventSink.OnEvent"/>.</summary>
+    private readonly IPerKindAnalyzer[] _perKind;
     /// <summary>Analyzers without per-kind entry points, in the order given.</summary>
     private readonly IKernelAnalyzer[] _others;
+    /// <summary>False when only the accounting (and other analyzers) run: no per-kind dispatch to do.</summary>
+    private readonly bool _hasPerKind;
 
     public AnalysisPass(ThreadAccounting accounting, params IKernelAnalyzer[] analyzers)
     {
         Accounting = _accounting = accounting;
         _analyzers = analyzers;
-        var others = new List<IKernelAnalyzer>();
-        foreach (var a in analyzers)
-        {
-            // Each built-in type at most once through its fast path; a second instance runs as any other analyzer.
-            switch (a)
-            {
-                case KernelTimeAnalyzer k when _kernel is null: _kernel = k; break;
-                case ConvoyAnalyzer c when _convoys is null: _convoys = c; break;
-                case WakeupAnalyzer w when _wakeups is null: _wakeups = w; break;
-                case SmpAnalyzer s when _smp is null: _smp = s; break;
-                default: others.Add(a); break;
-            }
-        }
-        _others = [.. others];
-        _hasBuiltIns = _kernel is not null || _convoys is not null || _wakeups is not null || _smp is not null;
-    }
-
-    /// <summary>False when only the accounting (and other analyzers) run: no per-kind dispatch to do.</summary>
-    private readonly bool _hasBuiltIns;
-
-    private void OnAccountingOnly(in KernelEvent e)
-    {
-        if (e.Kind != KernelEventKind.Marker)
-        {
-            _accounting.OnEvent(e);
-            return;
-        }
-        var hadBegin = _accounting.Region.HasBegin;
-        _accounting.OnEvent(e);
-        if (!hadBegin && _accounting.Region.HasBegin)
-            foreach (var analyzer in _analyzers) analyzer.OnRegionBegin();
+        _perKind = [.. analyzers.OfType<IPerKindAnalyzer>()];
+        _others = [.. analyzers.Where(a => a is not IPerKindAnalyzer)];
+        _hasPerKind = _perKind.Length > 0;
+        IPerKindAnalyzer[] Wanting(PerKindEvents entry) => [.. _perKind.Where(a => (a.Wants & entry) != 0)];
+        _syscallEnter = Wanting(PerKindEvents.SyscallEnter);
+        _syscallExit = Wanting(PerKindEvents.SyscallExit);
+        _switch = Wanting(PerKindEvents.Switch);
+        _waking = Wanting(PerKindEvents.Waking);
+        _threadEvidence = Wanting(PerKindEvents.ThreadEvidence);
+        _cpuEvidence = Wanting(PerKindEvents.CpuEvidence);
     }
 
     public ThreadAccounting Accounting { get; }
@@ -75,7 +52,7 @@ public sealed class AnalysisPass : IKernelEventSink
         // Compares in order of frequency rather than a jump table: in a lock-heavy trace two thirds of the events are
         // syscall entries and exits, and a taken/not-taken branch predicts better than an indirect jump.
         var kind = e.Kind;
-        if (!_hasBuiltIns) OnAccountingOnly(e);
+        if (!_hasPerKind) OnAccountingOnly(e);
         else if (kind == KernelEventKind.SyscallEnter) OnSyscallEnter(e);
         else if (kind == KernelEventKind.SyscallExit) OnSyscallExit(e);
         else if (kind == KernelEventKind.Switch) OnSwitch(e);
@@ -83,7 +60,7 @@ public sealed class AnalysisPass : IKernelEventSink
         else OnOtherKind(e);
 
         // One call site per position: each stays monomorphic (a cheap interface dispatch), where a single loop call
-        // site sees every analyzer type and pays the polymorphic resolve on every event.
+        // site sees every analyzer type and pays the polymorphic resolve on every event. The same below.
         var a = _others;
         switch (a.Length)
         {
@@ -97,48 +74,102 @@ public sealed class AnalysisPass : IKernelEventSink
         }
     }
 
+    private void OnAccountingOnly(in KernelEvent e)
+    {
+        if (e.Kind != KernelEventKind.Marker)
+        {
+            _accounting.OnEvent(e);
+            return;
+        }
+        var hadBegin = _accounting.Region.HasBegin;
+        _accounting.OnEvent(e);
+        if (!hadBegin && _accounting.Region.HasBegin) RegionBegan();
+    }
+
+    private void RegionBegan()
+    {
+        foreach (var analyzer in _analyzers) analyzer.OnRegionBegin();
+    }
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void OnSyscallEnter(in KernelEvent e)
     {
-        // The accounting's fast path means an event was handled on this CPU before: the SMP analyzer has already
-        // marked it seen, which is all it does for a syscall.
-        if (!_accounting.OnEvidenceOnly(e)) _smp?.OnCpuEvent(e.Cpu);
-        var slot = _accounting.PidSlot;
-        _kernel?.OnSyscallEnter(e, slot);
-        _convoys?.OnSyscallEnter(e, slot);
-        _wakeups?.OnSyscallEnter(e, slot);
+        if (!_accounting.OnEvidenceOnly(e, out var slots)) CpuEvidence(e.Cpu);
+        var a = _syscallEnter;
+        switch (a.Length)
+        {
+            case 0: return;
+            case 1: a[0].OnSyscallEnter(e, slots); return;
+            case 2: a[0].OnSyscallEnter(e, slots); a[1].OnSyscallEnter(e, slots); return;
+            case 3: a[0].OnSyscallEnter(e, slots); a[1].OnSyscallEnter(e, slots); a[2].OnSyscallEnter(e, slots); return;
+            default:
+                a[0].OnSyscallEnter(e, slots); a[1].OnSyscallEnter(e, slots); a[2].OnSyscallEnter(e, slots);
+                for (var i = 3; i < a.Length; i++) a[i].OnSyscallEnter(e, slots);
+                return;
+        }
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void OnSyscallExit(in KernelEvent e)
     {
-        if (!_accounting.OnEvidenceOnly(e)) _smp?.OnCpuEvent(e.Cpu);
-        var slot = _accounting.PidSlot;
-        _kernel?.OnSyscallExit(e, slot);
-        _convoys?.OnSyscallExit(e, slot);
-        _wakeups?.OnThreadEvidence(e, slot);
+        if (!_accounting.OnEvidenceOnly(e, out var slots)) CpuEvidence(e.Cpu);
+        var a = _syscallExit;
+        switch (a.Length)
+        {
+            case 0: return;
+            case 1: a[0].OnSyscallExit(e, slots); return;
+            case 2: a[0].OnSyscallExit(e, slots); a[1].OnSyscallExit(e, slots); return;
+            case 3: a[0].OnSyscallExit(e, slots); a[1].OnSyscallExit(e, slots); a[2].OnSyscallExit(e, slots); return;
+            default:
+                a[0].OnSyscallExit(e, slots); a[1].OnSyscallExit(e, slots); a[2].OnSyscallExit(e, slots);
+                for (var i = 3; i < a.Length; i++) a[i].OnSyscallExit(e, slots);
+                return;
+        }
     }
 
     private void OnSwitch(in KernelEvent e)
     {
-        _accounting.OnSwitchEvent(e);
-        var prev = _accounting.PrevSlot;
-        var next = _accounting.NextSlot;
-        _kernel?.OnSwitch(e, prev, next);
-        _convoys?.OnSwitch(e, prev, next);
-        _wakeups?.OnSwitch(e, prev, next);
-        _smp?.OnSwitch(e);
+        var slots = _accounting.OnSwitchEvent(e);
+        var a = _switch;
+        switch (a.Length)
+        {
+            case 0: return;
+            case 1: a[0].OnSwitch(e, slots); return;
+            case 2: a[0].OnSwitch(e, slots); a[1].OnSwitch(e, slots); return;
+            case 3: a[0].OnSwitch(e, slots); a[1].OnSwitch(e, slots); a[2].OnSwitch(e, slots); return;
+            default:
+                a[0].OnSwitch(e, slots); a[1].OnSwitch(e, slots); a[2].OnSwitch(e, slots); a[3].OnSwitch(e, slots);
+                for (var i = 4; i < a.Length; i++) a[i].OnSwitch(e, slots);
+                return;
+        }
     }
 
     private void OnWaking(in KernelEvent e)
     {
-        _accounting.OnWakingEvent(e);
-        var pid = _accounting.PidSlot;
-        var woken = _accounting.WokenSlot;
-        _kernel?.OnWaking(e, woken);
-        _convoys?.OnWaking(e, pid, woken);
-        _wakeups?.OnWakingEvent(e, pid, woken);
-        _smp?.OnWaking(e, pid, woken);
+        var slots = _accounting.OnWakingEvent(e);
+        var a = _waking;
+        switch (a.Length)
+        {
+            case 0: return;
+            case 1: a[0].OnWaking(e, slots); return;
+            case 2: a[0].OnWaking(e, slots); a[1].OnWaking(e, slots); return;
+            case 3: a[0].OnWaking(e, slots); a[1].OnWaking(e, slots); a[2].OnWaking(e, slots); return;
+            default:
+                a[0].OnWaking(e, slots); a[1].OnWaking(e, slots); a[2].OnWaking(e, slots); a[3].OnWaking(e, slots);
+                for (var i = 4; i < a.Length; i++) a[i].OnWaking(e, slots);
+                return;
+        }
+    }
+
+    /// <summary>Rare: a CPU the accounting's fast path could not vouch for; one loop call site is enough.</summary>
+    private void CpuEvidence(int cpu)
+    {
+        foreach (var a in _cpuEvidence) a.OnCpuEvidence(cpu);
+    }
+
+    private void ThreadEvidence(in KernelEvent e, in EventSlots slots)
+    {
+        foreach (var a in _threadEvidence) a.OnThreadEvidence(e, slots);
     }
 
     private void OnOtherKind(in KernelEvent e)
@@ -147,26 +178,24 @@ public sealed class AnalysisPass : IKernelEventSink
         {
             case KernelEventKind.Other:
             case KernelEventKind.Exec:
-                if (!_accounting.OnEvidenceOnly(e)) _smp?.OnCpuEvent(e.Cpu);
-                _wakeups?.OnThreadEvidence(e, _accounting.PidSlot);
+            {
+                if (!_accounting.OnEvidenceOnly(e, out var slots)) CpuEvidence(e.Cpu);
+                ThreadEvidence(e, slots);
                 break;
+            }
             case KernelEventKind.Marker:
             {
                 var hadBegin = _accounting.Region.HasBegin;
-                _accounting.OnModelled(e);
-                if (!hadBegin && _accounting.Region.HasBegin)
-                    foreach (var analyzer in _analyzers) analyzer.OnRegionBegin();
-                _wakeups?.OnThreadEvidence(e, _accounting.PidSlot);
-                _smp?.OnCpuEvent(e.Cpu);
+                var slots = _accounting.OnModelled(e);
+                if (!hadBegin && _accounting.Region.HasBegin) RegionBegan();
+                ThreadEvidence(e, slots);
+                CpuEvidence(e.Cpu);
                 break;
             }
             default:
                 // WakeupNew, Migrate, Fork, Exit and kinds added later: rare, through each analyzer's own switch.
                 _accounting.OnModelled(e);
-                _kernel?.OnEvent(e);
-                _convoys?.OnEvent(e);
-                _wakeups?.OnEvent(e);
-                _smp?.OnEvent(e);
+                foreach (var a in _perKind) a.OnEvent(e);
                 break;
         }
     }

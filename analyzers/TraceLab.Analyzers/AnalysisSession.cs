@@ -42,11 +42,16 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
 
     /// <summary>The scheduler accounting (of the first pass, when there are several: all compute the same).</summary>
     public ThreadAccounting Accounting { get; }
-    public KernelTimeAnalyzer? Kernel { get; private set; }
-    public ConvoyAnalyzer? Convoys { get; private set; }
-    public WakeupAnalyzer? Wakeups { get; private set; }
-    public SmpAnalyzer? Smp { get; private set; }
-    public WaitForGraphAnalyzer? WaitGraph { get; private set; }
+
+    /// <summary>The analyzer of a selected analysis (<see cref="Analyses.All"/>); null when not selected or none.</summary>
+    public IKernelAnalyzer? AnalyzerOf(AnalysisDefinition analysis) => _byKind.GetValueOrDefault(analysis.Kind);
+
+    // Typed shortcuts for the built-in analyses (a new analysis needs none: AnalyzerOf serves it).
+    public KernelTimeAnalyzer? Kernel => AnalyzerOf(Analyses.Kernel) as KernelTimeAnalyzer;
+    public ConvoyAnalyzer? Convoys => AnalyzerOf(Analyses.Convoys) as ConvoyAnalyzer;
+    public WakeupAnalyzer? Wakeups => AnalyzerOf(Analyses.Wakeups) as WakeupAnalyzer;
+    public SmpAnalyzer? Smp => AnalyzerOf(Analyses.Smp) as SmpAnalyzer;
+    public WaitForGraphAnalyzer? WaitGraph => AnalyzerOf(Analyses.WaitGraph) as WaitForGraphAnalyzer;
     public TimelineAnalyzer? Timeline { get; private set; }
 
     /// <summary>Analysis threads in use (0: the caller's thread does everything).</summary>
@@ -70,16 +75,20 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// <summary>Stops the analysis threads if <see cref="Complete"/> was not reached (reader error, cancellation).</summary>
     public void Dispose() => _fanOut?.Dispose();
 
-    private AnalysisPass Build(AnalysisKind group, TimelineWindow? timeline)
+    private readonly Dictionary<AnalysisKind, IKernelAnalyzer> _byKind = new();
+
+    private AnalysisPass Build(PassPlan plan, TimelineWindow? timeline)
     {
         var accounting = new ThreadAccounting();
         var analyzers = new List<IKernelAnalyzer>();
-        if (group.HasFlag(AnalysisKind.Kernel)) analyzers.Add(Kernel = new KernelTimeAnalyzer(accounting));
-        if (group.HasFlag(AnalysisKind.Convoys)) analyzers.Add(Convoys = new ConvoyAnalyzer(accounting));
-        if (group.HasFlag(AnalysisKind.Wakeups)) analyzers.Add(Wakeups = new WakeupAnalyzer(accounting));
-        if (group.HasFlag(AnalysisKind.Smp)) analyzers.Add(Smp = new SmpAnalyzer(accounting));
-        if (group.HasFlag(AnalysisKind.WaitGraph)) analyzers.Add(WaitGraph = new WaitForGraphAnalyzer(accounting.Region, accounting.Slots));
-        if (timeline is { } window && group.HasFlag(AnalysisPlan.TimelineGroup))
+        foreach (var analysis in Analyses.Selected(plan.Kinds))
+        {
+            if (analysis.Create is null) continue;
+            var analyzer = analysis.Create(accounting);
+            _byKind.Add(analysis.Kind, analyzer);
+            analyzers.Add(analyzer);
+        }
+        if (timeline is { } window && plan.Timeline)
         {
             // The timeline draws the convoy and wakeup analyzers' findings: the plan keeps them in its pass.
             analyzers.Add(Timeline = new TimelineAnalyzer(accounting, window));

@@ -44,16 +44,11 @@ public sealed class ThreadAccounting : IKernelEventSink
         public long LastEvidence;
     }
 
-    /// <summary>Per slot (<see cref="Slots"/>); <see cref="_stateOrder"/> keeps first-seen order for completion.</summary>
-    private ThreadState?[] _stateBySlot = [];
-    private readonly List<(int Tid, ThreadState State)> _stateOrder = [];
-    private ThreadStats?[] _statsBySlot = [];
-    private readonly Dictionary<int, ThreadStats> _stats = new();
+    private readonly SlotTable<ThreadState> _states = new(static (_, _) => new ThreadState());
+    private readonly SlotTable<ThreadStats> _stats = new(static (tid, _) => new ThreadStats(tid));
     private readonly Dictionary<int, int> _parent = new();
     private CpuState[] _cpus = [];
     private ISchedulingObserver[] _observers = [];
-    /// <summary>The only observer when that is the SMP analyzer (the usual case): called directly, not through the interface.</summary>
-    private Smp.SmpAnalyzer? _smpOnly;
 
     public MeasuredRegion Region { get; } = new();
 
@@ -68,38 +63,35 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// <summary>Thread → the task that forked it (from sched_process_fork).</summary>
     public IReadOnlyDictionary<int, int> Parents => _parent;
 
-    public IReadOnlyDictionary<int, ThreadStats> Threads => _stats;
+    public IReadOnlyDictionary<int, ThreadStats> Threads => _stats.ByTid;
 
     /// <summary>Adds an observer of run intervals and CPU occupancy; subscribe before the first event.</summary>
     public void Subscribe(ISchedulingObserver observer)
     {
         ArgumentNullException.ThrowIfNull(observer);
         _observers = [.. _observers, observer];
-        _smpOnly = _observers is [Smp.SmpAnalyzer smp] ? smp : null;
     }
+
+    // The transitions, to every observer.
 
     private void RunEnded(int tid, int slot, int cpu, long since, long end, long t)
     {
-        if (_smpOnly is { } smp) smp.RunEnded(tid, slot, cpu, since, end, t);
-        else foreach (var o in _observers) o.OnRunEnded(tid, slot, cpu, since, end, t);
+        foreach (var o in _observers) o.OnRunEnded(tid, slot, cpu, since, end, t);
     }
 
     private void RunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
     {
-        if (_smpOnly is { } smp) smp.RunStarted(tid, slot, cpu, since, t, runnableSince);
-        else foreach (var o in _observers) o.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
+        foreach (var o in _observers) o.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
     }
 
     private void BecameRunnable(int tid, int slot, long t)
     {
-        if (_smpOnly is { } smp) smp.Runnable(tid, slot, t);
-        else foreach (var o in _observers) o.OnRunnable(tid, slot, t);
+        foreach (var o in _observers) o.OnRunnable(tid, slot, t);
     }
 
     private void CpuTaskChanged(int cpu, int tid, long since, long t)
     {
-        if (_smpOnly is { } smp) smp.CpuTaskChanged(cpu, tid, since, t);
-        else foreach (var o in _observers) o.OnCpuTaskChanged(cpu, tid, since, t);
+        foreach (var o in _observers) o.OnCpuTaskChanged(cpu, tid, since, t);
     }
 
     /// <summary>
@@ -111,22 +103,30 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     public void OnEvent(in KernelEvent e)
     {
-        if (((EvidenceOnlyKinds >> (int)e.Kind) & 1) != 0) OnEvidenceOnly(e);
+        if (((EvidenceOnlyKinds >> (int)e.Kind) & 1) != 0) OnEvidenceOnly(e, out _);
         else OnModelled(e);
+    }
+
+    /// <summary>Widens the trace's time span to <paramref name="t"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void See(long t)
+    {
+        if (t < FirstTimestamp) FirstTimestamp = t;
+        if (t > LastTimestamp) LastTimestamp = t;
     }
 
     /// <summary>
     /// <see cref="OnEvent"/> for an evidence-only kind (syscalls, exec, unmodelled events; <see cref="AnalysisPass"/>
     /// has already switched on the kind). True when the event came from the thread its CPU was already known to run
     /// (nothing changed): then an event was handled on that CPU before (<see cref="UnknownTask"/> never takes this
-    /// path), which is what <see cref="AnalysisPass"/> relies on to skip per-CPU bookkeeping.
+    /// path), which is what <see cref="AnalysisPass"/> relies on to skip per-CPU bookkeeping. Either way
+    /// <paramref name="slots"/> holds the logging thread's slot.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal bool OnEvidenceOnly(in KernelEvent e)
+    internal bool OnEvidenceOnly(in KernelEvent e, out EventSlots slots)
     {
         var t = e.Timestamp;
-        if (t < FirstTimestamp) FirstTimestamp = t;
-        if (t > LastTimestamp) LastTimestamp = t;
+        See(t);
         // Fast path: an evidence-only event of the thread this CPU already runs moves its last-seen time, nothing else.
         var cpus = _cpus;
         var c = e.Cpu;
@@ -136,86 +136,63 @@ public sealed class ThreadAccounting : IKernelEventSink
             if (known.Current == e.Pid && e.Pid != Unknown)
             {
                 known.LastEvidence = t;
-                PidSlot = known.CurrentSlot;
+                slots = EventSlots.OfPid(known.CurrentSlot);
                 return true;
             }
         }
-        return OnEvidenceSlow(e, t);
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool OnEvidenceSlow(in KernelEvent e, long t)
-    {
-        OnEventSlow(e, t);
+        slots = OnEvidenceSlow(e, t);
         return false;
     }
 
-    // The slots of the threads the last event names, for the analyzers of the pass (AnalysisPass), so that none of
-    // them repeats the lookup: valid after the accounting handled the event, -1 where the tid is not a thread (≤ 0).
-
-    /// <summary>Slot of the event's logging thread (<see cref="KernelEvent.Pid"/>); not set for a switch.</summary>
-    internal int PidSlot;
-    /// <summary>Switch: slots of the previous and next thread.</summary>
-    internal int PrevSlot, NextSlot;
-    /// <summary>Waking / WakeupNew: slot of the woken thread.</summary>
-    internal int WokenSlot;
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private EventSlots OnEvidenceSlow(in KernelEvent e, long t) => OnEventSlow(e, t);
 
     /// <summary><see cref="OnEvent"/> for a switch (<see cref="AnalysisPass"/> has switched on the kind).</summary>
-    internal void OnSwitchEvent(in KernelEvent e)
+    internal EventSlots OnSwitchEvent(in KernelEvent e)
     {
         var t = e.Timestamp;
-        if (t < FirstTimestamp) FirstTimestamp = t;
-        if (t > LastTimestamp) LastTimestamp = t;
-        ref var cpu = ref Cpu(e.Cpu);
-        SwitchEvents++;
-        Evidence(ref cpu, e.Cpu, e.PrevTid, t);
-        OnSwitch(ref cpu, e, t);
+        See(t);
+        return OnSwitch(ref Cpu(e.Cpu), e, t);
     }
 
     /// <summary><see cref="OnEvent"/> for a waking (<see cref="AnalysisPass"/> has switched on the kind).</summary>
-    internal void OnWakingEvent(in KernelEvent e)
+    internal EventSlots OnWakingEvent(in KernelEvent e)
     {
         var t = e.Timestamp;
-        if (t < FirstTimestamp) FirstTimestamp = t;
-        if (t > LastTimestamp) LastTimestamp = t;
-        ref var cpu = ref Cpu(e.Cpu);
-        Evidence(ref cpu, e.Cpu, e.Pid, t);
-        PidSlot = cpu.CurrentSlot;
-        OnWaking(e, t, counted: true);
+        See(t);
+        var pidSlot = LoggedBy(ref Cpu(e.Cpu), e, t);
+        return OnWaking(e, t, pidSlot, counted: true);
     }
 
     /// <summary><see cref="OnEvent"/> for a kind that is not evidence-only (switch, wakeups, migrate, fork, exit, marker).</summary>
-    internal void OnModelled(in KernelEvent e)
+    internal EventSlots OnModelled(in KernelEvent e)
     {
         var t = e.Timestamp;
-        if (t < FirstTimestamp) FirstTimestamp = t;
-        if (t > LastTimestamp) LastTimestamp = t;
-        OnEventSlow(e, t);
+        See(t);
+        return OnEventSlow(e, t);
     }
 
-    private void OnEventSlow(in KernelEvent e, long t)
+    /// <summary>The event's logging thread runs on its CPU (<see cref="Evidence"/>); returns that thread's slot.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int LoggedBy(ref CpuState cpu, in KernelEvent e, long t)
+    {
+        Evidence(ref cpu, e.Cpu, e.Pid, t);
+        return cpu.CurrentSlot;
+    }
+
+    private EventSlots OnEventSlow(in KernelEvent e, long t)
     {
         ref var cpu = ref Cpu(e.Cpu);
-        if (e.Kind != KernelEventKind.Switch)
-        {
-            // Every other kind starts with Evidence for e.Pid, which leaves it current on this CPU.
-            Evidence(ref cpu, e.Cpu, e.Pid, t);
-            PidSlot = cpu.CurrentSlot;
-        }
+        if (e.Kind == KernelEventKind.Switch) return OnSwitch(ref cpu, e, t);
 
+        // Every other kind starts with evidence that its logging thread runs, which leaves it current on this CPU.
+        var pidSlot = LoggedBy(ref cpu, e, t);
         switch (e.Kind)
         {
-            case KernelEventKind.Switch:
-                SwitchEvents++;
-                Evidence(ref cpu, e.Cpu, e.PrevTid, t);
-                OnSwitch(ref cpu, e, t);
-                break;
             case KernelEventKind.Waking:
-                OnWaking(e, t, counted: true);
-                break;
+                return OnWaking(e, t, pidSlot, counted: true);
             case KernelEventKind.WakeupNew:
-                OnWaking(e, t, counted: false);
-                break;
+                return OnWaking(e, t, pidSlot, counted: false);
             case KernelEventKind.Migrate:
                 if (e.Tid != 0 && Region.Contains(t)) Stats(e.Tid).Migrations++;
                 break;
@@ -230,6 +207,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             default:
                 break;
         }
+        return EventSlots.OfPid(pidSlot);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -252,19 +230,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         return ref _cpus[cpu];
     }
 
-    private ThreadState StateOf(int tid) => StateAt(Slots.SlotOf(tid), tid);
-
-    private ThreadState StateAt(int slot, int tid)
-    {
-        return ThreadSlots.Find(_stateBySlot, slot) ?? NewState(tid, slot);
-    }
-
-    private ThreadState NewState(int tid, int slot)
-    {
-        var s = ThreadSlots.Store(ref _stateBySlot, slot, new ThreadState());
-        _stateOrder.Add((tid, s));
-        return s;
-    }
+    private ThreadState StateOf(int tid) => _states.At(Slots.SlotOf(tid), tid);
 
     /// <summary>
     /// When <paramref name="tid"/> is running (as of the last event seen), since when — the logged switch-in or, for
@@ -272,31 +238,17 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// </summary>
     public bool TryGetRunningSince(int tid, out long since)
     {
-        var slot = Slots.SlotOf(tid);
         since = 0;
-        var states = _stateBySlot;
-        if ((uint)slot >= (uint)states.Length || states[slot] is not { State: RunState.Running } s) return false;
+        if (_states.Find(Slots.SlotOf(tid)) is not { State: RunState.Running } s) return false;
         since = s.Since;
         return true;
     }
 
     /// <summary>Per-thread results; idle (tid 0) is never a thread.</summary>
-    public ThreadStats Stats(int tid) => StatsAt(Slots.SlotOf(tid), tid);
+    public ThreadStats Stats(int tid) => _stats.At(Slots.SlotOf(tid), tid);
 
-    /// <summary>Same as <see cref="StatsAt"/> (created at the same moment), remembered on the thread's state.</summary>
-    private ThreadStats StatsOf(ThreadState s, int slot, int tid) => s.Stats ??= StatsAt(slot, tid);
-
-    private ThreadStats StatsAt(int slot, int tid)
-    {
-        return ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
-    }
-
-    private ThreadStats NewStats(int tid, int slot)
-    {
-        var s = ThreadSlots.Store(ref _statsBySlot, slot, new ThreadStats(tid));
-        _stats.Add(tid, s);
-        return s;
-    }
+    /// <summary>The thread's stats (as <see cref="Stats"/>), remembered on its state.</summary>
+    private ThreadStats StatsOf(ThreadState s, int slot, int tid) => s.Stats ??= _stats.At(slot, tid);
 
     /// <summary><paramref name="tid"/> is on <paramref name="cpuIndex"/> at <paramref name="t"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -329,7 +281,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     private void Repair(ref CpuState cpu, int cpuIndex, int tid, long t)
     {
         var slot = Slots.SlotOf(tid);
-        var ts = StateAt(slot, tid);
+        var ts = _states.At(slot, tid);
         var start = cpu.LastEvidence == long.MinValue ? t : cpu.LastEvidence;
         if (ts.State is RunState.Runnable or RunState.Blocked && ts.Since > start) start = Math.Min(ts.Since, t);
 
@@ -348,10 +300,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         if (tid > 0 && ts.State == RunState.Running && ts.Cpu == cpuIndex)
         {
             // This CPU had lost track (Unknown) but the thread never left: nothing to estimate.
-            cpu.Current = tid;
-            cpu.CurrentSlot = slot;
-            cpu.LastEvidence = t;
-            CpuTaskChanged(cpuIndex, tid, start, t);
+            SetCurrent(ref cpu, cpuIndex, tid, slot, start, t);
             return;
         }
 
@@ -362,130 +311,157 @@ public sealed class ThreadAccounting : IKernelEventSink
             {
                 case RunState.Running when ts.Cpu != Unknown:
                     // Still marked on another CPU: its switch-out there was lost too. It ended there no later than start.
-                    ref var other = ref Cpu(ts.Cpu);
-                    var end = Math.Min(other.LastEvidence, start);
-                    Stats(tid).RunNs += Region.Overlap(ts.Since, end);
-                    RunEnded(tid, slot, ts.Cpu, ts.Since, end, t);
-                    other.Current = Unknown;
-                    other.CurrentSlot = -1;
-                    CpuTaskChanged(ts.Cpu, Unknown, end, t);
+                    EndLostRun(Stats(tid), ts, tid, slot, start, t);
                     break;
                 case RunState.Runnable:
-                    Stats(tid).ReadyNs += Region.Overlap(ts.Since, start);
+                    Charge(Stats(tid), ts, start);
                     runnableSince = ts.Since;
                     break;
                 case RunState.Blocked:
-                    Stats(tid).WaitNs += Region.Overlap(ts.Since, start);
+                    Charge(Stats(tid), ts, start);
                     break;
             }
             if (ts.State != RunState.Unknown && ts.State != RunState.Dead && Region.Contains(t)) Stats(tid).RepairedStarts++;
-            ts.State = RunState.Running;
-            ts.Since = start;
-            ts.Cpu = cpuIndex;
-            RunStarted(tid, slot, cpuIndex, start, t, runnableSince);
+            StartRun(ts, tid, slot, cpuIndex, start, t, runnableSince);
         }
-        cpu.Current = tid;
-        cpu.CurrentSlot = tid > 0 ? slot : -1;
-        cpu.LastEvidence = t;
-        CpuTaskChanged(cpuIndex, tid, start, t);
+        SetCurrent(ref cpu, cpuIndex, tid, tid > 0 ? slot : -1, start, t);
     }
 
-    private void OnSwitch(ref CpuState cpu, in KernelEvent e, long t)
+    /// <summary>From <paramref name="since"/>, <paramref name="cpuIndex"/> runs <paramref name="tid"/> (seen at t).</summary>
+    private void SetCurrent(ref CpuState cpu, int cpuIndex, int tid, int slot, long since, long t)
     {
-        var inRegion = Region.Contains(t);
-        var prev = e.PrevTid;
-        var next = e.NextTid;
-        PrevSlot = NextSlot = -1;
-        if (prev > 0)
-        {
-            var slot = PrevSlot = Slots.SlotOf(prev);
-            var ps = StateAt(slot, prev);
-            var st = StatsOf(ps, slot, prev);
-            if (ps.State == RunState.Running)
-            {
-                st.RunNs += Region.Overlap(ps.Since, t);
-                RunEnded(prev, slot, ps.Cpu, ps.Since, t, t);
-            }
-            var preempted = TaskState.IsPreempted(e.PrevState);
-            var dead = (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0 && !preempted;
-            if (inRegion)
-            {
-                if (preempted) st.InvoluntarySwitches++;
-                else if (!dead) st.VoluntarySwitches++;
-            }
-            // Only ETW switches (they carry a wait reason) can follow their own wakeup; on Linux a thread woken while running
-            // stays running, and a later blocking switch-out is a new wait.
-            var alreadyWoken = ps.WokenWhileRunning && !preempted && !dead && e.PrevWaitReason >= 0;
-            ps.State = dead ? RunState.Dead : preempted || alreadyWoken ? RunState.Runnable : RunState.Blocked;
-            ps.Woken = alreadyWoken;
-            ps.WokenWhileRunning = false;
-            ps.Since = t;
-            ps.Cpu = Unknown;
-            if (ps.State == RunState.Runnable) BecameRunnable(prev, slot, t);
-        }
-
-        if (next > 0)
-        {
-            var slot = NextSlot = Slots.SlotOf(next);
-            var ns = StateAt(slot, next);
-            var st = StatsOf(ns, slot, next);
-            var runnableSince = long.MinValue;
-            switch (ns.State)
-            {
-                case RunState.Runnable:
-                    runnableSince = ns.Since;
-                    st.ReadyNs += Region.Overlap(ns.Since, t);
-                    if (inRegion) st.ReadyLatency.Add(t - ns.Since);
-                    break;
-                case RunState.Blocked:
-                    // Its wakeup was not logged: it waited until now as far as we can tell.
-                    st.WaitNs += Region.Overlap(ns.Since, t);
-                    break;
-                case RunState.Running when ns.Cpu != Unknown && ns.Cpu != e.Cpu:
-                    // Its switch-out on the other CPU was not logged: a broken chain there.
-                    ChainBreaks++;
-                    if (inRegion) ChainBreaksInRegion++;
-                    ref var other = ref Cpu(ns.Cpu);
-                    var end = Math.Min(other.LastEvidence, t);
-                    st.RunNs += Region.Overlap(ns.Since, end);
-                    RunEnded(next, slot, ns.Cpu, ns.Since, end, t);
-                    other.Current = Unknown;
-                    other.CurrentSlot = -1;
-                    CpuTaskChanged(ns.Cpu, Unknown, end, t);
-                    break;
-            }
-            ns.State = RunState.Running;
-            ns.Since = t;
-            ns.Cpu = e.Cpu;
-            ns.WokenWhileRunning = false;
-            RunStarted(next, slot, e.Cpu, t, t, runnableSince);
-        }
-        cpu.Current = next;
-        cpu.CurrentSlot = NextSlot;
+        cpu.Current = tid;
+        cpu.CurrentSlot = slot;
         cpu.LastEvidence = t;
-        CpuTaskChanged(e.Cpu, next, t, t);
+        CpuTaskChanged(cpuIndex, tid, since, t);
     }
 
-    private void OnWaking(in KernelEvent e, long t, bool counted)
+    /// <summary>
+    /// The thread is still marked running on another CPU, where its switch-out was not logged: its run there ended at
+    /// that CPU's last evidence (no later than <paramref name="bound"/>), and that CPU's task is unknown from then.
+    /// </summary>
+    private void EndLostRun(ThreadStats st, ThreadState ts, int tid, int slot, long bound, long t)
+    {
+        ref var other = ref Cpu(ts.Cpu);
+        var end = Math.Min(other.LastEvidence, bound);
+        st.RunNs += Region.Overlap(ts.Since, end);
+        RunEnded(tid, slot, ts.Cpu, ts.Since, end, t);
+        other.Current = Unknown;
+        other.CurrentSlot = -1;
+        CpuTaskChanged(ts.Cpu, Unknown, end, t);
+    }
+
+    /// <summary>Adds the thread's time in its current state, from its <c>Since</c> to <paramref name="end"/>.</summary>
+    private void Charge(ThreadStats st, ThreadState ts, long end)
+    {
+        var ns = Region.Overlap(ts.Since, end);
+        switch (ts.State)
+        {
+            case RunState.Running: st.RunNs += ns; break;
+            case RunState.Runnable: st.ReadyNs += ns; break;
+            case RunState.Blocked: st.WaitNs += ns; break;
+        }
+    }
+
+    private void StartRun(ThreadState ts, int tid, int slot, int cpuIndex, long since, long t, long runnableSince)
+    {
+        ts.State = RunState.Running;
+        ts.Since = since;
+        ts.Cpu = cpuIndex;
+        RunStarted(tid, slot, cpuIndex, since, t, runnableSince);
+    }
+
+    private EventSlots OnSwitch(ref CpuState cpu, in KernelEvent e, long t)
+    {
+        SwitchEvents++;
+        Evidence(ref cpu, e.Cpu, e.PrevTid, t);
+        var inRegion = Region.Contains(t);
+        var prevSlot = e.PrevTid > 0 ? SwitchOut(e, t, inRegion) : -1;
+        var nextSlot = e.NextTid > 0 ? SwitchIn(e, t, inRegion) : -1;
+        SetCurrent(ref cpu, e.Cpu, e.NextTid, nextSlot, t, t);
+        return EventSlots.OfSwitch(prevSlot, nextSlot);
+    }
+
+    /// <summary>The switch's previous thread leaves its CPU: blocked, runnable (preempted) or dead. Returns its slot.</summary>
+    private int SwitchOut(in KernelEvent e, long t, bool inRegion)
+    {
+        var prev = e.PrevTid;
+        var slot = Slots.SlotOf(prev);
+        var ps = _states.At(slot, prev);
+        var st = StatsOf(ps, slot, prev);
+        if (ps.State == RunState.Running)
+        {
+            st.RunNs += Region.Overlap(ps.Since, t);
+            RunEnded(prev, slot, ps.Cpu, ps.Since, t, t);
+        }
+        var preempted = TaskState.IsPreempted(e.PrevState);
+        var dead = (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0 && !preempted;
+        if (inRegion)
+        {
+            if (preempted) st.InvoluntarySwitches++;
+            else if (!dead) st.VoluntarySwitches++;
+        }
+        // Only ETW switches (they carry a wait reason) can follow their own wakeup; on Linux a thread woken while
+        // running stays running, and a later blocking switch-out is a new wait.
+        var alreadyWoken = ps.WokenWhileRunning && !preempted && !dead && e.PrevWaitReason >= 0;
+        ps.State = dead ? RunState.Dead : preempted || alreadyWoken ? RunState.Runnable : RunState.Blocked;
+        ps.Woken = alreadyWoken;
+        ps.WokenWhileRunning = false;
+        ps.Since = t;
+        ps.Cpu = Unknown;
+        if (ps.State == RunState.Runnable) BecameRunnable(prev, slot, t);
+        return slot;
+    }
+
+    /// <summary>The switch's next thread starts running on the switch's CPU. Returns its slot.</summary>
+    private int SwitchIn(in KernelEvent e, long t, bool inRegion)
+    {
+        var next = e.NextTid;
+        var slot = Slots.SlotOf(next);
+        var ns = _states.At(slot, next);
+        var st = StatsOf(ns, slot, next);
+        var runnableSince = long.MinValue;
+        switch (ns.State)
+        {
+            case RunState.Runnable:
+                runnableSince = ns.Since;
+                Charge(st, ns, t);
+                if (inRegion) st.ReadyLatency.Add(t - ns.Since);
+                break;
+            case RunState.Blocked:
+                // Its wakeup was not logged: it waited until now as far as we can tell.
+                Charge(st, ns, t);
+                break;
+            case RunState.Running when ns.Cpu != Unknown && ns.Cpu != e.Cpu:
+                // Its switch-out on the other CPU was not logged: a broken chain there.
+                ChainBreaks++;
+                if (inRegion) ChainBreaksInRegion++;
+                EndLostRun(st, ns, next, slot, t, t);
+                break;
+        }
+        ns.WokenWhileRunning = false;
+        StartRun(ns, next, slot, e.Cpu, t, t, runnableSince);
+        return slot;
+    }
+
+    private EventSlots OnWaking(in KernelEvent e, long t, int pidSlot, bool counted)
     {
         var woken = e.WokenTid;
-        WokenSlot = -1;
-        if (woken <= 0) return;
-        var slot = WokenSlot = Slots.SlotOf(woken);
-        var ws = StateAt(slot, woken);
-        var inRegion = Region.Contains(t);
-        if (counted && inRegion)
+        if (woken <= 0) return EventSlots.OfWaking(pidSlot, -1);
+        var slot = Slots.SlotOf(woken);
+        var ws = _states.At(slot, woken);
+        if (counted && Region.Contains(t))
         {
             var st = StatsOf(ws, slot, woken);
             st.WakeupsReceived++;
             var waker = EventFlags.InInterrupt(e.Flags) || e.Pid == 0 ? -1 : e.Pid;
             st.AddWakeup(waker);
-            if (waker > 0) StatsAt(PidSlot, waker).WakeupsGiven++; // the waker logged the event: PidSlot is its slot
+            if (waker > 0) _stats.At(pidSlot, waker).WakeupsGiven++; // the waker logged the event: pidSlot is its slot
         }
         switch (ws.State)
         {
             case RunState.Blocked:
-                StatsOf(ws, slot, woken).WaitNs += Region.Overlap(ws.Since, t);
+                Charge(StatsOf(ws, slot, woken), ws, t);
                 goto case RunState.Unknown;
             case RunState.Unknown:
             case RunState.Dead:
@@ -499,6 +475,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                 break;
             // Already runnable: the wakeup changes nothing.
         }
+        return EventSlots.OfWaking(pidSlot, slot);
     }
 
     /// <summary>
@@ -507,7 +484,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// </summary>
     private void OnRegionBegin()
     {
-        foreach (var s in _stats.Values) s.Reset();
+        foreach (var s in _stats.ByTid.Values) s.Reset();
         ChainBreaksInRegion = 0;
     }
 
@@ -515,19 +492,11 @@ public sealed class ThreadAccounting : IKernelEventSink
     public void Complete()
     {
         var end = Region.HasEnd ? Region.End : LastTimestamp;
-        foreach (var (tid, ts) in _stateOrder)
+        foreach (var (tid, ts) in _states.InOrder)
         {
             if (tid <= 0) continue;
-            var st = Stats(tid);
-            switch (ts.State)
-            {
-                case RunState.Running:
-                    st.RunNs += Region.Overlap(ts.Since, end);
-                    RunEnded(tid, Slots.SlotOf(tid), ts.Cpu, ts.Since, end, end);
-                    break;
-                case RunState.Runnable: st.ReadyNs += Region.Overlap(ts.Since, end); break;
-                case RunState.Blocked: st.WaitNs += Region.Overlap(ts.Since, end); break;
-            }
+            Charge(Stats(tid), ts, end);
+            if (ts.State == RunState.Running) RunEnded(tid, Slots.SlotOf(tid), ts.Cpu, ts.Since, end, end);
             ts.Since = end;
         }
     }
@@ -536,7 +505,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     public IReadOnlyList<int> Descendants(int rootPid)
     {
         var result = new List<int>();
-        foreach (var tid in _stats.Keys.Union(_parent.Keys).Distinct())
+        foreach (var tid in _stats.ByTid.Keys.Union(_parent.Keys).Distinct())
         {
             var cur = tid;
             for (var depth = 0; depth < 64; depth++)

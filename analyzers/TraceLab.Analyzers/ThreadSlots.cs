@@ -4,7 +4,7 @@ namespace TraceLab.Analyzers;
 
 /// <summary>
 /// Gives every tid a dense slot (0, 1, 2, … in order of first sight) once, so per-thread state can live in arrays
-/// indexed by slot instead of a <see cref="Dictionary{TKey, TValue}"/> per analyzer: one shared lookup of a few array
+/// indexed by slot (<see cref="SlotTable{T}"/>) instead of a <see cref="Dictionary{TKey, TValue}"/> per analyzer: one shared lookup of a few array
 /// loads replaces several hashed lookups per event. Non-negative tids map through pages of
 /// <see cref="PageSize"/> entries allocated on first use (memory grows with the tid range actually seen, a few KiB
 /// per thousand tids); negative ids (never real threads) through a dictionary.
@@ -61,20 +61,5 @@ public sealed class ThreadSlots
         if (Count == _tids.Length) Array.Resize(ref _tids, Count * 2);
         _tids[Count] = tid;
         return Count++;
-    }
-
-    /// <summary>
-    /// The entry of a per-slot table, or null when there is none. Reads only: taking a <c>ref</c> to an element of a
-    /// reference-type array costs a covariance check per access, a store (<see cref="Store"/>) happens once per thread.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static T? Find<T>(T?[] table, int slot) where T : class => (uint)slot < (uint)table.Length ? table[slot] : null;
-
-    /// <summary>Sets a per-slot table's entry, growing the table by doubling (amortized O(1)).</summary>
-    public static T Store<T>(ref T?[] table, int slot, T value) where T : class
-    {
-        if ((uint)slot >= (uint)table.Length) Array.Resize(ref table, Math.Max(slot + 1, Math.Max(16, table.Length * 2)));
-        table[slot] = value;
-        return value;
     }
 }

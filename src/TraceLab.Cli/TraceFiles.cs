@@ -1,28 +1,21 @@
-using TraceLab.Capture.Windows;
 using TraceLab.Core;
-using TraceLab.Formats.PerfData;
-using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Cli;
 
-/// <summary>Opens a trace file with the reader its first bytes call for.</summary>
+/// <summary>Opens a trace file with the reader its content calls for, from the trace format registry.</summary>
 public static class TraceFiles
 {
-    private static readonly byte[] TraceDatMagic = [0x17, 0x08, 0x44, (byte)'t', (byte)'r', (byte)'a', (byte)'c', (byte)'i', (byte)'n', (byte)'g'];
+    /// <summary>
+    /// <see cref="TraceFormats.All"/>, plus TraceEvent's .etl reader for as long as no portable .etl reader is
+    /// registered there (it reads only on Windows; elsewhere it says so).
+    /// </summary>
+    public static TraceFormatRegistry Formats { get; } = TraceFormats.All.WithFallback(new TraceEventEtlFormat());
 
-    /// <param name="salvage">For trace.dat: read each CPU up to its first damage instead of failing (see <see cref="TraceDatReadOptions.Salvage"/>).</param>
+    /// <param name="salvage">Read up to the first damage instead of failing (see <see cref="TraceReadOptions.Salvage"/>).</param>
     public static IKernelTraceReader Open(string path, bool salvage = false)
     {
         if (!File.Exists(path)) throw new UsageException($"{path}: no such file");
-        // ETW logs have no magic number of their own (they start with a buffer header); the extension names them.
-        if (path.EndsWith(".etl", StringComparison.OrdinalIgnoreCase)) return EtlTraceReader.Open(path);
-        Span<byte> head = stackalloc byte[16];
-        int n;
-        using (var f = File.OpenRead(path)) n = f.ReadAtLeast(head, head.Length, throwOnEndOfStream: false);
-        if (n >= TraceDatMagic.Length && head[..TraceDatMagic.Length].SequenceEqual(TraceDatMagic))
-            return TraceDatReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
-        if (n >= 8 && head[..8].SequenceEqual("PERFILE2"u8))
-            return PerfDataReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
-        throw new TraceFormatException(path, 0, "a trace-cmd trace.dat (magic 17 08 44 'tracing'), a perf.data (magic PERFILE2) or an ETW .etl file");
+        return Formats.Open(path, new TraceReadOptions { Salvage = salvage });
     }
 }

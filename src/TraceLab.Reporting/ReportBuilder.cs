@@ -1,6 +1,5 @@
 using TraceLab.Analyzers;
 using TraceLab.Core;
-using TraceLab.Reporting.Sections;
 using TraceLab.Workloads;
 
 namespace TraceLab.Reporting;
@@ -37,9 +36,8 @@ public static class ReportBuilder
 
         var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
         var threads = tids.Select(tid => Thread(tid, pid, names, accounting.Stats(tid), byTid.GetValueOrDefault(tid))).ToList();
-        var regionNs = end - begin;
-        if (analyses.Convoys is { SawLockSyscalls: false })
-            warnings.Add("no lock syscalls in the trace: lock objects are inferred from wakeups between threads of one process (docs/metrics.md, \"Lock objects\")");
+        var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
+        foreach (var analysis in AnalysisReports.All) warnings.AddRange(analysis.Warnings(context));
 
         var report = new RunReport
         {
@@ -80,13 +78,10 @@ public static class ReportBuilder
             },
             Analyses = [.. AnalysisKinds.Format(analyses.Kinds)],
             Threads = threads,
-            Kernel = analyses.Kernel is { } k ? KernelSectionBuilder.Build(k, accounting, tids, names, workload) : null,
-            Convoys = analyses.Convoys is { } c ? ConvoySectionBuilder.Build(c, tids, names, regionNs) : null,
-            Wakeups = analyses.Wakeups is { } w ? WakeupSectionBuilder.Build(w, accounting, tids, names) : null,
-            Smp = analyses.Smp is { } smp ? SmpSectionBuilder.Build(smp, tids, names) : null,
-            WaitGraph = analyses.WaitGraph is { } g ? WaitGraphSectionBuilder.Build(g.Result, tids, names) : null,
             Warnings = warnings,
         };
+        foreach (var analysis in AnalysisReports.All)
+            if (analysis.JsonName is not null && analysis.Build(context) is { } section) report.SetSection(analysis, section);
         LossFlags.Apply(report.Capture, report.Threads, report.Smp);
         if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);
         return report;

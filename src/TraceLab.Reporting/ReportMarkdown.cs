@@ -1,4 +1,5 @@
 using System.Text;
+using TraceLab.Reporting.Tables;
 
 namespace TraceLab.Reporting;
 
@@ -36,12 +37,8 @@ public static class ReportMarkdown
             if (p.WorkloadMetrics is { } m) sb.AppendLine($"Workload's own figures: {WorkloadMetricsText.Format(m)}").AppendLine();
         }
 
-        if (r.Analyses.Count == 0 || r.Analyses.Contains("threads")) Threads(sb, r);
-        if (r.Kernel is { } k) MarkdownSections.Kernel(sb, k);
-        if (r.Convoys is { } cv) MarkdownSections.Convoys(sb, cv);
-        if (r.Wakeups is { } w) MarkdownSections.Wakeups(sb, w);
-        if (r.Smp is { } smp) MarkdownSections.Smp(sb, smp);
-        if (r.WaitGraph is { } g) MarkdownSections.WaitGraph(sb, g);
+        foreach (var analysis in AnalysisReports.All)
+            if (analysis.View(r) is { } blocks) MarkdownRenderer.Write(sb, blocks);
         if (r.Warnings.Count > 0)
         {
             sb.AppendLine("## Warnings").AppendLine();
@@ -50,19 +47,6 @@ public static class ReportMarkdown
         }
         sb.AppendLine("Definitions of every column: docs/metrics.md. Field reference: docs/report-schema.md.");
         return sb.ToString();
-    }
-
-    private static void Threads(StringBuilder sb, RunReport r)
-    {
-        sb.AppendLine("## Threads").AppendLine();
-        sb.AppendLine("| tid | name | role | run ms | ready ms | wait ms | vol | invol | migr | wakeups recv | wakeups given | ready p50 µs | p99 µs | max µs | top wakers | user ms (rusage) | sys ms (rusage) | iterations |");
-        sb.AppendLine("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|");
-        foreach (var t in r.Threads)
-        {
-            var wakers = string.Join("; ", t.TopWakers.Select(w => $"{w.Name}({w.Tid}) ×{Units.N(w.Count)}"));
-            sb.AppendLine($"| {t.Tid}{(t.MayBeAffectedByLoss == true ? " ⚠" : "")} | {t.Name} | {t.Role} | {Units.Ms(t.RunNs)} | {Units.Ms(t.ReadyNs)} | {Units.Ms(t.WaitNs)} | {Units.N(t.VoluntarySwitches)} | {Units.N(t.InvoluntarySwitches)} | {Units.N(t.Migrations)} | {Units.N(t.WakeupsReceived)} | {Units.N(t.WakeupsGiven)} | {Units.Us(t.ReadyLatency.P50Ns)} | {Units.Us(t.ReadyLatency.P99Ns)} | {Units.Us(t.ReadyLatency.MaxNs)} | {wakers} | {(t.Workload is null ? "" : Units.Ms(t.Workload.UserNs))} | {(t.Workload is null ? "" : Units.Ms(t.Workload.SystemNs))} | {(t.Workload is null ? "" : Units.N(t.Workload.Iterations))} |");
-        }
-        sb.AppendLine();
     }
 
     private static string Opt(long? ns) => ns is null ? "—" : Units.S(ns.Value);

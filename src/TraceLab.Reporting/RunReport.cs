@@ -1,11 +1,19 @@
+using System.Text.Json.Serialization;
 using TraceLab.Analyzers;
 using TraceLab.Reporting.Sections;
 
 namespace TraceLab.Reporting;
 
-/// <summary>report.json: every field is defined in docs/report-schema.md and docs/metrics.md.</summary>
+/// <summary>
+/// report.json: every field is defined in docs/report-schema.md and docs/metrics.md. The analyses' sections sit
+/// between <see cref="Threads"/> and <see cref="Warnings"/>, in <see cref="AnalysisReports.All"/> order, each under its
+/// registration's <see cref="IAnalysisReport.JsonName"/> (<see cref="RunReportJsonConverter"/>).
+/// </summary>
+[JsonConverter(typeof(RunReportJsonConverter))]
 public sealed class RunReport
 {
+    private readonly Dictionary<string, object> _sections = new();
+
     public int SchemaVersion { get; init; } = 2;
     public RunSection? Run { get; set; }
     public required CaptureSection Capture { get; init; }
@@ -15,12 +23,30 @@ public sealed class RunReport
     public List<string> Analyses { get; init; } = [];
     /// <summary>Per-thread scheduler accounting; always computed (the other analyses build on it), listed when "threads" is selected.</summary>
     public required List<ThreadSection> Threads { get; init; }
-    public KernelSection? Kernel { get; init; }
-    public ConvoySection? Convoys { get; init; }
-    public WakeupSection? Wakeups { get; init; }
-    public SmpSection? Smp { get; init; }
-    public WaitGraphSection? WaitGraph { get; init; }
     public List<string> Warnings { get; init; } = [];
+
+    /// <summary>The section of <paramref name="analysis"/>, or null when it did not run.</summary>
+    public object? SectionOf(IAnalysisReport analysis) =>
+        analysis.JsonName is { } name ? _sections.GetValueOrDefault(name) : null;
+
+    /// <summary>Sets (or, with null, removes) the section of <paramref name="analysis"/>.</summary>
+    public void SetSection(IAnalysisReport analysis, object? section)
+    {
+        var name = analysis.JsonName ?? throw new ArgumentException($"{analysis.Analysis.Name} has no report.json section");
+        if (section is null) _sections.Remove(name);
+        else if (analysis.SectionType is { } type && !type.IsInstanceOfType(section))
+            throw new ArgumentException($"{name}: a {section.GetType().Name}, not a {type.Name}");
+        else _sections[name] = section;
+    }
+
+    // Typed shortcuts for the built-in sections (a new analysis needs none: SectionOf serves it).
+    public KernelSection? Kernel { get => Get<KernelSection>(AnalysisReports.Kernel); init => SetSection(AnalysisReports.Kernel, value); }
+    public ConvoySection? Convoys { get => Get<ConvoySection>(AnalysisReports.Convoys); init => SetSection(AnalysisReports.Convoys, value); }
+    public WakeupSection? Wakeups { get => Get<WakeupSection>(AnalysisReports.Wakeups); init => SetSection(AnalysisReports.Wakeups, value); }
+    public SmpSection? Smp { get => Get<SmpSection>(AnalysisReports.Smp); init => SetSection(AnalysisReports.Smp, value); }
+    public WaitGraphSection? WaitGraph { get => Get<WaitGraphSection>(AnalysisReports.WaitGraph); init => SetSection(AnalysisReports.WaitGraph, value); }
+
+    private T? Get<T>(IAnalysisReport analysis) where T : class => SectionOf(analysis) as T;
 }
 
 public sealed class RunSection

@@ -26,8 +26,11 @@ public static class Capture
     public static Result Trace(string workload, string scenario, params (string Key, string Value)[] overrides)
     {
         var dir = RepoPaths.NewTempDirectory($"tracelab-it-{scenario}");
-        var settings = new TraceCommand.Settings(workload, scenario, overrides.ToDictionary(o => o.Key, o => o.Value),
-            dir, Force: true, BufferKb: 64 * 1024, SyscallSet.Lock, TimeoutSeconds: 300);
+        var settings = new TraceCommand.Settings(workload, scenario)
+        {
+            Overrides = overrides.ToDictionary(o => o.Key, o => o.Value),
+            Out = dir, Force = true, BufferKb = 64 * 1024, Syscalls = SyscallSet.Lock, TimeoutSeconds = 300,
+        };
         var code = new TraceCommand(QuietConsole()).RunAsync(settings).GetAwaiter().GetResult();
         if (code != 0) throw new InvalidOperationException($"trace {workload} {scenario} exited {code}");
         var report = ReportJson.Deserialize(File.ReadAllText(Path.Combine(dir, "report.json")));

@@ -70,8 +70,11 @@ public sealed class EnvironmentFailureTests
         });
         ansi.Profile.Width = 400;
         var backend = new TracefsCaptureBackend([.. CaptureEventSet.For(SyscallSet.Lock), Bogus]);
-        var settings = new TraceCommand.Settings("timemutex", "mutex", new Dictionary<string, string> { ["iterations"] = "2000" },
-            output.Path, Force: true, BufferKb: 4096, SyscallSet.Lock, TimeoutSeconds: 60);
+        var settings = new TraceCommand.Settings("timemutex", "mutex")
+        {
+            Overrides = new Dictionary<string, string> { ["iterations"] = "2000" },
+            Out = output.Path, Force = true, BufferKb = 4096, Syscalls = SyscallSet.Lock, TimeoutSeconds = 60,
+        };
 
         var exit = await new TraceCommand(ansi, backend).RunAsync(settings);
 

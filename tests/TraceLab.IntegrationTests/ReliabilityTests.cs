@@ -283,8 +283,11 @@ public sealed class ReliabilityTests
             Out = new AnsiConsoleOutput(console), Interactive = InteractionSupport.No, Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
         });
         ansi.Profile.Width = 400;
-        var settings = new TraceCommand.Settings("timemutex", scenario, overrides.ToDictionary(o => o.Key, o => o.Value),
-            outDir, Force: true, BufferKb: 16 * 1024, SyscallSet.Lock, TimeoutSeconds: 60);
+        var settings = new TraceCommand.Settings("timemutex", scenario)
+        {
+            Overrides = overrides.ToDictionary(o => o.Key, o => o.Value),
+            Out = outDir, Force = true, BufferKb = 16 * 1024, Syscalls = SyscallSet.Lock, TimeoutSeconds = 60,
+        };
         return new TraceCommand(ansi).RunAsync(settings).GetAwaiter().GetResult();
     }
 }

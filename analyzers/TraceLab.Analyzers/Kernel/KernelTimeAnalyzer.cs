@@ -7,14 +7,12 @@ namespace TraceLab.Analyzers.Kernel;
 /// per syscall, in one streaming pass. Only syscalls the capture recorded are seen (--syscalls lock: futex, semop,
 /// sched_yield; all: every syscall): kernel time outside them (page faults, interrupts) is not attributed.
 /// </summary>
-public sealed class KernelTimeAnalyzer : IKernelAnalyzer
+public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
 {
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly ThreadSlots _slots;
-    /// <summary>Per <see cref="ThreadSlots"/> slot; <see cref="_inFlightOrder"/> keeps first-seen order for completion.</summary>
-    private InFlight?[] _inFlight = [];
-    private readonly List<(int Tid, InFlight State)> _inFlightOrder = [];
+    private readonly SlotTable<InFlight> _inFlight = new(static (_, _) => new InFlight());
     private readonly Dictionary<int, ThreadKernelStats> _threads = new();
 
     public KernelTimeAnalyzer(ThreadAccounting accounting)
@@ -78,16 +76,6 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         public SyscallStats? LastSyscall;
     }
 
-    /// <summary>The in-flight state of <paramref name="tid"/> (at <paramref name="slot"/>), created on first use.</summary>
-    private InFlight At(int slot, int tid) => ThreadSlots.Find(_inFlight, slot) ?? NewSlot(tid, slot);
-
-    private InFlight NewSlot(int tid, int slot)
-    {
-        var f = ThreadSlots.Store(ref _inFlight, slot, new InFlight());
-        _inFlightOrder.Add((tid, f));
-        return f;
-    }
-
 
     private ThreadKernelStats Stats(int tid)
     {
@@ -108,15 +96,26 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
 
     private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
 
-    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it, with
-    // the slots of the threads the event names (ThreadAccounting's PidSlot, PrevSlot, NextSlot, WokenSlot).
+    // Per-kind entry points (IPerKindAnalyzer): AnalysisPass switches on the kind once and calls only the analyzers
+    // that use it, with the slots of the threads the event names.
 
-    internal void OnSyscallEnter(in KernelEvent e, int slot)
+    public PerKindEvents Wants =>
+        PerKindEvents.SyscallEnter | PerKindEvents.SyscallExit | PerKindEvents.Switch | PerKindEvents.Waking;
+
+    public void OnSyscallEnter(in KernelEvent e, in EventSlots slots) => OnSyscallEnter(e, slots.Pid);
+
+    public void OnSyscallExit(in KernelEvent e, in EventSlots slots) => OnSyscallExit(e, slots.Pid);
+
+    public void OnSwitch(in KernelEvent e, in EventSlots slots) => OnSwitch(e, slots.Prev, slots.Next);
+
+    public void OnWaking(in KernelEvent e, in EventSlots slots) => OnWaking(e, slots.Woken);
+
+    private void OnSyscallEnter(in KernelEvent e, int slot)
     {
         if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
         var t = e.Timestamp;
         SawSyscalls = true;
-        var f = At(slot, e.Pid);
+        var f = _inFlight.At(slot, e.Pid);
         if (f.ExitCpu == e.Cpu && !f.Active) (f.WentOffCpu ? _gapsAfterOffCpu : _gaps).Add(t - f.ExitTs);
         f.ExitCpu = -1;
         f.Active = true;
@@ -127,12 +126,12 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
     }
 
-    internal void OnSyscallExit(in KernelEvent e, int slot)
+    private void OnSyscallExit(in KernelEvent e, int slot)
     {
         if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
         var t = e.Timestamp;
         SawSyscalls = true;
-        var x = At(slot, e.Pid);
+        var x = _inFlight.At(slot, e.Pid);
         if (x.Active) Close(e.Pid, x, t);
         else
         {
@@ -143,10 +142,10 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
         x.ExitCpu = e.Cpu;
     }
 
-    internal void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
+    private void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
     {
         var t = e.Timestamp;
-        if (e.PrevTid > 0 && ThreadSlots.Find(_inFlight, prevSlot) is { } p)
+        if (e.PrevTid > 0 && _inFlight.Find(prevSlot) is { } p)
         {
             p.ExitCpu = -1;
             if (p.Active && !p.OffCpu)
@@ -158,16 +157,16 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
                 p.PieceStart = p.WokenAt = t;
             }
         }
-        if (e.NextTid > 0 && ThreadSlots.Find(_inFlight, nextSlot) is { } n)
+        if (e.NextTid > 0 && _inFlight.Find(nextSlot) is { } n)
         {
             if (n.Active && n.OffCpu) BackOnCpu(n, t);
         }
     }
 
-    internal void OnWaking(in KernelEvent e, int wokenSlot)
+    private void OnWaking(in KernelEvent e, int wokenSlot)
     {
         var t = e.Timestamp;
-        if (e.WokenTid > 0 && ThreadSlots.Find(_inFlight, wokenSlot) is { Active: true } w && w.OffCpu && w.Blocked)
+        if (e.WokenTid > 0 && _inFlight.Find(wokenSlot) is { Active: true } w && w.OffCpu && w.Blocked)
         {
             w.BlockedNs += _region.Overlap(w.PieceStart, t);
             w.Blocked = false;
@@ -217,7 +216,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
     {
         foreach (var s in _threads.Values) s.Reset();
         // Pieces of in-flight syscalls that closed before the region are not part of it; open pieces are clipped later.
-        foreach (var (_, f) in _inFlightOrder) f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
+        foreach (var (_, f) in _inFlight.InOrder) f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
         UnmatchedExits = 0;
     }
 
@@ -226,7 +225,7 @@ public sealed class KernelTimeAnalyzer : IKernelAnalyzer
     {
         BoundaryNs = _gaps.Count >= MinBoundarySamples ? _gaps.Percentile(1) : 0;
         BoundaryAfterOffCpuNs = _gapsAfterOffCpu.Count >= MinBoundarySamples ? _gapsAfterOffCpu.Percentile(1) : BoundaryNs;
-        foreach (var (tid, f) in _inFlightOrder)
+        foreach (var (tid, f) in _inFlight.InOrder)
         {
             if (!f.Active || f.EnterTs > end) continue;
             if (f.OffCpu)

@@ -15,7 +15,7 @@ namespace TraceLab.Analyzers.Locks;
 /// trace (ETW without SystemCall events, or a Linux capture with --syscalls none) the object is inferred: a voluntary
 /// wait for a lock-type reason ended by another thread of the same process.
 /// </summary>
-public sealed class ConvoyAnalyzer : IKernelAnalyzer
+public sealed class ConvoyAnalyzer : IPerKindAnalyzer
 {
     public const int MinEpisodeHandoffs = 3;
 
@@ -29,14 +29,11 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly ThreadSlots _slots;
-    /// <summary>Per <see cref="ThreadSlots"/> slot; <see cref="_threadOrder"/> keeps first-seen order for completion.</summary>
-    private LockThread?[] _threads = [];
-    private readonly List<LockThread> _threadOrder = [];
+    private readonly SlotTable<LockThread> _threads = new(static (_, slot) => new LockThread(slot));
     private readonly Dictionary<LockObject, ObjectState> _objects = new();
     /// <summary>The object looked up last: a contended lock's events name the same object over and over.</summary>
     private ObjectState? _lastObject;
-    private ThreadConvoyStats?[] _statsBySlot = [];
-    private readonly Dictionary<int, ThreadConvoyStats> _stats = new();
+    private readonly SlotTable<ThreadConvoyStats> _stats = new(static (tid, _) => new ThreadConvoyStats(tid));
     /// <summary>An array, not a list: looping over none (the usual case) costs nothing per handoff.</summary>
     private IConvoyObserver[] _observers = [];
 
@@ -61,7 +58,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     public void AddObserver(IConvoyObserver observer) => _observers = [.. _observers, observer];
 
     public IEnumerable<LockObjectStats> Objects => _objects.Values.Select(o => o.Stats);
-    public IReadOnlyDictionary<int, ThreadConvoyStats> Threads => _stats;
+    public IReadOnlyDictionary<int, ThreadConvoyStats> Threads => _stats.ByTid;
 
     private sealed class LockThread
     {
@@ -141,40 +138,34 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
 
-    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it, with
-    // the slots of the threads the event names (ThreadAccounting's PidSlot, PrevSlot, NextSlot, WokenSlot).
+    // Per-kind entry points (IPerKindAnalyzer): AnalysisPass switches on the kind once and calls only the analyzers
+    // that use it, with the slots of the threads the event names.
 
-    internal void OnSyscallEnter(in KernelEvent e, int slot)
+    public PerKindEvents Wants =>
+        PerKindEvents.SyscallEnter | PerKindEvents.SyscallExit | PerKindEvents.Switch | PerKindEvents.Waking;
+
+    public void OnSyscallEnter(in KernelEvent e, in EventSlots slots) => OnSyscallEnter(e, slots.Pid);
+
+    public void OnSyscallExit(in KernelEvent e, in EventSlots slots) => OnSyscallExit(e, slots.Pid);
+
+    public void OnSwitch(in KernelEvent e, in EventSlots slots) => OnSwitch(e, slots.Prev, slots.Next);
+
+    public void OnWaking(in KernelEvent e, in EventSlots slots) => OnWaking(e, slots.Pid, slots.Woken);
+
+    private void OnSyscallEnter(in KernelEvent e, int slot)
     {
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e, ThreadAt(slot));
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e, _threads.At(slot, e.Pid));
     }
 
-    internal void OnSyscallExit(in KernelEvent e, int slot)
+    private void OnSyscallExit(in KernelEvent e, int slot)
     {
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e, ThreadAt(slot));
-    }
-
-    /// <summary>The state of the thread at <paramref name="slot"/>, created on first use.</summary>
-    private LockThread ThreadAt(int slot) => ThreadSlots.Find(_threads, slot) ?? NewThread(slot);
-
-    private LockThread NewThread(int slot)
-    {
-        var t = ThreadSlots.Store(ref _threads, slot, new LockThread(slot));
-        _threadOrder.Add(t);
-        return t;
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e, _threads.At(slot, e.Pid));
     }
 
 
-    private ThreadConvoyStats Stats(int tid) => StatsAt(_slots.SlotOf(tid), tid);
+    private ThreadConvoyStats Stats(int tid) => _stats.At(_slots.SlotOf(tid), tid);
 
-    private ThreadConvoyStats StatsAt(int slot, int tid) => ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
-
-    private ThreadConvoyStats NewStats(int tid, int slot)
-    {
-        var s = ThreadSlots.Store(ref _statsBySlot, slot, new ThreadConvoyStats(tid));
-        _stats.Add(tid, s);
-        return s;
-    }
+    private ThreadConvoyStats StatsAt(int slot, int tid) => _stats.At(slot, tid);
 
     /// <summary>The state of the object <paramref name="t"/> operates on, remembered on the thread between its operations.</summary>
     private ObjectState ObjectOf(LockThread t)
@@ -297,15 +288,15 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
     private static Handoff MakeHandoff(LockThread t, int receiver, long acquiredAt) =>
         new(t.Obj, t.Giver, receiver, t.QueuedAt, t.WakeTs, t.Ran ? t.RunTs : t.WakeTs, acquiredAt);
 
-    internal void OnWaking(in KernelEvent e, int pidSlot, int wokenSlot)
+    private void OnWaking(in KernelEvent e, int pidSlot, int wokenSlot)
     {
         var woken = e.WokenTid;
         if (woken <= 0) return;
-        var b = ThreadAt(wokenSlot);
+        var b = _threads.At(wokenSlot, woken);
         var giver = EventFlags.InInterrupt(e.Flags) || e.Pid <= 0 ? 0 : e.Pid;
         if (b.Op is LockOpKind.Wait or LockOpKind.Semop)
         {
-            if (giver > 0 && ThreadSlots.Find(_threads, pidSlot) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
+            if (giver > 0 && _threads.Find(pidSlot) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
                 Woke(b, giver, pidSlot, e.Timestamp, b.EnterTs);
             return;
         }
@@ -321,7 +312,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
         }
     }
 
-    /// <param name="giverSlot">The giver logged the waking: the event's <see cref="ThreadAccounting.PidSlot"/>.</param>
+    /// <param name="giverSlot">The giver logged the waking: the event's <see cref="EventSlots.Pid"/>.</param>
     private static void Woke(LockThread b, int giver, int giverSlot, long ts, long queuedAt)
     {
         b.Woken = true;
@@ -336,12 +327,12 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
 
     private int ProcessOf(int tid) => _accounting.Parents.TryGetValue(tid, out var p) && p > 0 ? p : tid;
 
-    internal void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
+    private void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
     {
         var t = e.Timestamp;
         if (e.PrevTid > 0)
         {
-            var p = ThreadAt(prevSlot);
+            var p = _threads.At(prevSlot, e.PrevTid);
             var preempted = TaskState.IsPreempted(e.PrevState);
             if (p.Op != LockOpKind.None && !preempted) p.OffCpuInOp = true;
             p.Blocked = !preempted;
@@ -349,7 +340,7 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             p.BlockWaitReason = e.PrevWaitReason;
             if (!preempted && p.Op == LockOpKind.None) p.Woken = false;
         }
-        if (e.NextTid > 0 && ThreadSlots.Find(_threads, nextSlot) is { } n)
+        if (e.NextTid > 0 && _threads.Find(nextSlot) is { } n)
         {
             n.Blocked = false;
             if (n.Woken && !n.Ran)
@@ -479,13 +470,13 @@ public sealed class ConvoyAnalyzer : IKernelAnalyzer
             o.EpisodeCount = 0;
             o.ClearMembers();
         }
-        foreach (var s in _stats.Values) s.Reset();
-        foreach (var t in _threadOrder) t.WaiterOf = null;
+        foreach (var s in _stats.ByTid.Values) s.Reset();
+        foreach (var (_, t) in _threads.InOrder) t.WaiterOf = null;
     }
 
     public void Complete(long end)
     {
-        foreach (var t in _threadOrder)
+        foreach (var (_, t) in _threads.InOrder)
             if (t.Pending)
             {
                 t.Pending = false;

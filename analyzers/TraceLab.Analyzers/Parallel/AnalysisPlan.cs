@@ -1,5 +1,8 @@
 namespace TraceLab.Analyzers.Parallel;
 
+/// <summary>The analyses one pass runs, and whether it also records the thread timeline.</summary>
+public readonly record struct PassPlan(AnalysisKind Kinds, bool Timeline);
+
 /// <summary>
 /// Shares the selected analyzers out over analysis threads so that the busiest thread has as little to do as
 /// possible (longest-first onto the least-loaded thread). Each thread also repeats the scheduler accounting, so a
@@ -17,54 +20,45 @@ public static class AnalysisPlan
     /// <summary>More threads than analyzers would only repeat the accounting.</summary>
     public const int MaxThreads = 6;
 
-    /// <summary>Marks the group that also records the timeline (with the convoy and wakeup analyzers it draws from).</summary>
-    public const AnalysisKind TimelineGroup = (AnalysisKind)(1 << 30);
+    /// <summary>The timeline's cost hint (ns/event, as <see cref="AnalysisDefinition.CostHint"/>).</summary>
+    private const double TimelineCost = 10;
+
+    /// <summary>The analyses the timeline draws from: the plan keeps them in the timeline's pass.</summary>
+    public const AnalysisKind TimelineSources = AnalysisKind.Convoys | AnalysisKind.Wakeups;
 
     /// <summary>
-    /// Relative per-event cost, ns/event on the `timemutex mutex` capture with lock syscalls (docs/performance.md):
-    /// a balancing hint, not a measurement the results depend on.
-    /// </summary>
-    private static double Cost(AnalysisKind kind) => kind switch
-    {
-        AnalysisKind.Kernel => 14,
-        AnalysisKind.Convoys => 22,
-        AnalysisKind.Wakeups => 11,
-        AnalysisKind.Smp => 12,
-        AnalysisKind.WaitGraph => 18,
-        TimelineGroup => 10,
-        _ => 0,
-    };
-
-    /// <summary>
-    /// At most <paramref name="threads"/> groups of analysis kinds (never an empty one; at least one group, possibly
+    /// At most <paramref name="threads"/> passes (never an empty one; at least one, possibly with
     /// <see cref="AnalysisKind.None"/> for the accounting alone).
     /// </summary>
-    public static IReadOnlyList<AnalysisKind> Partition(AnalysisKind kinds, bool timeline, int threads)
+    public static IReadOnlyList<PassPlan> Partition(AnalysisKind kinds, bool timeline, int threads)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(threads, 1);
-        var items = new List<(AnalysisKind Kinds, double Cost)>();
+        var items = new List<(PassPlan Plan, double Cost)>();
         var bundled = AnalysisKind.None;
         if (timeline)
         {
-            bundled = TimelineGroup | (kinds & (AnalysisKind.Convoys | AnalysisKind.Wakeups));
-            items.Add((bundled, Cost(TimelineGroup) + Cost(bundled & AnalysisKind.Convoys) + Cost(bundled & AnalysisKind.Wakeups)));
+            bundled = kinds & TimelineSources;
+            items.Add((new PassPlan(bundled, Timeline: true), TimelineCost + CostOf(bundled)));
         }
 
-        foreach (var k in new[] { AnalysisKind.Kernel, AnalysisKind.Convoys, AnalysisKind.Wakeups, AnalysisKind.Smp, AnalysisKind.WaitGraph })
-            if (kinds.HasFlag(k) && !bundled.HasFlag(k)) items.Add((k, Cost(k)));
+        // Analyses without an analyzer of their own (threads) cost nothing here and ride with the first pass.
+        foreach (var a in Analyses.Selected(kinds))
+            if (a.Create is not null && (bundled & a.Kind) == 0) items.Add((new PassPlan(a.Kind, false), a.CostHint));
 
         var n = Math.Clamp(items.Count, 1, threads);
-        var groups = new AnalysisKind[n];
+        var groups = new PassPlan[n];
         var load = new double[n];
-        foreach (var (k, c) in items.OrderByDescending(i => i.Cost))
+        foreach (var (plan, cost) in items.OrderByDescending(i => i.Cost))
         {
             var g = Array.IndexOf(load, load.Min());
-            groups[g] |= k;
-            load[g] += c;
+            groups[g] = new PassPlan(groups[g].Kinds | plan.Kinds, groups[g].Timeline || plan.Timeline);
+            load[g] += cost;
         }
 
-        // Selection flags that are not analyzers of their own (threads) ride with the first group.
-        groups[0] |= kinds & AnalysisKind.Threads;
+        var readOnly = kinds & ~Analyses.All.Where(a => a.Create is not null).Aggregate(AnalysisKind.None, (k, a) => k | a.Kind);
+        groups[0] = groups[0] with { Kinds = groups[0].Kinds | readOnly };
         return groups;
     }
+
+    private static double CostOf(AnalysisKind kinds) => Analyses.Selected(kinds).Sum(a => a.CostHint);
 }

@@ -9,7 +9,7 @@ namespace TraceLab.Analyzers.Smp;
 /// Run intervals and CPU occupancy come from <see cref="ThreadAccounting"/> (logged or repaired, one state machine for
 /// every analysis), so a thread's residency sums to its run time. Memory grows with threads × CPUs, never with events.
 /// </summary>
-public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
+public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
 {
     private const int Unknown = ThreadAccounting.UnknownTask;
 
@@ -35,9 +35,8 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     private readonly MeasuredRegion _region;
     private readonly IdleCpuIntegral _idle;
     private readonly ThreadSlots _slots;
-    /// <summary>Per <see cref="ThreadSlots"/> slot; <see cref="_stateOrder"/> keeps first-seen order for completion.</summary>
-    private ThreadState?[] _state = [];
-    private readonly List<ThreadState> _stateOrder = [];
+    private readonly SlotTable<ThreadState> _state = new(static (tid, _) => new ThreadState(new SmpThreadStats(tid)));
+    /// <summary>The threads' stats by tid, in first-seen order (what <see cref="SmpTotals"/> and the report read).</summary>
     private readonly Dictionary<int, SmpThreadStats> _threads = new();
     private readonly List<SmpCpuStats> _cpuStats = new();
     /// <summary><see cref="_cpuStats"/> as an array: read on every event.</summary>
@@ -74,7 +73,14 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         }
     }
 
-    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it.
+    // Per-kind entry points (IPerKindAnalyzer): AnalysisPass switches on the kind once and calls only the analyzers
+    // that use it.
+
+    public PerKindEvents Wants => PerKindEvents.Switch | PerKindEvents.Waking | PerKindEvents.CpuEvidence;
+
+    public void OnSwitch(in KernelEvent e, in EventSlots slots) => OnSwitch(e);
+
+    public void OnWaking(in KernelEvent e, in EventSlots slots) => OnWaking(e, slots.Pid, slots.Woken);
 
     /// <summary>The CPU's stats, marked seen (an event was logged there).</summary>
     private SmpCpuStats CpuStats(int cpu)
@@ -91,27 +97,27 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     }
 
     /// <summary>An event of a kind this analyzer does not model was logged on <paramref name="cpu"/>.</summary>
-    internal void OnCpuEvent(int cpu) => CpuStats(cpu);
+    public void OnCpuEvidence(int cpu) => CpuStats(cpu);
 
-    internal void OnSwitch(in KernelEvent e)
+    private void OnSwitch(in KernelEvent e)
     {
         var cpuStats = CpuStats(e.Cpu);
         if (_region.Contains(e.Timestamp)) cpuStats.Switches++;
     }
 
-    internal void OnWaking(in KernelEvent e, int pidSlot, int wokenSlot)
+    private void OnWaking(in KernelEvent e, int pidSlot, int wokenSlot)
     {
         CpuStats(e.Cpu);
         OnWaking(e, e.Timestamp, counted: true, pidSlot, wokenSlot);
     }
 
-    internal void OnWakeupNew(in KernelEvent e, int pidSlot, int wokenSlot)
+    private void OnWakeupNew(in KernelEvent e, int pidSlot, int wokenSlot)
     {
         CpuStats(e.Cpu);
         OnWaking(e, e.Timestamp, counted: false, pidSlot, wokenSlot);
     }
 
-    internal void OnMigrate(in KernelEvent e)
+    private void OnMigrate(in KernelEvent e)
     {
         CpuStats(e.Cpu);
         if (e.Tid > 0 && _region.Contains(e.Timestamp)) ThreadAt(_slots.SlotOf(e.Tid), e.Tid).Stats.Migrations++;
@@ -128,7 +134,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     public void Complete(long end)
     {
         _idle.Advance(end);
-        foreach (var ts in _stateOrder)
+        foreach (var (_, ts) in _state.InOrder)
         {
             if (ts.Runnable) ts.Stats.RunnableWhileIdleNs += _idle.Since(ts.IdleReading);
             ts.Runnable = false;
@@ -140,25 +146,15 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         }
     }
 
-    // The observer callbacks: through the interface for any caller, and called directly (a known sealed type, so
-    // no interface dispatch per transition) by ThreadAccounting when this is its only observer.
+    // The scheduling transitions (ISchedulingObserver), from ThreadAccounting.
 
-    void ISchedulingObserver.OnRunEnded(int tid, int slot, int cpu, long since, long end, long t) => RunEnded(tid, slot, cpu, since, end, t);
-
-    void ISchedulingObserver.OnRunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince) =>
-        RunStarted(tid, slot, cpu, since, t, runnableSince);
-
-    void ISchedulingObserver.OnRunnable(int tid, int slot, long t) => Runnable(tid, slot, t);
-
-    void ISchedulingObserver.OnCpuTaskChanged(int cpu, int tid, long since, long t) => CpuTaskChanged(cpu, tid, since, t);
-
-    internal void RunEnded(int tid, int slot, int cpu, long since, long end, long t)
+    public void OnRunEnded(int tid, int slot, int cpu, long since, long end, long t)
     {
         _idle.Advance(t);
         ThreadAt(slot, tid).Stats.AddResidency(cpu, _region.Overlap(since, end));
     }
 
-    internal void RunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
+    public void OnRunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
     {
         _idle.Advance(t);
         var ts = ThreadAt(slot, tid);
@@ -173,7 +169,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         ts.LastCpu = cpu;
     }
 
-    internal void Runnable(int tid, int slot, long t)
+    public void OnRunnable(int tid, int slot, long t)
     {
         _idle.Advance(t);
         var ts = ThreadAt(slot, tid);
@@ -181,7 +177,7 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
         ts.IdleReading = _idle.Value;
     }
 
-    internal void CpuTaskChanged(int cpu, int tid, long since, long t)
+    public void OnCpuTaskChanged(int cpu, int tid, long since, long t)
     {
         _idle.Advance(t);
         if ((uint)cpu >= (uint)_cpus.Length) EnsureCpu(cpu);
@@ -226,18 +222,16 @@ public sealed class SmpAnalyzer : IKernelAnalyzer, ISchedulingObserver
     }
 
     /// <summary>The state of <paramref name="tid"/> (at <paramref name="slot"/>), created on first use.</summary>
-    private ThreadState ThreadAt(int slot, int tid) => ThreadSlots.Find(_state, slot) ?? NewThread(tid, slot);
+    private ThreadState ThreadAt(int slot, int tid)
+    {
+        if (_state.Find(slot) is { } s) return s;
+        s = _state.At(slot, tid);
+        _threads[tid] = s.Stats;
+        return s;
+    }
 
     private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
 
-    private ThreadState NewThread(int tid, int slot)
-    {
-        var stats = new SmpThreadStats(tid);
-        _threads[tid] = stats;
-        var s = ThreadSlots.Store(ref _state, slot, new ThreadState(stats));
-        _stateOrder.Add(s);
-        return s;
-    }
 
     /// <summary>Charges the CPU's current task (busy or idle) up to <paramref name="end"/>; unknown time counts nowhere.</summary>
     private void EndTenure(int c, long end)

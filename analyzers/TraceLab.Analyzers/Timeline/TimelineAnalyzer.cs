@@ -21,9 +21,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     private readonly TimelineWindow _window;
     private readonly bool _recordSegments;
     private readonly ThreadSlots _slots;
-    /// <summary>Per <see cref="ThreadSlots"/> slot; <see cref="_threadOrder"/> keeps first-seen order for completion.</summary>
-    private ThreadState?[] _threads = [];
-    private readonly List<(int Tid, ThreadState State)> _threadOrder = [];
+    private readonly SlotTable<ThreadState> _threads = new(static (_, _) => new ThreadState());
     private readonly List<TimelineSegment> _segments = [];
     private readonly List<TimelineWake> _wakes = [];
     private readonly List<ConvoyEpisode> _episodes = [];
@@ -86,7 +84,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
         // the per-event state tracking. (Convoy and wakeup items still arrive through the observer hooks.)
         if (t > _end && StopAfterWindow && _region.HasBegin && (!_region.HasEnd || _region.End >= _end))
         {
-            foreach (var (tid, s) in _threadOrder)
+            foreach (var (tid, s) in _threads.InOrder)
             {
                 if (!s.Known) continue;
                 Close(tid, s, t);
@@ -125,7 +123,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
 
     private void Gone(int tid, long t)
     {
-        if (ThreadSlots.Find(_threads, _slots.SlotOf(tid)) is not { Known: true } x) return;
+        if (_threads.Find(_slots.SlotOf(tid)) is not { Known: true } x) return;
         Close(tid, x, t);
         x.Known = false;
     }
@@ -159,14 +157,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
         return false;
     }
 
-    private ThreadState State(int tid)
-    {
-        var slot = _slots.SlotOf(tid);
-        if (ThreadSlots.Find(_threads, slot) is { } s) return s;
-        s = ThreadSlots.Store(ref _threads, slot, new ThreadState());
-        _threadOrder.Add((tid, s));
-        return s;
-    }
+    private ThreadState State(int tid) => _threads.At(_slots.SlotOf(tid), tid);
 
     private void Enter(int tid, ThreadRunState state, long t, int cpu)
     {
@@ -217,7 +208,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
 
     public void Complete(long end)
     {
-        foreach (var (tid, s) in _threadOrder)
+        foreach (var (tid, s) in _threads.InOrder)
             if (s.Known) Close(tid, s, Math.Max(end, s.Since));
         if (_end > end) _end = Math.Max(end, _start);
     }

@@ -10,7 +10,7 @@ namespace TraceLab.Analyzers.Wakeups;
 /// lock, or a release that another thread beats it to), it runs a few microseconds and blocks again, having done
 /// nothing: it paid two context switches for no progress.
 /// </summary>
-public sealed class WakeupAnalyzer : IKernelAnalyzer
+public sealed class WakeupAnalyzer : IPerKindAnalyzer
 {
     /// <summary>A woken thread that blocks again after less CPU than this, without progress, was woken for nothing.</summary>
     public const long FutileCpuNs = 50_000;
@@ -18,11 +18,8 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly ThreadSlots _slots;
-    /// <summary>Per <see cref="ThreadSlots"/> slot; <see cref="_stateOrder"/> keeps first-seen order for completion.</summary>
-    private WakeState?[] _state = [];
-    private readonly List<(int Tid, WakeState State)> _stateOrder = [];
-    private WakeupStats?[] _statsBySlot = [];
-    private readonly Dictionary<int, WakeupStats> _stats = new();
+    private readonly SlotTable<WakeState> _state = new(static (_, _) => new WakeState());
+    private readonly SlotTable<WakeupStats> _stats = new(static (tid, _) => new WakeupStats(tid));
     /// <summary>An array, not a list: looping over none (the usual case) costs nothing per wakeup.</summary>
     private IWakeupObserver[] _observers = [];
 
@@ -33,7 +30,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         _slots = accounting.Slots;
     }
 
-    public IReadOnlyDictionary<int, WakeupStats> Threads => _stats;
+    public IReadOnlyDictionary<int, WakeupStats> Threads => _stats.ByTid;
 
     /// <summary>Adds a viewer that sees each futile wakeup (no effect on the statistics).</summary>
     public void AddObserver(IWakeupObserver observer) => _observers = [.. _observers, observer];
@@ -54,24 +51,9 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         public bool Progress;
     }
 
-    /// <summary>The state of <paramref name="tid"/> (at <paramref name="slot"/>), created on first use.</summary>
-    private WakeState StateAt(int slot, int tid) => ThreadSlots.Find(_state, slot) ?? NewState(tid, slot);
+    private WakeState StateAt(int slot, int tid) => _state.At(slot, tid);
 
-    private WakeState NewState(int tid, int slot)
-    {
-        var s = ThreadSlots.Store(ref _state, slot, new WakeState());
-        _stateOrder.Add((tid, s));
-        return s;
-    }
-
-    private WakeupStats StatsAt(int slot, int tid) => ThreadSlots.Find(_statsBySlot, slot) ?? NewStats(tid, slot);
-
-    private WakeupStats NewStats(int tid, int slot)
-    {
-        var s = ThreadSlots.Store(ref _statsBySlot, slot, new WakeupStats(tid));
-        _stats.Add(tid, s);
-        return s;
-    }
+    private WakeupStats StatsAt(int slot, int tid) => _stats.At(slot, tid);
 
     public void OnEvent(in KernelEvent e)
     {
@@ -86,19 +68,33 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
 
     private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
 
-    // Per-kind entry points: AnalysisPass switches on the kind once and calls only the analyzers that use it, with
-    // the slots of the threads the event names (ThreadAccounting's PidSlot, PrevSlot, NextSlot, WokenSlot).
+    // Per-kind entry points (IPerKindAnalyzer): AnalysisPass switches on the kind once and calls only the analyzers
+    // that use it, with the slots of the threads the event names.
+
+    public PerKindEvents Wants => PerKindEvents.SyscallEnter | PerKindEvents.SyscallExit | PerKindEvents.Switch
+        | PerKindEvents.Waking | PerKindEvents.ThreadEvidence;
+
+    public void OnSyscallEnter(in KernelEvent e, in EventSlots slots) => OnSyscallEnter(e, slots.Pid);
+
+    /// <summary>A syscall exit only shows its thread running.</summary>
+    public void OnSyscallExit(in KernelEvent e, in EventSlots slots) => OnThreadEvidence(e, slots.Pid);
+
+    public void OnSwitch(in KernelEvent e, in EventSlots slots) => OnSwitch(e, slots.Prev, slots.Next);
+
+    public void OnWaking(in KernelEvent e, in EventSlots slots) => OnWakingEvent(e, slots.Pid, slots.Woken);
+
+    public void OnThreadEvidence(in KernelEvent e, in EventSlots slots) => OnThreadEvidence(e, slots.Pid);
 
     private static bool ThreadContext(in KernelEvent e) => e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
 
-    internal void OnWakingEvent(in KernelEvent e, int pidSlot, int wokenSlot)
+    private void OnWakingEvent(in KernelEvent e, int pidSlot, int wokenSlot)
     {
         var t = e.Timestamp;
         if (ThreadContext(e)) Progress(Evidence(pidSlot, e.Pid, t));
         OnWaking(e, t, wokenSlot);
     }
 
-    internal void OnSyscallEnter(in KernelEvent e, int slot)
+    private void OnSyscallEnter(in KernelEvent e, int slot)
     {
         if (!ThreadContext(e)) return;
         var s = Evidence(slot, e.Pid, e.Timestamp);
@@ -107,7 +103,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
     }
 
     /// <summary>Any other kind: the logging thread's own event shows it running.</summary>
-    internal void OnThreadEvidence(in KernelEvent e, int slot)
+    private void OnThreadEvidence(in KernelEvent e, int slot)
     {
         if (ThreadContext(e)) Evidence(slot, e.Pid, e.Timestamp);
     }
@@ -151,7 +147,7 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
         s.Progress = false;
     }
 
-    internal void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
+    private void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
     {
         var t = e.Timestamp;
         if (e.PrevTid > 0)
@@ -193,13 +189,13 @@ public sealed class WakeupAnalyzer : IKernelAnalyzer
 
     public void OnRegionBegin()
     {
-        foreach (var s in _stats.Values) s.Reset();
+        foreach (var s in _stats.ByTid.Values) s.Reset();
     }
 
     /// <summary>Wakeups still open at the end count as not futile: the thread had not blocked again.</summary>
     public void Complete(long end)
     {
-        foreach (var (tid, s) in _stateOrder)
+        foreach (var (tid, s) in _state.InOrder)
             if (s.Evaluating) Conclude(tid, _slots.SlotOf(tid), s, futile: false);
     }
 }

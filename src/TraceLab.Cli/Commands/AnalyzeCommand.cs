@@ -1,6 +1,8 @@
+using System.CommandLine;
 using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Cli.CommandLine;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli.Commands;
@@ -8,28 +10,68 @@ namespace TraceLab.Cli.Commands;
 /// <summary>`tracelab analyze TRACE`: re-analyzes an existing trace; uses workload.json beside it when present.</summary>
 public sealed class AnalyzeCommand
 {
+    /// <param name="TraceFile">Any format the trace format registry reads.</param>
+    /// <param name="Out">Where the reports go; null: beside the trace (replacing its reports needs <paramref name="Force"/>).</param>
+    /// <param name="Salvage">Analyze the intact part of a damaged trace; the report's warnings say what was skipped.</param>
+    /// <param name="Timeline">The window report.html's thread timeline shows (null: <see cref="TimelineWindow.Default"/>).</param>
+    /// <param name="AnalysisThreads">Analysis threads besides the reader (null: the default for this machine).</param>
+    public sealed record Settings(string TraceFile)
+    {
+        public string? Out { get; init; }
+        public bool Force { get; init; }
+        public int? Pid { get; init; }
+        public AnalysisKind Analyses { get; init; } = AnalysisKind.All;
+        public bool Salvage { get; init; }
+        public TimelineWindow? Timeline { get; init; }
+        public int? AnalysisThreads { get; init; }
+    }
+
     private readonly IAnsiConsole _console;
 
     public AnalyzeCommand(IAnsiConsole console) => _console = console;
 
-    /// <param name="salvage">Analyze the intact part of a damaged trace; the report's warnings say what was skipped.</param>
-    /// <param name="analysisThreads">Analysis threads besides the reader (null: the default for this machine).</param>
-    /// <param name="timeline">The window report.html's thread timeline shows (default <see cref="TimelineWindow.Default"/>).</param>
-    public int Run(string traceFile, string? outDir, bool force, int? pid, AnalysisKind analyses = AnalysisKind.All, bool salvage = false,
-        TimelineWindow? timeline = null, int? analysisThreads = null)
+    public static Command Create(IAnsiConsole console)
     {
-        traceFile = Path.GetFullPath(traceFile);
+        var trace = SharedOptions.ExistingTraceFile($"trace file ({string.Join(", ", TraceFiles.Formats.Names)})");
+        var outDir = SharedOptions.Out("where report.json / report.md go (default: beside the trace)");
+        var force = SharedOptions.Force("replace existing reports");
+        var pid = SharedOptions.Pid("process to report on (default: the workload's, from its markers or workload.json)");
+        var analysis = SharedOptions.Analysis();
+        var salvage = SharedOptions.Salvage(
+            "analyze a truncated or corrupt trace up to the damage on each CPU; a warning says what was skipped");
+        var timeline = SharedOptions.TimelineWindow();
+        var threads = SharedOptions.AnalysisThreads();
+        var command = new Command("analyze", "analyze an existing trace file")
+        {
+            trace, outDir, force, pid, analysis, salvage, timeline, threads,
+        };
+        CommandActions.Set(command, r => new AnalyzeCommand(console).Run(new Settings(r.GetValue(trace)!)
+        {
+            Out = r.GetValue(outDir),
+            Force = r.GetValue(force),
+            Pid = r.GetValue(pid),
+            Analyses = r.GetValue(analysis),
+            Salvage = r.GetValue(salvage),
+            Timeline = r.GetValue(timeline),
+            AnalysisThreads = r.GetValue(threads),
+        }));
+        return command;
+    }
+
+    public int Run(Settings s)
+    {
+        var traceFile = Path.GetFullPath(s.TraceFile);
         if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
         var beside = Path.Combine(Path.GetDirectoryName(traceFile)!, "workload.json");
         var workload = File.Exists(beside) ? WorkloadResult.Parse(File.ReadAllText(beside), beside) : null;
 
         // Default: next to the trace, which already holds a report from the capture, so replacing needs --force.
-        var output = OutputDirectory.Prepare(outDir ?? Path.GetDirectoryName(traceFile)!, "", force || outDir is null);
-        if (outDir is null && !force && File.Exists(output.File("report.json")))
+        var output = OutputDirectory.Prepare(s.Out ?? Path.GetDirectoryName(traceFile)!, "", s.Force || s.Out is null);
+        if (s.Out is null && !s.Force && File.Exists(output.File("report.json")))
             throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
-        var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false, pid, analyses, salvage,
-            timeline ?? TimelineWindow.Default, analysisThreads: analysisThreads);
+        var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
+            s.Pid, s.Analyses, s.Salvage, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads);
         ReportFiles.Write(output, report, recorded);
         TerminalReport.Render(_console, report);
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", ReportFiles.Names)}");

@@ -1,7 +1,10 @@
+using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
 using Spectre.Console;
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Parallel;
+using TraceLab.Cli.CommandLine;
 using TraceLab.Core;
 
 namespace TraceLab.Cli.Commands;
@@ -15,6 +18,26 @@ public sealed class BenchCommand
     private readonly IAnsiConsole _console;
 
     public BenchCommand(IAnsiConsole console) => _console = console;
+
+    public static Command Create(IAnsiConsole console)
+    {
+        var trace = SharedOptions.ExistingTraceFile($"trace file ({string.Join(", ", TraceFiles.Formats.Names)})");
+        var repeat = new Option<int>("--repeat")
+        {
+            Description = "runs of each measurement (best and median are shown)",
+            DefaultValueFactory = _ => 5,
+        };
+        var analysis = SharedOptions.Analysis();
+        var threads = SharedOptions.AnalysisThreads();
+        var command = new Command("bench",
+            "measure read and read + analysis speed on a trace file (events/s, MB/s, CPU time, peak RSS)")
+        {
+            trace, repeat, analysis, threads,
+        };
+        CommandActions.Set(command, r => new BenchCommand(console).Run(r.GetValue(trace)!, r.GetValue(repeat),
+            r.GetValue(analysis), r.GetValue(threads) ?? AnalysisPlan.DefaultThreads));
+        return command;
+    }
 
     /// <summary>Seconds per run: wall time and the process's CPU time (user + system, all threads) over the run.</summary>
     public sealed record Timing(double[] Wall, double[] Cpu);
@@ -32,7 +55,7 @@ public sealed class BenchCommand
         var r = Measure(traceFile, repeat, analyses, analysisThreads);
         var inv = CultureInfo.InvariantCulture;
         _console.WriteLine(string.Create(inv, $"trace {traceFile}: {r.Bytes / 1e6:F1} MB, {r.Events:N0} events; {repeat} run(s) each, {Environment.ProcessorCount} CPUs, .NET {Environment.Version}"));
-        var names = string.Join(",", AnalysisKinds.Format(analyses));
+        var names = string.Join(",", AnalysisNames.Format(analyses));
         Line("read (decode + merge)", r.Events, r.Bytes, r.Read);
         Line($"read + analysis ({names}), one thread", r.Events, r.Bytes, r.Analyze);
         if (r.AnalyzeThreaded is { } threaded)

@@ -1,40 +1,87 @@
+using System.CommandLine;
 using System.Diagnostics;
 using Spectre.Console;
-using TraceLab.Export.Perfetto;
+using TraceLab.Cli.CommandLine;
+using TraceLab.Export;
 
 namespace TraceLab.Cli.Commands;
 
-/// <summary>`tracelab export TRACE --to perfetto [-o FILE]`: the trace and TraceLab's analysis as a Perfetto trace.</summary>
+/// <summary>`tracelab export TRACE --to FORMAT [-o FILE]`: the trace and TraceLab's analysis for another viewer.</summary>
 public sealed class ExportCommand
 {
-    public static readonly string[] Formats = ["perfetto"];
+    /// <param name="Output">The file to write; null: the trace's name with the exporter's extension.</param>
+    public sealed record Settings(string TraceFile, ITraceExporter Exporter)
+    {
+        public string? Output { get; init; }
+        public bool Force { get; init; }
+        public int? Pid { get; init; }
+        public bool Salvage { get; init; }
+    }
 
     private readonly IAnsiConsole _console;
 
     public ExportCommand(IAnsiConsole console) => _console = console;
 
-    public int Run(string traceFile, string format, string? outFile, bool force, int? pid, bool salvage = false)
+    public static Command Create(IAnsiConsole console)
     {
-        if (!Formats.Contains(format, StringComparer.OrdinalIgnoreCase))
-            throw new UsageException($"unknown export format '{format}': valid formats are {string.Join(", ", Formats)}");
-        traceFile = Path.GetFullPath(traceFile);
+        var trace = SharedOptions.ExistingTraceFile($"trace file ({string.Join(", ", TraceFiles.Formats.Names)})");
+        var to = ExporterOption();
+        var output = new Option<string?>("--output", "-o")
+        {
+            Description = "output file (default: the trace's name with the format's extension)",
+        };
+        var force = SharedOptions.Force("replace an existing output file");
+        var pid = SharedOptions.Pid(
+            "process whose threads and lock objects get analysis tracks (default: the workload's, from its markers)");
+        var salvage = SharedOptions.Salvage("export a truncated or corrupt trace up to the damage on each CPU");
+        var description = "write a trace with TraceLab's analysis for another viewer (" +
+            string.Join(", ", TraceExporters.All.Select(e => e.Description)) + ")";
+        var command = new Command("export", description) { trace, to, output, force, pid, salvage };
+        CommandActions.Set(command, r => new ExportCommand(console).Run(new Settings(r.GetValue(trace)!, r.GetValue(to)!)
+        {
+            Output = r.GetValue(output),
+            Force = r.GetValue(force),
+            Pid = r.GetValue(pid),
+            Salvage = r.GetValue(salvage),
+        }));
+        return command;
+    }
+
+    /// <summary><c>--to NAME</c>, typed as the exporter; the names come from <see cref="TraceExporters.All"/>.</summary>
+    private static Option<ITraceExporter> ExporterOption()
+    {
+        var names = string.Join(", ", TraceExporters.Names);
+        var option = new Option<ITraceExporter>("--to")
+        {
+            Description = $"output format: {names}",
+            Required = true,
+            CustomParser = r => SharedOptions.ParseOrError(r, name => TraceExporters.Find(name)
+                ?? throw new ArgumentException($"unknown export format '{name}': valid formats are {names}"), null!),
+        };
+        option.CompletionSources.Add(TraceExporters.Names.ToArray());
+        return option;
+    }
+
+    public int Run(Settings s)
+    {
+        var traceFile = Path.GetFullPath(s.TraceFile);
         if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
-        var final = Path.GetFullPath(outFile ?? Path.ChangeExtension(traceFile, ".pftrace"));
+        var final = Path.GetFullPath(s.Output ?? Path.ChangeExtension(traceFile, s.Exporter.Extension));
         if (final == traceFile) throw new UsageException($"{final} is the input trace: choose another -o");
         if (Directory.Exists(final)) throw new UsageException($"{final} is a directory: -o takes a file name");
-        if (File.Exists(final) && !force) throw new UsageException($"{final} already exists: add --force to replace it");
+        if (File.Exists(final) && !s.Force) throw new UsageException($"{final} already exists: add --force to replace it");
         var dir = Path.GetDirectoryName(final)!;
         Directory.CreateDirectory(dir);
 
         var watch = Stopwatch.StartNew();
-        using var reader = TraceFiles.Open(traceFile, salvage);
+        using var reader = TraceFiles.Open(traceFile, s.Salvage);
         var tmp = Path.Combine(dir, $".{Path.GetFileName(final)}.tmp");
-        PerfettoExportSummary summary;
+        IExportSummary summary;
         try
         {
             using (var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16))
             {
-                summary = PerfettoExporter.Export(reader, fs, pid);
+                summary = s.Exporter.Export(reader, fs, new ExportOptions { Pid = s.Pid });
                 fs.Flush(flushToDisk: true);
             }
             File.Move(tmp, final, overwrite: true);
@@ -45,12 +92,9 @@ public sealed class ExportCommand
             throw;
         }
         watch.Stop();
-        var size = new FileInfo(final).Length;
-        _console.MarkupLine(Markup.Escape(
-            $"Perfetto trace {final}: {size / 1048576.0:0.0} MiB, {summary.Packets:N0} packets in {watch.Elapsed.TotalSeconds:0.00} s — " +
-            $"{summary.Switches:N0} sched_switch, {summary.Wakings:N0} sched_waking, {summary.Prints:N0} markers; " +
-            $"{summary.EpisodeSlices:N0} convoy episodes, {summary.HandoffFlows:N0} handoff flows, {summary.FutileInstants:N0} futile wakeups"));
-        _console.MarkupLine("[grey]Open it at https://ui.perfetto.dev (Open trace file); see docs/viewers.md[/]");
+        var lines = summary.Lines(new ExportedFile(final, new FileInfo(final).Length, watch.Elapsed));
+        for (var i = 0; i < lines.Count; i++)
+            _console.MarkupLine(i == 0 ? Markup.Escape(lines[i]) : $"[grey]{Markup.Escape(lines[i])}[/]");
         return ExitCodes.Ok;
     }
 }

@@ -1,7 +1,9 @@
+using System.CommandLine;
 using System.Globalization;
 using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Capture.Linux;
+using TraceLab.Cli.CommandLine;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli.Commands;
@@ -18,6 +20,34 @@ public sealed class OverheadCommand
     private readonly IAnsiConsole _console;
 
     public OverheadCommand(IAnsiConsole console) => _console = console;
+
+    public static Command Create(IAnsiConsole console)
+    {
+        var workload = new Argument<string>("workload") { Description = "workload to run (see `tracelab scenarios`)" };
+        var scenario = new Argument<string>("scenario") { Description = "named scenario of the workload" };
+        var repeat = new Option<int>("--repeat")
+        {
+            Description = "rounds (each: one untraced run, then one traced run per syscall set)",
+            DefaultValueFactory = _ => 5,
+        };
+        var syscalls = new Option<IReadOnlyList<SyscallSet>>("--syscalls")
+        {
+            Description = "syscall sets to measure, comma-separated: none, lock, all",
+            DefaultValueFactory = _ => [SyscallSet.None, SyscallSet.Lock, SyscallSet.All],
+            CustomParser = r => SharedOptions.ParseOrError(r, ParseSets, []),
+        };
+        var bufferKb = SharedOptions.BufferKb();
+        var parameters = new WorkloadParameterOptions();
+        var command = new Command("overhead",
+            "slowdown of a scenario when traced: untraced and traced runs interleaved, median and min/max per syscall set")
+        {
+            workload, scenario, repeat, syscalls, bufferKb,
+        };
+        parameters.AddTo(command);
+        CommandActions.Set(command, (r, ct) => new OverheadCommand(console).RunAsync(new Settings(r.GetValue(workload)!,
+            r.GetValue(scenario)!, parameters.Overrides(r), r.GetValue(repeat), r.GetValue(syscalls)!, r.GetValue(bufferKb)), ct));
+        return command;
+    }
 
     public sealed record Settings(string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, int Repeat,
         IReadOnlyList<SyscallSet> Sets, int BufferKb);
@@ -92,8 +122,11 @@ public sealed class OverheadCommand
                 foreach (var set in s.Sets)
                 {
                     var dir = Path.Combine(scratch, $"traced-{round}-{set}");
-                    var code = await new TraceCommand(quiet).RunAsync(new TraceCommand.Settings(
-                        workload.Name, scenario.Name, s.Overrides, dir, Force: true, s.BufferKb, set, TimeoutSeconds: 0, AnalysisKind.Threads));
+                    var code = await new TraceCommand(quiet).RunAsync(new TraceCommand.Settings(workload.Name, scenario.Name)
+                    {
+                        Overrides = s.Overrides, Out = dir, Force = true, BufferKb = s.BufferKb, Syscalls = set,
+                        Analyses = AnalysisKind.Threads,
+                    });
                     if (code != ExitCodes.Ok) throw new WorkloadException($"traced run ({set}) exited {code}");
                     var result = WorkloadResult.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "workload.json"), cancellationToken), "workload.json");
                     traced[set].Add(RunTimes.Of(result));
@@ -139,15 +172,8 @@ public sealed class OverheadCommand
     private static string Percent(double ratio) => double.IsNaN(ratio) ? "n/a" : (ratio * 100).ToString("+0.0;-0.0;0.0", CultureInfo.InvariantCulture) + " %";
 
     /// <summary>"none,lock,all" or a subset.</summary>
-    public static IReadOnlyList<SyscallSet> ParseSets(string text)
-    {
-        try
-        {
-            return text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Select(CaptureEventSet.Parse).Distinct().ToList();
-        }
-        catch (ArgumentException ex)
-        {
-            throw new UsageException(ex.Message, ex);
-        }
-    }
+    /// <summary>"none,lock,all" as sets, each once; throws <see cref="ArgumentException"/> naming an unknown set.</summary>
+    public static IReadOnlyList<SyscallSet> ParseSets(string text) =>
+        text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+            .Select(CaptureEventSet.Parse).Distinct().ToList();
 }

@@ -1,4 +1,6 @@
+using System.CommandLine;
 using Spectre.Console;
+using TraceLab.Cli.CommandLine;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli.Commands;
@@ -9,6 +11,13 @@ public sealed class ScenariosCommand
     private readonly IAnsiConsole _console;
 
     public ScenariosCommand(IAnsiConsole console) => _console = console;
+
+    public static Command Create(IAnsiConsole console)
+    {
+        var command = new Command("scenarios", "list workloads and their scenarios with the seed claims they test");
+        CommandActions.Set(command, _ => new ScenariosCommand(console).Run());
+        return command;
+    }
 
     public int Run()
     {

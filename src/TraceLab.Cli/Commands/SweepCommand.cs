@@ -1,5 +1,7 @@
+using System.CommandLine;
 using System.Globalization;
 using Spectre.Console;
+using TraceLab.Cli.CommandLine;
 using TraceLab.Cli.Sweeps;
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Output;
@@ -15,14 +17,99 @@ namespace TraceLab.Cli.Commands;
 /// </summary>
 public sealed class SweepCommand
 {
-    public sealed record Settings(
-        string? Workload, string? Sweep, string? Param, string? Values, string? SeriesParam, string? SeriesValues,
-        int Repeat, bool Trace, string? Out, bool Force, string? Resume, IReadOnlyDictionary<string, string> Overrides,
-        int TimeoutSeconds, int? OrderSeed = null);
+    /// <param name="Sweep">Predefined sweep name or claim id; null with <see cref="Param"/> for an ad-hoc sweep.</param>
+    /// <param name="Resume">Directory of an interrupted sweep to continue; the other settings then come from it.</param>
+    public sealed record Settings
+    {
+        public string? Workload { get; init; }
+        public string? Sweep { get; init; }
+        public string? Param { get; init; }
+        public string? Values { get; init; }
+        public string? SeriesParam { get; init; }
+        public string? SeriesValues { get; init; }
+        public int Repeat { get; init; } = 3;
+        public bool Trace { get; init; }
+        public string? Out { get; init; }
+        public bool Force { get; init; }
+        public string? Resume { get; init; }
+        public IReadOnlyDictionary<string, string> Overrides { get; init; } = new Dictionary<string, string>();
+        public int TimeoutSeconds { get; init; }
+        public int? OrderSeed { get; init; }
+    }
 
     private readonly IAnsiConsole _console;
 
     public SweepCommand(IAnsiConsole console) => _console = console;
+
+    public static Command Create(IAnsiConsole console)
+    {
+        var workload = new Argument<string?>("workload")
+        {
+            Description = "workload to sweep (see `tracelab scenarios`)", Arity = ArgumentArity.ZeroOrOne,
+        };
+        var sweep = new Argument<string?>("sweep")
+        {
+            Description = "predefined sweep name or claim id (see `tracelab sweeps`)", Arity = ArgumentArity.ZeroOrOne,
+        };
+        var param = new Option<string?>("--param") { Description = "parameter to sweep (x axis) for an ad-hoc sweep" };
+        var values = new Option<string?>("--values")
+        {
+            Description = "its values, comma-separated; integer ranges like 1-8 expand",
+        };
+        var series = new Option<string?>("--series")
+        {
+            Description = "parameter that makes one series (plot line) per value, e.g. which",
+        };
+        var seriesValues = new Option<string?>("--series-values") { Description = "its values, comma-separated (e.g. cs,mutex)" };
+        var repeat = new Option<int>("--repeat")
+        {
+            Description = "runs per point (verdicts need at least 3)", DefaultValueFactory = _ => 3,
+        };
+        var trace = new Option<bool>("--trace")
+        {
+            Description = "capture and analyze every run (trace.dat and report.json per run; needs root)",
+        };
+        var outDir = SharedOptions.Out("output directory (default: ./traces/sweep-WORKLOAD-SWEEP-TIME)");
+        var force = SharedOptions.Force("write into an existing non-empty directory");
+        var resume = new Option<string?>("--resume")
+        {
+            Description = "continue the interrupted sweep in this directory (its state.json)",
+        };
+        var timeout = SharedOptions.Timeout("kill a run after this many seconds and record it as failed (0 = no limit)");
+        var seed = new Option<int?>("--order-seed")
+        {
+            Description = "seed of the interleaved run order (default: random, recorded in sweep.json)",
+        };
+        var list = new Option<bool>("--list") { Description = "list the predefined sweeps and their claims" };
+        var parameters = new WorkloadParameterOptions("fixed for every point: ");
+
+        var command = new Command("sweep",
+            "run a workload over a range of parameter values, repeated, with plots, report and claim verdicts")
+        {
+            workload, sweep, param, values, series, seriesValues, repeat, trace, outDir, force, resume, timeout, seed, list,
+        };
+        parameters.AddTo(command);
+        CommandActions.Set(command, async (r, _) => r.GetValue(list)
+            ? new SweepsCommand(console).Run()
+            : await new SweepCommand(console).RunAsync(new Settings
+            {
+                Workload = r.GetValue(workload),
+                Sweep = r.GetValue(sweep),
+                Param = r.GetValue(param),
+                Values = r.GetValue(values),
+                SeriesParam = r.GetValue(series),
+                SeriesValues = r.GetValue(seriesValues),
+                Repeat = r.GetValue(repeat),
+                Trace = r.GetValue(trace),
+                Out = r.GetValue(outDir),
+                Force = r.GetValue(force),
+                Resume = r.GetValue(resume),
+                Overrides = parameters.Overrides(r),
+                TimeoutSeconds = r.GetValue(timeout),
+                OrderSeed = r.GetValue(seed),
+            }));
+        return command;
+    }
 
     public async Task<int> RunAsync(Settings s)
     {

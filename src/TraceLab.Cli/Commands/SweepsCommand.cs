@@ -1,4 +1,6 @@
+using System.CommandLine;
 using Spectre.Console;
+using TraceLab.Cli.CommandLine;
 using TraceLab.Sweeps;
 
 namespace TraceLab.Cli.Commands;
@@ -9,6 +11,13 @@ public sealed class SweepsCommand
     private readonly IAnsiConsole _console;
 
     public SweepsCommand(IAnsiConsole console) => _console = console;
+
+    public static Command Create(IAnsiConsole console)
+    {
+        var command = new Command("sweeps", "list the predefined sweeps with the seed claims each one judges");
+        CommandActions.Set(command, _ => new SweepsCommand(console).Run());
+        return command;
+    }
 
     public int Run()
     {

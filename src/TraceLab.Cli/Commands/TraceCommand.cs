@@ -1,8 +1,10 @@
+using System.CommandLine;
 using System.Globalization;
 using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
+using TraceLab.Cli.CommandLine;
 using TraceLab.Cli.Live;
 using TraceLab.Core.Capture;
 using TraceLab.Reporting;
@@ -16,9 +18,24 @@ namespace TraceLab.Cli.Commands;
 /// </summary>
 public sealed class TraceCommand
 {
-    public sealed record Settings(
-        string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, string? Out, bool Force,
-        int BufferKb, SyscallSet Syscalls, int TimeoutSeconds, AnalysisKind Analyses = AnalysisKind.All, TimelineWindow? Timeline = null, bool Live = false);
+    /// <summary>What one `tracelab trace` run does; every setting but the workload and scenario has a default.</summary>
+    /// <param name="Overrides">Workload parameters given on the command line, by name.</param>
+    /// <param name="Out">Output directory; null: ./traces/WORKLOAD-SCENARIO-TIME.</param>
+    /// <param name="TimeoutSeconds">Kill the workload after this long; 0: no limit.</param>
+    /// <param name="Timeline">report.html's timeline window; null: <see cref="TimelineWindow.Default"/>.</param>
+    /// <param name="Live">Print per-second, per-thread figures while the workload runs.</param>
+    public sealed record Settings(string Workload, string Scenario)
+    {
+        public IReadOnlyDictionary<string, string> Overrides { get; init; } = new Dictionary<string, string>();
+        public string? Out { get; init; }
+        public bool Force { get; init; }
+        public int BufferKb { get; init; } = 64 * 1024;
+        public SyscallSet Syscalls { get; init; } = SyscallSet.Lock;
+        public int TimeoutSeconds { get; init; }
+        public AnalysisKind Analyses { get; init; } = AnalysisKind.All;
+        public TimelineWindow? Timeline { get; init; }
+        public bool Live { get; init; }
+    }
 
     private readonly IAnsiConsole _console;
     private readonly ICaptureBackend _backend;
@@ -28,6 +45,64 @@ public sealed class TraceCommand
     {
         _console = console;
         _backend = backend ?? CaptureBackends.ForThisMachine();
+    }
+
+    public static Command Create(IAnsiConsole console) => new CommandLineOptions().Command(console);
+
+    /// <summary>
+    /// The command's arguments and options. To add one: a field here, an entry in <see cref="Command"/>'s list and a
+    /// line in <see cref="Bind"/> (and a property in <see cref="Settings"/>).
+    /// </summary>
+    private sealed class CommandLineOptions
+    {
+        private readonly Argument<string> _workload = new("workload")
+        {
+            Description = "workload to run (see `tracelab scenarios`)",
+        };
+        private readonly Argument<string> _scenario = new("scenario") { Description = "named scenario of the workload" };
+        private readonly Option<string?> _out = SharedOptions.Out("output directory (default: ./traces/WORKLOAD-SCENARIO-TIME)");
+        private readonly Option<bool> _force = SharedOptions.Force(
+            "write into an existing non-empty directory, replacing TraceLab's files");
+        private readonly Option<int> _bufferKb = SharedOptions.BufferKb();
+        private readonly Option<SyscallSet> _syscalls = new("--syscalls")
+        {
+            Description = "syscall events: none, lock (futex/semop/sched_yield), all",
+            DefaultValueFactory = _ => SyscallSet.Lock,
+            CustomParser = r => SharedOptions.ParseOrError(r, CaptureEventSet.Parse, SyscallSet.Lock),
+        };
+        private readonly Option<int> _timeout = SharedOptions.Timeout("kill the workload after this many seconds (0 = no limit)");
+        private readonly Option<AnalysisKind> _analysis = SharedOptions.Analysis();
+        private readonly Option<TimelineWindow?> _timeline = SharedOptions.TimelineWindow();
+        private readonly Option<bool> _live = new("--live")
+        {
+            Description = "print per-second, per-thread switches and ready/run time while the workload runs " +
+                "(ETW real-time session on Windows; the copied pages on Linux)",
+        };
+        private readonly WorkloadParameterOptions _parameters = new();
+
+        public Command Command(IAnsiConsole console)
+        {
+            var command = new Command("trace", "run a workload scenario under kernel tracing and report per thread")
+            {
+                _workload, _scenario, _out, _force, _bufferKb, _syscalls, _timeout, _analysis, _timeline, _live,
+            };
+            _parameters.AddTo(command);
+            CommandActions.Set(command, (r, _) => new TraceCommand(console).RunAsync(Bind(r)));
+            return command;
+        }
+
+        private Settings Bind(ParseResult r) => new(r.GetValue(_workload)!, r.GetValue(_scenario)!)
+        {
+            Overrides = _parameters.Overrides(r),
+            Out = r.GetValue(_out),
+            Force = r.GetValue(_force),
+            BufferKb = r.GetValue(_bufferKb),
+            Syscalls = r.GetValue(_syscalls),
+            TimeoutSeconds = r.GetValue(_timeout),
+            Analyses = r.GetValue(_analysis),
+            Timeline = r.GetValue(_timeline),
+            Live = r.GetValue(_live),
+        };
     }
 
     public async Task<int> RunAsync(Settings s)

@@ -4,10 +4,6 @@ using TraceLab.Core;
 
 namespace TraceLab.Export.Perfetto;
 
-/// <summary>What an export wrote, for the command's summary line and for tests.</summary>
-public sealed record PerfettoExportSummary(
-    long Packets, long Switches, long Wakings, long WakeupNews, long Migrations, long Exits, long Prints, long SkippedEvents,
-    long EpisodeSlices, long HandoffFlows, long FutileInstants, long MarkerInstants, ExportProcess? Process);
 
 /// <summary>
 /// Writes a trace (any <see cref="IKernelTraceReader"/>: trace.dat, or .etl through the ETW mapping) as a Perfetto

@@ -22,17 +22,21 @@ public class ThreadSlotsTests
     }
 
     [Fact]
-    public void Per_slot_tables_grow_and_read_null_past_their_end()
+    public void Per_slot_tables_grow_create_once_and_read_null_where_nothing_was_created()
     {
-        string?[] table = [];
-        Assert.Null(ThreadSlots.Find(table, 5));
-        ThreadSlots.Store(ref table, 5, "five");
-        ThreadSlots.Store(ref table, 100, "hundred");
-        Assert.Equal("five", ThreadSlots.Find(table, 5));
-        Assert.Equal("hundred", ThreadSlots.Find(table, 100));
-        Assert.Null(ThreadSlots.Find(table, 6));
-        Assert.Null(ThreadSlots.Find(table, -1));
-        Assert.Null(ThreadSlots.Find(table, table.Length));
+        var created = 0;
+        var table = new SlotTable<string>((tid, slot) => { created++; return $"{tid}@{slot}"; });
+        Assert.Null(table.Find(5));
+        Assert.Equal("500@5", table.At(5, 500));
+        Assert.Equal("1000@100", table.At(100, 1000));
+        Assert.Equal("500@5", table.At(5, 500));
+        Assert.Equal(2, created);
+        Assert.Equal("500@5", table.Find(5));
+        Assert.Null(table.Find(6));
+        Assert.Null(table.Find(-1));
+        Assert.Null(table.Find(100_000));
+        Assert.Equal([(500, "500@5"), (1000, "1000@100")], table.InOrder);
+        Assert.Equal([500, 1000], table.ByTid.Keys);
     }
 
     /// <summary>

@@ -28,8 +28,11 @@ public sealed class EtwBackendCommandTests : IDisposable
         etw.Active.Add("TraceLab-999999-killed-run");
         var backend = new EtwCaptureBackend(etw, pid => pid == Environment.ProcessId, (from, to) => File.Copy(from, to), Environment.ProcessId);
         var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No });
-        var settings = new TraceCommand.Settings("timemutex", "mutex", new Dictionary<string, string> { ["iterations"] = "200" },
-            _out, Force: false, BufferKb: 1024, SyscallSet.Lock, TimeoutSeconds: 60);
+        var settings = new TraceCommand.Settings("timemutex", "mutex")
+        {
+            Overrides = new Dictionary<string, string> { ["iterations"] = "200" },
+            Out = _out, BufferKb = 1024, Syscalls = SyscallSet.Lock, TimeoutSeconds = 60,
+        };
 
         var ex = await Assert.ThrowsAsync<PlatformNotSupportedException>(() => new TraceCommand(console, backend).RunAsync(settings));
 

@@ -151,7 +151,7 @@ public sealed class EtwCaptureTests : IDisposable
         captured.Discard();
 
         Assert.Equal([(etl, final)], _merges);
-        Assert.Equal([1, 2, 3, 4], File.ReadAllBytes(final));
+        Assert.Equal(FakeEtwController.HeaderBuffer, File.ReadAllBytes(final));
         Assert.False(File.Exists(etl));
         Assert.True(_etw.Last!.StopCount > 0);
     }
@@ -169,7 +169,7 @@ public sealed class EtwCaptureTests : IDisposable
 
         captured.WriteTo(final);
 
-        Assert.Equal([1, 2, 3, 4], File.ReadAllBytes(final));
+        Assert.Equal(FakeEtwController.HeaderBuffer, File.ReadAllBytes(final));
         Assert.Contains(captured.Notes, n => n.Contains("not merged (KernelTraceControl.dll)", StringComparison.Ordinal));
     }
 

@@ -1,3 +1,4 @@
+using System.Buffers.Binary;
 using TraceLab.Capture.Windows;
 
 namespace TraceLab.Tests.Capture;
@@ -8,6 +9,23 @@ namespace TraceLab.Tests.Capture;
 /// </summary>
 internal sealed class FakeEtwController : IEtwSessionController
 {
+    /// <summary>
+    /// What the fake session "records": an .etl's header buffer alone (buffer header, BufferType 4, then the
+    /// logfile header event's SYSTEM_TRACE_HEADER), so TraceLab recognises the file as .etl by its content.
+    /// </summary>
+    public static byte[] HeaderBuffer { get; } = BuildHeaderBuffer();
+
+    private static byte[] BuildHeaderBuffer()
+    {
+        var b = new byte[0x48 + 0x20];
+        BinaryPrimitives.WriteUInt32LittleEndian(b, (uint)b.Length);           // BufferSize
+        BinaryPrimitives.WriteUInt32LittleEndian(b.AsSpan(0x30), (uint)b.Length); // Offset (filled bytes)
+        BinaryPrimitives.WriteUInt16LittleEndian(b.AsSpan(0x36), 4);            // BufferType HEADER
+        BinaryPrimitives.WriteUInt32LittleEndian(b.AsSpan(0x48), 0xC0020002);   // marker: SYSTEM64, version 2
+        BinaryPrimitives.WriteUInt16LittleEndian(b.AsSpan(0x4C), 0x20);         // Size; HookId 0 follows
+        return b;
+    }
+
     public bool Elevated { get; set; } = true;
     public List<string> Active { get; } = [];
     public List<string> StopCalls { get; } = [];
@@ -34,7 +52,7 @@ internal sealed class FakeEtwController : IEtwSessionController
         Started.Add(settings);
         Active.Add(settings.Name);
         // The kernel creates the file when the session starts; events are written to it while it runs.
-        File.WriteAllBytes(settings.EtlPath, [1, 2, 3, 4]);
+        File.WriteAllBytes(settings.EtlPath, HeaderBuffer);
         Last = new FakeRecording(this, settings.Name);
         return Last;
     }

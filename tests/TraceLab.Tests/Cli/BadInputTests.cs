@@ -104,6 +104,30 @@ public sealed class BadInputTests
     }
 
     [Fact]
+    public void A_file_that_is_not_a_trace_is_told_which_formats_are_read()
+    {
+        using var dir = new TempDirectory("tracelab-notrace");
+        var file = dir.File("capture.etl");
+        File.WriteAllText(file, "an .etl name does not make an .etl file");
+        var (code, _, err) = Run("analyze", file, "--out", dir.File("out"));
+        Assert.Equal(1, code);
+        AssertOneLineError(err, "not a trace TraceLab reads: expected trace.dat (");
+        Assert.Contains("perf.data (magic PERFILE2) or etl (ETW", err);
+    }
+
+    [Fact]
+    public void An_etl_is_recognised_by_its_content_whatever_its_name()
+    {
+        if (OperatingSystem.IsWindows()) return; // there TraceEvent would try to read the one-buffer file
+        using var dir = new TempDirectory("tracelab-etl");
+        var file = dir.File("trace.dat");
+        File.WriteAllBytes(file, Capture.FakeEtwController.HeaderBuffer);
+        var (code, _, err) = Run("analyze", file, "--out", dir.File("out"));
+        Assert.Equal(1, code);
+        AssertOneLineError(err, ".etl files can only be read on Windows");
+    }
+
+    [Fact]
     public void Truncated_trace_gives_one_line_with_the_offset_and_exits_1()
     {
         var sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex", "trace.dat");

@@ -18,8 +18,8 @@ public sealed class AnalysisPlanTests
     {
         var groups = AnalysisPlan.Partition(AnalysisKind.All, timeline: false, threads);
         Assert.InRange(groups.Count, 1, threads);
-        foreach (var k in Analyzers) Assert.Single(groups, g => g.HasFlag(k));
-        Assert.All(groups, g => Assert.NotEqual(AnalysisKind.None, g & ~AnalysisKind.Threads));
+        foreach (var k in Analyzers) Assert.Single(groups, g => g.Kinds.HasFlag(k));
+        Assert.All(groups, g => Assert.NotEqual(AnalysisKind.None, g.Kinds & ~AnalysisKind.Threads));
     }
 
     [Fact]
@@ -29,7 +29,7 @@ public sealed class AnalysisPlanTests
         Assert.Equal(2, groups.Count);
         // Costs 22 + 18 + 14 + 12 + 11 = 77: longest-first gives {convoys 22, smp 12, wakeups 11} = 45 and
         // {waitgraph 18, kernel 14} = 32 — the convoy analyzer never shares with the wait-for graph.
-        Assert.DoesNotContain(groups, g => g.HasFlag(AnalysisKind.Convoys) && g.HasFlag(AnalysisKind.WaitGraph));
+        Assert.DoesNotContain(groups, g => g.Kinds.HasFlag(AnalysisKind.Convoys) && g.Kinds.HasFlag(AnalysisKind.WaitGraph));
     }
 
     [Fact]
@@ -38,8 +38,8 @@ public sealed class AnalysisPlanTests
         foreach (var threads in new[] { 1, 2, 4, 6 })
         {
             var groups = AnalysisPlan.Partition(AnalysisKind.All, timeline: true, threads);
-            var g = Assert.Single(groups, x => x.HasFlag(AnalysisPlan.TimelineGroup));
-            Assert.True(g.HasFlag(AnalysisKind.Convoys) && g.HasFlag(AnalysisKind.Wakeups));
+            var g = Assert.Single(groups, x => x.Timeline);
+            Assert.True(g.Kinds.HasFlag(AnalysisKind.Convoys) && g.Kinds.HasFlag(AnalysisKind.Wakeups));
         }
     }
 
@@ -48,6 +48,6 @@ public sealed class AnalysisPlanTests
     {
         Assert.Equal(2, AnalysisPlan.Partition(AnalysisKind.Kernel | AnalysisKind.Smp, timeline: false, 6).Count);
         var accountingOnly = Assert.Single(AnalysisPlan.Partition(AnalysisKind.Threads, timeline: false, 6));
-        Assert.Equal(AnalysisKind.Threads, accountingOnly);
+        Assert.Equal(new PassPlan(AnalysisKind.Threads, Timeline: false), accountingOnly);
     }
 }

@@ -1,0 +1,118 @@
+using System.CommandLine;
+using System.CommandLine.Parsing;
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Parallel;
+using TraceLab.Analyzers.Timeline;
+
+namespace TraceLab.Cli.CommandLine;
+
+/// <summary>
+/// Options more than one command takes, each defined once: name, type, default and validation. A command passes its
+/// own description where the option means something slightly different for it (where --out writes, say). Invalid
+/// values are parse errors, so they end as one line and exit code 2 before the command runs.
+/// </summary>
+internal static class SharedOptions
+{
+    public const int MinBufferKb = 64;
+    public const int MaxBufferKb = 4 * 1024 * 1024;
+
+    public static Option<string?> Out(string description) => new("--out") { Description = description };
+
+    public static Option<bool> Force(string description) => new("--force") { Description = description };
+
+    public static Option<int?> Pid(string description)
+    {
+        var option = new Option<int?>("--pid") { Description = description };
+        option.Validators.Add(r =>
+        {
+            if (r.GetValueOrDefault<int?>() is <= 0) r.AddError("--pid must be a positive process id");
+        });
+        return option;
+    }
+
+    public static Option<bool> Salvage(string description) => new("--salvage") { Description = description };
+
+    public static Option<int> BufferKb()
+    {
+        var option = new Option<int>("--buffer-kb")
+        {
+            Description = "per-CPU ring buffer size in KiB",
+            DefaultValueFactory = _ => 64 * 1024,
+        };
+        option.Validators.Add(r =>
+        {
+            if (r.GetValueOrDefault<int>() is < MinBufferKb or > MaxBufferKb)
+                r.AddError($"--buffer-kb must be between {MinBufferKb} and {MaxBufferKb}");
+        });
+        return option;
+    }
+
+    public static Option<AnalysisKind> Analysis() => new("--analysis")
+    {
+        Description = "analyses to report, comma-separated: " +
+            $"{string.Join(", ", AnalysisNames.All.Where(n => n != "all"))} (default: all)",
+        DefaultValueFactory = _ => AnalysisKind.All,
+        CustomParser = r => ParseOrError(r, AnalysisNames.Parse, AnalysisKind.None),
+    };
+
+    public static Option<int?> AnalysisThreads()
+    {
+        var option = new Option<int?>("--analysis-threads")
+        {
+            Description = "threads that run the analyzers besides the one reading the trace; 0: all on one thread " +
+                $"(default: CPUs - 1, at most {AnalysisPlan.MaxThreads})",
+        };
+        option.Validators.Add(r =>
+        {
+            if (r.GetValueOrDefault<int?>() is < 0 or > AnalysisPlan.MaxThreads)
+                r.AddError($"--analysis-threads must be between 0 and {AnalysisPlan.MaxThreads}");
+        });
+        return option;
+    }
+
+    public static Option<TimelineWindow?> TimelineWindow() => new("--timeline-window")
+    {
+        Description = "report.html's thread timeline: START:LENGTH in ms from the region's begin (default 10:1)",
+        CustomParser = r => ParseOrError<TimelineWindow?>(r, text => Analyzers.Timeline.TimelineWindow.Parse(text), null),
+    };
+
+    public static Option<int> Timeout(string description)
+    {
+        var option = new Option<int>("--timeout") { Description = description };
+        option.Validators.Add(r =>
+        {
+            if (r.GetValueOrDefault<int>() < 0) r.AddError("--timeout must be 0 or more seconds");
+        });
+        return option;
+    }
+
+    /// <summary>A trace file argument; a path that is not an existing file is refused while parsing.</summary>
+    public static Argument<string> ExistingTraceFile(string description)
+    {
+        var argument = new Argument<string>("trace") { Description = description };
+        argument.Validators.Add(r =>
+        {
+            var path = r.GetValueOrDefault<string>();
+            if (!string.IsNullOrEmpty(path) && !File.Exists(path)) r.AddError($"{Path.GetFullPath(path)}: no such file");
+        });
+        return argument;
+    }
+
+    /// <summary>
+    /// Runs <paramref name="parse"/> on the option's text; its <see cref="ArgumentException"/> or
+    /// <see cref="FormatException"/> becomes the parse error (the message names the valid values).
+    /// </summary>
+    internal static T ParseOrError<T>(ArgumentResult result, Func<string, T> parse, T onError)
+    {
+        var text = result.Tokens.Count > 0 ? result.Tokens[^1].Value : "";
+        try
+        {
+            return parse(text);
+        }
+        catch (Exception ex) when (ex is ArgumentException or FormatException)
+        {
+            result.AddError(ex.Message);
+            return onError;
+        }
+    }
+}

@@ -1,0 +1,42 @@
+using TraceLab.Core;
+
+namespace TraceLab.Export;
+
+/// <summary>
+/// One output format of `tracelab export --to NAME`: writes a trace, with TraceLab's analysis, for another viewer.
+/// Exporters are listed once, in <see cref="TraceExporters.All"/>.
+/// </summary>
+public interface ITraceExporter
+{
+    /// <summary>The <c>--to</c> value, lower case, e.g. "perfetto".</summary>
+    string Name { get; }
+
+    /// <summary>File name extension of the output, with the dot; the default output is the trace's name with it.</summary>
+    string Extension { get; }
+
+    /// <summary>One phrase for help texts, e.g. "Perfetto protobuf trace (ui.perfetto.dev)".</summary>
+    string Description { get; }
+
+    /// <summary>Streams <paramref name="reader"/>'s events once and writes the export to <paramref name="output"/>.</summary>
+    IExportSummary Export(IKernelTraceReader reader, Stream output, ExportOptions options,
+        CancellationToken cancellationToken = default);
+}
+
+/// <summary>What an export wrote, as the lines the command prints.</summary>
+public interface IExportSummary
+{
+    /// <summary>The first line says what <paramref name="file"/> holds; further lines are hints (how to open it).</summary>
+    IReadOnlyList<string> Lines(ExportedFile file);
+}
+
+/// <summary>Choices every exporter is given; an exporter ignores those it has no use for.</summary>
+public sealed record ExportOptions
+{
+    public static ExportOptions Default { get; } = new();
+
+    /// <summary>The process whose threads and objects get analysis tracks; null: the workload's, from its markers.</summary>
+    public int? Pid { get; init; }
+}
+
+/// <summary>The written export file, for the summary lines.</summary>
+public readonly record struct ExportedFile(string Path, long Bytes, TimeSpan Elapsed);

@@ -1,0 +1,21 @@
+using System.Globalization;
+
+namespace TraceLab.Export.Perfetto;
+
+/// <summary>What an export wrote, for the command's summary line and for tests.</summary>
+public sealed record PerfettoExportSummary(
+    long Packets, long Switches, long Wakings, long WakeupNews, long Migrations, long Exits, long Prints,
+    long SkippedEvents, long EpisodeSlices, long HandoffFlows, long FutileInstants, long MarkerInstants,
+    ExportProcess? Process) : IExportSummary
+{
+    public IReadOnlyList<string> Lines(ExportedFile file)
+    {
+        var inv = CultureInfo.InvariantCulture;
+        var written = string.Create(inv,
+            $"Perfetto trace {file.Path}: {file.Bytes / 1048576.0:0.0} MiB, {Packets:N0} packets in {file.Elapsed.TotalSeconds:0.00} s");
+        var events = string.Create(inv, $"{Switches:N0} sched_switch, {Wakings:N0} sched_waking, {Prints:N0} markers");
+        var analysis = string.Create(inv,
+            $"{EpisodeSlices:N0} convoy episodes, {HandoffFlows:N0} handoff flows, {FutileInstants:N0} futile wakeups");
+        return [$"{written} — {events}; {analysis}", "Open it at https://ui.perfetto.dev (Open trace file); see docs/viewers.md"];
+    }
+}

@@ -1,0 +1,56 @@
+using TraceLab.Analyzers;
+using TraceLab.Reporting.Tables;
+
+namespace TraceLab.Reporting.Sections;
+
+/// <summary>
+/// The "threads" analysis: the scheduler accounting's per-thread table. Its data is report.json's "threads", which
+/// every report has (the other analyses build on the accounting); the table shows when "threads" was selected.
+/// </summary>
+public sealed class ThreadsReport : IAnalysisReport
+{
+    public AnalysisDefinition Analysis => Analyses.Threads;
+    public string? JsonName => null;
+    public Type? SectionType => null;
+
+    /// <summary>The rows are RunReport.Threads, built by ReportBuilder for every report.</summary>
+    public object? Build(ReportContext context) => null;
+
+    public IReadOnlyList<ReportBlock>? View(RunReport r)
+    {
+        if (r.Analyses.Count != 0 && !r.Analyses.Contains(Analysis.Name)) return null;
+        var table = new ReportTable("Threads",
+        [
+            new("tid"), Column.Left("name"), new("role", CellAlign.Left, In: Shown.Markdown),
+            new("run ms"), new("ready ms"), new("wait ms"), new("vol"), new("invol"), new("migr"),
+            new("wakeups recv", TerminalHeading: "wk recv"), new("wakeups given", TerminalHeading: "wk given"),
+            new("ready p50 µs", TerminalHeading: "rdy p50 µs"), new("p99 µs"), new("max µs"),
+            Column.Left("top wakers", "top waker"),
+            new("user ms (rusage)", TerminalHeading: "user ms*"), new("sys ms (rusage)", TerminalHeading: "sys ms*"),
+            Column.MarkdownOnly("iterations"),
+        ]);
+        foreach (var t in r.Threads)
+        {
+            var top = t.TopWakers.FirstOrDefault();
+            table.Add(
+                new(Format.Int(t.Tid) + (t.MayBeAffectedByLoss == true ? " ⚠" : ""), Format.Int(t.Tid)),
+                new(t.Name, t.Name + (t.Role is null ? "" : $" ({t.Role})")),
+                t.Role ?? "",
+                Units.Ms(t.RunNs), Units.Ms(t.ReadyNs), Units.Ms(t.WaitNs),
+                Units.N(t.VoluntarySwitches), Units.N(t.InvoluntarySwitches), Units.N(t.Migrations),
+                Units.N(t.WakeupsReceived), Units.N(t.WakeupsGiven),
+                Units.Us(t.ReadyLatency.P50Ns), Units.Us(t.ReadyLatency.P99Ns), Units.Us(t.ReadyLatency.MaxNs),
+                new(string.Join("; ", t.TopWakers.Select(w => $"{w.Name}({w.Tid}) ×{Units.N(w.Count)}")),
+                    top is null ? "" : $"{top.Name} ({top.Tid}) ×{Units.N(top.Count)}"),
+                t.Workload is null ? "" : Units.Ms(t.Workload.UserNs),
+                t.Workload is null ? "" : Units.Ms(t.Workload.SystemNs),
+                t.Workload is null ? "" : Units.N(t.Workload.Iterations));
+        }
+        return
+        [
+            new MarkdownText("## Threads", ""),
+            new TableBlock(table),
+            new TerminalLine("[grey]* user/sys: the workload's own getrusage(RUSAGE_THREAD). Definitions: docs/metrics.md[/]"),
+        ];
+    }
+}

@@ -1,0 +1,49 @@
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.WaitGraph;
+using TraceLab.Reporting.Tables;
+
+namespace TraceLab.Reporting.Sections;
+
+/// <summary>The "waitgraph" analysis in the report: what the process waited on (cascaded), knots, wait edges.</summary>
+public sealed class WaitGraphReport()
+    : AnalysisReport<WaitForGraphAnalyzer, WaitGraphSection>(Analyses.WaitGraph, "waitGraph")
+{
+    protected override WaitGraphSection Build(WaitForGraphAnalyzer g, ReportContext c) =>
+        WaitGraphSectionBuilder.Build(g.Result, c.Tids, c.Names);
+
+    protected override IReadOnlyList<ReportBlock> View(WaitGraphSection g)
+    {
+        var waitedOn = new ReportTable($"Wait-for graph: what the process waited on ({Units.Ms(g.WaitNs)} ms of waiting, cascaded)",
+        [
+            new("waited on", CellAlign.Left, TerminalAlign: CellAlign.Right), new("ms"), new("share"),
+        ]);
+        foreach (var v in g.WaitedOn) waitedOn.Add(v.Name, Units.Ms(v.WeightNs), new(Format.Pct(v.Share), Format.P1(v.Share)));
+
+        List<string> knots = [];
+        if (g.Knots.Count == 0) knots.Add($"No knot (edges of at least {Units.Us(g.KnotMinEdgeWeightNs)} µs).");
+        foreach (var k in g.Knots)
+        {
+            knots.Add($"- Knot{(k.IsSink ? " (sink)" : "")}: {string.Join(", ", k.Names)} — {Units.Ms(k.InternalWeightNs)} ms " +
+                $"of waits among them ({Format.Pct(k.ShareOfWait)} of the process's wait time)");
+        }
+        knots.Add("");
+
+        var edges = new ReportTable("Wait edges", [new("from"), Column.Left("to"), new("ms"), new("waits")])
+        {
+            In = Shown.Markdown,
+        };
+        foreach (var e in g.Edges) edges.Add(Format.Int(e.From), e.ToName, Units.Ms(e.WeightNs), Units.N(e.Count));
+
+        return
+        [
+            new MarkdownText("## Wait-for graph", "",
+                $"The process's threads waited {Units.Ms(g.WaitNs)} ms in all; cascaded (wPerf) attribution of that time:", ""),
+            new TableBlock(waitedOn),
+            new MarkdownText([.. knots]),
+            new TableBlock(edges),
+            .. g.Knots.Select(k => new TerminalLine($"[bold]Knot[/]{(k.IsSink ? " (sink: the bottleneck is inside)" : "")}: " +
+                $"{Format.Escape(string.Join(", ", k.Names))} — {Units.Ms(k.InternalWeightNs)} ms of waits among them, " +
+                $"{Format.P1(k.ShareOfWait)} of the process's wait time")),
+        ];
+    }
+}

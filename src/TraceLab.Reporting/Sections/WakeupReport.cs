@@ -1,0 +1,51 @@
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Wakeups;
+using TraceLab.Reporting.Tables;
+
+namespace TraceLab.Reporting.Sections;
+
+/// <summary>The "wakeups" analysis in the report: who woke whom, futile and spurious wakeups, wakeup latency.</summary>
+public sealed class WakeupReport() : AnalysisReport<WakeupAnalyzer, WakeupSection>(Analyses.Wakeups, "wakeups")
+{
+    protected override WakeupSection Build(WakeupAnalyzer w, ReportContext c) =>
+        WakeupSectionBuilder.Build(w, c.Accounting, c.Tids, c.Names);
+
+    protected override IReadOnlyList<ReportBlock> View(WakeupSection w)
+    {
+        List<Column> heads = [Column.Left("woken", "woken \\ waker")];
+        heads.AddRange(w.Wakers.Select(x => new Column(Format.Int(x), TerminalHeading: x switch
+        {
+            -1 => "irq/idle",
+            0 => "other",
+            _ => Format.Int(x),
+        })));
+        var matrix = new ReportTable("Who woke whom (wakeups in the region)", heads);
+        foreach (var row in w.Matrix)
+            matrix.Add([$"{row.Name} ({row.Woken})", .. row.Counts.Select(n => new Cell(Units.N(n), n == 0 ? "·" : null))]);
+
+        var threads = new ReportTable(
+            $"Wakeups (futile: blocked again after < {w.FutileCpuThresholdNs / 1000} µs CPU without progress)",
+        [
+            new("tid"), Column.Left("name"), new("wakeups"), new("futile"), new("futile %"), new("spurious"),
+            new("same-CPU n"), new("same-CPU p50 µs", TerminalHeading: "p50 µs"), new("p99 µs"), new("cross-CPU n"),
+            new("cross-CPU p50 µs", TerminalHeading: "p50 µs"), new("p99 µs"),
+        ]);
+        foreach (var t in w.Threads)
+        {
+            threads.Add(Format.Int(t.Tid), t.Name, Units.N(t.Wakeups), Units.N(t.Futile),
+                new(Format.Pct(t.FutileShare), Format.P1(t.FutileShare)), Units.N(t.Spurious),
+                Units.N(t.SameCpuLatency.Count), Units.Us(t.SameCpuLatency.P50Ns), Units.Us(t.SameCpuLatency.P99Ns),
+                Units.N(t.CrossCpuLatency.Count), Units.Us(t.CrossCpuLatency.P50Ns), Units.Us(t.CrossCpuLatency.P99Ns));
+        }
+
+        return
+        [
+            new MarkdownText("## Wakeups", "",
+                "Who woke whom (rows: woken thread; columns: waker; -1 = interrupt or idle context, 0 = any other thread):", ""),
+            new TableBlock(matrix),
+            new MarkdownText($"Futile: woken, then blocked again after less than {w.FutileCpuThresholdNs / 1000} µs of CPU " +
+                "without progress (docs/metrics.md).", ""),
+            new TableBlock(threads),
+        ];
+    }
+}
