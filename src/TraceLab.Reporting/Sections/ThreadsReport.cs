@@ -16,9 +16,9 @@ public sealed class ThreadsReport : IAnalysisReport
     /// <summary>The rows are RunReport.Threads, built by ReportBuilder for every report.</summary>
     public object? Build(ReportContext context) => null;
 
-    public IReadOnlyList<ReportBlock>? View(RunReport r)
+    public IReadOnlyList<ReportBlock>? View(RunReport report)
     {
-        if (r.Analyses.Count != 0 && !r.Analyses.Contains(Analysis.Name)) return null;
+        if (report.Analyses.Count != 0 && !report.Analyses.Contains(Analysis.Name)) return null;
         var table = new ReportTable("Threads",
         [
             new("tid"), Column.Left("name"), new("role", CellAlign.Left, In: Shown.Markdown),
@@ -29,7 +29,7 @@ public sealed class ThreadsReport : IAnalysisReport
             new("user ms (rusage)", TerminalHeading: "user ms*"), new("sys ms (rusage)", TerminalHeading: "sys ms*"),
             Column.MarkdownOnly("iterations"),
         ]);
-        foreach (var t in r.Threads)
+        foreach (var t in report.Threads)
         {
             var top = t.TopWakers.FirstOrDefault();
             table.Add(

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Buffers.Binary;
 using System.Text;
 
@@ -12,7 +13,7 @@ internal sealed class PerfDataBuilder
 {
     private const ulong SampleType = 1 | 2 | 4 | 128 | 256 | 1024 | (1UL << 16);
     private const ulong Id = 77;
-    private readonly MemoryStream _data = new();
+    private readonly ArrayBufferWriter<byte> _data = new();
 
     public int Cpus { get; init; } = 2;
 
@@ -71,7 +72,7 @@ internal sealed class PerfDataBuilder
         BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(40), 1UL << 18);
 
         var tracing = TracingData();
-        var data = _data.ToArray();
+        var data = _data.WrittenSpan.ToArray();
         const int headerSize = 104;
         var idsOffset = headerSize;
         var attrsOffset = idsOffset + 8;

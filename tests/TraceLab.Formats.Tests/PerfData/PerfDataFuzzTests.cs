@@ -15,6 +15,7 @@ namespace TraceLab.Formats.Tests.PerfData;
 /// </summary>
 public sealed class PerfDataFuzzTests : IDisposable
 {
+    private static readonly bool[] StrictThenSalvage = [false, true];
     private const int Seed = 20261122;
     private const int Cases = 600;
     private static readonly TimeSpan CaseTimeout = TimeSpan.FromSeconds(5);
@@ -57,7 +58,7 @@ public sealed class PerfDataFuzzTests : IDisposable
             var (what, bytes) = cases[i];
             var path = Path.Combine(_dir, $"case{i}.perf.data");
             File.WriteAllBytes(path, bytes);
-            foreach (var salvage in new[] { false, true })
+            foreach (var salvage in StrictThenSalvage)
             {
                 var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
                 if (!task.Wait(CaseTimeout)) { failures.Enqueue($"{what}: hang"); continue; }
