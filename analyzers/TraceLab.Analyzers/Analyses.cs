@@ -14,10 +14,14 @@ namespace TraceLab.Analyzers;
 public static class Analyses
 {
     public static readonly AnalysisDefinition Threads = new("threads", AnalysisKind.Threads, 0, null);
-    public static readonly AnalysisDefinition Kernel = new("kernel", AnalysisKind.Kernel, 14, a => new KernelTimeAnalyzer(a));
-    public static readonly AnalysisDefinition Convoys = new("convoys", AnalysisKind.Convoys, 22, a => new ConvoyAnalyzer(a));
-    public static readonly AnalysisDefinition Wakeups = new("wakeups", AnalysisKind.Wakeups, 11, a => new WakeupAnalyzer(a));
-    public static readonly AnalysisDefinition Smp = new("smp", AnalysisKind.Smp, 12, a => new SmpAnalyzer(a));
+    public static readonly AnalysisDefinition Kernel =
+        new("kernel", AnalysisKind.Kernel, 14, a => new KernelTimeAnalyzer(a));
+    public static readonly AnalysisDefinition Convoys =
+        new("convoys", AnalysisKind.Convoys, 22, a => new ConvoyAnalyzer(a));
+    public static readonly AnalysisDefinition Wakeups =
+        new("wakeups", AnalysisKind.Wakeups, 11, a => new WakeupAnalyzer(a));
+    public static readonly AnalysisDefinition Smp =
+        new("smp", AnalysisKind.Smp, 12, a => new SmpAnalyzer(a));
     public static readonly AnalysisDefinition WaitGraph =
         new("waitgraph", AnalysisKind.WaitGraph, 18, a => new WaitForGraphAnalyzer(a.Region, a.Slots));
 

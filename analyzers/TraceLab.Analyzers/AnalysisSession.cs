@@ -43,7 +43,9 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// <summary>The scheduler accounting (of the first pass, when there are several: all compute the same).</summary>
     public ThreadAccounting Accounting { get; }
 
-    /// <summary>The analyzer of a selected analysis (<see cref="Analyses.All"/>); null when not selected or none.</summary>
+    /// <summary>
+    /// The analyzer of a selected analysis (<see cref="Analyses.All"/>); null when not selected or it has none.
+    /// </summary>
     public IKernelAnalyzer? AnalyzerOf(AnalysisDefinition analysis) => _byKind.GetValueOrDefault(analysis.Kind);
 
     // Typed shortcuts for the built-in analyses (a new analysis needs none: AnalyzerOf serves it).

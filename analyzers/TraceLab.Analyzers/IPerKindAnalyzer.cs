@@ -2,7 +2,7 @@ using TraceLab.Core;
 
 namespace TraceLab.Analyzers;
 
-/// <summary>The per-kind entry points an <see cref="IPerKindAnalyzer"/> wants <see cref="AnalysisPass"/> to call.</summary>
+/// <summary>The entry points an <see cref="IPerKindAnalyzer"/> wants <see cref="AnalysisPass"/> to call.</summary>
 [Flags]
 public enum PerKindEvents
 {

@@ -172,7 +172,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         return OnEventSlow(e, t);
     }
 
-    /// <summary>The event's logging thread runs on its CPU (<see cref="Evidence"/>); returns that thread's slot.</summary>
+    /// <summary>The event's logging thread runs on its CPU (<see cref="Evidence"/>); returns its slot.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int LoggedBy(ref CpuState cpu, in KernelEvent e, long t)
     {
@@ -327,7 +327,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         SetCurrent(ref cpu, cpuIndex, tid, tid > 0 ? slot : -1, start, t);
     }
 
-    /// <summary>From <paramref name="since"/>, <paramref name="cpuIndex"/> runs <paramref name="tid"/> (seen at t).</summary>
+    /// <summary>From <paramref name="since"/>, <paramref name="cpuIndex"/> runs <paramref name="tid"/>.</summary>
     private void SetCurrent(ref CpuState cpu, int cpuIndex, int tid, int slot, long since, long t)
     {
         cpu.Current = tid;
@@ -382,7 +382,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         return EventSlots.OfSwitch(prevSlot, nextSlot);
     }
 
-    /// <summary>The switch's previous thread leaves its CPU: blocked, runnable (preempted) or dead. Returns its slot.</summary>
+    /// <summary>The switch's previous thread leaves its CPU: blocked, runnable or dead. Returns its slot.</summary>
     private int SwitchOut(in KernelEvent e, long t, bool inRegion)
     {
         var prev = e.PrevTid;

@@ -4,9 +4,9 @@ namespace TraceLab.Analyzers;
 
 /// <summary>
 /// Gives every tid a dense slot (0, 1, 2, … in order of first sight) once, so per-thread state can live in arrays
-/// indexed by slot (<see cref="SlotTable{T}"/>) instead of a <see cref="Dictionary{TKey, TValue}"/> per analyzer: one shared lookup of a few array
-/// loads replaces several hashed lookups per event. Non-negative tids map through pages of
-/// <see cref="PageSize"/> entries allocated on first use (memory grows with the tid range actually seen, a few KiB
+/// indexed by slot (<see cref="SlotTable{T}"/>) instead of a <see cref="Dictionary{TKey, TValue}"/> per analyzer:
+/// one shared lookup of a few array loads replaces several hashed lookups per event. Non-negative tids map through
+/// pages of <see cref="PageSize"/> entries allocated on first use (memory grows with the tid range actually seen, a few KiB
 /// per thousand tids); negative ids (never real threads) through a dictionary.
 /// </summary>
 public sealed class ThreadSlots

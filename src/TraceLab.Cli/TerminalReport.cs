@@ -3,7 +3,7 @@ using TraceLab.Reporting;
 
 namespace TraceLab.Cli;
 
-/// <summary>The report on the terminal: the capture summary, then each analysis's section (<see cref="AnalysisReports"/>).</summary>
+/// <summary>The report on the terminal: the capture summary, then each analysis's section.</summary>
 public static class TerminalReport
 {
     public static void Render(IAnsiConsole console, RunReport r)

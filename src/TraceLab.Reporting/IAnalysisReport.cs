@@ -12,7 +12,7 @@ public interface IAnalysisReport
 {
     AnalysisDefinition Analysis { get; }
 
-    /// <summary>The section's property in report.json; null when it lives in RunReport's own fields (threads).</summary>
+    /// <summary>The section's property in report.json; null when it is in RunReport's own fields.</summary>
     string? JsonName { get; }
 
     /// <summary>The section's type in report.json (to read it back); null with <see cref="JsonName"/>.</summary>
@@ -24,7 +24,7 @@ public interface IAnalysisReport
     /// <summary>Report warnings the analysis adds (shown with the others, in registration order).</summary>
     IEnumerable<string> Warnings(ReportContext context) => [];
 
-    /// <summary>The section's tables and notes, built once for every rendering; null when the report has none.</summary>
+    /// <summary>The section's tables and notes, built once for every renderer; null when there is none.</summary>
     IReadOnlyList<ReportBlock>? View(RunReport report);
 }
 

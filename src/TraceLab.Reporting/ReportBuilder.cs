@@ -81,7 +81,8 @@ public static class ReportBuilder
             Warnings = warnings,
         };
         foreach (var analysis in AnalysisReports.All)
-            if (analysis.JsonName is not null && analysis.Build(context) is { } section) report.SetSection(analysis, section);
+            if (analysis.JsonName is not null && analysis.Build(context) is { } section)
+                report.SetSection(analysis, section);
         LossFlags.Apply(report.Capture, report.Threads, report.Smp);
         if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);
         return report;

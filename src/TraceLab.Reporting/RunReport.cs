@@ -32,7 +32,8 @@ public sealed class RunReport
     /// <summary>Sets (or, with null, removes) the section of <paramref name="analysis"/>.</summary>
     public void SetSection(IAnalysisReport analysis, object? section)
     {
-        var name = analysis.JsonName ?? throw new ArgumentException($"{analysis.Analysis.Name} has no report.json section");
+        var name = analysis.JsonName
+            ?? throw new ArgumentException($"{analysis.Analysis.Name} has no report.json section");
         if (section is null) _sections.Remove(name);
         else if (analysis.SectionType is { } type && !type.IsInstanceOfType(section))
             throw new ArgumentException($"{name}: a {section.GetType().Name}, not a {type.Name}");
@@ -40,13 +41,35 @@ public sealed class RunReport
     }
 
     // Typed shortcuts for the built-in sections (a new analysis needs none: SectionOf serves it).
-    public KernelSection? Kernel { get => Get<KernelSection>(AnalysisReports.Kernel); init => SetSection(AnalysisReports.Kernel, value); }
-    public ConvoySection? Convoys { get => Get<ConvoySection>(AnalysisReports.Convoys); init => SetSection(AnalysisReports.Convoys, value); }
-    public WakeupSection? Wakeups { get => Get<WakeupSection>(AnalysisReports.Wakeups); init => SetSection(AnalysisReports.Wakeups, value); }
-    public SmpSection? Smp { get => Get<SmpSection>(AnalysisReports.Smp); init => SetSection(AnalysisReports.Smp, value); }
-    public WaitGraphSection? WaitGraph { get => Get<WaitGraphSection>(AnalysisReports.WaitGraph); init => SetSection(AnalysisReports.WaitGraph, value); }
+    public KernelSection? Kernel
+    {
+        get => SectionOf(AnalysisReports.Kernel) as KernelSection;
+        init => SetSection(AnalysisReports.Kernel, value);
+    }
 
-    private T? Get<T>(IAnalysisReport analysis) where T : class => SectionOf(analysis) as T;
+    public ConvoySection? Convoys
+    {
+        get => SectionOf(AnalysisReports.Convoys) as ConvoySection;
+        init => SetSection(AnalysisReports.Convoys, value);
+    }
+
+    public WakeupSection? Wakeups
+    {
+        get => SectionOf(AnalysisReports.Wakeups) as WakeupSection;
+        init => SetSection(AnalysisReports.Wakeups, value);
+    }
+
+    public SmpSection? Smp
+    {
+        get => SectionOf(AnalysisReports.Smp) as SmpSection;
+        init => SetSection(AnalysisReports.Smp, value);
+    }
+
+    public WaitGraphSection? WaitGraph
+    {
+        get => SectionOf(AnalysisReports.WaitGraph) as WaitGraphSection;
+        init => SetSection(AnalysisReports.WaitGraph, value);
+    }
 }
 
 public sealed class RunSection

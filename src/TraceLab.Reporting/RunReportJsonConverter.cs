@@ -39,11 +39,11 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
         {
             SchemaVersion = Get<int?>(root, "SchemaVersion", options) ?? 2,
             Run = Get<RunSection>(root, "Run", options),
-            Capture = Get<CaptureSection>(root, "Capture", options) ?? throw new JsonException("report.json: no capture"),
-            Region = Get<RegionSection>(root, "Region", options) ?? throw new JsonException("report.json: no region"),
+            Capture = Get<CaptureSection>(root, "Capture", options) ?? throw Missing("capture"),
+            Region = Get<RegionSection>(root, "Region", options) ?? throw Missing("region"),
             Process = Get<ProcessSection>(root, "Process", options),
             Analyses = Get<List<string>>(root, "Analyses", options) ?? [],
-            Threads = Get<List<ThreadSection>>(root, "Threads", options) ?? throw new JsonException("report.json: no threads"),
+            Threads = Get<List<ThreadSection>>(root, "Threads", options) ?? throw Missing("threads"),
             Warnings = Get<List<string>>(root, "Warnings", options) ?? [],
         };
         foreach (var analysis in AnalysisReports.All)
@@ -52,6 +52,8 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
                 report.SetSection(analysis, element.Deserialize(type, options));
         return report;
     }
+
+    private static JsonException Missing(string property) => new($"report.json: no {property}");
 
     private static string Name(string property, JsonSerializerOptions options) =>
         options.PropertyNamingPolicy?.ConvertName(property) ?? property;

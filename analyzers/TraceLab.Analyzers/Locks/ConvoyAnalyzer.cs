@@ -297,7 +297,8 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         var giver = EventFlags.InInterrupt(e.Flags) || e.Pid <= 0 ? 0 : e.Pid;
         if (b.Op is LockOpKind.Wait or LockOpKind.Semop)
         {
-            if (giver > 0 && _threads.Find(pidSlot) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop && a.Obj == b.Obj)
+            if (giver > 0 && _threads.Find(pidSlot) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop
+                && a.Obj == b.Obj)
                 Woke(b, giver, pidSlot, e.Timestamp, b.EnterTs);
             return;
         }

@@ -55,7 +55,8 @@ public static class AnalysisPlan
             load[g] += cost;
         }
 
-        var readOnly = kinds & ~Analyses.All.Where(a => a.Create is not null).Aggregate(AnalysisKind.None, (k, a) => k | a.Kind);
+        var readOnly = Analyses.Selected(kinds).Where(a => a.Create is null)
+            .Aggregate(AnalysisKind.None, (k, a) => k | a.Kind);
         groups[0] = groups[0] with { Kinds = groups[0].Kinds | readOnly };
         return groups;
     }

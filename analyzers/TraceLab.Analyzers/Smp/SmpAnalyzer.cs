@@ -36,7 +36,7 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
     private readonly IdleCpuIntegral _idle;
     private readonly ThreadSlots _slots;
     private readonly SlotTable<ThreadState> _state = new(static (tid, _) => new ThreadState(new SmpThreadStats(tid)));
-    /// <summary>The threads' stats by tid, in first-seen order (what <see cref="SmpTotals"/> and the report read).</summary>
+    /// <summary>The threads' stats by tid, in first-seen order (what the report reads).</summary>
     private readonly Dictionary<int, SmpThreadStats> _threads = new();
     private readonly List<SmpCpuStats> _cpuStats = new();
     /// <summary><see cref="_cpuStats"/> as an array: read on every event.</summary>

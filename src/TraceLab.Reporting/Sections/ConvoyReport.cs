@@ -1,3 +1,4 @@
+using System.Globalization;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Reporting.Tables;
@@ -23,8 +24,9 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
         List<string> intro =
         [
             "## Lock convoys", "",
-            $"Objects named by {(c.ObjectSource == "syscalls" ? "the syscalls that wait on them" : "inference (no lock syscalls in the trace)")}; " +
-                $"an episode is a chain of at least {c.MinEpisodeHandoffs} handoffs in which each giver is the previous receiver.",
+            $"Objects named by {(c.ObjectSource == "syscalls" ? "the syscalls that wait on them" : Inferred)}; " +
+                $"an episode is a chain of at least {c.MinEpisodeHandoffs} handoffs in which each giver is the " +
+                "previous receiver.",
         ];
         if (c.UnconfirmedHandoffs > 0)
             intro.Add($"{Units.N(c.UnconfirmedHandoffs)} futex handoffs were still unconfirmed when the trace ended.");
@@ -34,11 +36,13 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
             return
             [
                 new MarkdownText([.. intro, "No thread of the process waited on a lock object.", ""]),
-                new TerminalLine($"[bold]Lock convoys[/] none: no thread of the process waited on a lock object ({c.ObjectSource})"),
+                new TerminalLine("[bold]Lock convoys[/] none: no thread of the process waited on a lock object " +
+                    $"({c.ObjectSource})"),
             ];
         }
 
-        var objects = new ReportTable($"Lock objects ({c.ObjectSource}; episode = ≥{c.MinEpisodeHandoffs} chained handoffs)",
+        var title = $"Lock objects ({c.ObjectSource}; episode = ≥{c.MinEpisodeHandoffs} chained handoffs)";
+        var objects = new ReportTable(title,
         [
             Column.Left("object"), new("handoffs"), new("handoffs/s", TerminalHeading: "/s"),
             Column.MarkdownOnly("acquisitions"), new("handoff share"), Column.MarkdownOnly("fast acquisitions"),
@@ -86,7 +90,9 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
         ];
     }
 
-    private static readonly System.Globalization.CultureInfo Inv = System.Globalization.CultureInfo.InvariantCulture;
+    private const string Inferred = "inference (no lock syscalls in the trace)";
+
+    private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
     private static string Partners(List<WakerSection> list) =>
         string.Join(", ", list.Select(p => $"{p.Tid} ×{Units.N(p.Count)}"));

@@ -24,48 +24,58 @@ public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSe
         var ratio = k.RusageSystemNs is { } r && r > 0
             ? ((double)k.EstimatedKernelNs / r).ToString("0.00", CultureInfo.InvariantCulture)
             : null;
-        var intro = $"In syscalls: on CPU between sys_enter and sys_exit ({Units.Ms(k.KernelCpuNs)} ms). Kernel estimate: " +
-            $"plus {k.BoundaryNsPerCall} ns per call for the entry/exit paths, {k.BoundaryNsPerOffCpuCall} ns per call " +
+        var intro = "In syscalls: on CPU between sys_enter and sys_exit " +
+            $"({Units.Ms(k.KernelCpuNs)} ms). Kernel estimate: plus {k.BoundaryNsPerCall} ns per call for the " +
+            $"entry/exit paths, {k.BoundaryNsPerOffCpuCall} ns per call " +
             $"that was switched out (1st percentiles of {Units.N(k.BoundarySamples)} and " +
             $"{Units.N(k.BoundaryOffCpuSamples)} exit→enter gaps): {Units.Ms(k.EstimatedKernelNs)} ms" +
             (ratio is null ? "." : $"; the workload's getrusage system time: {Units.Ms(k.RusageSystemNs!.Value)} ms " +
                 $"(estimate/rusage = {ratio}).");
         List<string> notes = [intro];
         if (k.UnmatchedExits > 0)
-            notes.Add($"{Units.N(k.UnmatchedExits)} syscall exits had no entry in the trace (in progress when tracing started).");
+        {
+            notes.Add($"{Units.N(k.UnmatchedExits)} syscall exits had no entry in the trace " +
+                "(in progress when tracing started).");
+        }
         notes.Add("");
 
         var table = new ReportTable("Kernel time (traced syscalls)",
         [
             new("tid"), Column.Left("name"), new("run ms"), new("in syscalls ms"), new("kernel est. ms"),
-            new("outside syscalls ms", TerminalHeading: "outside ms"), new("sys ms (rusage)", TerminalHeading: "sys ms*"),
+            new("outside syscalls ms", TerminalHeading: "outside ms"),
+            new("sys ms (rusage)", TerminalHeading: "sys ms*"),
             new("calls"), new("blocked in syscalls ms", TerminalHeading: "blocked ms"),
             new("ready in syscalls ms", TerminalHeading: "ready ms"),
             Column.Left("syscalls (calls, cpu/blocked/ready ms)", "top syscalls (calls, cpu ms, blocked ms)"),
         ]);
         foreach (var t in k.Threads)
         {
-            table.Add(Format.Int(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs), Units.Ms(t.EstimatedKernelNs),
-                Units.Ms(t.OutsideSyscallsNs), t.RusageSystemNs is { } s ? Units.Ms(s) : "", Units.N(t.SyscallCalls),
+            table.Add(Format.Int(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs),
+                Units.Ms(t.EstimatedKernelNs), Units.Ms(t.OutsideSyscallsNs),
+                t.RusageSystemNs is { } s ? Units.Ms(s) : "", Units.N(t.SyscallCalls),
                 Units.Ms(t.BlockedInSyscallsNs), Units.Ms(t.ReadyInSyscallsNs),
-                new(string.Join("; ", t.Syscalls.Select(s =>
-                        $"{s.Name} ×{Units.N(s.Calls)} {Units.Ms(s.CpuNs)}/{Units.Ms(s.BlockedNs)}/{Units.Ms(s.ReadyNs)}")),
-                    string.Join("; ", t.Syscalls.Take(3).Select(s =>
-                        $"{s.Name} ×{Units.N(s.Calls)} {Units.Ms(s.CpuNs)}/{Units.Ms(s.BlockedNs)}"))));
+                new(string.Join("; ", t.Syscalls.Select(s => $"{Calls(s)}/{Units.Ms(s.ReadyNs)}")),
+                    string.Join("; ", t.Syscalls.Take(3).Select(Calls))));
         }
 
         var compare = ratio is null
             ? ""
-            : $"; the workload's getrusage system time {Units.Ms(k.RusageSystemNs!.Value)} ms (estimate/rusage = {ratio})";
+            : $"; the workload's getrusage system time {Units.Ms(k.RusageSystemNs!.Value)} ms " +
+                $"(estimate/rusage = {ratio})";
         return
         [
             new MarkdownText(["## Kernel time", "", .. notes]),
             new TableBlock(table),
-            new TerminalLine($"[grey]in syscalls: on CPU between sys_enter and sys_exit, {Units.Ms(k.KernelCpuNs)} ms in " +
-                $"all; kernel est.: + {k.BoundaryNsPerCall} ns per call for the entry/exit paths, " +
+            new TerminalLine("[grey]in syscalls: on CPU between sys_enter and sys_exit, " +
+                $"{Units.Ms(k.KernelCpuNs)} ms in all; kernel est.: + {k.BoundaryNsPerCall} ns per call for the " +
+                "entry/exit paths, " +
                 $"{k.BoundaryNsPerOffCpuCall} ns per call that was switched out ({Units.N(k.BoundarySamples)} / " +
                 $"{Units.N(k.BoundaryOffCpuSamples)} exit→enter gaps), {Units.Ms(k.EstimatedKernelNs)} ms" +
                 $"{Format.Escape(compare)}. * sys: getrusage(RUSAGE_THREAD)[/]"),
         ];
     }
+
+    /// <summary>"futex ×1,234 5.0/6.0": calls, CPU ms and blocked ms.</summary>
+    private static string Calls(SyscallSection s) =>
+        $"{s.Name} ×{Units.N(s.Calls)} {Units.Ms(s.CpuNs)}/{Units.Ms(s.BlockedNs)}";
 }

@@ -4,7 +4,7 @@ using TraceLab.Reporting.Tables;
 
 namespace TraceLab.Reporting.Sections;
 
-/// <summary>The "smp" analysis in the report: CPU residency, migrations, wakeups by CPU placement, CPU busy/idle.</summary>
+/// <summary>The "smp" analysis in the report: CPU residency, migrations, wakeups by CPU placement.</summary>
 public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analyses.Smp, "smp")
 {
     protected override SmpSection Build(SmpAnalyzer smp, ReportContext context) =>
@@ -16,7 +16,8 @@ public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analys
         {
             In = Shown.Markdown,
         };
-        foreach (var c in s.Cpus) cpuTable.Add(Format.Int(c.Cpu), Units.Ms(c.BusyNs), Units.Ms(c.IdleNs), Units.N(c.Switches));
+        foreach (var c in s.Cpus)
+            cpuTable.Add(Format.Int(c.Cpu), Units.Ms(c.BusyNs), Units.Ms(c.IdleNs), Units.N(c.Switches));
 
         var cpus = s.Cpus.Select(c => c.Cpu).ToList();
         List<Column> heads = [new("tid"), Column.Left("name")];
@@ -45,9 +46,10 @@ public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analys
             new MarkdownText("## SMP", ""),
             new TableBlock(cpuTable),
             new TableBlock(threads),
-            new MarkdownText($"Process totals: {Units.N(s.Totals.Migrations)} migrations, {Units.N(s.Totals.CpuChanges)} " +
-                $"CPU changes, {Units.N(s.Totals.WakeupsReceivedCrossCpu)} of {Units.N(s.Totals.WakeupsReceived)} wakeups " +
-                "received across CPUs.", ""),
+            new MarkdownText(
+                $"Process totals: {Units.N(s.Totals.Migrations)} migrations, {Units.N(s.Totals.CpuChanges)} " +
+                $"CPU changes, {Units.N(s.Totals.WakeupsReceivedCrossCpu)} of {Units.N(s.Totals.WakeupsReceived)} " +
+                "wakeups received across CPUs.", ""),
             new TerminalLine("[bold]CPUs[/] " + Format.Escape(cpuLine)),
         ];
     }

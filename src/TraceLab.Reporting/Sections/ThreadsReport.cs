@@ -50,7 +50,8 @@ public sealed class ThreadsReport : IAnalysisReport
         [
             new MarkdownText("## Threads", ""),
             new TableBlock(table),
-            new TerminalLine("[grey]* user/sys: the workload's own getrusage(RUSAGE_THREAD). Definitions: docs/metrics.md[/]"),
+            new TerminalLine(
+                "[grey]* user/sys: the workload's own getrusage(RUSAGE_THREAD). Definitions: docs/metrics.md[/]"),
         ];
     }
 }

@@ -13,18 +13,21 @@ public sealed class WaitGraphReport()
 
     protected override IReadOnlyList<ReportBlock> View(WaitGraphSection g)
     {
-        var waitedOn = new ReportTable($"Wait-for graph: what the process waited on ({Units.Ms(g.WaitNs)} ms of waiting, cascaded)",
+        var title = $"Wait-for graph: what the process waited on ({Units.Ms(g.WaitNs)} ms of waiting, cascaded)";
+        var waitedOn = new ReportTable(title,
         [
             new("waited on", CellAlign.Left, TerminalAlign: CellAlign.Right), new("ms"), new("share"),
         ]);
-        foreach (var v in g.WaitedOn) waitedOn.Add(v.Name, Units.Ms(v.WeightNs), new(Format.Pct(v.Share), Format.P1(v.Share)));
+        foreach (var v in g.WaitedOn)
+            waitedOn.Add(v.Name, Units.Ms(v.WeightNs), new(Format.Pct(v.Share), Format.P1(v.Share)));
 
         List<string> knots = [];
         if (g.Knots.Count == 0) knots.Add($"No knot (edges of at least {Units.Us(g.KnotMinEdgeWeightNs)} µs).");
         foreach (var k in g.Knots)
         {
-            knots.Add($"- Knot{(k.IsSink ? " (sink)" : "")}: {string.Join(", ", k.Names)} — {Units.Ms(k.InternalWeightNs)} ms " +
-                $"of waits among them ({Format.Pct(k.ShareOfWait)} of the process's wait time)");
+            knots.Add($"- Knot{(k.IsSink ? " (sink)" : "")}: {string.Join(", ", k.Names)} — " +
+                $"{Units.Ms(k.InternalWeightNs)} ms of waits among them ({Format.Pct(k.ShareOfWait)} of the " +
+                "process's wait time)");
         }
         knots.Add("");
 
@@ -37,13 +40,17 @@ public sealed class WaitGraphReport()
         return
         [
             new MarkdownText("## Wait-for graph", "",
-                $"The process's threads waited {Units.Ms(g.WaitNs)} ms in all; cascaded (wPerf) attribution of that time:", ""),
+                $"The process's threads waited {Units.Ms(g.WaitNs)} ms in all; cascaded (wPerf) attribution of " +
+                "that time:", ""),
             new TableBlock(waitedOn),
             new MarkdownText([.. knots]),
             new TableBlock(edges),
-            .. g.Knots.Select(k => new TerminalLine($"[bold]Knot[/]{(k.IsSink ? " (sink: the bottleneck is inside)" : "")}: " +
-                $"{Format.Escape(string.Join(", ", k.Names))} — {Units.Ms(k.InternalWeightNs)} ms of waits among them, " +
-                $"{Format.P1(k.ShareOfWait)} of the process's wait time")),
+            .. g.Knots.Select(KnotLine),
         ];
     }
+
+    private static TerminalLine KnotLine(WaitKnotSection k) =>
+        new($"[bold]Knot[/]{(k.IsSink ? " (sink: the bottleneck is inside)" : "")}: " +
+            $"{Format.Escape(string.Join(", ", k.Names))} — {Units.Ms(k.InternalWeightNs)} ms of waits among them, " +
+            $"{Format.P1(k.ShareOfWait)} of the process's wait time");
 }

@@ -21,7 +21,7 @@ public sealed class WakeupReport() : AnalysisReport<WakeupAnalyzer, WakeupSectio
         })));
         var matrix = new ReportTable("Who woke whom (wakeups in the region)", heads);
         foreach (var row in w.Matrix)
-            matrix.Add([$"{row.Name} ({row.Woken})", .. row.Counts.Select(n => new Cell(Units.N(n), n == 0 ? "·" : null))]);
+            matrix.Add([$"{row.Name} ({row.Woken})", .. row.Counts.Select(Count)]);
 
         var threads = new ReportTable(
             $"Wakeups (futile: blocked again after < {w.FutileCpuThresholdNs / 1000} µs CPU without progress)",
@@ -41,11 +41,15 @@ public sealed class WakeupReport() : AnalysisReport<WakeupAnalyzer, WakeupSectio
         return
         [
             new MarkdownText("## Wakeups", "",
-                "Who woke whom (rows: woken thread; columns: waker; -1 = interrupt or idle context, 0 = any other thread):", ""),
+                "Who woke whom (rows: woken thread; columns: waker; -1 = interrupt or idle context, 0 = any other " +
+                "thread):", ""),
             new TableBlock(matrix),
-            new MarkdownText($"Futile: woken, then blocked again after less than {w.FutileCpuThresholdNs / 1000} µs of CPU " +
-                "without progress (docs/metrics.md).", ""),
+            new MarkdownText($"Futile: woken, then blocked again after less than {w.FutileCpuThresholdNs / 1000} µs " +
+                "of CPU without progress (docs/metrics.md).", ""),
             new TableBlock(threads),
         ];
     }
+
+    /// <summary>A matrix cell: the terminal shows none as "·".</summary>
+    private static Cell Count(long n) => new(Units.N(n), n == 0 ? "·" : null);
 }

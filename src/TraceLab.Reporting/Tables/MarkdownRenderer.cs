@@ -40,7 +40,8 @@ public static class MarkdownRenderer
             foreach (var i in columns) sb.Append(' ').Append(row[i].Text).Append(" |");
             sb.AppendLine();
         }
-        if (shown < table.Rows.Count && limit.MoreNote is { } more) sb.AppendLine().AppendLine(more(table.Rows.Count - shown));
+        if (shown < table.Rows.Count && limit.MoreNote is { } more)
+            sb.AppendLine().AppendLine(more(table.Rows.Count - shown));
         sb.AppendLine();
     }
 }

@@ -25,11 +25,14 @@ public sealed record Column(
     string Heading, CellAlign Align = CellAlign.Right, string? TerminalHeading = null, CellAlign? TerminalAlign = null,
     Shown In = Shown.Everywhere)
 {
-    public static Column Left(string heading, string? terminalHeading = null) => new(heading, CellAlign.Left, terminalHeading);
+    public static Column Left(string heading, string? terminalHeading = null) =>
+        new(heading, CellAlign.Left, terminalHeading);
 
-    public static Column MarkdownOnly(string heading, CellAlign align = CellAlign.Right) => new(heading, align, In: Shown.Markdown);
+    public static Column MarkdownOnly(string heading, CellAlign align = CellAlign.Right) =>
+        new(heading, align, In: Shown.Markdown);
 
-    public static Column TerminalOnly(string heading, CellAlign align = CellAlign.Right) => new(heading, align, In: Shown.Terminal);
+    public static Column TerminalOnly(string heading, CellAlign align = CellAlign.Right) =>
+        new(heading, align, In: Shown.Terminal);
 }
 
 /// <summary>A cell: its text, and a shorter or differently formatted one for the terminal where that differs.</summary>

@@ -29,7 +29,8 @@ public sealed class AnalysisPlanTests
         Assert.Equal(2, groups.Count);
         // Costs 22 + 18 + 14 + 12 + 11 = 77: longest-first gives {convoys 22, smp 12, wakeups 11} = 45 and
         // {waitgraph 18, kernel 14} = 32 — the convoy analyzer never shares with the wait-for graph.
-        Assert.DoesNotContain(groups, g => g.Kinds.HasFlag(AnalysisKind.Convoys) && g.Kinds.HasFlag(AnalysisKind.WaitGraph));
+        Assert.DoesNotContain(groups,
+            g => g.Kinds.HasFlag(AnalysisKind.Convoys) && g.Kinds.HasFlag(AnalysisKind.WaitGraph));
     }
 
     [Fact]
