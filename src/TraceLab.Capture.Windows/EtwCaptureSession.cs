@@ -1,5 +1,6 @@
 using TraceLab.Core;
 using TraceLab.Core.Capture;
+using TraceLab.Formats.Etw;
 
 namespace TraceLab.Capture.Windows;
 

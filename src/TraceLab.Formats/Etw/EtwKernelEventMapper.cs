@@ -50,6 +50,16 @@ public sealed class EtwKernelEventMapper
             };
         }
 
+        if (header.EventGuid == EtwKernelEvents.ProcessGuid)
+        {
+            return header.Opcode switch
+            {
+                EtwKernelEvents.ProcessStart or EtwKernelEvents.ProcessEnd or EtwKernelEvents.ProcessDCStart
+                    or EtwKernelEvents.ProcessDCEnd or EtwKernelEvents.ProcessDefunct => MapProcess(header, payload),
+                _ => true,
+            };
+        }
+
         if (header.EventGuid == EtwKernelEvents.PerfInfoGuid)
         {
             return header.Opcode switch
@@ -92,6 +102,7 @@ public sealed class EtwKernelEventMapper
         if (!ThreadRecord.TryRead(payload, h.Version, h.PointerSize, out var r)) return false;
         Processes.Set(r.ThreadId, r.ProcessId);
         Utf16ThreadName.Record(Threads, r.ThreadId, r.NameUtf16);
+        NameAfterImage(r.ThreadId, r.ProcessId);
         var running = e.Pid;
         switch (h.Opcode)
         {
@@ -116,6 +127,24 @@ public sealed class EtwKernelEventMapper
         Processes.Set(r.ThreadId, r.ProcessId);
         Utf16ThreadName.Record(Threads, r.ThreadId, r.NameUtf16);
         return true;
+    }
+
+    /// <summary>Process events name the process (its image file); they stay Other events in the model.</summary>
+    private bool MapProcess(in EtwEventHeader h, ReadOnlySpan<byte> payload)
+    {
+        if (!ProcessRecord.TryRead(payload, h.Version, h.PointerSize, out var r)) return false;
+        Processes.SetImage(r.ProcessId, r.ImageName);
+        return true;
+    }
+
+    /// <summary>
+    /// A thread without a name of its own is called after its process's image, as Linux names a thread after its
+    /// process (comm) until it is renamed; a later SetName or thread name replaces it.
+    /// </summary>
+    private void NameAfterImage(int tid, int pid)
+    {
+        if (tid <= 0 || Threads.TryGetName(tid, out _)) return;
+        if (Processes.TryGetImage(pid, out var image)) Threads.SetName(tid, image);
     }
 
     /// <remarks>ETW logs the service routine's address, not a syscall number: SyscallNr is -1, Arg0 the address.</remarks>

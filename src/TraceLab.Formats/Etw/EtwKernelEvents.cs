@@ -1,10 +1,12 @@
 namespace TraceLab.Formats.Etw;
 
-/// <summary>Task GUIDs and opcodes of the classic kernel events TraceLab maps (docs/reference: etw-kernel-events).</summary>
+/// <summary>Task GUIDs and opcodes of the classic kernel events TraceLab maps (docs/reference:
+/// etw-kernel-events).</summary>
 public static class EtwKernelEvents
 {
     public static readonly Guid ThreadGuid = new("3d6fa8d1-fe05-11d0-9dda-00c04fd7ba7c");
     public static readonly Guid PerfInfoGuid = new("ce1dbfb4-137e-4da6-87b0-3f59aa102cbc");
+    public static readonly Guid ProcessGuid = new("3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c");
 
     // Thread task
     public const byte ThreadStart = 1;
@@ -17,6 +19,13 @@ public static class EtwKernelEvents
     /// <summary>Same GUID as the thread events, though it is enabled by the Dispatcher keyword.</summary>
     public const byte ReadyThread = 50;
     public const byte ThreadSetName = 72;
+
+    // Process task: the same opcode numbers as the thread rundown, plus Defunct (a zombie's late rundown).
+    public const byte ProcessStart = 1;
+    public const byte ProcessEnd = 2;
+    public const byte ProcessDCStart = 3;
+    public const byte ProcessDCEnd = 4;
+    public const byte ProcessDefunct = 39;
 
     // PerfInfo task
     public const byte SysClEnter = 51;

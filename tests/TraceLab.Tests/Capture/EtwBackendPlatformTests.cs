@@ -4,6 +4,7 @@ using TraceLab.Capture.Windows;
 using TraceLab.Cli;
 using TraceLab.Core;
 using TraceLab.Core.Capture;
+using TraceLab.Formats.Etw;
 using TraceLab.TestSupport;
 using Xunit;
 

@@ -1,7 +1,7 @@
 using System.Runtime.InteropServices;
 using TraceLab.Core;
 
-namespace TraceLab.Capture.Windows;
+namespace TraceLab.Formats.Etw;
 
 /// <summary>
 /// The Win32 workloads write their region markers with EventWriteString on provider "TraceLab-Workload"

@@ -1,0 +1,258 @@
+using System.Buffers.Binary;
+using System.Globalization;
+using Microsoft.Win32.SafeHandles;
+using TraceLab.Core;
+using TraceLab.Formats.Etw;
+using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
+
+namespace TraceLab.Formats.Etl;
+
+/// <summary>
+/// Reads an ETW .etl file without Windows: the chain of buffer records (compressed ones decompressed), each CPU's
+/// buffers in fill order, merged k-way on time stamps, every event header kind walked by its size, and the kernel
+/// events TraceLab models mapped by <see cref="EtwKernelEventMapper"/>. Memory holds one buffer per CPU plus an
+/// index of buffer headers (docs/formats.md, ".etl").
+/// </summary>
+/// <remarks>
+/// Timestamps are nanoseconds since the session start (the logfile header event). ETW reports lost events as one
+/// total, so <see cref="TraceInfo.LostEventsPerCpu"/> holds a single element; buffers a CPU flagged as following a
+/// loss are counted per CPU in <see cref="TraceInfo.PagesWithMissedEvents"/>.
+/// </remarks>
+public sealed class EtlFileReader : IKernelTraceReader
+{
+    /// <summary>Bytes <see cref="LooksLikeEtl"/> needs: the first buffer header and the first event's 8-byte
+    /// start.</summary>
+    public const int SniffLength = EtlBufferHeader.Size + 8;
+
+    private const int CancellationCheckMask = 0xFFFF;
+
+    private readonly SafeFileHandle _file;
+    private readonly string _path;
+    private readonly bool _salvage;
+    private readonly EtlBufferIndex _index;
+    private readonly EtlClock _clock;
+    private readonly EtlEventDispatcher _dispatcher;
+    private KernelEvent _event;
+    private bool _read;
+
+    private EtlFileReader(SafeFileHandle file, string path, bool salvage, EtlLogfileHeader header, EtlBufferIndex index)
+    {
+        _file = file;
+        _path = path;
+        _salvage = salvage;
+        _index = index;
+        Header = header;
+        _clock = new EtlClock(header.StartTimestamp, header.TicksPerSecond);
+        Threads = new ThreadTable();
+        Processes = new ThreadProcessMap();
+        _dispatcher = new EtlEventDispatcher(new EtwKernelEventMapper(Threads, Processes));
+        var missed = new long[index.PerCpu.Count];
+        for (var cpu = 0; cpu < missed.Length; cpu++) missed[cpu] = index.PerCpu[cpu].Count(b => b.Header.MarksLoss);
+        Info = new TraceInfo
+        {
+            Backend = "etw",
+            TraceFile = path,
+            // A damaged count must not size per-CPU tables: beyond the 11-bit processor index it is not believed.
+            CpuCount = header.NumberOfProcessors is > 0 and <= EtlBufferIndex.MaxCpus
+                ? Math.Max(header.NumberOfProcessors, index.PerCpu.Count)
+                : Math.Max(1, index.PerCpu.Count),
+            TraceClock = header.ClockName,
+            KernelRelease = $"Windows {header.OsMajor}.{header.OsMinor}.{header.OsBuild}",
+            LostEventsPerCpu = [header.EventsLost],
+            PagesWithMissedEvents = missed.Any(n => n > 0) ? missed : null,
+            Damage = JoinNotes(BuffersLostNote(header), index.Damage),
+            SkippedBytesPerCpu = index.Damage is null ? null : PerCpu(index.DamagedCpu, index.SkippedBytes),
+        };
+    }
+
+    public TraceInfo Info { get; }
+    public ThreadTable Threads { get; }
+    public EtlLogfileHeader Header { get; }
+
+    /// <summary>Thread → process and process → image name, filled while reading.</summary>
+    public ThreadProcessMap Processes { get; }
+
+    /// <summary>Buffer records in the file, the header buffer included.</summary>
+    public long Buffers => _index.Buffers;
+
+    /// <summary>Events left undecoded because their version is newer than TraceLab knows (Other events).</summary>
+    public long NewerVersionEvents => _dispatcher.NewerVersionEvents;
+
+    /// <summary>Records of header kinds this reader does not know, skipped by their size.</summary>
+    public long UnknownHeaderEvents => _dispatcher.UnknownHeaderEvents;
+
+    /// <summary>Sees every record in delivery order before it is mapped (tests count event kinds with it).</summary>
+    internal Action<EtlEventRecord, int>? RecordObserver { get; set; }
+
+    /// <summary>Events whose time stamp went back within their CPU (damage); delivered at the previous time.</summary>
+    public long TimeWentBack { get; private set; }
+
+    /// <summary>
+    /// True when <paramref name="head"/> (at least <see cref="SniffLength"/> bytes of a file's start) is an .etl
+    /// header buffer: an uncompressed buffer of type HEADER whose first event is the logfile header (a system header
+    /// with hook 0x0000), as <see cref="EtlSignature"/> describes.
+    /// </summary>
+    public static bool LooksLikeEtl(ReadOnlySpan<byte> head) =>
+        EtlSignature.Matches(head) && !EtlBufferHeader.Read(head).IsCompressed;
+
+    /// <exception cref="TraceFormatException">Not an .etl file, or its header or (without salvage) a buffer is
+    /// damaged.</exception>
+    public static EtlFileReader Open(string path, TraceDatReadOptions? options = null)
+    {
+        var salvage = (options ?? TraceDatReadOptions.Default).Salvage;
+        var file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.RandomAccess);
+        try
+        {
+            var header = ReadLogfileHeader(file, path);
+            var maxEventBytes = header.BufferSize is > EtlBufferHeader.Size and <= EtlBufferIndex.MaxBufferSize
+                ? header.BufferSize - EtlBufferHeader.Size
+                : EtlBufferIndex.MaxBufferSize - EtlBufferHeader.Size;
+            var index = EtlBufferIndex.Build(file, path, maxEventBytes, salvage);
+            return new EtlFileReader(file, path, salvage, header, index);
+        }
+        catch
+        {
+            file.Dispose();
+            throw;
+        }
+    }
+
+    private static EtlLogfileHeader ReadLogfileHeader(SafeFileHandle file, string path)
+    {
+        var length = RandomAccess.GetLength(file);
+        Span<byte> head = stackalloc byte[EtlBufferHeader.Size + EtlEventParser.SystemHeaderSize];
+        if (length < head.Length || RandomAccess.Read(file, head, 0) < head.Length || !LooksLikeEtl(head))
+        {
+            throw new TraceFormatException(path, 0,
+                "an ETW .etl file (a 72-byte buffer header, then the logfile header event: marker C0 02 or C0 01, "
+                + "hook 0)");
+        }
+
+        var first = EtlBufferHeader.Read(head);
+        if (first.BufferSize > length)
+            throw new TraceFormatException(path, 0, $"a {first.BufferSize}-byte header buffer (the file has {length})");
+        var events = new byte[first.EventBytes];
+        EtlFileIo.ReadExactly(file, events, EtlBufferHeader.Size);
+        var r = new EtlEventRecord();
+        EtlLogfileHeader? header = null;
+        if (EtlEventParser.Next(events, 0, ref r) == EtlParseResult.Event)
+        {
+            var payload = events.AsSpan(r.PayloadOffset, r.PayloadLength);
+            header = EtlLogfileHeader.TryRead(payload, r.PointerSize, r.RawTimestamp);
+        }
+
+        if (header is null)
+        {
+            throw new TraceFormatException(path, EtlBufferHeader.Size,
+                "a complete TRACE_LOGFILE_HEADER (0x110 or 0x118 bytes)");
+        }
+
+        if (header.TicksPerSecond <= 0)
+        {
+            throw new TraceFormatException(path, EtlBufferHeader.Size,
+                $"a clock rate above 0 (clock type {header.ClockType}, PerfFreq {header.PerfFreq}, "
+                + $"CPU MHz {header.CpuSpeedMHz})");
+        }
+
+        return header;
+    }
+
+    public void Read(IKernelEventSink sink, CancellationToken cancellationToken = default)
+    {
+        if (_read)
+            throw new InvalidOperationException("EtlFileReader.Read streams the file once; open it again to re-read.");
+        _read = true;
+        var streams = OpenStreams();
+        var merge = new EtlStreamHeap(streams.Count);
+        foreach (var s in streams)
+            if (s.MoveNext()) merge.Push(s);
+
+        long count = 0, first = 0, last = 0, shortPayloads = 0;
+        while (merge.Count > 0)
+        {
+            var s = merge.Top;
+            RecordObserver?.Invoke(s.Current, s.Cpu);
+            if (_dispatcher.Map(s.Current, s.Cpu, s.Timestamp, s.Payload, ref _event))
+            {
+                sink.OnEvent(in _event);
+                if (count == 0) first = s.Timestamp;
+                last = s.Timestamp;
+                if ((++count & CancellationCheckMask) == 0) cancellationToken.ThrowIfCancellationRequested();
+            }
+            else if (!_salvage)
+            {
+                throw new TraceFormatException(_path, s.FileOffset, string.Create(CultureInfo.InvariantCulture,
+                    $"a payload long enough for its event (hook 0x{s.Current.Hook:x4} / {s.Current.Guid} opcode "
+                    + $"{s.Current.Opcode} version {s.Current.Version}), found {s.Current.PayloadLength} bytes"));
+            }
+            else shortPayloads++;
+
+            if (s.MoveNext()) merge.ReplaceTop(s);
+            else merge.Pop();
+        }
+
+        Finish(streams, count, first, last, shortPayloads);
+    }
+
+    private List<EtlCpuStream> OpenStreams()
+    {
+        var compressedMax = 0;
+        foreach (var b in _index.PerCpu.SelectMany(cpu => cpu))
+        {
+            if (b.Header.IsCompressed)
+                compressedMax = Math.Max(compressedMax, b.Header.BufferSize - EtlBufferHeader.Size);
+        }
+
+        var scratch = GC.AllocateUninitializedArray<byte>(compressedMax);
+        var streams = new List<EtlCpuStream>();
+        for (var cpu = 0; cpu < _index.PerCpu.Count; cpu++)
+        {
+            if (_index.PerCpu[cpu].Length > 0)
+                streams.Add(new EtlCpuStream(_file, _path, cpu, _index.PerCpu[cpu], _clock, _salvage, scratch));
+        }
+
+        return streams;
+    }
+
+    private void Finish(List<EtlCpuStream> streams, long count, long first, long last, long shortPayloads)
+    {
+        Info.EventCount = count;
+        Info.FirstTimestamp = first;
+        Info.LastTimestamp = last;
+        Info.UnknownEvents = _dispatcher.UnknownHeaderEvents;
+        Info.SkippedFormats = _dispatcher.NewerFormats;
+        TimeWentBack = streams.Sum(s => s.TimeWentBack);
+        var damaged = streams.Where(s => s.Damage is not null).ToList();
+        if (damaged.Count == 0 && shortPayloads == 0) return;
+
+        var skipped = Info.SkippedBytesPerCpu ?? new long[Math.Max(Info.CpuCount, _index.PerCpu.Count)];
+        foreach (var s in damaged) skipped[s.Cpu] += s.SkippedBytes;
+        Info.SkippedBytesPerCpu = skipped;
+        var bytes = damaged.Sum(s => s.SkippedBytes);
+        var shortNote = shortPayloads > 0
+            ? string.Create(CultureInfo.InvariantCulture,
+                $", {shortPayloads} events with a payload too short for their kind left out")
+            : "";
+        var firstNote = damaged.Count > 0 ? $" (first: {damaged[0].Damage})" : "";
+        var note = string.Create(CultureInfo.InvariantCulture,
+            $"salvaged a damaged .etl: {bytes:N0} bytes of events skipped in damaged buffers{shortNote}{firstNote}");
+        Info.Damage = JoinNotes(Info.Damage, note);
+    }
+
+    private static string? BuffersLostNote(EtlLogfileHeader h) => h.BuffersLost > 0
+        ? $"the logger lost {h.BuffersLost} whole buffers (BuffersLost in the .etl header): "
+          + "the events in them are missing"
+        : null;
+
+    private static string? JoinNotes(string? a, string? b) => a is null ? b : b is null ? a : a + "; " + b;
+
+    private static long[] PerCpu(int cpu, long value)
+    {
+        var a = new long[cpu + 1];
+        a[cpu] = value;
+        return a;
+    }
+
+    public void Dispose() => _file.Dispose();
+}

@@ -1,0 +1,20 @@
+using TraceLab.Core;
+using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
+
+namespace TraceLab.Formats.Etl;
+
+/// <summary>
+/// ETW .etl read by TraceLab's own reader, on every OS. Named like the CLI's TraceEvent-based format so that one
+/// steps aside (<see cref="TraceFormatRegistry.WithFallback"/>) once this one is registered.
+/// </summary>
+public sealed class EtlFormat : ITraceFormat
+{
+    public string Name => "etl";
+    public string Signature => EtlSignature.Description;
+
+    public bool Matches(ReadOnlySpan<byte> head) => EtlFileReader.LooksLikeEtl(head);
+
+    public IKernelTraceReader Open(string path, TraceReadOptions options) =>
+        EtlFileReader.Open(path, new TraceDatReadOptions { Salvage = options.Salvage });
+}

@@ -1,0 +1,32 @@
+using TraceLab.Formats.Etl;
+using TraceLab.Formats.Registry;
+using TraceLab.TestSupport;
+using Xunit;
+
+namespace TraceLab.Formats.Tests.Etl;
+
+/// <summary>The registry entry for the managed reader: recognised by content, opened with the salvage option.</summary>
+public sealed class EtlFormatTests
+{
+    [ExternalTraceFact(ExternalEtl.ShutdownLogger)]
+    public void A_registry_with_the_etl_format_opens_a_real_etl_whatever_its_name()
+    {
+        using var dir = new TempDirectory("etl-format");
+        var path = dir.File("renamed.dat");
+        File.Copy(ExternalTraces.PathOf(ExternalEtl.ShutdownLogger), path);
+        var registry = new TraceFormatRegistry([.. TraceFormats.All.Formats, new EtlFormat()]);
+
+        Assert.IsType<EtlFormat>(registry.Detect(path));
+        using var reader = registry.Open(path, new TraceReadOptions { Salvage = true });
+        Assert.IsType<EtlFileReader>(reader);
+        Assert.Equal("etw", reader.Info.Backend);
+    }
+
+    [Fact]
+    public void The_etl_format_replaces_a_host_specific_one_of_the_same_name()
+    {
+        var registry = new TraceFormatRegistry([new EtlFormat()]);
+        Assert.Same(registry, registry.WithFallback(new EtlFormat()));
+        Assert.Equal("etl", new EtlFormat().Name);
+    }
+}
