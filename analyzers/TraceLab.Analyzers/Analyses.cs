@@ -1,3 +1,4 @@
+using TraceLab.Analyzers.Findings;
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Smp;
@@ -24,9 +25,12 @@ public static class Analyses
         new("smp", AnalysisKind.Smp, 12, a => new SmpAnalyzer(a));
     public static readonly AnalysisDefinition WaitGraph =
         new("waitgraph", AnalysisKind.WaitGraph, 18, a => new WaitForGraphAnalyzer(a.Region, a.Slots));
+    /// <summary>Last: its rules read every other section of the report (rendered first, before any table).</summary>
+    public static readonly AnalysisDefinition Findings =
+        new("findings", AnalysisKind.Findings, 12, a => new FindingEvidenceAnalyzer(a));
 
     /// <summary>The registrations, in report order.</summary>
-    public static readonly IReadOnlyList<AnalysisDefinition> All = [Threads, Kernel, Convoys, Wakeups, Smp, WaitGraph];
+    public static readonly IReadOnlyList<AnalysisDefinition> All = [Threads, Kernel, Convoys, Wakeups, Smp, WaitGraph, Findings];
 
     /// <summary>The selected analyses, in report order.</summary>
     public static IEnumerable<AnalysisDefinition> Selected(AnalysisKind kinds) => All.Where(a => (kinds & a.Kind) != 0);

@@ -14,7 +14,9 @@ public enum AnalysisKind
     Wakeups = 8,
     Smp = 16,
     WaitGraph = 32,
-    All = Threads | Kernel | Convoys | Wakeups | Smp | WaitGraph,
+    /// <summary>Ranked findings (docs/metrics.md, "Findings"): its evidence collector in the pass, rules over the report after it.</summary>
+    Findings = 64,
+    All = Threads | Kernel | Convoys | Wakeups | Smp | WaitGraph | Findings,
 }
 
 /// <summary>`--analysis` names (from <see cref="Analyses.All"/>) to flags and back.</summary>

@@ -8,6 +8,8 @@ public static class TerminalReport
 {
     public static void Render(IAnsiConsole console, RunReport r)
     {
+        foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
+            if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks);
         var c = r.Capture;
         console.MarkupLine($"[bold]Capture[/] {Markup.Escape(c.Backend)}: {c.Events:N0} events ({c.SwitchEvents:N0} switches) on {c.Cpus} CPUs, " +
             $"lost [{(c.LostEvents > 0 ? "red" : "green")}]{c.LostEvents:N0}[/], broken switch chains repaired {c.ChainBreaks:N0}" +
@@ -22,7 +24,7 @@ public static class TerminalReport
                 console.MarkupLine($"[bold]Workload[/] {Markup.Escape(WorkloadMetricsText.Format(m))}");
         }
 
-        foreach (var analysis in AnalysisReports.All)
+        foreach (var analysis in AnalysisReports.All.Where(a => !a.OpensReport))
             if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks);
         foreach (var warning in r.Warnings) console.MarkupLine($"[yellow]warning:[/] {Markup.Escape(warning)}");
     }

@@ -6,11 +6,8 @@ namespace TraceLab.Cli;
 /// <summary>Opens a trace file with the reader its content calls for, from the trace format registry.</summary>
 public static class TraceFiles
 {
-    /// <summary>
-    /// <see cref="TraceFormats.All"/>, plus TraceEvent's .etl reader for as long as no portable .etl reader is
-    /// registered there (it reads only on Windows; elsewhere it says so).
-    /// </summary>
-    public static TraceFormatRegistry Formats { get; } = TraceFormats.All.WithFallback(new TraceEventEtlFormat());
+    /// <summary>The registry every command opens traces through: trace.dat, perf.data and .etl on every OS.</summary>
+    public static TraceFormatRegistry Formats { get; } = TraceFormats.All;
 
     /// <param name="salvage">Read up to the first damage instead of failing (see <see cref="TraceReadOptions.Salvage"/>).</param>
     public static IKernelTraceReader Open(string path, bool salvage = false)

@@ -36,6 +36,9 @@ public sealed record ExportOptions
 
     /// <summary>The process whose threads and objects get analysis tracks; null: the workload's, from its markers.</summary>
     public int? Pid { get; init; }
+
+    /// <summary>Labelled slices to add (the findings' windows); null: none.</summary>
+    public IExportAnnotator? Annotator { get; init; }
 }
 
 /// <summary>The written export file, for the summary lines.</summary>

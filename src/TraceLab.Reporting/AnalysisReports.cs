@@ -14,6 +14,7 @@ public static class AnalysisReports
     public static readonly WakeupReport Wakeups = new();
     public static readonly SmpReport Smp = new();
     public static readonly WaitGraphReport WaitGraph = new();
+    public static readonly Findings.FindingsReport Findings = new();
 
-    public static readonly IReadOnlyList<IAnalysisReport> All = [Threads, Kernel, Convoys, Wakeups, Smp, WaitGraph];
+    public static readonly IReadOnlyList<IAnalysisReport> All = [Threads, Kernel, Convoys, Wakeups, Smp, WaitGraph, Findings];
 }

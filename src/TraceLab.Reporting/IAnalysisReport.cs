@@ -26,6 +26,12 @@ public interface IAnalysisReport
 
     /// <summary>The section's tables and notes, built once for every renderer; null when there is none.</summary>
     IReadOnlyList<ReportBlock>? View(RunReport report);
+
+    /// <summary>
+    /// Rendered first, right after the run summary and before any table, instead of in registration order (findings).
+    /// Its section is still built in registration order, so it can read the sections registered before it.
+    /// </summary>
+    bool OpensReport => false;
 }
 
 /// <summary>

@@ -80,8 +80,9 @@ public static class ReportBuilder
             Threads = threads,
             Warnings = warnings,
         };
+        var building = context with { Report = report };
         foreach (var analysis in AnalysisReports.All)
-            if (analysis.JsonName is not null && analysis.Build(context) is { } section)
+            if (analysis.JsonName is not null && analysis.Build(building) is { } section)
                 report.SetSection(analysis, section);
         LossFlags.Apply(report.Capture, report.Threads, report.Smp);
         if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);

@@ -14,4 +14,10 @@ public sealed record ReportContext(
     AnalysisSession Session, IReadOnlyList<int> Tids, ThreadTable Names, WorkloadResult? Workload, long RegionNs)
 {
     public ThreadAccounting Accounting => Session.Accounting;
+
+    /// <summary>
+    /// The report being built, with the sections of the registrations before this one already set (null while the
+    /// warnings are gathered): what a post-pass such as the findings reads.
+    /// </summary>
+    public RunReport? Report { get; init; }
 }

@@ -26,6 +26,8 @@ public static class ReportMarkdown
             sb.AppendLine($"- Lost events may affect the figures of {where}: marked ⚠ below (docs/metrics.md, lost events)");
         }
         sb.AppendLine($"- Region: {r.Region.Source}, {Units.S(r.Region.DurationNs)} s").AppendLine();
+        foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
+            if (analysis.View(r) is { } blocks) MarkdownRenderer.Write(sb, blocks);
 
         if (r.Process is { } p)
         {
@@ -37,7 +39,7 @@ public static class ReportMarkdown
             if (p.WorkloadMetrics is { } m) sb.AppendLine($"Workload's own figures: {WorkloadMetricsText.Format(m)}").AppendLine();
         }
 
-        foreach (var analysis in AnalysisReports.All)
+        foreach (var analysis in AnalysisReports.All.Where(a => !a.OpensReport))
             if (analysis.View(r) is { } blocks) MarkdownRenderer.Write(sb, blocks);
         if (r.Warnings.Count > 0)
         {

@@ -1,5 +1,6 @@
 using System.Text.Json.Serialization;
 using TraceLab.Analyzers;
+using TraceLab.Reporting.Findings;
 using TraceLab.Reporting.Sections;
 
 namespace TraceLab.Reporting;
@@ -69,6 +70,13 @@ public sealed class RunReport
     {
         get => SectionOf(AnalysisReports.WaitGraph) as WaitGraphSection;
         init => SetSection(AnalysisReports.WaitGraph, value);
+    }
+
+    /// <summary>Ranked findings, worst first (docs/metrics.md, "Findings"); empty: none above the floor; null: not run.</summary>
+    public List<FindingSection>? Findings
+    {
+        get => SectionOf(AnalysisReports.Findings) as List<FindingSection>;
+        set => SetSection(AnalysisReports.Findings, value);
     }
 }
 

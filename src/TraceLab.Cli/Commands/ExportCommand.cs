@@ -81,7 +81,7 @@ public sealed class ExportCommand
         {
             using (var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16))
             {
-                summary = s.Exporter.Export(reader, fs, new ExportOptions { Pid = s.Pid });
+                summary = s.Exporter.Export(reader, fs, new ExportOptions { Pid = s.Pid, Annotator = new FindingsAnnotator() });
                 fs.Flush(flushToDisk: true);
             }
             File.Move(tmp, final, overwrite: true);

@@ -27,6 +27,8 @@ public sealed class AnalysisTrackWriter
     private const ulong ThreadTrackBase = 1UL << 32;
     private const ulong ProcessTrackBase = 2UL << 32;
     private const ulong ObjectTrackBase = 3UL << 32;
+    private const ulong SliceTrackBase = 4UL << 32;
+    private ulong _sliceTracks;
 
     private readonly PerfettoPacketWriter _writer;
     private readonly ThreadTable _names;
@@ -55,6 +57,7 @@ public sealed class AnalysisTrackWriter
     public long HandoffFlows { get; private set; }
     public long FutileInstants { get; private set; }
     public long MarkerInstants { get; private set; }
+    public long Slices { get; private set; }
 
     /// <summary>SystemInfo (kernel release: how trace_processor reads prev_state) and the ProcessTree, stamped at <paramref name="firstTimestamp"/>.</summary>
     public void WriteMetadata(string? kernelRelease, int cpus, long firstTimestamp)
@@ -117,6 +120,28 @@ public sealed class AnalysisTrackWriter
             ev.DebugAnnotations.Add(new DebugAnnotation { Name = "woken for ns", IntValue = f.BlockedAt - f.WokenAt });
             Emit(f.BlockedAt, ev);
             FutileInstants++;
+        }
+    }
+
+    /// <summary>Labelled slices (e.g. the findings' worst windows), one track per <see cref="ExportSlice.Track"/>, under the process's.</summary>
+    public void WriteSlices(IReadOnlyList<ExportSlice> slices)
+    {
+        foreach (var group in slices.GroupBy(s => s.Track))
+        {
+            var uuid = SliceTrackBase + _sliceTracks++;
+            var d = new TrackDescriptor { Uuid = uuid, Name = group.Key };
+            if (Process is { Pid: > 0 } p) d.ParentUuid = ProcessTrack(p.Pid);
+            Describe(d);
+            // Slices on one track must not overlap: each ends no later than the next one begins.
+            var ordered = group.OrderBy(s => s.Start).ThenBy(s => s.End).ToList();
+            for (var i = 0; i < ordered.Count; i++)
+            {
+                var s = ordered[i];
+                var end = i + 1 < ordered.Count ? Math.Min(s.End, ordered[i + 1].Start) : s.End;
+                Emit(s.Start, Event(TrackEvent.Types.Type.SliceBegin, uuid, s.Name));
+                Emit(Math.Max(s.Start, end), new TrackEvent { Type = TrackEvent.Types.Type.SliceEnd, TrackUuid = uuid });
+                Slices++;
+            }
         }
     }
 

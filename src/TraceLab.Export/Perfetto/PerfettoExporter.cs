@@ -14,12 +14,14 @@ public static class PerfettoExporter
 {
     /// <param name="pid">The process whose threads get grouped and whose lock objects get tracks; null: the one
     /// that wrote the region begin marker (as the report does).</param>
-    public static PerfettoExportSummary Export(IKernelTraceReader reader, Stream output, int? pid = null, CancellationToken cancellationToken = default)
+    /// <param name="annotator">Adds labelled slices (the findings' windows) from the same pass; null: none.</param>
+    public static PerfettoExportSummary Export(IKernelTraceReader reader, Stream output, int? pid = null,
+        IExportAnnotator? annotator = null, CancellationToken cancellationToken = default)
     {
         var writer = new PerfettoPacketWriter(output);
         var lost = reader.Info.LostEventsPerCpu;
         var bundler = new FtraceBundler(writer, reader.Threads, cpu => lost is not null && cpu >= 0 && cpu < lost.Length && lost[cpu] > 0);
-        var session = new AnalysisSession(AnalysisKind.Convoys | AnalysisKind.Wakeups);
+        var session = new AnalysisSession(AnalysisKind.Convoys | AnalysisKind.Wakeups | (annotator?.Kinds ?? AnalysisKind.None));
         var timeline = new TimelineAnalyzer(session.Accounting, TimelineWindow.Everything, recordSegments: false, maxItems: int.MaxValue);
         timeline.Observe(session.Convoys, session.Wakeups);
         var pass = new ExportPass(bundler, session, timeline);
@@ -38,6 +40,7 @@ public static class PerfettoExporter
         tracks.WriteMetadata(reader.Info.KernelRelease, reader.Info.CpuCount, accounting.FirstTimestamp == long.MaxValue ? 0 : accounting.FirstTimestamp);
         tracks.WriteMarkers(pass.Markers);
         tracks.WriteAnalysis(timeline.Result());
+        if (annotator is not null) tracks.WriteSlices(annotator.Slices(reader, session, pid));
         output.Flush();
         return new PerfettoExportSummary(writer.Packets, bundler.Switches, bundler.Wakings, bundler.WakeupNews, bundler.Migrations,
             bundler.Exits, bundler.Prints, bundler.Skipped, tracks.EpisodeSlices, tracks.HandoffFlows, tracks.FutileInstants,

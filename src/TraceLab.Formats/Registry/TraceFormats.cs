@@ -1,3 +1,4 @@
+using TraceLab.Formats.Etl;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
 
@@ -11,5 +12,6 @@ public static class TraceFormats
     [
         new TraceDatFormat(),
         new PerfDataFormat(),
+        new EtlFormat(),
     ]);
 }

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Text;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Reporting.Findings;
 
 namespace TraceLab.Reporting.Html;
 
@@ -17,7 +18,10 @@ public static class HtmlReport
     {
         var markdown = ReportMarkdown.Render(report);
         // The page title and run summary first, then the timeline, then report.md's sections.
+        // The findings open the page: they stay with the summary, above the timeline.
         var split = markdown.IndexOf("\n## ", StringComparison.Ordinal);
+        if (split >= 0 && markdown.AsSpan(split + 1).StartsWith(FindingsMarkdown.Heading, StringComparison.Ordinal))
+            split = markdown.IndexOf("\n## ", split + 1, StringComparison.Ordinal);
         var head = split < 0 ? markdown : markdown[..(split + 1)];
         var rest = split < 0 ? "" : markdown[(split + 1)..];
         var title = report.Run is null ? "TraceLab analysis" : $"TraceLab: {report.Run.Workload} {report.Run.Scenario}".TrimEnd();

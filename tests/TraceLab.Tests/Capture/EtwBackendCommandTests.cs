@@ -2,6 +2,7 @@ using Spectre.Console;
 using TraceLab.Capture.Linux;
 using TraceLab.Capture.Windows;
 using TraceLab.Cli.Commands;
+using TraceLab.Core;
 using TraceLab.TestSupport;
 using Xunit;
 
@@ -34,9 +35,10 @@ public sealed class EtwBackendCommandTests : IDisposable
             Out = _out, BufferKb = 1024, Syscalls = SyscallSet.Lock, TimeoutSeconds = 60,
         };
 
-        var ex = await Assert.ThrowsAsync<PlatformNotSupportedException>(() => new TraceCommand(console, backend).RunAsync(settings));
+        // The fake session's trace.etl is one header buffer without a logfile header: reading it fails.
+        var ex = await Assert.ThrowsAsync<TraceFormatException>(() => new TraceCommand(console, backend).RunAsync(settings));
 
-        Assert.Contains(".etl files can only be read on Windows", ex.Message, StringComparison.Ordinal);
+        Assert.Contains("TRACE_LOGFILE_HEADER", ex.Message, StringComparison.Ordinal);
         Assert.Equal(["TraceLab-999999-killed-run"], etw.StopCalls);       // the stale one, swept first
         Assert.True(etw.Last!.Disposed);                                    // ours, stopped on the way out
         Assert.Empty(etw.Active);

@@ -1,0 +1,23 @@
+using TraceLab.Analyzers;
+using TraceLab.Core;
+
+namespace TraceLab.Export;
+
+/// <summary>
+/// Adds TraceLab's conclusions to an export as labelled time slices on a track of their own (the findings' worst
+/// windows, docs/metrics.md "Findings"), computed from the export's own analysis pass.
+/// </summary>
+public interface IExportAnnotator
+{
+    /// <summary>The analyses the pass must run for <see cref="Slices"/>.</summary>
+    AnalysisKind Kinds { get; }
+
+    /// <summary>The slices, once the pass is complete.</summary>
+    IReadOnlyList<ExportSlice> Slices(IKernelTraceReader reader, AnalysisSession session, int? pid);
+}
+
+/// <summary>
+/// One labelled interval [<paramref name="Start"/>, <paramref name="End"/>] on the trace clock, on the track named
+/// <paramref name="Track"/> (one track per name, so that slices of different tracks may overlap).
+/// </summary>
+public readonly record struct ExportSlice(string Track, long Start, long End, string Name);
