@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Why getrusage reports more CPU time per thread than the trace's run time (docs/metrics.md 1.5): runs
+# Why getrusage reports more CPU time per thread than the trace's run time (docs/design-notes.md#rusage-vs-trace): runs
 # `timemutex mutex` in a scratch tracefs instance with sched_stat_runtime — the kernel's own run-time accounting,
 # one event per update_curr() — next to the scheduler events TraceLab reads, and prints per worker thread:
 #   rusage   getrusage(RUSAGE_THREAD) user + system, from the workload's result

@@ -5,7 +5,7 @@ namespace TraceLab.Analyzers;
 
 /// <summary>
 /// Per-thread scheduler accounting in one streaming pass: run, ready and wait time, switches, migrations, wakeups
-/// and ready latency (docs/metrics.md). Robust to broken per-CPU switch chains: every event names the thread running
+/// and ready latency (docs/metrics.md#threads). Robust to broken per-CPU switch chains: every event names the thread running
 /// on its CPU (common_pid), so when that is not the thread the last switch put there, a switch was not logged; the
 /// chain is repaired at that point (start estimated, see <see cref="Repair"/>) and counted in <see cref="ChainBreaks"/>.
 /// Memory grows with the number of threads and CPUs, never with the number of events.

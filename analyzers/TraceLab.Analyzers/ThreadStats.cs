@@ -1,6 +1,6 @@
 namespace TraceLab.Analyzers;
 
-/// <summary>What the scheduler did with one thread over the measured region (definitions in docs/metrics.md).</summary>
+/// <summary>What the scheduler did with one thread over the measured region (definitions in docs/metrics.md#threads).</summary>
 public sealed class ThreadStats
 {
     public ThreadStats(int tid) => Tid = tid;

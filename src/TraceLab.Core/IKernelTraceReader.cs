@@ -2,7 +2,7 @@ namespace TraceLab.Core;
 
 /// <summary>
 /// A trace file or capture read as one time-ordered stream of <see cref="KernelEvent"/>s.
-/// <see cref="Info"/> is complete after <see cref="Open"/>; <see cref="Read"/> streams every event exactly once.
+/// <see cref="Info"/> is complete once the reader is open; <see cref="Read"/> streams every event exactly once.
 /// </summary>
 public interface IKernelTraceReader : IDisposable
 {

@@ -3,8 +3,8 @@ using TraceLab.Reporting.Sections;
 namespace TraceLab.Reporting;
 
 /// <summary>
-/// Which reported figures lost events may have changed (docs/metrics.md, "Lost events and the metrics they may
-/// affect"). Loss counters say how many events a CPU lost, not when, so the unit is a CPU over the whole trace:
+/// Which reported figures lost events may have changed (docs/metrics.md#loss-flags). Loss counters say how
+/// many events a CPU lost, not when, so the unit is a CPU over the whole trace:
 /// a thread is flagged when it ran on a CPU that lost events. When the loss cannot be placed on CPUs (ETW reports
 /// one total) or the run time per CPU is unknown (`smp` not selected), every reported thread is flagged.
 /// </summary>

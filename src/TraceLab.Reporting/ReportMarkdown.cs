@@ -14,7 +14,7 @@ public static class ReportMarkdown
         if (r.Run is not null)
         {
             sb.AppendLine($"- Parameters: {string.Join(", ", r.Run.Parameters.Select(kv => $"{kv.Key}={kv.Value}"))}");
-            if (r.Run.Claims.Count > 0) sb.AppendLine($"- Seed claims tested: {string.Join(", ", r.Run.Claims)} (shared/reference/seed-claims.md)");
+            if (r.Run.Claims.Count > 0) sb.AppendLine($"- Seed claims tested: {string.Join(", ", r.Run.Claims)} (docs/claims.md)");
             if (r.Run.Command is not null) sb.AppendLine($"- Workload command: `{r.Run.Command}`");
         }
         var c = r.Capture;

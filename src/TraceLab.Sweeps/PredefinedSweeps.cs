@@ -4,7 +4,7 @@ using TraceLab.Sweeps.Verdicts;
 namespace TraceLab.Sweeps;
 
 /// <summary>
-/// The sweeps that reproduce the seeds' graphs (shared/reference/seed-claims.md), each with the verdict rules of the
+/// The sweeps that reproduce the seeds' graphs (docs/claims.md), each with the verdict rules of the
 /// claims it tests. Sizes are for a user's full run (minutes); shrink them with overrides such as --iterations.
 /// </summary>
 public static class PredefinedSweeps

@@ -3,7 +3,7 @@ using System.Globalization;
 namespace TraceLab.Sweeps;
 
 /// <summary>
-/// Names of the per-run numbers a sweep plots and judges (docs/metrics.md, "Sweeps and claim verdicts"):
+/// Names of the per-run numbers a sweep plots and judges (docs/sweeps.md):
 /// elapsed/user/system (seconds), vol/invol/switches (counts), a workload metric by its own name, or a traced
 /// metric as "traced.NAME".
 /// </summary>

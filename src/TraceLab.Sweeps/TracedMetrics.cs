@@ -3,7 +3,7 @@ using TraceLab.Reporting;
 namespace TraceLab.Sweeps;
 
 /// <summary>
-/// Per-run numbers taken from a traced run's report (docs/metrics.md, "Sweeps and claim verdicts"): per-thread
+/// Per-run numbers taken from a traced run's report (docs/sweeps.md): per-thread
 /// means over the workload's worker threads, and process-wide sums of the analyses' counts.
 /// </summary>
 public static class TracedMetrics

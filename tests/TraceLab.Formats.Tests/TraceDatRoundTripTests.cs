@@ -8,6 +8,7 @@ namespace TraceLab.Formats.Tests;
 
 public sealed class TraceDatRoundTripTests : IDisposable
 {
+    private static readonly int[] ExpectedCpus = [0, 1, 0, 0, 1];
     private readonly string _dir = Directory.CreateTempSubdirectory("tracelab-fmt-").FullName;
 
     public void Dispose() => Directory.Delete(_dir, recursive: true);
@@ -83,7 +84,7 @@ public sealed class TraceDatRoundTripTests : IDisposable
 
         var ev = sink.Events;
         Assert.Equal(new long[] { 1000, 1100, 1200, 5000, 1100 + (1L << 28) }, ev.Select(e => e.Timestamp).ToArray());
-        Assert.Equal(new[] { 0, 1, 0, 0, 1 }, ev.Select(e => e.Cpu).ToArray());
+        Assert.Equal(ExpectedCpus, ev.Select(e => e.Cpu).ToArray());
         Assert.Equal(KernelEventKind.Marker, ev[2].Kind);
         Assert.Equal("hello", ev[2].Text);
         Assert.Equal((10, 20), (ev[0].PrevTid, ev[0].NextTid));

@@ -6,7 +6,7 @@ namespace TraceLab.IntegrationTests;
 
 /// <summary>
 /// Ground truth for the analyzers on real captures: scenarios whose contention pattern is known by construction
-/// (docs/metrics.md, "Lock convoys"), checked against independent counts — the workload's own iterations and getrusage.
+/// (docs/metrics.md#lock-convoys), checked against independent counts — the workload's own iterations and getrusage.
 /// </summary>
 public sealed class AnalyzerCaptureTests : IClassFixture<AnalyzerCaptureTests.MutexCapture>
 {
@@ -62,7 +62,7 @@ public sealed class AnalyzerCaptureTests : IClassFixture<AnalyzerCaptureTests.Mu
         // The kernel's share of the workers' CPU time, by the trace and by getrusage. Shares, not absolute times: how
         // much run time the trace covers is a separate check (TimeMutexCaptureTests, ±15 % of getrusage's user +
         // system); on VMs where one CPU's switches out of idle are never logged the traced run time is several % below
-        // getrusage's, which would otherwise count twice here (docs/metrics.md 7.3).
+        // getrusage's, which would otherwise count twice here (docs/metrics.md#boundary-cost).
         var workers = k.Threads.Where(t => Workers(run).Contains(t.Tid)).ToList();
         var tracedShare = (double)workers.Sum(t => t.EstimatedKernelNs) / workers.Sum(t => t.RunNs);
         var rusageShare = (double)workers.Sum(t => t.RusageSystemNs!.Value) /

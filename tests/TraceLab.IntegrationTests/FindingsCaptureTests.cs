@@ -147,7 +147,7 @@ public sealed class FindingsCaptureTests
     }
 }
 
-/// <summary>A <see cref="PerfFactAttribute"/> that also needs <paramref name="program"/> on the PATH.</summary>
+/// <summary>A <see cref="PerfFactAttribute"/> that also needs its program on the PATH.</summary>
 public sealed class PerfProgramFactAttribute : FactAttribute
 {
     public PerfProgramFactAttribute(string program)

@@ -65,7 +65,7 @@ public sealed class GuardKillTests(ITestOutputHelper output)
     }
 
     /// <summary>
-    /// Starts tracelab, waits until its instance traces and <paramref name="findTarget"/> finds the process of
+    /// Starts tracelab, waits until its instance traces and its target finder finds the process of
     /// interest, SIGKILLs tracelab, and asserts the instance is gone within <see cref="CleanupLimit"/> and the global
     /// tracing state is as before. Returns the target pid.
     /// </summary>

@@ -33,7 +33,7 @@ public sealed class PerfDataCaptureTests
         _output.WriteLine($"{report.Capture.Events:N0} events, lost {report.Capture.LostEvents}");
         // perf on this VM drops sched_switch samples without a LOST record when the CPUs go idle (perf script shows
         // per-CPU switch chains that do not connect: prev_pid ≠ the previous switch's next_pid). perf sched then counts
-        // the idle time before a missing switch-in as run time, TraceLab repairs to the last evidence (metrics.md 1.4),
+        // the idle time before a missing switch-in as run time, TraceLab repairs to the last evidence (docs/metrics.md#chain-break-repair),
         // so run time and perf sched latency's switch counts can only be compared on an intact chain. Switch-ins, max
         // delay and the getrusage total are compared always.
         var intact = report.Capture.ChainBreaksInRegion == 0;
@@ -70,7 +70,7 @@ public sealed class PerfDataCaptureTests
         var rusage = workload.Process.UserNs + workload.Process.SystemNs;
         var traced = report.Threads.Where(t => workload.Threads.Any(w => w.Tid == t.Tid) || t.Tid == workload.Pid).Sum(t => t.RunNs);
         // A repaired start counts the time from the last evidence to the unlogged switch-in as run (an upper bound,
-        // metrics.md 1.4): with perf dropping switches, the upper margin grows with the share of broken chains
+        // docs/metrics.md#chain-break-repair): with perf dropping switches, the upper margin grows with the share of broken chains
         // (29 k of ~160 k switches broken made 1.49 s against 1.27 s getrusage once, on a loaded machine).
         var switchesInRegion = Math.Max(1L, report.Threads.Sum(t => t.VoluntarySwitches + t.InvoluntarySwitches));
         var repairSlack = Math.Min(0.15, (double)report.Capture.ChainBreaksInRegion / switchesInRegion);

@@ -13,7 +13,7 @@ namespace TraceLab.IntegrationTests;
 /// c when that switch was logged (the previous switch on c named it as next). Otherwise the switch-in was lost
 /// (chain break: an event on c is logged with a common_pid that is not the CPU's occupant); the interval then
 /// starts at the later of (a) the last event on c whose common_pid was the previous occupant and (b) the time the
-/// thread stopped running or, if it was blocked, was woken (docs/metrics.md 1.4: its last switch-out, or the
+/// thread stopped running or, if it was blocked, was woken (docs/metrics.md#chain-break-repair: its last switch-out, or the
 /// sched_waking that ended its sleep; a waking while it runs or is already runnable changes nothing, because the
 /// kernel logs sched_waking before the sleeper's own switch-out when the two race). The previous occupant's interval
 /// ends at that same start. Intervals are clipped to [BEGIN, END].

@@ -33,7 +33,7 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
     /// sys_exit) for a call that stayed on its CPU: the 1st percentile of a thread's sys_exit → next sys_enter gap on
     /// the same CPU with no switch between, after such a call. That gap is the entry and exit paths plus whatever
     /// user code ran, so it bounds the cost from above; its low percentile is where the user code between two
-    /// syscalls is almost nothing (docs/metrics.md 7.3). Set by <see cref="Complete"/>.
+    /// syscalls is almost nothing (docs/metrics.md#boundary-cost). Set by <see cref="Complete"/>.
     /// </summary>
     public long BoundaryNs { get; private set; }
     public long BoundarySamples => _gaps.Count;

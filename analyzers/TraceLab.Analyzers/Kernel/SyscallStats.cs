@@ -3,7 +3,7 @@ using TraceLab.Core.Syscalls;
 
 namespace TraceLab.Analyzers.Kernel;
 
-/// <summary>Time one thread spent in one syscall over the measured region (docs/metrics.md, "Kernel time").</summary>
+/// <summary>Time one thread spent in one syscall over the measured region (docs/metrics.md#kernel-time).</summary>
 public sealed class SyscallStats
 {
     public SyscallStats(long key) => Key = key;

@@ -5,8 +5,9 @@ using TraceLab.Core;
 namespace TraceLab.Analyzers.Locks;
 
 /// <summary>
-/// Finds lock handoffs and convoy episodes in one streaming pass (rules and thresholds: docs/metrics.md, "Lock
-/// convoys"). A convoy (Blasgen et al., "The Convoy Phenomenon", 1979) is a lock that keeps travelling through its
+/// Finds lock handoffs and convoy episodes in one streaming pass (rules and thresholds:
+/// docs/metrics.md#lock-convoys). A convoy (Blasgen et al., "The Convoy Phenomenon", 1979) is a lock that
+/// keeps travelling through its
 /// wait queue: each owner got it as a waiter, and releasing it grants it to the next waiter, which has not run yet,
 /// so every acquisition costs a wakeup and a context switch. Here an episode is a chain of at least
 /// <see cref="MinEpisodeHandoffs"/> handoffs on one object in which each giver is the previous receiver, passes the
@@ -86,7 +87,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         public bool Pending;
         public Handoff PendingHandoff;
         public int PendingGiverSlot;
-        /// <summary>semids this thread holds (semop parity; see docs/metrics.md).</summary>
+        /// <summary>semids this thread holds (semop parity; see docs/metrics.md#handoffs).</summary>
         public readonly SemIdSet SemHeld = new();
         /// <summary>State of <see cref="Obj"/> when last resolved (see <see cref="ObjectOf"/>).</summary>
         public ObjectState? ObjState;

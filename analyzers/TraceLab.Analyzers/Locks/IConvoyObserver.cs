@@ -9,7 +9,7 @@ public interface IConvoyObserver
     /// <summary>A confirmed handoff; <paramref name="inRegion"/> says whether it counts in the report (woken inside the measured region).</summary>
     void OnHandoff(in Handoff handoff, bool inRegion);
 
-    /// <summary>A convoy episode the report counts (docs/metrics.md 9.2), when it closes.</summary>
+    /// <summary>A convoy episode the report counts (docs/metrics.md#episodes), when it closes.</summary>
     void OnEpisode(in ConvoyEpisode episode);
 }
 

@@ -1,6 +1,6 @@
 namespace TraceLab.Analyzers.Locks;
 
-/// <summary>One lock object's contention over the measured region (definitions in docs/metrics.md, "Lock convoys").</summary>
+/// <summary>One lock object's contention over the measured region (definitions in docs/metrics.md#lock-convoys).</summary>
 public sealed class LockObjectStats
 {
     public LockObjectStats(LockObject obj) => Object = obj;

@@ -17,7 +17,7 @@ public enum LockOpKind : byte
     Other,
 }
 
-/// <summary>Classifies a syscall entry as an operation on a lock object (docs/metrics.md, "Lock objects").</summary>
+/// <summary>Classifies a syscall entry as an operation on a lock object (docs/metrics.md#lock-objects).</summary>
 public static class LockOperation
 {
     private const int FutexCmdMask = 0x7F; // strips FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256)

@@ -1,6 +1,6 @@
 namespace TraceLab.Analyzers.Locks;
 
-/// <summary>One thread's part in lock handoffs and convoys (the per-thread convoy report; docs/metrics.md).</summary>
+/// <summary>One thread's part in lock handoffs and convoys (the per-thread convoy report; docs/metrics.md#convoy-threads).</summary>
 public sealed class ThreadConvoyStats
 {
     public ThreadConvoyStats(int tid) => Tid = tid;

@@ -42,13 +42,15 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
     }
 
     /// <summary>A consumer's queue: single producer, single consumer, capacity = pool size so it can never overflow.</summary>
-    private sealed class Lane
+    private sealed class Lane : IDisposable
     {
         public readonly Batch[] Ring = new Batch[PoolSize + 1];
         public readonly SemaphoreSlim Ready = new(0);
         public int Head;
         public int Tail;
         public Thread? Thread;
+
+        public void Dispose() => Ready.Dispose();
     }
 
     private readonly IKernelEventSink[] _consumers;
@@ -146,7 +148,7 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
     private void DisposeSemaphores()
     {
         _freeCount.Dispose();
-        foreach (var lane in _lanes) lane.Ready.Dispose();
+        foreach (var lane in _lanes) lane.Dispose();
     }
 
     private Batch Take()

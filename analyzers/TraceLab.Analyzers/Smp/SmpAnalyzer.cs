@@ -4,7 +4,7 @@ using TraceLab.Core;
 namespace TraceLab.Analyzers.Smp;
 
 /// <summary>
-/// How threads used the CPUs (docs/metrics.md ("SMP effects")): per-thread residency on each CPU, migrations and CPU changes,
+/// How threads used the CPUs (docs/metrics.md#smp): per-thread residency on each CPU, migrations and CPU changes,
 /// same- vs cross-CPU wakeups and time runnable while a CPU idled; per-CPU busy, idle and switches.
 /// Run intervals and CPU occupancy come from <see cref="ThreadAccounting"/> (logged or repaired, one state machine for
 /// every analysis), so a thread's residency sums to its run time. Memory grows with threads × CPUs, never with events.

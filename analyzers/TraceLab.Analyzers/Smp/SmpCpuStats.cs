@@ -1,6 +1,6 @@
 namespace TraceLab.Analyzers.Smp;
 
-/// <summary>What one CPU did over the measured region (definitions in docs/metrics.md ("SMP effects")).</summary>
+/// <summary>What one CPU did over the measured region (definitions in docs/metrics.md#smp).</summary>
 public sealed class SmpCpuStats
 {
     internal SmpCpuStats(int cpu) => Cpu = cpu;

@@ -1,6 +1,6 @@
 namespace TraceLab.Analyzers.Smp;
 
-/// <summary>Where one thread ran and how it crossed CPUs over the measured region (docs/metrics.md ("SMP effects")).</summary>
+/// <summary>Where one thread ran and how it crossed CPUs over the measured region (docs/metrics.md#smp).</summary>
 public sealed class SmpThreadStats
 {
     private long[] _residency = [];

@@ -19,7 +19,7 @@ public readonly record struct TimelineSegment(int Tid, ThreadRunState State, lon
 /// <summary>A wakeup that made <see cref="Wakee"/> runnable; <see cref="Waker"/> is 0 when it came from an interrupt or the idle task.</summary>
 public readonly record struct TimelineWake(long Timestamp, int Waker, int Wakee, int Cpu);
 
-/// <summary>A futile wakeup (docs/metrics.md 10.2): woken at <see cref="WokenAt"/>, blocked again at <see cref="BlockedAt"/> without progress.</summary>
+/// <summary>A futile wakeup (docs/metrics.md#futile-wakeups): woken at <see cref="WokenAt"/>, blocked again at <see cref="BlockedAt"/> without progress.</summary>
 public readonly record struct TimelineFutileWakeup(int Tid, long WokenAt, long BlockedAt);
 
 /// <summary>Everything a <see cref="TimelineAnalyzer"/> recorded, in the order it was seen.</summary>

@@ -1,6 +1,6 @@
 namespace TraceLab.Analyzers.Timeline;
 
-/// <summary>Per thread, time in each state inside the window and the number of segments (docs/metrics.md, "Thread timeline").</summary>
+/// <summary>Per thread, time in each state inside the window and the number of segments (docs/metrics.md#timeline).</summary>
 public readonly record struct TimelineThreadTotals(int Tid, long RunningNs, long RunnableNs, long BlockedNs, int Segments, int WakesReceived);
 
 /// <summary>Sums a <see cref="TimelineData"/>'s segments per thread and state.</summary>

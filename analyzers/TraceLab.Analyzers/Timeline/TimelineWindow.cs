@@ -5,7 +5,7 @@ namespace TraceLab.Analyzers.Timeline;
 /// <summary>
 /// The span of the trace a timeline records: <see cref="StartOffsetNs"/> after the measured region's begin (the
 /// first event when the trace has no begin marker), <see cref="LengthNs"/> long. Fixed before the pass so that the
-/// analyzer keeps only what falls inside it (docs/metrics.md, "Thread timeline").
+/// analyzer keeps only what falls inside it (docs/metrics.md#timeline).
 /// </summary>
 public readonly record struct TimelineWindow(long StartOffsetNs, long LengthNs)
 {

@@ -1,6 +1,6 @@
 namespace TraceLab.Analyzers.WaitGraph;
 
-/// <summary>The wait-for graph over the measured region (definitions in docs/metrics.md ("Wait-for graph")).</summary>
+/// <summary>The wait-for graph over the measured region (definitions in docs/metrics.md#wait-for-graph).</summary>
 public sealed class WaitForGraph
 {
     private readonly Dictionary<long, WaitEdge> _byPair;

@@ -6,7 +6,7 @@ namespace TraceLab.Analyzers.WaitGraph;
 /// wPerf-style wait-for graph (Zhou et al., OSDI 2018) in the single streaming pass: every wait of a thread (blocking
 /// switch-out → the wakeup that ends it) becomes weight on edges from that thread to whoever ended it, cascaded
 /// through the waker's own overlapping waits. Memory: one <see cref="ThreadWaitState"/> (with its fixed history) per
-/// thread that ever blocked, plus one entry per distinct edge. Definitions: docs/metrics.md ("Wait-for graph").
+/// thread that ever blocked, plus one entry per distinct edge. Definitions: docs/metrics.md#wait-for-graph.
 /// </summary>
 public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
 {

@@ -1,6 +1,6 @@
 namespace TraceLab.Analyzers.WaitGraph;
 
-/// <summary>Bounds and thresholds of <see cref="WaitForGraphAnalyzer"/> (defined in docs/metrics.md ("Wait-for graph")).</summary>
+/// <summary>Bounds and thresholds of <see cref="WaitForGraphAnalyzer"/> (defined in docs/metrics.md#wait-for-graph).</summary>
 public sealed record WaitForGraphOptions
 {
     /// <summary>Completed waits kept per thread for cascading.</summary>

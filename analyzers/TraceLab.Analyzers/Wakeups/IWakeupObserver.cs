@@ -5,7 +5,7 @@ public interface IWakeupObserver
 {
     /// <summary>
     /// <paramref name="tid"/> was woken at <paramref name="wokenAt"/> and blocked again at <paramref name="blockedAt"/>
-    /// without progress (docs/metrics.md 10.2); only wakeups inside the measured region, as the report counts them.
+    /// without progress (docs/metrics.md#futile-wakeups); only wakeups inside the measured region, as the report counts them.
     /// </summary>
     void OnFutileWakeup(int tid, long wokenAt, long blockedAt);
 }

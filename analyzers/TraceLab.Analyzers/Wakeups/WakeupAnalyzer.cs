@@ -6,7 +6,7 @@ namespace TraceLab.Analyzers.Wakeups;
 
 /// <summary>
 /// Futile and spurious wakeups, and wakeup-to-run latency split by whether the woken thread ran on the waker's CPU
-/// (docs/metrics.md, "Wakeups"). A futile wakeup is the seed 003 receiver's fate: woken (by an event set inside a
+/// (docs/metrics.md#wakeups). A futile wakeup is the seed 003 receiver's fate: woken (by an event set inside a
 /// lock, or a release that another thread beats it to), it runs a few microseconds and blocks again, having done
 /// nothing: it paid two context switches for no progress.
 /// </summary>

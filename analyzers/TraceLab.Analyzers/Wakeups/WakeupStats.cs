@@ -1,6 +1,6 @@
 namespace TraceLab.Analyzers.Wakeups;
 
-/// <summary>What became of one thread's wakeups over the measured region (docs/metrics.md, "Wakeups").</summary>
+/// <summary>What became of one thread's wakeups over the measured region (docs/metrics.md#wakeups).</summary>
 public sealed class WakeupStats
 {
     public WakeupStats(int tid) => Tid = tid;

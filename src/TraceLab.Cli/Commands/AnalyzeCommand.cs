@@ -11,24 +11,18 @@ namespace TraceLab.Cli.Commands;
 public sealed class AnalyzeCommand
 {
     /// <param name="TraceFile">Any format the trace format registry reads.</param>
-    /// <param name="Out">
-    /// Where the reports go; null: beside the trace (replacing its reports needs <paramref name="Force"/>).
-    /// </param>
-    /// <param name="Salvage">
-    /// Analyze the intact part of a damaged trace; the report's warnings say what was skipped.
-    /// </param>
-    /// <param name="Timeline">
-    /// The window report.html's thread timeline shows (null: <see cref="TimelineWindow.Default"/>).
-    /// </param>
-    /// <param name="AnalysisThreads">Analysis threads besides the reader (null: the default for this machine).</param>
     public sealed record Settings(string TraceFile)
     {
+        /// <summary>Where the reports go; null: beside the trace (replacing its reports needs <see cref="Force"/>).</summary>
         public string? Out { get; init; }
         public bool Force { get; init; }
         public int? Pid { get; init; }
         public AnalysisKind Analyses { get; init; } = AnalysisKind.All;
+        /// <summary>Analyze the intact part of a damaged trace; the report's warnings say what was skipped.</summary>
         public bool Salvage { get; init; }
+        /// <summary>The window report.html's thread timeline shows (null: <see cref="TimelineWindow.Default"/>).</summary>
         public TimelineWindow? Timeline { get; init; }
+        /// <summary>Analysis threads besides the reader (null: the default for this machine).</summary>
         public int? AnalysisThreads { get; init; }
     }
 

@@ -11,9 +11,9 @@ namespace TraceLab.Cli.Commands;
 /// </summary>
 public sealed class ExportCommand
 {
-    /// <param name="Output">The file to write; null: the trace's name with the exporter's extension.</param>
     public sealed record Settings(string TraceFile, ITraceExporter Exporter)
     {
+        /// <summary>The file to write; null: the trace's name with the exporter's extension.</summary>
         public string? Output { get; init; }
         public bool Force { get; init; }
         public int? Pid { get; init; }

@@ -12,7 +12,7 @@ namespace TraceLab.Cli.Commands;
 /// `tracelab overhead WORKLOAD SCENARIO`: how much tracing slows the workload down. Runs the scenario untraced and
 /// traced (as `tracelab trace` does, once per syscall set), interleaved round by round so that drift on the machine
 /// hits all variants alike, and reports per syscall set the slowdown = traced elapsed / untraced elapsed of the same
-/// round − 1: median, min and max over the rounds (docs/metrics.md, "Capture overhead"). Elapsed is the workload's
+/// round − 1: median, min and max over the rounds (docs/metrics.md#overhead). Elapsed is the workload's
 /// own measured region (workload.json elapsedNs), so building, starting the capture and analysis are not in it.
 /// </summary>
 public sealed class OverheadCommand
@@ -93,7 +93,7 @@ public sealed class OverheadCommand
         }
 
         _console.Write(table);
-        _console.MarkupLine("[grey]CI: order-statistic interval of the median (no distribution assumed). CPU time: the workload's user + system (getrusage), traced / untraced − 1. Definitions: docs/metrics.md §18[/]");
+        _console.MarkupLine("[grey]CI: order-statistic interval of the median (no distribution assumed). CPU time: the workload's user + system (getrusage), traced / untraced − 1. Definitions: docs/metrics.md#overhead[/]");
         return ExitCodes.Ok;
     }
 

@@ -17,11 +17,10 @@ namespace TraceLab.Cli.Commands;
 /// </summary>
 public sealed class SweepCommand
 {
-    /// <param name="Sweep">Predefined sweep name or claim id; null with <see cref="Param"/> for ad-hoc.</param>
-    /// <param name="Resume">An interrupted sweep's directory; the other settings then come from it.</param>
     public sealed record Settings
     {
         public string? Workload { get; init; }
+        /// <summary>Predefined sweep name or claim id; null with <see cref="Param"/> for an ad-hoc sweep.</summary>
         public string? Sweep { get; init; }
         public string? Param { get; init; }
         public string? Values { get; init; }
@@ -31,11 +30,14 @@ public sealed class SweepCommand
         public bool Trace { get; init; }
         public string? Out { get; init; }
         public bool Force { get; init; }
+        /// <summary>Directory of an interrupted sweep to continue; the other settings then come from it.</summary>
         public string? Resume { get; init; }
         public IReadOnlyDictionary<string, string> Overrides { get; init; } = new Dictionary<string, string>();
         public int TimeoutSeconds { get; init; }
         public int? OrderSeed { get; init; }
     }
+
+    private static readonly string[] SweepFiles = ["report.md", "sweep.csv", "sweep.json"];
 
     private readonly IAnsiConsole _console;
 
@@ -161,7 +163,7 @@ public sealed class SweepCommand
             },
         };
 
-    private (string, SweepState, SweepDefinition, WorkloadDefinition) Create(Settings s)
+    private static (string, SweepState, SweepDefinition, WorkloadDefinition) Create(Settings s)
     {
         if (s.Workload is null) throw new UsageException("sweep needs a workload (or --resume DIR)");
         var workload = FindWorkload(s.Workload);
@@ -297,7 +299,7 @@ public sealed class SweepCommand
         }
         foreach (var w in s.Warnings) _console.MarkupLine($"[yellow]{Markup.Escape(w)}[/]");
         if (s.RunsFailed > 0) _console.MarkupLine($"[yellow]{s.RunsFailed} run(s) failed (listed in report.md)[/]");
-        var files = new[] { "report.md", "sweep.csv", "sweep.json" }.Concat(s.Plots);
+        var files = SweepFiles.Concat(s.Plots);
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(directory)}: {Markup.Escape(string.Join(", ", files))}, runs/");
     }
 }

@@ -18,22 +18,22 @@ namespace TraceLab.Cli.Commands;
 /// </summary>
 public sealed class TraceCommand
 {
-    /// <summary>What one `tracelab trace` run does; all but the workload and scenario have defaults.</summary>
-    /// <param name="Overrides">Workload parameters given on the command line, by name.</param>
-    /// <param name="Out">Output directory; null: ./traces/WORKLOAD-SCENARIO-TIME.</param>
-    /// <param name="TimeoutSeconds">Kill the workload after this long; 0: no limit.</param>
-    /// <param name="Timeline">report.html's timeline window; null: <see cref="TimelineWindow.Default"/>.</param>
-    /// <param name="Live">Print per-second, per-thread figures while the workload runs.</param>
+    /// <summary>What one `tracelab trace` run does; every setting but the workload and scenario has a default.</summary>
     public sealed record Settings(string Workload, string Scenario)
     {
+        /// <summary>Workload parameters given on the command line, by name.</summary>
         public IReadOnlyDictionary<string, string> Overrides { get; init; } = new Dictionary<string, string>();
+        /// <summary>Output directory; null: ./traces/WORKLOAD-SCENARIO-TIME.</summary>
         public string? Out { get; init; }
         public bool Force { get; init; }
         public int BufferKb { get; init; } = 64 * 1024;
         public SyscallSet Syscalls { get; init; } = SyscallSet.Lock;
+        /// <summary>Kill the workload after this long; 0: no limit.</summary>
         public int TimeoutSeconds { get; init; }
         public AnalysisKind Analyses { get; init; } = AnalysisKind.All;
+        /// <summary>report.html's timeline window; null: <see cref="TimelineWindow.Default"/>.</summary>
         public TimelineWindow? Timeline { get; init; }
+        /// <summary>Print per-second, per-thread figures while the workload runs.</summary>
         public bool Live { get; init; }
     }
 

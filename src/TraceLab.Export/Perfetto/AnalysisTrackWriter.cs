@@ -208,7 +208,7 @@ public sealed class AnalysisTrackWriter
         {
             Uuid = uuid,
             Name = string.Create(CultureInfo.InvariantCulture, $"convoys: {obj}"),
-            Description = "TraceLab convoy episodes on this lock object (docs/metrics.md 9.2)",
+            Description = "TraceLab convoy episodes on this lock object (docs/metrics.md#episodes)",
         };
         var pid = obj.Kind == LockObjectKind.Inferred ? (int)obj.Id : _defaultPid;
         if (pid > 0) d.ParentUuid = ProcessTrack(pid);

@@ -16,7 +16,7 @@ namespace TraceLab.Formats.PerfData;
 /// needing older bytes are told to read them from the file themselves.
 /// </para>
 /// </summary>
-internal sealed unsafe class PerfRecordStream
+internal sealed unsafe class PerfRecordStream : IDisposable
 {
     private const int HeaderBytes = 8;
     /// <summary>
@@ -259,6 +259,9 @@ internal sealed unsafe class PerfRecordStream
         _view = null;
         _base = null;
     }
+
+    /// <summary>The same as <see cref="Release"/>: the owner's way to say the stream is done.</summary>
+    public void Dispose() => Release();
 
     /// <summary>Unmaps the window; the stream and the runs reading from it are done.</summary>
     public void Release()

@@ -76,7 +76,7 @@ public static class HtmlReport
         sb.Append("<div class=\"timeline-scroll\">\n").Append(TimelineSvg.Render(data, rows, NameOf)).Append("\n</div>\n");
         if (!data.HasConvoys) sb.Append("<p class=\"note\">The convoy analysis was not selected: no handoffs or episodes are drawn.</p>\n");
 
-        // The window's numbers per thread (docs/metrics.md, "Thread timeline").
+        // The window's numbers per thread (docs/metrics.md#timeline).
         sb.Append("<div class=\"table-wrap\"><table id=\"timeline-threads\">\n<thead><tr><th class=\"num\">tid</th><th>name</th><th class=\"num\">running ms</th><th class=\"num\">runnable ms</th><th class=\"num\">blocked ms</th><th class=\"num\">segments</th><th class=\"num\">wakeups received</th></tr></thead>\n<tbody>\n");
         foreach (var row in rows)
         {

@@ -8,8 +8,8 @@ namespace TraceLab.Reporting.Sections;
 /// <summary>The "kernel" analysis in the report: time in traced syscalls per thread.</summary>
 public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSection>(Analyses.Kernel, "kernel")
 {
-    protected override KernelSection Build(KernelTimeAnalyzer k, ReportContext c) =>
-        KernelSectionBuilder.Build(k, c.Accounting, c.Tids, c.Names, c.Workload);
+    protected override KernelSection Build(KernelTimeAnalyzer k, ReportContext context) =>
+        KernelSectionBuilder.Build(k, context.Accounting, context.Tids, context.Names, context.Workload);
 
     protected override IReadOnlyList<ReportBlock> View(KernelSection k)
     {

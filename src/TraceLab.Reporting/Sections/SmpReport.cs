@@ -7,8 +7,8 @@ namespace TraceLab.Reporting.Sections;
 /// <summary>The "smp" analysis in the report: CPU residency, migrations, wakeups by CPU placement.</summary>
 public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analyses.Smp, "smp")
 {
-    protected override SmpSection Build(SmpAnalyzer smp, ReportContext c) =>
-        SmpSectionBuilder.Build(smp, c.Tids, c.Names);
+    protected override SmpSection Build(SmpAnalyzer smp, ReportContext context) =>
+        SmpSectionBuilder.Build(smp, context.Tids, context.Names);
 
     protected override IReadOnlyList<ReportBlock> View(SmpSection s)
     {

@@ -16,12 +16,12 @@ public sealed class ThreadsReport : IAnalysisReport
     /// <summary>The rows are RunReport.Threads, built by ReportBuilder for every report.</summary>
     public object? Build(ReportContext context) => null;
 
-    public IReadOnlyList<ReportBlock>? View(RunReport r)
+    public IReadOnlyList<ReportBlock>? View(RunReport report)
     {
-        if (r.Analyses.Count != 0 && !r.Analyses.Contains(Analysis.Name)) return null;
+        if (report.Analyses.Count != 0 && !report.Analyses.Contains(Analysis.Name)) return null;
         // A trace without the workload's getrusage figures (a whole system) has these columns empty: the terminal,
         // 160 columns wide at most, leaves them out.
-        var rusage = r.Threads.Any(t => t.Workload is not null) ? Shown.Everywhere : Shown.Markdown;
+        var rusage = report.Threads.Any(t => t.Workload is not null) ? Shown.Everywhere : Shown.Markdown;
         var table = new ReportTable("Threads",
         [
             new("tid"), Column.Left("name"), new("role", CellAlign.Left, In: Shown.Markdown),
@@ -33,7 +33,7 @@ public sealed class ThreadsReport : IAnalysisReport
             new("sys ms (rusage)", TerminalHeading: "sys ms*", In: rusage),
             Column.MarkdownOnly("iterations"),
         ]) { RowNoun = "threads" };
-        foreach (var t in r.Threads)
+        foreach (var t in report.Threads)
         {
             var top = t.TopWakers.FirstOrDefault();
             table.AddForThread(t.Tid,

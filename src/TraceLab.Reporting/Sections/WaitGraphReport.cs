@@ -8,8 +8,8 @@ namespace TraceLab.Reporting.Sections;
 public sealed class WaitGraphReport()
     : AnalysisReport<WaitForGraphAnalyzer, WaitGraphSection>(Analyses.WaitGraph, "waitGraph")
 {
-    protected override WaitGraphSection Build(WaitForGraphAnalyzer g, ReportContext c) =>
-        WaitGraphSectionBuilder.Build(g.Result, c.Tids, c.Names);
+    protected override WaitGraphSection Build(WaitForGraphAnalyzer g, ReportContext context) =>
+        WaitGraphSectionBuilder.Build(g.Result, context.Tids, context.Names);
 
     protected override IReadOnlyList<ReportBlock> View(WaitGraphSection g)
     {

@@ -7,8 +7,8 @@ namespace TraceLab.Reporting.Sections;
 /// <summary>The "wakeups" analysis in the report: who woke whom, futile and spurious wakeups, wakeup latency.</summary>
 public sealed class WakeupReport() : AnalysisReport<WakeupAnalyzer, WakeupSection>(Analyses.Wakeups, "wakeups")
 {
-    protected override WakeupSection Build(WakeupAnalyzer w, ReportContext c) =>
-        WakeupSectionBuilder.Build(w, c.Accounting, c.Tids, c.Names);
+    protected override WakeupSection Build(WakeupAnalyzer w, ReportContext context) =>
+        WakeupSectionBuilder.Build(w, context.Accounting, context.Tids, context.Names);
 
     protected override IReadOnlyList<ReportBlock> View(WakeupSection w)
     {

@@ -3,7 +3,7 @@ using System.Text;
 
 namespace TraceLab.Sweeps.Output;
 
-/// <summary>sweep.csv: one row per run, in execution order (docs/metrics.md, "Sweeps and claim verdicts").</summary>
+/// <summary>sweep.csv: one row per run, in execution order (docs/sweeps.md).</summary>
 public static class SweepCsv
 {
     public static string Write(SweepData data)

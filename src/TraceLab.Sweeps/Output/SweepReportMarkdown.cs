@@ -23,7 +23,7 @@ public static class SweepReportMarkdown
         if (s.Verdicts.Count > 0)
         {
             sb.AppendLine("## Claim verdicts").AppendLine();
-            sb.AppendLine("Criteria and metrics: docs/metrics.md, \"Sweeps and claim verdicts\". A verdict needs ≥ 3 successful repeats at every point it compares.").AppendLine();
+            sb.AppendLine("Criteria and metrics: docs/sweeps.md. A verdict needs ≥ 3 successful repeats at every point it compares.").AppendLine();
             sb.AppendLine("| claim | overall | aspect | outcome |").AppendLine("| --- | --- | --- | --- |");
             foreach (var v in s.Verdicts)
                 sb.AppendLine($"| {v.Claim} | {s.ClaimOutcomes[v.Claim]} | {Cell(v.Aspect)} | **{v.Outcome}** |");

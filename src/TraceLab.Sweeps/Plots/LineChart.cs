@@ -129,7 +129,7 @@ public sealed class LineChart
         static string Shorten(string label) => label.Length > 30 ? label[..29] + "…" : label;
     }
 
-    private Func<double, double> XMap(IReadOnlyList<double> xs)
+    private Func<double, double> XMap(List<double> xs)
     {
         const double pad = 30;
         if (xs.Count == 0) return _ => (Left + Right) / 2;

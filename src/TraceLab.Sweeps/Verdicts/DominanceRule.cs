@@ -46,7 +46,7 @@ public sealed class DominanceRule : VerdictRule
 
     private string FactorText => Factor == 1 ? "" : $" × {Factor:0.##}";
 
-    private IReadOnlyList<(SweepPoint A, SweepPoint B)> Find(SweepData data) =>
+    private List<(SweepPoint A, SweepPoint B)> Find(SweepData data) =>
         Pairs.Find(data, v => Resolve(Pairs.Param, v, data)).Where(p => Where is null || Where(p.A)).ToList();
 
     protected override IEnumerable<SweepPoint> Involved(SweepData data) => Find(data).SelectMany(p => new[] { p.A, p.B });

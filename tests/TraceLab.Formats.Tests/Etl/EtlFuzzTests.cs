@@ -18,6 +18,7 @@ namespace TraceLab.Formats.Tests.Etl;
 /// </summary>
 public sealed class EtlFuzzTests : IDisposable
 {
+    private static readonly bool[] StrictThenSalvage = [false, true];
     private static readonly TimeSpan CaseTimeout = TimeSpan.FromSeconds(10);
     private const long MaxAllocatedBytes = 96L << 20;
 
@@ -75,7 +76,7 @@ public sealed class EtlFuzzTests : IDisposable
             var (what, bytes) = variants[i];
             var path = Path.Combine(_dir, $"{name}{i}.etl");
             File.WriteAllBytes(path, bytes);
-            foreach (var salvage in new[] { false, true })
+            foreach (var salvage in StrictThenSalvage)
             {
                 var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None,
                     TaskCreationOptions.LongRunning, TaskScheduler.Default);

@@ -6,7 +6,7 @@ namespace TraceLab.Formats.Tests.Etw;
 
 /// <summary>
 /// Builds kernel event payloads byte by byte at the offsets the reference documents
-/// (shared/reference/etw-kernel-events.md, TraceEvent's ThreadTraceData), independently of the mapper's constants.
+/// (the ETW kernel event layouts, TraceEvent's ThreadTraceData), independently of the mapper's constants.
 /// </summary>
 internal static class EtwPayloads
 {

@@ -17,6 +17,7 @@ namespace TraceLab.Formats.Tests.Fuzz;
 public sealed class TraceDatFuzzTests : IDisposable
 {
     private const int Seed = 20250611;
+    private static readonly bool[] StrictThenSalvage = [false, true];
     private const int PagesPerCpu = 24;
     private static readonly TimeSpan CaseTimeout = TimeSpan.FromSeconds(5);
     // The intact base allocates a few MB through the analysis; a length field trusted before checking would ask for GBs.
@@ -51,7 +52,7 @@ public sealed class TraceDatFuzzTests : IDisposable
             var c = cases[i];
             var path = Path.Combine(_dir, $"case{i}.dat");
             File.WriteAllBytes(path, c.Apply(baseTrace));
-            foreach (var salvage in new[] { false, true })
+            foreach (var salvage in StrictThenSalvage)
             {
                 var problem = Check(c, path, salvage, intact.Info.EventCount, out var allocated);
                 InterlockedMax(ref maxAllocated, allocated);

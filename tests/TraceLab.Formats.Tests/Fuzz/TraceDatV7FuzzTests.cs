@@ -19,6 +19,8 @@ namespace TraceLab.Formats.Tests.Fuzz;
 /// </summary>
 public sealed class TraceDatV7FuzzTests : IDisposable
 {
+    private static readonly bool[] StrictThenSalvage = [false, true];
+
     private const int Seed = 20261125;
     private const int PagesPerCpu = 24;
     private const int MetadataCuts = 300;
@@ -86,7 +88,7 @@ public sealed class TraceDatV7FuzzTests : IDisposable
             var c = cases[i];
             var path = Path.Combine(_dir, $"case{i}.dat");
             File.WriteAllBytes(path, c.Apply(baseTrace));
-            foreach (var salvage in new[] { false, true })
+            foreach (var salvage in StrictThenSalvage)
             {
                 var problem = Check(c, path, salvage, intact.Info.EventCount, intact.AllocatedBytes + MaxExtraAllocatedBytes,
                     out var allocated, out var kind);

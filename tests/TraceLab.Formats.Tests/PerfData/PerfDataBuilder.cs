@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Buffers.Binary;
 using System.Text;
 
@@ -15,7 +16,7 @@ namespace TraceLab.Formats.Tests.PerfData;
 /// tracing data.
 /// </para>
 /// </summary>
-internal sealed class PerfDataBuilder
+internal sealed class PerfDataBuilder : IDisposable
 {
     private const ulong SampleType = 1 | 2 | 4 | 128 | 256 | 1024 | (1UL << 16);
     private const ulong SoftwareSampleType = 1 | 2 | 4 | 128 | 256 | (1UL << 16);
@@ -166,7 +167,7 @@ internal sealed class PerfDataBuilder
         return Layout(attr, data, features);
     }
 
-    private byte[] Layout(byte[] attr, byte[] data, List<(int Bit, byte[] Bytes)> features)
+    private static byte[] Layout(byte[] attr, byte[] data, List<(int Bit, byte[] Bytes)> features)
     {
         const int headerSize = 104;
         var idsOffset = headerSize;
@@ -325,4 +326,6 @@ internal sealed class PerfDataBuilder
     private static void U32(List<byte> b, uint v) { var x = new byte[4]; BinaryPrimitives.WriteUInt32LittleEndian(x, v); b.AddRange(x); }
 
     private static void U64(List<byte> b, ulong v) { var x = new byte[8]; BinaryPrimitives.WriteUInt64LittleEndian(x, v); b.AddRange(x); }
+
+    public void Dispose() => _data.Dispose();
 }

@@ -16,6 +16,7 @@ namespace TraceLab.Formats.Tests.PerfData;
 /// </summary>
 public sealed class PerfDataFuzzTests : IDisposable
 {
+    private static readonly bool[] StrictThenSalvage = [false, true];
     private const int Seed = 20261122;
     private const int Cases = 600;
     private const int CompressedCases = 3000;
@@ -108,7 +109,7 @@ public sealed class PerfDataFuzzTests : IDisposable
             var (what, bytes) = cases[i];
             var path = Path.Combine(_dir, $"case{i}.perf.data");
             File.WriteAllBytes(path, bytes);
-            foreach (var salvage in new[] { false, true })
+            foreach (var salvage in StrictThenSalvage)
             {
                 var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
                 if (!task.Wait(CaseTimeout)) { failures.Enqueue($"{what}: hang"); continue; }

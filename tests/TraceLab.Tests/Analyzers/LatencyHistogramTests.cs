@@ -42,7 +42,7 @@ public sealed class LatencyHistogramTests
     }
 
     /// <summary>
-    /// The bucket of <paramref name="v"/> as docs/metrics.md defines it, computed with a loop instead of the
+    /// The bucket of <paramref name="v"/> as docs/metrics.md#latency-histogram defines it, computed with a loop instead of the
     /// histogram's bit arithmetic: below 64 one value per bucket; above, 32 buckets per power of two, so a bucket
     /// is 2^(bit length − 6) wide and starts at a multiple of its width.
     /// </summary>

@@ -9,7 +9,7 @@ using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Analyzers;
 
-/// <summary>The thread timeline against hand-computed intervals (docs/metrics.md, "Thread timeline").</summary>
+/// <summary>The thread timeline against hand-computed intervals (docs/metrics.md#timeline).</summary>
 public sealed class TimelineAnalyzerTests
 {
     private const int A = 101, B = 102;

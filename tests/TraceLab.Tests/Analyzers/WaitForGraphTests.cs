@@ -6,7 +6,7 @@ using static TraceLab.Tests.Analyzers.EventScript;
 
 namespace TraceLab.Tests.Analyzers;
 
-/// <summary>Hand-built traces with known wait-for graphs (docs/metrics.md ("Wait-for graph")).</summary>
+/// <summary>Hand-built traces with known wait-for graphs (docs/metrics.md#wait-for-graph).</summary>
 public sealed class WaitForGraphTests
 {
     private const int A = 100, B = 200, C = 300, D = 400;

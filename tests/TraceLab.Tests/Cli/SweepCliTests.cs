@@ -10,6 +10,7 @@ namespace TraceLab.Tests.Cli;
 /// <summary>The real `tracelab sweep` on small timemutex sweeps: files, numbers against the runs' own results, resume, bad input.</summary>
 public sealed class SweepCliTests
 {
+    private static readonly string[] DecidedOutcomes = ["reproduced", "not reproduced", "inverted"];
     private static readonly string Tool = Path.Combine(AppContext.BaseDirectory, "tracelab.dll");
 
     private static (int Code, string Out, string Err) Run(params string[] args) => ProcessOutput.Run("dotnet", [Tool, .. args]);
@@ -63,7 +64,7 @@ public sealed class SweepCliTests
         Assert.All(verdicts, v =>
         {
             Assert.Equal("TM1", v.GetProperty("claim").GetString());
-            Assert.Contains(v.GetProperty("outcome").GetString(), new[] { "reproduced", "not reproduced", "inverted" });
+            Assert.Contains(v.GetProperty("outcome").GetString(), DecidedOutcomes);
             Assert.NotEmpty(v.GetProperty("criterion").GetString()!);
         });
         Assert.Contains("## Claim verdicts", File.ReadAllText(dir.File("report.md")));

@@ -7,7 +7,7 @@ namespace TraceLab.Tests.Reporting;
 
 /// <summary>
 /// Lost-event flags on a hand-built two-CPU trace: process 100's thread 101 runs only on CPU 0, thread 102 only on
-/// CPU 1. Which rows are flagged follows from the definition (docs/metrics.md, lost events) by inspection.
+/// CPU 1. Which rows are flagged follows from the definition (docs/metrics.md#loss-flags) by inspection.
 /// </summary>
 public sealed class LossFlagTests
 {

@@ -96,7 +96,7 @@ public sealed class VerdictRuleTests
         s.AddMetric("cs", "1", "traced.involPerThread", 5, 6, 7).AddMetric("mutex", "1", "traced.involPerThread", 50, 60, 70);
         var cited = s.Judge(new DominanceRule("TM1", "cs faster", "elapsed", CsVsMutex) { Cite = ["involPerThread"] });
         Assert.Equal(VerdictOutcome.Reproduced, cited.Outcome);
-        Assert.Contains(cited.Evidence, e => e.StartsWith("trace, involuntary switches per worker thread (medians): ") && e.Contains("cs @ 1 6") && e.Contains("mutex @ 1 60"));
+        Assert.Contains(cited.Evidence, e => e.StartsWith("trace, involuntary switches per worker thread (medians): ", StringComparison.Ordinal) && e.Contains("cs @ 1 6") && e.Contains("mutex @ 1 60"));
     }
 
     [Fact]
@@ -156,7 +156,7 @@ public sealed class VerdictRuleTests
         var s = new SyntheticSweep().Add("cs", "2", 2, 2, 2).Add("cs", "6", 12, 12, 12).Add("mutex", "2", 4, 4, 4).Add("mutex", "6", 12, 12, 12);
         var v = s.Judge(rule);
         Assert.Equal(VerdictOutcome.Reproduced, v.Outcome);
-        Assert.Contains(v.Evidence, e => e.StartsWith("cs:") && e.Contains("growth 2"));
+        Assert.Contains(v.Evidence, e => e.StartsWith("cs:", StringComparison.Ordinal) && e.Contains("growth 2"));
         var swapped = new SyntheticSweep().Add("mutex", "2", 2, 2, 2).Add("mutex", "6", 12, 12, 12).Add("cs", "2", 4, 4, 4).Add("cs", "6", 12, 12, 12);
         Assert.Equal(VerdictOutcome.Inverted, swapped.Judge(rule).Outcome);
     }
