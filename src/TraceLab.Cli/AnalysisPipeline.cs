@@ -2,6 +2,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Parallel;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Core;
+using TraceLab.Formats.Registry;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
 
@@ -11,17 +12,17 @@ namespace TraceLab.Cli;
 public static class AnalysisPipeline
 {
     public static RunReport Analyze(string traceFile, WorkloadResult? workload, RunSection? run, bool partial, int? pid,
-        AnalysisKind analyses = AnalysisKind.All, bool salvage = false, int? analysisThreads = null,
+        AnalysisKind analyses = AnalysisKind.All, TraceReadOptions? read = null, int? analysisThreads = null,
         CancellationToken cancellationToken = default) =>
-        AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses, salvage, timeline: null, analysisThreads, cancellationToken).Report;
+        AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses, read, timeline: null, analysisThreads, cancellationToken).Report;
 
     /// <summary>Also records the thread timeline of <paramref name="timeline"/> in the same pass (for report.html).</summary>
     /// <param name="analysisThreads">Threads for the analyzers besides the reading one (null: <see cref="AnalysisPlan.DefaultThreads"/>).</param>
     public static (RunReport Report, TimelineData? Timeline) AnalyzeWithTimeline(string traceFile, WorkloadResult? workload,
-        RunSection? run, bool partial, int? pid, AnalysisKind analyses, bool salvage, TimelineWindow? timeline,
+        RunSection? run, bool partial, int? pid, AnalysisKind analyses, TraceReadOptions? read, TimelineWindow? timeline,
         int? analysisThreads = null, CancellationToken cancellationToken = default)
     {
-        using var reader = TraceFiles.Open(traceFile, salvage);
+        using var reader = TraceFiles.Open(traceFile, read ?? TraceReadOptions.Default);
         using var session = new AnalysisSession(analyses, timeline, analysisThreads ?? AnalysisPlan.DefaultThreads);
         reader.Read(session, cancellationToken);
         session.Complete();

@@ -12,9 +12,13 @@ public static class TraceFiles
     /// <param name="salvage">
     /// Read up to the first damage instead of failing (<see cref="TraceReadOptions.Salvage"/>).
     /// </param>
-    public static IKernelTraceReader Open(string path, bool salvage = false)
+    public static IKernelTraceReader Open(string path, bool salvage = false) =>
+        Open(path, new TraceReadOptions { Salvage = salvage });
+
+    /// <param name="options">Salvage and, for trace.dat, the buffer (instance) to read.</param>
+    public static IKernelTraceReader Open(string path, TraceReadOptions options)
     {
         if (!File.Exists(path)) throw new UsageException($"{path}: no such file");
-        return Formats.Open(path, new TraceReadOptions { Salvage = salvage });
+        return Formats.Open(path, options);
     }
 }

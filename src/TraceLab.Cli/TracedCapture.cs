@@ -128,7 +128,7 @@ public sealed class TracedCapture : IDisposable
         }
 
         var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
-            salvage: false, timeline);
+            read: null, timeline);
         report.Warnings.InsertRange(0, _notices);
         ReportFiles.Write(_output, report, timelineData);
         return new TracedRunFiles(report, result, traceFile);

@@ -32,6 +32,16 @@ internal static class SharedOptions
 
     public static Option<bool> Salvage(string description) => new("--salvage") { Description = description };
 
+    /// <summary>
+    /// trace.dat: which ring buffer (trace-cmd instance) to read; the top level by default. A name the file does not
+    /// have is refused with the list of those it has.
+    /// </summary>
+    public static Option<string?> Buffer() => new("--buffer")
+    {
+        Description = "trace.dat with several buffers (trace-cmd -B): the instance to read, 'top' for the top level " +
+            "(default: the top level, or the first instance with events when it is empty)",
+    };
+
     public static Option<int> BufferKb()
     {
         var option = new Option<int>("--buffer-kb")

@@ -3,6 +3,7 @@ using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli.CommandLine;
+using TraceLab.Formats.Registry;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli.Commands;
@@ -20,6 +21,8 @@ public sealed class AnalyzeCommand
         public AnalysisKind Analyses { get; init; } = AnalysisKind.All;
         /// <summary>Analyze the intact part of a damaged trace; the report's warnings say what was skipped.</summary>
         public bool Salvage { get; init; }
+        /// <summary>trace.dat: the buffer (instance) to read; null: the reader's default.</summary>
+        public string? Buffer { get; init; }
         /// <summary>The window report.html's thread timeline shows (null: <see cref="TimelineWindow.Default"/>).</summary>
         public TimelineWindow? Timeline { get; init; }
         /// <summary>Analysis threads besides the reader (null: the default for this machine).</summary>
@@ -40,11 +43,12 @@ public sealed class AnalyzeCommand
         var analysis = SharedOptions.Analysis();
         var salvage = SharedOptions.Salvage(
             "analyze a truncated or corrupt trace up to the damage on each CPU; a warning says what was skipped");
+        var buffer = SharedOptions.Buffer();
         var timeline = SharedOptions.TimelineWindow();
         var threads = SharedOptions.AnalysisThreads();
         var command = new Command("analyze", "analyze an existing trace file")
         {
-            trace, outDir, force, pid, analysis, salvage, timeline, threads,
+            trace, outDir, force, pid, analysis, salvage, buffer, timeline, threads,
         };
         CommandActions.Set(command, r => new AnalyzeCommand(console).Run(new Settings(r.GetValue(trace)!)
         {
@@ -53,6 +57,7 @@ public sealed class AnalyzeCommand
             Pid = r.GetValue(pid),
             Analyses = r.GetValue(analysis),
             Salvage = r.GetValue(salvage),
+            Buffer = r.GetValue(buffer),
             Timeline = r.GetValue(timeline),
             AnalysisThreads = r.GetValue(threads),
         }));
@@ -72,7 +77,7 @@ public sealed class AnalyzeCommand
             throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
         var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
-            s.Pid, s.Analyses, s.Salvage, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads);
+            s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads);
         ReportFiles.Write(output, report, recorded);
         TerminalReport.Render(_console, report);
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", ReportFiles.Names)}");

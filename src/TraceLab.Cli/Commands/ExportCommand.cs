@@ -3,6 +3,7 @@ using System.Diagnostics;
 using Spectre.Console;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Export;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Cli.Commands;
 
@@ -18,6 +19,8 @@ public sealed class ExportCommand
         public bool Force { get; init; }
         public int? Pid { get; init; }
         public bool Salvage { get; init; }
+        /// <summary>trace.dat: the buffer (instance) to read; null: the reader's default.</summary>
+        public string? Buffer { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -38,7 +41,8 @@ public sealed class ExportCommand
         var salvage = SharedOptions.Salvage("export a truncated or corrupt trace up to the damage on each CPU");
         var description = "write a trace with TraceLab's analysis for another viewer: " +
             string.Join("; ", TraceExporters.All.Select(e => $"{e.Name}, {e.Description}"));
-        var command = new Command("export", description) { trace, to, output, force, pid, salvage };
+        var buffer = SharedOptions.Buffer();
+        var command = new Command("export", description) { trace, to, output, force, pid, salvage, buffer };
         CommandActions.Set(command, r => new ExportCommand(console).Run(
             new Settings(r.GetValue(trace)!, r.GetValue(to)!)
             {
@@ -46,6 +50,7 @@ public sealed class ExportCommand
                 Force = r.GetValue(force),
                 Pid = r.GetValue(pid),
                 Salvage = r.GetValue(salvage),
+                Buffer = r.GetValue(buffer),
             }));
         return command;
     }
@@ -78,7 +83,7 @@ public sealed class ExportCommand
         Directory.CreateDirectory(dir);
 
         var watch = Stopwatch.StartNew();
-        using var reader = TraceFiles.Open(traceFile, s.Salvage);
+        using var reader = TraceFiles.Open(traceFile, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer });
         var tmp = Path.Combine(dir, $".{Path.GetFileName(final)}.tmp");
         IExportSummary summary;
         try

@@ -128,6 +128,17 @@ public sealed class BadInputTests
     }
 
     [Fact]
+    public void A_buffer_the_trace_dat_does_not_have_is_refused_with_the_ones_it_has()
+    {
+        var sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex", "trace.dat");
+        using var dir = new TempDirectory("tracelab-buffer");
+        var (code, _, err) = Run("analyze", sample, "--buffer", "nosuch", "--out", dir.File("out"));
+        Assert.Equal(1, code);
+        AssertOneLineError(err, "a buffer named 'nosuch'; the file has the buffers 'top'");
+        Assert.False(Directory.Exists(dir.File("out")) && Directory.EnumerateFiles(dir.File("out")).Any());
+    }
+
+    [Fact]
     public void Truncated_trace_gives_one_line_with_the_offset_and_exits_1()
     {
         var sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex", "trace.dat");
