@@ -30,7 +30,6 @@ public sealed class TraceDatFuzzTests : IDisposable
 
     public void Dispose() => Directory.Delete(_dir, recursive: true);
 
-    private sealed record Outcome(TraceInfo? Info, Exception? Error, long AllocatedBytes);
 
     [Fact]
     public void Damaged_variants_of_a_sample_trace_fail_cleanly_or_salvage()
@@ -39,7 +38,7 @@ public sealed class TraceDatFuzzTests : IDisposable
         var baseTrace = FuzzBaseTrace.Build(sample, PagesPerCpu);
         var basePath = Path.Combine(_dir, "base.dat");
         File.WriteAllBytes(basePath, baseTrace);
-        var intact = Run(basePath, salvage: false);
+        var intact = FuzzRead.TraceDat(basePath, salvage: false);
         Assert.Null(intact.Error);
         Assert.True(intact.Info!.EventCount > 1000, $"the base trace has only {intact.Info.EventCount} events");
 
@@ -55,7 +54,7 @@ public sealed class TraceDatFuzzTests : IDisposable
             foreach (var salvage in StrictThenSalvage)
             {
                 var problem = Check(c, path, salvage, intact.Info.EventCount, out var allocated);
-                InterlockedMax(ref maxAllocated, allocated);
+                FuzzRead.InterlockedMax(ref maxAllocated, allocated);
                 if (problem is not null) failures.Enqueue($"{c} [{(salvage ? "salvage" : "strict")}]: {problem}");
             }
 
@@ -72,7 +71,7 @@ public sealed class TraceDatFuzzTests : IDisposable
     {
         allocated = 0;
         // A thread of its own: a pool task could be run inline by Wait, and then a hang would never time out.
-        var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        var task = Task.Factory.StartNew(() => FuzzRead.TraceDat(path, salvage), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
         if (!task.Wait(CaseTimeout)) return $"no result within {CaseTimeout.TotalSeconds} s (hang)";
         var o = task.Result;
         allocated = o.AllocatedBytes;
@@ -94,28 +93,5 @@ public sealed class TraceDatFuzzTests : IDisposable
             default:
                 return $"{o.Error.GetType().Name}: {o.Error.Message}\n{o.Error.StackTrace}";
         }
-    }
-
-    private static Outcome Run(string path, bool salvage)
-    {
-        var before = GC.GetAllocatedBytesForCurrentThread();
-        try
-        {
-            using var reader = TraceDatReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
-            var session = new AnalysisSession(AnalysisKind.All);
-            reader.Read(session);
-            session.Complete();
-            return new Outcome(reader.Info, null, GC.GetAllocatedBytesForCurrentThread() - before);
-        }
-        catch (Exception e)
-        {
-            return new Outcome(null, e, GC.GetAllocatedBytesForCurrentThread() - before);
-        }
-    }
-
-    private static void InterlockedMax(ref long target, long value)
-    {
-        long seen;
-        while (value > (seen = Interlocked.Read(ref target)) && Interlocked.CompareExchange(ref target, value, seen) != seen) { }
     }
 }

@@ -40,7 +40,6 @@ public sealed class TraceDatV7FuzzTests : IDisposable
 
     public void Dispose() => Directory.Delete(_dir, recursive: true);
 
-    private sealed record Outcome(TraceInfo? Info, Exception? Error, long AllocatedBytes);
 
     /// <summary>A real zlib v7 file (trace-cmd 3.2, tsc2nsec, TIME_SHIFT) cut to its first pages, rewritten with zlib and zstd.</summary>
     [ExternalTraceTheory(ZlibSource)]
@@ -75,7 +74,7 @@ public sealed class TraceDatV7FuzzTests : IDisposable
     private void Fuzz(string basePath, List<FuzzCase> cases)
     {
         var baseTrace = File.ReadAllBytes(basePath);
-        var intact = Run(basePath, salvage: false);
+        var intact = FuzzRead.TraceDat(basePath, salvage: false);
         Assert.Null(intact.Error);
         Assert.True(intact.Info!.EventCount > 1000, $"the base trace has only {intact.Info.EventCount} events");
 
@@ -93,7 +92,7 @@ public sealed class TraceDatV7FuzzTests : IDisposable
                 var problem = Check(c, path, salvage, intact.Info.EventCount, intact.AllocatedBytes + MaxExtraAllocatedBytes,
                     out var allocated, out var kind);
                 Interlocked.Increment(ref outcomes[kind]);
-                InterlockedMax(ref maxAllocated, allocated);
+                FuzzRead.InterlockedMax(ref maxAllocated, allocated);
                 if (problem is not null) failures.Enqueue($"{c} [{(salvage ? "salvage" : "strict")}]: {problem}");
             }
 
@@ -170,7 +169,7 @@ public sealed class TraceDatV7FuzzTests : IDisposable
     {
         allocated = 0;
         kind = 2;
-        var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        var task = Task.Factory.StartNew(() => FuzzRead.TraceDat(path, salvage), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
         if (!task.Wait(CaseTimeout)) return $"no result within {CaseTimeout.TotalSeconds} s (hang)";
         var o = task.Result;
         allocated = o.AllocatedBytes;
@@ -194,28 +193,5 @@ public sealed class TraceDatV7FuzzTests : IDisposable
             default:
                 return $"{o.Error.GetType().Name}: {o.Error.Message}\n{o.Error.StackTrace}";
         }
-    }
-
-    private static Outcome Run(string path, bool salvage)
-    {
-        var before = GC.GetAllocatedBytesForCurrentThread();
-        try
-        {
-            using var reader = TraceDatReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
-            var session = new AnalysisSession(AnalysisKind.All);
-            reader.Read(session);
-            session.Complete();
-            return new Outcome(reader.Info, null, GC.GetAllocatedBytesForCurrentThread() - before);
-        }
-        catch (Exception e)
-        {
-            return new Outcome(null, e, GC.GetAllocatedBytesForCurrentThread() - before);
-        }
-    }
-
-    private static void InterlockedMax(ref long target, long value)
-    {
-        long seen;
-        while (value > (seen = Interlocked.Read(ref target)) && Interlocked.CompareExchange(ref target, value, seen) != seen) { }
     }
 }

@@ -48,7 +48,7 @@ public sealed class PerfDataSwitchRecordTests : IDisposable
         [
             "50 [1] fork 5 -> 7",
             "100 [0] switch 5 (R) -> 6",
-            "150 [1] Exit pid 7 tid 7 ",
+            "150 [1] exit 7",
             "160 [1] switch 7 (X) -> 0",
             "200 [0] switch 6 (S) -> 0",
         ], events.Select(e => e.ToString()));

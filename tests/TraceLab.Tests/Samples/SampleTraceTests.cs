@@ -47,9 +47,9 @@ public sealed class SampleTraceTests
         var trace = Path.Combine(dir, "trace.dat");
         var window = TimelineWindow.Default;
 
-        var (one, oneTimeline) = AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, false, window,
+        var (one, oneTimeline) = AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, null, window,
             analysisThreads: 0);
-        var (many, manyTimeline) = AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, false, window,
+        var (many, manyTimeline) = AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, null, window,
             analysisThreads: threads);
 
         Assert.Equal(ReportJson.Serialize(one), ReportJson.Serialize(many));
