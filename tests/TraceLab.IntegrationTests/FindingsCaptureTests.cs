@@ -100,13 +100,19 @@ public sealed class FindingsCaptureTests
     /// <summary>
     /// One sender, not the scenario's three: three CPU-bound senders on a 2-CPU machine are an oversubscription of
     /// their own, keep the receiver waiting for a CPU most of the time, and the wakeups inside the lock then explain
-    /// only 3–7 % of the threads' time, around the floor (measured); with one sender they explain 19–33 %.
+    /// only 3–7 % of the threads' time, around the floor (measured). Pinned to one CPU, as on the seed's
+    /// uniprocessor: the woken receiver preempts the sender inside the lock and blocks on it (34 % measured on an idle
+    /// machine). On two idle CPUs the receiver wakes on the other CPU after the short hold ends and the effect falls
+    /// under the floor (0 findings in 3 runs); it only showed there when other load kept the CPUs busy.
     /// </summary>
     [TracingFact]
     public void Setting_the_event_inside_the_lock_is_wake_while_holding_of_the_receiver()
     {
-        using var run = Capture.Trace("sendrecv", "event-inside-lock", ("senders", "1"), ("duration-ms", "500"));
-        var top = Findings(run.Report)[0];
+        using var run = Capture.Trace("sendrecv", "event-inside-lock", ("senders", "1"), ("affinity", "0"),
+            ("duration-ms", "500"));
+        var findings = Findings(run.Report);
+        Assert.True(findings.Count > 0, "no finding above the floor");
+        var top = findings[0];
         Assert.Equal("wake-while-holding", top.Kind);
         var receiver = run.Report.Threads.Single(t => t.Role == "receiver").Tid;
         Assert.Contains(receiver, top.Threads);
