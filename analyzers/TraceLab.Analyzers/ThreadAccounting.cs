@@ -186,6 +186,15 @@ public sealed class ThreadAccounting : IKernelEventSink
                 slots = EventSlots.OfPid(known.CurrentSlot);
                 return true;
             }
+            // An unmodelled event naming another thread than the switch chain's is no proof the chain broke: the
+            // kernel logs some inside the context switch after sched_switch with the previous task's pid
+            // (tlb_flush, x86_fpu_regs_deactivated, write_msr), and a co-kernel's threads (Xenomai/Cobalt) run
+            // outside Linux's scheduler. Such an event only tells who runs on a CPU nothing is known of yet.
+            if (e.Kind == KernelEventKind.Other && known.Current != Unknown)
+            {
+                slots = EventSlots.OfPid(e.Pid > 0 ? Slots.SlotOf(e.Pid) : -1);
+                return true;
+            }
         }
         slots = OnEvidenceSlow(e, t);
         return false;
