@@ -5,8 +5,7 @@ using TraceLab.Formats.TraceDat;
 namespace TraceLab.Formats.Etl;
 
 /// <summary>
-/// ETW .etl read by TraceLab's own reader, on every OS. Named like the CLI's TraceEvent-based format so that one
-/// steps aside (<see cref="TraceFormatRegistry.WithFallback"/>) once this one is registered.
+/// ETW .etl read by TraceLab's own reader, on every OS (TraceEvent is used only for sessions and merging).
 /// </summary>
 public sealed class EtlFormat : ITraceFormat
 {

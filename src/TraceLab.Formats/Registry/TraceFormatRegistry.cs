@@ -17,15 +17,6 @@ public sealed class TraceFormatRegistry
 
     public IEnumerable<string> Names => Formats.Select(f => f.Name);
 
-    /// <summary>
-    /// This registry plus <paramref name="format"/> at the end, unless a format of the same name is already listed
-    /// (so a host-specific reader steps aside once a portable reader of that format is registered).
-    /// </summary>
-    public TraceFormatRegistry WithFallback(ITraceFormat format) =>
-        Formats.Any(f => string.Equals(f.Name, format.Name, StringComparison.OrdinalIgnoreCase))
-            ? this
-            : new TraceFormatRegistry([.. Formats, format]);
-
     /// <summary>The format of the file that starts with <paramref name="head"/>, or null when none claims it.</summary>
     public ITraceFormat? Detect(ReadOnlySpan<byte> head)
     {
