@@ -20,6 +20,7 @@ var root = new RootCommand("TraceLab: see, in a kernel trace, why threads that c
     OverheadCommand.Create(console),
     SweepCommand.Create(console),
     SweepsCommand.Create(console),
+    ClaimsCommand.Create(console),
 };
 
 var parse = root.Parse(args);

@@ -53,4 +53,26 @@ public sealed class SweepData
     public IEnumerable<string> SeriesLabels => Points.Select(p => p.Series).Distinct();
 
     public bool HasMetric(string metric) => Runs.Any(r => r.Ok && SweepMetrics.Value(r, metric) is not null);
+
+    /// <summary>Parameters chosen per series by calibration (tm2's iterations): they tell no two points apart.</summary>
+    public IReadOnlyCollection<string> Calibrated { get; init; } = [];
+
+    /// <summary>
+    /// The data as verdict rules see it: without the calibrated parameters, so points that differ only in them still
+    /// pair (cs vs cs-nested at the same depth and delay). Rules compare such points per iteration.
+    /// </summary>
+    public SweepData ForVerdicts()
+    {
+        if (Calibrated.Count == 0) return this;
+        var points = Points.Select(p => p with
+        {
+            Values = p.Values.Where(kv => !Calibrated.Contains(kv.Key, StringComparer.OrdinalIgnoreCase))
+                .ToDictionary(kv => kv.Key, kv => kv.Value, StringComparer.OrdinalIgnoreCase),
+        }).ToList();
+        return new SweepData(Definition, points, Runs, Repeats) { Cpus = Cpus, Canonical = Canonical };
+    }
+
+    /// <summary>The calibrated parameters of a sweep's state (none before its calibration ran).</summary>
+    public static IReadOnlyCollection<string> CalibratedOf(SweepState state) =>
+        state.Calibration is null ? [] : state.Calibration.Select(c => c.Parameter).Distinct(StringComparer.OrdinalIgnoreCase).ToList();
 }

@@ -1,4 +1,5 @@
 using System.Globalization;
+using TraceLab.Sweeps.Calibration;
 using TraceLab.Sweeps.Verdicts;
 
 namespace TraceLab.Sweeps;
@@ -10,6 +11,15 @@ namespace TraceLab.Sweeps;
 public static class PredefinedSweeps
 {
     private static readonly IReadOnlyList<string> Threads1To4 = ["1", "2", "3", "4"];
+
+    /// <summary>
+    /// The shortest elapsed time of a point of a calibrated sweep (tm2): long against a preemption or a timer tick
+    /// on a shared 2-CPU machine.
+    /// </summary>
+    public const double MinPointSeconds = 0.5;
+
+    // Calibrated series run different iteration counts: their points compare per iteration.
+    private const string PerIteration = SweepMetrics.ElapsedPerIteration;
 
     private static readonly string[] TimeCites = ["involPerThread", "volPerThread", "readyMsPerThread", "syscallsPerIteration"];
 
@@ -49,15 +59,17 @@ public static class PredefinedSweeps
                 Base = P(("threads", "4"), ("iterations", "50000")),
                 XParameter = "depth", XValues = ["1", "5", "10"], XLabel = "depth (nested acquisitions per iteration)",
                 Series = SweepSeries.Grid(("which", ["cs", "cs-nested", "mutex"]), ("delay", ["0", "1", "5", "10"])),
-                PlotMetrics = ["elapsed", "system"],
+                // cs runs at 50,000 iterations last 3–80 ms: far too short to judge on a shared machine.
+                Calibration = new IterationCalibration("iterations", MinPointSeconds),
+                PlotMetrics = [PerIteration, "elapsed", "system"],
                 Verdicts =
                 [
-                    new LinearFitRule("TM2", "elapsed linear in depth", "elapsed", "depth"),
-                    new LinearFitRule("TM2", "elapsed linear in delay", "elapsed", "delay"),
-                    new RatioRule("TM3", "nested cs costs about double a single cs", "elapsed", new PointPairs("which", "cs-nested", "cs"), 1.4, 3.0),
+                    new LinearFitRule("TM2", "elapsed (per iteration) linear in depth", PerIteration, "depth"),
+                    new LinearFitRule("TM2", "elapsed (per iteration) linear in delay", PerIteration, "delay"),
+                    new RatioRule("TM3", "nested cs costs about double a single cs", PerIteration, new PointPairs("which", "cs-nested", "cs"), 1.4, 3.0),
                     // One grid step on 3–4 values would accept almost anything; the seed says "exactly the same points".
-                    new DegradationPointRule("TM3", "nested cs degrades at the same depth as a single cs", "elapsed", new PointPairs("which", "cs-nested", "cs"), "depth", steps: 0),
-                    new DegradationPointRule("TM3", "nested cs degrades at the same delay as a single cs", "elapsed", new PointPairs("which", "cs-nested", "cs"), "delay", steps: 0),
+                    new DegradationPointRule("TM3", "nested cs degrades at the same depth as a single cs", PerIteration, new PointPairs("which", "cs-nested", "cs"), "depth", steps: 0),
+                    new DegradationPointRule("TM3", "nested cs degrades at the same delay as a single cs", PerIteration, new PointPairs("which", "cs-nested", "cs"), "delay", steps: 0),
                 ],
             },
             new()

@@ -27,6 +27,8 @@ public sealed class SweepDefinition
     /// <summary>Metrics plotted, one SVG each (names from <see cref="SweepMetrics"/>).</summary>
     public IReadOnlyList<string> PlotMetrics { get; init; } = ["elapsed", "user", "system"];
     public IReadOnlyList<IVerdictRule> Verdicts { get; init; } = [];
+    /// <summary>Per-series iteration counts raised before the first run so every point lasts long enough to time.</summary>
+    public Calibration.IterationCalibration? Calibration { get; init; }
     /// <summary>Why these values and sizes (shown by `tracelab sweeps`).</summary>
     public string? Notes { get; init; }
 

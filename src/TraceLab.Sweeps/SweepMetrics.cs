@@ -11,6 +11,9 @@ public static class SweepMetrics
 {
     public static readonly IReadOnlyList<string> BuiltIn = ["elapsed", "user", "system", "vol", "invol", "switches"];
 
+    /// <summary>Elapsed ns ÷ Σ threads' iterations (the workload metric "iterations"); docs/sweeps.md.</summary>
+    public const string ElapsedPerIteration = "elapsedPerIteration";
+
     /// <summary>The value of a metric in one run, or null when the run does not have it.</summary>
     public static double? Value(SweepRunRecord run, string metric)
     {
@@ -22,6 +25,9 @@ public static class SweepMetrics
             case "vol": return run.VoluntarySwitches;
             case "invol": return run.InvoluntarySwitches;
             case "switches": return run.VoluntarySwitches + run.InvoluntarySwitches;
+            case ElapsedPerIteration:
+                // Comparable across points run with different iteration counts (calibrated sweeps such as tm2).
+                return run.Metrics.TryGetValue("iterations", out var n) && n > 0 ? run.ElapsedNs / n : null;
         }
         if (metric.StartsWith("traced.", StringComparison.Ordinal))
             return run.Traced.TryGetValue(metric["traced.".Length..], out var t) ? t : null;
@@ -37,6 +43,7 @@ public static class SweepMetrics
         "vol" => "voluntary context switches",
         "invol" => "involuntary context switches",
         "switches" => "context switches (voluntary + involuntary)",
+        ElapsedPerIteration => "elapsed per iteration (ns)",
         _ when metric.StartsWith("traced.", StringComparison.Ordinal) => TracedMetrics.Label(metric["traced.".Length..]) + " (trace)",
         _ => metric,
     };

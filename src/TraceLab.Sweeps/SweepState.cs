@@ -27,6 +27,8 @@ public sealed class SweepState
     public List<SweepRunRecord> Runs { get; set; } = [];
     public DateTimeOffset StartedUtc { get; set; }
     public bool Complete { get; set; }
+    /// <summary>Per-series iteration counts chosen before the first run (null: none needed or not yet done).</summary>
+    public List<Calibration.SeriesCalibration>? Calibration { get; set; }
 
     public bool IsDone(PlannedRun r) => Runs.Any(x => x.Point == r.Point && x.Repeat == r.Repeat);
 

@@ -4,6 +4,7 @@ using Spectre.Console;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Cli.Sweeps;
 using TraceLab.Sweeps;
+using TraceLab.Sweeps.Calibration;
 using TraceLab.Sweeps.Output;
 using TraceLab.Sweeps.Verdicts;
 using TraceLab.Workloads;
@@ -137,7 +138,8 @@ public sealed class SweepCommand
         bool complete;
         using (var interruption = new Interruption())
         {
-            complete = await RunWithProgress(directory, state, runner, interruption.Token);
+            complete = await Calibrate(_console, directory, state, definition.Calibration, runner, interruption.Token)
+                && await RunWithProgress(directory, state, runner, interruption.Token);
         }
 
         var data = Data(definition, state, workload);
@@ -156,6 +158,7 @@ public sealed class SweepCommand
     public static SweepData Data(SweepDefinition definition, SweepState state, WorkloadDefinition workload) =>
         new(definition, state.SweepPoints(), state.Runs, state.Repeats)
         {
+            Calibrated = SweepData.CalibratedOf(state),
             Canonical = (param, value) =>
             {
                 try { return workload.FindParameter(param)?.Validate(value) ?? value; }
@@ -249,6 +252,30 @@ public sealed class SweepCommand
 
     private static WorkloadDefinition FindWorkload(string name) => WorkloadCatalog.Find(name)
         ?? throw new UsageException($"unknown workload '{name}': valid workloads are {string.Join(", ", WorkloadCatalog.All.Select(w => w.Name))}");
+
+    /// <summary>Runs the sweep's calibration pilots if it needs them; false when interrupted (nothing is recorded).</summary>
+    internal static async Task<bool> Calibrate(IAnsiConsole console, string directory, SweepState state,
+        IterationCalibration? calibration, IPointRunner runner, CancellationToken token,
+        Action<string, long, SweepRunRecord>? piloted = null)
+    {
+        if (!SweepCalibrator.Needed(state, calibration)) return true;
+        var c = calibration!;
+        var series = state.Points.Select(p => p.Series).Distinct().Count();
+        console.MarkupLine(Markup.Escape(FormattableString.Invariant(
+            $"calibrating {c.Parameter} for {series} series (every point ≥ {c.MinSeconds:0.##} s; docs/sweeps.md#calibration)")));
+        try
+        {
+            await new SweepCalibrator(runner, directory) { Piloted = piloted }.CalibrateAsync(state, c, token);
+        }
+        catch (OperationCanceledException) when (token.IsCancellationRequested)
+        {
+            return false;
+        }
+        foreach (var r in state.Calibration!)
+            console.MarkupLine(Markup.Escape(FormattableString.Invariant(
+                $"  {r.Series}: {c.Parameter} {r.Value:#,0} (pilot {r.Pilots[^1].Value:#,0} → {r.Pilots[^1].Seconds:0.###} s)")));
+        return true;
+    }
 
     private async Task<bool> RunWithProgress(string directory, SweepState state, IPointRunner runner, CancellationToken token)
     {

@@ -37,7 +37,7 @@ public sealed class SweepSummary
             .Concat(data.Runs.SelectMany(r => r.Metrics.Keys).Distinct().Order(StringComparer.Ordinal))
             .Concat(data.Runs.SelectMany(r => r.Traced.Keys).Distinct().Order(StringComparer.Ordinal).Select(k => "traced." + k))
             .ToList();
-        var verdicts = d.Verdicts.Select(v => v.Judge(data)).ToList();
+        var verdicts = d.Verdicts.Select(v => v.Judge(data.ForVerdicts())).ToList();
         return new SweepSummary
         {
             Sweep = d.Name,

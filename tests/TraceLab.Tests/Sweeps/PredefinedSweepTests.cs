@@ -40,6 +40,8 @@ public sealed class PredefinedSweepTests
                 foreach (var m in metrics)
                 {
                     if (m.StartsWith("traced.", StringComparison.Ordinal)) run.Traced[m["traced.".Length..]] = 1 + p.Index;
+                    // Derived from the run's elapsed time and the workload's iteration count.
+                    else if (m == SweepMetrics.ElapsedPerIteration) run.Metrics["iterations"] = 1000;
                     else if (!SweepMetrics.BuiltIn.Contains(m)) run.Metrics[m] = 1 + p.Index;
                 }
                 runs.Add(run);

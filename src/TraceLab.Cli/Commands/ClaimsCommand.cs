@@ -1,0 +1,134 @@
+using System.CommandLine;
+using System.Globalization;
+using System.Text;
+using Spectre.Console;
+using TraceLab.Cli.CommandLine;
+using TraceLab.Sweeps;
+using TraceLab.Sweeps.Claims;
+
+namespace TraceLab.Cli.Commands;
+
+/// <summary>
+/// `tracelab claims`: every seed claim with the latest verdict in the results folder, the figures behind it, the
+/// machine and whether it can decide the claim; also written as claims.md. `--run` first measures every predefined
+/// sweep the claims need (<see cref="ClaimsRun"/>), resuming whatever an earlier run left.
+/// </summary>
+public sealed class ClaimsCommand
+{
+    public sealed record Settings
+    {
+        public bool Run { get; init; }
+        public bool Quick { get; init; }
+        public string Results { get; init; } = DefaultResults;
+        /// <summary>Also write the markdown report here (refused if the file exists, unless <see cref="Force"/>).</summary>
+        public string? Markdown { get; init; }
+        public bool Force { get; init; }
+        public int TimeoutSeconds { get; init; } = DefaultTimeoutSeconds;
+    }
+
+    public const string DefaultResults = "results";
+    public const string MarkdownName = "claims.md";
+    private const int DefaultTimeoutSeconds = 600;
+
+    private readonly IAnsiConsole _console;
+
+    public ClaimsCommand(IAnsiConsole console) => _console = console;
+
+    public static Command Create(IAnsiConsole console)
+    {
+        var run = new Option<bool>("--run")
+        {
+            Description = "first run every predefined sweep the claims need (resumes an interrupted run; prints an estimate)",
+        };
+        var quick = new Option<bool>("--quick")
+        {
+            Description = "smaller sizes (about a fifth of the work): results/quick instead of results/full",
+        };
+        var results = new Option<string>("--results")
+        {
+            Description = "results folder (default: ./results; the run goes to RESULTS/full or RESULTS/quick)",
+            DefaultValueFactory = _ => DefaultResults,
+        };
+        var markdown = new Option<string?>("--markdown")
+        {
+            Description = "also write the report as markdown to this file (RESULTS/MODE/claims.md is always written)",
+        };
+        var force = SharedOptions.Force("overwrite the --markdown file if it exists");
+        var timeout = SharedOptions.Timeout("with --run: kill a run after this many seconds and record it as failed");
+        timeout.DefaultValueFactory = _ => DefaultTimeoutSeconds;
+        var command = new Command("claims",
+            "the seed claims with the latest verdicts measured on this machine (--run measures them first)")
+        {
+            run, quick, results, markdown, force, timeout,
+        };
+        CommandActions.Set(command, (r, _) => new ClaimsCommand(console).RunAsync(new Settings
+        {
+            Run = r.GetValue(run),
+            Quick = r.GetValue(quick),
+            Results = r.GetValue(results) ?? DefaultResults,
+            Markdown = r.GetValue(markdown),
+            Force = r.GetValue(force),
+            TimeoutSeconds = r.GetValue(timeout),
+        }));
+        return command;
+    }
+
+    public async Task<int> RunAsync(Settings s)
+    {
+        if (string.IsNullOrWhiteSpace(s.Results)) throw new UsageException("--results needs a folder");
+        var results = Path.GetFullPath(s.Results);
+        if (File.Exists(results)) throw new UsageException($"--results {results} is a file, not a folder");
+        var directory = ClaimsRunPlan.ModeDirectory(results, s.Quick);
+        var markdown = s.Markdown is null ? null : CheckMarkdownTarget(s.Markdown, s.Force);
+
+        var interrupted = false;
+        if (s.Run)
+        {
+            if (s.TimeoutSeconds < 0) throw new UsageException("--timeout must be 0 (no limit) or more seconds");
+            interrupted = !await new ClaimsRun(_console, directory, s.Quick, TimeSpan.FromSeconds(s.TimeoutSeconds)).RunAsync();
+        }
+        else if (!Directory.Exists(results))
+        {
+            _console.MarkupLine($"[yellow]{Markup.Escape($"no results in {results} yet: run `tracelab claims --run{(s.Quick ? " --quick" : "")}` to measure the claims")}[/]");
+        }
+
+        var report = ClaimsReportBuilder.Build(directory, s.Quick, MachineInfo.Current());
+        var written = DateTimeOffset.UtcNow;
+        new ClaimsTerminal(_console).Render(report, written);
+        var text = ClaimsReportMarkdown.Write(report, written);
+        if (Directory.Exists(directory)) WriteAtomically(Path.Combine(directory, MarkdownName), text);
+        if (markdown is not null) WriteAtomically(markdown, text);
+        var where = string.Join(" and ", new[] { Directory.Exists(directory) ? Path.Combine(directory, MarkdownName) : null, markdown }.OfType<string>());
+        if (where.Length > 0) _console.MarkupLine($"[bold]Report[/] {Markup.Escape(where)}");
+        if (interrupted)
+        {
+            _console.MarkupLine($"[yellow]{Markup.Escape($"interrupted: every finished run is kept in {directory}; run `tracelab claims --run{(s.Quick ? " --quick" : "")}` again to continue")}[/]");
+            return ExitCodes.Interrupted;
+        }
+        return ExitCodes.Ok;
+    }
+
+    private static string CheckMarkdownTarget(string path, bool force)
+    {
+        var full = Path.GetFullPath(path);
+        if (Directory.Exists(full)) throw new UsageException($"--markdown {full} is a folder, not a file");
+        if (File.Exists(full) && !force) throw new UsageException($"--markdown {full} exists: add --force to overwrite it");
+        var parent = Path.GetDirectoryName(full);
+        if (parent is not null && !Directory.Exists(parent)) throw new UsageException($"--markdown: folder {parent} does not exist");
+        return full;
+    }
+
+    /// <summary>Temporary file, flush, rename: an interrupted write never leaves half a report.</summary>
+    private static void WriteAtomically(string path, string text)
+    {
+        var tmp = Path.Combine(Path.GetDirectoryName(path) ?? ".", $".{Path.GetFileName(path)}.tmp");
+        using (var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None))
+        {
+            fs.Write(Encoding.UTF8.GetBytes(text));
+            fs.Flush(flushToDisk: true);
+        }
+        File.Move(tmp, path, overwrite: true);
+    }
+
+    internal static string I(FormattableString s) => s.ToString(CultureInfo.InvariantCulture);
+}

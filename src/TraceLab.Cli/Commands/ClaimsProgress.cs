@@ -1,0 +1,48 @@
+using Spectre.Console;
+
+namespace TraceLab.Cli.Commands;
+
+/// <summary>
+/// Progress of a claims run: a bar with the run count and the time left on an interactive terminal, one line per
+/// run otherwise (redirected to a log, the lines are the record of what ran).
+/// </summary>
+public sealed class ClaimsProgress
+{
+    private readonly IAnsiConsole _console;
+    private readonly int _total;
+    private int _done;
+
+    public ClaimsProgress(IAnsiConsole console, int total, int done)
+    {
+        _console = console;
+        _total = total;
+        _done = done;
+    }
+
+    /// <param name="work">Gets a callback to call after each run with a one-line description (sweep, point, ETA).</param>
+    public async Task<bool> RunAsync(Func<Action<string>, Task<bool>> work)
+    {
+        if (!_console.Profile.Capabilities.Interactive)
+            return await work(line =>
+            {
+                _done++;
+                _console.MarkupLine(Markup.Escape(ClaimsCommand.I($"[{_done}/{_total}] ") + line));
+            });
+        var result = false;
+        await _console.Progress()
+            .Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn(), new PercentageColumn(),
+                new ElapsedTimeColumn())
+            .StartAsync(async ctx =>
+            {
+                var task = ctx.AddTask("claims", maxValue: Math.Max(1, _total));
+                task.Value = _done;
+                result = await work(line =>
+                {
+                    _done++;
+                    task.Value = _done;
+                    task.Description = Markup.Escape(ClaimsCommand.I($"{_done}/{_total} ") + line);
+                });
+            });
+        return result;
+    }
+}
