@@ -273,7 +273,7 @@ public sealed class SweepCommand
         }
         foreach (var r in state.Calibration!)
             console.MarkupLine(Markup.Escape(FormattableString.Invariant(
-                $"  {r.Series}: {c.Parameter} {r.Value:#,0} (pilot {r.Pilots[^1].Value:#,0} → {r.Pilots[^1].Seconds:0.###} s)")));
+                $"  {r.Series}: {c.Parameter} {r.Value:#,0} (pilots at {r.Pilots[^1].Value:#,0}: {string.Join(", ", r.Pilots.Where(p => p.Value == r.Pilots[^1].Value).Select(p => p.Seconds.ToString("0.###", CultureInfo.InvariantCulture)))} s)")));
         return true;
     }
 

@@ -22,6 +22,9 @@ public sealed record IterationCalibration(string Parameter, double MinSeconds, d
     /// <summary>Most pilot runs per series before giving up and scaling from the last one.</summary>
     public const int MaxPilots = 5;
 
+    /// <summary>Pilots run again at the first long-enough count; the fastest of them sets the scale.</summary>
+    public const int ConfirmingPilots = 2;
+
     /// <summary>Upper bound of the scaled value (the workloads take a 32-bit count).</summary>
     public const long MaxValue = 1_000_000_000;
 

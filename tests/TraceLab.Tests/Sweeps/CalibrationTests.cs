@@ -70,6 +70,8 @@ public sealed class CalibrationTests
         Assert.Equal(12, state.Calibration!.Count);
         // Pilots ran at the series' first point only (depth 1) and never as a sweep repeat.
         Assert.All(runner.Calls, c => Assert.Equal(("1", -1), (c.Point.X, c.Repeat)));
+        // Each series: grown until long enough, then that count twice more (the fastest of the three sets the scale).
+        Assert.All(state.Calibration!, r => Assert.Equal(3, r.Pilots.Count(p => p.Value == r.Pilots[^1].Value)));
         // Not more than needed: the pilot point aims at MinSeconds × margin (2) and rounding adds < 10 %.
         Assert.All(state.Points.Where(p => p.X == "1"), p => Assert.InRange(CostModelRunner.Seconds(p.Values), 0.5, 2 * 1.1));
         // Saved: a resumed sweep does not calibrate again.
