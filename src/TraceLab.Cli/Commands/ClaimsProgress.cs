@@ -19,14 +19,17 @@ public sealed class ClaimsProgress
         _done = done;
     }
 
-    /// <param name="work">Gets a callback to call after each run with a one-line description (sweep, point, ETA).</param>
-    public async Task<bool> RunAsync(Func<Action<string>, Task<bool>> work)
+    /// <param name="work">
+    /// Gets a callback to call after each run with the sweep's progress and time left (the bar's label) and the run
+    /// itself (point, repeat, time: only in the one-line-per-run form).
+    /// </param>
+    public async Task<bool> RunAsync(Func<Action<string, string>, Task<bool>> work)
     {
         if (!_console.Profile.Capabilities.Interactive)
-            return await work(line =>
+            return await work((progress, run) =>
             {
                 _done++;
-                _console.MarkupLine(Markup.Escape(ClaimsCommand.I($"[{_done}/{_total}] ") + line));
+                _console.MarkupLine(Markup.Escape(ClaimsCommand.I($"[{_done}/{_total}] ") + progress + ": " + run));
             });
         var result = false;
         await _console.Progress()
@@ -36,11 +39,11 @@ public sealed class ClaimsProgress
             {
                 var task = ctx.AddTask("claims", maxValue: Math.Max(1, _total));
                 task.Value = _done;
-                result = await work(line =>
+                result = await work((progress, _) =>
                 {
                     _done++;
                     task.Value = _done;
-                    task.Description = Markup.Escape(ClaimsCommand.I($"{_done}/{_total} ") + line);
+                    task.Description = Markup.Escape(ClaimsCommand.I($"{_done}/{_total} runs · ") + progress);
                 });
             });
         return result;

@@ -133,7 +133,7 @@ public sealed class ClaimsRun
     }
 
     private async Task<bool> RunSweep(Job job, IPointRunner runner, ClaimsRunLog log, ClaimsEta eta,
-        Action<string> report, CancellationToken token)
+        Action<string, string> report, CancellationToken token)
     {
         var d = job.Definition;
         var state = job.State ?? NewState(job);
@@ -164,8 +164,8 @@ public sealed class ClaimsRun
                     if (r.Ok) ownNs += r.UserNs + r.SystemNs;
                     eta.Finished(d.Name, clock.Elapsed.TotalSeconds);
                     var p = points[r.Point];
-                    report(ClaimsCommand.I($"{d.Name} {doneInSweep}/{totalInSweep}, ETA {ClaimsEta.Format(eta.Remaining)}: ")
-                        + ClaimsCommand.I($"{p.Id} {(p.Series == SweepSeries.Single.Label ? "" : p.Series + " ")}x={p.X} repeat {r.Repeat} ")
+                    report(ClaimsCommand.I($"{d.Name} {doneInSweep}/{totalInSweep}, ETA {ClaimsEta.Format(eta.Remaining)}"),
+                        ClaimsCommand.I($"{p.Id} {(p.Series == SweepSeries.Single.Label ? "" : p.Series + " ")}x={p.X} repeat {r.Repeat} ")
                         + (r.Ok ? ClaimsCommand.I($"{r.ElapsedNs / 1e9:0.###} s") : "FAILED " + r.Error));
                 },
             };
