@@ -78,7 +78,7 @@ public static class ClaimsReportMarkdown
     /// <summary>Results folder, machine, dates and load: the lines above the table (also the terminal header).</summary>
     public static IEnumerable<string> Header(ClaimsReport r, DateTimeOffset written)
     {
-        yield return $"results: `{r.Directory}` ({(r.Quick ? "`--quick` run: smaller sizes, for a first look" : "full run")}); "
+        yield return $"results: `{Shown(r.Directory)}` ({(r.Quick ? "`--quick` run: smaller sizes, for a first look" : "full run")}); "
             + $"{r.Sweeps.Count(s => s.Measured && s.Complete)} of {r.Sweeps.Count} sweeps complete";
         yield return r.FirstRunUtc is { } a && r.LastRunUtc is { } b
             ? $"measured {Stamp(a)} – {Stamp(b)} UTC; report written {Stamp(written)} UTC"
@@ -93,6 +93,13 @@ public static class ClaimsReportMarkdown
                 + I($"{l.Count} samples); it counts the workloads' own threads too. Other processes' share of the CPUs ")
                 + "(busy time minus the runs' own CPU time) is per sweep in the table: the machine may be shared";
         }
+    }
+
+    /// <summary>A folder inside the current directory relative to it (a report stays valid when the tree moves).</summary>
+    private static string Shown(string directory)
+    {
+        var relative = Path.GetRelativePath(Environment.CurrentDirectory, directory);
+        return relative.StartsWith("..", StringComparison.Ordinal) || Path.IsPathRooted(relative) ? directory : relative;
     }
 
     private static string Window(SweepResult s)
