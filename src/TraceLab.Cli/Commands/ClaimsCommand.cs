@@ -20,7 +20,7 @@ public sealed class ClaimsCommand
         public bool Run { get; init; }
         public bool Quick { get; init; }
         public string Results { get; init; } = DefaultResults;
-        /// <summary>Also write the markdown report here (refused if the file exists, unless <see cref="Force"/>).</summary>
+        /// <summary>Also write the markdown report here (an existing file only with <see cref="Force"/>).</summary>
         public string? Markdown { get; init; }
         public bool Force { get; init; }
         public int TimeoutSeconds { get; init; } = DefaultTimeoutSeconds;
@@ -38,7 +38,8 @@ public sealed class ClaimsCommand
     {
         var run = new Option<bool>("--run")
         {
-            Description = "first run every predefined sweep the claims need (resumes an interrupted run; prints an estimate)",
+            Description =
+                "first run every predefined sweep the claims need (resumes an interrupted run; prints an estimate)",
         };
         var quick = new Option<bool>("--quick")
         {
@@ -85,11 +86,13 @@ public sealed class ClaimsCommand
         if (s.Run)
         {
             if (s.TimeoutSeconds < 0) throw new UsageException("--timeout must be 0 (no limit) or more seconds");
-            interrupted = !await new ClaimsRun(_console, directory, s.Quick, TimeSpan.FromSeconds(s.TimeoutSeconds)).RunAsync();
+            var run = new ClaimsRun(_console, directory, s.Quick, TimeSpan.FromSeconds(s.TimeoutSeconds));
+            interrupted = !await run.RunAsync();
         }
         else if (!Directory.Exists(results))
         {
-            _console.MarkupLine($"[yellow]{Markup.Escape($"no results in {results} yet: run `tracelab claims --run{(s.Quick ? " --quick" : "")}` to measure the claims")}[/]");
+            var none = $"no results in {results} yet: run `tracelab claims --run{Quick(s)}` to measure the claims";
+            _console.MarkupLine($"[yellow]{Markup.Escape(none)}[/]");
         }
 
         var report = ClaimsReportBuilder.Build(directory, s.Quick, MachineInfo.Current());
@@ -98,23 +101,30 @@ public sealed class ClaimsCommand
         var text = ClaimsReportMarkdown.Write(report, written);
         if (Directory.Exists(directory)) WriteAtomically(Path.Combine(directory, MarkdownName), text);
         if (markdown is not null) WriteAtomically(markdown, text);
-        var where = string.Join(" and ", new[] { Directory.Exists(directory) ? Path.Combine(directory, MarkdownName) : null, markdown }.OfType<string>());
+        var inResults = Directory.Exists(directory) ? Path.Combine(directory, MarkdownName) : null;
+        var where = string.Join(" and ", new[] { inResults, markdown }.OfType<string>());
         if (where.Length > 0) _console.MarkupLine($"[bold]Report[/] {Markup.Escape(where)}");
         if (interrupted)
         {
-            _console.MarkupLine($"[yellow]{Markup.Escape($"interrupted: every finished run is kept in {directory}; run `tracelab claims --run{(s.Quick ? " --quick" : "")}` again to continue")}[/]");
+            var note = $"interrupted: every finished run is kept in {directory}; "
+                + $"run `tracelab claims --run{Quick(s)}` again to continue";
+            _console.MarkupLine($"[yellow]{Markup.Escape(note)}[/]");
             return ExitCodes.Interrupted;
         }
         return ExitCodes.Ok;
     }
 
+    private static string Quick(Settings s) => s.Quick ? " --quick" : "";
+
     private static string CheckMarkdownTarget(string path, bool force)
     {
         var full = Path.GetFullPath(path);
         if (Directory.Exists(full)) throw new UsageException($"--markdown {full} is a folder, not a file");
-        if (File.Exists(full) && !force) throw new UsageException($"--markdown {full} exists: add --force to overwrite it");
+        if (File.Exists(full) && !force)
+            throw new UsageException($"--markdown {full} exists: add --force to overwrite it");
         var parent = Path.GetDirectoryName(full);
-        if (parent is not null && !Directory.Exists(parent)) throw new UsageException($"--markdown: folder {parent} does not exist");
+        if (parent is not null && !Directory.Exists(parent))
+            throw new UsageException($"--markdown: folder {parent} does not exist");
         return full;
     }
 

@@ -33,7 +33,8 @@ public sealed class ClaimsProgress
             });
         var result = false;
         await _console.Progress()
-            .Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn(), new PercentageColumn(),
+            .Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn(),
+                new PercentageColumn(),
                 new ElapsedTimeColumn())
             .StartAsync(async ctx =>
             {

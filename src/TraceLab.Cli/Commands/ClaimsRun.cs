@@ -61,10 +61,12 @@ public sealed class ClaimsRun
         var done = jobs.Sum(j => j.State?.Runs.Count ?? 0);
         var total = done + eta.RunsLeft;
         _console.MarkupLine(Markup.Escape(ClaimsCommand.I(
-            $"claims --run{(_quick ? " --quick" : "")}: {jobs.Count} sweeps, {total} runs ({ClaimsRunPlan.Repeats} repeats per point)")
+            $"claims --run{(_quick ? " --quick" : "")}: {jobs.Count} sweeps, {total} runs ")
+            + ClaimsCommand.I($"({ClaimsRunPlan.Repeats} repeats per point)")
             + (done > 0 ? ClaimsCommand.I($", {done} already measured") : "")
             + $"; estimated {ClaimsEta.Format(eta.Remaining)} → {_directory}"));
-        _console.MarkupLine("[grey]Ctrl-C stops after keeping every finished run; run the same command again to continue.[/]");
+        _console.MarkupLine(
+            "[grey]Ctrl-C stops after keeping every finished run; run the same command again to continue.[/]");
 
         Directory.CreateDirectory(_directory);
         var log = ClaimsRunLog.Load(_directory);
@@ -86,17 +88,20 @@ public sealed class ClaimsRun
     {
         // A resumed sweep's own runs say more than the nominal figure: their elapsed time plus process start-up.
         var ok = j.State?.Runs.Where(r => r.Ok).ToList() ?? [];
-        return ok.Count >= 3 ? ok.Average(r => r.ElapsedNs / 1e9) + 0.1 : ClaimsRunPlan.NominalSeconds(j.Definition, _quick);
+        return ok.Count >= 3
+            ? ok.Average(r => r.ElapsedNs / 1e9) + 0.1
+            : ClaimsRunPlan.NominalSeconds(j.Definition, _quick);
     }
 
-    /// <summary>Resolves every sweep's points and checks any earlier results in the folder are of the same sweep.</summary>
+    /// <summary>Resolves every sweep's points; checks earlier results in the folder are of the same sweep.</summary>
     private List<Job> Plan()
     {
         var scenario = new Scenario("claims", "", [], new Dictionary<string, string>());
         var jobs = new List<Job>();
         foreach (var d in Sweeps ?? ClaimCatalog.Sweeps())
         {
-            var workload = WorkloadCatalog.Find(d.Workload) ?? throw new SweepException($"unknown workload {d.Workload}");
+            var workload = WorkloadCatalog.Find(d.Workload)
+                ?? throw new SweepException($"unknown workload {d.Workload}");
             var points = SweepPlan.Points(d, ClaimsRunPlan.Overrides(d, _quick), v => workload.Resolve(scenario, v));
             var dir = Path.Combine(_directory, d.Name);
             SweepState? state = null;
@@ -104,11 +109,13 @@ public sealed class ClaimsRun
             {
                 state = SweepStateStore.Load(dir);
                 if (ClaimsRunPlan.Mismatch(state, d, points) is { } why)
-                    throw new SweepException($"{dir} holds other measurements ({why}): move it away to measure the claims again");
+                    throw new SweepException(
+                        $"{dir} holds other measurements ({why}): move it away to measure the claims again");
             }
             else if (Directory.Exists(dir) && Directory.EnumerateFileSystemEntries(dir).Any())
             {
-                throw new SweepException($"{dir} exists without {SweepStateStore.FileName}: move it away, it is not a claims sweep");
+                throw new SweepException(
+                    $"{dir} exists without {SweepStateStore.FileName}: move it away, it is not a claims sweep");
             }
             jobs.Add(new Job(d, workload, dir, points, state));
         }
@@ -164,8 +171,10 @@ public sealed class ClaimsRun
                     if (r.Ok) ownNs += r.UserNs + r.SystemNs;
                     eta.Finished(d.Name, clock.Elapsed.TotalSeconds);
                     var p = points[r.Point];
-                    report(ClaimsCommand.I($"{d.Name} {doneInSweep}/{totalInSweep}, ETA {ClaimsEta.Format(eta.Remaining)}"),
-                        ClaimsCommand.I($"{p.Id} {(p.Series == SweepSeries.Single.Label ? "" : p.Series + " ")}x={p.X} repeat {r.Repeat} ")
+                    var series = p.Series == SweepSeries.Single.Label ? "" : p.Series + " ";
+                    var left = ClaimsEta.Format(eta.Remaining);
+                    report(ClaimsCommand.I($"{d.Name} {doneInSweep}/{totalInSweep}, ETA {left}"),
+                        ClaimsCommand.I($"{p.Id} {series}x={p.X} repeat {r.Repeat} ")
                         + (r.Ok ? ClaimsCommand.I($"{r.ElapsedNs / 1e9:0.###} s") : "FAILED " + r.Error));
                 },
             };
@@ -193,10 +202,14 @@ public sealed class ClaimsRun
         {
             Sweep = job.Definition.Name,
             Workload = job.Workload.Name,
-            Overrides = ClaimsRunPlan.Overrides(job.Definition, _quick).ToDictionary(kv => kv.Key, kv => kv.Value, StringComparer.OrdinalIgnoreCase),
+            Overrides = ClaimsRunPlan.Overrides(job.Definition, _quick)
+                .ToDictionary(kv => kv.Key, kv => kv.Value, StringComparer.OrdinalIgnoreCase),
             Repeats = ClaimsRunPlan.Repeats,
             OrderSeed = seed,
-            Points = job.Points.Select(p => new SweepPointState(p.Index, p.Series, p.X, p.Values.ToDictionary(kv => kv.Key, kv => kv.Value))).ToList(),
+            Points = job.Points
+                .Select(p => new SweepPointState(p.Index, p.Series, p.X,
+                    p.Values.ToDictionary(kv => kv.Key, kv => kv.Value)))
+                .ToList(),
             Order = [.. SweepPlan.Order(job.Points.Count, ClaimsRunPlan.Repeats, seed)],
             StartedUtc = DateTimeOffset.UtcNow,
         };

@@ -47,7 +47,7 @@ public sealed record IterationCalibration(string Parameter, double MinSeconds, d
         return Round(pilotValue * factor);
     }
 
-    /// <summary>Up to two significant digits, rounded up (so "at least" still holds), capped at <see cref="MaxValue"/>.</summary>
+    /// <summary>Two significant digits, rounded up ("at least" still holds), at most <see cref="MaxValue"/>.</summary>
     public static long Round(double value)
     {
         if (value >= MaxValue) return MaxValue;
@@ -57,9 +57,9 @@ public sealed record IterationCalibration(string Parameter, double MinSeconds, d
     }
 }
 
-/// <summary>One series' calibration, kept in state.json so a resumed sweep reuses it and the report can cite it.</summary>
-public sealed record SeriesCalibration(string Series, string Parameter, string PilotPoint, double MinSeconds, long BaseValue,
-    List<PilotRun> Pilots, long Value);
+/// <summary>One series' calibration, kept in state.json: a resumed sweep reuses it, the report cites it.</summary>
+public sealed record SeriesCalibration(string Series, string Parameter, string PilotPoint, double MinSeconds,
+    long BaseValue, List<PilotRun> Pilots, long Value);
 
 /// <summary>One pilot run: the count it ran with and how long it took (seconds; −1 when it failed).</summary>
 public sealed record PilotRun(long Value, double Seconds);

@@ -22,12 +22,13 @@ public sealed class SweepCalibrator
     /// <summary>Called after each successful pilot: (series, count, the pilot's measurements).</summary>
     public Action<string, long, SweepRunRecord>? Piloted { get; init; }
 
-    /// <summary>True when the sweep still needs its calibration: it has one, none is recorded, and no run exists yet.</summary>
+    /// <summary>True when the sweep still needs its calibration: it has one, none is recorded, no run exists.</summary>
     public static bool Needed(SweepState state, IterationCalibration? calibration) =>
         calibration is not null && state.Calibration is null && state.Runs.Count == 0
         && !state.Overrides.ContainsKey(calibration.Parameter);
 
-    public async Task CalibrateAsync(SweepState state, IterationCalibration calibration, CancellationToken cancellationToken)
+    public async Task CalibrateAsync(SweepState state, IterationCalibration calibration,
+        CancellationToken cancellationToken)
     {
         var points = state.SweepPoints();
         var records = new List<SeriesCalibration>();
@@ -48,7 +49,8 @@ public sealed class SweepCalibrator
         CancellationToken cancellationToken)
     {
         var pilots = new List<PilotRun>();
-        SeriesCalibration Result(long value) => new(pilot.Series, c.Parameter, pilot.Id, c.MinSeconds, baseValue, pilots, value);
+        SeriesCalibration Result(long value) =>
+            new(pilot.Series, c.Parameter, pilot.Id, c.MinSeconds, baseValue, pilots, value);
         var value = baseValue;
         for (var k = 0; k < IterationCalibration.MaxPilots; k++)
         {
@@ -71,10 +73,12 @@ public sealed class SweepCalibrator
             value = next;
         }
         var last = pilots[^1];
-        return Result(last.Seconds > 0 ? IterationCalibration.Round(last.Value * c.MinSeconds * c.Margin / last.Seconds) : last.Value);
+        return Result(last.Seconds > 0
+            ? IterationCalibration.Round(last.Value * c.MinSeconds * c.Margin / last.Seconds)
+            : last.Value);
     }
 
-    /// <returns>The pilot's elapsed seconds, or null when it failed (the sweep's own runs will fail and say why).</returns>
+    /// <returns>The pilot's elapsed seconds, or null when it failed (the sweep's runs will fail and say why).</returns>
     private async Task<double?> Pilot(SweepPoint pilot, IterationCalibration c, long value, List<PilotRun> pilots,
         CancellationToken cancellationToken)
     {
@@ -88,7 +92,8 @@ public sealed class SweepCalibrator
         SweepRunRecord run;
         try
         {
-            run = await _runner.RunAsync(pilot with { Values = values }, -1, dir, cancellationToken).ConfigureAwait(false);
+            run = await _runner.RunAsync(pilot with { Values = values }, -1, dir, cancellationToken)
+                .ConfigureAwait(false);
         }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {

@@ -21,10 +21,12 @@ public static class ClaimCatalog
         new("TM4", "000", "From about five threads contending for one critical section, elapsed and kernel time grow "
             + "faster than the work; a mutex degrades gracefully.", "timemutex", "tm4", 4, true,
             "with ≥ 4 CPUs (≥ 10 to run every thread of the 5–10-thread points at once): the critical section's "
-            + "elapsed and system time per thread ≥ 1.5× higher at 5–10 threads than at 2–4 threads, the mutex's "
+            + "elapsed and system time per thread ≥ 1.5× higher at 5–10 threads than at 2–4 threads, "
+            + "the mutex's "
             + "< 1.5×. " + Reference16 + "cs system time rose to ~35 s for 20 threads in 2.6 s elapsed — the "
             + "kernel-time degradation TM4 describes.",
-            "the rule compares 2–4 threads with 5–10: with fewer than 4 CPUs the 3- and 4-thread baseline is already "
+            "the rule compares 2–4 threads with 5–10: with fewer than 4 CPUs the 3- and 4-thread baseline is "
+            + "already "
             + "oversubscribed, so growth from 5 threads cannot be told apart from having more threads than CPUs"),
         new("TM5", "000", "Letting only a few threads run at once (a gating semaphore) restores critical-section "
             + "performance; one active thread is best.", "timemutex", "tm5", 1, false, null),
@@ -76,5 +78,6 @@ public static class ClaimCatalog
         All.Select(c => (c.Workload, c.Sweep)).Distinct()
             .Select(k => PredefinedSweeps.All.Single(d => d.Workload == k.Workload && d.Name == k.Sweep)).ToList();
 
-    public static SeedClaim? Find(string id) => All.FirstOrDefault(c => c.Id.Equals(id, StringComparison.OrdinalIgnoreCase));
+    public static SeedClaim? Find(string id) =>
+        All.FirstOrDefault(c => c.Id.Equals(id, StringComparison.OrdinalIgnoreCase));
 }

@@ -18,9 +18,12 @@ public sealed class ClaimsEta
         public double ExtraSeconds;
     }
 
-    /// <param name="extraSeconds">One-off cost before the runs (calibration pilots), dropped once the sweep starts.</param>
+    /// <param name="extraSeconds">One-off cost before the runs (calibration pilots), dropped once it starts.</param>
     public void Add(string sweep, int runsLeft, double nominalSecondsPerRun, double extraSeconds = 0) =>
-        _sweeps[sweep] = new SweepProgress { Nominal = nominalSecondsPerRun, Left = runsLeft, ExtraSeconds = extraSeconds };
+        _sweeps[sweep] = new SweepProgress
+        {
+            Nominal = nominalSecondsPerRun, Left = runsLeft, ExtraSeconds = extraSeconds,
+        };
 
     public void Started(string sweep) => _sweeps[sweep].ExtraSeconds = 0;
 

@@ -9,7 +9,7 @@ namespace TraceLab.Sweeps.Claims;
 /// </summary>
 public sealed class ClaimsReport
 {
-    /// <summary>Above this share of the CPUs taken by other processes, a claim that needs idle CPUs is undecided.</summary>
+    /// <summary>Above this share of the CPUs taken by others, a claim that needs idle CPUs is undecided.</summary>
     public const double MaxForeignShare = 0.25;
 
     public required string Directory { get; init; }

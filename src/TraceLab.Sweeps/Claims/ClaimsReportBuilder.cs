@@ -17,7 +17,8 @@ public static class ClaimsReportBuilder
     {
         var log = ClaimsRunLog.Load(directory);
         var sweeps = ClaimCatalog.Sweeps().Select(d => ReadSweep(directory, d, log, current)).ToList();
-        var machine = log.Machine ?? sweeps.Select(s => s.Measured ? ReadMachine(s.Directory) : null).FirstOrDefault(m => m is not null);
+        var machine = log.Machine
+            ?? sweeps.Select(s => s.Measured ? ReadMachine(s.Directory) : null).FirstOrDefault(m => m is not null);
         var claims = ClaimCatalog.All.Select(c => Judge(c, sweeps.Single(s => s.Definition.Name == c.Sweep),
             machine ?? current)).ToList();
         var measured = sweeps.Where(s => s.Measured).ToList();
@@ -40,7 +41,8 @@ public static class ClaimsReportBuilder
         if (!File.Exists(Path.Combine(dir, SweepStateStore.FileName))) return new SweepResult(d, dir, Measured: false);
         var state = SweepStateStore.Load(dir);
         if (!state.Sweep.Equals(d.Name, StringComparison.OrdinalIgnoreCase) || state.Workload != d.Workload)
-            throw new SweepException($"{dir} holds sweep '{state.Workload} {state.Sweep}', not '{d.Workload} {d.Name}'");
+            throw new SweepException(
+                $"{dir} holds sweep '{state.Workload} {state.Sweep}', not '{d.Workload} {d.Name}'");
         if (state.Points.Any(p => p.Index < 0 || p.Index >= state.Points.Count)
             || state.Runs.Any(r => r.Point < 0 || r.Point >= state.Points.Count))
             throw new SweepException($"{dir}/{SweepStateStore.FileName} refers to points it does not define");
@@ -67,7 +69,7 @@ public static class ClaimsReportBuilder
         };
     }
 
-    /// <summary>The runs of a sweep as its verdict rules read them (parameter names canonical, M = the run's CPUs).</summary>
+    /// <summary>A sweep's runs as its rules read them (canonical parameter values, M = the run's CPUs).</summary>
     public static SweepData Data(SweepDefinition d, SweepState state, int cpus)
     {
         var workload = WorkloadCatalog.Find(d.Workload);
@@ -106,9 +108,11 @@ public static class ClaimsReportBuilder
         if (!claim.NeedsIdleCpus) return (true, "yes", "");
         return sweep.ForeignShare switch
         {
-            null => (true, "yes, if the CPUs were idle", "the effect needs the CPUs otherwise idle; their load was not recorded"),
+            null => (true, "yes, if the CPUs were idle",
+                "the effect needs the CPUs otherwise idle; their load was not recorded"),
             > ClaimsReport.MaxForeignShare and var s => (false, I($"no: others used {s * 100:0} % of the CPUs"),
-                I($"other processes used {s * 100:0} % of the CPUs while the sweep ran (more than {ClaimsReport.MaxForeignShare * 100:0} %), ")
+                I($"other processes used {s * 100:0} % of the CPUs while the sweep ran ")
+                + I($"(more than {ClaimsReport.MaxForeignShare * 100:0} %), ")
                 + "and the effect needs threads running on otherwise idle CPUs"),
             var s => (true, I($"yes (others used {s * 100:0} % of the CPUs)"), ""),
         };

@@ -17,15 +17,17 @@ public static class ClaimsReportMarkdown
         sb.AppendLine();
 
         sb.AppendLine("## Verdicts").AppendLine();
-        sb.AppendLine("| claim | verdict | sweep | runs ok / planned | shortest point | others' CPU share | decidable here |");
+        sb.AppendLine("| claim | verdict | sweep | runs ok / planned | shortest point | others' CPU share "
+            + "| decidable here |");
         sb.AppendLine("| --- | --- | --- | --- | ---: | ---: | --- |");
         foreach (var c in r.Claims)
         {
             var s = c.Sweep;
-            sb.AppendLine($"| [{c.Claim.Id}](claims.md#{c.Claim.Id}) | **{c.Outcome}** | `{s.Definition.Workload} {s.Definition.Name}` | "
-                + $"{(s.Measured ? I($"{s.RunsOk} / {s.RunsPlanned}{(s.Complete ? "" : " (incomplete)")}") : "–")} | "
-                + $"{(s.ShortestPointSeconds is { } t ? Seconds(t) : "–")} | {(s.ForeignShare is { } f ? I($"{f * 100:0} %") : "–")} | "
-                + $"{Cell(c.Decision)} |");
+            var runs = s.Measured ? I($"{s.RunsOk} / {s.RunsPlanned}{(s.Complete ? "" : " (incomplete)")}") : "–";
+            var shortest = s.ShortestPointSeconds is { } t ? Seconds(t) : "–";
+            var foreign = s.ForeignShare is { } f ? I($"{f * 100:0} %") : "–";
+            sb.AppendLine($"| [{c.Claim.Id}](claims.md#{c.Claim.Id}) | **{c.Outcome}** | `{Name(s)}` | {runs} | "
+                + $"{shortest} | {foreign} | {Cell(c.Decision)} |");
         }
         sb.AppendLine();
 
@@ -47,7 +49,8 @@ public static class ClaimsReportMarkdown
         }
 
         sb.AppendLine("## The figures behind each verdict").AppendLine();
-        sb.AppendLine("Medians with [min–max] over the repeats, as each rule used them (names: docs/sweeps.md, docs/metrics.md).")
+        sb.AppendLine("Medians with [min–max] over the repeats, as each rule used them "
+                + "(names: docs/sweeps.md, docs/metrics.md).")
             .AppendLine();
         foreach (var c in r.Claims)
         {
@@ -56,11 +59,12 @@ public static class ClaimsReportMarkdown
             var s = c.Sweep;
             if (!s.Measured)
             {
-                sb.AppendLine($"Sweep `{s.Definition.Workload} {s.Definition.Name}` has not run (no {s.Definition.Name}/state.json).").AppendLine();
+                sb.AppendLine($"Sweep `{Name(s)}` has not run (no {s.Definition.Name}/state.json).").AppendLine();
                 continue;
             }
-            sb.AppendLine($"Sweep `{s.Definition.Workload} {s.Definition.Name}` ({s.Definition.Title}): {s.RunsOk} runs ok, "
-                + I($"{s.RunsFailed} failed of {s.RunsPlanned}, {s.Repeats} repeats{Overrides(s)}; {Window(s)}.")).AppendLine();
+            sb.AppendLine($"Sweep `{Name(s)}` ({s.Definition.Title}): {s.RunsOk} runs ok, "
+                + I($"{s.RunsFailed} failed of {s.RunsPlanned}, {s.Repeats} repeats{Overrides(s)}; ")
+                + $"{Window(s)}.").AppendLine();
             if (s.Calibration is { Count: > 0 } cal)
                 sb.AppendLine("Calibrated iterations per series (docs/sweeps.md#calibration): "
                     + string.Join("; ", cal.Select(x => I($"{x.Series} {x.Value:#,0}")))).AppendLine();
@@ -75,10 +79,11 @@ public static class ClaimsReportMarkdown
         return sb.ToString();
     }
 
-    /// <summary>Results folder, machine, dates and load: the lines above the table (also the terminal header).</summary>
+    /// <summary>Results folder, machine, dates and load: the lines above the table (and the terminal's).</summary>
     public static IEnumerable<string> Header(ClaimsReport r, DateTimeOffset written)
     {
-        yield return $"results: `{Shown(r.Directory)}` ({(r.Quick ? "`--quick` run: smaller sizes, for a first look" : "full run")}); "
+        var mode = r.Quick ? "`--quick` run: smaller sizes, for a first look" : "full run";
+        yield return $"results: `{Shown(r.Directory)}` ({mode}); "
             + $"{r.Sweeps.Count(s => s.Measured && s.Complete)} of {r.Sweeps.Count} sweeps complete";
         yield return r.FirstRunUtc is { } a && r.LastRunUtc is { } b
             ? $"measured {Stamp(a)} – {Stamp(b)} UTC; report written {Stamp(written)} UTC"
@@ -89,22 +94,25 @@ public static class ClaimsReportMarkdown
         if (r.LoadAverages.Count > 0)
         {
             var l = r.LoadAverages.Order().ToList();
-            yield return I($"load during the run: 1-minute load average {l[0]:0.##} – {l[^1]:0.##} (median {l[l.Count / 2]:0.##}, ")
-                + I($"{l.Count} samples); it counts the workloads' own threads too. Other processes' share of the CPUs ")
+            yield return I($"load during the run: 1-minute load average {l[0]:0.##} – {l[^1]:0.##} ")
+                + I($"(median {l[l.Count / 2]:0.##}, {l.Count} samples); it counts the workloads' own threads too. ")
+                + "Other processes' share of the CPUs "
                 + "(busy time minus the runs' own CPU time) is per sweep in the table: the machine may be shared";
         }
     }
 
-    /// <summary>A folder inside the current directory relative to it (a report stays valid when the tree moves).</summary>
+    /// <summary>A folder inside the current directory, relative to it (valid if the tree moves).</summary>
     private static string Shown(string directory)
     {
         var relative = Path.GetRelativePath(Environment.CurrentDirectory, directory);
-        return relative.StartsWith("..", StringComparison.Ordinal) || Path.IsPathRooted(relative) ? directory : relative;
+        var outside = relative.StartsWith("..", StringComparison.Ordinal) || Path.IsPathRooted(relative);
+        return outside ? directory : relative;
     }
 
     private static string Window(SweepResult s)
     {
-        var when = s.FirstRunUtc is { } a && s.LastRunUtc is { } b ? $"runs {Stamp(a)} – {Stamp(b)} UTC" : "no run recorded";
+        var when = s.FirstRunUtc is { } a && s.LastRunUtc is { } b
+            ? $"runs {Stamp(a)} – {Stamp(b)} UTC" : "no run recorded";
         var loads = s.LoadAverages.Order().ToList();
         return loads.Count == 0 ? when : I($"{when}, load average {loads[0]:0.##} – {loads[^1]:0.##}");
     }
@@ -114,7 +122,10 @@ public static class ClaimsReportMarkdown
 
     private static string Seconds(double s) => s >= 1 ? I($"{s:0.##} s") : I($"{s * 1000:0.#} ms");
 
-    private static string Stamp(DateTimeOffset t) => t.UtcDateTime.ToString("yyyy-MM-dd HH:mm", CultureInfo.InvariantCulture);
+    private static string Name(SweepResult s) => $"{s.Definition.Workload} {s.Definition.Name}";
+
+    private static string Stamp(DateTimeOffset t) =>
+        t.UtcDateTime.ToString("yyyy-MM-dd HH:mm", CultureInfo.InvariantCulture);
 
     private static string Cell(string s) => s.Replace("|", "\\|");
 

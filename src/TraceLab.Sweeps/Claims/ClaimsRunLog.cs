@@ -42,7 +42,7 @@ public sealed class ClaimsRunLog
         File.Move(tmp, final, overwrite: true);
     }
 
-    /// <summary>Other processes' share of the CPUs over every window of the sweep, or null when never measured.</summary>
+    /// <summary>Other processes' share of the CPUs over the sweep's windows, or null when never measured.</summary>
     public double? ForeignShare(string sweep)
     {
         var w = Windows.Where(x => x.Sweep == sweep && x.TotalTicks > 0).ToList();

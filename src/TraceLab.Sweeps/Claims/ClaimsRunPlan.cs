@@ -79,7 +79,8 @@ public static class ClaimsRunPlan
         var calibrated = state.Calibration is not null ? d.Calibration?.Parameter : null;
         foreach (var (old, now) in state.Points.Zip(points))
         {
-            if (old.Series != now.Series || old.X != now.X) return $"point {now.Id} is {old.Series} @ {old.X}, now {now.Series} @ {now.X}";
+            if (old.Series != now.Series || old.X != now.X)
+                return $"point {now.Id} is {old.Series} @ {old.X}, now {now.Series} @ {now.X}";
             foreach (var (k, v) in now.Values)
             {
                 if (calibrated is not null && k.Equals(calibrated, StringComparison.OrdinalIgnoreCase)) continue;

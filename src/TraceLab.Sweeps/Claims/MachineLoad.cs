@@ -11,7 +11,7 @@ public static class MachineLoad
     /// <summary>Clock ticks per second of /proc/stat (USER_HZ: 100 on every Linux architecture .NET runs on).</summary>
     public const double TicksPerSecond = 100;
 
-    /// <summary>Busy and total ticks summed over all CPUs (the "cpu" line), or null where /proc/stat is absent.</summary>
+    /// <summary>Busy and total ticks over all CPUs (the "cpu" line), or null where /proc/stat is absent.</summary>
     public static (long Busy, long Total)? ReadCpuTicks(string path = "/proc/stat")
     {
         try

@@ -9,6 +9,6 @@ namespace TraceLab.Sweeps.Claims;
 /// The effect lives in threads running on several CPUs at once (SMP, "M active threads"): other load on the
 /// machine takes those CPUs away, so the verdict counts only when the others left the CPUs mostly idle.
 /// </param>
-/// <param name="LargerMachine">What a machine with more CPUs would have to show to decide (or confirm) the claim.</param>
+/// <param name="LargerMachine">What a machine with more CPUs would have to show to decide (or confirm) it.</param>
 public sealed record SeedClaim(string Id, string Seed, string Text, string Workload, string Sweep, int MinCpus,
     bool NeedsIdleCpus, string? LargerMachine, string? WhyMinCpus = null);

@@ -11,13 +11,14 @@ namespace TraceLab.Tests.Cli;
 /// <summary>`claims --run` with a fake point runner: interrupted twice, continued, every point measured once.</summary>
 public sealed class ClaimsRunTests
 {
-    /// <summary>Records every call (sweep, point, repeat; repeat −1 = calibration pilot) and cancels at a chosen call.</summary>
+    /// <summary>Records every call (sweep, point, repeat; −1 = calibration pilot); cancels at a chosen call.</summary>
     private sealed class CountingRunner : IPointRunner
     {
         private readonly CancellationTokenSource? _cancel;
         private readonly int _cancelAt;
 
-        public CountingRunner(List<(string Sweep, int Point, int Repeat)> calls, CancellationTokenSource? cancel = null, int cancelAt = 0)
+        public CountingRunner(List<(string Sweep, int Point, int Repeat)> calls, CancellationTokenSource? cancel = null,
+            int cancelAt = 0)
         {
             Calls = calls;
             _cancel = cancel;
@@ -27,7 +28,8 @@ public sealed class ClaimsRunTests
         public List<(string Sweep, int Point, int Repeat)> Calls { get; }
         public int Session { get; private set; }
 
-        public Task<SweepRunRecord> RunAsync(SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)
+        public Task<SweepRunRecord> RunAsync(SweepPoint point, int repeat, string runDirectory,
+            CancellationToken cancellationToken)
         {
             // runs/p03-r1 or calibration/p00-0 under the sweep's folder.
             var sweep = Path.GetFileName(Path.GetDirectoryName(Path.GetDirectoryName(runDirectory)))!;
@@ -98,14 +100,16 @@ public sealed class ClaimsRunTests
             Assert.Equal(planned, state.Runs.Count);
             Assert.Equal(planned, state.Runs.Select(r => (r.Point, r.Repeat)).Distinct().Count());
             // Each run started once, except the one in flight at an interruption (not recorded, redone once).
-            var started = calls.Where(c => c.Sweep == sweep && c.Repeat >= 0).GroupBy(c => (c.Point, c.Repeat)).ToList();
+            var started = calls.Where(c => c.Sweep == sweep && c.Repeat >= 0)
+                .GroupBy(c => (c.Point, c.Repeat)).ToList();
             Assert.Equal(planned, started.Count);
             Assert.Single(started, g => g.Count() == 2);
             Assert.All(started, g => Assert.InRange(g.Count(), 1, 2));
             Assert.True(File.Exists(Path.Combine(tmp.Path, sweep, "sweep.json")));
         }
         // Every tm2 point ran ≥ 0.5 s (1 µs per acquisition × calibrated iterations × depth).
-        Assert.All(SweepStateStore.Load(Path.Combine(tmp.Path, "tm2")).Runs, r => Assert.True(r.ElapsedNs >= 500_000_000));
+        Assert.All(SweepStateStore.Load(Path.Combine(tmp.Path, "tm2")).Runs,
+            r => Assert.True(r.ElapsedNs >= 500_000_000));
 
         // The run log has one window per sweep session, and the report reads the results back.
         var runLog = ClaimsRunLog.Load(tmp.Path);
@@ -139,7 +143,8 @@ public sealed class ClaimsRunTests
         SweepStateStore.Save(Path.GetDirectoryName(path)!, state);
         var before = File.ReadAllText(path);
 
-        var ex = await Assert.ThrowsAsync<SweepException>(() => Run(tmp.Path, new CountingRunner(calls), log).RunAsync(CancellationToken.None));
+        var ex = await Assert.ThrowsAsync<SweepException>(
+            () => Run(tmp.Path, new CountingRunner(calls), log).RunAsync(CancellationToken.None));
         Assert.Contains("holds other measurements (point p00 has iterations=7, now 200000)", ex.Message);
         Assert.Equal(before, File.ReadAllText(path));
 
@@ -147,7 +152,8 @@ public sealed class ClaimsRunTests
         File.WriteAllText(Path.Combine(tmp.Path, "tm2", "notes.txt"), "mine");
         File.Delete(path);
         Directory.Delete(Path.Combine(tmp.Path, "tm1"), recursive: true);
-        ex = await Assert.ThrowsAsync<SweepException>(() => Run(tmp.Path, new CountingRunner(calls), log).RunAsync(CancellationToken.None));
+        ex = await Assert.ThrowsAsync<SweepException>(
+            () => Run(tmp.Path, new CountingRunner(calls), log).RunAsync(CancellationToken.None));
         Assert.Contains("exists without state.json", ex.Message);
         Assert.Equal("mine", File.ReadAllText(Path.Combine(tmp.Path, "tm2", "notes.txt")));
     }

@@ -7,7 +7,7 @@ using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 
-/// <summary>tm2's per-series iteration calibration: every point long enough to time, and rules that still pair points.</summary>
+/// <summary>tm2's per-series calibration: every point long enough to time, rules that still pair points.</summary>
 public sealed class CalibrationTests
 {
     /// <summary>
@@ -26,7 +26,8 @@ public sealed class CalibrationTests
             return startup + N("iterations") * N("depth") * perAcquisition;
         }
 
-        public Task<SweepRunRecord> RunAsync(SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)
+        public Task<SweepRunRecord> RunAsync(SweepPoint point, int repeat, string runDirectory,
+            CancellationToken cancellationToken)
         {
             Calls.Add((point, repeat));
             var iterations = double.Parse(point.Values["iterations"], CultureInfo.InvariantCulture);
@@ -66,18 +67,21 @@ public sealed class CalibrationTests
         Assert.All(state.Points, p => Assert.True(CostModelRunner.Seconds(p.Values) >= PredefinedSweeps.MinPointSeconds,
             $"{p.Series} depth {p.X}: {CostModelRunner.Seconds(p.Values):0.###} s"));
         // One count per series, shared by its depths (the depth line stays comparable within the series).
-        Assert.All(state.Points.GroupBy(p => p.Series), g => Assert.Single(g.Select(p => p.Values["iterations"]).Distinct()));
+        Assert.All(state.Points.GroupBy(p => p.Series),
+            g => Assert.Single(g.Select(p => p.Values["iterations"]).Distinct()));
         Assert.Equal(12, state.Calibration!.Count);
         // Pilots ran at the series' first point only (depth 1) and never as a sweep repeat.
         Assert.All(runner.Calls, c => Assert.Equal(("1", -1), (c.Point.X, c.Repeat)));
         // Each series: grown until long enough, then that count twice more (the fastest of the three sets the scale).
         Assert.All(state.Calibration!, r => Assert.Equal(3, r.Pilots.Count(p => p.Value == r.Pilots[^1].Value)));
         // Not more than needed: the pilot point aims at MinSeconds × margin (2) and rounding adds < 10 %.
-        Assert.All(state.Points.Where(p => p.X == "1"), p => Assert.InRange(CostModelRunner.Seconds(p.Values), 0.5, 2 * 1.1));
+        Assert.All(state.Points.Where(p => p.X == "1"),
+            p => Assert.InRange(CostModelRunner.Seconds(p.Values), 0.5, 2 * 1.1));
         // Saved: a resumed sweep does not calibrate again.
         var saved = SweepStateStore.Load(tmp.Path);
         Assert.False(SweepCalibrator.Needed(saved, d.Calibration));
-        Assert.Equal(state.Points.Select(p => p.Values["iterations"]), saved.Points.Select(p => p.Values["iterations"]));
+        Assert.Equal(state.Points.Select(p => p.Values["iterations"]),
+            saved.Points.Select(p => p.Values["iterations"]));
     }
 
     [Fact]
@@ -113,13 +117,15 @@ public sealed class CalibrationTests
     {
         var d = PredefinedSweeps.Find("timemutex", "tm2")!;
         Assert.NotNull(d.Calibration);
-        Assert.All(d.Verdicts.OfType<TraceLab.Sweeps.Verdicts.VerdictRule>(), r => Assert.Equal(SweepMetrics.ElapsedPerIteration, r.Metric));
+        Assert.All(d.Verdicts.OfType<TraceLab.Sweeps.Verdicts.VerdictRule>(),
+            r => Assert.Equal(SweepMetrics.ElapsedPerIteration, r.Metric));
 
         // Hand-made tm2 results with a different count per series and elapsed ∝ count × cost: per iteration, nested
         // cs costs exactly twice cs, so the ratio aspect must be reproduced — it can only be if the pairs are found.
         using var tmp = new TempDirectory("calibrated-pairs");
         var state = HandMadeResults.Write(tmp.Path, "tm2", (p, r) => null);
-        foreach (var (p, i) in state.Points.Select((p, i) => (p, i))) p.Values["iterations"] = (10_000 * (i % 5 + 1)).ToString(CultureInfo.InvariantCulture);
+        foreach (var (p, i) in state.Points.Select((p, i) => (p, i)))
+            p.Values["iterations"] = (10_000 * (i % 5 + 1)).ToString(CultureInfo.InvariantCulture);
         state.Calibration = state.Points.Select(p => p.Series).Distinct()
             .Select(s => new SeriesCalibration(s, "iterations", "p00", 0.5, 50_000, [], 1)).ToList();
         for (var seq = 0; seq < state.Order.Count; seq++)
@@ -138,7 +144,8 @@ public sealed class CalibrationTests
 
         var report = ClaimsReportBuilder.Build(tmp.Path, false, new MachineInfo(2, null, "Linux", null, ".NET"));
         var tm3 = report.Claims.Single(c => c.Claim.Id == "TM3");
-        var ratio = tm3.Aspects.Single(a => a.Aspect.StartsWith("nested cs costs about double", StringComparison.Ordinal));
+        var ratio = tm3.Aspects.Single(
+            a => a.Aspect.StartsWith("nested cs costs about double", StringComparison.Ordinal));
         Assert.Equal("reproduced", ratio.OutcomeText);
         var tm2 = report.Claims.Single(c => c.Claim.Id == "TM2");
         Assert.All(tm2.Aspects, a => Assert.Equal("reproduced", a.OutcomeText));
@@ -147,7 +154,10 @@ public sealed class CalibrationTests
     [Fact]
     public void Elapsed_per_iteration_divides_by_every_threads_iterations()
     {
-        var run = new SweepRunRecord { ElapsedNs = 2_000_000_000, Metrics = new Dictionary<string, double> { ["iterations"] = 4_000_000 } };
+        var run = new SweepRunRecord
+        {
+            ElapsedNs = 2_000_000_000, Metrics = new Dictionary<string, double> { ["iterations"] = 4_000_000 },
+        };
         Assert.Equal(500, SweepMetrics.Value(run, SweepMetrics.ElapsedPerIteration));
         Assert.Null(SweepMetrics.Value(new SweepRunRecord { ElapsedNs = 1 }, SweepMetrics.ElapsedPerIteration));
     }

@@ -13,16 +13,17 @@ public sealed class ClaimsReportTests
 
     private static double X(SweepPoint p) => double.Parse(p.X, CultureInfo.InvariantCulture);
 
-    /// <summary>tm1: cs 10 ms (+1 ms per repeat), mutex 1 s: cs entirely below at every thread count → reproduced.</summary>
-    private static void Tm1Reproduced(string dir) => HandMadeResults.Write(dir, "tm1", (p, r) => p.Values["which"] == "1"
+    /// <summary>tm1: cs 10 ms (+1 ms per repeat), mutex 1 s: cs entirely below at every thread count.</summary>
+    private static void Tm1Reproduced(string dir) => HandMadeResults.Write(dir, "tm1", (p, r) =>
+        p.Values["which"] == "1"
         ? HandMadeResults.Elapsed(0.010 + 0.001 * r, system: 0.001)
         : HandMadeResults.Elapsed(1.0 + 0.01 * r, system: 0.5));
 
-    /// <summary>tm6: yielding while holding (1) 1 s, after releasing (2) 3 s: the opposite of the claim → inverted.</summary>
+    /// <summary>tm6: yielding while holding (1) 1 s, after releasing (2) 3 s: the opposite of the claim.</summary>
     private static void Tm6Inverted(string dir) => HandMadeResults.Write(dir, "tm6", (p, r) =>
         HandMadeResults.Elapsed(p.X is "2" or "3" ? 3.0 + 0.01 * r : 1.0 + 0.01 * r));
 
-    /// <summary>th1 on 2 CPUs: best at 2 active, slower at 4, flat from 4 and with no semaphore; invol rises 2 → 4.</summary>
+    /// <summary>th1 on 2 CPUs: best at 2 active, slower at 4, flat from 4 and unthrottled; invol rises 2 → 4.</summary>
     private static void Th1Reproduced(string dir) => HandMadeResults.Write(dir, "th1", (p, r) =>
     {
         var active = X(p);
@@ -76,7 +77,8 @@ public sealed class ClaimsReportTests
         Th1Reproduced(tmp.Path);
         Tm1Reproduced(tmp.Path);
         HandMadeResults.Write(tmp.Path, "tm9", (p, r) => HandMadeResults.Elapsed(X(p) + 0.01 * r));
-        HandMadeResults.Log(tmp.Path, 2, HandMadeResults.Window("th1", foreign: 0.6), HandMadeResults.Window("tm9", foreign: 0.1));
+        HandMadeResults.Log(tmp.Path, 2,
+            HandMadeResults.Window("th1", foreign: 0.6), HandMadeResults.Window("tm9", foreign: 0.1));
         var report = ClaimsReportBuilder.Build(tmp.Path, quick: false, Here);
 
         var tm4 = report.Claims.Single(c => c.Claim.Id == "TM4");
@@ -104,7 +106,8 @@ public sealed class ClaimsReportTests
         Tm1Reproduced(tmp.Path);
         Th1Reproduced(tmp.Path);
         HandMadeResults.Log(tmp.Path, 2, HandMadeResults.Window("th1", foreign: 0.6));
-        var md = ClaimsReportMarkdown.Write(ClaimsReportBuilder.Build(tmp.Path, false, Here), HandMadeResults.Start.AddHours(1));
+        var md = ClaimsReportMarkdown.Write(ClaimsReportBuilder.Build(tmp.Path, false, Here),
+            HandMadeResults.Start.AddHours(1));
 
         Assert.Contains("| [TM1](claims.md#TM1) | **reproduced** | `timemutex tm1` | 24 / 24 |", md);
         Assert.Contains("| [TM5](claims.md#TM5) | **not measured** | `timemutex tm5` | – |", md);
@@ -124,7 +127,8 @@ public sealed class ClaimsReportTests
     {
         using var tmp = new TempDirectory("claims-partial");
         // Repeat 2 never ran: two repeats per point are not enough for a verdict.
-        HandMadeResults.Write(tmp.Path, "tm1", (p, r) => r == 2 ? null : HandMadeResults.Elapsed(p.Values["which"] == "1" ? 0.01 : 1));
+        HandMadeResults.Write(tmp.Path, "tm1",
+            (p, r) => r == 2 ? null : HandMadeResults.Elapsed(p.Values["which"] == "1" ? 0.01 : 1));
         var report = ClaimsReportBuilder.Build(tmp.Path, false, Here);
         var tm1 = report.Claims.Single(c => c.Claim.Id == "TM1");
         Assert.Equal("insufficient repeats", tm1.Outcome);
@@ -143,7 +147,8 @@ public sealed class ClaimsReportTests
         Assert.Contains("not a valid sweep state", ex.Message);
 
         Tm6Inverted(tmp.Path);
-        File.Copy(Path.Combine(tmp.Path, "tm6", "state.json"), Path.Combine(tmp.Path, "tm1", "state.json"), overwrite: true);
+        File.Copy(Path.Combine(tmp.Path, "tm6", "state.json"), Path.Combine(tmp.Path, "tm1", "state.json"),
+            overwrite: true);
         ex = Assert.Throws<SweepException>(() => ClaimsReportBuilder.Build(tmp.Path, false, Here));
         Assert.Contains("holds sweep 'timemutex tm6', not 'timemutex tm1'", ex.Message);
 

@@ -55,13 +55,16 @@ internal static class HandMadeResults
     };
 
     public static void Log(string modeDirectory, int cpus, params LoadWindow[] windows) =>
-        new ClaimsRunLog { Machine = new MachineInfo(cpus, "test CPU", "Linux", "6.1-test", ".NET test"), Windows = [.. windows] }
-            .Save(modeDirectory);
+        new ClaimsRunLog
+        {
+            Machine = new MachineInfo(cpus, "test CPU", "Linux", "6.1-test", ".NET test"), Windows = [.. windows],
+        }.Save(modeDirectory);
 
-    /// <summary>A window in which other processes used <paramref name="foreign"/> of the CPUs besides our runs' 1 s.</summary>
+    /// <summary>A window in which others used <paramref name="foreign"/> of the CPUs besides our runs' 1 s.</summary>
     public static LoadWindow Window(string sweep, double foreign) => new()
     {
         Sweep = sweep, StartedUtc = Start, FinishedUtc = Start.AddSeconds(10), Runs = 10,
-        TotalTicks = 1000, BusyTicks = 100 + (long)(foreign * 1000), OwnCpuNs = 1_000_000_000, LoadAverages = [1.5, 2.5, 3.5],
+        TotalTicks = 1000, BusyTicks = 100 + (long)(foreign * 1000), OwnCpuNs = 1_000_000_000,
+        LoadAverages = [1.5, 2.5, 3.5],
     };
 }
