@@ -71,8 +71,8 @@ public static class PredefinedSweeps
                     new DegradationPointRule("TM3", "nested cs degrades at the same depth as a single cs", PerIteration, new PointPairs("which", "cs-nested", "cs"), "depth", steps: 0),
                     new DegradationPointRule("TM3", "nested cs degrades at the same delay as a single cs", PerIteration, new PointPairs("which", "cs-nested", "cs"), "delay", steps: 0),
                 ],
-                Notes = "iterations calibrated per series so every point lasts ≥ 0.5 s (--iterations N fixes them instead); "
-                    + "judged per iteration",
+                Notes = "iterations calibrated per series so every point lasts ≥ 0.5 s "
+                    + "(--iterations N fixes them instead); judged per iteration",
             },
             new()
             {

@@ -68,11 +68,43 @@ public static class SweepStateStore
         if (!File.Exists(path)) throw new SweepException($"{directory} has no {FileName}: not a sweep directory (or the sweep never started)");
         try
         {
-            return JsonSerializer.Deserialize<SweepState>(File.ReadAllText(path), Json) ?? throw new SweepException($"{path} is empty");
+            var state = JsonSerializer.Deserialize<SweepState>(File.ReadAllText(path), Json)
+                ?? throw new SweepException($"{path} is empty");
+            if (Damage(state) is { } why) throw new SweepException($"{path} is damaged: {why}");
+            return state;
         }
         catch (JsonException ex)
         {
             throw new SweepException($"{path} is not a valid sweep state ({ex.Message})");
         }
+    }
+
+    /// <summary>
+    /// What makes a parsed state unusable (JSON nulls where objects belong, points or runs referring to points that
+    /// do not exist), or null: the sweep code and the claims report index points by these numbers.
+    /// </summary>
+    public static string? Damage(SweepState s)
+    {
+        if (s.Sweep is null || s.Workload is null) return "the sweep or workload name is missing";
+        if (s.Points is null || s.Order is null || s.Runs is null || s.Overrides is null) return "a list is missing";
+        if (s.Repeats < 0) return "negative repeats";
+        for (var i = 0; i < s.Points.Count; i++)
+        {
+            var p = s.Points[i];
+            if (p is null || p.Values is null || p.Series is null || p.X is null) return $"point {i} is incomplete";
+            if (p.Index != i) return $"point {i} has index {p.Index}";
+        }
+        bool Known(int point) => point >= 0 && point < s.Points.Count;
+        if (s.Order.Any(o => o is null || !Known(o.Point) || o.Repeat < 0))
+            return "the run order refers to unknown points";
+        foreach (var r in s.Runs)
+        {
+            if (r is null || !Known(r.Point) || r.Status is null || r.Metrics is null || r.Traced is null)
+                return "a run is incomplete or refers to an unknown point";
+        }
+        if (s.Calibration is { } c
+            && c.Any(x => x is null || x.Pilots is null || x.Parameter is null || x.Series is null))
+            return "the calibration is incomplete";
+        return null;
     }
 }

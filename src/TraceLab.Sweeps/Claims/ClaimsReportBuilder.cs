@@ -43,9 +43,6 @@ public static class ClaimsReportBuilder
         if (!state.Sweep.Equals(d.Name, StringComparison.OrdinalIgnoreCase) || state.Workload != d.Workload)
             throw new SweepException(
                 $"{dir} holds sweep '{state.Workload} {state.Sweep}', not '{d.Workload} {d.Name}'");
-        if (state.Points.Any(p => p.Index < 0 || p.Index >= state.Points.Count)
-            || state.Runs.Any(r => r.Point < 0 || r.Point >= state.Points.Count))
-            throw new SweepException($"{dir}/{SweepStateStore.FileName} refers to points it does not define");
         var cpus = (log.Machine ?? ReadMachine(dir) ?? current).Cpus;
         var data = Data(d, state, cpus);
         var elapsed = data.Points.Select(p => data.Stat(p, "elapsed")?.Median).OfType<double>().ToList();

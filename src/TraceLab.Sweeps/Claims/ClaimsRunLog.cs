@@ -21,8 +21,11 @@ public sealed class ClaimsRunLog
         if (!File.Exists(path)) return new ClaimsRunLog();
         try
         {
-            return JsonSerializer.Deserialize<ClaimsRunLog>(File.ReadAllText(path), SweepStateStore.Json)
+            var log = JsonSerializer.Deserialize<ClaimsRunLog>(File.ReadAllText(path), SweepStateStore.Json)
                 ?? throw new SweepException($"{path} is empty");
+            if (log.Windows is null || log.Windows.Any(w => w is null || w.Sweep is null || w.LoadAverages is null))
+                throw new SweepException($"{path} is damaged: a load window is incomplete");
+            return log;
         }
         catch (JsonException ex)
         {

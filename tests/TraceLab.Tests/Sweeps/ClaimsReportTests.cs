@@ -168,3 +168,70 @@ public sealed class ClaimsReportTests
         Assert.True(MachineLoad.ReadCpuTicks() is { Total: > 0 });
     }
 }
+
+/// <summary>Damaged results files: every variant gives a report or one SweepException, never anything else.</summary>
+public sealed class ClaimsReportFuzzTests(Xunit.Abstractions.ITestOutputHelper output)
+{
+    [Fact]
+    public void Thousands_of_damaged_state_and_run_log_files_give_a_report_or_one_clear_error()
+    {
+        using var tmp = new TempDirectory("claims-fuzz");
+        HandMadeResults.Write(tmp.Path, "tm1", (p, r) => HandMadeResults.Elapsed(p.Values["which"] == "1" ? 0.01 : 1));
+        HandMadeResults.Log(tmp.Path, 2, HandMadeResults.Window("tm1", 0.3));
+        var statePath = Path.Combine(tmp.Path, "tm1", "state.json");
+        var logPath = Path.Combine(tmp.Path, ClaimsRunLog.FileName);
+        var originals = new Dictionary<string, byte[]>
+        {
+            [statePath] = File.ReadAllBytes(statePath), [logPath] = File.ReadAllBytes(logPath),
+        };
+        var random = new Random(22);
+        int reports = 0, errors = 0;
+        for (var i = 0; i < 3000; i++)
+        {
+            var target = i % 3 == 0 ? logPath : statePath;
+            foreach (var (path, bytes) in originals) File.WriteAllBytes(path, bytes);
+            File.WriteAllBytes(target, Damage(originals[target], random));
+            try
+            {
+                var machine = new MachineInfo(2, null, "Linux", null, ".NET");
+                ClaimsReportMarkdown.Write(ClaimsReportBuilder.Build(tmp.Path, false, machine), HandMadeResults.Start);
+                reports++;
+            }
+            catch (SweepException)
+            {
+                errors++;
+            }
+        }
+        output.WriteLine($"3000 damaged variants: {reports} reports, {errors} one-line errors");
+        Assert.Equal(3000, reports + errors);
+        Assert.True(errors > 100 && reports > 100, $"{reports} reports, {errors} errors");
+    }
+
+    /// <summary>Truncation, a flipped byte, a deleted or duplicated span, or a JSON value of another kind.</summary>
+    private static byte[] Damage(byte[] original, Random random)
+    {
+        var b = original.ToList();
+        switch (random.Next(5))
+        {
+            case 0: return [.. b.Take(random.Next(b.Count))];
+            case 1: b[random.Next(b.Count)] = (byte)random.Next(256); return [.. b];
+            case 2:
+                var at = random.Next(b.Count);
+                b.RemoveRange(at, Math.Min(b.Count - at, random.Next(1, 40)));
+                return [.. b];
+            case 3:
+                var from = random.Next(b.Count);
+                b.InsertRange(random.Next(b.Count), b.Skip(from).Take(random.Next(1, 60)).ToList());
+                return [.. b];
+            default:
+                var text = System.Text.Encoding.UTF8.GetString(original);
+                var values = new[] { "null", "-1", "999999", "\"x\"", "[]", "{}", "1e308", "true" };
+                var colon = text.IndexOf(':', random.Next(text.Length));
+                if (colon < 0) return original;
+                var end = text.IndexOfAny([',', '\n', '}'], colon + 1);
+                if (end < 0) return original;
+                var value = values[random.Next(values.Length)];
+                return System.Text.Encoding.UTF8.GetBytes(text[..(colon + 1)] + " " + value + text[end..]);
+        }
+    }
+}
