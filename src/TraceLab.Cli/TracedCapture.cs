@@ -130,7 +130,8 @@ public sealed class TracedCapture : IDisposable
         var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
             read: null, timeline);
         report.Warnings.InsertRange(0, _notices);
-        ReportFiles.Write(_output, report, timelineData);
+        // Charts go with the timeline: sweep runs ask for neither and stay fast.
+        ReportFiles.Write(_output, report, timelineData, charts: timeline is not null);
         return new TracedRunFiles(report, result, traceFile);
     }
 

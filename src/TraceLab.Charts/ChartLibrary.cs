@@ -1,0 +1,25 @@
+namespace TraceLab.Charts;
+
+/// <summary>
+/// Recognises a drawing library that cannot load (libSkiaSharp.so or one of its libraries, e.g. libfontconfig, is
+/// missing): the report is still written, without charts, and the run says why in one line.
+/// </summary>
+public static class ChartLibrary
+{
+    public static bool IsUnavailable(Exception ex) => Innermost(ex) is DllNotFoundException or BadImageFormatException
+        or EntryPointNotFoundException or TypeInitializationException;
+
+    public static string Reason(Exception ex)
+    {
+        var inner = Innermost(ex);
+        return $"the native drawing library (SkiaSharp) could not be loaded ({inner.GetType().Name}: " +
+            $"{inner.Message.Split('\n')[0].Trim()}); on Debian/Ubuntu: apt-get install libfontconfig1 fonts-dejavu-core";
+    }
+
+    private static Exception Innermost(Exception ex)
+    {
+        while (ex is AggregateException { InnerException: { } a }) ex = a;
+        while (ex is TypeInitializationException { InnerException: { } t }) ex = t;
+        return ex;
+    }
+}
