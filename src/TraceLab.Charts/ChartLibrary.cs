@@ -6,6 +6,22 @@ namespace TraceLab.Charts;
 /// </summary>
 public static class ChartLibrary
 {
+    private static readonly Lazy<string?> Probed = new(() =>
+    {
+        try
+        {
+            new ScottPlot.Plot().GetImageBytes(4, 4, ScottPlot.ImageFormat.Png);
+            return null;
+        }
+        catch (Exception ex) when (IsUnavailable(ex))
+        {
+            return Reason(ex);
+        }
+    });
+
+    /// <summary>Null when a chart can be drawn here; otherwise why not (tests skip with it).</summary>
+    public static string? Unavailable => Probed.Value;
+
     public static bool IsUnavailable(Exception ex) => Innermost(ex) is DllNotFoundException or BadImageFormatException
         or EntryPointNotFoundException or TypeInitializationException;
 

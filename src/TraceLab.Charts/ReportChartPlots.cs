@@ -48,7 +48,7 @@ public static class ReportChartPlots
         plot.YLabel("% of the series' samples");
         plot.Axes.SetLimitsX(lowest - 0.6, highest + 0.6);
         plot.Axes.Margins(bottom: 0);
-        plot.ShowLegend(Alignment.UpperRight);
+        plot.ShowLegend(Edge.Right);
         if (chart.Omitted > 0) Footnote(plot, $"{chart.Omitted} more not shown");
         return plot;
     }
@@ -79,11 +79,10 @@ public static class ReportChartPlots
                 t.LabelFontColor = Math.Log10(1 + v) > 0.6 * Math.Log10(1 + max) ? Colors.Black : Colors.White;
             }
         plot.Axes.Bottom.TickGenerator = new ScottPlot.TickGenerators.NumericManual(
-            Enumerable.Range(0, cols).Select(c => (double)c).ToArray(), chart.Wakers.Select(Short).ToArray());
+            Enumerable.Range(0, cols).Select(c => (double)c).ToArray(),
+            chart.Wakers.Select(w => Short(w, 16).Replace(" (", "\n(", StringComparison.Ordinal)).ToArray());
         plot.Axes.Left.TickGenerator = new ScottPlot.TickGenerators.NumericManual(
-            Enumerable.Range(0, rows).Select(r => (double)(rows - 1 - r)).ToArray(), chart.Wakees.Select(Short).ToArray());
-        plot.Axes.Bottom.TickLabelStyle.Rotation = -30;
-        plot.Axes.Bottom.TickLabelStyle.Alignment = Alignment.MiddleRight;
+            Enumerable.Range(0, rows).Select(r => (double)(rows - 1 - r)).ToArray(), chart.Wakees.Select(w => Short(w, 28)).ToArray());
         plot.XLabel("waker");
         plot.YLabel("woken thread");
         plot.Axes.SetLimits(-0.5, cols - 0.5, -0.5, rows - 0.5);
@@ -130,7 +129,13 @@ public static class ReportChartPlots
         return plot;
     }
 
-    private static string Short(string label) => label.Length > 28 ? label[..27] + "…" : label;
+    /// <summary>The label with its thread name cut to <paramref name="name"/> characters; the "(tid)" is kept.</summary>
+    private static string Short(string label, int name)
+    {
+        var at = label.LastIndexOf(" (", StringComparison.Ordinal);
+        var (head, tail) = at < 0 ? (label, "") : (label[..at], label[at..]);
+        return (head.Length > name ? head[..(name - 1)] + "…" : head) + tail;
+    }
 
     private static void Footnote(Plot plot, string text)
     {

@@ -54,7 +54,8 @@ internal static class HtmlAssets
 
     /// <summary>
     /// Wires the toggles and marks the document: data-ready="1" once done, data-error="…" on any script error, and
-    /// data-timeline-rows with the rows drawn (what the headless-Chromium test reads from the dumped DOM).
+    /// data-timeline-rows with the rows drawn, and after load data-charts-drawn with the chart images the browser
+    /// decoded (what the headless-Chromium test reads from the dumped DOM).
     /// </summary>
     public const string Script = """
         (function () {
@@ -77,6 +78,11 @@ internal static class HtmlAssets
             }
           }
           if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready); else ready();
+          window.addEventListener('load', function () {
+            var imgs = document.querySelectorAll('figure.chart img'), drawn = 0;
+            for (var i = 0; i < imgs.length; i++) if (imgs[i].complete && imgs[i].naturalWidth > 0) drawn++;
+            root.setAttribute('data-charts-drawn', String(drawn));
+          });
         })();
         """;
 }
