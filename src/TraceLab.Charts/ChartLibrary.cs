@@ -29,7 +29,15 @@ public static class ChartLibrary
     {
         var inner = Innermost(ex);
         return $"the native drawing library (SkiaSharp) could not be loaded ({inner.GetType().Name}: " +
-            $"{inner.Message.Split('\n')[0].Trim()}); on Debian/Ubuntu: apt-get install libfontconfig1 fonts-dejavu-core";
+            $"{FirstSentence(inner.Message)}); on Debian/Ubuntu: apt-get install libfontconfig1 fonts-dejavu-core";
+    }
+
+    // .NET's DllNotFoundException goes on about strace and LD_DEBUG: the first sentence says what is missing.
+    private static string FirstSentence(string message)
+    {
+        var line = message.Split('\n')[0].Trim();
+        var end = line.IndexOf(". ", StringComparison.Ordinal);
+        return end < 0 ? line.TrimEnd('.') : line[..end];
     }
 
     private static Exception Innermost(Exception ex)
