@@ -127,6 +127,7 @@ public sealed class TracedCapture : IDisposable
             _output.Commit("workload.json", tmp => File.Move(ResultTemp, tmp));
         }
 
+        if (timeline is not null) TraceLab.Charts.ReportChartImages.WarmUp();
         var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
             read: null, timeline);
         report.Warnings.InsertRange(0, _notices);

@@ -2,6 +2,7 @@ using System.CommandLine;
 using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Charts;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Formats.Registry;
 using TraceLab.Workloads;
@@ -80,6 +81,8 @@ public sealed class AnalyzeCommand
         if (s.Out is null && !s.Force && File.Exists(output.File("report.json")))
             throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
+        // The drawing library loads while the trace is read, not after.
+        if (!s.NoCharts) ReportChartImages.WarmUp();
         var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
             s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads);
         var written = ReportFiles.Write(output, report, recorded, charts: !s.NoCharts);
