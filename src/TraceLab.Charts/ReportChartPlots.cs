@@ -37,7 +37,7 @@ public static class ReportChartPlots
         }
         // A tick per power of two would crowd the axis: label every other one, each with its duration.
         var ticks = new ScottPlot.TickGenerators.NumericManual();
-        var step = highest - lowest > 14 ? 2 : 1;
+        var step = highest - lowest > 10 ? 2 : 1;
         for (var i = lowest; i <= highest + 1; i++)
         {
             if ((i - lowest) % step == 0) ticks.AddMajor(i - 0.5, ChartStyle.Duration(LogBins.LowOf(i)));
@@ -48,7 +48,7 @@ public static class ReportChartPlots
         plot.YLabel("% of the series' samples");
         plot.Axes.SetLimitsX(lowest - 0.6, highest + 0.6);
         plot.Axes.Margins(bottom: 0);
-        plot.ShowLegend(Edge.Right);
+        plot.ShowLegend(Alignment.UpperRight);
         if (chart.Omitted > 0) Footnote(plot, $"{chart.Omitted} more not shown");
         return plot;
     }
@@ -65,7 +65,7 @@ public static class ReportChartPlots
         var hm = plot.Add.Heatmap(intensity);
         hm.Colormap = new ScottPlot.Colormaps.Viridis();
         // Row 0 (the thread woken most) at the top: cell (r, c) spans x in [c - 0.5, c + 0.5], y around rows-1-r.
-        hm.Extent = new CoordinateRect(-0.5, cols - 0.5, -0.5, rows - 0.5);
+        hm.Rectangle = new CoordinateRect(-0.5, cols - 0.5, -0.5, rows - 0.5);
         var max = chart.Cells.SelectMany(r => r).DefaultIfEmpty(0).Max();
         for (var r = 0; r < rows; r++)
             for (var c = 0; c < cols; c++)

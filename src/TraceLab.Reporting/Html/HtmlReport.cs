@@ -57,7 +57,8 @@ public static class HtmlReport
         foreach (var c in charts ?? [])
         {
             var name = WebUtility.HtmlEncode(c.Name);
-            sb.Append(Inv, $"<figure class=\"card chart\" id=\"{name}\"><figcaption>{WebUtility.HtmlEncode(c.Title)}</figcaption>\n");
+            // The picture carries its title: no caption above it.
+            sb.Append(Inv, $"<figure class=\"card chart\" id=\"{name}\">\n");
             sb.Append(Inv, $"<img alt=\"{WebUtility.HtmlEncode(c.Title)}\" width=\"{c.Width}\" height=\"{c.Height}\" src=\"data:image/png;base64,");
             sb.Append(Convert.ToBase64String(c.Png)).Append("\">\n");
             sb.Append(Inv, $"<p class=\"note\">Also beside this report: {name}.png and {name}.svg.</p></figure>\n");

@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using System.Xml.Linq;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Charts;
+using TraceLab.Reporting.Charts;
 using TraceLab.Tests.Html;
 using TraceLab.TestSupport;
 using Xunit;
@@ -49,5 +50,29 @@ public sealed class ChartRenderingTests
                 colours.Add((uint)bitmap.GetPixel(x, y));
         // White background, grid, text, three state colours: far more than a blank or single-colour image.
         Assert.True(colours.Count > 8, $"{colours.Count} colours");
+    }
+
+    [ChartsFact]
+    public void Each_heatmap_cell_is_drawn_where_its_labels_say_in_its_counts_colour()
+    {
+        // 5 × 4 distinct counts: a cell drawn one place off, or stretched, shows another cell's colour.
+        var cells = Enumerable.Range(0, 5).Select(r => Enumerable.Range(0, 4).Select(c => (long)(1 << (r * 4 + c) % 13)).ToArray())
+            .ToArray();
+        var chart = new HeatmapChart("w", "t", Enumerable.Range(0, 5).Select(i => $"a ({i})").ToList(),
+            Enumerable.Range(0, 4).Select(i => $"b ({i})").ToList(), cells, 0);
+        var plot = ReportChartPlots.Heatmap(chart);
+        using var bitmap = SkiaSharp.SKBitmap.Decode(plot.GetImageBytes(700, 500, ScottPlot.ImageFormat.Png));
+        var hm = plot.GetPlottables<ScottPlot.Plottables.Heatmap>().Single();
+        var range = hm.GetRange();
+        for (var r = 0; r < 5; r++)
+            for (var c = 0; c < 4; c++)
+            {
+                // Off the cell's centre, where its count is written; row 0 is the top row, as the y labels say.
+                var px = plot.GetPixel(new ScottPlot.Coordinates(c + 0.3, 5 - 1 - r + 0.3));
+                var drawn = bitmap.GetPixel((int)px.X, (int)px.Y);
+                var want = hm.Colormap.GetColor((Math.Log10(1 + cells[r][c]) - range.Min) / (range.Max - range.Min));
+                Assert.True(Math.Abs(drawn.Red - want.R) + Math.Abs(drawn.Green - want.G) + Math.Abs(drawn.Blue - want.B) < 24,
+                    $"cell {r},{c}: drawn {drawn}, expected {want}");
+            }
     }
 }
