@@ -17,7 +17,8 @@ public static class LineChartPlot
     {
         var plot = new Plot();
         plot.Title(chart.Subtitle is null ? chart.Title : chart.Title + "\n" + chart.Subtitle, 14);
-        var xs = chart.Series.SelectMany(s => s.Points).Select(p => (p.X, p.XLabel)).Distinct().OrderBy(p => p.X).ToList();
+        var xs = chart.Series.SelectMany(s => s.Points).Select(p => (p.X, p.XLabel)).Distinct().OrderBy(p => p.X)
+            .ToList();
         var index = xs.Select((p, i) => (p.X, i)).GroupBy(t => t.X).ToDictionary(g => g.Key, g => g.First().i);
         double X(double x) => chart.Categorical ? index.GetValueOrDefault(x) : chart.LogX ? Math.Log2(x) : x;
         var floor = chart.Series.SelectMany(s => s.Points).SelectMany(p => new[] { p.Min, p.Median })
@@ -35,7 +36,8 @@ public static class LineChartPlot
                 pts.Select(p => Y(p.Max)).ToArray());
             band.FillColor = color.WithAlpha(0.18);
             band.LineColor = color.WithAlpha(0.35);
-            var line = plot.Add.Scatter(pts.Select(p => X(p.X)).ToArray(), pts.Select(p => Y(p.Median)).ToArray(), color);
+            var line = plot.Add.Scatter(pts.Select(p => X(p.X)).ToArray(), pts.Select(p => Y(p.Median)).ToArray(),
+                color);
             line.LineWidth = 2;
             line.MarkerSize = 7;
             line.LegendText = s.Label;
@@ -43,8 +45,8 @@ public static class LineChartPlot
         foreach (var e in chart.Expected)
         {
             var i = chart.Series.Select((s, k) => (s.Label, k)).FirstOrDefault(t => t.Label == e.Series).k;
-            var dashed = plot.Add.ScatterLine(e.Points.Select(p => X(p.X)).ToArray(), e.Points.Select(p => Y(p.Y)).ToArray(),
-                ChartStyle.ColorOf(i));
+            var dashed = plot.Add.ScatterLine(e.Points.Select(p => X(p.X)).ToArray(),
+                e.Points.Select(p => Y(p.Y)).ToArray(), ChartStyle.ColorOf(i));
             dashed.LinePattern = LinePattern.Dashed;
             dashed.LineWidth = 1.5f;
             dashed.LegendText = e.Label;
@@ -67,7 +69,8 @@ public static class LineChartPlot
         plot.Axes.Bottom.TickGenerator = xTicks;
         if (chart.LogY)
         {
-            var top = chart.Series.SelectMany(s => s.Points).Select(p => Math.Max(p.Max, p.Median)).DefaultIfEmpty(1).Max();
+            var top = chart.Series.SelectMany(s => s.Points).Select(p => Math.Max(p.Max, p.Median))
+                .DefaultIfEmpty(1).Max();
             var yTicks = new ScottPlot.TickGenerators.NumericManual();
             foreach (var t in NiceScale.LogTicks(floor, top)) yTicks.AddMajor(Math.Log10(t), TickText(t));
             plot.Axes.Left.TickGenerator = yTicks;

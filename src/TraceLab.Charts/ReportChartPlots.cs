@@ -17,8 +17,9 @@ public static class ReportChartPlots
     public static Plot Histogram(HistogramChart chart)
     {
         var plot = ChartStyle.NewPlot(chart.Title);
-        var lowest = chart.Series.SelectMany(s => s.Bins).Select(b => LogBins.IndexOf(b.LowNs)).DefaultIfEmpty(0).Min();
-        var highest = chart.Series.SelectMany(s => s.Bins).Select(b => LogBins.IndexOf(b.LowNs)).DefaultIfEmpty(0).Max();
+        var indexes = chart.Series.SelectMany(s => s.Bins).Select(b => LogBins.IndexOf(b.LowNs)).DefaultIfEmpty(0)
+            .ToList();
+        int lowest = indexes.Min(), highest = indexes.Max();
         var n = chart.Series.Count;
         var width = 0.84 / Math.Max(1, n);
         for (var j = 0; j < n; j++)
@@ -82,7 +83,8 @@ public static class ReportChartPlots
             Enumerable.Range(0, cols).Select(c => (double)c).ToArray(),
             chart.Wakers.Select(w => Short(w, 16).Replace(" (", "\n(", StringComparison.Ordinal)).ToArray());
         plot.Axes.Left.TickGenerator = new ScottPlot.TickGenerators.NumericManual(
-            Enumerable.Range(0, rows).Select(r => (double)(rows - 1 - r)).ToArray(), chart.Wakees.Select(w => Short(w, 28)).ToArray());
+            Enumerable.Range(0, rows).Select(r => (double)(rows - 1 - r)).ToArray(),
+            chart.Wakees.Select(w => Short(w, 28)).ToArray());
         plot.XLabel("waker");
         plot.YLabel("woken thread");
         plot.Axes.SetLimits(-0.5, cols - 0.5, -0.5, rows - 0.5);
@@ -129,7 +131,8 @@ public static class ReportChartPlots
         return plot;
     }
 
-    /// <summary>The label with its thread name cut to <paramref name="name"/> characters; the "(tid)" is kept.</summary>
+    /// <summary>The label with its thread name cut to <paramref name="name"/> characters; the "(tid)" is
+    /// kept.</summary>
     private static string Short(string label, int name)
     {
         var at = label.LastIndexOf(" (", StringComparison.Ordinal);

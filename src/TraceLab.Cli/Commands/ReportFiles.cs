@@ -15,18 +15,22 @@ public static class ReportFiles
 
     /// <summary>The chart files in <paramref name="output"/>, for the list of files a run prints.</summary>
     public static IEnumerable<string> ChartsIn(OutputDirectory output) =>
-        Directory.EnumerateFiles(output.Path, "chart-*.*").Select(Path.GetFileName).OfType<string>().Order(StringComparer.Ordinal);
+        Directory.EnumerateFiles(output.Path, "chart-*.*").Select(Path.GetFileName).OfType<string>()
+            .Order(StringComparer.Ordinal);
 
     /// <param name="timeline">The thread timeline for report.html (null: the page says none was recorded).</param>
     /// <param name="plots">SVG plots to embed in report.html (e.g. a sweep's).</param>
-    /// <param name="charts">Draw the charts (false: --no-charts, and sweep runs, which keep only report.json's figures).</param>
-    /// <returns>The files written, report files first; and why the charts are missing when they could not be drawn.</returns>
+    /// <param name="charts">Draw the charts (false: --no-charts, and sweep runs, which keep only report.json's
+    /// figures).</param>
+    /// <returns>The files written, report files first; and why the charts are missing when they could not be
+    /// drawn.</returns>
     public static WrittenReport Write(OutputDirectory output, RunReport report, TimelineData? timeline = null,
         IReadOnlyList<EmbeddedPlot>? plots = null, bool charts = true)
     {
         // Charts render on another thread while the text reports are written: the drawing library (and its native
         // half) loads only here, and its start-up overlaps the JSON and Markdown work.
-        var rendering = charts && !report.Charts.IsEmpty ? Task.Run(() => ReportChartImages.Render(report.Charts)) : null;
+        var rendering = charts && !report.Charts.IsEmpty
+            ? Task.Run(() => ReportChartImages.Render(report.Charts)) : null;
         output.WriteText("report.json", ReportJson.Serialize(report));
         output.WriteText("report.md", ReportMarkdown.Render(report));
         var files = new List<string>(Names);
@@ -59,5 +63,6 @@ public static class ReportFiles
 }
 
 /// <summary>What <see cref="ReportFiles.Write"/> wrote.</summary>
-/// <param name="ChartsMissing">Why the charts could not be drawn (one line for the terminal); null when they were, or were not asked for.</param>
+/// <param name="ChartsMissing">Why the charts could not be drawn (one line for the terminal); null when they were,
+/// or were not asked for.</param>
 public sealed record WrittenReport(IReadOnlyList<string> Files, string? ChartsMissing);

@@ -1,6 +1,7 @@
 namespace TraceLab.Reporting.Charts;
 
-/// <summary>Durations in [<see cref="LowNs"/>, <see cref="HighNs"/>): one power of two (0 falls in the first bin).</summary>
+/// <summary>Durations in [<see cref="LowNs"/>, <see cref="HighNs"/>): one power of two (0 falls in the first
+/// bin).</summary>
 public readonly record struct LogBin(long LowNs, long HighNs, long Count);
 
 /// <summary>One histogram of a chart: a thread's ready latencies, or a lock object's handoff gaps.</summary>

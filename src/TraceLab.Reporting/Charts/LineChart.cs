@@ -24,7 +24,8 @@ public sealed class LineChart
     public bool LogX { get; init; }
     /// <summary>Log-scale y axis: for series that differ by orders of magnitude (cs vs mutex).</summary>
     public bool LogY { get; init; }
-    /// <summary>Evenly spaced x positions labelled by <see cref="ChartPoint.XLabel"/> (non-numeric swept values).</summary>
+    /// <summary>Evenly spaced x positions labelled by <see cref="ChartPoint.XLabel"/> (non-numeric swept
+    /// values).</summary>
     public bool Categorical { get; init; }
     public required IReadOnlyList<ChartSeries> Series { get; init; }
     public IReadOnlyList<ExpectedLine> Expected { get; init; } = [];

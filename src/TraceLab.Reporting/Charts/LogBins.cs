@@ -2,7 +2,8 @@ using TraceLab.Analyzers;
 
 namespace TraceLab.Reporting.Charts;
 
-/// <summary>Power-of-two bins of a <see cref="LatencyHistogram"/>: exact, since its buckets never straddle one.</summary>
+/// <summary>Power-of-two bins of a <see cref="LatencyHistogram"/>: exact, since its buckets never straddle
+/// one.</summary>
 public static class LogBins
 {
     /// <summary>Index of the bin holding <paramref name="ns"/>: floor(log2), with 0 in bin 0.</summary>
@@ -12,7 +13,8 @@ public static class LogBins
 
     public static long HighOf(int index) => 1L << (index + 1);
 
-    /// <summary>Every bin from the lowest to the highest non-empty one (empty ones between included, so bars line up).</summary>
+    /// <summary>Every bin from the lowest to the highest non-empty one (empty ones between included, so bars line
+    /// up).</summary>
     public static IReadOnlyList<LogBin> From(LatencyHistogram histogram)
     {
         var counts = new long[64];

@@ -28,13 +28,15 @@ public static class ReportChartsBuilder
     }
 
     /// <summary>The threads that waited longest for a CPU (ready time), one histogram each.</summary>
-    public static HistogramChart? ReadyLatency(IEnumerable<int> tids, Func<int, ThreadStats?> stats, Func<int, string> label)
+    public static HistogramChart? ReadyLatency(IEnumerable<int> tids, Func<int, ThreadStats?> stats,
+        Func<int, string> label)
     {
         var ranked = tids.Select(stats).OfType<ThreadStats>().Where(s => s.ReadyLatency.Count > 0)
             .OrderByDescending(s => s.ReadyNs).ThenBy(s => s.Tid).ToList();
         if (ranked.Count == 0) return null;
         var series = ranked.Take(LatencyThreads)
-            .Select(s => new HistogramSeries(label(s.Tid), LogBins.From(s.ReadyLatency), s.ReadyLatency.Count)).ToList();
+            .Select(s => new HistogramSeries(label(s.Tid), LogBins.From(s.ReadyLatency), s.ReadyLatency.Count))
+            .ToList();
         return new HistogramChart("chart-ready-latency", "Ready latency per thread (wakeup or preemption → running)",
             "ready latency", series, ranked.Count - series.Count);
     }
@@ -47,9 +49,11 @@ public static class ReportChartsBuilder
             .OrderByDescending(o => o.Handoffs).ThenBy(o => o.Object.ToString(), StringComparer.Ordinal).ToList();
         if (ranked.Count == 0) return null;
         var series = ranked.Take(HandoffObjects)
-            .Select(o => new HistogramSeries(o.Object.ToString(), LogBins.From(o.HandoffGap), o.HandoffGap.Count)).ToList();
-        return new HistogramChart("chart-handoff-gaps", "Lock handoff gap per object (lock granted → new owner running)",
-            "handoff gap", series, ranked.Count - series.Count);
+            .Select(o => new HistogramSeries(o.Object.ToString(), LogBins.From(o.HandoffGap), o.HandoffGap.Count))
+            .ToList();
+        return new HistogramChart("chart-handoff-gaps",
+            "Lock handoff gap per object (lock granted → new owner running)", "handoff gap", series,
+            ranked.Count - series.Count);
     }
 
     /// <summary>
@@ -75,7 +79,8 @@ public static class ReportChartsBuilder
                 row[index.TryGetValue(waker, out var i) ? i : index[Others]] += n;
             return row;
         }).ToArray();
-        var wakerLabels = columns.Select(c => c switch { Others => "other threads", Irq => "<irq>", _ => label(c) }).ToList();
+        var wakerLabels = columns.Select(c => c switch { Others => "other threads", Irq => "<irq>", _ => label(c) })
+            .ToList();
         return new HeatmapChart("chart-wakers", "Who woke whom (wakeups in the region)",
             top.Select(s => label(s.Tid)).ToList(), wakerLabels, cells, ranked.Count - top.Count);
     }
@@ -95,7 +100,8 @@ public static class ReportChartsBuilder
                 busy[s.Tid] = busy.GetValueOrDefault(s.Tid) + (s.End - s.Start);
         var present = timeline.Segments.Where(s => selected.Contains(s.Tid)).Select(s => s.Tid).Distinct().ToList();
         if (present.Count == 0) return null;
-        var shown = present.OrderByDescending(t => busy.GetValueOrDefault(t)).ThenBy(t => t).Take(StateThreads).ToHashSet();
+        var shown = present.OrderByDescending(t => busy.GetValueOrDefault(t)).ThenBy(t => t).Take(StateThreads)
+            .ToHashSet();
         var bucket = Math.Max(1, (length + StateBuckets - 1) / StateBuckets);
         var count = (int)((length + bucket - 1) / bucket);
         var ns = new long[3][];
@@ -114,7 +120,8 @@ public static class ReportChartsBuilder
         }
         string[] names = ["running", "runnable", "blocked"];
         var layers = Enumerable.Range(0, 3)
-            .Select(k => new StateLayer(names[k], ns[k].Select((v, i) => v / (double)BucketWidth(i)).ToArray())).ToList();
+            .Select(k => new StateLayer(names[k], ns[k].Select((v, i) => v / (double)BucketWidth(i)).ToArray()))
+            .ToList();
         return new StateBarsChart("chart-thread-states", "Thread states over time (timeline window)",
             timeline.Start - timeline.Anchor, bucket, layers, shown.Order().ToList(), present.Count - shown.Count);
 

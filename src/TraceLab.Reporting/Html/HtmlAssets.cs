@@ -48,7 +48,8 @@ internal static class HtmlAssets
         #timeline .wake-ext { fill: var(--wake); }
         #timeline .futile { fill: var(--futile); stroke: #fff; stroke-width: 1; }
         #timeline g.tl-row:hover .lane { fill: #e3f2fd; }
-        figure { margin: 12px 0 20px; } figure svg, figure img { max-width: 100%; height: auto; } figcaption { font-weight: 600; margin-bottom: 6px; }
+        figure { margin: 12px 0 20px; }
+        figure svg, figure img { max-width: 100%; height: auto; } figcaption { font-weight: 600; margin-bottom: 6px; }
         footer { margin-top: 28px; color: #757575; font-size: 12px; }
         """;
 

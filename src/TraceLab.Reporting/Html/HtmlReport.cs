@@ -15,7 +15,8 @@ public static class HtmlReport
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
     /// <param name="charts">The report's charts, drawn (null: not drawn, e.g. --no-charts; the page says so).</param>
-    /// <param name="chartsNote">Why the charts are missing, when they are (e.g. the drawing library could not load).</param>
+    /// <param name="chartsNote">Why the charts are missing, when they are (e.g. the drawing library could not
+    /// load).</param>
     public static string Render(RunReport report, TimelineData? timeline, IReadOnlyList<EmbeddedPlot>? plots = null,
         IReadOnlyList<EmbeddedChart>? charts = null, string? chartsNote = null)
     {
@@ -53,13 +54,16 @@ public static class HtmlReport
         if (charts is null && note is null) return "";
         var sb = new StringBuilder("<h2 id=\"charts\">Charts</h2>\n");
         if (note is not null) sb.Append("<p class=\"note\">").Append(WebUtility.HtmlEncode(note)).Append("</p>\n");
-        if (charts is { Count: 0 }) sb.Append("<p class=\"note\">Nothing to chart: no ready latencies, handoffs or wakeups among the reported threads.</p>\n");
+        if (charts is { Count: 0 })
+            sb.Append("<p class=\"note\">Nothing to chart: no ready latencies, handoffs or wakeups among the reported "
+                + "threads.</p>\n");
         foreach (var c in charts ?? [])
         {
             var name = WebUtility.HtmlEncode(c.Name);
             // The picture carries its title: no caption above it.
             sb.Append(Inv, $"<figure class=\"card chart\" id=\"{name}\">\n");
-            sb.Append(Inv, $"<img alt=\"{WebUtility.HtmlEncode(c.Title)}\" width=\"{c.Width}\" height=\"{c.Height}\" src=\"data:image/png;base64,");
+            sb.Append(Inv, $"<img alt=\"{WebUtility.HtmlEncode(c.Title)}\" width=\"{c.Width}\" height=\"{c.Height}\" ");
+            sb.Append("src=\"data:image/png;base64,");
             sb.Append(Convert.ToBase64String(c.Png)).Append("\">\n");
             sb.Append(Inv, $"<p class=\"note\">Also beside this report: {name}.png and {name}.svg.</p></figure>\n");
         }

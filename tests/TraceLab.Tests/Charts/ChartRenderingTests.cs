@@ -56,8 +56,8 @@ public sealed class ChartRenderingTests
     public void Each_heatmap_cell_is_drawn_where_its_labels_say_in_its_counts_colour()
     {
         // 5 × 4 distinct counts: a cell drawn one place off, or stretched, shows another cell's colour.
-        var cells = Enumerable.Range(0, 5).Select(r => Enumerable.Range(0, 4).Select(c => (long)(1 << (r * 4 + c) % 13)).ToArray())
-            .ToArray();
+        var cells = Enumerable.Range(0, 5)
+            .Select(r => Enumerable.Range(0, 4).Select(c => (long)(1 << (r * 4 + c) % 13)).ToArray()).ToArray();
         var chart = new HeatmapChart("w", "t", Enumerable.Range(0, 5).Select(i => $"a ({i})").ToList(),
             Enumerable.Range(0, 4).Select(i => $"b ({i})").ToList(), cells, 0);
         var plot = ReportChartPlots.Heatmap(chart);
@@ -71,7 +71,9 @@ public sealed class ChartRenderingTests
                 var px = plot.GetPixel(new ScottPlot.Coordinates(c + 0.3, 5 - 1 - r + 0.3));
                 var drawn = bitmap.GetPixel((int)px.X, (int)px.Y);
                 var want = hm.Colormap.GetColor((Math.Log10(1 + cells[r][c]) - range.Min) / (range.Max - range.Min));
-                Assert.True(Math.Abs(drawn.Red - want.R) + Math.Abs(drawn.Green - want.G) + Math.Abs(drawn.Blue - want.B) < 24,
+                var distance = Math.Abs(drawn.Red - want.R) + Math.Abs(drawn.Green - want.G)
+                    + Math.Abs(drawn.Blue - want.B);
+                Assert.True(distance < 24,
                     $"cell {r},{c}: drawn {drawn}, expected {want}");
             }
     }

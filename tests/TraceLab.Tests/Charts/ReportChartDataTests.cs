@@ -131,7 +131,8 @@ public sealed class ReportChartDataTests
     [Fact]
     public void Heatmap_cells_of_a_hand_built_trace_are_its_wakeups()
     {
-        // 10 wakes 20 three times and 30 once; 20 wakes 10 twice; an interrupt wakes 30 once; 40 (not reported) wakes 10.
+        // 10 wakes 20 three times and 30 once; 20 wakes 10 twice; an interrupt wakes 30 once; 40 (not reported)
+        // wakes 10.
         (int Waker, int Wakee, bool Irq)[] wakes = [(10, 20, false), (10, 20, false), (10, 20, false), (10, 30, false),
             (20, 10, false), (20, 10, false), (0, 30, true), (40, 10, false)];
         var events = new List<KernelEvent> { KernelEvent.Marker(100, 0, 10, MeasuredRegion.BeginMarker) };
@@ -139,7 +140,8 @@ public sealed class ReportChartDataTests
         foreach (var (waker, wakee, irq) in wakes)
             events.Add(KernelEvent.Waking(t += 100, 0, waker, wakee, 1).WithFlags(irq ? EventFlags.HardIrq : (byte)0));
         var acc = Run([.. events]);
-        var chart = ReportChartsBuilder.Wakers([10, 20, 30], tid => acc.Threads.GetValueOrDefault(tid), tid => $"t{tid}")!;
+        var chart = ReportChartsBuilder.Wakers([10, 20, 30], tid => acc.Threads.GetValueOrDefault(tid),
+            tid => $"t{tid}")!;
         // Rows by wakeups received (20: 3, 10: 3, 30: 2; ties by tid), columns the same threads, then others and irq.
         Assert.Equal(["t10", "t20", "t30"], chart.Wakees);
         Assert.Equal(["t10", "t20", "t30", "other threads", "<irq>"], chart.Wakers);

@@ -58,8 +58,8 @@ public sealed class SweepPlotTests
     [Fact]
     public void A_flat_claim_draws_its_ceiling_over_the_x_values_it_covers()
     {
-        var s = new SyntheticSweep().Add("all", "2", 1, 1, 1).Add("all", "4", 1.1, 1.1, 1.1).Add("all", "8", 1.2, 1.2, 1.2)
-            .Add("all", "1", 3, 3, 3);
+        var s = new SyntheticSweep().Add("all", "2", 1, 1, 1).Add("all", "4", 1.1, 1.1, 1.1)
+            .Add("all", "8", 1.2, 1.2, 1.2).Add("all", "1", 3, 3, 3);
         s.Rules.Add(new FlatRule("TH1", "flat beyond 2M", "elapsed", (x, _) => x != "1", "x ≥ 2", tolerance: 0.25));
         var chart = SweepPlots.Chart(s.Data(), "elapsed");
         var e = Assert.Single(chart.Expected);
