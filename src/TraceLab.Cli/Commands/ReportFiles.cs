@@ -1,6 +1,7 @@
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Charts;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Charts;
 using TraceLab.Reporting.Html;
 
 namespace TraceLab.Cli.Commands;
@@ -54,6 +55,12 @@ public static class ReportFiles
             output.WriteText(image.Name + ".svg", image.Svg);
             files.Add(image.Name + ".png");
             files.Add(image.Name + ".svg");
+        }
+        // A chart of an earlier report in this directory that this one does not have would contradict report.html.
+        foreach (var stale in ReportChartsBuilder.Names.Except(images?.Select(i => i.Name) ?? []))
+        {
+            OutputDirectory.TryDelete(output.File(stale + ".png"));
+            OutputDirectory.TryDelete(output.File(stale + ".svg"));
         }
         var embedded = images?.Select(i => new EmbeddedChart(i.Name, i.Title, i.Png, i.Width, i.Height)).ToList();
         output.WriteText("report.html", HtmlReport.Render(report, timeline, plots, embedded,

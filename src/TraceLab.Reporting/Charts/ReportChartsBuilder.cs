@@ -16,6 +16,10 @@ public static class ReportChartsBuilder
     public const int StateThreads = 16;
     public const int StateBuckets = 40;
 
+    /// <summary>Every chart's file stem (chart-NAME.png and .svg).</summary>
+    public static readonly IReadOnlyList<string> Names =
+        ["chart-thread-states", "chart-ready-latency", "chart-handoff-gaps", "chart-wakers"];
+
     public static ReportCharts Build(ReportContext context, TimelineData? timeline)
     {
         var names = context.Names;
