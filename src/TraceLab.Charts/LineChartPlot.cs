@@ -16,7 +16,7 @@ public static class LineChartPlot
     public static Plot Build(LineChart chart)
     {
         var plot = new Plot();
-        plot.Title(chart.Subtitle is null ? chart.Title : chart.Title + "\n" + chart.Subtitle, 14);
+        plot.Title(chart.Subtitle is null ? chart.Title : chart.Title + "\n" + Wrap(chart.Subtitle, 100), 13);
         var xs = chart.Series.SelectMany(s => s.Points).Select(p => (p.X, p.XLabel)).Distinct().OrderBy(p => p.X)
             .ToList();
         var index = xs.Select((p, i) => (p.X, i)).GroupBy(t => t.X).ToDictionary(g => g.Key, g => g.First().i);
@@ -77,8 +77,27 @@ public static class LineChartPlot
         }
         plot.XLabel(chart.XLabel + (chart.LogX ? " (log scale)" : ""));
         plot.YLabel(chart.YLabel + (chart.LogY ? " (log scale)" : ""));
-        plot.ShowLegend(Edge.Right);
+        // Inside the data area: a legend beside it would narrow the plot and push the centred title off the image.
+        plot.ShowLegend(Alignment.UpperLeft);
         return plot;
+    }
+
+    /// <summary>Breaks <paramref name="text"/> at spaces into lines of at most <paramref name="width"/> characters.</summary>
+    private static string Wrap(string text, int width)
+    {
+        var lines = new List<string>();
+        var line = "";
+        foreach (var word in text.Split(' '))
+        {
+            if (line.Length > 0 && line.Length + 1 + word.Length > width)
+            {
+                lines.Add(line);
+                line = word;
+            }
+            else line = line.Length == 0 ? word : line + " " + word;
+        }
+        lines.Add(line);
+        return string.Join("\n", lines);
     }
 
     public static string Svg(LineChart chart) => Build(chart).GetSvgXml(Width, Height);
