@@ -82,7 +82,8 @@ public static class LineChartPlot
         return plot;
     }
 
-    /// <summary>Breaks <paramref name="text"/> at spaces into lines of at most <paramref name="width"/> characters.</summary>
+    /// <summary>Breaks <paramref name="text"/> at spaces into lines of at most <paramref name="width"/>
+    /// characters.</summary>
     private static string Wrap(string text, int width)
     {
         var lines = new List<string>();
