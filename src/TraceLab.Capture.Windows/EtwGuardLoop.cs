@@ -75,7 +75,8 @@ public static class EtwGuardLoop
             }
             catch (Exception ex) when (ex is not OutOfMemoryException)
             {
-                log.WriteLine($"tracelab guard: could not stop ETW session {name} ({ex.Message}); " +
+                var why = ex.GetBaseException() is var inner && inner != ex ? $"{ex.Message}: {inner.Message}" : ex.Message;
+                log.WriteLine($"tracelab guard: could not stop ETW session {name} ({why}); " +
                     $"run 'logman stop {name} -ets' as Administrator");
             }
         }
