@@ -116,7 +116,9 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     public void Attach_to_a_running_multithreaded_process_reports_its_threads_and_leaves_it_running()
     {
         using var dir = new TempDirectory("tracelab-attach");
+        var before = Stopwatch.GetTimestamp();
         using var target = Background("sysbench", "threads", "--threads=4", "--thread-locks=1", "--time=60", "run");
+        var after = Stopwatch.GetTimestamp();
         var tids = Processes.WaitFor(() => Tasks(target.Id) is { Count: >= 5 } t ? t : null, TimeSpan.FromSeconds(10),
             "sysbench threads");
         var run = Run(Deadline, null, "trace", "--pid", target.Id.ToString(CultureInfo.InvariantCulture),
@@ -134,6 +136,7 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Equal(workers.Order().ToList(), top.Participants.Order().ToList());
         Assert.Equal($"(pid {target.Id})", top.Object[top.Object.IndexOf('(', StringComparison.Ordinal)..]);
         Assert.All(report.Threads, t => Assert.Equal(target.Id, t.Pid));
+        AssertStartedBetween(report, target.Id, before, after);
         target.Kill();
     }
 
@@ -141,8 +144,10 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     public void System_capture_sees_every_busy_process()
     {
         using var dir = new TempDirectory("tracelab-system");
+        var before = Stopwatch.GetTimestamp();
         using var a = Background("sysbench", "threads", "--threads=2", "--thread-locks=1", "--time=60", "run");
         using var b = Background("sysbench", "threads", "--threads=3", "--thread-locks=1", "--time=60", "run");
+        var after = Stopwatch.GetTimestamp();
         Processes.WaitFor(() => Tasks(a.Id).Count >= 3 && Tasks(b.Id).Count >= 4 ? "" : null, TimeSpan.FromSeconds(10),
             "sysbench threads");
         var ta = Tasks(a.Id);
@@ -173,6 +178,16 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Contains(a.Id, top);
         Assert.Contains(b.Id, top);
         Assert.Null(report.RestOfSystem);
+        AssertStartedBetween(report, a.Id, before, after);
+        AssertStartedBetween(report, b.Id, before, after);
+        // Processes older than the capture all have a start (from /proc), before the trace's first event.
+        var old = report.Processes.Where(p => p.Pid > 1 && p.StartNs < report.Region.BeginNs).ToList();
+        output.WriteLine($"{report.Processes.Count(p => p.StartNs is null)} of {report.Processes.Count} processes " +
+            $"without a start; {old.Count} started before the capture");
+        // Only a process that started and exited between the capture's start and TraceLab's /proc listing may
+        // lack both a fork in the trace and a listed start.
+        Assert.True(report.Processes.Count(p => p.StartNs is null) * 20 <= report.Processes.Count,
+            "more than 5 % of the processes have no start");
         a.Kill();
         b.Kill();
     }
@@ -246,6 +261,20 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Equal(2, run.ExitCode);
         Assert.Contains("exited while the capture was being set up", SingleLine(run.Stderr), StringComparison.Ordinal);
         Assert.Empty(Instances.OwnedBy(Environment.ProcessId));
+    }
+
+    /// <summary>
+    /// The process's reported start lies between two CLOCK_MONOTONIC readings (Stopwatch's clock on Linux, the trace
+    /// clock) taken around its start, give or take /proc's 10 ms tick: independent of TraceLab's conversion.
+    /// </summary>
+    private void AssertStartedBetween(RunReport report, int pid, long beforeTicks, long afterTicks)
+    {
+        static long Ns(long ticks) => (long)(ticks * (1e9 / Stopwatch.Frequency));
+        var start = Assert.Single(report.Processes, p => p.Pid == pid).StartNs;
+        Assert.NotNull(start);
+        output.WriteLine($"pid {pid}: start {start} ns, started between {Ns(beforeTicks)} and {Ns(afterTicks)}");
+        Assert.InRange(start!.Value, Ns(beforeTicks) - 10_000_000, Ns(afterTicks) + 10_000_000);
+        Assert.True(start < report.Region.BeginNs, "a process older than the capture starts before the region");
     }
 
     private void Report(RunReport r, string what) =>

@@ -52,8 +52,19 @@ public sealed class TargetMarkersTests
         r.OnMarker(MeasuredRegion.TargetPidsMarker + "x,-3,,7", 1, Tl);
         r.OnMarker(MeasuredRegion.ThreadsMarker + "abc 1,2", 2, Tl);
         r.OnMarker(MeasuredRegion.ThreadsMarker + "5", 3, Tl);
+        r.OnMarker(MeasuredRegion.ProcessStartsMarker + "x=1,=5,-2=7,9,8=y,,", 4, Tl);
         Assert.Equal([7], r.TargetPids);
         Assert.Empty(r.ProcessOfThread);
+        Assert.Empty(r.ProcessStarts);
+    }
+
+    [Fact]
+    public void Process_start_markers_give_processes_older_than_the_capture_their_start()
+    {
+        var r = new MeasuredRegion();
+        Assert.False(r.OnMarker(MeasuredRegion.ProcessStartsMarker + "1=-5000000,100=123456789\n", 10, Tl));
+        r.OnMarker(MeasuredRegion.ProcessStartsMarker + "200=42", 11, Tl);
+        Assert.Equal(new Dictionary<int, long> { [1] = -5_000_000, [100] = 123_456_789, [200] = 42 }, r.ProcessStarts);
     }
 
     /// <summary>
@@ -92,6 +103,7 @@ public sealed class TargetMarkersTests
         KernelEvent[] Script(bool withCloneFlags) =>
         [
             KernelEvent.Marker(10, 0, Tl, MeasuredRegion.TargetPidsMarker + P1),
+            KernelEvent.Marker(11, 0, Tl, MeasuredRegion.ThreadsMarker + "100 100,101"),
             .. withCloneFlags ? [KernelEvent.Fork(20, 0, P1, Child, ForkChild.Process)] : Array.Empty<KernelEvent>(),
             KernelEvent.Fork(21, 0, P1, Child),
             .. withCloneFlags ? [KernelEvent.Fork(30, 0, Child, ChildThread, ForkChild.Thread)] : Array.Empty<KernelEvent>(),
