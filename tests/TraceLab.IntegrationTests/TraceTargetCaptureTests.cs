@@ -112,6 +112,49 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Equal(report.Processes.Count(p => !p.Target), report.RestOfSystem!.Processes);
     }
 
+    /// <summary>
+    /// Subshells fork without exec and end within a millisecond, long before TraceLab's 50 ms /proc listing can name
+    /// them: task_newtask's clone flags alone make each its own process, with its name, from its creation on.
+    /// Checked against trace-cmd's decoding of the same events.
+    /// </summary>
+    [TracingFact(needsTraceCmd: true, needsWorkloads: false)]
+    public void Children_forked_without_exec_are_their_own_processes_from_their_first_event()
+    {
+        using var dir = new TempDirectory("tracelab-forks");
+        var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--",
+            "sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do ( i=0; i=$((i+1)) ) & done; wait");
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var report = Load(dir.Path);
+        Report(report, "sh -c (subshells)");
+        var shell = report.Process!.Pid;
+
+        // Independent: what trace-cmd decodes of task_newtask (the clone flags) and of TraceLab's listings.
+        var processes = new List<(int Pid, string Comm)>();
+        var listed = new HashSet<int>();
+        foreach (var line in ProcessOutput.Lines("trace-cmd", "report", "-i", Path.Combine(dir.Path, "trace.dat")))
+        {
+            if (NewTask().Match(line) is { Success: true } m
+                && int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture) == shell
+                && (long.Parse(m.Groups[4].Value, NumberStyles.HexNumber, CultureInfo.InvariantCulture) & 0x10000) == 0)
+                processes.Add((int.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture), m.Groups[3].Value));
+            else if (Listing().Match(line) is { Success: true } l)
+                listed.UnionWith(l.Groups[2].Value.Split(',').Select(t => int.Parse(t, CultureInfo.InvariantCulture)));
+        }
+        Assert.Equal(12, processes.Count);
+        var unlisted = processes.Where(p => !listed.Contains(p.Pid)).ToList();
+        output.WriteLine($"{processes.Count} subshells forked, {unlisted.Count} never listed from /proc");
+        Assert.NotEmpty(unlisted);
+        foreach (var (pid, comm) in processes)
+        {
+            var thread = Assert.Single(report.Threads, t => t.Tid == pid);
+            Assert.Equal(pid, thread.Pid);
+            Assert.Equal(comm, thread.Name);
+            var process = Assert.Single(report.Processes, p => p.Pid == pid);
+            Assert.Equal((comm, 1, shell, true), (process.Name, process.ThreadCount, process.ParentPid, process.Target));
+        }
+        Assert.Equal(shell, report.Threads.Single(t => t.Tid == shell).Pid);
+    }
+
     [TracingProgramFact("sysbench")]
     public void Attach_to_a_running_multithreaded_process_reports_its_threads_and_leaves_it_running()
     {
@@ -365,4 +408,10 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
 
     [GeneratedRegex(@"sched_process_fork:.*pid=(\d+) child_comm=.* child_pid=(\d+)")]
     private static partial Regex Fork();
+
+    [GeneratedRegex(@"-(\d+) +\[\d+\].*task_newtask: +pid=(\d+) comm=(\S+) clone_flags=([0-9a-f]+)")]
+    private static partial Regex NewTask();
+
+    [GeneratedRegex(@"TRACELAB_THREADS (\d+) ([\d,]+)")]
+    private static partial Regex Listing();
 }
