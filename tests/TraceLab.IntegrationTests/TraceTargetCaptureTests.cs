@@ -293,6 +293,42 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     }
 
     [TracingFact(needsWorkloads: false)]
+    public void A_program_ended_by_a_signal_exits_128_plus_the_signal_like_a_shell()
+    {
+        using var dir = new TempDirectory("tracelab-signal");
+        var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--", "sh", "-c", "kill -TERM $$");
+        Assert.Equal(128 + 15, run.ExitCode);
+        var report = Load(dir.Path);
+        Report(report, "sh -c 'kill -TERM $$'");
+        Assert.Equal(143, report.Run!.ExitCode);
+    }
+
+    /// <summary>Option errors are found before any capture: one line, exit 2, whatever tracing there is.</summary>
+    [LinuxFact]
+    public void Bad_options_are_one_line_and_exit_2()
+    {
+        (string[] Args, string Says)[] cases =
+        [
+            (["trace", "--pid", "abc"], "'abc' is not a process id"),
+            (["trace", "--pid", "0"], "'0' is not a process id"),
+            (["trace", "--pid", "1,,2"], "'' is not a process id"),
+            (["trace", "--user", "no-such-user-tracelab", "--", "true"], "no such user"),
+            (["trace", "--"], "no program given after --"),
+            (["trace", "--system", "--duration", "-1"], "--duration must be 0 or more seconds"),
+            (["trace", "--duration", "2", "--", "true"], "--duration applies to --pid and --system"),
+            (["trace", "--user", "root", "--pid", "1"], "--user applies to -- PROGRAM only"),
+        ];
+        foreach (var (args, says) in cases)
+        {
+            var run = Run(Deadline, null, args);
+            Assert.True(run.ExitCode == 2, $"{string.Join(' ', args)}: exit {run.ExitCode} {run.Stderr}");
+            Assert.Contains(says, SingleLine(run.Stderr), StringComparison.Ordinal);
+            Assert.StartsWith("tracelab: ", SingleLine(run.Stderr), StringComparison.Ordinal);
+            Assert.Equal("", run.Stdout);
+        }
+    }
+
+    [TracingFact(needsWorkloads: false)]
     public void A_pid_that_exits_during_setup_is_one_line_and_exit_2()
     {
         using var dir = new TempDirectory("tracelab-gone");
