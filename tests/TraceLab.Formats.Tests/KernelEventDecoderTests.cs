@@ -93,6 +93,29 @@ public class KernelEventDecoderTests
         Assert.Equal((KernelEventKind.Fork, 8, ForkChild.Unknown), (e.Kind, e.ChildTid, e.ChildKind));
     }
 
+    /// <summary>Damaged task_newtask payloads (every length up to past the record, random bytes): no exception,
+    /// and a payload too short for pid and clone_flags is refused, never read past its end.</summary>
+    [Fact]
+    public void Damaged_task_newtask_payloads_are_refused_or_decoded_never_thrown()
+    {
+        var f = _formats["task_newtask"];
+        var end = f.Field("clone_flags")!.Offset + 8;
+        var random = new Random(19);
+        var refused = 0;
+        for (var i = 0; i < 5000; i++)
+        {
+            var bytes = new byte[random.Next(0, end + 16)];
+            random.NextBytes(bytes);
+            if (bytes.Length >= 2) BinaryPrimitives.WriteUInt16LittleEndian(bytes, (ushort)f.Id);
+            var e = default(KernelEvent);
+            var ok = _decoder.Decode(bytes, 1, 0, ref e);
+            if (bytes.Length >= 2 && bytes.Length < f.Field("comm")!.Offset + 16) Assert.False(ok);
+            if (!ok) refused++;
+            else if (bytes.Length >= 2) Assert.Equal(KernelEventKind.Fork, e.Kind);
+        }
+        Assert.InRange(refused, 1, 4999);
+    }
+
     private KernelEvent Decode(byte[] payload, long ts = 100, int cpu = 1)
     {
         var e = new KernelEvent();
