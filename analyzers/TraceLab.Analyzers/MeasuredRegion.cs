@@ -24,7 +24,14 @@ public sealed class MeasuredRegion
     /// that existed before the capture (attach, --system): no fork event in the trace says whose they are.</summary>
     public const string ThreadsMarker = "TRACELAB_THREADS ";
 
+    /// <summary>
+    /// "TRACELAB_PROCESS_STARTS 12=5000000,34=6000000": when processes that predate the capture started, on the trace
+    /// clock (from /proc/PID/stat, 10 ms resolution), for `--pid` and `--system`.
+    /// </summary>
+    public const string ProcessStartsMarker = "TRACELAB_PROCESS_STARTS ";
+
     private readonly List<int> _targetPids = [];
+    private readonly Dictionary<int, long> _processStarts = [];
     private readonly Dictionary<int, int> _processOfThread = [];
     private bool _programMarkers;
 
@@ -40,6 +47,8 @@ public sealed class MeasuredRegion
     public IReadOnlyList<int> TargetPids => _targetPids;
     /// <summary>Thread → process, from TraceLab's TRACELAB_THREADS markers (empty for traces without them).</summary>
     public IReadOnlyDictionary<int, int> ProcessOfThread => _processOfThread;
+    /// <summary>Process → start time (trace clock) from TraceLab's TRACELAB_PROCESS_STARTS markers.</summary>
+    public IReadOnlyDictionary<int, long> ProcessStarts => _processStarts;
     /// <summary>
     /// Times a region was opened (the target's, then possibly the program's): analyzers reset on each.
     /// </summary>
@@ -60,6 +69,11 @@ public sealed class MeasuredRegion
         if (text.StartsWith(ThreadsMarker, StringComparison.Ordinal))
         {
             ParseThreads(text.AsSpan(ThreadsMarker.Length));
+            return false;
+        }
+        if (text.StartsWith(ProcessStartsMarker, StringComparison.Ordinal))
+        {
+            ParseStarts(text.AsSpan(ProcessStartsMarker.Length));
             return false;
         }
         if (text.StartsWith(TargetPidsMarker, StringComparison.Ordinal))
@@ -104,6 +118,19 @@ public sealed class MeasuredRegion
             if (int.TryParse(part.Trim(), System.Globalization.NumberStyles.None,
                     System.Globalization.CultureInfo.InvariantCulture, out var tid) && tid > 0)
                 _processOfThread[tid] = pid;
+        }
+    }
+
+    private void ParseStarts(ReadOnlySpan<char> text)
+    {
+        foreach (var part in text.ToString().Split(','))
+        {
+            var eq = part.IndexOf('=', StringComparison.Ordinal);
+            if (eq > 0 && int.TryParse(part.AsSpan(0, eq).Trim(), System.Globalization.NumberStyles.None,
+                    System.Globalization.CultureInfo.InvariantCulture, out var pid) && pid > 0
+                && long.TryParse(part.AsSpan(eq + 1).Trim(), System.Globalization.NumberStyles.AllowLeadingSign,
+                    System.Globalization.CultureInfo.InvariantCulture, out var ns))
+                _processStarts[pid] = ns;
         }
     }
 

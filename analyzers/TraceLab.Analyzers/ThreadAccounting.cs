@@ -64,6 +64,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     public IReadOnlyDictionary<int, int> Parents => _parent;
 
     private readonly HashSet<int> _execed = [];
+    private readonly HashSet<int> _forkedProcesses = [];
     private readonly Dictionary<int, long> _born = [];
     private readonly Dictionary<int, long> _ended = [];
 
@@ -76,10 +77,17 @@ public sealed class ThreadAccounting : IKernelEventSink
     public IReadOnlySet<int> Execed => _execed;
 
     /// <summary>
+    /// Tasks whose creation event said they are a new process (task_newtask without CLONE_THREAD, perf FORK with
+    /// pid = tid): each leads its own process from its creation on, exec or not.
+    /// </summary>
+    public IReadOnlySet<int> ForkedProcesses => _forkedProcesses;
+
+    /// <summary>
     /// The process a thread belongs to, as far as the trace says so far: TraceLab's TRACELAB_THREADS listing; a
-    /// thread that exec'd, a target pid or the workload's marker thread is a process leader; otherwise the process of
-    /// the thread that created it (a forked child TraceLab did not list counts as its parent's process). A thread
-    /// with no known creator is its own process.
+    /// thread created as a process (its creation event says so), a thread that exec'd, a target pid or the workload's
+    /// marker thread is a process leader; otherwise the process of the thread that created it (a forked child whose
+    /// creation event does not say what it is counts as its parent's process until listed). A thread with no known
+    /// creator is its own process.
     /// </summary>
     public int ProcessOf(int tid) => KnownProcessOf(tid) is var p and > 0 ? p : tid;
 
@@ -102,7 +110,8 @@ public sealed class ThreadAccounting : IKernelEventSink
         for (var depth = 0; depth < 64; depth++)
         {
             if (Region.ProcessOfThread.TryGetValue(cur, out var listed)) return listed;
-            if (_execed.Contains(cur) || cur == Region.MarkerTid || Region.TargetPids.Contains(cur)) return cur;
+            if (_forkedProcesses.Contains(cur) || _execed.Contains(cur) || cur == Region.MarkerTid
+                || Region.TargetPids.Contains(cur)) return cur;
             if (!_parent.TryGetValue(cur, out var parent) || parent <= 0) return 0;
             cur = parent;
         }
@@ -255,6 +264,10 @@ public sealed class ThreadAccounting : IKernelEventSink
             case KernelEventKind.Fork:
                 _parent[e.ChildTid] = e.ParentTid;
                 _born[e.ChildTid] = t;
+                // Unknown (sched_process_fork after task_newtask, or an older trace) keeps what is known; a reused
+                // tid is told again by its own creation event.
+                if (e.ChildKind == ForkChild.Process) _forkedProcesses.Add(e.ChildTid);
+                else if (e.ChildKind == ForkChild.Thread) _forkedProcesses.Remove(e.ChildTid);
                 break;
             case KernelEventKind.Exit:
                 if (e.ExitingTid > 0) _ended[e.ExitingTid] = t;

@@ -24,6 +24,8 @@ public static class CaptureEventSet
         "sched/sched_wakeup_new",
         "sched/sched_migrate_task",
         "sched/sched_process_fork",
+        // Its clone_flags tell a new thread from a new process from the first event on (CLONE_THREAD).
+        "task/task_newtask",
         "sched/sched_process_exec",
         "sched/sched_process_exit",
     ];

@@ -18,7 +18,10 @@ public sealed class CaptureGuard : ICaptureGuard, IDisposable
     public const int RemoveAttempts = 200;
 
     // $1 = the instance directory, ours to remove only after "a" (so a name clash never removes someone else's).
-    // "k PID" arms a kill, "u PID" disarms it; end-of-file means TraceLab is gone.
+    // "k PID" arms a kill, "u PID" disarms it; end-of-file means TraceLab is gone. A built-in workload started but
+    // not yet announced with "k" when TraceLab died is found by its argv, which names this instance's trace_marker
+    // (--marker); a user's program learns the path from its environment only, which the scan does not look at. The
+    // pattern's [r] keeps grep from matching its own command line.
     private const string Script = """
         trap '' INT TERM HUP QUIT
         exec >/dev/null 2>&1
@@ -33,6 +36,11 @@ public sealed class CaptureGuard : ICaptureGuard, IDisposable
           esac
         done
         for p in $pids; do kill -KILL "$p"; done
+        if [ -n "$armed" ]; then
+          for f in $(grep -lsa -e "$inst/trace_marke[r]" /proc/[0-9]*/cmdline); do
+            p=${f#/proc/}; kill -KILL "${p%/cmdline}"
+          done
+        fi
         if [ -n "$armed" ] && [ -d "$inst" ]; then
           { echo 0 > "$inst/tracing_on"; } 2>/dev/null
           { echo 0 > "$inst/events/enable"; } 2>/dev/null

@@ -12,21 +12,32 @@ public sealed class EtwCaptureBackend : ICaptureBackend
     private readonly Func<int, bool> _processAlive;
     private readonly Action<string, string> _merge;
     private readonly int _ownerPid;
+    private readonly Func<int, IEtwGuard>? _startGuard;
+    private readonly Func<IProcessJob>? _createJob;
 
-    /// <summary>The real backend (Windows); elsewhere <see cref="EnsureAvailable"/> says ETW is Windows-only.</summary>
+    /// <summary>
+    /// The real backend (Windows): sessions guarded by a second TraceLab process, built-in workloads in a
+    /// kill-on-close job. Elsewhere <see cref="EnsureAvailable"/> says ETW is Windows-only.
+    /// </summary>
     public EtwCaptureBackend()
         : this(OperatingSystem.IsWindows() ? new TraceEventSessionController() : null, EtwStaleSessions.ProcessAlive,
-            Merge, Environment.ProcessId)
+            Merge, Environment.ProcessId, StartGuard, CreateJob)
     {
     }
 
-    /// <summary>For tests: a fake controller, liveness and merge.</summary>
-    public EtwCaptureBackend(IEtwSessionController? controller, Func<int, bool> processAlive, Action<string, string> merge, int ownerPid)
+    /// <summary>For tests: a fake controller, liveness, merge, and optionally a fake guard and job.</summary>
+    /// <param name="startGuard">Starts the guard for an owner pid; null: the sessions are not guarded.</param>
+    /// <param name="createJob">Makes the job built-in workloads die with; null: they are not put in one.</param>
+    public EtwCaptureBackend(IEtwSessionController? controller, Func<int, bool> processAlive,
+        Action<string, string> merge, int ownerPid, Func<int, IEtwGuard>? startGuard = null,
+        Func<IProcessJob>? createJob = null)
     {
         _controller = controller;
         _processAlive = processAlive;
         _merge = merge;
         _ownerPid = ownerPid;
+        _startGuard = startGuard;
+        _createJob = createJob;
     }
 
     public string Name => "etw";
@@ -40,7 +51,16 @@ public sealed class EtwCaptureBackend : ICaptureBackend
     public ICaptureSession Start(CaptureRequest request)
     {
         var controller = Controller();
-        return EtwCaptureSession.Start(controller, request, _processAlive, _merge, _ownerPid);
+        return EtwCaptureSession.Start(controller, request, _processAlive, _merge, _ownerPid,
+            new EtwSessionProtection(_startGuard, _createJob));
+    }
+
+    private static IEtwGuard StartGuard(int ownerPid) => EtwSessionGuard.Start(SelfCommand.Current(), ownerPid);
+
+    private static IProcessJob CreateJob()
+    {
+        if (!OperatingSystem.IsWindows()) throw new PlatformNotSupportedException("job objects are Windows-only");
+        return new KillOnCloseJob();
     }
 
     private IEtwSessionController Controller()

@@ -7,9 +7,11 @@ namespace TraceLab.Capture.Windows;
 /// <summary>
 /// One ETW capture: stale TraceLab sessions stopped first, then a kernel session named after this run writing
 /// <c>.capture.etl</c> in the run's directory. The kernel copies full buffers to the file while the workload runs;
-/// nothing is parsed until the run is over. Disposing always stops the session, whatever happened before.
+/// nothing is parsed until the run is over. Disposing always stops the session, whatever happened before; if TraceLab
+/// dies instead, its guard process stops the session (<see cref="EtwSessionGuard"/>) and the job it put a built-in
+/// workload in kills the workload (<see cref="ICaptureGuard"/>). A user's program is never put in the job.
 /// </summary>
-public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture
+public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture, ICaptureGuard
 {
     /// <summary>The workload's marker provider ("TraceLab-Workload"), captured into the same file.</summary>
     public static readonly Guid WorkloadProvider = WorkloadMarkers.ProviderGuid;
@@ -17,15 +19,22 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture
     private readonly IEtwRecordingSession _recording;
     private readonly Action<string, string> _merge;
     private readonly CancellationTokenSource _failed = new();
+    private readonly IEtwGuard? _guard;
+    private readonly Func<IProcessJob>? _createJob;
+    private readonly object _jobGate = new();
+    private IProcessJob? _job;
     private bool _stopped;
     private bool _handedOver;
 
-    private EtwCaptureSession(IEtwRecordingSession recording, string etlPath, IReadOnlyList<string> notices, Action<string, string> merge)
+    private EtwCaptureSession(IEtwRecordingSession recording, string etlPath, IReadOnlyList<string> notices,
+        Action<string, string> merge, IEtwGuard? guard, Func<IProcessJob>? createJob)
     {
         _recording = recording;
         EtlPath = etlPath;
         Notices = notices;
         _merge = merge;
+        _guard = guard;
+        _createJob = createJob;
     }
 
     public string SessionName => _recording.Name;
@@ -47,7 +56,8 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture
     }
 
     public static EtwCaptureSession Start(IEtwSessionController controller, CaptureRequest request,
-        Func<int, bool> processAlive, Action<string, string> merge, int ownerPid)
+        Func<int, bool> processAlive, Action<string, string> merge, int ownerPid,
+        EtwSessionProtection? protection = null)
     {
         var stale = EtwStaleSessions.Stop(controller, processAlive);
         Directory.CreateDirectory(request.WorkDirectory);
@@ -55,18 +65,48 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture
         var settings = new EtwSessionSettings(
             EtwSessionName.For(ownerPid, request.RunId), etl, EtwKernelKeywords.For(request), EtwKernelKeywords.StacksFor(request),
             EtwKernelKeywords.BufferSizeMb(request.BufferSizeKb, Environment.ProcessorCount), [WorkloadProvider]);
+        // The guard first and told the name before the session exists: no instant in which TraceLab could die and
+        // leave the session running.
+        var guard = protection?.StartGuard?.Invoke(ownerPid);
         IEtwRecordingSession recording;
         try
         {
+            guard?.Watch(settings.Name);
             recording = controller.Start(settings);
         }
         catch (Exception ex) when (ex is UnauthorizedAccessException or System.Runtime.InteropServices.COMException or NotSupportedException)
         {
+            guard?.Dispose();
             TryDelete(etl);
             throw new CaptureUnavailableException($"cannot start ETW kernel session {settings.Name}: {ex.Message}", ex);
         }
-        return new EtwCaptureSession(recording, etl, [.. stale.Notices, .. recording.Notes], merge);
+        catch
+        {
+            guard?.Dispose();
+            throw;
+        }
+        return new EtwCaptureSession(recording, etl, [.. stale.Notices, .. recording.Notes], merge, guard,
+            protection?.CreateJob);
     }
+
+    /// <summary>
+    /// A built-in workload dies with TraceLab: it goes into the kill-on-close job (made on first use), whose only
+    /// handle closes when TraceLab exits however it ends.
+    /// </summary>
+    public void KillWithCapture(int pid)
+    {
+        if (_createJob is null) return;
+        lock (_jobGate)
+        {
+            _job ??= _createJob();
+            _job.Add(pid);
+        }
+    }
+
+    /// <summary>
+    /// Nothing to undo: the job holds the process itself, not its id, so a reused pid can never be killed by it.
+    /// </summary>
+    public void Release(int pid) { }
 
     /// <summary>
     /// A second, real-time kernel session named after this one (+"-live", so the stale sweep finds it too); KrabsETW's
@@ -75,7 +115,19 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture
     public IDisposable StartLive(IKernelEventSink sink)
     {
         if (!OperatingSystem.IsWindows()) throw new CaptureUnavailableException("the ETW real-time view runs on Windows only");
-        return EtwLiveSession.Start(SessionName + "-live", sink);
+        var name = SessionName + "-live";
+        _guard?.Watch(name);
+        return new GuardedLive(EtwLiveSession.Start(name, sink), _guard, name);
+    }
+
+    /// <summary>The live session, forgotten by the guard once it is stopped.</summary>
+    private sealed class GuardedLive(IDisposable live, IEtwGuard? guard, string name) : IDisposable
+    {
+        public void Dispose()
+        {
+            live.Dispose();
+            guard?.Forget(name);
+        }
     }
 
     /// <summary>ETW writes the file itself; nothing of ours can fail while it runs.</summary>
@@ -88,6 +140,7 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture
         // Read before stopping: the counter belongs to the running session.
         var lost = _recording.EventsLost;
         _recording.Stop();
+        _guard?.Forget(SessionName);
         _handedOver = true;
         return new EtwCapturedTrace(EtlPath, lost, _merge);
     }
@@ -100,6 +153,9 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture
         }
         finally
         {
+            // Closing the guard's pipe: it stops whatever is still watched (a stop above that failed), then exits.
+            _guard?.Dispose();
+            lock (_jobGate) _job?.Dispose();
             if (!_handedOver) TryDelete(EtlPath);
             _failed.Dispose();
         }

@@ -4,6 +4,9 @@ using TraceLab.Cli;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Cli.Commands;
 
+// The ETW backend's guard process (TraceLab started again by itself): no console output, no parser.
+if (EtwGuardCommand.Matches(args)) return EtwGuardCommand.Run(args);
+
 var console = AnsiConsole.Console;
 // Redirected output has no width; the per-thread table needs more than the 80-column fallback.
 if (Console.IsOutputRedirected) console.Profile.Width = 220;

@@ -56,13 +56,15 @@ public partial struct KernelEvent
         Prio = prio,
     };
 
-    // ---- Fork: ParentTid creates ChildTid.
+    // ---- Fork: ParentTid creates ChildTid, a thread of the parent's process or a process of its own (ChildKind).
     public readonly int ParentTid => Tid;
     public readonly int ChildTid => Tid2;
+    public readonly ForkChild ChildKind => (ForkChild)Prio;
 
-    public static KernelEvent Fork(long ts, int cpu, int parent, int child) => new()
+    public static KernelEvent Fork(long ts, int cpu, int parent, int child, ForkChild kind = ForkChild.Unknown) => new()
     {
         Timestamp = ts, Cpu = cpu, Pid = parent, Kind = KernelEventKind.Fork, Tid = parent, Tid2 = child,
+        Prio = (int)kind,
     };
 
     // ---- Exec: ExecTid runs ExecFileName; OldExecTid is its tid before (they differ when a non-leader thread execs).

@@ -51,7 +51,8 @@ public partial struct KernelEvent
         KernelEventKind.Waking => $"{Timestamp} [{Cpu}] {Pid} wakes {WokenTid} on cpu {TargetCpu}",
         KernelEventKind.WakeupNew => $"{Timestamp} [{Cpu}] {Pid} wakes new {WokenTid} on cpu {TargetCpu}",
         KernelEventKind.Migrate => $"{Timestamp} [{Cpu}] migrate {MigratingTid} {OrigCpu} -> {DestCpu}",
-        KernelEventKind.Fork => $"{Timestamp} [{Cpu}] fork {ParentTid} -> {ChildTid}",
+        KernelEventKind.Fork => $"{Timestamp} [{Cpu}] fork {ParentTid} -> {ChildTid}" +
+            (ChildKind == ForkChild.Unknown ? "" : $" ({ChildKind})"),
         KernelEventKind.Exec => $"{Timestamp} [{Cpu}] exec {ExecTid} {ExecFileName}",
         KernelEventKind.Exit => $"{Timestamp} [{Cpu}] exit {ExitingTid}",
         KernelEventKind.SyscallEnter when !HasSyscallNumber =>

@@ -12,7 +12,10 @@ public sealed class ProcessSummary
     public string? CommandLine { get; init; }
     /// <summary>The process that forked it, when the fork is in the trace.</summary>
     public int? ParentPid { get; init; }
-    /// <summary>Fork / exit of its main thread when in the trace (trace clock, ns).</summary>
+    /// <summary>
+    /// Fork / exit of its main thread when in the trace (trace clock, ns); a process older than the capture has its
+    /// /proc start time instead (TraceLab's own captures), which lies before the trace's first event.
+    /// </summary>
     public long? StartNs { get; init; }
     public long? EndNs { get; init; }
     public int ThreadCount { get; init; }
@@ -69,7 +72,8 @@ public static class ProcessesReport
                       ?? names.NameOf(g.Key),
                 CommandLine = g.Key == targetPid ? run?.Command : null,
                 ParentPid = parent,
-                StartNs = accounting.Born.TryGetValue(g.Key, out var b) ? b : null,
+                StartNs = accounting.Born.TryGetValue(g.Key, out var b) ? b
+                    : accounting.Region.ProcessStarts.TryGetValue(g.Key, out var listed) ? listed : null,
                 EndNs = accounting.Ended.TryGetValue(g.Key, out var e) ? e : null,
                 ThreadCount = g.Value.Count,
                 RunNs = stats.Sum(s => s.RunNs),

@@ -82,6 +82,40 @@ public class KernelEventDecoderTests
         }
     }
 
+    [Fact]
+    public void A_task_newtask_format_without_clone_flags_leaves_the_kind_unknown()
+    {
+        var text = TestData.Resource("task_task_newtask.format").Replace("clone_flags", "other_flags");
+        var f = FtraceEventFormat.Parse(text, "task");
+        var decoder = new KernelEventDecoder([f], new ThreadTable());
+        var e = default(KernelEvent);
+        Assert.True(decoder.Decode(Payload(f, 5, w => w.Int("pid", 8).Int("other_flags", 0x11)), 1, 0, ref e));
+        Assert.Equal((KernelEventKind.Fork, 8, ForkChild.Unknown), (e.Kind, e.ChildTid, e.ChildKind));
+    }
+
+    /// <summary>Damaged task_newtask payloads (every length up to past the record, random bytes): no exception,
+    /// and a payload too short for pid and clone_flags is refused, never read past its end.</summary>
+    [Fact]
+    public void Damaged_task_newtask_payloads_are_refused_or_decoded_never_thrown()
+    {
+        var f = _formats["task_newtask"];
+        var end = f.Field("clone_flags")!.Offset + 8;
+        var random = new Random(19);
+        var refused = 0;
+        for (var i = 0; i < 5000; i++)
+        {
+            var bytes = new byte[random.Next(0, end + 16)];
+            random.NextBytes(bytes);
+            if (bytes.Length >= 2) BinaryPrimitives.WriteUInt16LittleEndian(bytes, (ushort)f.Id);
+            var e = default(KernelEvent);
+            var ok = _decoder.Decode(bytes, 1, 0, ref e);
+            if (bytes.Length >= 2 && bytes.Length < f.Field("comm")!.Offset + 16) Assert.False(ok);
+            if (!ok) refused++;
+            else if (bytes.Length >= 2) Assert.Equal(KernelEventKind.Fork, e.Kind);
+        }
+        Assert.InRange(refused, 1, 4999);
+    }
+
     private KernelEvent Decode(byte[] payload, long ts = 100, int cpu = 1)
     {
         var e = new KernelEvent();
@@ -122,6 +156,18 @@ public class KernelEventDecoderTests
         var fork = Decode(Payload(_formats["sched_process_fork"], 5, w => w.Comm("parent_comm", "p").Int("parent_pid", 5).Comm("child_comm", "c").Int("child_pid", 6)));
         Assert.Equal((KernelEventKind.Fork, 5, 6), (fork.Kind, fork.ParentTid, fork.ChildTid));
         Assert.Equal("c", _threads.NameOf(6));
+
+        // task_newtask: the creator is common_pid; clone flags as glibc passes them for pthread_create and fork.
+        var thread = Decode(Payload(_formats["task_newtask"], 5, w => w.Int("pid", 7).Comm("comm", "t")
+            .Int("clone_flags", 0x3d0f00)));
+        Assert.Equal((KernelEventKind.Fork, 5, 7, ForkChild.Thread),
+            (thread.Kind, thread.ParentTid, thread.ChildTid, thread.ChildKind));
+        Assert.Equal("t", _threads.NameOf(7));
+        var process = Decode(Payload(_formats["task_newtask"], 5, w => w.Int("pid", 8).Comm("comm", "c")
+            .Int("clone_flags", 0x1200011)));
+        Assert.Equal((KernelEventKind.Fork, 5, 8, ForkChild.Process),
+            (process.Kind, process.ParentTid, process.ChildTid, process.ChildKind));
+        Assert.Equal(ForkChild.Unknown, fork.ChildKind);
 
         var exit = Decode(Payload(_formats["sched_process_exit"], 6, w => w.Comm("comm", "c").Int("pid", 6)));
         Assert.Equal((KernelEventKind.Exit, 6), (exit.Kind, exit.Tid));

@@ -112,11 +112,56 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Equal(report.Processes.Count(p => !p.Target), report.RestOfSystem!.Processes);
     }
 
+    /// <summary>
+    /// Subshells fork without exec and end within a millisecond, long before TraceLab's 50 ms /proc listing can name
+    /// them: task_newtask's clone flags alone make each its own process, with its name, from its creation on.
+    /// Checked against trace-cmd's decoding of the same events.
+    /// </summary>
+    [TracingFact(needsTraceCmd: true, needsWorkloads: false)]
+    public void Children_forked_without_exec_are_their_own_processes_from_their_first_event()
+    {
+        using var dir = new TempDirectory("tracelab-forks");
+        var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--",
+            "sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do ( i=0; i=$((i+1)) ) & done; wait");
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var report = Load(dir.Path);
+        Report(report, "sh -c (subshells)");
+        var shell = report.Process!.Pid;
+
+        // Independent: what trace-cmd decodes of task_newtask (the clone flags) and of TraceLab's listings.
+        var processes = new List<(int Pid, string Comm)>();
+        var listed = new HashSet<int>();
+        foreach (var line in ProcessOutput.Lines("trace-cmd", "report", "-i", Path.Combine(dir.Path, "trace.dat")))
+        {
+            if (NewTask().Match(line) is { Success: true } m
+                && int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture) == shell
+                && (long.Parse(m.Groups[4].Value, NumberStyles.HexNumber, CultureInfo.InvariantCulture) & 0x10000) == 0)
+                processes.Add((int.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture), m.Groups[3].Value));
+            else if (Listing().Match(line) is { Success: true } l)
+                listed.UnionWith(l.Groups[2].Value.Split(',').Select(t => int.Parse(t, CultureInfo.InvariantCulture)));
+        }
+        Assert.Equal(12, processes.Count);
+        var unlisted = processes.Where(p => !listed.Contains(p.Pid)).ToList();
+        output.WriteLine($"{processes.Count} subshells forked, {unlisted.Count} never listed from /proc");
+        Assert.NotEmpty(unlisted);
+        foreach (var (pid, comm) in processes)
+        {
+            var thread = Assert.Single(report.Threads, t => t.Tid == pid);
+            Assert.Equal(pid, thread.Pid);
+            Assert.Equal(comm, thread.Name);
+            var process = Assert.Single(report.Processes, p => p.Pid == pid);
+            Assert.Equal((comm, 1, shell, true), (process.Name, process.ThreadCount, process.ParentPid, process.Target));
+        }
+        Assert.Equal(shell, report.Threads.Single(t => t.Tid == shell).Pid);
+    }
+
     [TracingProgramFact("sysbench")]
     public void Attach_to_a_running_multithreaded_process_reports_its_threads_and_leaves_it_running()
     {
         using var dir = new TempDirectory("tracelab-attach");
+        var before = Stopwatch.GetTimestamp();
         using var target = Background("sysbench", "threads", "--threads=4", "--thread-locks=1", "--time=60", "run");
+        var after = Stopwatch.GetTimestamp();
         var tids = Processes.WaitFor(() => Tasks(target.Id) is { Count: >= 5 } t ? t : null, TimeSpan.FromSeconds(10),
             "sysbench threads");
         var run = Run(Deadline, null, "trace", "--pid", target.Id.ToString(CultureInfo.InvariantCulture),
@@ -134,6 +179,7 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Equal(workers.Order().ToList(), top.Participants.Order().ToList());
         Assert.Equal($"(pid {target.Id})", top.Object[top.Object.IndexOf('(', StringComparison.Ordinal)..]);
         Assert.All(report.Threads, t => Assert.Equal(target.Id, t.Pid));
+        AssertStartedBetween(report, target.Id, before, after);
         target.Kill();
     }
 
@@ -141,8 +187,10 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     public void System_capture_sees_every_busy_process()
     {
         using var dir = new TempDirectory("tracelab-system");
+        var before = Stopwatch.GetTimestamp();
         using var a = Background("sysbench", "threads", "--threads=2", "--thread-locks=1", "--time=60", "run");
         using var b = Background("sysbench", "threads", "--threads=3", "--thread-locks=1", "--time=60", "run");
+        var after = Stopwatch.GetTimestamp();
         Processes.WaitFor(() => Tasks(a.Id).Count >= 3 && Tasks(b.Id).Count >= 4 ? "" : null, TimeSpan.FromSeconds(10),
             "sysbench threads");
         var ta = Tasks(a.Id);
@@ -173,6 +221,16 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Contains(a.Id, top);
         Assert.Contains(b.Id, top);
         Assert.Null(report.RestOfSystem);
+        AssertStartedBetween(report, a.Id, before, after);
+        AssertStartedBetween(report, b.Id, before, after);
+        // Processes older than the capture all have a start (from /proc), before the trace's first event.
+        var old = report.Processes.Where(p => p.Pid > 1 && p.StartNs < report.Region.BeginNs).ToList();
+        output.WriteLine($"{report.Processes.Count(p => p.StartNs is null)} of {report.Processes.Count} processes " +
+            $"without a start; {old.Count} started before the capture");
+        // Only a process that started and exited between the capture's start and TraceLab's /proc listing may
+        // lack both a fork in the trace and a listed start.
+        Assert.True(report.Processes.Count(p => p.StartNs is null) * 20 <= report.Processes.Count,
+            "more than 5 % of the processes have no start");
         a.Kill();
         b.Kill();
     }
@@ -235,6 +293,42 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     }
 
     [TracingFact(needsWorkloads: false)]
+    public void A_program_ended_by_a_signal_exits_128_plus_the_signal_like_a_shell()
+    {
+        using var dir = new TempDirectory("tracelab-signal");
+        var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--", "sh", "-c", "kill -TERM $$");
+        Assert.Equal(128 + 15, run.ExitCode);
+        var report = Load(dir.Path);
+        Report(report, "sh -c 'kill -TERM $$'");
+        Assert.Equal(143, report.Run!.ExitCode);
+    }
+
+    /// <summary>Option errors are found before any capture: one line, exit 2, whatever tracing there is.</summary>
+    [LinuxFact]
+    public void Bad_options_are_one_line_and_exit_2()
+    {
+        (string[] Args, string Says)[] cases =
+        [
+            (["trace", "--pid", "abc"], "'abc' is not a process id"),
+            (["trace", "--pid", "0"], "'0' is not a process id"),
+            (["trace", "--pid", "1,,2"], "'' is not a process id"),
+            (["trace", "--user", "no-such-user-tracelab", "--", "true"], "no such user"),
+            (["trace", "--"], "no program given after --"),
+            (["trace", "--system", "--duration", "-1"], "--duration must be 0 or more seconds"),
+            (["trace", "--duration", "2", "--", "true"], "--duration applies to --pid and --system"),
+            (["trace", "--user", "root", "--pid", "1"], "--user applies to -- PROGRAM only"),
+        ];
+        foreach (var (args, says) in cases)
+        {
+            var run = Run(Deadline, null, args);
+            Assert.True(run.ExitCode == 2, $"{string.Join(' ', args)}: exit {run.ExitCode} {run.Stderr}");
+            Assert.Contains(says, SingleLine(run.Stderr), StringComparison.Ordinal);
+            Assert.StartsWith("tracelab: ", SingleLine(run.Stderr), StringComparison.Ordinal);
+            Assert.Equal("", run.Stdout);
+        }
+    }
+
+    [TracingFact(needsWorkloads: false)]
     public void A_pid_that_exits_during_setup_is_one_line_and_exit_2()
     {
         using var dir = new TempDirectory("tracelab-gone");
@@ -246,6 +340,20 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Equal(2, run.ExitCode);
         Assert.Contains("exited while the capture was being set up", SingleLine(run.Stderr), StringComparison.Ordinal);
         Assert.Empty(Instances.OwnedBy(Environment.ProcessId));
+    }
+
+    /// <summary>
+    /// The process's reported start lies between two CLOCK_MONOTONIC readings (Stopwatch's clock on Linux, the trace
+    /// clock) taken around its start, give or take /proc's 10 ms tick: independent of TraceLab's conversion.
+    /// </summary>
+    private void AssertStartedBetween(RunReport report, int pid, long beforeTicks, long afterTicks)
+    {
+        static long Ns(long ticks) => (long)(ticks * (1e9 / Stopwatch.Frequency));
+        var start = Assert.Single(report.Processes, p => p.Pid == pid).StartNs;
+        Assert.NotNull(start);
+        output.WriteLine($"pid {pid}: start {start} ns, started between {Ns(beforeTicks)} and {Ns(afterTicks)}");
+        Assert.InRange(start!.Value, Ns(beforeTicks) - 10_000_000, Ns(afterTicks) + 10_000_000);
+        Assert.True(start < report.Region.BeginNs, "a process older than the capture starts before the region");
     }
 
     private void Report(RunReport r, string what) =>
@@ -336,4 +444,10 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
 
     [GeneratedRegex(@"sched_process_fork:.*pid=(\d+) child_comm=.* child_pid=(\d+)")]
     private static partial Regex Fork();
+
+    [GeneratedRegex(@"-(\d+) +\[\d+\].*task_newtask: +pid=(\d+) comm=(\S+) clone_flags=([0-9a-f]+)")]
+    private static partial Regex NewTask();
+
+    [GeneratedRegex(@"TRACELAB_THREADS (\d+) ([\d,]+)")]
+    private static partial Regex Listing();
 }

@@ -129,6 +129,7 @@ public sealed partial class TraceTargetCommand
         targets.EnsureStillRunning();
         markers.Pids(targets.Pids);
         markers.ThreadsOf(targets.Pids);
+        markers.Starts(ProcStarts.Of(targets.Pids));
         _console.MarkupLine($"[grey]attached to pid {string.Join(", ", targets.Pids)}: tracing until they exit" +
             (s.DurationSeconds > 0 ? $", {s.DurationSeconds:0.###} s pass" : "") + " or Ctrl-C[/]");
         await WaitForEnd(targets.WaitAllExitedAsync, s.DurationSeconds, interruption, capture.Session);
@@ -150,6 +151,7 @@ public sealed partial class TraceTargetCommand
         var markers = new TargetMarkers(capture.Session.MarkerPath);
         markers.Begin();
         markers.Threads(ProcThreads.MultiThreaded());
+        markers.Starts(ProcStarts.Of(ProcStat.All()));
         _console.MarkupLine("[grey]tracing the whole system: " +
             (s.DurationSeconds > 0 ? $"{s.DurationSeconds:0.###} s or Ctrl-C[/]" : "until Ctrl-C[/]"));
         await WaitForEnd(token => Task.Delay(Timeout.Infinite, token), s.DurationSeconds, interruption,
@@ -249,6 +251,15 @@ internal sealed class TargetMarkers(string? markerPath)
             foreach (var chunk in tids.Chunk(100))
                 Write(MeasuredRegion.ThreadsMarker + pid.ToString(CultureInfo.InvariantCulture) + " " +
                     string.Join(',', chunk.Select(t => t.ToString(CultureInfo.InvariantCulture))));
+    }
+
+    /// <summary>TRACELAB_PROCESS_STARTS lines: when processes older than the capture started (trace clock).</summary>
+    public void Starts(IEnumerable<(int Pid, long StartNs)> starts)
+    {
+        if (markerPath is null) return;
+        foreach (var chunk in starts.Chunk(100))
+            Write(MeasuredRegion.ProcessStartsMarker + string.Join(',', chunk.Select(s =>
+                s.Pid.ToString(CultureInfo.InvariantCulture) + "=" + s.StartNs.ToString(CultureInfo.InvariantCulture))));
     }
 
     public void ThreadsOf(IEnumerable<int> pids) =>

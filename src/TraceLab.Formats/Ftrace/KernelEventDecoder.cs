@@ -21,6 +21,7 @@ public sealed class KernelEventDecoder
         WakeupNew,
         Migrate,
         Fork,
+        NewTask,
         Exec,
         Exit,
         SyscallEnter,
@@ -57,6 +58,10 @@ public sealed class KernelEventDecoder
     private static class WakeSlot { public const int Pid = 0, TargetCpu = 1, Prio = 2; }
     private static class MigrateSlot { public const int Pid = 0, OrigCpu = 1, DestCpu = 2, Prio = 3; }
     private static class ForkSlot { public const int ParentPid = 0, ChildPid = 1; }
+    private static class NewTaskSlot { public const int Pid = 0, CloneFlags = 1; }
+
+    /// <summary>clone(2)'s CLONE_THREAD (include/uapi/linux/sched.h): the new task joins its creator's process.</summary>
+    private const long CloneThread = 0x00010000;
     private static class ExecSlot { public const int Pid = 0, OldPid = 1; }
     private static class ExitSlot { public const int Pid = 0, Prio = 1; }
     private static class SyscallSlot { public const int Nr = 0, Arg0 = 1, Arg1 = 2, Arg2 = 3, Arg3 = 4, Ret = 1; }
@@ -92,6 +97,10 @@ public sealed class KernelEventDecoder
             Comm1: (MigrateSlot.Pid, "comm")),
         new(DecodeKind.Fork, [(ForkSlot.ParentPid, "parent_pid"), (ForkSlot.ChildPid, "child_pid")],
             Comm1: (ForkSlot.ParentPid, "parent_comm"), Comm2: (ForkSlot.ChildPid, "child_comm")),
+        // task:task_newtask, logged by the creating thread inside clone(): the child's tid and its clone flags, which
+        // tell a thread from a process before the child's first event (sched_process_fork does not say).
+        new(DecodeKind.NewTask, [(NewTaskSlot.Pid, "pid"), (NewTaskSlot.CloneFlags, "clone_flags")],
+            Comm1: (NewTaskSlot.Pid, "comm")),
         new(DecodeKind.Exec, [(ExecSlot.Pid, "pid"), (ExecSlot.OldPid, "old_pid")], Text: "filename"),
         new(DecodeKind.Exit, [(ExitSlot.Pid, "pid"), (ExitSlot.Prio, "prio")], Comm1: (ExitSlot.Pid, "comm")),
         new(DecodeKind.SyscallEnter, [(SyscallSlot.Nr, "id")], Args: SyscallArgs.ArgsArray),
@@ -253,6 +262,17 @@ public sealed class KernelEventDecoder
                 e.Kind = KernelEventKind.Fork;
                 e.Tid = f[ForkSlot.ParentPid].ReadInt32Known(ref p);
                 e.Tid2 = f[ForkSlot.ChildPid].ReadInt32Known(ref p);
+                break;
+            case DecodeKind.NewTask:
+                e.Kind = KernelEventKind.Fork;
+                e.Tid = e.Pid;
+                e.Tid2 = f[NewTaskSlot.Pid].ReadInt32Known(ref p);
+                // A kernel whose format lacks clone_flags says nothing about the kind: Unknown, not Process.
+                if (f[NewTaskSlot.CloneFlags].IsPresent)
+                {
+                    e.Prio = (int)((f[NewTaskSlot.CloneFlags].ReadKnown(ref p) & CloneThread) != 0
+                        ? ForkChild.Thread : ForkChild.Process);
+                }
                 break;
             case DecodeKind.Exec:
                 e.Kind = KernelEventKind.Exec;
@@ -422,6 +442,7 @@ public sealed class KernelEventDecoder
             ("sched", "sched_wakeup_new") => Table[DecodeKind.WakeupNew],
             ("sched", "sched_migrate_task") => Table[DecodeKind.Migrate],
             ("sched", "sched_process_fork") => Table[DecodeKind.Fork],
+            ("task", "task_newtask") => Table[DecodeKind.NewTask],
             ("sched", "sched_process_exec") => Table[DecodeKind.Exec],
             ("sched", "sched_process_exit") => Table[DecodeKind.Exit],
             ("raw_syscalls", "sys_enter") => Table[DecodeKind.SyscallEnter],

@@ -120,10 +120,14 @@ internal sealed class TaskRecords
                 break;
             }
             case PerfRecordType.Fork:
-                // u32 pid, ppid, tid, ptid, u64 time.
-                e = KernelEvent.Fork(time, cpu, (int)BinaryPrimitives.ReadUInt32LittleEndian(body[12..]),
-                    (int)BinaryPrimitives.ReadUInt32LittleEndian(body[8..]));
+            {
+                // u32 pid, ppid, tid, ptid, u64 time. pid is the child's process: its own tid for a new process.
+                var childTid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[8..]);
+                var childPid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body);
+                e = KernelEvent.Fork(time, cpu, (int)BinaryPrimitives.ReadUInt32LittleEndian(body[12..]), childTid,
+                    childPid == childTid ? ForkChild.Process : ForkChild.Thread);
                 break;
+            }
             default:
                 e = KernelEvent.Exit(time, cpu, (int)BinaryPrimitives.ReadUInt32LittleEndian(body[8..]));
                 break;

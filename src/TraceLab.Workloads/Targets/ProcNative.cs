@@ -13,6 +13,37 @@ internal static partial class ProcNative
     [LibraryImport("libc", EntryPoint = "prctl", SetLastError = true)]
     private static partial int Prctl(int option, nuint arg2, nuint arg3, nuint arg4, nuint arg5);
 
+    private const int ClockMonotonic = 1;
+    private const int ClockBoottime = 7;
+    private const int ScClkTck = 2;
+
+    [LibraryImport("libc", EntryPoint = "clock_gettime")]
+    private static unsafe partial int ClockGetTime(int clock, long* timespec);
+
+    [LibraryImport("libc", EntryPoint = "sysconf")]
+    private static partial long SysConf(int name);
+
+    /// <summary>The kernel's USER_HZ: /proc/PID/stat times are in these ticks (100 on every Linux port but alpha).</summary>
+    public static long ClockTicksPerSecond() => SysConf(ScClkTck) is var hz and > 0 ? hz : 100;
+
+    /// <summary>
+    /// CLOCK_BOOTTIME − CLOCK_MONOTONIC now, in ns: the time the machine spent suspended. /proc/PID/stat start times
+    /// count on the first, the trace ("mono" trace clock) on the second.
+    /// </summary>
+    public static unsafe long BootToMonotonicNs()
+    {
+        long* boot = stackalloc long[2];
+        long* mono1 = stackalloc long[2];
+        long* mono2 = stackalloc long[2];
+        // Monotonic read on both sides of the boot read: the offset is then exact to the reads' own duration. A
+        // kernel without CLOCK_BOOTTIME (before 2.6.39) has no suspend to take off: 0.
+        if (ClockGetTime(ClockMonotonic, mono1) != 0 || ClockGetTime(ClockBoottime, boot) != 0
+            || ClockGetTime(ClockMonotonic, mono2) != 0)
+            return 0;
+        var monoNs = (mono1[0] * 1_000_000_000 + mono1[1] + mono2[0] * 1_000_000_000 + mono2[1]) / 2;
+        return boot[0] * 1_000_000_000 + boot[1] - monoNs;
+    }
+
     [LibraryImport("libc", EntryPoint = "waitpid", SetLastError = true)]
     private static unsafe partial int WaitPid(int pid, int* status, int options);
 

@@ -7,6 +7,13 @@ public readonly record struct ProcStat(int Pid, int ParentPid, char State, ulong
 {
     public bool IsZombie => State is 'Z' or 'X';
 
+    /// <summary>
+    /// When the process started, on the trace's clock (CLOCK_MONOTONIC, ns): /proc's start time is in clock ticks
+    /// of boot time, so it has the tick's resolution (10 ms at USER_HZ 100) and the suspended time is taken off.
+    /// </summary>
+    public long StartMonotonicNs(long bootToMonotonicNs, long ticksPerSecond) =>
+        (long)(StartTicks * (1_000_000_000UL / (ulong)ticksPerSecond)) - bootToMonotonicNs;
+
     /// <summary>Null when the process does not exist (any more) or its stat cannot be read.</summary>
     public static ProcStat? Read(int pid)
     {
@@ -73,6 +80,22 @@ public readonly record struct ProcStat(int Pid, int ParentPid, char State, ulong
         }
         return list;
     }
+}
+
+/// <summary>Start times of processes on the trace clock, for processes whose fork the trace does not show.</summary>
+public static class ProcStarts
+{
+    /// <summary>(pid, start ns on CLOCK_MONOTONIC) of each process that still exists; empty off Linux.</summary>
+    public static List<(int Pid, long StartNs)> Of(IEnumerable<ProcStat> processes)
+    {
+        if (!OperatingSystem.IsLinux()) return [];
+        var offset = ProcNative.BootToMonotonicNs();
+        var hz = ProcNative.ClockTicksPerSecond();
+        return processes.Select(p => (p.Pid, p.StartMonotonicNs(offset, hz))).ToList();
+    }
+
+    public static List<(int Pid, long StartNs)> Of(IEnumerable<int> pids) =>
+        Of(pids.Select(ProcStat.Read).Where(s => s is not null).Select(s => s!.Value));
 }
 
 /// <summary>The threads of processes, as /proc lists them now.</summary>

@@ -96,11 +96,14 @@ internal sealed class PerfDataBuilder : IDisposable
         return Record(14, body, (ushort)(@out ? 1 << 13 : 0));
     }
 
-    /// <summary>PERF_RECORD_FORK (type 7) or PERF_RECORD_EXIT (type 4): pid, ppid, tid, ptid, time.</summary>
-    public PerfDataBuilder Task(uint type, long time, int cpu, int tid, int parent)
+    /// <summary>
+    /// PERF_RECORD_FORK (type 7) or PERF_RECORD_EXIT (type 4): pid, ppid, tid, ptid, time. <paramref name="pid"/>:
+    /// the task's process (default: its own tid, a new process; another tid makes it a thread of that process).
+    /// </summary>
+    public PerfDataBuilder Task(uint type, long time, int cpu, int tid, int parent, int? pid = null)
     {
         var body = new List<byte>();
-        U32(body, (uint)tid); U32(body, (uint)parent); U32(body, (uint)tid); U32(body, (uint)parent);
+        U32(body, (uint)(pid ?? tid)); U32(body, (uint)parent); U32(body, (uint)tid); U32(body, (uint)parent);
         U64(body, (ulong)time);
         Trailer(body, time, cpu, tid);
         return Record(type, body);

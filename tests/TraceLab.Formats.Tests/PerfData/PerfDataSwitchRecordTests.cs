@@ -46,7 +46,7 @@ public sealed class PerfDataSwitchRecordTests : IDisposable
         Assert.True(reader.SwitchesFromRecords);
         Assert.Equal(
         [
-            "50 [1] fork 5 -> 7",
+            "50 [1] fork 5 -> 7 (Process)",
             "100 [0] switch 5 (R) -> 6",
             "150 [1] exit 7",
             "160 [1] switch 7 (X) -> 0",
@@ -101,8 +101,8 @@ public sealed class PerfDataSwitchRecordTests : IDisposable
         var (reader, events) = Read(new PerfDataBuilder()
             .Sample(10, 0, TestTraceFile.Switch(1, 2))
             .Sample(20, 0, TestTraceFile.Switch(2, 3))
-            .Task(PerfRecordType.Fork, 15, 1, tid: 30, parent: 2)
-            .Task(PerfRecordType.Exit, 25, 1, tid: 30, parent: 2)
+            .Task(PerfRecordType.Fork, 15, 1, tid: 30, parent: 2, pid: 2)
+            .Task(PerfRecordType.Exit, 25, 1, tid: 30, parent: 2, pid: 2)
             .FinishedRound()
             .FinishedRound());
         using var _ = reader;
@@ -110,6 +110,8 @@ public sealed class PerfDataSwitchRecordTests : IDisposable
         Assert.Equal(
             [KernelEventKind.Switch, KernelEventKind.Fork, KernelEventKind.Switch, KernelEventKind.Exit],
             events.Select(x => x.Kind));
+        // pid 2 ≠ tid 30: a thread of process 2, not a process of its own.
+        Assert.Equal(ForkChild.Thread, events[1].ChildKind);
     }
 
     [Fact]

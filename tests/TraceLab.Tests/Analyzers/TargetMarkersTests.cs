@@ -52,8 +52,19 @@ public sealed class TargetMarkersTests
         r.OnMarker(MeasuredRegion.TargetPidsMarker + "x,-3,,7", 1, Tl);
         r.OnMarker(MeasuredRegion.ThreadsMarker + "abc 1,2", 2, Tl);
         r.OnMarker(MeasuredRegion.ThreadsMarker + "5", 3, Tl);
+        r.OnMarker(MeasuredRegion.ProcessStartsMarker + "x=1,=5,-2=7,9,8=y,,", 4, Tl);
         Assert.Equal([7], r.TargetPids);
         Assert.Empty(r.ProcessOfThread);
+        Assert.Empty(r.ProcessStarts);
+    }
+
+    [Fact]
+    public void Process_start_markers_give_processes_older_than_the_capture_their_start()
+    {
+        var r = new MeasuredRegion();
+        Assert.False(r.OnMarker(MeasuredRegion.ProcessStartsMarker + "1=-5000000,100=123456789\n", 10, Tl));
+        r.OnMarker(MeasuredRegion.ProcessStartsMarker + "200=42", 11, Tl);
+        Assert.Equal(new Dictionary<int, long> { [1] = -5_000_000, [100] = 123_456_789, [200] = 42 }, r.ProcessStarts);
     }
 
     /// <summary>
@@ -77,6 +88,43 @@ public sealed class TargetMarkersTests
             .. WaitAndWake(T2, P2, FutexWaitShared, FutexWakeShared, 1000)]);
         Assert.Equal("futex 0x5000 (shared)", Assert.Single(shared.Objects).Object.ToString());
         Assert.Equal("sysv-sem 7 (system-wide)", new LockObject(LockObjectKind.SysVSemaphore, 7).ToString());
+    }
+
+    /// <summary>
+    /// The target forks a child without exec and the child's thread convoys on a private futex at the same address
+    /// as the parent's: task_newtask's clone flags make the child its own process from its creation on, so the two
+    /// futexes are two objects; without them (a trace with only sched_process_fork) the child counts as its parent's
+    /// process and the two merge into one object.
+    /// </summary>
+    [Fact]
+    public void A_child_forked_without_exec_is_its_own_process_from_its_creation_event()
+    {
+        const int Child = 300, ChildThread = 301, ChildWaker = 302;
+        KernelEvent[] Script(bool withCloneFlags) =>
+        [
+            KernelEvent.Marker(10, 0, Tl, MeasuredRegion.TargetPidsMarker + P1),
+            KernelEvent.Marker(11, 0, Tl, MeasuredRegion.ThreadsMarker + "100 100,101"),
+            .. withCloneFlags ? [KernelEvent.Fork(20, 0, P1, Child, ForkChild.Process)] : Array.Empty<KernelEvent>(),
+            KernelEvent.Fork(21, 0, P1, Child),
+            .. withCloneFlags ? [KernelEvent.Fork(30, 0, Child, ChildThread, ForkChild.Thread)] : Array.Empty<KernelEvent>(),
+            KernelEvent.Fork(31, 0, Child, ChildThread),
+            KernelEvent.Fork(32, 0, Child, ChildWaker, withCloneFlags ? ForkChild.Thread : ForkChild.Unknown),
+            .. WaitAndWake(T1, P1, FutexWaitPrivate, FutexWakePrivate, 100),
+            .. WaitAndWake(ChildThread, ChildWaker, FutexWaitPrivate, FutexWakePrivate, 1000),
+        ];
+
+        var accounting = new ThreadAccounting();
+        var convoys = new ConvoyAnalyzer(accounting);
+        var pass = new AnalysisPass(accounting, convoys);
+        foreach (var e in Script(withCloneFlags: true)) pass.OnEvent(e);
+        pass.Complete();
+        Assert.Equal(["futex 0x5000 (pid 100)", "futex 0x5000 (pid 300)"],
+            convoys.Objects.Select(o => o.Object.ToString()).Order());
+        Assert.Equal((P1, Child, Child, Child), (accounting.ProcessOf(T1), accounting.ProcessOf(Child),
+            accounting.ProcessOf(ChildThread), accounting.ProcessOf(ChildWaker)));
+
+        var merged = Run(a => new ConvoyAnalyzer(a), Script(withCloneFlags: false));
+        Assert.Equal("futex 0x5000 (pid 100)", Assert.Single(merged.Objects).Object.ToString());
     }
 
     private static KernelEvent[] WaitAndWake(int waiter, int waker, int waitOp, int wakeOp, long t) =>

@@ -27,7 +27,9 @@ public sealed class EtwBackendCommandTests : IDisposable
     {
         var etw = new FakeEtwController();
         etw.Active.Add("TraceLab-999999-killed-run");
-        var backend = new EtwCaptureBackend(etw, pid => pid == Environment.ProcessId, (from, to) => File.Copy(from, to), Environment.ProcessId);
+        var job = new FakeProcessJob();
+        var backend = new EtwCaptureBackend(etw, pid => pid == Environment.ProcessId, (from, to) => File.Copy(from, to),
+            Environment.ProcessId, createJob: () => job);
         var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No });
         var settings = new TraceCommand.Settings("timemutex", "mutex")
         {
@@ -44,6 +46,10 @@ public sealed class EtwBackendCommandTests : IDisposable
         Assert.Empty(etw.Active);
         var left = Directory.GetFiles(_out).Select(f => Path.GetFileName(f)).Order().ToArray();
         Assert.Equal(["trace.etl", "workload.json", "workload.log"], left);  // no .capture.etl, no .tmp
+        // The built-in workload was put in the kill-on-close job (it dies with TraceLab), closed with the session.
+        var result = TraceLab.Workloads.WorkloadResult.Parse(File.ReadAllText(Path.Combine(_out, "workload.json")), "w");
+        Assert.Equal([result.Pid], job.Added);
+        Assert.True(job.Disposed);
     }
 }
 

@@ -19,6 +19,7 @@ public sealed class EtwTargetModesTests : IDisposable
     private readonly string _out =
         Path.Combine(Path.GetTempPath(), "tracelab-etwmodes-" + Guid.NewGuid().ToString("N"));
     private readonly TimedController _etw = new();
+    private readonly FakeProcessJob _job = new();
 
     public void Dispose()
     {
@@ -31,7 +32,7 @@ public sealed class EtwTargetModesTests : IDisposable
             Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No,
         }),
         new EtwCaptureBackend(_etw, pid => pid == Environment.ProcessId, (from, to) => File.Copy(from, to),
-            Environment.ProcessId));
+            Environment.ProcessId, createJob: () => _job));
 
     private TraceTargetCommand.Settings Settings(TraceTargetMode mode, IReadOnlyList<string> command,
         string? pids = null, double duration = 0) =>
@@ -52,6 +53,8 @@ public sealed class EtwTargetModesTests : IDisposable
             Assert.True(_etw.StartedNs < started, "the program ran before the ETW session started");
             Assert.True(_etw.StoppedNs > childEnded, "the ETW session stopped before the program's child ended");
             Assert.Empty(_etw.Inner.Active);
+            // A user's program never dies with TraceLab: it is not put in the kill-on-close job.
+            Assert.Empty(_job.Added);
         }
         finally
         {
@@ -71,6 +74,7 @@ public sealed class EtwTargetModesTests : IDisposable
             Assert.InRange(_etw.StoppedNs - _etw.StartedNs, 400_000_000, 30_000_000_000);
             Assert.False(target.HasExited);
             Assert.Empty(_etw.Inner.Active);
+            Assert.Empty(_job.Added);
         }
         finally
         {

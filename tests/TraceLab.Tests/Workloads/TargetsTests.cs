@@ -19,6 +19,25 @@ public sealed class TargetsTests
     }
 
     [Fact]
+    public void A_stat_start_time_converts_from_boot_ticks_to_the_monotonic_trace_clock()
+    {
+        // 12345 ticks of 10 ms after boot, on a machine that was suspended 2 s: 123.45 s − 2 s of CLOCK_MONOTONIC.
+        Assert.Equal(121_450_000_000, new ProcStat(42, 7, 'S', 12345).StartMonotonicNs(2_000_000_000, 100));
+        Assert.Equal(12_345_000_000, new ProcStat(42, 7, 'S', 12345).StartMonotonicNs(0, 1000));
+    }
+
+    [LinuxFact]
+    public void This_process_started_before_now_and_after_boot_on_the_monotonic_clock()
+    {
+        var (pid, start) = Assert.Single(ProcStarts.Of([Environment.ProcessId]));
+        Assert.Equal(Environment.ProcessId, pid);
+        var now = (long)(System.Diagnostics.Stopwatch.GetTimestamp() * (1e9 / System.Diagnostics.Stopwatch.Frequency));
+        var age = now - start;
+        Assert.InRange(age, 0, (long)(Environment.TickCount64 * 1e6) + 10_000_000);
+        Assert.InRange(start, -10_000_000, now);
+    }
+
+    [Fact]
     public void The_tree_follows_forks_and_orphans_and_ignores_recycled_pids()
     {
         const int self = 1, root = 10;

@@ -1,0 +1,121 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using TraceLab.TestSupport;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace TraceLab.IntegrationTests;
+
+/// <summary>
+/// The ETW guard as Windows runs it: the real TraceLab, published for win-x64 (self-contained), started as
+/// `tracelab.exe __etw-guard OWNER` under wine, reading a pipe whose write end another process holds. That process
+/// is SIGKILLed, as TraceLab would be; the guard must see the end of the pipe, act on exactly its owner's session,
+/// and exit. ETW itself does not run under wine (its advapi32 has no EnumerateTraceGuidsEx, and its
+/// ControlTrace/QueryAllTraces are stubs): the stop the guard issues fails there, and that failure line is what shows
+/// it issued it for the right session. Stopping a real session is checked by the Windows workflow.
+/// </summary>
+public sealed class EtwGuardWineTests(ITestOutputHelper output)
+{
+    private const int Owner = 4242;
+
+    [WineFact]
+    public void Under_wine_the_guard_acts_on_its_owners_session_once_the_pipe_holder_is_killed()
+    {
+        var exe = WineTraceLab.Published.Value;
+        using var dir = new TempDirectory("tracelab-wine-guard");
+        var holderPid = dir.File("holder.pid");
+        // The holder (standing for TraceLab) writes the guard's commands, then sleeps holding the pipe's write end.
+        var script = $"sh -c 'echo $$ > {holderPid}; echo \"w TraceLab-{Owner}-run-1\"; " +
+            $"echo \"w TraceLab-777-other-run\"; exec sleep 600' | {WineTraceLab.Wine} {exe} __etw-guard {Owner}; " +
+            "echo \"guard exit $?\" >&2";
+        var psi = new ProcessStartInfo("sh") { RedirectStandardError = true, RedirectStandardOutput = true };
+        psi.ArgumentList.Add("-c");
+        psi.ArgumentList.Add(script);
+        psi.Environment["WINEPREFIX"] = WineTraceLab.Prefix.Value;
+        psi.Environment["WINEDEBUG"] = "-all";
+        using var sh = Process.Start(psi)!;
+        var stderr = new StringBuilder();
+        sh.ErrorDataReceived += (_, e) => { if (e.Data is not null) lock (stderr) stderr.AppendLine(e.Data); };
+        sh.OutputDataReceived += (_, _) => { };
+        sh.BeginErrorReadLine();
+        sh.BeginOutputReadLine();
+        string Err() { lock (stderr) return stderr.ToString(); }
+        try
+        {
+            // The guard has read both lines once it refused the other owner's session (wine starts slowly).
+            Processes.WaitFor(() => Err().Contains("ignored 'w TraceLab-777-other-run'", StringComparison.Ordinal)
+                ? "" : null, TimeSpan.FromSeconds(120), "the guard under wine to read its commands: " + Err());
+            Assert.DoesNotContain("guard exit", Err(), StringComparison.Ordinal);
+            var holder = int.Parse(File.ReadAllText(holderPid).Trim(), CultureInfo.InvariantCulture);
+
+            var clock = Stopwatch.StartNew();
+            Process.GetProcessById(holder).Kill();
+            Assert.True(sh.WaitForExit(30_000), "the guard did not exit after the pipe's holder was killed: " + Err());
+            sh.WaitForExit();
+            var text = Err();
+            output.WriteLine($"guard under wine exited {clock.Elapsed.TotalMilliseconds:0} ms after SIGKILL of the " +
+                $"pipe's holder (load {File.ReadAllText("/proc/loadavg").Trim()}):\n{text}");
+            Assert.Contains("guard exit 0", text, StringComparison.Ordinal);
+            // Acted on its owner's session — the stop itself cannot succeed without ETW — and on nothing else.
+            Assert.Contains($"ETW session TraceLab-{Owner}-run-1", text, StringComparison.Ordinal);
+            Assert.DoesNotContain("ETW session TraceLab-777", text, StringComparison.Ordinal);
+        }
+        finally
+        {
+            if (!sh.HasExited) sh.Kill(entireProcessTree: true);
+        }
+    }
+}
+
+/// <summary>TraceLab published for win-x64 once per test run, and a wine prefix that reports Windows 10.</summary>
+internal static class WineTraceLab
+{
+    public static string Wine =>
+        File.Exists("/usr/lib/wine/wine64") ? "/usr/lib/wine/wine64" : TestEnvironment.OnPath("wine64") ? "wine64" : "wine";
+
+    /// <summary>`dotnet publish` into a temporary directory, with its own obj/bin (the repository's are untouched).</summary>
+    public static readonly Lazy<string> Published = new(() =>
+    {
+        var root = RepoPaths.NewTempDirectory("tracelab-winx64");
+        DeleteAtExit(root);
+        var publish = ProcessOutput.Run("dotnet", "publish", Path.Combine(RepoPaths.Root, "src", "TraceLab.Cli"),
+            "-r", "win-x64", "--self-contained", "-c", "Release", "--artifacts-path", Path.Combine(root, "artifacts"),
+            "-o", Path.Combine(root, "out"), "-v", "q");
+        Assert.True(publish.ExitCode == 0, $"win-x64 publish failed: {publish.Stdout}{publish.Stderr}");
+        return Path.Combine(root, "out", "tracelab.exe");
+    });
+
+    /// <summary>TraceEvent refuses Windows versions before 10, which is what a new wine prefix reports.</summary>
+    public static readonly Lazy<string> Prefix = new(() =>
+    {
+        var prefix = RepoPaths.NewTempDirectory("tracelab-wineprefix");
+        DeleteAtExit(prefix);
+        var psi = new ProcessStartInfo(Wine) { RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var a in new[] { "winecfg", "/v", "win10" }) psi.ArgumentList.Add(a);
+        psi.Environment["WINEPREFIX"] = prefix;
+        psi.Environment["WINEDEBUG"] = "-all";
+        using var p = Process.Start(psi)!;
+        p.StandardOutput.ReadToEndAsync();
+        p.StandardError.ReadToEndAsync();
+        Assert.True(p.WaitForExit(180_000), "wine prefix setup timed out");
+        return prefix;
+    });
+
+    private static void DeleteAtExit(string dir) => AppDomain.CurrentDomain.ProcessExit += (_, _) =>
+    {
+        try { Directory.Delete(dir, recursive: true); }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
+    };
+}
+
+/// <summary>Needs Linux and wine (to run the win-x64 build); skipped with the reason otherwise.</summary>
+public sealed class WineFactAttribute : FactAttribute
+{
+    public WineFactAttribute()
+    {
+        if (TestEnvironment.LinuxProcessesReason() is { } linux) Skip = linux;
+        else if (!File.Exists("/usr/lib/wine/wine64") && !TestEnvironment.OnPath("wine64") && !TestEnvironment.OnPath("wine"))
+            Skip = "wine not installed (apt-get install -y wine64): the win-x64 guard cannot be run here";
+    }
+}
