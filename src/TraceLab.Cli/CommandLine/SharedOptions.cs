@@ -1,3 +1,4 @@
+using TraceLab.Reporting;
 using System.CommandLine;
 using System.CommandLine.Parsing;
 using TraceLab.Analyzers;
@@ -79,6 +80,25 @@ internal static class SharedOptions
         });
         return option;
     }
+
+    /// <summary>--top N: detailed sections for the N top-ranked processes of a report without a target.</summary>
+    public static Option<int> Top()
+    {
+        var option = new Option<int>("--top")
+        {
+            Description = "without a target process: detailed sections for the N top-ranked processes " +
+                $"(default {SystemOverview.DefaultTop}, 0 to {MaxTop})",
+            DefaultValueFactory = _ => SystemOverview.DefaultTop,
+        };
+        option.Validators.Add(r =>
+        {
+            if (r.GetValueOrDefault<int>() is < 0 or > MaxTop) r.AddError($"--top must be between 0 and {MaxTop}");
+        });
+        return option;
+    }
+
+    /// <summary>The most detailed process sections --top allows (each is a table in every report file).</summary>
+    public const int MaxTop = 100;
 
     public static Option<TimelineWindow?> TimelineWindow() => new("--timeline-window")
     {

@@ -27,6 +27,8 @@ public sealed class AnalyzeCommand
         public TimelineWindow? Timeline { get; init; }
         /// <summary>Analysis threads besides the reader (null: the default for this machine).</summary>
         public int? AnalysisThreads { get; init; }
+        /// <summary>Without a target: the top-ranked processes that get a detailed section.</summary>
+        public int Top { get; init; } = Reporting.SystemOverview.DefaultTop;
     }
 
     private readonly IAnsiConsole _console;
@@ -46,9 +48,10 @@ public sealed class AnalyzeCommand
         var buffer = SharedOptions.Buffer();
         var timeline = SharedOptions.TimelineWindow();
         var threads = SharedOptions.AnalysisThreads();
+        var top = SharedOptions.Top();
         var command = new Command("analyze", "analyze an existing trace file")
         {
-            trace, outDir, force, pid, analysis, salvage, buffer, timeline, threads,
+            trace, outDir, force, pid, analysis, salvage, buffer, timeline, threads, top,
         };
         CommandActions.Set(command, r => new AnalyzeCommand(console).Run(new Settings(r.GetValue(trace)!)
         {
@@ -60,6 +63,7 @@ public sealed class AnalyzeCommand
             Buffer = r.GetValue(buffer),
             Timeline = r.GetValue(timeline),
             AnalysisThreads = r.GetValue(threads),
+            Top = r.GetValue(top),
         }));
         return command;
     }
@@ -77,7 +81,8 @@ public sealed class AnalyzeCommand
             throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
         var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
-            s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads);
+            s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads,
+            topProcesses: s.Top);
         ReportFiles.Write(output, report, recorded);
         TerminalReport.Render(_console, report);
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", ReportFiles.Names)}");
