@@ -75,7 +75,10 @@ public sealed class ThreadInstanceMap
                 {
                     Active = true;
                     SetState(tid, Exited);
-                    if (_names is not null && _names.TryGetName(tid, out var name)) _namesAtExit[e.Tid] = name;
+                    // The exit's own comm is the name at that moment; a reader that decodes ahead of delivery (perf
+                    // rounds) may already have given the table a later thread's name.
+                    if (e.Text is { } comm) _namesAtExit[e.Tid] = comm;
+                    else if (_names is not null && _names.TryGetName(tid, out var name)) _namesAtExit[e.Tid] = name;
                 }
                 break;
             }
