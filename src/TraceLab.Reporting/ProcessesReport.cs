@@ -19,11 +19,14 @@ public sealed class ProcessSummary
     public long RunNs { get; init; }
     public long ReadyNs { get; init; }
     public long WaitNs { get; init; }
-    /// <summary>Time its threads waited in a lock's queue before a handoff (convoys analysis; 0 without it).</summary>
+    /// <summary>
+    /// Time its threads waited in a lock's queue before a handoff (convoys analysis; 0 without it): the first
+    /// ranking key.
+    /// </summary>
     public long LockWaitNs { get; init; }
     /// <summary>
     /// Time its threads were blocked inside futex, semop and semtimedop calls (kernel analysis with lock syscalls
-    /// traced; 0 without): the first ranking key.
+    /// traced; 0 without). Includes idle waits (a thread pool on a condition variable), so it does not rank.
     /// </summary>
     public long LockBlockedNs { get; init; }
     public long VoluntarySwitches { get; init; }
@@ -47,8 +50,8 @@ public sealed class RestOfSystemSection
 }
 
 /// <summary>
-/// Groups the trace's threads into processes (<see cref="ProcessGrouping"/>) and ranks them: time blocked on lock
-/// objects, then ready time, then pid.
+/// Groups the trace's threads into processes (<see cref="ProcessGrouping"/>) and ranks them: time blocked in lock
+/// objects' queues until handed the lock, then ready time, then pid.
 /// </summary>
 public static class ProcessesReport
 {
@@ -97,7 +100,7 @@ public static class ProcessesReport
                 Target = g.Value.Any(targetTids.Contains),
             };
         })
-        .OrderByDescending(p => p.LockBlockedNs).ThenByDescending(p => p.ReadyNs).ThenBy(p => p.Pid).ToList();
+        .OrderByDescending(p => p.LockWaitNs).ThenByDescending(p => p.ReadyNs).ThenBy(p => p.Pid).ToList();
     }
 
     // The main thread may never have switched in the region: then a thread of it gives the comm.

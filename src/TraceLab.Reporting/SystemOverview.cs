@@ -83,8 +83,8 @@ public static class SystemOverview
         var blocks = new List<ReportBlock>
         {
             new MarkdownText("## System overview", "", summary + ".", "",
-                "Processes ranked by time blocked on lock objects (futex, semop), then by ready time (runnable, " +
-                "not running). Kernel threads are one row (pid 2, kthreadd); idle (swapper, tid 0) is not a " +
+                "Processes ranked by time blocked on lock objects (in a lock's wait queue until handed the lock), " +
+                "then by ready time (runnable, not running). Kernel threads are one row (pid 2, kthreadd); idle (swapper, tid 0) is not a " +
                 "thread: it is the idle CPU time above." + (notes.Count > 0 ? " " + string.Join("; ", notes) + "." : ""),
                 ""),
             new TerminalLine($"[bold]System[/] {Format.Escape(summary)}" +
@@ -103,10 +103,11 @@ public static class SystemOverview
 
     private static ReportTable ProcessTable(RunReport r, SystemSection sys, long regionNs)
     {
-        var table = new ReportTable("Processes (lock-blocked, then ready time)",
+        var table = new ReportTable("Processes (lock wait, then ready time)",
         [
             new("#"), new("pid"), Column.Left("process"), new("threads"),
-            new("lock blocked ms", TerminalHeading: "lock ms"), new("ready ms"), new("run ms"),
+            new("lock wait ms", TerminalHeading: "lock ms"), Column.MarkdownOnly("blocked in lock calls ms"),
+            new("ready ms"), new("run ms"),
             new("CPU %"), new("wait ms"), new("voluntary", TerminalHeading: "vol"),
             new("involuntary", TerminalHeading: "invol"),
         ]) { RowNoun = "processes", MarkdownCollapseAfter = MarkdownRows };
@@ -115,7 +116,8 @@ public static class SystemOverview
             var p = r.Processes[i];
             table.Add(Format.Int(i + 1), Format.Int(p.Pid),
                 new(p.Name, Short(p.Name, 28)), Units.N(p.ThreadCount),
-                Units.Ms(p.LockBlockedNs), Units.Ms(p.ReadyNs), Units.Ms(p.RunNs), CpuPct(p.RunNs, regionNs),
+                Units.Ms(p.LockWaitNs), Units.Ms(p.LockBlockedNs), Units.Ms(p.ReadyNs), Units.Ms(p.RunNs),
+                CpuPct(p.RunNs, regionNs),
                 Units.Ms(p.WaitNs), Units.N(p.VoluntarySwitches), Units.N(p.InvoluntarySwitches));
         }
         return table;
@@ -132,12 +134,13 @@ public static class SystemOverview
             (null, { }) => ", ended in the trace",
             _ => "",
         };
-        var line = $"{Units.N(p.ThreadCount)} thread{(p.ThreadCount == 1 ? "" : "s")}{life}: lock blocked {Units.Ms(p.LockBlockedNs)} ms, ready " +
+        var line = $"{Units.N(p.ThreadCount)} thread{(p.ThreadCount == 1 ? "" : "s")}{life}: lock wait " +
+            $"{Units.Ms(p.LockWaitNs)} ms (blocked in lock calls {Units.Ms(p.LockBlockedNs)} ms), ready " +
             $"{Units.Ms(p.ReadyNs)} ms, run {Units.Ms(p.RunNs)} ms ({CpuPct(p.RunNs, regionNs)} % of a CPU), " +
             $"{Units.N(p.VoluntarySwitches)} voluntary / {Units.N(p.InvoluntarySwitches)} involuntary switches";
         var table = new ReportTable($"{title}: threads",
         [
-            new("tid"), Column.Left("name"), new("lock blocked ms", TerminalHeading: "lock ms"), new("ready ms"),
+            new("tid"), Column.Left("name"), new("blocked in lock calls ms", TerminalHeading: "lock ms"), new("ready ms"),
             new("run ms"), new("wait ms"), new("voluntary", TerminalHeading: "vol"),
             new("involuntary", TerminalHeading: "invol"), new("migrations", TerminalHeading: "migr"),
             new("ready p99 µs", TerminalHeading: "rdy p99 µs"), Column.Left("top waker"),

@@ -12,8 +12,9 @@ namespace TraceLab.Tests.Reporting;
 /// objects, then ready time; the top N get a section; the terminal stays short; report.md folds the long tail.
 /// The trace is hand-built, so every ranking key is known by construction (times in µs):
 /// <list type="bullet">
-/// <item>500 "locky": futex entered at 10, blocked from 20 until 600 wakes it at 320 → 300 µs lock-blocked,
-/// then ready 320 → 330 (10 µs).</item>
+/// <item>500 "locky": FUTEX_WAIT entered at 10, blocked from 20 until 600's FUTEX_WAKE hands it the lock at 320
+/// → 300 µs blocked in a lock call, 310 µs in the lock's queue (confirmed by its own FUTEX_WAKE at 345), then
+/// ready 320 → 330 (10 µs).</item>
 /// <item>600 "ready-heavy": preempted at 400 by 1099, back at 800 → 400 µs ready, no lock.</item>
 /// <item>1000 + k (k = 0 … 24) "small-k" on CPU 2: woken from interrupt, ready k + 1 µs.</item>
 /// <item>1099 "hog": runs 400 → 800, never waits for a CPU.</item>
@@ -25,18 +26,23 @@ public sealed class SystemOverviewTests
     private const long Us = SystemScript.Us;
     private const int Smalls = 25;
     private static readonly (int, string) Idle = (0, "swapper");
+    private const int FutexWaitPrivate = 0 | 128, FutexWakePrivate = 1 | 128;
 
     private static SystemScript Busy()
     {
         var s = new SystemScript();
         (int, string) locky = (500, "locky"), heavy = (600, "ready-heavy"), hog = (1099, "hog");
         s.Switch(0, 0, Idle, TaskState.Running, locky);
-        s.Add(KernelEvent.SyscallEnter(10 * Us, 0, 500, 202, 0x1000, 0));
+        s.Add(KernelEvent.SyscallEnter(10 * Us, 0, 500, 202, 0x1000, FutexWaitPrivate));
         s.Switch(20 * Us, 0, locky, TaskState.Interruptible, Idle);
         s.Switch(0, 1, Idle, TaskState.Running, heavy);
+        s.Add(KernelEvent.SyscallEnter(315 * Us, 1, 600, 202, 0x1000, FutexWakePrivate));
         s.Add(KernelEvent.Waking(320 * Us, 1, 600, 500, 0));
+        s.Add(KernelEvent.SyscallExit(325 * Us, 1, 600, 202, 1));
         s.Switch(330 * Us, 0, Idle, TaskState.Running, locky);
         s.Add(KernelEvent.SyscallExit(340 * Us, 0, 500, 202, 0));
+        s.Add(KernelEvent.SyscallEnter(345 * Us, 0, 500, 202, 0x1000, FutexWakePrivate));   // releases: it had it
+        s.Add(KernelEvent.SyscallExit(347 * Us, 0, 500, 202, 0));
         s.Switch(350 * Us, 0, locky, TaskState.Interruptible, Idle);
         s.Switch(400 * Us, 1, heavy, TaskState.Running, hog);
         s.Switch(800 * Us, 1, hog, TaskState.Interruptible, heavy);
@@ -56,7 +62,7 @@ public sealed class SystemOverviewTests
         [500, 600, .. Enumerable.Range(1000, Smalls).Reverse(), 1099];
 
     [Fact]
-    public void Processes_rank_by_lock_blocked_time_then_ready_time_with_their_switches_and_cpu_use()
+    public void Processes_rank_by_lock_wait_then_ready_time_with_their_switches_and_cpu_use()
     {
         var r = Busy().Report(cpus: 3);
 
@@ -67,11 +73,12 @@ public sealed class SystemOverviewTests
         Assert.Equal(ExpectedRank, r.Processes.Select(p => p.Pid));
         var locky = r.Processes[0];
         Assert.Equal(300 * Us, locky.LockBlockedNs);
+        Assert.Equal(310 * Us, locky.LockWaitNs);                 // queued at its FUTEX_WAIT (10), handed it at 320
         Assert.Equal(10 * Us, locky.ReadyNs);
         Assert.Equal(20 * Us + 20 * Us, locky.RunNs);            // 0 → 20 and 330 → 350
         Assert.Equal(2, locky.VoluntarySwitches);
         var heavy = r.Processes[1];
-        Assert.Equal(0, heavy.LockBlockedNs);
+        Assert.Equal(0, heavy.LockBlockedNs + heavy.LockWaitNs);
         Assert.Equal(400 * Us, heavy.ReadyNs);
         Assert.Equal(1, heavy.InvoluntarySwitches);
         Assert.Equal(1, heavy.VoluntarySwitches);
