@@ -6,6 +6,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Parallel;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Core;
+using TraceLab.Reporting;
 
 namespace TraceLab.Cli.Commands;
 
@@ -100,7 +101,7 @@ public sealed class BenchCommand
     private static void Analyze(string traceFile, AnalysisKind analyses, int analysisThreads)
     {
         using var reader = TraceFiles.Open(traceFile);
-        using var session = new AnalysisSession(analyses, analysisThreads: analysisThreads);
+        using var session = new AnalysisSession(AnalysisReports.Select(analyses), analysisThreads: analysisThreads);
         reader.Read(session);
         session.Complete();
     }

@@ -28,9 +28,9 @@ internal sealed class SystemScript
         Add(KernelEvent.Switch(t, cpu, prev.Tid, 120, prevState, next.Tid, 120), prev, next);
 
     public RunReport Report(int cpus = 2, long[]? lostPerCpu = null, int top = SystemOverview.DefaultTop,
-        AnalysisKind kinds = AnalysisKind.All)
+        AnalysisKind? kinds = null)
     {
-        using var session = new AnalysisSession(kinds, names: Names);
+        using var session = new AnalysisSession(AnalysisReports.Select(kinds ?? AnalysisKind.All), names: Names);
         foreach (var (e, names) in _steps.OrderBy(s => s.Event.Timestamp))
         {
             foreach (var (tid, name) in names)
