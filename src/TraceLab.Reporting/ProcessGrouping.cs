@@ -27,7 +27,7 @@ public sealed class ProcessGrouping
         "khungtaskd", "oom_reaper", "kblockd", "kintegrityd", "kthrotld", "writeback", "ext4-rsv-conver", "psimon",
         "ipv6_addrconf", "mm_percpu_wq", "netns", "edac-poller", "devfreq_wq", "zswap", "kstrp", "blkcg_punt_bio",
         "tpm_dev_wq", "ata_sff", "kaluad", "kmpath", "charger_manager", "cryptd", "inet_frag_wq", "kipmi", "ksgxd",
-        "slub_flushwq", "khvcd", "hwrng", "mmcqd/", "kverityd", "dm_bufio_cache", "kdmflush",
+        "slub_flushwq", "khvcd", "hwrng", "mmcqd/", "kdamond", "kverityd", "dm_bufio_cache", "kdmflush",
     ];
 
     // Short stems only with a digit after them: "md0_raid1", "card0-crtc0", "ttm0".

@@ -43,7 +43,9 @@ public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSe
         [
             new("tid"), Column.Left("name"), new("run ms"), new("in syscalls ms"), new("kernel est. ms"),
             new("outside syscalls ms", TerminalHeading: "outside ms"),
-            new("sys ms (rusage)", TerminalHeading: "sys ms*"),
+            // Without the workload's getrusage (a whole system) the column is empty: the terminal leaves it out.
+            new("sys ms (rusage)", TerminalHeading: "sys ms*",
+                In: k.Threads.Any(t => t.RusageSystemNs is not null) ? Shown.Everywhere : Shown.Markdown),
             new("calls"), new("blocked in syscalls ms", TerminalHeading: "blocked ms"),
             new("ready in syscalls ms", TerminalHeading: "ready ms"),
             Column.Left("syscalls (calls, cpu/blocked/ready ms)", "top syscalls (calls, cpu ms, blocked ms)"),
