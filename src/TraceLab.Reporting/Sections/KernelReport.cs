@@ -52,7 +52,7 @@ public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSe
         ]) { RowNoun = "threads" };
         foreach (var t in k.Threads)
         {
-            table.AddForThread(t.Tid, Format.Int(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs),
+            table.AddForThread(t.Tid, Format.Tid(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs),
                 Units.Ms(t.EstimatedKernelNs), Units.Ms(t.OutsideSyscallsNs),
                 t.RusageSystemNs is { } s ? Units.Ms(s) : "", Units.N(t.SyscallCalls),
                 Units.Ms(t.BlockedInSyscallsNs), Units.Ms(t.ReadyInSyscallsNs),

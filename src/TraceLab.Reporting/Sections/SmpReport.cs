@@ -36,7 +36,7 @@ public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analys
         };
         foreach (var t in s.Threads)
         {
-            threads.AddForThread(t.Tid, [Format.Int(t.Tid), t.Name,
+            threads.AddForThread(t.Tid, [Format.Tid(t.Tid), t.Name,
                 .. cpus.Select(c => (Cell)Units.Ms(c < t.ResidencyNs.Count ? t.ResidencyNs[c] : 0)),
                 Units.N(t.Migrations), Units.N(t.CpuChanges), Units.N(t.WakeupsReceivedSameCpu),
                 Units.N(t.WakeupsReceivedCrossCpu), Units.N(t.WakeupsGivenSameCpu), Units.N(t.WakeupsGivenCrossCpu),
