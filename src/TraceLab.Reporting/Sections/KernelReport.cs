@@ -57,7 +57,7 @@ public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSe
                 t.RusageSystemNs is { } s ? Units.Ms(s) : "", Units.N(t.SyscallCalls),
                 Units.Ms(t.BlockedInSyscallsNs), Units.Ms(t.ReadyInSyscallsNs),
                 new(string.Join("; ", t.Syscalls.Select(s => $"{Calls(s)}/{Units.Ms(s.ReadyNs)}")),
-                    string.Join("; ", t.Syscalls.Take(3).Select(Calls))));
+                    Short(string.Join("; ", t.Syscalls.Take(3).Select(Calls)), 40)));
         }
 
         var compare = ratio is null
@@ -80,4 +80,7 @@ public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSe
     /// <summary>"futex ×1,234 5.0/6.0": calls, CPU ms and blocked ms.</summary>
     private static string Calls(SyscallSection s) =>
         $"{s.Name} ×{Units.N(s.Calls)} {Units.Ms(s.CpuNs)}/{Units.Ms(s.BlockedNs)}";
+
+    /// <summary>Terminal text cut to <paramref name="max"/> characters, so the table fits 160 columns.</summary>
+    private static string Short(string text, int max) => text.Length <= max ? text : text[..(max - 1)] + "…";
 }

@@ -3,6 +3,7 @@ using TraceLab.Cli;
 using TraceLab.Core;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Html;
+using TraceLab.TestSupport;
 using Xunit;
 
 namespace TraceLab.Tests.Reporting;
@@ -160,6 +161,35 @@ public sealed class SystemOverviewTests
             RestOfSystem = new RestOfSystemSection(),
         });
         Assert.DoesNotContain("## System overview", md, StringComparison.Ordinal);
+    }
+
+    /// <summary>Real system-wide traces recorded elsewhere: 8 and 20 CPUs, many processes.</summary>
+    [ExternalTraceFact("tracecmd/lisa_trappy_tests_trace_v6.dat")]
+    public void An_eight_cpu_android_trace_fits_the_terminal() => FitsTheTerminal("tracecmd/lisa_trappy_tests_trace_v6.dat");
+
+    [ExternalTraceFact("tracecmd/hip24_test_host_kvm_v7zlib.dat")]
+    public void A_twenty_cpu_host_trace_with_silent_cpus_fits_the_terminal() =>
+        FitsTheTerminal("tracecmd/hip24_test_host_kvm_v7zlib.dat");
+
+    private static void FitsTheTerminal(string trace)
+    {
+        var r = AnalysisPipeline.Analyze(ExternalTraces.PathOf(trace), null, run: null, partial: false, pid: null);
+        var lines = Terminal(r);
+
+        Assert.NotNull(r.System);
+        var tables = lines.Where(l => l.TrimStart().Length > 0 && "╭│├╰".Contains(l.TrimStart()[0])).ToList();
+        var widest = tables.MaxBy(l => l.TrimEnd().Length)!;
+        Assert.True(widest.TrimEnd().Length <= 160, widest);
+        Assert.True(lines.Length < 200, $"{lines.Length} lines");
+        // Every table shows at most 10 rows (plus borders and heading: 14 lines between ╭ and ╰).
+        var open = -1;
+        for (var i = 0; i < lines.Length; i++)
+        {
+            if (lines[i].TrimStart().StartsWith('╭')) open = i;
+            if (lines[i].TrimStart().StartsWith('╰')) Assert.True(i - open - 3 <= 10, $"{i - open - 3} rows");
+        }
+        Assert.Equal(r.Threads.Sum(t => t.RunNs), r.System!.BusyNs);
+        Assert.All(r.System.SilentCpus, c => Assert.InRange(c, 0, r.Capture.Cpus - 1));
     }
 
     internal static string[] Terminal(RunReport r)
