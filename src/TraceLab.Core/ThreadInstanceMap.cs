@@ -36,9 +36,34 @@ public sealed class ThreadInstanceMap
     /// <summary>Tids that more than one thread had in the trace.</summary>
     public IReadOnlySet<int> ReusedTids => _reused;
 
-    /// <summary>Whether <paramref name="e"/> must go through <see cref="Rewrite"/> (cheap: kind and one flag).</summary>
+    /// <summary>
+    /// Whether <paramref name="e"/> must go through <see cref="Rewrite"/>: an exit, fork or dead switch-out, or an
+    /// event naming a tid that has exited or was reused (a few array loads; most events need nothing, so the
+    /// caller copies only the rare ones).
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool Needs(in KernelEvent e) => Active || e.Kind == KernelEventKind.Exit;
+    public bool Needs(in KernelEvent e)
+    {
+        if (!Active) return e.Kind == KernelEventKind.Exit;
+        if (Packed(e.Pid) != 0) return true;
+        switch (e.Kind)
+        {
+            case KernelEventKind.Switch:
+                return Packed(e.Tid) != 0 || Packed(e.Tid2) != 0;
+            case KernelEventKind.Waking:
+            case KernelEventKind.WakeupNew:
+            case KernelEventKind.Migrate:
+            case KernelEventKind.Marker:
+                return Packed(e.Tid) != 0;
+            case KernelEventKind.Exec:
+                return Packed(e.Tid) != 0 || Packed(e.Tid2) != 0;
+            case KernelEventKind.Fork:
+            case KernelEventKind.Exit:
+                return true;
+            default:
+                return false;
+        }
+    }
 
     /// <summary>Rewrites the event's tids to thread ids and follows exits and forks.</summary>
     public void Rewrite(ref KernelEvent e)
@@ -145,9 +170,11 @@ public sealed class ThreadInstanceMap
 
     private void SetState(int tid, int state) => SetPacked(tid, (Packed(tid) & ~StateMask) | state);
 
+    /// <summary>0 for a tid whose only thread is alive (and for ids that are not tids).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int Packed(int tid)
     {
+        if (tid <= 0) return 0;
         var p = tid >> PageBits;
         var pages = _pages;
         return (uint)p < (uint)pages.Length && pages[p] is { } page ? page[tid & PageMask] : 0;
