@@ -2,6 +2,7 @@ using System.CommandLine;
 using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Charts;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Formats.Registry;
 using TraceLab.Workloads;
@@ -29,6 +30,8 @@ public sealed class AnalyzeCommand
         public int? AnalysisThreads { get; init; }
         /// <summary>Without a target: the top-ranked processes that get a detailed section.</summary>
         public int Top { get; init; } = Reporting.SystemOverview.DefaultTop;
+        /// <summary>Skip the charts (report.html without them, no chart-* files): the fastest analysis.</summary>
+        public bool NoCharts { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -49,9 +52,10 @@ public sealed class AnalyzeCommand
         var timeline = SharedOptions.TimelineWindow();
         var threads = SharedOptions.AnalysisThreads();
         var top = SharedOptions.Top();
+        var noCharts = SharedOptions.NoCharts();
         var command = new Command("analyze", "analyze an existing trace file")
         {
-            trace, outDir, force, pid, analysis, salvage, buffer, timeline, threads, top,
+            trace, outDir, force, pid, analysis, salvage, buffer, timeline, threads, top, noCharts,
         };
         CommandActions.Set(command, r => new AnalyzeCommand(console).Run(new Settings(r.GetValue(trace)!)
         {
@@ -64,6 +68,7 @@ public sealed class AnalyzeCommand
             Timeline = r.GetValue(timeline),
             AnalysisThreads = r.GetValue(threads),
             Top = r.GetValue(top),
+            NoCharts = r.GetValue(noCharts),
         }));
         return command;
     }
@@ -80,12 +85,15 @@ public sealed class AnalyzeCommand
         if (s.Out is null && !s.Force && File.Exists(output.File("report.json")))
             throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
+        // The drawing library loads while the trace is read, not after.
+        if (!s.NoCharts) ReportChartImages.WarmUp();
         var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
             s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads,
             topProcesses: s.Top);
-        ReportFiles.Write(output, report, recorded);
+        var written = ReportFiles.Write(output, report, recorded, charts: !s.NoCharts);
         TerminalReport.Render(_console, report);
-        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", ReportFiles.Names)}");
+        if (written.ChartsMissing is { } why) _console.MarkupLine($"[yellow]{Markup.Escape(why)}[/]");
+        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", written.Files)}");
         return ExitCodes.Ok;
     }
 }
