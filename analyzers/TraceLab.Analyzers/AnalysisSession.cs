@@ -26,8 +26,15 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// Threads that run the analyzers besides the caller's (which reads the trace): 0 analyzes on the caller's thread
     /// as it reads. See <see cref="AnalysisPlan"/> for how analyzers are shared out.
     /// </param>
-    public AnalysisSession(AnalysisKind kinds, TimelineWindow? timeline = null, int analysisThreads = 0)
+    /// <param name="names">
+    /// The reader's thread names: a thread whose tid is later reused keeps the name it had (see
+    /// <see cref="ThreadInstanceMap"/>); null: each thread of a reused tid takes the tid's last name.
+    /// </param>
+    public AnalysisSession(AnalysisKind kinds, TimelineWindow? timeline = null, int analysisThreads = 0,
+        ThreadTable? names = null)
     {
+        _names = names;
+        Instances = new ThreadInstanceMap(names);
         ArgumentOutOfRangeException.ThrowIfNegative(analysisThreads);
         Kinds = kinds;
         var groups = AnalysisPlan.Partition(kinds, timeline is not null, Math.Max(1, analysisThreads));
@@ -59,7 +66,27 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// <summary>Analysis threads in use (0: the caller's thread does everything).</summary>
     public int AnalysisThreads => _fanOut is null ? 0 : _passes.Length;
 
+    /// <summary>
+    /// Thread ids of the pass: a thread that reuses an exited thread's tid is a new thread (<see cref="ThreadIds"/>).
+    /// </summary>
+    public ThreadInstanceMap Instances { get; }
+
+    private readonly ThreadTable? _names;
+
     public void OnEvent(in KernelEvent e)
+    {
+        // Until some thread exits, no tid can have been reused: events go through untouched.
+        if (!Instances.Needs(e))
+        {
+            Dispatch(e);
+            return;
+        }
+        var rewritten = e;
+        Instances.Rewrite(ref rewritten);
+        Dispatch(rewritten);
+    }
+
+    private void Dispatch(in KernelEvent e)
     {
         if (_single is not null) _single.OnEvent(e);
         else _fanOut!.OnEvent(e);
@@ -72,6 +99,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         _completed = true;
         _fanOut?.Finish();
         foreach (var pass in _passes) pass.Complete();
+        if (_names is not null) Instances.NameInstances(_names);
     }
 
     /// <summary>Stops the analysis threads if <see cref="Complete"/> was not reached (reader error, cancellation).</summary>

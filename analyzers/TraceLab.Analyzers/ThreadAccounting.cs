@@ -572,6 +572,18 @@ public sealed class ThreadAccounting : IKernelEventSink
         }
     }
 
+    /// <summary>
+    /// The CPUs below <paramref name="cpuCount"/> that logged no event at all (offline, or idle throughout with no
+    /// switch logged): nothing is known of them, so no time is charged there.
+    /// </summary>
+    public IReadOnlyList<int> SilentCpus(int cpuCount)
+    {
+        var silent = new List<int>();
+        for (var c = 0; c < cpuCount; c++)
+            if (c >= _cpus.Length || _cpus[c].LastEvidence == long.MinValue) silent.Add(c);
+        return silent;
+    }
+
     /// <summary>The threads that descend (by fork) from <paramref name="rootPid"/>, including it.</summary>
     public IReadOnlyList<int> Descendants(int rootPid)
     {

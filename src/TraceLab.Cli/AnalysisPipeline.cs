@@ -14,18 +14,22 @@ public static class AnalysisPipeline
     public static RunReport Analyze(string traceFile, WorkloadResult? workload, RunSection? run, bool partial, int? pid,
         AnalysisKind? analyses = null, TraceReadOptions? read = null, int? analysisThreads = null,
         CancellationToken cancellationToken = default) =>
-        AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses ?? AnalysisKind.All, read, timeline: null, analysisThreads, cancellationToken).Report;
+        AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses ?? AnalysisKind.All, read, timeline: null,
+            analysisThreads, cancellationToken: cancellationToken).Report;
 
     /// <summary>Also records the thread timeline of <paramref name="timeline"/> in the same pass (for report.html).</summary>
     /// <param name="analysisThreads">Threads for the analyzers besides the reading one (null: <see cref="AnalysisPlan.DefaultThreads"/>).</param>
     public static (RunReport Report, TimelineData? Timeline) AnalyzeWithTimeline(string traceFile, WorkloadResult? workload,
         RunSection? run, bool partial, int? pid, AnalysisKind analyses, TraceReadOptions? read, TimelineWindow? timeline,
-        int? analysisThreads = null, CancellationToken cancellationToken = default)
+        int? analysisThreads = null, int topProcesses = SystemOverview.DefaultTop,
+        CancellationToken cancellationToken = default)
     {
         using var reader = TraceFiles.Open(traceFile, read ?? TraceReadOptions.Default);
-        using var session = new AnalysisSession(AnalysisReports.Select(analyses), timeline, analysisThreads ?? AnalysisPlan.DefaultThreads);
+        using var session = new AnalysisSession(AnalysisReports.Select(analyses), timeline,
+            analysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads);
         reader.Read(session, cancellationToken);
         session.Complete();
-        return (ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid), session.Timeline?.Result());
+        return (ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
+            topProcesses), session.Timeline?.Result());
     }
 }

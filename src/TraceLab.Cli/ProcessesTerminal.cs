@@ -13,6 +13,8 @@ public static class ProcessesTerminal
 
     public static void Render(IAnsiConsole console, RunReport report, bool system)
     {
+        // Without a target the report itself opens with the ranked processes (SystemOverview).
+        if (report.System is not null) return;
         var shown = system
             ? report.Processes.Take(TopProcesses).ToList()
             : report.Processes.Where(p => p.Target).ToList();

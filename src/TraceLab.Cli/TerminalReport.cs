@@ -14,8 +14,9 @@ public static class TerminalReport
 
     public static void Render(IAnsiConsole console, RunReport r)
     {
+        var ranking = ThreadRanking.Of(r);
         var limit = new RowLimit(TableRows, (left, table) => $"… {left:N0} more {table.RowNoun} in report.md",
-            ThreadRanking.Of(r));
+            ranking);
         foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
             if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit);
         var c = r.Capture;
@@ -32,6 +33,18 @@ public static class TerminalReport
                 console.MarkupLine($"[bold]Workload[/] {Markup.Escape(WorkloadMetricsText.Format(m))}");
         }
 
+        // Without a target: the system overview and the top processes; the sections then show their threads only.
+        if (SystemOverview.View(r, ranking) is { } overview)
+        {
+            TerminalSections.Write(console, overview, limit);
+            var detailed = SystemOverview.DetailedTids(r);
+            limit = limit with
+            {
+                ThreadFilter = detailed.Contains,
+                MoreNote = (left, table) =>
+                    $"… {left:N0} more {table.RowNoun} (report.md: the top processes' threads; report.json: all)",
+            };
+        }
         foreach (var analysis in AnalysisReports.All.Where(a => !a.OpensReport))
             if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit);
         foreach (var warning in r.Warnings) console.MarkupLine($"[yellow]warning:[/] {Markup.Escape(warning)}");

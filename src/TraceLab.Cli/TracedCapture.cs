@@ -104,8 +104,9 @@ public sealed class TracedCapture : IDisposable
     /// report.json / .md / .html. <paramref name="timeline"/> null: no thread timeline in report.html (sweeps).
     /// </summary>
     /// <param name="pid">The process to report on (a traced program or attached process); null: from the markers.</param>
+    /// <param name="topProcesses">Without a target (--system): the top processes that get a detailed section.</param>
     public TracedRunFiles Finish(RunSection runSection, bool partial, AnalysisKind analyses, TimelineWindow? timeline,
-        int? pid = null)
+        int? pid = null, int topProcesses = SystemOverview.DefaultTop)
     {
         var captured = Session.Stop();
         string traceFile;
@@ -129,7 +130,7 @@ public sealed class TracedCapture : IDisposable
 
         if (timeline is not null) TraceLab.Charts.ReportChartImages.WarmUp();
         var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
-            read: null, timeline);
+            read: null, timeline, topProcesses: topProcesses);
         report.Warnings.InsertRange(0, _notices);
         // Charts go with the timeline: sweep runs ask for neither and stay fast.
         ReportFiles.Write(_output, report, timelineData, charts: timeline is not null);

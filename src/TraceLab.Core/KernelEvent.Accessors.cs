@@ -80,10 +80,12 @@ public partial struct KernelEvent
     // ---- Exit: ExitingTid ends.
     public readonly int ExitingTid => Tid;
     public readonly int ExitingPrio => Prio;
+    /// <summary>The thread's name as it exits (sched_process_exit's comm); null when the backend logs none.</summary>
+    public readonly string? ExitingComm => Text;
 
-    public static KernelEvent Exit(long ts, int cpu, int tid, int prio = 0) => new()
+    public static KernelEvent Exit(long ts, int cpu, int tid, int prio = 0, string? comm = null) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = tid, Kind = KernelEventKind.Exit, Tid = tid, Prio = prio,
+        Timestamp = ts, Cpu = cpu, Pid = tid, Kind = KernelEventKind.Exit, Tid = tid, Prio = prio, Text = comm,
     };
 
     // ---- SyscallEnter / SyscallExit, made by Pid. Linux logs a number; ETW logs the service routine's address.

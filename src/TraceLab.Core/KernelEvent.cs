@@ -42,7 +42,7 @@ public partial struct KernelEvent
     /// of the struct's padding.
     /// </summary>
     internal ushort WaitReasonPlusOne;
-    /// <summary>Marker text or exec file name; null for every other kind (no allocation on the hot path).</summary>
+    /// <summary>Marker text, exec file name or an exiting thread's comm; null for every other kind (no allocation on the hot path).</summary>
     internal string? Text;
 
     public override readonly string ToString() => Kind switch

@@ -22,8 +22,20 @@ public sealed class ProcessSummary
     public long RunNs { get; init; }
     public long ReadyNs { get; init; }
     public long WaitNs { get; init; }
-    /// <summary>Time its threads waited in a lock's queue before a handoff (convoys analysis; 0 without it).</summary>
+    /// <summary>
+    /// Time its threads waited in a lock's queue before a handoff (convoys analysis; 0 without it): the first
+    /// ranking key.
+    /// </summary>
     public long LockWaitNs { get; init; }
+    /// <summary>
+    /// Time its threads were blocked inside futex, semop and semtimedop calls (kernel analysis with lock syscalls
+    /// traced; 0 without). Includes idle waits (a thread pool on a condition variable), so it does not rank.
+    /// </summary>
+    public long LockBlockedNs { get; init; }
+    public long VoluntarySwitches { get; init; }
+    public long InvoluntarySwitches { get; init; }
+    /// <summary>True for the group of all kernel threads (pid 2, kthreadd); null (omitted) for a process.</summary>
+    public bool? KernelThreads { get; init; }
     /// <summary>
     /// True for the processes the report is about (the program and its children, --pid, the workload).
     /// </summary>
@@ -40,19 +52,23 @@ public sealed class RestOfSystemSection
     public long WaitNs { get; init; }
 }
 
-/// <summary>Groups the trace's threads into processes and ranks them (lock-queue wait, then ready time).</summary>
+/// <summary>
+/// Groups the trace's threads into processes (<see cref="ProcessGrouping"/>) and ranks them: time blocked in lock
+/// objects' queues until handed the lock, then ready time, then pid.
+/// </summary>
 public static class ProcessesReport
 {
-    public static List<ProcessSummary> Build(AnalysisSession analyses, ThreadTable names, IReadOnlySet<int> targetTids,
-        RunSection? run, int targetPid)
+    public static List<ProcessSummary> Build(AnalysisSession analyses, ProcessGrouping grouping, ThreadTable names,
+        IReadOnlySet<int> targetTids, RunSection? run, int targetPid)
     {
         var accounting = analyses.Accounting;
         var convoy = analyses.Convoys;
+        var kernel = analyses.Kernel;
         var groups = new Dictionary<int, List<int>>();
         foreach (var (tid, s) in accounting.Threads)
         {
             if (tid <= 0 || s.RunNs + s.ReadyNs + s.WaitNs == 0 && !targetTids.Contains(tid)) continue;
-            var pid = accounting.ProcessOf(tid);
+            var pid = grouping.ProcessOf(tid);
             if (!groups.TryGetValue(pid, out var list)) groups[pid] = list = [];
             list.Add(tid);
         }
@@ -61,15 +77,16 @@ public static class ProcessesReport
             var stats = g.Value.Select(accounting.Stats).ToList();
             var lockWait = convoy is null ? 0
                 : g.Value.Sum(t => convoy.Threads.TryGetValue(t, out var c) ? c.QueueWait.Sum : 0);
-            int? parent = accounting.Parents.TryGetValue(g.Key, out var p) && p > 0 ? accounting.ProcessOf(p) : null;
+            var lockBlocked = kernel is null ? 0
+                : g.Value.Sum(t => kernel.Threads.TryGetValue(t, out var k) ? LockSyscalls.BlockedNs(k) : 0);
+            var kernelThreads = g.Key == ProcessGrouping.KernelThreadsPid
+                && g.Value.Any(grouping.IsKernelThread);
+            int? parent = kernelThreads ? null
+                : accounting.Parents.TryGetValue(g.Key, out var p) && p > 0 ? grouping.ProcessOf(p) : null;
             return new ProcessSummary
             {
                 Pid = g.Key,
-                // The main thread may never have switched in the region: then a thread of it gives the comm.
-                Name = names.TryGetName(g.Key, out var n) ? n
-                    : g.Value.Select(t => names.TryGetName(t, out var tn) ? tn : null)
-                        .FirstOrDefault(x => x is not null)
-                      ?? names.NameOf(g.Key),
+                Name = kernelThreads ? ProcessGrouping.KernelThreadsName : NameOf(g.Key, g.Value, names),
                 CommandLine = g.Key == targetPid ? run?.Command : null,
                 ParentPid = parent,
                 StartNs = accounting.Born.TryGetValue(g.Key, out var b) ? b
@@ -80,11 +97,21 @@ public static class ProcessesReport
                 ReadyNs = stats.Sum(s => s.ReadyNs),
                 WaitNs = stats.Sum(s => s.WaitNs),
                 LockWaitNs = lockWait,
+                LockBlockedNs = lockBlocked,
+                VoluntarySwitches = stats.Sum(s => s.VoluntarySwitches),
+                InvoluntarySwitches = stats.Sum(s => s.InvoluntarySwitches),
+                KernelThreads = kernelThreads ? true : null,
                 Target = g.Value.Any(targetTids.Contains),
             };
         })
         .OrderByDescending(p => p.LockWaitNs).ThenByDescending(p => p.ReadyNs).ThenBy(p => p.Pid).ToList();
     }
+
+    // The main thread may never have switched in the region: then a thread of it gives the comm.
+    private static string NameOf(int pid, List<int> tids, ThreadTable names) =>
+        names.TryGetName(pid, out var n) ? n
+            : tids.Select(t => names.TryGetName(t, out var tn) ? tn : null).FirstOrDefault(x => x is not null)
+              ?? names.NameOf(pid);
 
     public static RestOfSystemSection Rest(IEnumerable<ProcessSummary> processes)
     {

@@ -11,7 +11,8 @@ public static class ReportBuilder
     private const int TopWakers = 3;
 
     public static RunReport Build(TraceInfo info, ThreadTable names, AnalysisSession analyses, WorkloadResult? workload,
-        RunSection? run = null, bool partial = false, int? pidOverride = null)
+        RunSection? run = null, bool partial = false, int? pidOverride = null,
+        int topProcesses = SystemOverview.DefaultTop)
     {
         var accounting = analyses.Accounting;
         var region = accounting.Region;
@@ -32,7 +33,9 @@ public static class ReportBuilder
             && region.TargetPids.Count > 0;
         IReadOnlyList<int> targets = fromTargetMarkers ? region.TargetPids : pid > 0 ? [pid] : [];
         var tids = SelectThreads(accounting, workload, targets);
-        if (pid == 0) warnings.Add("no workload process identified (no markers, no workload result, no --pid): all threads reported");
+        if (pid == 0 && targets.Count == 0)
+            warnings.Add("no target process (no markers, no workload result, no --pid): the report opens with the " +
+                "system overview; report.json has every thread");
         if (!region.HasBegin) warnings.Add("no TRACELAB_REGION_BEGIN marker: the report covers the whole trace");
         else if (!region.HasEnd)
             warnings.Add($"no {(region.FromTarget ? "TRACELAB_TARGET_END" : "TRACELAB_REGION_END")} marker: " +
@@ -43,9 +46,11 @@ public static class ReportBuilder
             warnings.Add($"{accounting.ChainBreaksInRegion} broken switch chains repaired in the region (switches that were never logged; see docs/metrics.md)");
 
         var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
-        var threads = tids.Select(tid => Thread(tid, pid, accounting.ProcessOf(tid), names, accounting.Stats(tid),
-            byTid.GetValueOrDefault(tid))).ToList();
-        var processes = ProcessesReport.Build(analyses, names, tids.ToHashSet(), run, pid);
+        var grouping = new ProcessGrouping(accounting, names);
+        var reused = analyses.Instances.ReusedTids;
+        var threads = tids.Select(tid => Thread(tid, pid, grouping.ProcessOf(tid), names, accounting.Stats(tid),
+            byTid.GetValueOrDefault(tid), reused, accounting)).ToList();
+        var processes = ProcessesReport.Build(analyses, grouping, names, tids.ToHashSet(), run, pid);
         var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
         foreach (var analysis in AnalysisReports.All) warnings.AddRange(analysis.Warnings(context));
 
@@ -95,6 +100,8 @@ public static class ReportBuilder
             Threads = threads,
             Processes = processes,
             RestOfSystem = targets.Count > 0 ? ProcessesReport.Rest(processes) : null,
+            System = targets.Count > 0 ? null
+                : SystemOverview.Build(info, accounting, processes, topProcesses, reused.Count, end - begin),
             Warnings = warnings,
         };
         var building = context with { Report = report };
@@ -131,28 +138,37 @@ public static class ReportBuilder
     }
 
     private static ThreadSection Thread(int tid, int pid, int process, ThreadTable names, ThreadStats s,
-        WorkloadThread? w) => new()
+        WorkloadThread? w, IReadOnlySet<int> reusedTids, ThreadAccounting accounting)
     {
-        Tid = tid,
-        Pid = process,
-        Name = names.NameOf(tid),
-        Role = tid == pid ? "main" : w is not null ? w.Role ?? $"worker {w.Index}" : null,
-        RunNs = s.RunNs,
-        ReadyNs = s.ReadyNs,
-        WaitNs = s.WaitNs,
-        VoluntarySwitches = s.VoluntarySwitches,
-        InvoluntarySwitches = s.InvoluntarySwitches,
-        Migrations = s.Migrations,
-        WakeupsReceived = s.WakeupsReceived,
-        WakeupsGiven = s.WakeupsGiven,
-        RepairedStarts = s.RepairedStarts,
-        ReadyLatency = LatencySection.From(s.ReadyLatency),
-        TopWakers = s.Wakers.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key).Take(TopWakers)
-            .Select(kv => new WakerSection { Tid = kv.Key, Name = kv.Key < 0 ? "<irq>" : names.NameOf(kv.Key), Count = kv.Value }).ToList(),
-        Workload = w is null ? null : new WorkloadThreadSection
+        var kernelTid = ThreadIds.KernelTid(tid);
+        var reused = reusedTids.Contains(kernelTid);
+        return new()
         {
-            UserNs = w.UserNs, SystemNs = w.SystemNs, VoluntarySwitches = w.VoluntarySwitches,
-            InvoluntarySwitches = w.InvoluntarySwitches, Iterations = w.Iterations,
-        },
-    };
+            Tid = tid,
+            KernelTid = reused ? kernelTid : null,
+            Instance = reused ? ThreadIds.Instance(tid) : null,
+            StartNs = reused && accounting.Born.TryGetValue(tid, out var born) ? born : null,
+            EndNs = reused && accounting.Ended.TryGetValue(tid, out var ended) ? ended : null,
+            Pid = process,
+            Name = names.NameOf(tid),
+            Role = tid == pid ? "main" : w is not null ? w.Role ?? $"worker {w.Index}" : null,
+            RunNs = s.RunNs,
+            ReadyNs = s.ReadyNs,
+            WaitNs = s.WaitNs,
+            VoluntarySwitches = s.VoluntarySwitches,
+            InvoluntarySwitches = s.InvoluntarySwitches,
+            Migrations = s.Migrations,
+            WakeupsReceived = s.WakeupsReceived,
+            WakeupsGiven = s.WakeupsGiven,
+            RepairedStarts = s.RepairedStarts,
+            ReadyLatency = LatencySection.From(s.ReadyLatency),
+            TopWakers = s.Wakers.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key).Take(TopWakers)
+                .Select(kv => new WakerSection { Tid = kv.Key, Name = kv.Key < 0 ? "<irq>" : names.NameOf(kv.Key), Count = kv.Value }).ToList(),
+            Workload = w is null ? null : new WorkloadThreadSection
+            {
+                UserNs = w.UserNs, SystemNs = w.SystemNs, VoluntarySwitches = w.VoluntarySwitches,
+                InvoluntarySwitches = w.InvoluntarySwitches, Iterations = w.Iterations,
+            },
+        };
+    }
 }

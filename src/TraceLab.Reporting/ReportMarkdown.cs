@@ -28,6 +28,16 @@ public static class ReportMarkdown
         sb.AppendLine($"- Region: {r.Region.Source}, {Units.S(r.Region.DurationNs)} s").AppendLine();
         foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
             if (analysis.View(r) is { } blocks) MarkdownRenderer.Write(sb, blocks);
+        // Without a target: the system overview and the top processes, then the sections on their threads only.
+        var sections = RowLimit.None;
+        if (r.System is not null)
+        {
+            var ranking = ThreadRanking.Of(r);
+            if (SystemOverview.View(r, ranking) is { } overview) MarkdownRenderer.Write(sb, overview);
+            var detailed = SystemOverview.DetailedTids(r);
+            sections = new RowLimit(ThreadRank: ranking, ThreadFilter: detailed.Contains,
+                MoreNote: (left, table) => $"… {left:N0} more {table.RowNoun} of other processes: report.json has every thread.");
+        }
 
         if (r.Process is { } p)
         {
@@ -40,7 +50,7 @@ public static class ReportMarkdown
         }
 
         foreach (var analysis in AnalysisReports.All.Where(a => !a.OpensReport))
-            if (analysis.View(r) is { } blocks) MarkdownRenderer.Write(sb, blocks);
+            if (analysis.View(r) is { } blocks) MarkdownRenderer.Write(sb, blocks, sections);
         if (r.Warnings.Count > 0)
         {
             sb.AppendLine("## Warnings").AppendLine();

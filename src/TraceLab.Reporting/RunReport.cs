@@ -29,6 +29,11 @@ public sealed class RunReport
     public List<ProcessSummary> Processes { get; init; } = [];
     /// <summary>The processes outside the target, summed; null when the report is not about particular processes.</summary>
     public RestOfSystemSection? RestOfSystem { get; init; }
+    /// <summary>
+    /// The system overview of a report without a target process (docs/metrics.md, "System overview"); null when the
+    /// report is about particular processes.
+    /// </summary>
+    public SystemSection? System { get; init; }
     public List<string> Warnings { get; init; } = [];
 
     /// <summary>The data of report.html's charts (not part of report.json: it is drawn, not read back).</summary>
@@ -157,8 +162,19 @@ public sealed class ProcessSection
 
 public sealed class ThreadSection
 {
+    /// <summary>
+    /// TraceLab's thread id: the kernel's tid, or for a later thread that reused an exited thread's tid an id
+    /// that says both (<see cref="Core.ThreadIds"/>); <see cref="KernelTid"/> and <see cref="Instance"/> then say which.
+    /// </summary>
     public int Tid { get; init; }
-    /// <summary>The process the thread belongs to (docs/metrics.md, "Processes").</summary>
+    /// <summary>The kernel's tid, when more than one thread had it in the trace; null (omitted) otherwise.</summary>
+    public int? KernelTid { get; init; }
+    /// <summary>Which thread with that tid (1 = the first), when more than one had it; null (omitted) otherwise.</summary>
+    public int? Instance { get; init; }
+    /// <summary>Its fork and exit (trace clock, ns), when its tid was reused and they are in the trace.</summary>
+    public long? StartNs { get; init; }
+    public long? EndNs { get; init; }
+    /// <summary>The process the thread belongs to (docs/metrics.md, "Processes"); kernel threads: 2 (kthreadd).</summary>
     public int Pid { get; init; }
     public required string Name { get; init; }
     public string? Role { get; init; }

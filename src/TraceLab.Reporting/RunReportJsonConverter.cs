@@ -22,6 +22,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
         Property(writer, "Threads", value.Threads, options);
         Property(writer, "Processes", value.Processes, options);
         Property(writer, "RestOfSystem", value.RestOfSystem, options);
+        Property(writer, "System", value.System, options);
         foreach (var analysis in AnalysisReports.All)
             if (analysis.JsonName is { } name && value.SectionOf(analysis) is { } section)
             {
@@ -48,6 +49,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
             Threads = Get<List<ThreadSection>>(root, "Threads", options) ?? throw Missing("threads"),
             Processes = Get<List<ProcessSummary>>(root, "Processes", options) ?? [],
             RestOfSystem = Get<RestOfSystemSection>(root, "RestOfSystem", options),
+            System = Get<SystemSection>(root, "System", options),
             Warnings = Get<List<string>>(root, "Warnings", options) ?? [],
         };
         foreach (var analysis in AnalysisReports.All)

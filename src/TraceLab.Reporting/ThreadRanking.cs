@@ -7,8 +7,6 @@ namespace TraceLab.Reporting;
 /// </summary>
 public sealed class ThreadRanking : IComparer<int>
 {
-    private static readonly HashSet<string> LockSyscalls = ["futex", "semop", "semtimedop"];
-
     private readonly Dictionary<int, (long LockNs, long ReadyNs)> _keys;
 
     private ThreadRanking(Dictionary<int, (long, long)> keys) => _keys = keys;
@@ -22,11 +20,14 @@ public sealed class ThreadRanking : IComparer<int>
         {
             long lockNs = 0;
             foreach (var s in t.Syscalls)
-                if (LockSyscalls.Contains(s.Name)) lockNs += s.BlockedNs;
+                if (Reporting.LockSyscalls.Contains(s.Name)) lockNs += s.BlockedNs;
             keys[t.Tid] = (lockNs, keys.GetValueOrDefault(t.Tid).ReadyNs);
         }
         return new ThreadRanking(keys);
     }
+
+    /// <summary>Time the thread was blocked inside lock syscalls (0 without the kernel section).</summary>
+    public long LockBlockedNs(int tid) => _keys.GetValueOrDefault(tid).LockNs;
 
     public int Compare(int a, int b)
     {

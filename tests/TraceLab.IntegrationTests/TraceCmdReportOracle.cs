@@ -36,10 +36,19 @@ public sealed class TraceCmdReportOracle
         public long Wakings { get; internal set; }
         /// <summary>sched_migrate_task lines naming this thread inside the region.</summary>
         public long Migrations { get; internal set; }
+        /// <summary>
+        /// Runnable but not running: from a logged wakeup of a blocked thread, or a preempting switch-out, to its
+        /// next logged switch-in (clipped to the region).
+        /// </summary>
+        public long ReadyNs { get; internal set; }
+        /// <summary>Blocked inside a futex call: from a blocking switch-out between sys_enter_futex and
+        /// sys_exit_futex to the wakeup that ended it (clipped to the region).</summary>
+        public long FutexBlockedNs { get; internal set; }
 
         internal void Clear()
         {
             RunNs = Voluntary = Involuntary = SwitchIns = RepairedStarts = Wakings = Migrations = 0;
+            ReadyNs = FutexBlockedNs = 0;
             RunNsByCpu.Clear();
             SyscallEntries.Clear();
         }
@@ -60,6 +69,10 @@ public sealed class TraceCmdReportOracle
         /// <summary>When not running: why, and since when (its switch-out, or the waking that ended its sleep).</summary>
         public Off State;
         public long OffSince = long.MinValue;
+        /// <summary>Between its sys_enter_futex and sys_exit_futex.</summary>
+        public bool InFutex;
+        /// <summary>Its current block began inside a futex call.</summary>
+        public bool BlockedInFutex;
 
         /// <summary>A repaired start can be no earlier than this.</summary>
         public long EarliestStart => RunningOn < 0 && State is Off.Runnable or Off.Blocked ? OffSince : long.MinValue;
@@ -145,6 +158,9 @@ public sealed class TraceCmdReportOracle
                     var task = TaskOf(woken);
                     if (task.RunningOn < 0 && task.State != Off.Runnable)
                     {
+                        if (task.State == Off.Blocked && task.BlockedInFutex && woken > 0)
+                            Result(woken).FutexBlockedNs += Clip(task.OffSince, t);
+                        task.BlockedInFutex = false;
                         task.State = Off.Runnable;
                         task.OffSince = t;
                     }
@@ -154,7 +170,11 @@ public sealed class TraceCmdReportOracle
                 case "sched_migrate_task":
                     if (InRegion(t)) Result(IntField(rest, " pid=", lineNo)).Migrations++;
                     break;
+                case "sys_exit_futex":
+                    if (pid > 0) TaskOf(pid).InFutex = false;
+                    break;
                 case var enter when enter.StartsWith("sys_enter_", StringComparison.Ordinal):
+                    if (pid > 0) TaskOf(pid).InFutex = enter == "sys_enter_futex";
                     if (InRegion(t) && pid > 0)
                     {
                         var name = enter["sys_enter_".Length..];
@@ -171,7 +191,13 @@ public sealed class TraceCmdReportOracle
         // Close what is still running at the end of the region (or of the trace).
         var end = HasEnd ? End : LastTimestamp;
         foreach (var (tid, task) in _tasks)
+        {
             if (task.RunningOn >= 0) AddRun(tid, task.RunningOn, task.Since, end);
+            else if (tid > 0 && task.State == Off.Runnable && task.OffSince != long.MinValue)
+                Result(tid).ReadyNs += Clip(task.OffSince, end);
+            else if (tid > 0 && task.State == Off.Blocked && task.BlockedInFutex)
+                Result(tid).FutexBlockedNs += Clip(task.OffSince, end);
+        }
     }
 
     private void OnMarker(string rest, long t)
@@ -180,14 +206,16 @@ public sealed class TraceCmdReportOracle
         var text = rest.Trim();
         var colon = text.IndexOf(": ", StringComparison.Ordinal);
         if (text.StartsWith("0x", StringComparison.Ordinal) && colon > 0) text = text[(colon + 2)..].Trim();
-        if (!HasBegin && text.StartsWith("TRACELAB_REGION_BEGIN", StringComparison.Ordinal))
+        if (!HasBegin && (text.StartsWith("TRACELAB_REGION_BEGIN", StringComparison.Ordinal)
+            || text.StartsWith("TRACELAB_TARGET_BEGIN", StringComparison.Ordinal)))
         {
             HasBegin = true;
             Begin = t;
             // Everything closed so far lies before the region; open intervals keep their start and are clipped.
             foreach (var r in _results.Values) r.Clear();
         }
-        else if (HasBegin && !HasEnd && text.StartsWith("TRACELAB_REGION_END", StringComparison.Ordinal))
+        else if (HasBegin && !HasEnd && (text.StartsWith("TRACELAB_REGION_END", StringComparison.Ordinal)
+            || text.StartsWith("TRACELAB_TARGET_END", StringComparison.Ordinal)))
         {
             HasEnd = true;
             End = t;
@@ -195,6 +223,9 @@ public sealed class TraceCmdReportOracle
     }
 
     private bool InRegion(long t) => t >= Begin && t <= End;
+
+    /// <summary>The part of [from, to) inside the region.</summary>
+    private long Clip(long from, long to) => Math.Max(0, Math.Min(to, End) - Math.Max(from, Begin));
 
     private Cpu CpuOf(int cpu)
     {
@@ -298,6 +329,7 @@ public sealed class TraceCmdReportOracle
             var preempted = state.StartsWith('R') || state.Contains('+');
             var dead = !preempted && (state.Contains('X') || state.Contains('Z'));
             task.State = preempted ? Off.Runnable : dead ? Off.Dead : Off.Blocked;
+            task.BlockedInFutex = task.State == Off.Blocked && task.InFutex;
             task.OffSince = t;
             if (InRegion(t))
             {
@@ -314,6 +346,9 @@ public sealed class TraceCmdReportOracle
                 StopRunning(next, Math.Min(other.LastSeen, t));
                 other.Occupant = -1;
             }
+            if (task.RunningOn < 0 && task.State == Off.Runnable && task.OffSince != long.MinValue)
+                Result(next).ReadyNs += Clip(task.OffSince, t);
+            task.State = Off.Unknown;
             task.RunningOn = cpu;
             task.Since = t;
             if (InRegion(t)) Result(next).SwitchIns++;

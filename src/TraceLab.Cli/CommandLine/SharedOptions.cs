@@ -1,3 +1,4 @@
+using TraceLab.Reporting;
 using System.CommandLine;
 using System.CommandLine.Parsing;
 using TraceLab.Analyzers;
@@ -85,6 +86,24 @@ internal static class SharedOptions
         });
         return option;
     }
+
+    /// <summary>--top N: detailed sections for the N top-ranked processes of a report without a target.</summary>
+    public static Option<int> Top() => new("--top")
+    {
+        Description = "without a target process: detailed sections for the N top-ranked processes " +
+            $"(default {SystemOverview.DefaultTop}, 0 to {MaxTop})",
+        DefaultValueFactory = _ => SystemOverview.DefaultTop,
+        CustomParser = r => ParseOrError(r, ParseTop, SystemOverview.DefaultTop),
+    };
+
+    private static int ParseTop(string text) =>
+        int.TryParse(text, System.Globalization.NumberStyles.AllowLeadingSign,
+            System.Globalization.CultureInfo.InvariantCulture, out var n) && n is >= 0 and <= MaxTop
+            ? n
+            : throw new FormatException($"--top must be between 0 and {MaxTop} (got '{text}')");
+
+    /// <summary>The most detailed process sections --top allows (each is a table in every report file).</summary>
+    public const int MaxTop = 100;
 
     public static Option<TimelineWindow?> TimelineWindow() => new("--timeline-window")
     {

@@ -28,6 +28,8 @@ public sealed class AnalyzeCommand
         public TimelineWindow? Timeline { get; init; }
         /// <summary>Analysis threads besides the reader (null: the default for this machine).</summary>
         public int? AnalysisThreads { get; init; }
+        /// <summary>Without a target: the top-ranked processes that get a detailed section.</summary>
+        public int Top { get; init; } = Reporting.SystemOverview.DefaultTop;
         /// <summary>Skip the charts (report.html without them, no chart-* files): the fastest analysis.</summary>
         public bool NoCharts { get; init; }
     }
@@ -49,10 +51,11 @@ public sealed class AnalyzeCommand
         var buffer = SharedOptions.Buffer();
         var timeline = SharedOptions.TimelineWindow();
         var threads = SharedOptions.AnalysisThreads();
+        var top = SharedOptions.Top();
         var noCharts = SharedOptions.NoCharts();
         var command = new Command("analyze", "analyze an existing trace file")
         {
-            trace, outDir, force, pid, analysis, salvage, buffer, timeline, threads, noCharts,
+            trace, outDir, force, pid, analysis, salvage, buffer, timeline, threads, top, noCharts,
         };
         CommandActions.Set(command, r => new AnalyzeCommand(console).Run(new Settings(r.GetValue(trace)!)
         {
@@ -64,6 +67,7 @@ public sealed class AnalyzeCommand
             Buffer = r.GetValue(buffer),
             Timeline = r.GetValue(timeline),
             AnalysisThreads = r.GetValue(threads),
+            Top = r.GetValue(top),
             NoCharts = r.GetValue(noCharts),
         }));
         return command;
@@ -84,7 +88,8 @@ public sealed class AnalyzeCommand
         // The drawing library loads while the trace is read, not after.
         if (!s.NoCharts) ReportChartImages.WarmUp();
         var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
-            s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads);
+            s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads,
+            topProcesses: s.Top);
         var written = ReportFiles.Write(output, report, recorded, charts: !s.NoCharts);
         TerminalReport.Render(_console, report);
         if (written.ChartsMissing is { } why) _console.MarkupLine($"[yellow]{Markup.Escape(why)}[/]");

@@ -51,7 +51,7 @@ public static class TraceTargetCommandLine
     private sealed record Options(
         Option<string?> Pid, Option<bool> System, Option<double> Duration, Option<string?> User, Option<string?> Out,
         Option<bool> Force, Option<int> BufferKb, Option<SyscallSet> Syscalls, Option<AnalysisKind> Analysis,
-        Option<TimelineWindow?> TimelineWindow);
+        Option<TimelineWindow?> TimelineWindow, Option<int> Top);
 
     private static Command Build(out Options o)
     {
@@ -86,12 +86,13 @@ public static class TraceTargetCommandLine
                 CustomParser = r => SharedOptions.ParseOrError(r, CaptureEventSet.Parse, SyscallSet.Lock),
             },
             SharedOptions.Analysis(),
-            SharedOptions.TimelineWindow());
+            SharedOptions.TimelineWindow(),
+            SharedOptions.Top());
         return new Command("trace",
             "trace a program (-- PROGRAM ARGS), running processes (--pid) or the whole system (--system)")
         {
             o.Pid, o.System, o.Duration, o.User, o.Out, o.Force, o.BufferKb, o.Syscalls, o.Analysis, o.TimelineWindow,
-            new System.CommandLine.Help.HelpOption(),
+            o.Top, new System.CommandLine.Help.HelpOption(),
         };
     }
 
@@ -108,12 +109,15 @@ public static class TraceTargetCommandLine
             throw new UsageException("--duration applies to --pid and --system (a program is traced until it exits)");
         var user = r.GetValue(o.User);
         if (user is not null && !hasProgram) throw new UsageException("--user applies to -- PROGRAM only");
+        if (r.GetResult(o.Top) is { Implicit: false } && (hasProgram || pid is not null))
+            throw new UsageException("--top applies to --system (a report with a target shows that target)");
         var mode = hasProgram ? TraceTargetMode.Program
             : pid is not null ? TraceTargetMode.Attach
             : TraceTargetMode.System;
         return new TraceTargetCommand.Settings(mode, program, pid, user, duration, r.GetValue(o.Out),
             r.GetValue(o.Force),
-            r.GetValue(o.BufferKb), r.GetValue(o.Syscalls), r.GetValue(o.Analysis), r.GetValue(o.TimelineWindow));
+            r.GetValue(o.BufferKb), r.GetValue(o.Syscalls), r.GetValue(o.Analysis), r.GetValue(o.TimelineWindow),
+            r.GetValue(o.Top));
     }
 
     private static IAnsiConsole StderrConsole()

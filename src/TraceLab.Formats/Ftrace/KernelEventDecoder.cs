@@ -284,6 +284,9 @@ public sealed class KernelEventDecoder
                 e.Kind = KernelEventKind.Exit;
                 e.Tid = f[ExitSlot.Pid].ReadInt32Known(ref p);
                 e.Prio = f[ExitSlot.Prio].ReadInt32Known(ref p);
+                // The name the thread ends with (once per thread): the thread table holds only a tid's last name,
+                // which is a later thread's when the tid is reused.
+                e.Text = x.Comm1Tid >= 0 ? ExitComm(x.Comm1.Resolve(payload)) : null;
                 break;
             case DecodeKind.SyscallEnter:
                 e.Kind = KernelEventKind.SyscallEnter;
@@ -374,6 +377,13 @@ public sealed class KernelEventDecoder
     {
         if (x.Comm1Tid >= 0) UpdateName(x.Fields[x.Comm1Tid].ReadInt32(payload), x.Comm1, payload);
         if (x.Comm2Tid >= 0) UpdateName(x.Fields[x.Comm2Tid].ReadInt32(payload), x.Comm2, payload);
+    }
+
+    private static string? ExitComm(ReadOnlySpan<byte> comm)
+    {
+        var len = comm.IndexOf((byte)0);
+        if (len >= 0) comm = comm[..len];
+        return comm.IsEmpty ? null : Encoding.UTF8.GetString(comm);
     }
 
     private void UpdateName(int tid, ReadOnlySpan<byte> comm)

@@ -18,6 +18,19 @@ public static partial class MarkdownHtml
         while (i < lines.Length)
         {
             var line = lines[i];
+            // The collapsed lists report.md folds long tables into: the same <details> in HTML.
+            if (line is "<details>" or "</details>")
+            {
+                sb.Append(line).Append('\n');
+                i++;
+                continue;
+            }
+            if (line.StartsWith("<summary>", StringComparison.Ordinal) && line.EndsWith("</summary>", StringComparison.Ordinal))
+            {
+                sb.Append("<summary>").Append(Inline(line["<summary>".Length..^"</summary>".Length])).Append("</summary>\n");
+                i++;
+                continue;
+            }
             if (line.StartsWith('|'))
             {
                 var start = i;

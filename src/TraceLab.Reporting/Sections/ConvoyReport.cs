@@ -77,7 +77,7 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
         ]) { RowNoun = "threads" };
         foreach (var t in c.Threads)
         {
-            threads.AddForThread(t.Tid, Format.Int(t.Tid), t.Name, Units.Ms(t.TimeInConvoyNs), Units.N(t.HandoffsReceived),
+            threads.AddForThread(t.Tid, Format.Tid(t.Tid), t.Name, Units.Ms(t.TimeInConvoyNs), Units.N(t.HandoffsReceived),
                 Units.N(t.HandoffsReceivedInConvoys), Units.N(t.HandoffsGiven), Units.N(t.LostRaces),
                 Units.Us(t.QueueWait.P50Ns), Units.Us(t.ReadyLatency.P50Ns), Units.Us(t.ReadyLatency.P99Ns),
                 Partners(t.ReceivedFrom), Partners(t.GivenTo));
@@ -98,6 +98,6 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
 
     /// <summary>All partners in report.md; the first (the most) on the terminal, to stay within 160 columns.</summary>
     private static Cell Partners(List<WakerSection> list) => new(
-        string.Join(", ", list.Select(p => $"{p.Tid} ×{Units.N(p.Count)}")),
-        list.Count <= 1 ? null : $"{list[0].Tid} ×{Units.N(list[0].Count)} …");
+        string.Join(", ", list.Select(p => $"{Format.Tid(p.Tid)} ×{Units.N(p.Count)}")),
+        list.Count <= 1 ? null : $"{Format.Tid(list[0].Tid)} ×{Units.N(list[0].Count)} …");
 }

@@ -43,19 +43,21 @@ public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSe
         [
             new("tid"), Column.Left("name"), new("run ms"), new("in syscalls ms"), new("kernel est. ms"),
             new("outside syscalls ms", TerminalHeading: "outside ms"),
-            new("sys ms (rusage)", TerminalHeading: "sys ms*"),
+            // Without the workload's getrusage (a whole system) the column is empty: the terminal leaves it out.
+            new("sys ms (rusage)", TerminalHeading: "sys ms*",
+                In: k.Threads.Any(t => t.RusageSystemNs is not null) ? Shown.Everywhere : Shown.Markdown),
             new("calls"), new("blocked in syscalls ms", TerminalHeading: "blocked ms"),
             new("ready in syscalls ms", TerminalHeading: "ready ms"),
             Column.Left("syscalls (calls, cpu/blocked/ready ms)", "top syscalls (calls, cpu ms, blocked ms)"),
         ]) { RowNoun = "threads" };
         foreach (var t in k.Threads)
         {
-            table.AddForThread(t.Tid, Format.Int(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs),
+            table.AddForThread(t.Tid, Format.Tid(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs),
                 Units.Ms(t.EstimatedKernelNs), Units.Ms(t.OutsideSyscallsNs),
                 t.RusageSystemNs is { } s ? Units.Ms(s) : "", Units.N(t.SyscallCalls),
                 Units.Ms(t.BlockedInSyscallsNs), Units.Ms(t.ReadyInSyscallsNs),
                 new(string.Join("; ", t.Syscalls.Select(s => $"{Calls(s)}/{Units.Ms(s.ReadyNs)}")),
-                    string.Join("; ", t.Syscalls.Take(3).Select(Calls))));
+                    Short(string.Join("; ", t.Syscalls.Take(3).Select(Calls)), 40)));
         }
 
         var compare = ratio is null
@@ -78,4 +80,7 @@ public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSe
     /// <summary>"futex ×1,234 5.0/6.0": calls, CPU ms and blocked ms.</summary>
     private static string Calls(SyscallSection s) =>
         $"{s.Name} ×{Units.N(s.Calls)} {Units.Ms(s.CpuNs)}/{Units.Ms(s.BlockedNs)}";
+
+    /// <summary>Terminal text cut to <paramref name="max"/> characters, so the table fits 160 columns.</summary>
+    private static string Short(string text, int max) => text.Length <= max ? text : text[..(max - 1)] + "…";
 }

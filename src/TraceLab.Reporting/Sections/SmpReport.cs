@@ -12,17 +12,21 @@ public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analys
 
     protected override IReadOnlyList<ReportBlock> View(SmpSection s)
     {
+        // Up to 4 CPUs the terminal says them in one line and gives each a residency column; beyond that (a
+        // whole machine) the per-CPU table replaces the line and the residency columns stay in report.md, so the
+        // widest table fits 160 columns.
+        var few = s.Cpus.Count <= MaxTerminalCpuColumns;
         var cpuTable = new ReportTable("CPUs", [new("cpu"), new("busy ms"), new("idle ms"), new("switches")])
         {
             RowNoun = "CPUs",
-            In = Shown.Markdown,
+            In = few ? Shown.Markdown : Shown.Everywhere,
         };
         foreach (var c in s.Cpus)
             cpuTable.Add(Format.Int(c.Cpu), Units.Ms(c.BusyNs), Units.Ms(c.IdleNs), Units.N(c.Switches));
 
         var cpus = s.Cpus.Select(c => c.Cpu).ToList();
         List<Column> heads = [new("tid"), Column.Left("name")];
-        heads.AddRange(cpus.Select(c => new Column($"cpu{c} ms")));
+        heads.AddRange(cpus.Select(c => new Column($"cpu{c} ms", In: few ? Shown.Everywhere : Shown.Markdown)));
         heads.AddRange(
         [
             new("migrations", TerminalHeading: "migr"), new("cpu changes", TerminalHeading: "cpu chg"),
@@ -36,7 +40,7 @@ public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analys
         };
         foreach (var t in s.Threads)
         {
-            threads.AddForThread(t.Tid, [Format.Int(t.Tid), t.Name,
+            threads.AddForThread(t.Tid, [Format.Tid(t.Tid), t.Name,
                 .. cpus.Select(c => (Cell)Units.Ms(c < t.ResidencyNs.Count ? t.ResidencyNs[c] : 0)),
                 Units.N(t.Migrations), Units.N(t.CpuChanges), Units.N(t.WakeupsReceivedSameCpu),
                 Units.N(t.WakeupsReceivedCrossCpu), Units.N(t.WakeupsGivenSameCpu), Units.N(t.WakeupsGivenCrossCpu),
@@ -54,7 +58,10 @@ public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analys
                 $"Process totals: {Units.N(s.Totals.Migrations)} migrations, {Units.N(s.Totals.CpuChanges)} " +
                 $"CPU changes, {Units.N(s.Totals.WakeupsReceivedCrossCpu)} of {Units.N(s.Totals.WakeupsReceived)} " +
                 "wakeups received across CPUs.", ""),
-            new TerminalLine("[bold]CPUs[/] " + Format.Escape(cpuLine)),
+            .. few ? [new TerminalLine("[bold]CPUs[/] " + Format.Escape(cpuLine))] : Array.Empty<ReportBlock>(),
         ];
     }
+
+    /// <summary>The most CPUs whose residency columns the terminal shows.</summary>
+    public const int MaxTerminalCpuColumns = 4;
 }

@@ -37,15 +37,15 @@ public sealed class ThreadsReport : IAnalysisReport
         {
             var top = t.TopWakers.FirstOrDefault();
             table.AddForThread(t.Tid,
-                new(Format.Int(t.Tid) + (t.MayBeAffectedByLoss == true ? " ⚠" : ""), Format.Int(t.Tid)),
+                new(Format.Tid(t.Tid) + (t.MayBeAffectedByLoss == true ? " ⚠" : ""), Format.Tid(t.Tid)),
                 new(t.Name, t.Name + (t.Role is null ? "" : $" ({t.Role})")),
                 t.Role ?? "",
                 Units.Ms(t.RunNs), Units.Ms(t.ReadyNs), Units.Ms(t.WaitNs),
                 Units.N(t.VoluntarySwitches), Units.N(t.InvoluntarySwitches), Units.N(t.Migrations),
                 Units.N(t.WakeupsReceived), Units.N(t.WakeupsGiven),
                 Units.Us(t.ReadyLatency.P50Ns), Units.Us(t.ReadyLatency.P99Ns), Units.Us(t.ReadyLatency.MaxNs),
-                new(string.Join("; ", t.TopWakers.Select(w => $"{w.Name}({w.Tid}) ×{Units.N(w.Count)}")),
-                    top is null ? "" : $"{Short(top.Name)} ({top.Tid}) ×{Units.N(top.Count)}"),
+                new(string.Join("; ", t.TopWakers.Select(w => $"{w.Name}({Format.Tid(w.Tid)}) ×{Units.N(w.Count)}")),
+                    top is null ? "" : $"{Short(top.Name)} ({Format.Tid(top.Tid)}) ×{Units.N(top.Count)}"),
                 t.Workload is null ? "" : Units.Ms(t.Workload.UserNs),
                 t.Workload is null ? "" : Units.Ms(t.Workload.SystemNs),
                 t.Workload is null ? "" : Units.N(t.Workload.Iterations));

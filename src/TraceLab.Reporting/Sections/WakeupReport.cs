@@ -13,15 +13,16 @@ public sealed class WakeupReport() : AnalysisReport<WakeupAnalyzer, WakeupSectio
     protected override IReadOnlyList<ReportBlock> View(WakeupSection w)
     {
         List<Column> heads = [Column.Left("woken", "woken \\ waker")];
-        heads.AddRange(w.Wakers.Select(x => new Column(Format.Int(x), TerminalHeading: x switch
+        heads.AddRange(w.Wakers.Select(x => new Column(x > 0 ? Format.Tid(x) : Format.Int(x),
+            TerminalHeading: x switch
         {
             -1 => "irq/idle",
             0 => "other",
-            _ => Format.Int(x),
+            _ => Format.Tid(x),
         })));
         var matrix = new ReportTable("Who woke whom (wakeups in the region)", heads) { RowNoun = "threads" };
         foreach (var row in w.Matrix)
-            matrix.AddForThread(row.Woken, [$"{row.Name} ({row.Woken})", .. row.Counts.Select(Count)]);
+            matrix.AddForThread(row.Woken, [$"{row.Name} ({Format.Tid(row.Woken)})", .. row.Counts.Select(Count)]);
 
         var threads = new ReportTable(
             $"Wakeups (futile: blocked again after < {w.FutileCpuThresholdNs / 1000} µs CPU without progress)",
@@ -32,7 +33,7 @@ public sealed class WakeupReport() : AnalysisReport<WakeupAnalyzer, WakeupSectio
         ]) { RowNoun = "threads" };
         foreach (var t in w.Threads)
         {
-            threads.AddForThread(t.Tid, Format.Int(t.Tid), t.Name, Units.N(t.Wakeups), Units.N(t.Futile),
+            threads.AddForThread(t.Tid, Format.Tid(t.Tid), t.Name, Units.N(t.Wakeups), Units.N(t.Futile),
                 new(Format.Pct(t.FutileShare), Format.P1(t.FutileShare)), Units.N(t.Spurious),
                 Units.N(t.SameCpuLatency.Count), Units.Us(t.SameCpuLatency.P50Ns), Units.Us(t.SameCpuLatency.P99Ns),
                 Units.N(t.CrossCpuLatency.Count), Units.Us(t.CrossCpuLatency.P50Ns), Units.Us(t.CrossCpuLatency.P99Ns));

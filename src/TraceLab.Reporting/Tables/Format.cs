@@ -17,4 +17,7 @@ internal static class Format
     public static string P1(double share) => share.ToString("P1", CultureInfo.InvariantCulture);
 
     public static string Int(long n) => n.ToString(CultureInfo.InvariantCulture);
+
+    /// <summary>A thread id as reports show it: "1234", or "1234#2" for the second thread with that tid.</summary>
+    public static string Tid(int id) => Core.ThreadIds.Display(id);
 }

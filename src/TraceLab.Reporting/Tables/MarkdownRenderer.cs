@@ -26,22 +26,44 @@ public static class MarkdownRenderer
     {
         var columns = Enumerable.Range(0, table.Columns.Count)
             .Where(i => (table.Columns[i].In & Shown.Markdown) != 0).ToArray();
+        var shown = limit.RowsShown(table, tableLimit: null);
+        if (shown.Count == 0 && table.Rows.Count > 0)
+        {
+            // Every row was left out (none about the threads shown): the note alone.
+            if (limit.MoreNote is { } note) sb.AppendLine(note(table.Rows.Count, table)).AppendLine();
+            return;
+        }
+        // A long table: its first rows, then the long tail as a collapsed list (report.html keeps it collapsed).
+        var open = table.MarkdownCollapseAfter is { } fold && shown.Count > fold + 1 ? fold : shown.Count;
+        Header(sb, table, columns);
+        for (var k = 0; k < open; k++) Row(sb, table.Rows[shown[k]], columns);
+        if (open < shown.Count)
+        {
+            sb.AppendLine().AppendLine("<details>")
+                .AppendLine($"<summary>{shown.Count - open:N0} more {table.RowNoun}</summary>").AppendLine();
+            Header(sb, table, columns);
+            for (var k = open; k < shown.Count; k++) Row(sb, table.Rows[shown[k]], columns);
+            sb.AppendLine().AppendLine("</details>");
+        }
+        if (shown.Count < table.Rows.Count && limit.MoreNote is { } more)
+            sb.AppendLine().AppendLine(more(table.Rows.Count - shown.Count, table));
+        sb.AppendLine();
+    }
+
+    private static void Header(StringBuilder sb, ReportTable table, int[] columns)
+    {
         sb.Append('|');
         foreach (var i in columns) sb.Append(' ').Append(table.Columns[i].Heading).Append(" |");
         sb.AppendLine();
         sb.Append('|');
         foreach (var i in columns) sb.Append(table.Columns[i].Align == CellAlign.Right ? "---:|" : "---|");
         sb.AppendLine();
-        var shown = limit.RowsShown(table, tableLimit: null);
-        foreach (var r in shown)
-        {
-            var row = table.Rows[r];
-            sb.Append('|');
-            foreach (var i in columns) sb.Append(' ').Append(row[i].Text).Append(" |");
-            sb.AppendLine();
-        }
-        if (shown.Count < table.Rows.Count && limit.MoreNote is { } more)
-            sb.AppendLine().AppendLine(more(table.Rows.Count - shown.Count, table));
+    }
+
+    private static void Row(StringBuilder sb, Cell[] row, int[] columns)
+    {
+        sb.Append('|');
+        foreach (var i in columns) sb.Append(' ').Append(row[i].Text).Append(" |");
         sb.AppendLine();
     }
 }

@@ -70,6 +70,12 @@ public sealed class ReportTable
     /// </summary>
     public int? TerminalRowLimit { get; init; }
 
+    /// <summary>
+    /// report.md shows this many rows and folds the rest into a collapsed list (&lt;details&gt;, collapsed in
+    /// report.html too); null: every row in the table.
+    /// </summary>
+    public int? MarkdownCollapseAfter { get; init; }
+
     /// <summary>What a row is, in the plural, for the note under a cut table ("… 760 more threads").</summary>
     public string RowNoun { get; init; } = "rows";
 
@@ -112,8 +118,13 @@ public sealed class ReportTable
 /// Ranks the rows of a table about threads when not all are shown (larger first): the shown rows are the
 /// highest-ranked, in rank order. Null, or a table whose rows are not about threads: the first rows, as they stand.
 /// </param>
+/// <param name="ThreadFilter">
+/// Rows about threads this rejects are left out (with the note); null: none. A report without a target shows the
+/// threads of its top processes in the sections (report.json keeps all).
+/// </param>
 public sealed record RowLimit(
-    int? MaxRows = null, Func<int, ReportTable, string>? MoreNote = null, IComparer<int>? ThreadRank = null)
+    int? MaxRows = null, Func<int, ReportTable, string>? MoreNote = null, IComparer<int>? ThreadRank = null,
+    Func<int, bool>? ThreadFilter = null)
 {
     public static readonly RowLimit None = new();
 
@@ -132,6 +143,8 @@ public sealed record RowLimit(
     /// </summary>
     public IReadOnlyList<int> RowsShown(ReportTable table, int? tableLimit)
     {
+        if (ThreadFilter is { } keep && table.RowTids is { } rowTids)
+            return Filtered(table, tableLimit, rowTids, keep);
         var shown = Shown(table, tableLimit);
         if (shown == table.Rows.Count || ThreadRank is not { } rank || table.RowTids is not { } tids)
             return Enumerable.Range(0, shown).ToArray();
@@ -150,5 +163,18 @@ public sealed record RowLimit(
         var best = new int[heap.Count];
         for (var i = best.Length - 1; i >= 0; i--) best[i] = heap.Dequeue();
         return best;
+    }
+
+    /// <summary>The kept rows (<see cref="ThreadFilter"/>), at most the limit of them, highest-ranked first.</summary>
+    private List<int> Filtered(ReportTable table, int? tableLimit, List<int> tids, Func<int, bool> keep)
+    {
+        var kept = new List<int>();
+        for (var r = 0; r < tids.Count; r++)
+            if (keep(tids[r])) kept.Add(r);
+        var max = Math.Min(tableLimit ?? int.MaxValue, MaxRows ?? int.MaxValue);
+        if (kept.Count <= max) return kept;
+        if (ThreadRank is { } rank)
+            kept.Sort((a, b) => rank.Compare(tids[b], tids[a]) is var c && c != 0 ? c : a.CompareTo(b));
+        return kept.GetRange(0, max);
     }
 }

@@ -103,6 +103,32 @@ public sealed class BadInputTests
         AssertOneLineError(err, file);
     }
 
+    [Theory]
+    [InlineData("-1", "--top must be between 0 and 100")]
+    [InlineData("101", "--top must be between 0 and 100")]
+    [InlineData("three", "three")]
+    public void A_bad_top_is_one_line_and_exit_2(string value, string expected)
+    {
+        var trace = Path.Combine(RepoPaths.SampleTraces, "timemutex-cs", "trace.dat");
+        using var dir = new TempDirectory("tracelab-top");
+        var (code, _, err) = Run("analyze", trace, "--out", dir.File("out"), "--top", value);
+        Assert.Equal(2, code);
+        AssertOneLineError(err, expected);
+        Assert.False(Directory.Exists(dir.File("out")) && Directory.EnumerateFiles(dir.File("out")).Any());
+
+        (code, _, err) = Run("trace", "--system", "--top", value);
+        Assert.Equal(2, code);
+        AssertOneLineError(err, expected);
+    }
+
+    [Fact]
+    public void Top_with_a_target_is_refused()
+    {
+        var (code, _, err) = Run("trace", "--pid", "1", "--top", "2");
+        Assert.Equal(2, code);
+        AssertOneLineError(err, "--top applies to --system");
+    }
+
     [Fact]
     public void A_file_that_is_not_a_trace_is_told_which_formats_are_read()
     {

@@ -1,0 +1,82 @@
+using System.Globalization;
+using TraceLab.Reporting;
+using TraceLab.TestSupport;
+using Xunit;
+
+namespace TraceLab.IntegrationTests;
+
+/// <summary>
+/// `trace --system` on a busy machine (issue 21, items 3 and 4): two lock-bound sysbench processes and three
+/// stress-ng CPU hogs. The overview's figures per process are checked against an independent reading of the same
+/// trace.dat (trace-cmd report, <see cref="TraceCmdReportOracle"/>), and its ranking against the oracle's keys.
+/// </summary>
+public sealed partial class TraceTargetCaptureTests
+{
+    [TracingProgramFact("sysbench", "stress-ng")]
+    public void System_overview_ranks_busy_processes_as_an_independent_reading_of_the_trace_does()
+    {
+        using var dir = new TempDirectory("tracelab-overview");
+        using var a = Background("sysbench", "threads", "--threads=4", "--thread-locks=1", "--time=60", "run");
+        using var b = Background("sysbench", "threads", "--threads=2", "--thread-locks=1", "--time=60", "run");
+        using var hogs = Background("stress-ng", "--cpu", "3", "--timeout", "60");
+        Processes.WaitFor(() => Tasks(a.Id).Count >= 5 && Tasks(b.Id).Count >= 3 ? "" : null,
+            TimeSpan.FromSeconds(10), "sysbench threads");
+        Thread.Sleep(300); // stress-ng forks its workers
+        var run = Run(Deadline, null, "trace", "--system", "--duration", "2", "--top", "2", "--out", dir.Path,
+            "--force");
+        a.Kill();
+        b.Kill();
+        hogs.Kill();
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var report = Load(dir.Path);
+        Report(report, "--system --top 2");
+        var oracle = TraceCmdReportOracle.FromTraceDat(Path.Combine(dir.Path, "trace.dat"));
+
+        var busy = report.Processes.Where(p => p.Pid == a.Id || p.Pid == b.Id || p.Name.StartsWith("stress-ng", StringComparison.Ordinal) && p.RunNs > 100_000_000).ToList();
+        Assert.Contains(busy, p => p.Pid == a.Id);
+        Assert.Contains(busy, p => p.Pid == b.Id);
+        Assert.True(busy.Count >= 4, string.Join("; ", busy.Select(p => $"{p.Pid} {p.Name}")));
+        foreach (var p in busy)
+        {
+            var tids = report.Threads.Where(t => t.Pid == p.Pid).Select(t => t.Tid).ToList();
+            var run_ = tids.Sum(t => oracle.Of(t).RunNs);
+            var ready = tids.Sum(t => oracle.Of(t).ReadyNs);
+            var futex = tids.Sum(t => oracle.Of(t).FutexBlockedNs);
+            output.WriteLine($"{p.Pid} {p.Name}: run {Ms(p.RunNs)} / {Ms(run_)}, ready {Ms(p.ReadyNs)} / {Ms(ready)}, " +
+                $"lock blocked {Ms(p.LockBlockedNs)} / futex blocked {Ms(futex)} ms (TraceLab / trace-cmd)");
+            Near(p.RunNs, run_, 0.02, 2_000_000, $"{p.Name} run");
+            Near(p.ReadyNs, ready, 0.05, 5_000_000, $"{p.Name} ready");
+            Near(p.LockBlockedNs, futex, 0.05, 5_000_000, $"{p.Name} lock blocked");
+        }
+        // The ranking: the lock-bound processes (the oracle sees them blocked in futex calls, the CPU hogs never)
+        // first; the hogs (no lock wait) after them, in the order of the oracle's ready time.
+        var byReport = report.Processes.Select(p => p.Pid).Where(busy.Select(x => x.Pid).Contains).ToList();
+        Assert.Equal([a.Id, b.Id], byReport.Take(2).Order());
+        Assert.All(byReport.Take(2), pid => Assert.True(Sum(report, oracle, pid, t => t.FutexBlockedNs) > 0));
+        var hogsByOracle = byReport.Skip(2).OrderByDescending(pid => Sum(report, oracle, pid, t => t.ReadyNs)).ToList();
+        Assert.Equal(hogsByOracle, byReport.Skip(2));
+        Assert.All(byReport.Skip(2), pid => Assert.Equal(0, Sum(report, oracle, pid, t => t.FutexBlockedNs)));
+
+        // What the user sees: the overview first, two detailed sections, a short terminal.
+        Assert.NotNull(report.System);
+        Assert.Equal(report.Processes.Take(2).Select(p => p.Pid), report.System!.DetailedPids);
+        var md = File.ReadAllText(Path.Combine(dir.Path, "report.md"));
+        Assert.True(md.IndexOf("## Findings", StringComparison.Ordinal) < md.IndexOf("## System overview", StringComparison.Ordinal));
+        Assert.Equal(2, md.Split('\n').Count(l => l.StartsWith("## Process ", StringComparison.Ordinal)));
+        var lines = run.Stdout.Split('\n');
+        output.WriteLine($"terminal: {lines.Length} lines; report.md {md.Length:N0} chars");
+        Assert.True(lines.Length < 250, $"{lines.Length} terminal lines");
+        Assert.Contains(lines, l => l.Contains("more processes in report.md", StringComparison.Ordinal));
+        Assert.DoesNotContain(report.Threads, t => t.Tid == 0);
+    }
+
+    private static long Sum(RunReport r, TraceCmdReportOracle oracle, int pid,
+        Func<TraceCmdReportOracle.ThreadResult, long> figure) =>
+        r.Threads.Where(t => t.Pid == pid).Sum(t => figure(oracle.Of(t.Tid)));
+
+    private static void Near(long actual, long expected, double relative, long absoluteNs, string what) =>
+        Assert.True(Math.Abs(actual - expected) <= Math.Max(relative * expected, absoluteNs),
+            $"{what}: TraceLab {Ms(actual)} ms, trace-cmd {Ms(expected)} ms");
+
+    private static string Ms(long ns) => (ns / 1e6).ToString("0.0", CultureInfo.InvariantCulture);
+}
