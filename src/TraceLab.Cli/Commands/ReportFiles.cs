@@ -13,8 +13,10 @@ public static class ReportFiles
     /// <param name="plots">SVG plots to embed in report.html (e.g. a sweep's).</param>
     public static void Write(OutputDirectory output, RunReport report, TimelineData? timeline = null, IReadOnlyList<EmbeddedPlot>? plots = null)
     {
-        output.WriteText("report.json", ReportJson.Serialize(report));
-        output.WriteText("report.md", ReportMarkdown.Render(report));
-        output.WriteText("report.html", HtmlReport.Render(report, timeline, plots));
+        output.WriteStream("report.json", stream => ReportJson.Serialize(report, stream));
+        // report.html shows report.md's text: render it once for both.
+        var markdown = ReportMarkdown.Render(report);
+        output.WriteText("report.md", markdown);
+        output.WriteText("report.html", HtmlReport.Render(report, markdown, timeline, plots));
     }
 }

@@ -14,9 +14,13 @@ public static class HtmlReport
 {
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
-    public static string Render(RunReport report, TimelineData? timeline, IReadOnlyList<EmbeddedPlot>? plots = null)
+    public static string Render(RunReport report, TimelineData? timeline, IReadOnlyList<EmbeddedPlot>? plots = null) =>
+        Render(report, ReportMarkdown.Render(report), timeline, plots);
+
+    /// <param name="markdown">report.md's text for <paramref name="report"/> (callers that write both render once).</param>
+    public static string Render(RunReport report, string markdown, TimelineData? timeline,
+        IReadOnlyList<EmbeddedPlot>? plots = null)
     {
-        var markdown = ReportMarkdown.Render(report);
         // The page title and run summary first, then the timeline, then report.md's sections.
         // The findings open the page: they stay with the summary, above the timeline.
         var split = markdown.IndexOf("\n## ", StringComparison.Ordinal);
