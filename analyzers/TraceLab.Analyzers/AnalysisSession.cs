@@ -44,7 +44,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     public ThreadAccounting Accounting { get; }
 
     /// <summary>
-    /// The analyzer of a selected analysis (<see cref="Analyses.All"/>); null when not selected or it has none.
+    /// The analyzer of a selected analysis; null when not selected or it has none.
     /// </summary>
     public IKernelAnalyzer? AnalyzerOf(AnalysisDefinition analysis) => _byKind.GetValueOrDefault(analysis.Kind);
 

@@ -12,9 +12,9 @@ namespace TraceLab.Cli;
 public static class AnalysisPipeline
 {
     public static RunReport Analyze(string traceFile, WorkloadResult? workload, RunSection? run, bool partial, int? pid,
-        AnalysisKind analyses = AnalysisKind.All, TraceReadOptions? read = null, int? analysisThreads = null,
+        AnalysisKind? analyses = null, TraceReadOptions? read = null, int? analysisThreads = null,
         CancellationToken cancellationToken = default) =>
-        AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses, read, timeline: null, analysisThreads, cancellationToken).Report;
+        AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses ?? AnalysisKind.All, read, timeline: null, analysisThreads, cancellationToken).Report;
 
     /// <summary>Also records the thread timeline of <paramref name="timeline"/> in the same pass (for report.html).</summary>
     /// <param name="analysisThreads">Threads for the analyzers besides the reading one (null: <see cref="AnalysisPlan.DefaultThreads"/>).</param>
@@ -23,7 +23,7 @@ public static class AnalysisPipeline
         int? analysisThreads = null, CancellationToken cancellationToken = default)
     {
         using var reader = TraceFiles.Open(traceFile, read ?? TraceReadOptions.Default);
-        using var session = new AnalysisSession(analyses, timeline, analysisThreads ?? AnalysisPlan.DefaultThreads);
+        using var session = new AnalysisSession(AnalysisReports.Select(analyses), timeline, analysisThreads ?? AnalysisPlan.DefaultThreads);
         reader.Read(session, cancellationToken);
         session.Complete();
         return (ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid), session.Timeline?.Result());

@@ -90,7 +90,7 @@ public static class ReportBuilder
                 InvoluntarySwitches = threads.Sum(t => t.InvoluntarySwitches),
                 WorkloadMetrics = workload is { Metrics.Count: > 0 } ? new Dictionary<string, double>(workload.Metrics) : null,
             },
-            Analyses = [.. AnalysisKinds.Format(analyses.Kinds)],
+            Analyses = [.. AnalysisReports.Format(analyses.Kinds)],
             Threads = threads,
             Processes = processes,
             RestOfSystem = targets.Count > 0 ? ProcessesReport.Rest(processes) : null,

@@ -13,6 +13,12 @@ namespace TraceLab.Analyzers.Findings;
 /// </summary>
 public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
 {
+    /// <summary>
+    /// The "findings" analysis (docs/metrics.md, "Findings"): this collector in the pass, the rules over the report
+    /// after it (TraceLab.Reporting's FindingsReport).
+    /// </summary>
+    public static readonly AnalysisDefinition Analysis = new("findings", 12, a => new FindingEvidenceAnalyzer(a));
+
     private const long None = long.MinValue;
 
     private readonly ThreadAccounting _accounting;

@@ -24,7 +24,7 @@ public static class AnalysisPlan
     private const double TimelineCost = 10;
 
     /// <summary>The analyses the timeline draws from: the plan keeps them in the timeline's pass.</summary>
-    public const AnalysisKind TimelineSources = AnalysisKind.Convoys | AnalysisKind.Wakeups;
+    public static AnalysisKind TimelineSources => AnalysisKind.Convoys | AnalysisKind.Wakeups;
 
     /// <summary>
     /// At most <paramref name="threads"/> passes (never an empty one; at least one, possibly with
@@ -43,7 +43,7 @@ public static class AnalysisPlan
 
         // Analyses without an analyzer of their own (threads) cost nothing here and ride with the first pass.
         foreach (var a in Analyses.Selected(kinds))
-            if (a.Create is not null && (bundled & a.Kind) == 0) items.Add((new PassPlan(a.Kind, false), a.CostHint));
+            if (a.Create is not null && !bundled.Includes(a)) items.Add((new PassPlan(a.Kind, false), a.CostHint));
 
         var n = Math.Clamp(items.Count, 1, threads);
         var groups = new PassPlan[n];

@@ -8,6 +8,7 @@ using TraceLab.Capture.Linux;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Reporting;
 
 namespace TraceLab.Cli.Commands;
 
@@ -145,7 +146,7 @@ public sealed class BenchCommand
     private static void Analyze(string traceFile, AnalysisKind analyses, int analysisThreads)
     {
         using var reader = TraceFiles.Open(traceFile);
-        using var session = new AnalysisSession(analyses, analysisThreads: analysisThreads);
+        using var session = new AnalysisSession(AnalysisReports.Select(analyses), analysisThreads: analysisThreads);
         reader.Read(session);
         session.Complete();
     }

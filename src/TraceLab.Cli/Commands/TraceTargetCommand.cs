@@ -34,7 +34,7 @@ public sealed partial class TraceTargetCommand
 {
     public sealed record Settings(
         TraceTargetMode Mode, IReadOnlyList<string> Command, string? Pids, string? User, double DurationSeconds,
-        string? Out, bool Force, int BufferKb, SyscallSet Syscalls, AnalysisKind Analyses = AnalysisKind.All,
+        string? Out, bool Force, int BufferKb, SyscallSet Syscalls, AnalysisKind? Analyses = null,
         TimelineWindow? Timeline = null);
 
     private readonly IAnsiConsole _console;
@@ -195,7 +195,7 @@ public sealed partial class TraceTargetCommand
         // With a marker file the trace names its own targets (all --pid processes); ETW has none: say which.
         var chosen = capture.Session.MarkerPath is null ? pid : null;
         var (report, _, traceFile) =
-            capture.Finish(run, partial, s.Analyses, s.Timeline ?? TimelineWindow.Default, chosen);
+            capture.Finish(run, partial, s.Analyses ?? AnalysisKind.All, s.Timeline ?? TimelineWindow.Default, chosen);
         TerminalReport.Render(_console, report);
         ProcessesTerminal.Render(_console, report, s.Mode == TraceTargetMode.System);
         var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html" }

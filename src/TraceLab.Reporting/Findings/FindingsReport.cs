@@ -10,7 +10,7 @@ namespace TraceLab.Reporting.Findings;
 /// </summary>
 public sealed class FindingsReport : IAnalysisReport
 {
-    public AnalysisDefinition Analysis => Analyses.Findings;
+    public AnalysisDefinition Analysis => FindingEvidenceAnalyzer.Analysis;
     public string JsonName => "findings";
     public Type SectionType => typeof(List<FindingSection>);
     public bool OpensReport => true;

@@ -3,6 +3,7 @@ using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Formats.Etl;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Tests.Fuzz;
 using TraceLab.TestSupport;
 using Xunit;
 using Xunit.Abstractions;
@@ -150,7 +151,7 @@ public sealed class EtlFuzzTests : IDisposable
         try
         {
             using var reader = EtlFileReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
-            var session = new AnalysisSession(AnalysisKind.All);
+            var session = new AnalysisSession(FuzzRead.AllAnalyses);
             reader.Read(session);
             session.Complete();
             return (null, GC.GetAllocatedBytesForCurrentThread() - before, reader.Info.Damage is not null);

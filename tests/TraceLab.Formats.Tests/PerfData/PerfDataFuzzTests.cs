@@ -3,6 +3,7 @@ using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Tests.Fuzz;
 using Xunit;
 using Xunit.Abstractions;
 
@@ -142,7 +143,7 @@ public sealed class PerfDataFuzzTests : IDisposable
         try
         {
             using var reader = PerfDataReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
-            var session = new AnalysisSession(AnalysisKind.All);
+            var session = new AnalysisSession(FuzzRead.AllAnalyses);
             reader.Read(session);
             session.Complete();
             return (null, GC.GetAllocatedBytesForCurrentThread() - before);

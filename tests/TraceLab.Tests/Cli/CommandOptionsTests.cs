@@ -5,6 +5,7 @@ using TraceLab.Capture.Linux;
 using TraceLab.Cli.Commands;
 using TraceLab.Export;
 using TraceLab.Export.Perfetto;
+using TraceLab.Reporting;
 using TraceLab.TestSupport;
 using Xunit;
 
@@ -34,14 +35,14 @@ public sealed class CommandOptionsTests
         Assert.Equal(AnalysisKind.All, Analyze().GetValue<AnalysisKind>("--analysis"));
         var error = SingleError(Analyze("--analysis", "bogus"));
         Assert.Contains("unknown analysis 'bogus'", error);
-        foreach (var name in AnalysisKinds.Names.Keys) Assert.Contains(name, error);
+        foreach (var name in AnalysisReports.Names) Assert.Contains(name, error);
     }
 
     [Fact]
     public void The_analysis_help_lists_every_analysis_name()
     {
         var option = AnalyzeCommand.Create(Quiet).Options.Single(o => o.Name == "--analysis");
-        foreach (var name in AnalysisKinds.Names.Keys.Where(n => n != "all")) Assert.Contains(name, option.Description);
+        foreach (var name in AnalysisReports.Names.Where(n => n != "all")) Assert.Contains(name, option.Description);
     }
 
     [Theory]

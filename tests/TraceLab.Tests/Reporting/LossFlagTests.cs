@@ -13,9 +13,9 @@ public sealed class LossFlagTests
 {
     private const long Ms = 1_000_000;
 
-    private static RunReport Report(long[]? lostPerCpu, AnalysisKind kinds = AnalysisKind.Threads | AnalysisKind.Smp, long[]? missedPages = null)
+    private static RunReport Report(long[]? lostPerCpu, AnalysisKind? kinds = null, long[]? missedPages = null)
     {
-        var session = new AnalysisSession(kinds);
+        var session = new AnalysisSession(kinds ?? AnalysisKind.Threads | AnalysisKind.Smp);
         KernelEvent[] events =
         [
             KernelEvent.Fork(0, 0, 100, 101),
