@@ -14,12 +14,17 @@ public static class HtmlReport
 {
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
-    public static string Render(RunReport report, TimelineData? timeline, IReadOnlyList<EmbeddedPlot>? plots = null) =>
-        Render(report, ReportMarkdown.Render(report), timeline, plots);
+    /// <param name="charts">The report's charts, drawn (null: not drawn, e.g. --no-charts; the page says so).</param>
+    /// <param name="chartsNote">Why the charts are missing, when they are (e.g. the drawing library could not
+    /// load).</param>
+    public static string Render(RunReport report, TimelineData? timeline, IReadOnlyList<EmbeddedPlot>? plots = null,
+        IReadOnlyList<EmbeddedChart>? charts = null, string? chartsNote = null) =>
+        RenderWithMarkdown(report, ReportMarkdown.Render(report), timeline, plots, charts, chartsNote);
 
-    /// <param name="markdown">report.md's text for <paramref name="report"/> (callers that write both render once).</param>
-    public static string Render(RunReport report, string markdown, TimelineData? timeline,
-        IReadOnlyList<EmbeddedPlot>? plots = null)
+    /// <summary>As <see cref="Render"/>, from report.md's text already rendered (callers that write both).</summary>
+    public static string RenderWithMarkdown(RunReport report, string markdown, TimelineData? timeline,
+        IReadOnlyList<EmbeddedPlot>? plots = null, IReadOnlyList<EmbeddedChart>? charts = null,
+        string? chartsNote = null)
     {
         // The page title and run summary first, then the timeline, then report.md's sections.
         // The findings open the page: they stay with the summary, above the timeline.
@@ -36,6 +41,7 @@ public static class HtmlReport
         sb.Append("<title>").Append(WebUtility.HtmlEncode(title)).Append("</title>\n<style>\n").Append(HtmlAssets.Css).Append("\n</style>\n</head>\n<body>\n<main>\n");
         sb.Append(MarkdownHtml.Convert(head));
         sb.Append(Timeline(report, timeline));
+        sb.Append(Charts(charts, chartsNote));
         sb.Append(MarkdownHtml.Convert(rest));
         if (plots is { Count: > 0 })
         {
@@ -45,6 +51,27 @@ public static class HtmlReport
         }
         sb.Append("<footer>Written by TraceLab. Definitions: docs/metrics.md; how to open the trace in other viewers: docs/viewers.md.</footer>\n");
         sb.Append("</main>\n<script>\n").Append(HtmlAssets.Script).Append("\n</script>\n</body>\n</html>\n");
+        return sb.ToString();
+    }
+
+    private static string Charts(IReadOnlyList<EmbeddedChart>? charts, string? note)
+    {
+        if (charts is null && note is null) return "";
+        var sb = new StringBuilder("<h2 id=\"charts\">Charts</h2>\n");
+        if (note is not null) sb.Append("<p class=\"note\">").Append(WebUtility.HtmlEncode(note)).Append("</p>\n");
+        if (charts is { Count: 0 })
+            sb.Append("<p class=\"note\">Nothing to chart: no ready latencies, handoffs or wakeups among the reported "
+                + "threads.</p>\n");
+        foreach (var c in charts ?? [])
+        {
+            var name = WebUtility.HtmlEncode(c.Name);
+            // The picture carries its title: no caption above it.
+            sb.Append(Inv, $"<figure class=\"card chart\" id=\"{name}\">\n");
+            sb.Append(Inv, $"<img alt=\"{WebUtility.HtmlEncode(c.Title)}\" width=\"{c.Width}\" height=\"{c.Height}\" ");
+            sb.Append("src=\"data:image/png;base64,");
+            sb.Append(Convert.ToBase64String(c.Png)).Append("\">\n");
+            sb.Append(Inv, $"<p class=\"note\">Also beside this report: {name}.png and {name}.svg.</p></figure>\n");
+        }
         return sb.ToString();
     }
 
