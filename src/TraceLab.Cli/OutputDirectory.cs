@@ -51,8 +51,19 @@ public sealed class OutputDirectory
     public string WriteText(string name, string content) => Commit(name, tmp =>
     {
         using var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None);
-        fs.Write(System.Text.Encoding.UTF8.GetBytes(content));
+        // Encoded in chunks, not into one array as large as the text (report.html of a whole system: 100+ MB).
+        using (var writer = new StreamWriter(fs, Utf8NoBom, 1 << 16, leaveOpen: true)) writer.Write(content);
         // Some file systems report a full disk only when the data reaches it: find out before the rename.
+        fs.Flush(flushToDisk: true);
+    });
+
+    private static readonly System.Text.UTF8Encoding Utf8NoBom = new(encoderShouldEmitUTF8Identifier: false);
+
+    /// <summary>As <see cref="WriteText"/>, with the content written to the stream as it is produced.</summary>
+    public string WriteStream(string name, Action<Stream> write) => Commit(name, tmp =>
+    {
+        using var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16);
+        write(fs);
         fs.Flush(flushToDisk: true);
     });
 

@@ -10,7 +10,15 @@ namespace TraceLab.Reporting;
 /// </summary>
 public sealed class RunReportJsonConverter : JsonConverter<RunReport>
 {
-    public override void Write(Utf8JsonWriter writer, RunReport value, JsonSerializerOptions options)
+    public override void Write(Utf8JsonWriter writer, RunReport value, JsonSerializerOptions options) =>
+        Write(writer, value, options, flush: null);
+
+    /// <param name="flush">
+    /// Called after each thread and section: a writer on a stream can hand what it holds to the stream there, so a
+    /// report of 100,000 threads is never in memory whole (<see cref="ReportJson.Serialize(RunReport, Stream)"/>).
+    /// </param>
+    internal static void Write(Utf8JsonWriter writer, RunReport value, JsonSerializerOptions options,
+        Action? flush)
     {
         writer.WriteStartObject();
         writer.WriteNumber(Name("SchemaVersion", options), value.SchemaVersion);
@@ -19,7 +27,19 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
         Property(writer, "Region", value.Region, options);
         Property(writer, "Process", value.Process, options);
         Property(writer, "Analyses", value.Analyses, options);
-        Property(writer, "Threads", value.Threads, options);
+        if (flush is null) Property(writer, "Threads", value.Threads, options);
+        else
+        {
+            // Element by element: the same bytes as the list's converter writes, with a flush between threads.
+            writer.WritePropertyName(Name("Threads", options));
+            writer.WriteStartArray();
+            foreach (var thread in value.Threads)
+            {
+                JsonSerializer.Serialize(writer, thread, options);
+                flush();
+            }
+            writer.WriteEndArray();
+        }
         Property(writer, "Processes", value.Processes, options);
         Property(writer, "RestOfSystem", value.RestOfSystem, options);
         Property(writer, "System", value.System, options);
@@ -28,6 +48,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
             {
                 writer.WritePropertyName(name);
                 JsonSerializer.Serialize(writer, section, analysis.SectionType ?? section.GetType(), options);
+                flush?.Invoke();
             }
         Property(writer, "Warnings", value.Warnings, options);
         writer.WriteEndObject();

@@ -4,8 +4,10 @@ using System.Globalization;
 using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Parallel;
+using TraceLab.Capture.Linux;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Core;
+using TraceLab.Formats.TraceDat;
 using TraceLab.Reporting;
 
 namespace TraceLab.Cli.Commands;
@@ -22,7 +24,12 @@ public sealed class BenchCommand
 
     public static Command Create(IAnsiConsole console)
     {
-        var trace = SharedOptions.ExistingTraceFile($"trace file ({string.Join(", ", TraceFiles.Formats.Names)})");
+        // Checked in Run: with --generate-threads it is the file to write, which must not exist yet.
+        var trace = new Argument<string>("trace")
+        {
+            Description = $"trace file ({string.Join(", ", TraceFiles.Formats.Names)}); " +
+                "with --generate-threads, the trace.dat to write",
+        };
         var repeat = new Option<int>("--repeat")
         {
             Description = "runs of each measurement (best and median are shown)",
@@ -30,14 +37,52 @@ public sealed class BenchCommand
         };
         var analysis = SharedOptions.Analysis();
         var threads = SharedOptions.AnalysisThreads();
+        var generate = new Option<int?>("--generate-threads")
+        {
+            Description = "first write a synthetic trace.dat with this many short-lived threads (this kernel's " +
+                "tracefs formats, 10 events per thread, one process per 1,000 threads) to the trace path",
+        };
         var command = new Command("bench",
             "measure read and read + analysis speed on a trace file (events/s, MB/s, CPU time, peak RSS)")
         {
-            trace, repeat, analysis, threads,
+            trace, repeat, analysis, threads, generate,
         };
-        CommandActions.Set(command, r => new BenchCommand(console).Run(r.GetValue(trace)!, r.GetValue(repeat),
-            r.GetValue(analysis), r.GetValue(threads) ?? AnalysisPlan.DefaultThreads));
+        CommandActions.Set(command, r =>
+        {
+            var bench = new BenchCommand(console);
+            if (r.GetValue(generate) is { } n) bench.Generate(r.GetValue(trace)!, n);
+            return bench.Run(r.GetValue(trace)!, r.GetValue(repeat), r.GetValue(analysis),
+                r.GetValue(threads) ?? AnalysisPlan.DefaultThreads);
+        });
         return command;
+    }
+
+    /// <summary>Writes a trace.dat of <paramref name="threads"/> threads (issue 21's 100,000-thread shape).</summary>
+    public void Generate(string path, int threads)
+    {
+        if (threads is < 1 or > 10_000_000)
+            throw new UsageException("--generate-threads must be between 1 and 10,000,000");
+        path = Path.GetFullPath(path);
+        if (File.Exists(path)) throw new UsageException($"{path} already exists: --generate-threads writes a new file");
+        ManyThreadsTraceDat.Formats formats;
+        try { formats = ManyThreadsTraceDat.Formats.FromTracefs(Tracefs.Locate(mountIfNeeded: false)); }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or TracingUnavailableException)
+        {
+            throw new UsageException(
+                $"--generate-threads needs this kernel's event formats from tracefs: {ex.Message}");
+        }
+
+        var sw = Stopwatch.StartNew();
+        long events;
+        try { events = ManyThreadsTraceDat.Write(path, formats, threads, Math.Max(2, threads / 1000)); }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            throw new UsageException($"{path}: {ex.Message}");
+        }
+
+        _console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"wrote {path}: {threads:N0} threads, {events:N0} events, {new FileInfo(path).Length / 1e6:F1} MB " +
+            $"in {sw.Elapsed.TotalSeconds:F2} s"));
     }
 
     /// <summary>Seconds per run: wall time and the process's CPU time (user + system, all threads) over the run.</summary>

@@ -32,8 +32,10 @@ public static class ReportFiles
         // half) loads only here, and its start-up overlaps the JSON and Markdown work.
         var rendering = charts && !report.Charts.IsEmpty
             ? Task.Run(() => ReportChartImages.Render(report.Charts)) : null;
-        output.WriteText("report.json", ReportJson.Serialize(report));
-        output.WriteText("report.md", ReportMarkdown.Render(report));
+        output.WriteStream("report.json", stream => ReportJson.Serialize(report, stream));
+        // report.html shows report.md's text: render it once for both.
+        var markdown = ReportMarkdown.Render(report);
+        output.WriteText("report.md", markdown);
         var files = new List<string>(Names);
         IReadOnlyList<ChartImage>? images = charts ? [] : null;
         string? missing = null;
@@ -63,7 +65,7 @@ public static class ReportFiles
             OutputDirectory.TryDelete(output.File(stale + ".svg"));
         }
         var embedded = images?.Select(i => new EmbeddedChart(i.Name, i.Title, i.Png, i.Width, i.Height)).ToList();
-        output.WriteText("report.html", HtmlReport.Render(report, timeline, plots, embedded,
+        output.WriteText("report.html", HtmlReport.RenderWithMarkdown(report, markdown, timeline, plots, embedded,
             missing ?? (charts ? null : "Charts were not drawn (--no-charts).")));
         return new WrittenReport(files, missing);
     }

@@ -19,6 +19,9 @@ public sealed class FindingContext
         ThreadTimeNs = report.Threads.Sum(t => t.RunNs + t.ReadyNs + t.WaitNs);
     }
 
+    /// <summary>Reported threads by tid, built on first use (rules name threads one at a time).</summary>
+    private Dictionary<int, ThreadSection>? _byTid;
+
     public RunReport Report { get; }
     /// <summary>Null when the evidence collector did not run (rules that need it raise nothing).</summary>
     public FindingEvidence? Evidence { get; }
@@ -29,7 +32,8 @@ public sealed class FindingContext
     public double Share(double ns) => ThreadTimeNs > 0 ? Math.Clamp(ns / ThreadTimeNs, 0, 1) : 0;
 
     public string NameOf(int tid) =>
-        Report.Threads.FirstOrDefault(t => t.Tid == tid) is { } t
+        (_byTid ??= Report.Threads.GroupBy(t => t.Tid).ToDictionary(g => g.Key, g => g.First()))
+            .TryGetValue(tid, out var t)
             ? $"{t.Name} ({tid}{(t.Role is null ? "" : ", " + t.Role)})"
             : tid.ToString(CultureInfo.InvariantCulture);
 

@@ -30,7 +30,9 @@ public sealed class OversubscriptionRule : IFindingRule
         var ready = own.Sum(x => x.Ns);
         var behindOwn = threads.Sum(t =>
             t.ReadyByPreemptor.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value));
-        var run = c.Report.Threads.Where(t => threads.Any(x => x.Tid == t.Tid)).Sum(t => t.RunNs);
+        // A set, not threads.Any per reported thread: a whole-system trace reports 100,000 threads (issue 21).
+        var tids = threads.Select(t => t.Tid).ToHashSet();
+        var run = c.Report.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => t.RunNs);
         if (threads.Count == 0 || ready < MinReadyToRun * run) yield break;
         // Half again as many of them wanted a CPU, on average, as there are CPUs: more threads than CPUs, not a
         // machine that is busy with other work while the process keeps one thread per CPU.
@@ -54,7 +56,7 @@ public sealed class OversubscriptionRule : IFindingRule
             Figure.Of("findings.evidence.preemptions", threads.Sum(t => t.Preemptions)),
             Figure.Of("findings.evidence.wakePreemptions", threads.Sum(t => t.WakePreemptions)),
             Figure.Of("threads[].involuntarySwitches",
-                c.Report.Threads.Where(t => threads.Any(x => x.Tid == t.Tid)).Sum(t => t.InvoluntarySwitches)),
+                c.Report.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => t.InvoluntarySwitches)),
         };
         if (idleShare is { } idle) evidenceFigures.Add(Figure.Of("smp.cpus[].idleNs (share)", idle));
         yield return new FindingSection

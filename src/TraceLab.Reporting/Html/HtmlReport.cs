@@ -18,9 +18,14 @@ public static class HtmlReport
     /// <param name="chartsNote">Why the charts are missing, when they are (e.g. the drawing library could not
     /// load).</param>
     public static string Render(RunReport report, TimelineData? timeline, IReadOnlyList<EmbeddedPlot>? plots = null,
-        IReadOnlyList<EmbeddedChart>? charts = null, string? chartsNote = null)
+        IReadOnlyList<EmbeddedChart>? charts = null, string? chartsNote = null) =>
+        RenderWithMarkdown(report, ReportMarkdown.Render(report), timeline, plots, charts, chartsNote);
+
+    /// <summary>As <see cref="Render"/>, from report.md's text already rendered (callers that write both).</summary>
+    public static string RenderWithMarkdown(RunReport report, string markdown, TimelineData? timeline,
+        IReadOnlyList<EmbeddedPlot>? plots = null, IReadOnlyList<EmbeddedChart>? charts = null,
+        string? chartsNote = null)
     {
-        var markdown = ReportMarkdown.Render(report);
         // The page title and run summary first, then the timeline, then report.md's sections.
         // The findings open the page: they stay with the summary, above the timeline.
         var split = markdown.IndexOf("\n## ", StringComparison.Ordinal);

@@ -85,6 +85,24 @@ public sealed class BadInputTests
     }
 
     [Fact]
+    public void Bench_generate_threads_never_replaces_a_file()
+    {
+        var path = Path.Combine(Path.GetTempPath(), "tracelab-generate-" + Guid.NewGuid() + ".dat");
+        File.WriteAllText(path, "user data");
+        try
+        {
+            var (code, _, err) = Run("bench", path, "--generate-threads", "5");
+            Assert.Equal(2, code);
+            AssertOneLineError(err, "already exists");
+            Assert.Equal("user data", File.ReadAllText(path));
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    [Fact]
     public void Analyze_of_a_missing_file_exits_2()
     {
         var (code, _, err) = Run("analyze", "/nonexistent/trace.dat");

@@ -57,6 +57,22 @@ public sealed class SampleTraceTests
         Assert.Equal(JsonSerializer.Serialize(oneTimeline), JsonSerializer.Serialize(manyTimeline));
     }
 
+    /// <summary>report.json is written as it is produced (issue 21): the same bytes as the one-string form.</summary>
+    [Theory]
+    [InlineData("timemutex-mutex")]
+    [InlineData("timemutex-cs")]
+    public void Streamed_report_json_is_the_serialized_string(string sample)
+    {
+        var dir = Path.Combine(RepoPaths.SampleTraces, sample);
+        var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
+        var report = AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false,
+            pid: null);
+        using var stream = new MemoryStream();
+        ReportJson.Serialize(report, stream);
+        Assert.True(report.Threads.Count > 1);
+        Assert.Equal(System.Text.Encoding.UTF8.GetBytes(ReportJson.Serialize(report)), stream.ToArray());
+    }
+
     [Fact]
     public void Mutex_sample_shows_the_convoy_and_cs_sample_does_not()
     {
