@@ -12,7 +12,7 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly ThreadSlots _slots;
-    private readonly SlotTable<InFlight> _inFlight = new(static (_, _) => new InFlight());
+    private SlotTable<InFlight> _inFlight = new(static (_, _) => new InFlight());
     private readonly Dictionary<int, ThreadKernelStats> _threads = new();
 
     public KernelTimeAnalyzer(ThreadAccounting accounting)

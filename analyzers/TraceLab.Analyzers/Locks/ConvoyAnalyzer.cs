@@ -30,11 +30,11 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly ThreadSlots _slots;
-    private readonly SlotTable<LockThread> _threads = new(static (_, slot) => new LockThread(slot));
+    private SlotTable<LockThread> _threads = new(static (_, slot) => new LockThread(slot));
     private readonly Dictionary<LockObject, ObjectState> _objects = new();
     /// <summary>The object looked up last: a contended lock's events name the same object over and over.</summary>
     private ObjectState? _lastObject;
-    private readonly SlotTable<ThreadConvoyStats> _stats = new(static (tid, _) => new ThreadConvoyStats(tid));
+    private SlotTable<ThreadConvoyStats> _stats = new(static (tid, _) => new ThreadConvoyStats(tid));
     /// <summary>An array, not a list: looping over none (the usual case) costs nothing per handoff.</summary>
     private IConvoyObserver[] _observers = [];
 

@@ -35,7 +35,7 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
     private readonly MeasuredRegion _region;
     private readonly IdleCpuIntegral _idle;
     private readonly ThreadSlots _slots;
-    private readonly SlotTable<ThreadState> _state = new(static (tid, _) => new ThreadState(new SmpThreadStats(tid)));
+    private SlotTable<ThreadState> _state = new(static (tid, _) => new ThreadState(new SmpThreadStats(tid)));
     /// <summary>The threads' stats by tid, in first-seen order (what the report reads).</summary>
     private readonly Dictionary<int, SmpThreadStats> _threads = new();
     private readonly List<SmpCpuStats> _cpuStats = new();

@@ -18,8 +18,8 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly ThreadSlots _slots;
-    private readonly SlotTable<WakeState> _state = new(static (_, _) => new WakeState());
-    private readonly SlotTable<WakeupStats> _stats = new(static (tid, _) => new WakeupStats(tid));
+    private SlotTable<WakeState> _state = new(static (_, _) => new WakeState());
+    private SlotTable<WakeupStats> _stats = new(static (tid, _) => new WakeupStats(tid));
     /// <summary>An array, not a list: looping over none (the usual case) costs nothing per wakeup.</summary>
     private IWakeupObserver[] _observers = [];
 
