@@ -28,9 +28,6 @@ namespace TraceLab.Analyzers;
 /// </remarks>
 public sealed class AnalysisPass : IKernelEventSink
 {
-    private const PerKindEvents LockEntries =
-        PerKindEvents.SyscallEnter | PerKindEvents.SyscallExit | PerKindEvents.Switch | PerKindEvents.Waking;
-
     private readonly IKernelAnalyzer[] _analyzers;
     private readonly ThreadAccounting _accounting;
     // The typed path: the first instance of each built-in per-kind analyzer (a second one goes through the interface).
@@ -54,15 +51,16 @@ public sealed class AnalysisPass : IKernelEventSink
         _perKind = [.. analyzers.OfType<IPerKindAnalyzer>()];
         _others = [.. analyzers.Where(a => a is not IPerKindAnalyzer)];
         _hasPerKind = _perKind.Length > 0;
+        const PerKindEvents lockEntries = PerKindEvents.SyscallsAndScheduling;
         var general = new List<IPerKindAnalyzer>();
         foreach (var a in _perKind)
         {
             switch (a)
             {
-                case KernelTimeAnalyzer k when _kernel is null: _kernel = Typed(k, LockEntries); break;
-                case ConvoyAnalyzer c when _convoys is null: _convoys = Typed(c, LockEntries); break;
+                case KernelTimeAnalyzer k when _kernel is null: _kernel = Typed(k, lockEntries); break;
+                case ConvoyAnalyzer c when _convoys is null: _convoys = Typed(c, lockEntries); break;
                 case WakeupAnalyzer w when _wakeups is null:
-                    _wakeups = Typed(w, LockEntries | PerKindEvents.ThreadEvidence);
+                    _wakeups = Typed(w, lockEntries | PerKindEvents.ThreadEvidence);
                     break;
                 case SmpAnalyzer m when _smp is null:
                     _smp = Typed(m, PerKindEvents.Switch | PerKindEvents.Waking | PerKindEvents.CpuEvidence);

@@ -222,7 +222,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             // outside Linux's scheduler. Such an event only tells who runs on a CPU nothing is known of yet.
             if (e.Kind == KernelEventKind.Other && known.Current != Unknown)
             {
-                slots = EventSlots.OfPid(e.Pid > 0 ? Slots.SlotOf(e.Pid) : -1);
+                slots = EventSlots.OfPid(Slots.SlotOfThread(e.Pid));
                 return true;
             }
         }
