@@ -1,10 +1,7 @@
 using TraceLab.Capture.Linux;
 using TraceLab.Cli;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.IntegrationTests;
 

@@ -2,10 +2,7 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using TraceLab.Cli;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.IntegrationTests;
 

@@ -1,9 +1,6 @@
 using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
-using TraceLab.TestSupport;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.Formats.Tests.Fuzz;
 
@@ -12,7 +9,7 @@ namespace TraceLab.Formats.Tests.Fuzz;
 /// salvaging. Allowed: success or a <see cref="TraceFormatException"/> naming the file; a salvaging read of a file
 /// whose metadata is intact must succeed. Anything else, a hang or a runaway allocation fails with the case.
 /// </summary>
-public sealed class TraceDatFuzzTests : IDisposable
+public sealed class TraceDatFuzzTests(ITestOutputHelper output) : IDisposable
 {
     private const int Seed = 20250611;
     private const int PagesPerCpu = 24;
@@ -20,10 +17,7 @@ public sealed class TraceDatFuzzTests : IDisposable
     // The intact base allocates a few MB through the analysis; a length field trusted before checking would ask for GBs.
     private const long MaxAllocatedBytes = 64L << 20;
 
-    private readonly ITestOutputHelper _output;
     private readonly TempDirectory _dir = new("tracelab-fuzz-");
-
-    public TraceDatFuzzTests(ITestOutputHelper output) => _output = output;
 
     public void Dispose() => _dir.Dispose();
 
@@ -42,7 +36,7 @@ public sealed class TraceDatFuzzTests : IDisposable
         var cases = FuzzCases.All(baseTrace, Seed);
         var run = FuzzRunner.Run(_dir.Path, baseTrace, cases, CaseTimeout, MaxAllocatedBytes,
             (c, path, salvage, o) => Judge(c, path, salvage, o, intact.Info.EventCount));
-        _output.WriteLine(run.Describe(cases.Count, $"a {baseTrace.Length}-byte trace ({intact.Info.EventCount} events)"));
+        output.WriteLine(run.Describe(cases.Count, $"a {baseTrace.Length}-byte trace ({intact.Info.EventCount} events)"));
         Assert.True(run.Failures.Count == 0,
             $"{run.Failures.Count} failing cases:\n" + string.Join("\n", run.Failures.Take(30)));
     }

@@ -3,9 +3,6 @@ using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Formats.Tests.TraceDatV7;
 using TraceLab.Formats.TraceDat;
-using TraceLab.TestSupport;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.Formats.Tests.Fuzz;
 
@@ -15,7 +12,7 @@ namespace TraceLab.Formats.Tests.Fuzz;
 /// exception, a hang or a runaway allocation; a salvaging read of a file whose metadata is intact succeeds, and one
 /// cut in its CPU data reports the damage and fewer events.
 /// </summary>
-public sealed class TraceDatV7FuzzTests : IDisposable
+public sealed class TraceDatV7FuzzTests(ITestOutputHelper output) : IDisposable
 {
     private const int Seed = 20261125;
     private const int PagesPerCpu = 24;
@@ -29,10 +26,7 @@ public sealed class TraceDatV7FuzzTests : IDisposable
     // Beyond what reading the intact base allocates (a whole kernel's event formats, then the analysis).
     private const long MaxExtraAllocatedBytes = 64L << 20;
 
-    private readonly ITestOutputHelper _output;
     private readonly TempDirectory _dir = new("tracelab-fuzz7-");
-
-    public TraceDatV7FuzzTests(ITestOutputHelper output) => _output = output;
 
     public void Dispose() => _dir.Dispose();
 
@@ -76,7 +70,7 @@ public sealed class TraceDatV7FuzzTests : IDisposable
 
         var run = FuzzRunner.Run(_dir.Path, baseTrace, cases, CaseTimeout, intact.AllocatedBytes + MaxExtraAllocatedBytes,
             (c, path, salvage, o) => Judge(c, path, salvage, o, intact.Info.EventCount));
-        _output.WriteLine(run.Describe(cases.Count, $"a {baseTrace.Length}-byte v7 trace ({intact.Info.EventCount} events)")
+        output.WriteLine(run.Describe(cases.Count, $"a {baseTrace.Length}-byte v7 trace ({intact.Info.EventCount} events)")
             + $" (intact: {intact.AllocatedBytes >> 20} MB)");
         Assert.True(run.Failures.Count == 0,
             $"{run.Failures.Count} failing cases:\n" + string.Join("\n", run.Failures.Take(30)));

@@ -5,9 +5,7 @@ using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Html;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
 
 namespace TraceLab.Tests.Html;
 

@@ -2,7 +2,6 @@ using System.Globalization;
 using System.Xml.Linq;
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Plots;
-using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 
