@@ -21,9 +21,9 @@ namespace TraceLab.Analyzers;
 /// <para>
 /// The built-in per-kind analyzers (kernel time, convoys, wakeups, SMP) are called as direct calls on their sealed
 /// types, where the JIT inlines their entry points; through the interface every per-kind entry point costs an
-/// indirect call and the slots' spill, 1.5–2 ns per analyzer per event (a fifth of the analysis time with all four,
-/// measured with the benchmark harness, docs/performance.md). Any other <see cref="IPerKindAnalyzer"/> goes through
-/// the interface: the contract stays the interface, the typed path is only how the pass calls the ones it ships.
+/// indirect call per analyzer per event (`TraceLab.Benchmarks harness`, analysis only: the full set 1-2 ns/event
+/// slower through the interface). Any other <see cref="IPerKindAnalyzer"/> goes through the interface: the contract
+/// stays the interface, the typed path is only how the pass calls the ones it ships.
 /// </para>
 /// </remarks>
 public sealed class AnalysisPass : IKernelEventSink
