@@ -46,6 +46,20 @@ public sealed class LatencyHistogram
 
     private static long LowerBound(int row, int sub) => row == 0 ? sub : (long)sub << row;
 
+    /// <summary>
+    /// The non-empty buckets in increasing order: every value in [<c>Low</c>, <c>Low + Width</c>) was counted in
+    /// <c>Count</c>. Widths are powers of two, so power-of-two bins are exact sums of buckets (the report's charts).
+    /// </summary>
+    public IEnumerable<(long Low, long Width, long Count)> Buckets()
+    {
+        for (var row = 0; row < _rows.Length; row++)
+        {
+            if (_rows[row] is not { } r) continue;
+            for (var sub = 0; sub < SubBuckets; sub++)
+                if (r[sub] > 0) yield return (LowerBound(row, sub), row == 0 ? 1 : 1L << row, r[sub]);
+        }
+    }
+
     /// <summary>Nearest-rank percentile (p in 0..100): the smallest value with at least p% of samples at or below it.</summary>
     public long Percentile(double p)
     {

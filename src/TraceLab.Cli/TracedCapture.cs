@@ -127,10 +127,12 @@ public sealed class TracedCapture : IDisposable
             _output.Commit("workload.json", tmp => File.Move(ResultTemp, tmp));
         }
 
+        if (timeline is not null) TraceLab.Charts.ReportChartImages.WarmUp();
         var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
             read: null, timeline);
         report.Warnings.InsertRange(0, _notices);
-        ReportFiles.Write(_output, report, timelineData);
+        // Charts go with the timeline: sweep runs ask for neither and stay fast.
+        ReportFiles.Write(_output, report, timelineData, charts: timeline is not null);
         return new TracedRunFiles(report, result, traceFile);
     }
 

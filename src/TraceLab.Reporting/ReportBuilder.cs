@@ -1,5 +1,6 @@
 using TraceLab.Analyzers;
 using TraceLab.Core;
+using TraceLab.Reporting.Charts;
 using TraceLab.Workloads;
 
 namespace TraceLab.Reporting;
@@ -100,6 +101,7 @@ public static class ReportBuilder
         foreach (var analysis in AnalysisReports.All)
             if (analysis.JsonName is not null && analysis.Build(building) is { } section)
                 report.SetSection(analysis, section);
+        report.Charts = ReportChartsBuilder.Build(building, analyses.Timeline?.Result());
         LossFlags.Apply(report.Capture, report.Threads, report.Smp);
         if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);
         return report;

@@ -1,5 +1,6 @@
 using System.Text.Json.Serialization;
 using TraceLab.Analyzers;
+using TraceLab.Reporting.Charts;
 using TraceLab.Reporting.Findings;
 using TraceLab.Reporting.Sections;
 
@@ -29,6 +30,10 @@ public sealed class RunReport
     /// <summary>The processes outside the target, summed; null when the report is not about particular processes.</summary>
     public RestOfSystemSection? RestOfSystem { get; init; }
     public List<string> Warnings { get; init; } = [];
+
+    /// <summary>The data of report.html's charts (not part of report.json: it is drawn, not read back).</summary>
+    [JsonIgnore]
+    public ReportCharts Charts { get; set; } = ReportCharts.None;
 
     /// <summary>The section of <paramref name="analysis"/>, or null when it did not run.</summary>
     public object? SectionOf(IAnalysisReport analysis) =>

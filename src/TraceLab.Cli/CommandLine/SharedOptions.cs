@@ -30,6 +30,12 @@ internal static class SharedOptions
         return option;
     }
 
+    /// <summary>report.html without charts and no chart-* files (docs/metrics.md, "Charts").</summary>
+    public static Option<bool> NoCharts() => new("--no-charts")
+    {
+        Description = "do not draw the charts (report.html and chart-*.png/svg): a little faster",
+    };
+
     public static Option<bool> Salvage(string description) => new("--salvage") { Description = description };
 
     /// <summary>

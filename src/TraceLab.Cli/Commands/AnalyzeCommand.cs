@@ -2,6 +2,7 @@ using System.CommandLine;
 using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Charts;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Formats.Registry;
 using TraceLab.Workloads;
@@ -27,6 +28,8 @@ public sealed class AnalyzeCommand
         public TimelineWindow? Timeline { get; init; }
         /// <summary>Analysis threads besides the reader (null: the default for this machine).</summary>
         public int? AnalysisThreads { get; init; }
+        /// <summary>Skip the charts (report.html without them, no chart-* files): the fastest analysis.</summary>
+        public bool NoCharts { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -46,9 +49,10 @@ public sealed class AnalyzeCommand
         var buffer = SharedOptions.Buffer();
         var timeline = SharedOptions.TimelineWindow();
         var threads = SharedOptions.AnalysisThreads();
+        var noCharts = SharedOptions.NoCharts();
         var command = new Command("analyze", "analyze an existing trace file")
         {
-            trace, outDir, force, pid, analysis, salvage, buffer, timeline, threads,
+            trace, outDir, force, pid, analysis, salvage, buffer, timeline, threads, noCharts,
         };
         CommandActions.Set(command, r => new AnalyzeCommand(console).Run(new Settings(r.GetValue(trace)!)
         {
@@ -60,6 +64,7 @@ public sealed class AnalyzeCommand
             Buffer = r.GetValue(buffer),
             Timeline = r.GetValue(timeline),
             AnalysisThreads = r.GetValue(threads),
+            NoCharts = r.GetValue(noCharts),
         }));
         return command;
     }
@@ -76,11 +81,14 @@ public sealed class AnalyzeCommand
         if (s.Out is null && !s.Force && File.Exists(output.File("report.json")))
             throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
+        // The drawing library loads while the trace is read, not after.
+        if (!s.NoCharts) ReportChartImages.WarmUp();
         var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
             s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads);
-        ReportFiles.Write(output, report, recorded);
+        var written = ReportFiles.Write(output, report, recorded, charts: !s.NoCharts);
         TerminalReport.Render(_console, report);
-        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", ReportFiles.Names)}");
+        if (written.ChartsMissing is { } why) _console.MarkupLine($"[yellow]{Markup.Escape(why)}[/]");
+        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", written.Files)}");
         return ExitCodes.Ok;
     }
 }

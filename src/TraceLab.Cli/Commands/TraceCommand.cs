@@ -168,7 +168,8 @@ public sealed class TraceCommand
         var (report, _, traceFile) = capture.Finish(runSection, partial, s.Analyses, s.Timeline ?? TimelineWindow.Default);
 
         TerminalReport.Render(_console, report);
-        var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html", "workload.json", "workload.log" }.Where(f => File.Exists(output.File(f)));
+        var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html", "workload.json", "workload.log" }
+            .Where(f => File.Exists(output.File(f))).Concat(ReportFiles.ChartsIn(output));
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", files)}");
         _console.MarkupLine($"[grey]{Markup.Escape(_backend.OpenHint(traceFile))}[/]");
         if (partial && !interruption.Interrupted)

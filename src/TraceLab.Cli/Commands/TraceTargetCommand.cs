@@ -199,7 +199,7 @@ public sealed partial class TraceTargetCommand
         TerminalReport.Render(_console, report);
         ProcessesTerminal.Render(_console, report, s.Mode == TraceTargetMode.System);
         var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html" }
-            .Where(f => File.Exists(output.File(f)));
+            .Where(f => File.Exists(output.File(f))).Concat(ReportFiles.ChartsIn(output));
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", files)}");
         _console.MarkupLine($"[grey]{Markup.Escape(_backend.OpenHint(traceFile))}[/]");
     }

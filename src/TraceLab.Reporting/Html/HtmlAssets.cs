@@ -48,13 +48,15 @@ internal static class HtmlAssets
         #timeline .wake-ext { fill: var(--wake); }
         #timeline .futile { fill: var(--futile); stroke: #fff; stroke-width: 1; }
         #timeline g.tl-row:hover .lane { fill: #e3f2fd; }
-        figure { margin: 12px 0 20px; } figure svg { max-width: 100%; height: auto; } figcaption { font-weight: 600; margin-bottom: 6px; }
+        figure { margin: 12px 0 20px; }
+        figure svg, figure img { max-width: 100%; height: auto; } figcaption { font-weight: 600; margin-bottom: 6px; }
         footer { margin-top: 28px; color: #757575; font-size: 12px; }
         """;
 
     /// <summary>
     /// Wires the toggles and marks the document: data-ready="1" once done, data-error="…" on any script error, and
-    /// data-timeline-rows with the rows drawn (what the headless-Chromium test reads from the dumped DOM).
+    /// data-timeline-rows with the rows drawn, and after load data-charts-drawn with the chart images the browser
+    /// decoded (what the headless-Chromium test reads from the dumped DOM).
     /// </summary>
     public const string Script = """
         (function () {
@@ -77,6 +79,11 @@ internal static class HtmlAssets
             }
           }
           if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready); else ready();
+          window.addEventListener('load', function () {
+            var imgs = document.querySelectorAll('figure.chart img'), drawn = 0;
+            for (var i = 0; i < imgs.length; i++) if (imgs[i].complete && imgs[i].naturalWidth > 0) drawn++;
+            root.setAttribute('data-charts-drawn', String(drawn));
+          });
         })();
         """;
 }

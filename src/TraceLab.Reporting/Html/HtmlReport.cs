@@ -14,7 +14,11 @@ public static class HtmlReport
 {
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
-    public static string Render(RunReport report, TimelineData? timeline, IReadOnlyList<EmbeddedPlot>? plots = null)
+    /// <param name="charts">The report's charts, drawn (null: not drawn, e.g. --no-charts; the page says so).</param>
+    /// <param name="chartsNote">Why the charts are missing, when they are (e.g. the drawing library could not
+    /// load).</param>
+    public static string Render(RunReport report, TimelineData? timeline, IReadOnlyList<EmbeddedPlot>? plots = null,
+        IReadOnlyList<EmbeddedChart>? charts = null, string? chartsNote = null)
     {
         var markdown = ReportMarkdown.Render(report);
         // The page title and run summary first, then the timeline, then report.md's sections.
@@ -32,6 +36,7 @@ public static class HtmlReport
         sb.Append("<title>").Append(WebUtility.HtmlEncode(title)).Append("</title>\n<style>\n").Append(HtmlAssets.Css).Append("\n</style>\n</head>\n<body>\n<main>\n");
         sb.Append(MarkdownHtml.Convert(head));
         sb.Append(Timeline(report, timeline));
+        sb.Append(Charts(charts, chartsNote));
         sb.Append(MarkdownHtml.Convert(rest));
         if (plots is { Count: > 0 })
         {
@@ -41,6 +46,27 @@ public static class HtmlReport
         }
         sb.Append("<footer>Written by TraceLab. Definitions: docs/metrics.md; how to open the trace in other viewers: docs/viewers.md.</footer>\n");
         sb.Append("</main>\n<script>\n").Append(HtmlAssets.Script).Append("\n</script>\n</body>\n</html>\n");
+        return sb.ToString();
+    }
+
+    private static string Charts(IReadOnlyList<EmbeddedChart>? charts, string? note)
+    {
+        if (charts is null && note is null) return "";
+        var sb = new StringBuilder("<h2 id=\"charts\">Charts</h2>\n");
+        if (note is not null) sb.Append("<p class=\"note\">").Append(WebUtility.HtmlEncode(note)).Append("</p>\n");
+        if (charts is { Count: 0 })
+            sb.Append("<p class=\"note\">Nothing to chart: no ready latencies, handoffs or wakeups among the reported "
+                + "threads.</p>\n");
+        foreach (var c in charts ?? [])
+        {
+            var name = WebUtility.HtmlEncode(c.Name);
+            // The picture carries its title: no caption above it.
+            sb.Append(Inv, $"<figure class=\"card chart\" id=\"{name}\">\n");
+            sb.Append(Inv, $"<img alt=\"{WebUtility.HtmlEncode(c.Title)}\" width=\"{c.Width}\" height=\"{c.Height}\" ");
+            sb.Append("src=\"data:image/png;base64,");
+            sb.Append(Convert.ToBase64String(c.Png)).Append("\">\n");
+            sb.Append(Inv, $"<p class=\"note\">Also beside this report: {name}.png and {name}.svg.</p></figure>\n");
+        }
         return sb.ToString();
     }
 

@@ -15,3 +15,9 @@ public sealed record EmbeddedPlot(string Title, string Svg)
         return new EmbeddedPlot(title ?? Path.GetFileNameWithoutExtension(path), svg[at..]);
     }
 }
+
+/// <summary>
+/// A chart drawn for report.html (docs/metrics.md, "Charts"): embedded as a data: PNG, so the page loads nothing and
+/// several charts' SVG ids cannot collide; <see cref="Name"/>.png and .svg are written beside the report.
+/// </summary>
+public sealed record EmbeddedChart(string Name, string Title, byte[] Png, int Width, int Height);

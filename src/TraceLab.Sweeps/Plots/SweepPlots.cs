@@ -1,15 +1,20 @@
 using System.Globalization;
+using TraceLab.Charts;
+using TraceLab.Reporting.Charts;
 
 namespace TraceLab.Sweeps.Plots;
 
-/// <summary>One chart per plotted metric of a sweep: x = the swept value, one series per variant.</summary>
+/// <summary>
+/// One chart per plotted metric of a sweep: x = the swept value, one series per variant, min–max bands, and the
+/// expected shape of the claims judged on that metric (<see cref="ExpectedShapes"/>). Drawn by ScottPlot as SVG.
+/// </summary>
 public static class SweepPlots
 {
     public static IEnumerable<(string File, string Metric, string Svg)> Render(SweepData data)
     {
         var d = data.Definition;
         foreach (var metric in d.PlotMetrics.Where(data.HasMetric))
-            yield return ($"{d.Name}-{metric.Replace('.', '-')}.svg", metric, Chart(data, metric).ToSvg());
+            yield return ($"{d.Name}-{metric.Replace('.', '-')}.svg", metric, LineChartPlot.Svg(Chart(data, metric)));
     }
 
     public static LineChart Chart(SweepData data, string metric)
@@ -49,18 +54,22 @@ public static class SweepPlots
         // Series orders of magnitude apart (cs vs mutex) would leave the lower one flat on the axis: use a log y axis.
         var medians = series.SelectMany(x => x.Points).Select(p => p.Median).Where(v => v > 0).ToList();
         var logY = medians.Count > 1 && medians.Max() / medians.Min() > 50;
+        var expected = ExpectedShapes.For(data, metric,
+            s => s == SweepSeries.Single.Label ? d.Workload : s, Position, scale);
         var claims = d.Claims.Count > 0 ? string.Join(", ", d.Claims) + ": " : "";
         return new LineChart
         {
             // The x axis is labelled anyway: a title that would run past the legend leaves out "vs X".
             Title = $"{claims}{label} vs {d.XLabel ?? d.XParameter}" is { Length: <= 72 } full ? full : $"{claims}{label}",
-            Subtitle = $"{d.Workload} — {d.Title}; median of {data.Repeats} repeats, bars = min–max",
+            Subtitle = $"{d.Workload} — {d.Title}; median of {data.Repeats} repeats, band = min–max" +
+                (expected.Count > 0 ? ", dashed = the claim's expected shape" : ""),
             XLabel = d.XLabel ?? d.XParameter,
             YLabel = label,
             LogX = d.LogX && !categorical,
             LogY = logY,
             Categorical = categorical,
             Series = series,
+            Expected = expected,
         };
     }
 }

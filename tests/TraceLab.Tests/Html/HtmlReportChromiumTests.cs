@@ -13,7 +13,8 @@ public sealed class HtmlReportChromiumTests
         var (report, timeline) = HtmlReportTests.Analyze(TimelineWindow.Default);
         using var dir = new TempDirectory("tracelab-html");
         var page = dir.File("report.html");
-        File.WriteAllText(page, HtmlReport.Render(report, timeline));
+        var charts = HtmlReportTests.Drawn(report);
+        File.WriteAllText(page, HtmlReport.Render(report, timeline, charts: charts));
 
         var dom = HeadlessChromium.DumpDom(page);
         // The page's script marks the root element when it has run, and records any error.
@@ -23,6 +24,8 @@ public sealed class HtmlReportChromiumTests
         Assert.Contains($"data-timeline-rows=\"{report.Threads.Count}\"", root);
         var rows = Regex.Matches(dom, "<g class=\"tl-row\" data-tid=\"(\\d+)\"").Select(m => int.Parse(m.Groups[1].Value));
         Assert.Equal(report.Threads.Select(t => t.Tid), rows);
+        // Every embedded chart decoded (none where the drawing library cannot load on this machine).
+        Assert.Contains($"data-charts-drawn=\"{charts?.Count ?? 0}\"", root);
 
         var png = dir.File("report.png");
         var log = HeadlessChromium.Screenshot(page, png);

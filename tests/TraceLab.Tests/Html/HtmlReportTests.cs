@@ -2,6 +2,7 @@ using System.Net;
 using System.Text.RegularExpressions;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Charts;
 using TraceLab.Cli;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Html;
@@ -25,8 +26,28 @@ public sealed partial class HtmlReportTests
     private static readonly Lazy<(RunReport Report, TimelineData Timeline, string Html)> Page = new(() =>
     {
         var (report, timeline) = Analyze(TimelineWindow.Default);
-        return (report, timeline, HtmlReport.Render(report, timeline));
+        return (report, timeline, HtmlReport.Render(report, timeline, charts: Drawn(report)));
     });
+
+    /// <summary>The report's charts, drawn, as report.html embeds them; null where the drawing library cannot
+    /// load.</summary>
+    internal static List<EmbeddedChart>? Drawn(RunReport report) => ChartLibrary.Unavailable is not null ? null
+        : ReportChartImages.Render(report.Charts)
+            .Select(i => new EmbeddedChart(i.Name, i.Title, i.Png, i.Width, i.Height)).ToList();
+
+    [ChartsFact]
+    public void Charts_are_embedded_as_data_pngs_after_the_timeline()
+    {
+        var html = Page.Value.Html;
+        var figures = Regex.Matches(html, "<figure class=\"card chart\" id=\"([a-z-]+)\">")
+            .Select(m => m.Groups[1].Value);
+        Assert.Equal(["chart-thread-states", "chart-ready-latency", "chart-handoff-gaps", "chart-wakers"], figures);
+        // A PNG's first bytes (89 50 4E 47 0D 0A 1A 0A) in base64: iVBORw0KGgo.
+        var png = "<img alt=\"[^\"]+\" width=\"\\d+\" height=\"\\d+\" src=\"data:image/png;base64,iVBORw0KGgo";
+        Assert.Equal(4, Regex.Count(html, png));
+        Assert.True(html.IndexOf("id=\"thread-timeline\"", StringComparison.Ordinal)
+            < html.IndexOf("id=\"charts\"", StringComparison.Ordinal));
+    }
 
     [Fact]
     public void Every_table_of_report_md_is_in_the_page_cell_for_cell()

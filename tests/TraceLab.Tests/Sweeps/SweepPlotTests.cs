@@ -1,7 +1,10 @@
 using System.Globalization;
 using System.Xml.Linq;
+using TraceLab.Charts;
+using TraceLab.Reporting.Charts;
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Plots;
+using TraceLab.Sweeps.Verdicts;
 
 namespace TraceLab.Tests.Sweeps;
 
@@ -21,26 +24,79 @@ public sealed class SweepPlotTests
     [Fact]
     public void Chart_has_one_series_per_variant_and_one_point_per_swept_value_with_the_statistics()
     {
-        var data = ThreeSeries().Data();
-        var doc = XDocument.Parse(SweepPlots.Chart(data, "elapsed").ToSvg());
-        var series = doc.Descendants(Svg + "g").Where(g => (string?)g.Attribute("class") == "series").ToList();
-        Assert.Equal(["cs", "cs-nested", "mutex"], series.Select(g => (string)g.Attribute("data-series")!));
-        foreach (var g in series)
+        var chart = SweepPlots.Chart(ThreeSeries().Data(), "elapsed");
+        Assert.Equal(["cs", "cs-nested", "mutex"], chart.Series.Select(s => s.Label));
+        foreach (var s in chart.Series)
         {
-            var points = g.Elements(Svg + "g").Where(p => (string?)p.Attribute("class") == "point").ToList();
-            Assert.Equal(["1", "2", "4", "8"], points.Select(p => (string)p.Attribute("data-x")!));
+            Assert.Equal(["1", "2", "4", "8"], s.Points.Select(p => p.XLabel));
             // Seconds below 1 are drawn in ms: the median of 1, 2, 3.5 s stays 2 s (no scaling above 1 s).
-            Assert.All(points, p =>
-            {
-                Assert.Equal(2, double.Parse((string)p.Attribute("data-median")!, CultureInfo.InvariantCulture));
-                Assert.Equal(1, double.Parse((string)p.Attribute("data-min")!, CultureInfo.InvariantCulture));
-                Assert.Equal(3.5, double.Parse((string)p.Attribute("data-max")!, CultureInfo.InvariantCulture));
-            });
-            Assert.Single(g.Elements(Svg + "polyline"));
+            Assert.All(s.Points, p => Assert.Equal((2.0, 1.0, 3.5), (p.Median, p.Min, p.Max)));
         }
-        // Legend: one entry per series; the title names the axes.
-        Assert.Equal(3, doc.Descendants(Svg + "g").Single(g => (string?)g.Attribute("class") == "legend").Elements(Svg + "text").Count() - 1);
-        Assert.Contains("elapsed time (s) vs threads", doc.Root!.Element(Svg + "title")!.Value);
+        Assert.Contains("elapsed time (s) vs threads", chart.Title);
+    }
+
+    [Fact]
+    public void Plot_draws_each_series_median_line_and_its_min_max_band()
+    {
+        var s = new SyntheticSweep().Add("cs", "1", 1, 2, 3.5).Add("cs", "2", 2, 4, 5).Add("mutex", "1", 1, 1, 1)
+            .Add("mutex", "2", 1.5, 2, 2.5);
+        var chart = SweepPlots.Chart(s.Data(), "elapsed");
+        var plot = LineChartPlot.Build(chart);
+        var lines = plot.GetPlottables<ScottPlot.Plottables.Scatter>().ToList();
+        Assert.Equal(["cs", "mutex"], lines.Select(l => l.LegendText));
+        Assert.Equal([2.0, 4.0], lines[0].Data.GetScatterPoints().Select(p => p.Y));
+        Assert.Equal([1.0, 2.0], lines[1].Data.GetScatterPoints().Select(p => p.Y));
+        var bands = plot.GetPlottables<ScottPlot.Plottables.FillY>().ToList();
+        Assert.Equal(2, bands.Count);
+        // The band's outline: the max line out, the min line back (polygon), so its y range is min..max.
+        var cs = bands[0].GetAxisLimits();
+        Assert.Equal((1.0, 5.0), (cs.Bottom, cs.Top));
+    }
+
+    [Fact]
+    public void A_flat_claim_draws_its_ceiling_over_the_x_values_it_covers()
+    {
+        var s = new SyntheticSweep().Add("all", "2", 1, 1, 1).Add("all", "4", 1.1, 1.1, 1.1)
+            .Add("all", "8", 1.2, 1.2, 1.2).Add("all", "1", 3, 3, 3);
+        s.Rules.Add(new FlatRule("TH1", "flat beyond 2M", "elapsed", (x, _) => x != "1", "x ≥ 2", tolerance: 0.25));
+        var chart = SweepPlots.Chart(s.Data(), "elapsed");
+        var e = Assert.Single(chart.Expected);
+        Assert.StartsWith("TH1: flat", e.Label);
+        Assert.Equal([2.0, 4, 8], e.Points.Select(p => p.X).Order());
+        Assert.All(e.Points, p => Assert.Equal(1.25, p.Y, 9));
+        var dashed = LineChartPlot.Build(chart).GetPlottables<ScottPlot.Plottables.Scatter>()
+            .Single(p => p.LegendText == e.Label);
+        Assert.Equal(ScottPlot.LinePattern.Dashed, dashed.LinePattern);
+    }
+
+    [Fact]
+    public void A_growth_claim_draws_the_constant_per_thread_cost_of_each_side()
+    {
+        var s = new SyntheticSweep();
+        foreach (var x in new[] { 1, 2, 4, 8 })
+        {
+            s.Add("cs", x.ToString(CultureInfo.InvariantCulture), x * x, x * x, x * x);
+            s.Add("mutex", x.ToString(CultureInfo.InvariantCulture), x, x, x);
+        }
+        s.Rules.Add(new GrowthRule("TM4", "cs degrades", "elapsed", "cs", "mutex", ["1", "2"], ["8"]));
+        var chart = SweepPlots.Chart(s.Data(), "elapsed");
+        Assert.Equal(2, chart.Expected.Count);
+        // cs: mean of 1/1 and 4/2 = 1.5 per thread; mutex: 1 per thread.
+        var cs = chart.Expected.Single(e => e.Series == "cs");
+        Assert.Equal([1.5, 3, 6, 12], cs.Points.OrderBy(p => p.X).Select(p => p.Y));
+        var mutex = chart.Expected.Single(e => e.Series == "mutex");
+        Assert.Equal([1.0, 2, 4, 8], mutex.Points.OrderBy(p => p.X).Select(p => p.Y));
+    }
+
+    [ChartsFact]
+    public void Rendered_svg_is_well_formed_and_names_every_series()
+    {
+        var (_, _, svg) = SweepPlots.Render(ThreeSeries().Data()).First();
+        var doc = XDocument.Parse(svg);
+        Assert.Equal("svg", doc.Root!.Name.LocalName);
+        var text = string.Concat(doc.Descendants(Svg + "text").Select(t => t.Value));
+        foreach (var label in new[] { "cs", "cs-nested", "mutex", "elapsed time (s)" })
+            Assert.Contains(label, text);
     }
 
     [Fact]

@@ -1,4 +1,4 @@
-namespace TraceLab.Sweeps.Plots;
+namespace TraceLab.Reporting.Charts;
 
 /// <summary>Axis ticks at "nice" numbers (1, 2, 2.5, 5 × 10^k) covering a range (Heckbert's labelling).</summary>
 public static class NiceScale
