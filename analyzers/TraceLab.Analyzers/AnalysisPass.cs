@@ -1,4 +1,8 @@
 using System.Runtime.CompilerServices;
+using TraceLab.Analyzers.Kernel;
+using TraceLab.Analyzers.Locks;
+using TraceLab.Analyzers.Smp;
+using TraceLab.Analyzers.Wakeups;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers;
@@ -14,14 +18,26 @@ namespace TraceLab.Analyzers;
 /// every event through <see cref="IKernelEventSink.OnEvent"/> after the per-kind ones, in the order given. The
 /// analyzers are independent of one another (each reads only the accounting, which sees the event first), so their
 /// order does not matter.
+/// <para>
+/// The built-in per-kind analyzers (kernel time, convoys, wakeups, SMP) are called as direct calls on their sealed
+/// types, where the JIT inlines their entry points; through the interface every per-kind entry point costs an
+/// indirect call per analyzer per event (`TraceLab.Benchmarks harness`, analysis only: the full set 1-2 ns/event
+/// slower through the interface). Any other <see cref="IPerKindAnalyzer"/> goes through the interface: the contract
+/// stays the interface, the typed path is only how the pass calls the ones it ships.
+/// </para>
 /// </remarks>
 public sealed class AnalysisPass : IKernelEventSink
 {
     private readonly IKernelAnalyzer[] _analyzers;
     private readonly ThreadAccounting _accounting;
-    /// <summary>Per entry point, the per-kind analyzers that want it.</summary>
+    // The typed path: the first instance of each built-in per-kind analyzer (a second one goes through the interface).
+    private readonly KernelTimeAnalyzer? _kernel;
+    private readonly ConvoyAnalyzer? _convoys;
+    private readonly WakeupAnalyzer? _wakeups;
+    private readonly SmpAnalyzer? _smp;
+    /// <summary>Per entry point, the other per-kind analyzers that want it.</summary>
     private readonly IPerKindAnalyzer[] _syscallEnter, _syscallExit, _switch, _waking, _threadEvidence, _cpuEvidence;
-    /// <summary>Per-kind analyzers: the rare kinds go to their <see cref="IKernelEventSink.OnEvent"/>.</summary>
+    /// <summary>Every per-kind analyzer: the rare kinds go to their <see cref="IKernelEventSink.OnEvent"/>.</summary>
     private readonly IPerKindAnalyzer[] _perKind;
     /// <summary>Analyzers without per-kind entry points, in the order given.</summary>
     private readonly IKernelAnalyzer[] _others;
@@ -35,7 +51,24 @@ public sealed class AnalysisPass : IKernelEventSink
         _perKind = [.. analyzers.OfType<IPerKindAnalyzer>()];
         _others = [.. analyzers.Where(a => a is not IPerKindAnalyzer)];
         _hasPerKind = _perKind.Length > 0;
-        IPerKindAnalyzer[] Wanting(PerKindEvents entry) => [.. _perKind.Where(a => (a.Wants & entry) != 0)];
+        const PerKindEvents lockEntries = PerKindEvents.SyscallsAndScheduling;
+        var general = new List<IPerKindAnalyzer>();
+        foreach (var a in _perKind)
+        {
+            switch (a)
+            {
+                case KernelTimeAnalyzer k when _kernel is null: _kernel = Typed(k, lockEntries); break;
+                case ConvoyAnalyzer c when _convoys is null: _convoys = Typed(c, lockEntries); break;
+                case WakeupAnalyzer w when _wakeups is null:
+                    _wakeups = Typed(w, lockEntries | PerKindEvents.ThreadEvidence);
+                    break;
+                case SmpAnalyzer m when _smp is null:
+                    _smp = Typed(m, PerKindEvents.Switch | PerKindEvents.Waking | PerKindEvents.CpuEvidence);
+                    break;
+                default: general.Add(a); break;
+            }
+        }
+        IPerKindAnalyzer[] Wanting(PerKindEvents entry) => [.. general.Where(a => (a.Wants & entry) != 0)];
         _syscallEnter = Wanting(PerKindEvents.SyscallEnter);
         _syscallExit = Wanting(PerKindEvents.SyscallExit);
         _switch = Wanting(PerKindEvents.Switch);
@@ -43,6 +76,16 @@ public sealed class AnalysisPass : IKernelEventSink
         _threadEvidence = Wanting(PerKindEvents.ThreadEvidence);
         _cpuEvidence = Wanting(PerKindEvents.CpuEvidence);
     }
+
+    /// <summary>
+    /// A built-in analyzer on the typed path, which calls exactly <paramref name="served"/>: a built-in that comes to
+    /// want other entry points fails here (every test that runs it) until the typed path below calls them.
+    /// </summary>
+    private static T Typed<T>(T analyzer, PerKindEvents served) where T : IPerKindAnalyzer =>
+        analyzer.Wants == served
+            ? analyzer
+            : throw new InvalidOperationException(
+                $"{typeof(T).Name} wants {analyzer.Wants}, AnalysisPass's typed path calls {served}");
 
     public ThreadAccounting Accounting { get; }
     public MeasuredRegion Region => Accounting.Region;
@@ -60,7 +103,7 @@ public sealed class AnalysisPass : IKernelEventSink
         else OnOtherKind(e);
 
         // One call site per position: each stays monomorphic (a cheap interface dispatch), where a single loop call
-        // site sees every analyzer type and pays the polymorphic resolve on every event. The same below.
+        // site sees every analyzer type and pays the polymorphic resolve on every event.
         var a = _others;
         switch (a.Length)
         {
@@ -95,80 +138,52 @@ public sealed class AnalysisPass : IKernelEventSink
     private void OnSyscallEnter(in KernelEvent e)
     {
         if (!_accounting.OnEvidenceOnly(e, out var slots)) CpuEvidence(e.Cpu);
-        var a = _syscallEnter;
-        switch (a.Length)
-        {
-            case 0: return;
-            case 1: a[0].OnSyscallEnter(e, slots); return;
-            case 2: a[0].OnSyscallEnter(e, slots); a[1].OnSyscallEnter(e, slots); return;
-            case 3: a[0].OnSyscallEnter(e, slots); a[1].OnSyscallEnter(e, slots); a[2].OnSyscallEnter(e, slots); return;
-            default:
-                a[0].OnSyscallEnter(e, slots); a[1].OnSyscallEnter(e, slots); a[2].OnSyscallEnter(e, slots);
-                for (var i = 3; i < a.Length; i++) a[i].OnSyscallEnter(e, slots);
-                return;
-        }
+        _kernel?.OnSyscallEnter(e, slots);
+        _convoys?.OnSyscallEnter(e, slots);
+        _wakeups?.OnSyscallEnter(e, slots);
+        foreach (var a in _syscallEnter) a.OnSyscallEnter(e, slots);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void OnSyscallExit(in KernelEvent e)
     {
         if (!_accounting.OnEvidenceOnly(e, out var slots)) CpuEvidence(e.Cpu);
-        var a = _syscallExit;
-        switch (a.Length)
-        {
-            case 0: return;
-            case 1: a[0].OnSyscallExit(e, slots); return;
-            case 2: a[0].OnSyscallExit(e, slots); a[1].OnSyscallExit(e, slots); return;
-            case 3: a[0].OnSyscallExit(e, slots); a[1].OnSyscallExit(e, slots); a[2].OnSyscallExit(e, slots); return;
-            default:
-                a[0].OnSyscallExit(e, slots); a[1].OnSyscallExit(e, slots); a[2].OnSyscallExit(e, slots);
-                for (var i = 3; i < a.Length; i++) a[i].OnSyscallExit(e, slots);
-                return;
-        }
+        _kernel?.OnSyscallExit(e, slots);
+        _convoys?.OnSyscallExit(e, slots);
+        _wakeups?.OnSyscallExit(e, slots);
+        foreach (var a in _syscallExit) a.OnSyscallExit(e, slots);
     }
 
     private void OnSwitch(in KernelEvent e)
     {
         var slots = _accounting.OnSwitchEvent(e);
-        var a = _switch;
-        switch (a.Length)
-        {
-            case 0: return;
-            case 1: a[0].OnSwitch(e, slots); return;
-            case 2: a[0].OnSwitch(e, slots); a[1].OnSwitch(e, slots); return;
-            case 3: a[0].OnSwitch(e, slots); a[1].OnSwitch(e, slots); a[2].OnSwitch(e, slots); return;
-            default:
-                a[0].OnSwitch(e, slots); a[1].OnSwitch(e, slots); a[2].OnSwitch(e, slots); a[3].OnSwitch(e, slots);
-                for (var i = 4; i < a.Length; i++) a[i].OnSwitch(e, slots);
-                return;
-        }
+        _kernel?.OnSwitch(e, slots);
+        _convoys?.OnSwitch(e, slots);
+        _wakeups?.OnSwitch(e, slots);
+        _smp?.OnSwitch(e, slots);
+        foreach (var a in _switch) a.OnSwitch(e, slots);
     }
 
     private void OnWaking(in KernelEvent e)
     {
         var slots = _accounting.OnWakingEvent(e);
-        var a = _waking;
-        switch (a.Length)
-        {
-            case 0: return;
-            case 1: a[0].OnWaking(e, slots); return;
-            case 2: a[0].OnWaking(e, slots); a[1].OnWaking(e, slots); return;
-            case 3: a[0].OnWaking(e, slots); a[1].OnWaking(e, slots); a[2].OnWaking(e, slots); return;
-            default:
-                a[0].OnWaking(e, slots); a[1].OnWaking(e, slots); a[2].OnWaking(e, slots); a[3].OnWaking(e, slots);
-                for (var i = 4; i < a.Length; i++) a[i].OnWaking(e, slots);
-                return;
-        }
+        _kernel?.OnWaking(e, slots);
+        _convoys?.OnWaking(e, slots);
+        _wakeups?.OnWaking(e, slots);
+        _smp?.OnWaking(e, slots);
+        foreach (var a in _waking) a.OnWaking(e, slots);
     }
 
-    /// <summary>Rare: a CPU the accounting's fast path could not vouch for; one loop call site is enough.</summary>
+    /// <summary>Rare: a CPU the accounting's fast path could not vouch for.</summary>
     private void CpuEvidence(int cpu)
     {
+        _smp?.OnCpuEvidence(cpu);
         foreach (var a in _cpuEvidence) a.OnCpuEvidence(cpu);
     }
 
     private void ThreadEvidence(in KernelEvent e, in EventSlots slots)
     {
+        _wakeups?.OnThreadEvidence(e, slots);
         foreach (var a in _threadEvidence) a.OnThreadEvidence(e, slots);
     }
 

@@ -15,6 +15,9 @@ public enum PerKindEvents
     ThreadEvidence = 16,
     /// <summary>See <see cref="IPerKindAnalyzer.OnCpuEvidence"/>.</summary>
     CpuEvidence = 32,
+    /// <summary>Syscall entries and exits, switches and wakings: what the lock and kernel-time analyses
+    /// follow.</summary>
+    SyscallsAndScheduling = SyscallEnter | SyscallExit | Switch | Waking,
 }
 
 /// <summary>
@@ -47,4 +50,52 @@ public interface IPerKindAnalyzer : IKernelAnalyzer
     /// Other or Exec event when the accounting already knew the thread running there (the CPU was seen before).
     /// </summary>
     void OnCpuEvidence(int cpu) { }
+}
+
+/// <summary>An <see cref="IPerKindAnalyzer"/>'s entry points, called for one event outside a pass.</summary>
+public static class PerKindEntryPoints
+{
+    /// <summary>
+    /// For an analyzer's own <see cref="IKernelEventSink.OnEvent"/> (run outside <see cref="AnalysisPass"/>, or
+    /// given a rare kind by it): calls the entry point of <paramref name="e"/>'s kind, when the analyzer
+    /// <see cref="IPerKindAnalyzer.Wants"/> it, with the slots the accounting would have resolved. False for the
+    /// kinds without an entry point (WakeupNew, Migrate, Fork, Exit), which the analyzer handles itself.
+    /// </summary>
+    public static bool Dispatch(IPerKindAnalyzer analyzer, in KernelEvent e, ThreadSlots threads)
+    {
+        var wants = analyzer.Wants;
+        switch (e.Kind)
+        {
+            case KernelEventKind.SyscallEnter:
+                if ((wants & PerKindEvents.SyscallEnter) != 0) analyzer.OnSyscallEnter(e, PidSlots(e, threads));
+                return true;
+            case KernelEventKind.SyscallExit:
+                if ((wants & PerKindEvents.SyscallExit) != 0) analyzer.OnSyscallExit(e, PidSlots(e, threads));
+                return true;
+            case KernelEventKind.Switch:
+                if ((wants & PerKindEvents.Switch) != 0)
+                {
+                    analyzer.OnSwitch(e, EventSlots.OfSwitch(threads.SlotOfThread(e.PrevTid),
+                        threads.SlotOfThread(e.NextTid)));
+                }
+                return true;
+            case KernelEventKind.Waking:
+                if ((wants & PerKindEvents.Waking) != 0)
+                {
+                    analyzer.OnWaking(e, EventSlots.OfWaking(threads.SlotOfThread(e.Pid),
+                        threads.SlotOfThread(e.WokenTid)));
+                }
+                return true;
+            case KernelEventKind.Other:
+            case KernelEventKind.Exec:
+            case KernelEventKind.Marker:
+                if ((wants & PerKindEvents.ThreadEvidence) != 0) analyzer.OnThreadEvidence(e, PidSlots(e, threads));
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    private static EventSlots PidSlots(in KernelEvent e, ThreadSlots threads) =>
+        EventSlots.OfPid(threads.SlotOfThread(e.Pid));
 }

@@ -44,8 +44,8 @@ public sealed class ThreadAccounting : IKernelEventSink
         public long LastEvidence;
     }
 
-    private readonly SlotTable<ThreadState> _states = new(static (_, _) => new ThreadState());
-    private readonly SlotTable<ThreadStats> _stats = new(static (tid, _) => new ThreadStats(tid));
+    private SlotTable<ThreadState> _states = new(static (_, _) => new ThreadState());
+    private SlotTable<ThreadStats> _stats = new(static (tid, _) => new ThreadStats(tid));
     private readonly Dictionary<int, int> _parent = new();
     private CpuState[] _cpus = [];
     private ISchedulingObserver[] _observers = [];
@@ -65,6 +65,10 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     private readonly HashSet<int> _execed = [];
     private readonly HashSet<int> _forkedProcesses = [];
+    /// <summary>Bumped by every exec, fork and marker: what <see cref="KnownProcessOf"/> reads changed.</summary>
+    private int _lineageVersion = 1;
+    /// <summary>Per slot, <see cref="KnownProcessOf"/> as of a <see cref="_lineageVersion"/> (0: never).</summary>
+    private (int Version, int Process)[] _knownProcess = [];
     private readonly Dictionary<int, long> _born = [];
     private readonly Dictionary<int, long> _ended = [];
 
@@ -96,9 +100,35 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// identifies it; otherwise, and for system-wide objects, unchanged (docs/metrics.md 8.1).
     /// </summary>
     public Locks.LockObject Scoped(Locks.LockObject obj, int tid) =>
-        obj.Process == Locks.LockObject.PerProcess && KnownProcessOf(tid) is var process and > 0
+        obj.Process == Locks.LockObject.PerProcess && CachedKnownProcessOf(tid) is var process and > 0
             ? obj with { Process = process }
             : obj;
+
+    /// <summary>
+    /// <see cref="KnownProcessOf"/> of a thread, remembered per slot until an exec, a fork or a marker (the only
+    /// events that change what it reads) bumps <see cref="_lineageVersion"/>: a lock syscall would otherwise walk
+    /// the creation chain through several hashed lookups, on every lock operation.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int CachedKnownProcessOf(int tid)
+    {
+        if (tid <= 0) return KnownProcessOf(tid);
+        var slot = Slots.SlotOf(tid);
+        var cache = _knownProcess;
+        return (uint)slot < (uint)cache.Length && cache[slot].Version == _lineageVersion
+            ? cache[slot].Process
+            : CacheKnownProcessOf(slot, tid);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private int CacheKnownProcessOf(int slot, int tid)
+    {
+        if (slot >= _knownProcess.Length)
+            Array.Resize(ref _knownProcess, Math.Max(slot + 1, Math.Max(16, _knownProcess.Length * 2)));
+        var process = KnownProcessOf(tid);
+        _knownProcess[slot] = (_lineageVersion, process);
+        return process;
+    }
 
     /// <summary>
     /// <see cref="ProcessOf"/> when the trace identifies the process (a listing, an exec, a target or marker pid up
@@ -181,7 +211,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     internal bool OnEvidenceOnly(in KernelEvent e, out EventSlots slots)
     {
         var t = e.Timestamp;
-        if (e.Kind == KernelEventKind.Exec && e.Pid > 0) _execed.Add(e.Pid);
+        if (e.Kind == KernelEventKind.Exec && e.Pid > 0 && _execed.Add(e.Pid)) _lineageVersion++;
         See(t);
         // Fast path: an evidence-only event of the thread this CPU already runs moves its last-seen time, nothing else.
         var cpus = _cpus;
@@ -201,7 +231,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             // outside Linux's scheduler. Such an event only tells who runs on a CPU nothing is known of yet.
             if (e.Kind == KernelEventKind.Other && known.Current != Unknown)
             {
-                slots = EventSlots.OfPid(e.Pid > 0 ? Slots.SlotOf(e.Pid) : -1);
+                slots = EventSlots.OfPid(Slots.SlotOfThread(e.Pid));
                 return true;
             }
         }
@@ -262,6 +292,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                 if (e.MigratingTid != 0 && Region.Contains(t)) Stats(e.MigratingTid).Migrations++;
                 break;
             case KernelEventKind.Fork:
+                _lineageVersion++;
                 _parent[e.ChildTid] = e.ParentTid;
                 _born[e.ChildTid] = t;
                 // Unknown (sched_process_fork after task_newtask, or an older trace) keeps what is known; a reused
@@ -273,6 +304,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                 if (e.ExitingTid > 0) _ended[e.ExitingTid] = t;
                 break;
             case KernelEventKind.Marker:
+                _lineageVersion++;
                 if (e.MarkerText is not null && Region.OnMarker(e.MarkerText, t, e.Pid)) OnRegionBegin();
                 break;
             default:

@@ -37,6 +37,10 @@ public sealed class ThreadSlots
         return Assign(tid);
     }
 
+    /// <summary>The slot of <paramref name="tid"/> when it is a thread (&gt; 0), else -1 (idle, no thread).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public int SlotOfThread(int tid) => tid > 0 ? SlotOf(tid) : -1;
+
     /// <summary>The tid that owns <paramref name="slot"/>.</summary>
     public int TidOf(int slot) => _tids[slot];
 

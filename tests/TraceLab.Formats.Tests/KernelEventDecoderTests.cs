@@ -2,8 +2,6 @@ using System.Buffers.Binary;
 using System.Text;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Formats.Tests;
 

@@ -1,6 +1,5 @@
 using System.Buffers.Binary;
 using TraceLab.Core;
-using Xunit;
 
 namespace TraceLab.Formats.Tests;
 

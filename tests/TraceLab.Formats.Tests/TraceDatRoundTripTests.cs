@@ -2,7 +2,6 @@ using System.Text;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
 using TraceLab.Formats.TraceDat;
-using Xunit;
 
 namespace TraceLab.Formats.Tests;
 

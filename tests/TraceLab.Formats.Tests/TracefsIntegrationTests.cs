@@ -1,8 +1,6 @@
 using TraceLab.Capture.Linux;
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Formats.Tests;
 

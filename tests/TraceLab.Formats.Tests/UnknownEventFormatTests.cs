@@ -1,7 +1,6 @@
 using System.Buffers.Binary;
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
-using Xunit;
 
 namespace TraceLab.Formats.Tests;
 

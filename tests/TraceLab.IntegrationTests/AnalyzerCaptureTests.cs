@@ -1,6 +1,4 @@
 using TraceLab.Reporting.Sections;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.IntegrationTests;
 

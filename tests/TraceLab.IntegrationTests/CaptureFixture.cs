@@ -2,7 +2,6 @@ using Spectre.Console;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli.Commands;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 
 namespace TraceLab.IntegrationTests;
 

@@ -1,8 +1,6 @@
 using Spectre.Console;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli.Commands;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.IntegrationTests;
 

@@ -2,9 +2,6 @@ using TraceLab.Capture.Linux;
 using TraceLab.Cli;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Findings;
-using TraceLab.TestSupport;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.IntegrationTests;
 

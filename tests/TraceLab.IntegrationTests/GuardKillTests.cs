@@ -1,8 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using TraceLab.TestSupport;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.IntegrationTests;
 

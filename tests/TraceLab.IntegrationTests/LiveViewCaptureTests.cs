@@ -1,8 +1,6 @@
 using System.Globalization;
 using System.Text.Json;
 using System.Text.RegularExpressions;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.IntegrationTests;
 

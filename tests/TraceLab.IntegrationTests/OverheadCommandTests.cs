@@ -1,7 +1,5 @@
 using TraceLab.Capture.Linux;
 using TraceLab.Cli.Commands;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.IntegrationTests;
 

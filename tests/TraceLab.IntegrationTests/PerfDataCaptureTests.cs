@@ -1,10 +1,7 @@
 using TraceLab.Capture.Linux;
 using TraceLab.Cli;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.IntegrationTests;
 
@@ -14,9 +11,6 @@ namespace TraceLab.IntegrationTests;
 /// </summary>
 public sealed class PerfDataCaptureTests
 {
-    /// <summary>The bar: per-thread figures agree with perf sched within 0.5 %.</summary>
-    private const double Tolerance = 0.005;
-
     private readonly ITestOutputHelper _output;
 
     public PerfDataCaptureTests(ITestOutputHelper output) => _output = output;
@@ -50,16 +44,16 @@ public sealed class PerfDataCaptureTests
             var exitSlice = perf.ExitSliceNs.GetValueOrDefault(wt.Tid);
             var switches = ours.VoluntarySwitches + ours.InvoluntarySwitches;
             _output.WriteLine($"tid {wt.Tid}: run {ours.RunNs} ns vs timehist {th.RunNs} + exit slice {exitSlice}; switches {switches} vs sched-in {th.SchedIns}, latency switches {lat.Switches}; max delay {ours.ReadyLatency.MaxNs} vs {lat.MaxDelayNs}");
-            if (intact) Check(failures, $"{wt.Tid} run time", ours.RunNs, th.RunNs + exitSlice, 1000);
+            if (intact) PerfSchedOracle.Check(failures, $"{wt.Tid} run time", ours.RunNs, th.RunNs + exitSlice, 1000);
             // timehist counts sched-ins it could attribute; the exit switch (prev_state X) is not a switch in our counts either.
-            Check(failures, $"{wt.Tid} switches vs timehist sched-in", switches, th.SchedIns, 0);
+            PerfSchedOracle.Check(failures, $"{wt.Tid} switches vs timehist sched-in", switches, th.SchedIns, 0);
             // perf sched latency counts every switch-out, including the final one at exit.
-            if (intact) Check(failures, $"{wt.Tid} switches vs latency", switches + (exitSlice > 0 ? 1 : 0), lat.Switches, 0);
+            if (intact) PerfSchedOracle.Check(failures, $"{wt.Tid} switches vs latency", switches + (exitSlice > 0 ? 1 : 0), lat.Switches, 0);
             // Both: from the wakeup (sched_waking) or preemption to the switch-in; perf prints it in ms with 3 decimals.
             // A dropped switch-in moves one side's maximum (TraceLab ends the wait at the repaired start, perf at the
             // next switch-in it saw): on a broken chain a thread may disagree (seen: 915,787 vs 424,000 ns, 1 run in 4),
             // but most must agree.
-            if (Math.Abs(ours.ReadyLatency.MaxNs - lat.MaxDelayNs) <= Math.Max(500, Tolerance * lat.MaxDelayNs)) maxDelayAgree++;
+            if (Math.Abs(ours.ReadyLatency.MaxNs - lat.MaxDelayNs) <= Math.Max(500, PerfSchedOracle.Tolerance * lat.MaxDelayNs)) maxDelayAgree++;
             else if (intact) failures.Add($"{wt.Tid} max ready latency: TraceLab {ours.ReadyLatency.MaxNs:N0}, perf {lat.MaxDelayNs:N0}");
         }
 
@@ -95,11 +89,6 @@ public sealed class PerfDataCaptureTests
         Assert.InRange(report.Capture.LostEvents, Math.Max(lostSamples, lostRecords), lostSamples + lostRecords);
     }
 
-    private static void Check(List<string> failures, string what, long ours, long theirs, long slackNs)
-    {
-        if (Math.Abs(ours - theirs) > Math.Max(slackNs, Tolerance * Math.Abs(theirs)))
-            failures.Add($"{what}: TraceLab {ours:N0}, perf {theirs:N0}");
-    }
 }
 
 /// <summary>Records a workload scenario with `perf record -a` and the same tracepoints a tracefs capture enables.</summary>

@@ -2,10 +2,7 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using TraceLab.Cli;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.IntegrationTests;
 
@@ -18,7 +15,6 @@ namespace TraceLab.IntegrationTests;
 /// </summary>
 public sealed partial class PerfDataCompressedCaptureTests
 {
-    private const double Tolerance = 0.005;
     private readonly ITestOutputHelper _output;
 
     public PerfDataCompressedCaptureTests(ITestOutputHelper output) => _output = output;
@@ -41,9 +37,9 @@ public sealed partial class PerfDataCompressedCaptureTests
             var exitSlice = perf.ExitSliceNs.GetValueOrDefault(wt.Tid);
             _output.WriteLine($"tid {wt.Tid}: run {ours.RunNs} ns vs timehist {th.RunNs} + exit slice {exitSlice}; " +
                 $"switches {switches} vs sched-in {th.SchedIns}");
-            Check(failures, $"{wt.Tid} switches vs timehist sched-in", switches, th.SchedIns, 0);
+            PerfSchedOracle.Check(failures, $"{wt.Tid} switches vs timehist sched-in", switches, th.SchedIns, 0);
             if (zReport.Capture.ChainBreaksInRegion == 0)
-                Check(failures, $"{wt.Tid} run time", ours.RunNs, th.RunNs + exitSlice, 1000);
+                PerfSchedOracle.Check(failures, $"{wt.Tid} run time", ours.RunNs, th.RunNs + exitSlice, 1000);
         }
 
         Assert.True(failures.Count == 0, string.Join("\n", failures));
@@ -66,8 +62,8 @@ public sealed partial class PerfDataCompressedCaptureTests
             var ourSwitches = ours.VoluntarySwitches + ours.InvoluntarySwitches;
             _output.WriteLine(
                 $"tid {wt.Tid}: run {ours.RunNs} ns vs perf script {run}; switches {ourSwitches} vs {switches}");
-            Check(failures, $"{wt.Tid} switches", ourSwitches, switches, 0);
-            if (report.Capture.ChainBreaksInRegion == 0) Check(failures, $"{wt.Tid} run time", ours.RunNs, run, 1000);
+            PerfSchedOracle.Check(failures, $"{wt.Tid} switches", ourSwitches, switches, 0);
+            if (report.Capture.ChainBreaksInRegion == 0) PerfSchedOracle.Check(failures, $"{wt.Tid} run time", ours.RunNs, run, 1000);
         }
 
         var all = report.Threads.Sum(t => t.VoluntarySwitches + t.InvoluntarySwitches);
@@ -230,9 +226,4 @@ public sealed partial class PerfDataCompressedCaptureTests
         + @".*next pid/tid:\s*-?\d+/\s*(?<next>-?\d+)")]
     private static partial Regex SwitchOut();
 
-    private static void Check(List<string> failures, string what, long ours, long theirs, long slackNs)
-    {
-        if (Math.Abs(ours - theirs) > Math.Max(slackNs, Tolerance * Math.Abs(theirs)))
-            failures.Add($"{what}: TraceLab {ours:N0}, perf {theirs:N0}");
-    }
 }

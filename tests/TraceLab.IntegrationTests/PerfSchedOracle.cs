@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
-using TraceLab.TestSupport;
 
 namespace TraceLab.IntegrationTests;
 
@@ -11,6 +10,16 @@ namespace TraceLab.IntegrationTests;
 /// </summary>
 public sealed partial class PerfSchedOracle
 {
+    /// <summary>The bar: per-thread figures agree with perf's within 0.5 %.</summary>
+    public const double Tolerance = 0.005;
+
+    /// <summary>Adds a failure when <paramref name="ours"/> and perf's differ by more than the bar (or the slack).</summary>
+    public static void Check(List<string> failures, string what, long ours, long theirs, long slackNs)
+    {
+        if (Math.Abs(ours - theirs) > Math.Max(slackNs, Tolerance * Math.Abs(theirs)))
+            failures.Add($"{what}: TraceLab {ours:N0}, perf {theirs:N0}");
+    }
+
     public sealed record TimehistRow(long RunNs, long SchedIns);
 
     public sealed record LatencyRow(long Switches, long MaxDelayNs);

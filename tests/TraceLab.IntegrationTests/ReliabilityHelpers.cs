@@ -3,8 +3,6 @@ using System.Globalization;
 using System.Text;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli.Commands;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.IntegrationTests;
 

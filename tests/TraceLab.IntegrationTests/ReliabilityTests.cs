@@ -6,9 +6,7 @@ using TraceLab.Cli;
 using TraceLab.Cli.Commands;
 using TraceLab.Formats.TraceDat;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
 
 namespace TraceLab.IntegrationTests;
 

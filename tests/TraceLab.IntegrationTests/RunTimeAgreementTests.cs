@@ -3,9 +3,6 @@ using Spectre.Console;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli.Commands;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.IntegrationTests;
 

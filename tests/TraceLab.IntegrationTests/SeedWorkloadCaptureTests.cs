@@ -1,9 +1,6 @@
 using System.Globalization;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.IntegrationTests;
 

@@ -1,7 +1,5 @@
 using System.Globalization;
 using System.Text.Json;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.IntegrationTests;
 

@@ -1,8 +1,6 @@
 using System.Text.RegularExpressions;
 using TraceLab.Capture.Linux;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
 
 namespace TraceLab.IntegrationTests;
 

@@ -3,9 +3,6 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using TraceLab.Cli.Commands;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.IntegrationTests;
 

@@ -3,8 +3,6 @@ using Perfetto.Protos;
 using TraceLab.Analyzers;
 using TraceLab.Cli;
 using TraceLab.Export.Perfetto;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.IntegrationTests;
 

@@ -27,7 +27,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
     private readonly WindowSeries _holding;
     private readonly WindowSeries _wakeWhileHolding;
     private readonly WindowSeries _higherPriority;
-    private readonly SlotTable<ThreadState> _threads = new((tid, _) => new ThreadState(tid));
+    private SlotTable<ThreadState> _threads = new((tid, _) => new ThreadState(tid));
     private readonly Dictionary<LockObject, ObjectState> _objects = [];
 
     public FindingEvidenceAnalyzer(ThreadAccounting accounting)

@@ -12,7 +12,7 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly ThreadSlots _slots;
-    private readonly SlotTable<InFlight> _inFlight = new(static (_, _) => new InFlight());
+    private SlotTable<InFlight> _inFlight = new(static (_, _) => new InFlight());
     private readonly Dictionary<int, ThreadKernelStats> _threads = new();
 
     public KernelTimeAnalyzer(ThreadAccounting accounting)
@@ -83,24 +83,12 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
         return s;
     }
 
-    public void OnEvent(in KernelEvent e)
-    {
-        switch (e.Kind)
-        {
-            case KernelEventKind.SyscallEnter: OnSyscallEnter(e, SlotOf(e.Pid)); break;
-            case KernelEventKind.SyscallExit: OnSyscallExit(e, SlotOf(e.Pid)); break;
-            case KernelEventKind.Switch: OnSwitch(e, SlotOf(e.PrevTid), SlotOf(e.NextTid)); break;
-            case KernelEventKind.Waking: OnWaking(e, SlotOf(e.WokenTid)); break;
-        }
-    }
-
-    private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
+    public void OnEvent(in KernelEvent e) => PerKindEntryPoints.Dispatch(this, e, _slots);
 
     // Per-kind entry points (IPerKindAnalyzer): AnalysisPass switches on the kind once and calls only the analyzers
     // that use it, with the slots of the threads the event names.
 
-    public PerKindEvents Wants =>
-        PerKindEvents.SyscallEnter | PerKindEvents.SyscallExit | PerKindEvents.Switch | PerKindEvents.Waking;
+    public PerKindEvents Wants => PerKindEvents.SyscallsAndScheduling;
 
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots) => OnSyscallEnter(e, slots.Pid);
 

@@ -30,11 +30,11 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly ThreadSlots _slots;
-    private readonly SlotTable<LockThread> _threads = new(static (_, slot) => new LockThread(slot));
+    private SlotTable<LockThread> _threads = new(static (_, slot) => new LockThread(slot));
     private readonly Dictionary<LockObject, ObjectState> _objects = new();
     /// <summary>The object looked up last: a contended lock's events name the same object over and over.</summary>
     private ObjectState? _lastObject;
-    private readonly SlotTable<ThreadConvoyStats> _stats = new(static (tid, _) => new ThreadConvoyStats(tid));
+    private SlotTable<ThreadConvoyStats> _stats = new(static (tid, _) => new ThreadConvoyStats(tid));
     /// <summary>An array, not a list: looping over none (the usual case) costs nothing per handoff.</summary>
     private IConvoyObserver[] _observers = [];
 
@@ -126,42 +126,25 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         }
     }
 
-    public void OnEvent(in KernelEvent e)
+    public void OnEvent(in KernelEvent e) => PerKindEntryPoints.Dispatch(this, e, _slots);
+
+    // Per-kind entry points (IPerKindAnalyzer), with the slots of the threads the event names.
+
+    public PerKindEvents Wants => PerKindEvents.SyscallsAndScheduling;
+
+    public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
-        switch (e.Kind)
-        {
-            case KernelEventKind.SyscallEnter: OnSyscallEnter(e, SlotOf(e.Pid)); break;
-            case KernelEventKind.SyscallExit: OnSyscallExit(e, SlotOf(e.Pid)); break;
-            case KernelEventKind.Waking: OnWaking(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); break;
-            case KernelEventKind.Switch: OnSwitch(e, SlotOf(e.PrevTid), SlotOf(e.NextTid)); break;
-        }
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e, _threads.At(slots.Pid, e.Pid));
     }
 
-    private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
-
-    // Per-kind entry points (IPerKindAnalyzer): AnalysisPass switches on the kind once and calls only the analyzers
-    // that use it, with the slots of the threads the event names.
-
-    public PerKindEvents Wants =>
-        PerKindEvents.SyscallEnter | PerKindEvents.SyscallExit | PerKindEvents.Switch | PerKindEvents.Waking;
-
-    public void OnSyscallEnter(in KernelEvent e, in EventSlots slots) => OnSyscallEnter(e, slots.Pid);
-
-    public void OnSyscallExit(in KernelEvent e, in EventSlots slots) => OnSyscallExit(e, slots.Pid);
-
-    public void OnSwitch(in KernelEvent e, in EventSlots slots) => OnSwitch(e, slots.Prev, slots.Next);
+    public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
+    {
+        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e, _threads.At(slots.Pid, e.Pid));
+    }
 
     public void OnWaking(in KernelEvent e, in EventSlots slots) => OnWaking(e, slots.Pid, slots.Woken);
 
-    private void OnSyscallEnter(in KernelEvent e, int slot)
-    {
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e, _threads.At(slot, e.Pid));
-    }
-
-    private void OnSyscallExit(in KernelEvent e, int slot)
-    {
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e, _threads.At(slot, e.Pid));
-    }
+    public void OnSwitch(in KernelEvent e, in EventSlots slots) => OnSwitch(e, slots.Prev, slots.Next);
 
 
     private ThreadConvoyStats Stats(int tid) => _stats.At(_slots.SlotOf(tid), tid);

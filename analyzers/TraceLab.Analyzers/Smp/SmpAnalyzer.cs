@@ -35,7 +35,7 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
     private readonly MeasuredRegion _region;
     private readonly IdleCpuIntegral _idle;
     private readonly ThreadSlots _slots;
-    private readonly SlotTable<ThreadState> _state = new(static (tid, _) => new ThreadState(new SmpThreadStats(tid)));
+    private SlotTable<ThreadState> _state = new(static (tid, _) => new ThreadState(new SmpThreadStats(tid)));
     /// <summary>The threads' stats by tid, in first-seen order (what the report reads).</summary>
     private readonly Dictionary<int, SmpThreadStats> _threads = new();
     private readonly List<SmpCpuStats> _cpuStats = new();
@@ -66,8 +66,8 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
         switch (e.Kind)
         {
             case KernelEventKind.Switch: OnSwitch(e); break;
-            case KernelEventKind.Waking: OnWaking(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); break;
-            case KernelEventKind.WakeupNew: OnWakeupNew(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); break;
+            case KernelEventKind.Waking: OnWaking(e, _slots.SlotOfThread(e.Pid), _slots.SlotOfThread(e.WokenTid)); break;
+            case KernelEventKind.WakeupNew: OnWakeupNew(e, _slots.SlotOfThread(e.Pid), _slots.SlotOfThread(e.WokenTid)); break;
             case KernelEventKind.Migrate: OnMigrate(e); break;
             default: CpuStats(e.Cpu); break;
         }
@@ -230,8 +230,6 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
         _threads[tid] = s.Stats;
         return s;
     }
-
-    private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
 
 
     /// <summary>Charges the CPU's current task (busy or idle) up to <paramref name="end"/>; unknown time counts nowhere.</summary>

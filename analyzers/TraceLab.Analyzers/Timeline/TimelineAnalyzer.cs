@@ -21,7 +21,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     private readonly TimelineWindow _window;
     private readonly bool _recordSegments;
     private readonly ThreadSlots _slots;
-    private readonly SlotTable<ThreadState> _threads = new(static (_, _) => new ThreadState());
+    private SlotTable<ThreadState> _threads = new(static (_, _) => new ThreadState());
     private readonly List<TimelineSegment> _segments = [];
     private readonly List<TimelineWake> _wakes = [];
     private readonly List<ConvoyEpisode> _episodes = [];

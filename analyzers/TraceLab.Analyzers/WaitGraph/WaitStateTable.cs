@@ -4,7 +4,7 @@ namespace TraceLab.Analyzers.WaitGraph;
 internal sealed class WaitStateTable
 {
     private readonly ThreadSlots _slots;
-    private readonly SlotTable<ThreadWaitState> _states;
+    private SlotTable<ThreadWaitState> _states;
 
     public WaitStateTable(ThreadSlots slots, int historyCapacity)
     {

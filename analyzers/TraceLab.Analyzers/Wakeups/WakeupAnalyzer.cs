@@ -18,8 +18,8 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly ThreadSlots _slots;
-    private readonly SlotTable<WakeState> _state = new(static (_, _) => new WakeState());
-    private readonly SlotTable<WakeupStats> _stats = new(static (tid, _) => new WakeupStats(tid));
+    private SlotTable<WakeState> _state = new(static (_, _) => new WakeState());
+    private SlotTable<WakeupStats> _stats = new(static (tid, _) => new WakeupStats(tid));
     /// <summary>An array, not a list: looping over none (the usual case) costs nothing per wakeup.</summary>
     private IWakeupObserver[] _observers = [];
 
@@ -57,22 +57,14 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
 
     public void OnEvent(in KernelEvent e)
     {
-        switch (e.Kind)
-        {
-            case KernelEventKind.Switch: OnSwitch(e, SlotOf(e.PrevTid), SlotOf(e.NextTid)); return;
-            case KernelEventKind.Waking: OnWakingEvent(e, SlotOf(e.Pid), SlotOf(e.WokenTid)); return;
-            case KernelEventKind.SyscallEnter: OnSyscallEnter(e, SlotOf(e.Pid)); return;
-            default: OnThreadEvidence(e, SlotOf(e.Pid)); return;
-        }
+        // The kinds without an entry point (wakeup-new, migrate, fork, exit) also show their logging thread running.
+        if (!PerKindEntryPoints.Dispatch(this, e, _slots)) OnThreadEvidence(e, _slots.SlotOfThread(e.Pid));
     }
-
-    private int SlotOf(int tid) => tid > 0 ? _slots.SlotOf(tid) : -1;
 
     // Per-kind entry points (IPerKindAnalyzer): AnalysisPass switches on the kind once and calls only the analyzers
     // that use it, with the slots of the threads the event names.
 
-    public PerKindEvents Wants => PerKindEvents.SyscallEnter | PerKindEvents.SyscallExit | PerKindEvents.Switch
-        | PerKindEvents.Waking | PerKindEvents.ThreadEvidence;
+    public PerKindEvents Wants => PerKindEvents.SyscallsAndScheduling | PerKindEvents.ThreadEvidence;
 
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots) => OnSyscallEnter(e, slots.Pid);
 

@@ -100,13 +100,7 @@ public sealed class OverheadCommand
     public async Task<List<SetResult>> MeasureAsync(Settings s, CancellationToken cancellationToken = default)
     {
         if (s.Repeat is < 1 or > 100) throw new UsageException("--repeat must be between 1 and 100");
-        var workload = WorkloadCatalog.Find(s.Workload)
-            ?? throw new UsageException($"unknown workload '{s.Workload}': valid workloads are {string.Join(", ", WorkloadCatalog.All.Select(w => w.Name))}");
-        var scenario = workload.FindScenario(s.Scenario)
-            ?? throw new UsageException($"unknown scenario '{s.Scenario}' for {workload.Name}: valid scenarios are {string.Join(", ", workload.Scenarios.Select(x => x.Name))}");
-        IReadOnlyDictionary<string, string> values;
-        try { values = workload.Resolve(scenario, s.Overrides); }
-        catch (WorkloadException ex) { throw new UsageException(ex.Message, ex); }
+        var (workload, scenario, values) = WorkloadChoice.Resolve(s.Workload, s.Scenario, s.Overrides);
         Tracefs.Locate();
         var exe = new NativeWorkloadBuilder(RepositoryLayout.FindRoot()).EnsureBuilt(workload.Name);
         var quiet = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No });

@@ -114,13 +114,7 @@ public sealed class TraceCommand
 
     public async Task<int> RunAsync(Settings s)
     {
-        var workload = WorkloadCatalog.Find(s.Workload)
-            ?? throw new UsageException($"unknown workload '{s.Workload}': valid workloads are {string.Join(", ", WorkloadCatalog.All.Select(w => w.Name))}");
-        var scenario = workload.FindScenario(s.Scenario)
-            ?? throw new UsageException($"unknown scenario '{s.Scenario}' for {workload.Name}: valid scenarios are {string.Join(", ", workload.Scenarios.Select(x => x.Name))}");
-        IReadOnlyDictionary<string, string> values;
-        try { values = workload.Resolve(scenario, s.Overrides); }
-        catch (WorkloadException ex) { throw new UsageException(ex.Message, ex); }
+        var (workload, scenario, values) = WorkloadChoice.Resolve(s.Workload, s.Scenario, s.Overrides);
 
         // Say what privilege or mount is missing before building anything or creating directories.
         _backend.EnsureAvailable();

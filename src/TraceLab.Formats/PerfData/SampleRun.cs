@@ -155,22 +155,7 @@ internal sealed unsafe class SampleRun
             var offset = _pos;
             _pos += size;
             var body = new ReadOnlySpan<byte>(_viewBase + at + HeaderBytes, size - HeaderBytes);
-            if (type != PerfRecordType.Sample)
-            {
-                if (TaskEvent(type, BinaryPrimitives.ReadUInt16LittleEndian(head[4..]), body, offset)) return true;
-                continue;
-            }
-
-            if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
-                continue;
-            _isTask = false;
-            Time = time;
-            Cpu = cpu;
-            Offset = offset;
-            _rawAt = offset + HeaderBytes + ByteOffset(body, raw);
-            _rawLength = raw.Length;
-            _started = true;
-            return true;
+            if (Deliver(type, head, body, offset, samples)) return true;
         }
 
         Release();
@@ -201,26 +186,32 @@ internal sealed unsafe class SampleRun
             var offset = _pos;
             _pos += size;
             var body = buffer.Slice(at + HeaderBytes, size - HeaderBytes);
-            if (type != PerfRecordType.Sample)
-            {
-                if (TaskEvent(type, BinaryPrimitives.ReadUInt16LittleEndian(head[4..]), body, offset)) return true;
-                continue;
-            }
-
-            if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
-                continue;
-            _isTask = false;
-            Time = time;
-            Cpu = cpu;
-            Offset = offset;
-            _rawAt = origin + ByteOffset(buffer, raw);
-            _rawLength = raw.Length;
-            _started = true;
-            return true;
+            if (Deliver(type, head, body, offset, samples)) return true;
         }
 
         _started = false;
         return false;
+    }
+
+    /// <summary>
+    /// The record at <paramref name="offset"/> (its header, then its body) becomes the cursor's current event when it
+    /// is one: a task event this run delivers, or a sample of a traced event at or after <see cref="LateLimit"/>.
+    /// </summary>
+    private bool Deliver(uint type, ReadOnlySpan<byte> head, ReadOnlySpan<byte> body, long offset,
+        SampleFormat samples)
+    {
+        if (type != PerfRecordType.Sample)
+            return TaskEvent(type, BinaryPrimitives.ReadUInt16LittleEndian(head[4..]), body, offset);
+        if (samples.Parse(body, out var time, out var cpu, out var raw) != SampleParse.Event || time < LateLimit)
+            return false;
+        _isTask = false;
+        Time = time;
+        Cpu = cpu;
+        Offset = offset;
+        _rawAt = offset + HeaderBytes + ByteOffset(body, raw);
+        _rawLength = raw.Length;
+        _started = true;
+        return true;
     }
 
     /// <summary>A task record the scan queued as an event (the same rule decides): built now, at delivery.</summary>

@@ -11,11 +11,11 @@ public sealed class CrossCpuWakeupRule : IFindingRule
 
     public string Kind => "cross-cpu-wakeups";
 
-    public IEnumerable<FindingSection> Evaluate(FindingContext c)
+    public IEnumerable<FindingSection> Evaluate(FindingContext context)
     {
-        if (c.Report.Wakeups is not { } wakeups) yield break;
+        if (context.Report.Wakeups is not { } wakeups) yield break;
         var threads = wakeups.Threads
-            .Where(t => c.Reported.Contains(t.Tid)
+            .Where(t => context.Reported.Contains(t.Tid)
                 && t.CrossCpuLatency.Count >= MinSamples && t.SameCpuLatency.Count >= MinSamples
                 && t.CrossCpuLatency.P50Ns > t.SameCpuLatency.P50Ns)
             .ToList();
@@ -30,11 +30,12 @@ public sealed class CrossCpuWakeupRule : IFindingRule
             Figure.Of("wakeups.threads[].sameCpuLatency.p50Ns (max)", threads.Max(t => t.SameCpuLatency.P50Ns)),
             Figure.Of("findings.evidence.crossCpuExtraNs", extra),
         };
-        if (c.Report.Smp is { } smp) evidenceFigures.Add(Figure.Of("smp.totals.cpuChanges", smp.Totals.CpuChanges));
+        if (context.Report.Smp is { } smp)
+            evidenceFigures.Add(Figure.Of("smp.totals.cpuChanges", smp.Totals.CpuChanges));
         yield return new FindingSection
         {
             Kind = Kind,
-            Severity = FindingEngine.Round(c.Share(extra)),
+            Severity = FindingEngine.Round(context.Share(extra)),
             Title = $"Wakeups across CPUs: {cross:N0} wakeups ran the woken thread on another CPU, about " +
                 $"{extra / 1e6:0.#} ms more wakeup latency than on the waker's CPU",
             Evidence = evidenceFigures,

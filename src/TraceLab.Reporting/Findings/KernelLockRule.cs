@@ -14,13 +14,14 @@ public sealed class KernelLockRule : IFindingRule
 
     public string Kind => "kernel-lock";
 
-    public IEnumerable<FindingSection> Evaluate(FindingContext c)
+    public IEnumerable<FindingSection> Evaluate(FindingContext context)
     {
-        if (c.Report.Convoys is not { } convoys || c.Report.Kernel is not { Captured: true } kernel) yield break;
+        if (context.Report.Convoys is not { } convoys || context.Report.Kernel is not { Captured: true } kernel)
+            yield break;
         var objects = convoys.Objects
             .Where(o => o.Kind == "SysVSemaphore" && o.Acquisitions >= MinAcquisitions).ToList();
         var totalAcquisitions = objects.Sum(o => o.Acquisitions!.Value);
-        var calls = kernel.Threads.Where(t => c.Reported.Contains(t.Tid))
+        var calls = kernel.Threads.Where(t => context.Reported.Contains(t.Tid))
             .SelectMany(t => t.Syscalls.Where(s => SemaphoreCalls.Contains(s.Name)).Select(s => (t.Tid, Call: s)))
             .ToList();
         var cpuNs = calls.Sum(x => x.Call.CpuNs);
@@ -31,7 +32,7 @@ public sealed class KernelLockRule : IFindingRule
             yield return new FindingSection
             {
                 Kind = Kind,
-                Severity = FindingEngine.Round(c.Share((cpuNs + readyNs) * share)),
+                Severity = FindingEngine.Round(context.Share((cpuNs + readyNs) * share)),
                 Title = $"Kernel lock where a user-space fast path would do: all {o.Acquisitions:N0} acquisitions of " +
                     $"{o.Object} were system calls, {o.FastAcquisitions:N0} of them uncontended",
                 Evidence =
@@ -45,7 +46,9 @@ public sealed class KernelLockRule : IFindingRule
                 ],
                 Threads = calls.Select(x => x.Tid).Distinct().Order().ToList(),
                 Objects = [o.Object],
-                Windows = c.Evidence is null ? [] : FindingContext.Windows(ObjectWindows.Blocked(c.Evidence, o.Object)),
+                Windows = context.Evidence is null
+                    ? []
+                    : FindingContext.Windows(ObjectWindows.Blocked(context.Evidence, o.Object)),
                 Remedy = "Use a lock that takes the free case in user space (a futex-based mutex or critical " +
                     "section): an uncontended acquisition then costs no system call and contended ones still sleep " +
                     "(TM1). An " +

@@ -12,14 +12,14 @@ public sealed class LockConvoyRule : IFindingRule
 {
     public string Kind => "lock-convoy";
 
-    public IEnumerable<FindingSection> Evaluate(FindingContext c)
+    public IEnumerable<FindingSection> Evaluate(FindingContext context)
     {
-        if (c.Report.Convoys is not { } convoys) yield break;
+        if (context.Report.Convoys is not { } convoys) yield break;
         var inConvoy = convoys.Objects.Where(o => o.Episodes > 0 && o.HandoffsInConvoys > 0).ToList();
         foreach (var o in inConvoy)
         {
             var threads = convoys.Threads
-                .Where(t => c.Reported.Contains(t.Tid) && o.Participants.Contains(t.Tid)).ToList();
+                .Where(t => context.Reported.Contains(t.Tid) && o.Participants.Contains(t.Tid)).ToList();
             double explained = 0;
             foreach (var t in threads)
             {
@@ -27,11 +27,13 @@ public sealed class LockConvoyRule : IFindingRule
                 var all = inConvoy.Where(x => x.Participants.Contains(t.Tid)).Sum(x => x.HandoffsInConvoys);
                 explained += t.TimeInConvoyNs * (double)o.HandoffsInConvoys / all;
             }
-            var causes = c.Evidence is null ? 0 : ExplainedElsewhere(c, ObjectWindows.Find(c.Evidence, o.Object));
+            var causes = context.Evidence is null
+                ? 0
+                : ExplainedElsewhere(context, ObjectWindows.Find(context.Evidence, o.Object));
             yield return new FindingSection
             {
                 Kind = Kind,
-                Severity = FindingEngine.Round(c.Share(Math.Max(0, explained - causes))),
+                Severity = FindingEngine.Round(context.Share(Math.Max(0, explained - causes))),
                 Title = $"Lock convoy on {o.Object}: {o.HandoffsInConvoys:N0} handoffs through the wait queue in " +
                     $"{o.Episodes:N0} episodes (longest chain {o.LongestChain:N0}), " +
                     $"{o.ConvoyShareOfRegion:P0} of the region",
@@ -47,7 +49,9 @@ public sealed class LockConvoyRule : IFindingRule
                 ],
                 Threads = threads.Select(t => t.Tid).ToList(),
                 Objects = [o.Object],
-                Windows = c.Evidence is null ? [] : FindingContext.Windows(ObjectWindows.Blocked(c.Evidence, o.Object)),
+                Windows = context.Evidence is null
+                    ? []
+                    : FindingContext.Windows(ObjectWindows.Blocked(context.Evidence, o.Object)),
                 Remedy = "Hold the lock for less time, or split it, so fewer threads queue on it; a lock that goes " +
                     "to whichever thread is running, taken in user space when free, does not pass through the queue " +
                     "(TM1); admitting no more threads at once than there are CPUs removes the queue (TM5). With " +
@@ -58,10 +62,10 @@ public sealed class LockConvoyRule : IFindingRule
         }
     }
 
-    private static long ExplainedElsewhere(FindingContext c, Analyzers.Findings.ObjectEvidence? o)
+    private static long ExplainedElsewhere(FindingContext context, Analyzers.Findings.ObjectEvidence? o)
     {
         if (o is null) return 0;
-        long Sum(Dictionary<int, long> d) => d.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value);
+        long Sum(Dictionary<int, long> d) => d.Where(kv => context.Reported.Contains(kv.Key)).Sum(kv => kv.Value);
         return Sum(o.WaitBehindDescheduledNs) + Sum(o.WaitBehindWakePreemptedNs) + Sum(o.WakeWhileHoldingNs);
     }
 }

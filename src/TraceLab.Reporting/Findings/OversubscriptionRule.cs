@@ -20,26 +20,27 @@ public sealed class OversubscriptionRule : IFindingRule
 
     public string Kind => "oversubscription";
 
-    public IEnumerable<FindingSection> Evaluate(FindingContext c)
+    public IEnumerable<FindingSection> Evaluate(FindingContext context)
     {
-        if (c.Evidence is not { } evidence) yield break;
-        var own = evidence.Threads.Values.Where(t => c.Reported.Contains(t.Tid))
+        if (context.Evidence is not { } evidence) yield break;
+        var own = evidence.Threads.Values.Where(t => context.Reported.Contains(t.Tid))
             .Select(t => (Thread: t, Ns: t.StartReadyNs + t.ReadyByPreemptor.Values.Sum()))
             .Where(x => x.Ns > 0).OrderBy(x => x.Thread.Tid).ToList();
         var threads = own.Select(x => x.Thread).ToList();
         var ready = own.Sum(x => x.Ns);
         var behindOwn = threads.Sum(t =>
-            t.ReadyByPreemptor.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value));
+            t.ReadyByPreemptor.Where(kv => context.Reported.Contains(kv.Key)).Sum(kv => kv.Value));
         // A set, not threads.Any per reported thread: a whole-system trace reports 100,000 threads (issue 21).
         var tids = threads.Select(t => t.Tid).ToHashSet();
-        var run = c.Report.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => t.RunNs);
+        var run = context.Report.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => t.RunNs);
         if (threads.Count == 0 || ready < MinReadyToRun * run) yield break;
         // Half again as many of them wanted a CPU, on average, as there are CPUs: more threads than CPUs, not a
         // machine that is busy with other work while the process keeps one thread per CPU.
-        var demand = c.Report.Region.DurationNs > 0 ? (double)(run + ready) / c.Report.Region.DurationNs : 0;
-        if (demand < MinDemandPerCpu * c.Report.Capture.Cpus) yield break;
+        var region = context.Report.Region.DurationNs;
+        var demand = region > 0 ? (double)(run + ready) / region : 0;
+        if (demand < MinDemandPerCpu * context.Report.Capture.Cpus) yield break;
         double? idleShare = null;
-        if (c.Report.Smp is { Cpus.Count: > 0 } smp)
+        if (context.Report.Smp is { Cpus.Count: > 0 } smp)
         {
             var total = smp.Cpus.Sum(x => x.BusyNs + x.IdleNs);
             idleShare = total > 0 ? (double)smp.Cpus.Sum(x => x.IdleNs) / total : null;
@@ -56,16 +57,16 @@ public sealed class OversubscriptionRule : IFindingRule
             Figure.Of("findings.evidence.preemptions", threads.Sum(t => t.Preemptions)),
             Figure.Of("findings.evidence.wakePreemptions", threads.Sum(t => t.WakePreemptions)),
             Figure.Of("threads[].involuntarySwitches",
-                c.Report.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => t.InvoluntarySwitches)),
+                context.Report.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => t.InvoluntarySwitches)),
         };
         if (idleShare is { } idle) evidenceFigures.Add(Figure.Of("smp.cpus[].idleNs (share)", idle));
         yield return new FindingSection
         {
             Kind = Kind,
-            Severity = FindingEngine.Round(c.Share(ready)),
+            Severity = FindingEngine.Round(context.Share(ready)),
             Title = $"Oversubscription: {threads.Count} threads waited {ready / 1e6:0.#} ms for a CPU after " +
                 $"preemptions, {(run > 0 ? ready / (double)run : 0):0.0}× their {run / 1e6:0.#} ms of running, " +
-                $"on {c.Report.Capture.Cpus} busy CPUs " +
+                $"on {context.Report.Capture.Cpus} busy CPUs " +
                 $"({(ready > 0 ? (double)behindOwn / ready : 0):P0} of it behind the process's own threads)",
             Evidence = evidenceFigures,
             Threads = threads.Select(t => t.Tid).ToList(),

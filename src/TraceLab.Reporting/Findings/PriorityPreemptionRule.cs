@@ -11,10 +11,11 @@ public sealed class PriorityPreemptionRule : IFindingRule
 
     public string Kind => "priority-preemption";
 
-    public IEnumerable<FindingSection> Evaluate(FindingContext c)
+    public IEnumerable<FindingSection> Evaluate(FindingContext context)
     {
-        if (c.Evidence is not { } evidence) yield break;
-        var threads = evidence.Threads.Values.Where(t => c.Reported.Contains(t.Tid) && t.HigherPriorityPreemptions > 0)
+        if (context.Evidence is not { } evidence) yield break;
+        var threads = evidence.Threads.Values
+            .Where(t => context.Reported.Contains(t.Tid) && t.HigherPriorityPreemptions > 0)
             .OrderBy(t => t.Tid).ToList();
         var preemptions = threads.Sum(t => t.HigherPriorityPreemptions);
         if (preemptions < MinPreemptions) yield break;
@@ -22,7 +23,7 @@ public sealed class PriorityPreemptionRule : IFindingRule
         yield return new FindingSection
         {
             Kind = Kind,
-            Severity = FindingEngine.Round(c.Share(ready)),
+            Severity = FindingEngine.Round(context.Share(ready)),
             Title = $"Priority: {threads.Count} threads preempted {preemptions:N0} times by higher-priority tasks, " +
                 $"runnable {ready / 1e6:0.#} ms behind them",
             Evidence =

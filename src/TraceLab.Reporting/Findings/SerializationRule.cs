@@ -18,23 +18,24 @@ public sealed class SerializationRule : IFindingRule
 
     public string Kind => "serialization";
 
-    public IEnumerable<FindingSection> Evaluate(FindingContext c)
+    public IEnumerable<FindingSection> Evaluate(FindingContext context)
     {
-        if (c.Evidence is not { } evidence) yield break;
+        if (context.Evidence is not { } evidence) yield break;
         foreach (var o in evidence.Objects.Values.OrderBy(o => o.Object.ToString(), StringComparer.Ordinal))
         {
             var name = o.Object.ToString();
-            var waiters = o.BlockedNs.Where(kv => c.Reported.Contains(kv.Key) && kv.Value > 0)
+            var waiters = o.BlockedNs.Where(kv => context.Reported.Contains(kv.Key) && kv.Value > 0)
                 .Select(kv => kv.Key).Order().ToList();
             var releasers = o.Releasers.Count;
             // "Everything waits on it": at least half of the reported threads blocked on it.
-            if (waiters.Count < 2 || 2 * waiters.Count < c.Reported.Count || releasers < 2 || o.BlockingWaits == 0)
+            if (waiters.Count < 2 || 2 * waiters.Count < context.Reported.Count || releasers < 2
+                || o.BlockingWaits == 0)
                 continue;
             var blocked = waiters.Sum(t => o.BlockedNs[t]);
             var mean = (double)o.BlockedNs.Values.Sum() / o.BlockingWaits;
             if (mean < MinMeanWaitNs) continue;
-            if (c.Report.Convoys?.Objects.FirstOrDefault(x => x.Object == name) is { Episodes: > 0 }) continue;
-            var waitersTime = c.Report.Threads.Where(t => waiters.Contains(t.Tid))
+            if (context.Report.Convoys?.Objects.FirstOrDefault(x => x.Object == name) is { Episodes: > 0 }) continue;
+            var waitersTime = context.Report.Threads.Where(t => waiters.Contains(t.Tid))
                 .Sum(t => t.RunNs + t.ReadyNs + t.WaitNs);
             var blockedShare = waitersTime > 0 ? (double)blocked / waitersTime : 0;
             if (blockedShare < MinWaitersBlockedShare) continue;
@@ -46,12 +47,13 @@ public sealed class SerializationRule : IFindingRule
                 Figure.Of("findings.evidence.releasers", releasers),
                 Figure.Of("findings.evidence.waitersBlockedShare", blockedShare),
             };
-            if (c.Report.WaitGraph?.Knots.FirstOrDefault(k => k.IsSink && waiters.All(k.Vertices.Contains)) is { } knot)
+            if (context.Report.WaitGraph?.Knots.FirstOrDefault(k => k.IsSink && waiters.All(k.Vertices.Contains))
+                is { } knot)
                 evidenceFigures.Add(Figure.Of("waitGraph.knots[].shareOfWait", knot.ShareOfWait));
             yield return new FindingSection
             {
                 Kind = Kind,
-                Severity = FindingEngine.Round(c.Share(blocked)),
+                Severity = FindingEngine.Round(context.Share(blocked)),
                 Title = $"Serialization on {name}: {waiters.Count} threads passed it one at a time, blocked " +
                     $"{blocked / 1e6:0.#} ms in {o.BlockingWaits:N0} waits ({mean / 1e6:0.#} ms each on average)",
                 Evidence = evidenceFigures,

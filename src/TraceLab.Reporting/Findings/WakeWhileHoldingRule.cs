@@ -13,28 +13,29 @@ public sealed class WakeWhileHoldingRule : IFindingRule
 
     public string Kind => "wake-while-holding";
 
-    public IEnumerable<FindingSection> Evaluate(FindingContext c)
+    public IEnumerable<FindingSection> Evaluate(FindingContext context)
     {
-        if (c.Evidence is not { } evidence) yield break;
+        if (context.Evidence is not { } evidence) yield break;
         foreach (var o in evidence.Objects.Values.OrderBy(o => o.Object.ToString(), StringComparer.Ordinal))
         {
-            var woken = o.WakeWhileHoldingCycles.Where(kv => c.Reported.Contains(kv.Key))
+            var woken = o.WakeWhileHoldingCycles.Where(kv => context.Reported.Contains(kv.Key))
                 .Select(kv => kv.Key).Order().ToList();
             var cycles = woken.Sum(t => o.WakeWhileHoldingCycles[t]);
             if (cycles < MinCycles && o.WakePreemptionsWhileHolding < MinCycles) continue;
             var ns = woken.Sum(t => o.WakeWhileHoldingNs.GetValueOrDefault(t));
-            var holderNs = o.HolderWakePreemptedNs.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value);
-            var behindNs = o.WaitBehindWakePreemptedNs.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value);
-            var behind = o.WaitBehindWakePreemptedNs.Keys.Where(c.Reported.Contains);
-            var futile = c.Report.Wakeups?.Threads.Where(t => woken.Contains(t.Tid)).ToList() ?? [];
-            var wakers = o.WakeWhileHoldingWakers.Where(c.Reported.Contains).Order().ToList();
+            var holderNs = o.HolderWakePreemptedNs.Where(kv => context.Reported.Contains(kv.Key)).Sum(kv => kv.Value);
+            var behindNs = o.WaitBehindWakePreemptedNs.Where(kv => context.Reported.Contains(kv.Key))
+                .Sum(kv => kv.Value);
+            var behind = o.WaitBehindWakePreemptedNs.Keys.Where(context.Reported.Contains);
+            var futile = context.Report.Wakeups?.Threads.Where(t => woken.Contains(t.Tid)).ToList() ?? [];
+            var wakers = o.WakeWhileHoldingWakers.Where(context.Reported.Contains).Order().ToList();
             var name = o.Object.ToString();
             yield return new FindingSection
             {
                 Kind = Kind,
-                Severity = FindingEngine.Round(c.Share(ns + holderNs + behindNs)),
+                Severity = FindingEngine.Round(context.Share(ns + holderNs + behindNs)),
                 Title = $"Wake while holding {name}: " +
-                    $"{(woken.Count == 0 ? "threads" : string.Join(", ", woken.Select(c.NameOf)))} " +
+                    $"{(woken.Count == 0 ? "threads" : string.Join(", ", woken.Select(context.NameOf)))} " +
                     $"woken {cycles:N0} times by a thread that still held the lock and blocked on it at once; " +
                     "the holder, " +
                     $"preempted by the thread it woke, kept others waiting {o.WakePreemptionsWhileHolding:N0} times",

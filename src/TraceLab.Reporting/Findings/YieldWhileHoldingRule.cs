@@ -8,24 +8,24 @@ public sealed class YieldWhileHoldingRule : IFindingRule
 {
     public string Kind => "yield-while-holding";
 
-    public IEnumerable<FindingSection> Evaluate(FindingContext c)
+    public IEnumerable<FindingSection> Evaluate(FindingContext context)
     {
-        if (c.Evidence is not { } evidence) yield break;
+        if (context.Evidence is not { } evidence) yield break;
         var objects = evidence.Objects.Values.Where(o => o.DeschedulesWhileHolding > 0)
             .OrderBy(o => o.Object.ToString(), StringComparer.Ordinal);
         foreach (var o in objects)
         {
-            var holderNs = o.HolderDescheduledNs.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value);
-            var waiterNs = o.WaitBehindDescheduledNs.Where(kv => c.Reported.Contains(kv.Key)).Sum(kv => kv.Value);
+            var holderNs = o.HolderDescheduledNs.Where(kv => context.Reported.Contains(kv.Key)).Sum(kv => kv.Value);
+            var waiterNs = o.WaitBehindDescheduledNs.Where(kv => context.Reported.Contains(kv.Key)).Sum(kv => kv.Value);
             var threads = o.HolderDescheduledNs.Keys.Concat(o.WaitBehindDescheduledNs.Keys)
-                .Where(c.Reported.Contains).Distinct().Order().ToList();
-            var yields = c.Report.Kernel?.Threads.Where(t => threads.Contains(t.Tid))
+                .Where(context.Reported.Contains).Distinct().Order().ToList();
+            var yields = context.Report.Kernel?.Threads.Where(t => threads.Contains(t.Tid))
                 .SelectMany(t => t.Syscalls).Where(s => s.Name == "sched_yield").Sum(s => s.Calls) ?? 0;
             var name = o.Object.ToString();
             yield return new FindingSection
             {
                 Kind = Kind,
-                Severity = FindingEngine.Round(c.Share(holderNs + waiterNs)),
+                Severity = FindingEngine.Round(context.Share(holderNs + waiterNs)),
                 Title = $"Yield or sleep while holding {name}: {o.DeschedulesWhileHolding:N0} times the holder " +
                     "gave up " +
                     "the CPU with the lock held and another thread queued on it meanwhile",

@@ -1,9 +1,6 @@
 using TraceLab.Core;
 using TraceLab.Formats.Etl;
 using TraceLab.Formats.Etw;
-using TraceLab.TestSupport;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.Formats.Tests.Etl;
 

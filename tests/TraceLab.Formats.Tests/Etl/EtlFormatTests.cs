@@ -1,7 +1,5 @@
 using TraceLab.Formats.Etl;
 using TraceLab.Formats.Registry;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.Etl;
 

@@ -4,9 +4,6 @@ using TraceLab.Core;
 using TraceLab.Formats.Etl;
 using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Tests.Fuzz;
-using TraceLab.TestSupport;
-using Xunit;
-using Xunit.Abstractions;
 using static TraceLab.Formats.Tests.Etl.EtlTestWriter;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
 

@@ -2,8 +2,6 @@ using Perfetto.Protos;
 using TraceLab.Export.Perfetto;
 using TraceLab.Formats.Etl;
 using TraceLab.Formats.Etw;
-using TraceLab.TestSupport;
-using Xunit;
 using static TraceLab.Formats.Tests.Etl.EtlTestWriter;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
 

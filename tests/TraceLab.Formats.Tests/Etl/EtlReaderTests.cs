@@ -4,8 +4,6 @@ using TraceLab.Core;
 using TraceLab.Formats.Etl;
 using TraceLab.Formats.Etw;
 using TraceLab.Formats.TraceDat;
-using TraceLab.TestSupport;
-using Xunit;
 using static TraceLab.Formats.Tests.Etl.EtlTestWriter;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
 

@@ -1,5 +1,4 @@
 using System.IO.Compression;
-using TraceLab.TestSupport;
 
 namespace TraceLab.Formats.Tests.Etl;
 

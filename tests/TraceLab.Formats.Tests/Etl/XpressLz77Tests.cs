@@ -1,5 +1,4 @@
 using TraceLab.Formats.Etl;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.Etl;
 

@@ -1,6 +1,4 @@
 using TraceLab.Capture.Windows;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.Etw;
 

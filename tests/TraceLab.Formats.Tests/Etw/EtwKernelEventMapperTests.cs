@@ -1,6 +1,5 @@
 using TraceLab.Core;
 using TraceLab.Formats.Etw;
-using Xunit;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
 
 namespace TraceLab.Formats.Tests.Etw;

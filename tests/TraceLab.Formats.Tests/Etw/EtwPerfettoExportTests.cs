@@ -3,7 +3,6 @@ using Perfetto.Protos;
 using TraceLab.Core;
 using TraceLab.Export.Perfetto;
 using TraceLab.Formats.Etw;
-using Xunit;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
 
 namespace TraceLab.Formats.Tests.Etw;

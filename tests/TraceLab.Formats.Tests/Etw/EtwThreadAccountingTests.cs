@@ -1,7 +1,6 @@
 using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Formats.Etw;
-using Xunit;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
 
 namespace TraceLab.Formats.Tests.Etw;

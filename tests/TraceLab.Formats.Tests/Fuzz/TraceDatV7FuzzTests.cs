@@ -1,13 +1,8 @@
 using System.Buffers.Binary;
-using System.Collections.Concurrent;
-using System.Diagnostics;
 using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Formats.Tests.TraceDatV7;
 using TraceLab.Formats.TraceDat;
-using TraceLab.TestSupport;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.Formats.Tests.Fuzz;
 
@@ -17,10 +12,8 @@ namespace TraceLab.Formats.Tests.Fuzz;
 /// exception, a hang or a runaway allocation; a salvaging read of a file whose metadata is intact succeeds, and one
 /// cut in its CPU data reports the damage and fewer events.
 /// </summary>
-public sealed class TraceDatV7FuzzTests : IDisposable
+public sealed class TraceDatV7FuzzTests(ITestOutputHelper output) : IDisposable
 {
-    private static readonly bool[] StrictThenSalvage = [false, true];
-
     private const int Seed = 20261125;
     private const int PagesPerCpu = 24;
     private const int MetadataCuts = 300;
@@ -33,12 +26,9 @@ public sealed class TraceDatV7FuzzTests : IDisposable
     // Beyond what reading the intact base allocates (a whole kernel's event formats, then the analysis).
     private const long MaxExtraAllocatedBytes = 64L << 20;
 
-    private readonly ITestOutputHelper _output;
-    private readonly string _dir = Directory.CreateTempSubdirectory("tracelab-fuzz7-").FullName;
+    private readonly TempDirectory _dir = new("tracelab-fuzz7-");
 
-    public TraceDatV7FuzzTests(ITestOutputHelper output) => _output = output;
-
-    public void Dispose() => Directory.Delete(_dir, recursive: true);
+    public void Dispose() => _dir.Dispose();
 
 
     /// <summary>A real zlib v7 file (trace-cmd 3.2, tsc2nsec, TIME_SHIFT) cut to its first pages, rewritten with zlib and zstd.</summary>
@@ -47,7 +37,7 @@ public sealed class TraceDatV7FuzzTests : IDisposable
     [InlineData("zstd")]
     public void Damaged_variants_of_a_real_compressed_v7_trace_fail_cleanly_or_salvage(string compression)
     {
-        var basePath = Path.Combine(_dir, $"base-{compression}.dat");
+        var basePath = _dir.File($"base-{compression}.dat");
         var layout = V7Writer.Rewrite(ExternalTraces.PathOf(ZlibSource), basePath, compression, PagesPerCpu, dropSymbols: true);
         Fuzz(basePath, Cases(File.ReadAllBytes(basePath), layout, dataIsLast: true));
     }
@@ -60,9 +50,9 @@ public sealed class TraceDatV7FuzzTests : IDisposable
     public void Damaged_variants_of_a_trace_cmd_zstd_v7_trace_fail_cleanly_or_salvage()
     {
         var sample = File.ReadAllBytes(Path.Combine(RepoPaths.SampleTraces, "timemutex-cs", "trace.dat"));
-        var v6 = Path.Combine(_dir, "base-v6.dat");
+        var v6 = _dir.File("base-v6.dat");
         File.WriteAllBytes(v6, FuzzBaseTrace.Build(sample, PagesPerCpu));
-        var basePath = Path.Combine(_dir, "base-tracecmd-zstd.dat");
+        var basePath = _dir.File("base-tracecmd-zstd.dat");
         var (exit, _, stderr) = ProcessOutput.Run("trace-cmd", "convert", "-i", v6, "-o", basePath, "--file-version", "7", "--compression", "zstd");
         Assert.True(exit == 0, stderr);
         var bytes = File.ReadAllBytes(basePath);
@@ -78,32 +68,12 @@ public sealed class TraceDatV7FuzzTests : IDisposable
         Assert.Null(intact.Error);
         Assert.True(intact.Info!.EventCount > 1000, $"the base trace has only {intact.Info.EventCount} events");
 
-        var failures = new ConcurrentQueue<string>();
-        var maxAllocated = 0L;
-        var clock = Stopwatch.StartNew();
-        var outcomes = new int[3];
-        Parallel.ForEach(Enumerable.Range(0, cases.Count), new ParallelOptions { MaxDegreeOfParallelism = Environment.ProcessorCount }, i =>
-        {
-            var c = cases[i];
-            var path = Path.Combine(_dir, $"case{i}.dat");
-            File.WriteAllBytes(path, c.Apply(baseTrace));
-            foreach (var salvage in StrictThenSalvage)
-            {
-                var problem = Check(c, path, salvage, intact.Info.EventCount, intact.AllocatedBytes + MaxExtraAllocatedBytes,
-                    out var allocated, out var kind);
-                Interlocked.Increment(ref outcomes[kind]);
-                FuzzRead.InterlockedMax(ref maxAllocated, allocated);
-                if (problem is not null) failures.Enqueue($"{c} [{(salvage ? "salvage" : "strict")}]: {problem}");
-            }
-
-            File.Delete(path);
-        });
-
-        _output.WriteLine($"{cases.Count} fuzz cases ({cases.Count * 2} reads, strict and salvaging) of a {baseTrace.Length}-byte " +
-            $"v7 trace ({intact.Info.EventCount} events) in {clock.Elapsed.TotalSeconds:F1} s: {outcomes[0]} read, " +
-            $"{outcomes[1]} refused with one line, {outcomes[2]} other; most allocated by one read: {maxAllocated >> 20} MB " +
-            $"(intact: {intact.AllocatedBytes >> 20} MB)");
-        Assert.True(failures.IsEmpty, $"{failures.Count} failing cases:\n" + string.Join("\n", failures.Take(30)));
+        var run = FuzzRunner.Run(_dir.Path, baseTrace, cases, CaseTimeout, intact.AllocatedBytes + MaxExtraAllocatedBytes,
+            (c, path, salvage, o) => Judge(c, path, salvage, o, intact.Info.EventCount));
+        output.WriteLine(run.Describe(cases.Count, $"a {baseTrace.Length}-byte v7 trace ({intact.Info.EventCount} events)")
+            + $" (intact: {intact.AllocatedBytes >> 20} MB)");
+        Assert.True(run.Failures.Count == 0,
+            $"{run.Failures.Count} failing cases:\n" + string.Join("\n", run.Failures.Take(30)));
     }
 
     /// <summary>Cuts, random overwrites and adversarial values in every field the layout names.</summary>
@@ -163,18 +133,9 @@ public sealed class TraceDatV7FuzzTests : IDisposable
         return meta.Data.Where(d => d.Size > 0).Select(d => ((int)d.Offset, (int)d.Size + 4)).ToList();
     }
 
-    /// <summary>Null when the outcome is allowed, else what went wrong; kind 0 read, 1 refused, 2 other.</summary>
-    private static string? Check(FuzzCase c, string path, bool salvage, long intactEvents, long maxAllocated,
-        out long allocated, out int kind)
+    /// <summary>Null when the outcome of a read that ended is allowed, else what went wrong.</summary>
+    private static string? Judge(FuzzCase c, string path, bool salvage, FuzzOutcome o, long intactEvents)
     {
-        allocated = 0;
-        kind = 2;
-        var task = Task.Factory.StartNew(() => FuzzRead.TraceDat(path, salvage), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
-        if (!task.Wait(CaseTimeout)) return $"no result within {CaseTimeout.TotalSeconds} s (hang)";
-        var o = task.Result;
-        allocated = o.AllocatedBytes;
-        if (o.AllocatedBytes > maxAllocated) return $"allocated {o.AllocatedBytes:N0} bytes";
-        kind = o.Error is null ? 0 : o.Error is TraceFormatException ? 1 : 2;
         switch (o.Error)
         {
             case null when c.CutAt is not null && salvage && c.MetadataIntact &&

@@ -1,6 +1,5 @@
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.PerfData;
 

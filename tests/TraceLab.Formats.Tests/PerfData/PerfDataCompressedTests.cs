@@ -2,8 +2,6 @@ using System.Buffers.Binary;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.PerfData;
 

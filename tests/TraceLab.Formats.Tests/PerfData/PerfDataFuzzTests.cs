@@ -4,8 +4,6 @@ using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Tests.Fuzz;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace TraceLab.Formats.Tests.PerfData;
 

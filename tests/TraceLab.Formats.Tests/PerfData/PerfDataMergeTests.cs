@@ -1,7 +1,5 @@
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.PerfData;
 

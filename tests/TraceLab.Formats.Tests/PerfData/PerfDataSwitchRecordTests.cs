@@ -1,7 +1,6 @@
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.PerfData;
 

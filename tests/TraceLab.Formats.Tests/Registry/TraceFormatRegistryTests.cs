@@ -3,8 +3,6 @@ using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.Registry;
 using TraceLab.Formats.TraceDat;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.Registry;
 

@@ -1,6 +1,3 @@
-using TraceLab.TestSupport;
-using Xunit;
-
 namespace TraceLab.Formats.Tests.TraceDatV7;
 
 /// <summary>

@@ -1,7 +1,5 @@
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.TraceDatV7;
 

@@ -1,8 +1,6 @@
 using System.Buffers.Binary;
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.TraceDatV7;
 

@@ -1,8 +1,6 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using TraceLab.Core;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Formats.Tests.TraceDatV7;
 

@@ -8,8 +8,6 @@ using TraceLab.Analyzers.Wakeups;
 using TraceLab.Cli;
 using TraceLab.Core;
 using TraceLab.Core.Syscalls;
-using TraceLab.TestSupport;
-using Xunit;
 using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Analyzers;

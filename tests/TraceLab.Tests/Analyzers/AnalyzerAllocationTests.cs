@@ -1,7 +1,5 @@
 using TraceLab.Analyzers;
 using TraceLab.Core;
-using TraceLab.TestSupport;
-using Xunit;
 using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Analyzers;

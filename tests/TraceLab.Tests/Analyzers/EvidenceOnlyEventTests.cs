@@ -1,5 +1,4 @@
 using TraceLab.Core;
-using Xunit;
 using static TraceLab.Tests.Analyzers.EventScript;
 
 namespace TraceLab.Tests.Analyzers;

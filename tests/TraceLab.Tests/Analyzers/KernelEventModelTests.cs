@@ -1,6 +1,5 @@
 using TraceLab.Analyzers.Parallel;
 using TraceLab.Core;
-using Xunit;
 
 namespace TraceLab.Tests.Analyzers;
 

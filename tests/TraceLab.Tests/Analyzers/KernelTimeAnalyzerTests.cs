@@ -3,7 +3,6 @@ using TraceLab.Analyzers.Kernel;
 using TraceLab.Core;
 using TraceLab.Core.Syscalls;
 using TraceLab.Reporting;
-using Xunit;
 using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Analyzers;

@@ -1,5 +1,4 @@
 using TraceLab.Analyzers;
-using Xunit;
 
 namespace TraceLab.Tests.Analyzers;
 

@@ -1,6 +1,5 @@
 using TraceLab.Analyzers;
 using TraceLab.Core;
-using Xunit;
 using static TraceLab.Tests.Analyzers.EventScript;
 
 namespace TraceLab.Tests.Analyzers;

@@ -1,7 +1,6 @@
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Smp;
 using TraceLab.Core;
-using Xunit;
 using static TraceLab.Tests.Analyzers.EventScript;
 
 namespace TraceLab.Tests.Analyzers;

@@ -1,7 +1,6 @@
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Core;
-using Xunit;
 using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Analyzers;

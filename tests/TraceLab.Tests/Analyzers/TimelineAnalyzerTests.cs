@@ -3,8 +3,6 @@ using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
 using TraceLab.Core;
-using TraceLab.TestSupport;
-using Xunit;
 using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Analyzers;

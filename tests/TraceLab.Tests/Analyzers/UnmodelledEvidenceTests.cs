@@ -1,6 +1,4 @@
 using TraceLab.Cli;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Analyzers;
 

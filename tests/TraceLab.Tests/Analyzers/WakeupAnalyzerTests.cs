@@ -1,6 +1,5 @@
 using TraceLab.Analyzers.Wakeups;
 using TraceLab.Core;
-using Xunit;
 using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Analyzers;

@@ -3,8 +3,6 @@ using TraceLab.Capture.Linux;
 using TraceLab.Capture.Windows;
 using TraceLab.Cli.Commands;
 using TraceLab.Core;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Capture;
 

@@ -5,8 +5,6 @@ using TraceLab.Cli;
 using TraceLab.Core;
 using TraceLab.Core.Capture;
 using TraceLab.Formats.Etw;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Capture;
 

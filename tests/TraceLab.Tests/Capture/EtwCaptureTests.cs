@@ -2,7 +2,6 @@ using Microsoft.Diagnostics.Tracing.Parsers;
 using TraceLab.Capture.Windows;
 using TraceLab.Core.Capture;
 using TraceLab.Formats.Etw;
-using Xunit;
 
 namespace TraceLab.Tests.Capture;
 

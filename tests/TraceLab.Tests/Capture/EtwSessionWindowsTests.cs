@@ -4,8 +4,6 @@ using TraceLab.Capture.Windows;
 using TraceLab.Cli.Live;
 using TraceLab.Core;
 using TraceLab.Core.Capture;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Capture;
 

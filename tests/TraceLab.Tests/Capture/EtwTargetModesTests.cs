@@ -4,8 +4,6 @@ using Spectre.Console;
 using TraceLab.Capture.Linux;
 using TraceLab.Capture.Windows;
 using TraceLab.Cli.Commands;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Capture;
 

@@ -1,6 +1,5 @@
 using TraceLab.Cli.Live;
 using TraceLab.Core;
-using Xunit;
 
 namespace TraceLab.Tests.Capture;
 

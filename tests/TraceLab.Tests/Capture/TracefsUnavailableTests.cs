@@ -1,6 +1,4 @@
 using TraceLab.Capture.Linux;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Capture;
 

@@ -1,6 +1,3 @@
-using TraceLab.TestSupport;
-using Xunit;
-
 namespace TraceLab.Tests.Charts;
 
 /// <summary>`tracelab analyze` writes the charts beside the report, lists them, and --no-charts removes them.</summary>

@@ -4,8 +4,6 @@ using TraceLab.Analyzers.Timeline;
 using TraceLab.Charts;
 using TraceLab.Reporting.Charts;
 using TraceLab.Tests.Html;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Charts;
 

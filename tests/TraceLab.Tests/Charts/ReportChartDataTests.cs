@@ -5,7 +5,6 @@ using TraceLab.Core;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Charts;
 using TraceLab.Tests.Html;
-using Xunit;
 using static TraceLab.Tests.Analyzers.EventScript;
 
 namespace TraceLab.Tests.Charts;

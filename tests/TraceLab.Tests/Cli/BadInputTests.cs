@@ -1,6 +1,3 @@
-using TraceLab.TestSupport;
-using Xunit;
-
 namespace TraceLab.Tests.Cli;
 
 /// <summary>The real `tracelab` program given bad input: one line on stderr, the documented exit code, no stack trace.</summary>

@@ -6,8 +6,6 @@ using TraceLab.Cli.Commands;
 using TraceLab.Export;
 using TraceLab.Export.Perfetto;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Cli;
 

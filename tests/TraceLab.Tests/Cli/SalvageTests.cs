@@ -1,6 +1,4 @@
 using System.Text.Json.Nodes;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Cli;
 

@@ -1,9 +1,7 @@
 using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using TraceLab.TestSupport;
 using TraceLab.Tests.Workloads;
-using Xunit;
 
 namespace TraceLab.Tests.Cli;
 

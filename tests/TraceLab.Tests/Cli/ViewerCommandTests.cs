@@ -1,6 +1,4 @@
 using Perfetto.Protos;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Cli;
 

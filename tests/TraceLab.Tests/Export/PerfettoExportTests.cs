@@ -5,8 +5,6 @@ using TraceLab.Analyzers;
 using TraceLab.Cli;
 using TraceLab.Core;
 using TraceLab.Export.Perfetto;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Export;
 

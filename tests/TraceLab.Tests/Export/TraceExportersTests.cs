@@ -1,8 +1,6 @@
 using TraceLab.Cli;
 using TraceLab.Export;
 using TraceLab.Export.Perfetto;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Export;
 

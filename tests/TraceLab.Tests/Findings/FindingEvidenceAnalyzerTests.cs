@@ -2,7 +2,6 @@ using TraceLab.Analyzers.Findings;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Core;
 using TraceLab.Core.Syscalls;
-using Xunit;
 using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Findings;

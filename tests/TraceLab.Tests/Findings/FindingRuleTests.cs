@@ -3,7 +3,6 @@ using TraceLab.Analyzers.Locks;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Findings;
 using TraceLab.Reporting.Sections;
-using Xunit;
 
 namespace TraceLab.Tests.Findings;
 

@@ -3,9 +3,7 @@ using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
 using TraceLab.Export.Perfetto;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 using TraceLab.Tests.Export;
-using Xunit;
 
 namespace TraceLab.Tests.Findings;
 

@@ -1,6 +1,5 @@
 using TraceLab.Analyzers.Findings;
 using TraceLab.Reporting.Findings;
-using Xunit;
 
 namespace TraceLab.Tests.Findings;
 

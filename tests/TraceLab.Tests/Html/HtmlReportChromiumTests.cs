@@ -1,8 +1,6 @@
 using System.Text.RegularExpressions;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Reporting.Html;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Html;
 

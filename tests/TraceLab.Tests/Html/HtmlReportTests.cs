@@ -6,9 +6,7 @@ using TraceLab.Charts;
 using TraceLab.Cli;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Html;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
 
 namespace TraceLab.Tests.Html;
 

@@ -1,6 +1,4 @@
 using System.Xml.Linq;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Html;
 

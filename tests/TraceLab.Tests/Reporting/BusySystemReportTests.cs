@@ -3,9 +3,7 @@ using TraceLab.Cli;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Sections;
 using TraceLab.Reporting.Tables;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
 
 namespace TraceLab.Tests.Reporting;
 

@@ -1,7 +1,6 @@
 using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Reporting;
-using Xunit;
 
 namespace TraceLab.Tests.Reporting;
 

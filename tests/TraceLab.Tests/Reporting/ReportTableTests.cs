@@ -2,7 +2,6 @@ using System.Text;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Sections;
 using TraceLab.Reporting.Tables;
-using Xunit;
 
 namespace TraceLab.Tests.Reporting;
 

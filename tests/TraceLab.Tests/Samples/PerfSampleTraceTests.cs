@@ -1,9 +1,7 @@
 using System.Text.Json.Nodes;
 using TraceLab.Cli;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
 
 namespace TraceLab.Tests.Samples;
 

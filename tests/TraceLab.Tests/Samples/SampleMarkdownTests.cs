@@ -1,6 +1,4 @@
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Samples;
 

@@ -4,9 +4,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
 
 namespace TraceLab.Tests.Samples;
 

@@ -1,7 +1,6 @@
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Verdicts;
 using TraceLab.Workloads;
-using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 

@@ -1,8 +1,6 @@
 using TraceLab.Sweeps;
-using TraceLab.TestSupport;
 using TraceLab.Tests.Workloads;
 using TraceLab.Workloads;
-using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 

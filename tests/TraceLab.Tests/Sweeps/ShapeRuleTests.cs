@@ -1,6 +1,5 @@
 using System.Globalization;
 using TraceLab.Sweeps.Verdicts;
-using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 

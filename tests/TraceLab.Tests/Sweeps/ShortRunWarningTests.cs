@@ -1,5 +1,4 @@
 using TraceLab.Sweeps.Output;
-using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 

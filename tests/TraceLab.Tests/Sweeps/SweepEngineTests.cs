@@ -2,8 +2,6 @@ using System.Text.Json;
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Output;
 using TraceLab.Sweeps.Verdicts;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 

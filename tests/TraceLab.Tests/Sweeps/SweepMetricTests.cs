@@ -1,7 +1,6 @@
 using TraceLab.Reporting;
 using TraceLab.Reporting.Sections;
 using TraceLab.Sweeps;
-using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 

@@ -5,8 +5,6 @@ using TraceLab.Reporting.Charts;
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Plots;
 using TraceLab.Sweeps.Verdicts;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 

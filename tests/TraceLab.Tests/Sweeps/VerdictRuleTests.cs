@@ -1,6 +1,5 @@
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Verdicts;
-using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 

@@ -1,6 +1,4 @@
-using TraceLab.TestSupport;
 using TraceLab.Workloads.Targets;
-using Xunit;
 
 namespace TraceLab.Tests.Workloads;
 

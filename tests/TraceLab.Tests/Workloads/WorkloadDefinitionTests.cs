@@ -1,8 +1,6 @@
 using System.Text.RegularExpressions;
 using TraceLab.Reporting;
-using TraceLab.TestSupport;
 using TraceLab.Workloads;
-using Xunit;
 
 namespace TraceLab.Tests.Workloads;
 

@@ -1,6 +1,5 @@
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Parallel;
-using Xunit;
 
 namespace TraceLab.Tests.Analyzers.Parallel;
 

@@ -1,7 +1,6 @@
 using System.Reflection;
 using TraceLab.Analyzers.Parallel;
 using TraceLab.Core;
-using Xunit;
 
 namespace TraceLab.Tests.Analyzers.Parallel;
 
