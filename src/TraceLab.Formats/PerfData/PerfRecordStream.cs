@@ -116,6 +116,7 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     /// <summary>File offset of the current record.</summary>
     public long RecordOffset { get; private set; }
     public long End => _end;
+    public string Path => _path;
     public uint Type { get; private set; }
     public ushort Misc { get; private set; }
 
@@ -197,8 +198,10 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     private bool Auxtrace(long size)
     {
         if (!Ensure(16)) throw new TraceFormatException(_path, RecordOffset, "an AUXTRACE record of 16 bytes or more");
-        size += (long)BinaryPrimitives.ReadUInt64LittleEndian(new ReadOnlySpan<byte>(_base + _pos + 8, 8));
-        if (size > _end - RecordOffset) throw Past(size);
+        var aux = BinaryPrimitives.ReadUInt64LittleEndian(new ReadOnlySpan<byte>(_base + _pos + 8, 8));
+        // Compared unsigned: a length of 2^63 or more would turn negative as a long and move the scan backwards.
+        if (size > _end - RecordOffset || aux > (ulong)(_end - RecordOffset - size)) throw Past(size);
+        size += (long)aux;
         var inBuffer = _bufferLength - _pos;
         if (size <= inBuffer)
         {

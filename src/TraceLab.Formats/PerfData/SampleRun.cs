@@ -75,7 +75,16 @@ internal sealed unsafe class SampleRun
     /// <summary>The current event's tracepoint payload (valid until the window or the cursor moves on).</summary>
     public ReadOnlySpan<byte> Raw => _window is { } w
         ? w.Window.Slice((int)(_rawAt - w.BufferFileOffset), _rawLength)
-        : new ReadOnlySpan<byte>(_viewBase + (_rawAt - _viewOffset), _rawLength);
+        : ViewRaw();
+
+    /// <summary>The current event's payload in the detached cursor's view, which holds it whole.</summary>
+    private ReadOnlySpan<byte> ViewRaw()
+    {
+        var inView = _rawAt - _viewOffset;
+        if (_view is null || inView < 0 || inView > _viewLength - _rawLength)
+            throw new TraceFormatException(_stream.Path, _rawAt, "an event payload inside the records read there");
+        return new ReadOnlySpan<byte>(_viewBase + inView, _rawLength);
+    }
 
     /// <summary>Bytes of the file the detached cursor has mapped.</summary>
     public int BufferBytes => _view is null ? 0 : _viewLength;
@@ -138,24 +147,24 @@ internal sealed unsafe class SampleRun
         if (_window is { } w) return WindowNext(w, samples);
         while (_pos < End)
         {
-            var at = _pos - _viewOffset;
-            if (_view is null || at < 0 || at > _viewLength - HeaderBytes) at = Map(path, _pos, HeaderBytes);
-            var head = new ReadOnlySpan<byte>(_viewBase + at, HeaderBytes);
+            // Each span comes from the view current when it is taken: a remap unmaps the previous view, so a span
+            // taken before it must not be read after (a record straddling the view's end did so: an access violation).
+            var head = Bytes(path, _pos, HeaderBytes);
             var type = BinaryPrimitives.ReadUInt32LittleEndian(head);
             int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
             if (size < HeaderBytes) throw Changed(path);
             if (type == PerfRecordType.Auxtrace)
             {
-                if (at > _viewLength - 16) at = Map(path, _pos, 16);
-                _pos += size + (long)BinaryPrimitives.ReadUInt64LittleEndian(new ReadOnlySpan<byte>(_viewBase + at + 8, 8));
+                var aux = BinaryPrimitives.ReadUInt64LittleEndian(Bytes(path, _pos, 16)[8..]);
+                if (size > End - _pos || aux > (ulong)(End - _pos - size)) throw Changed(path);
+                _pos += size + (long)aux;
                 continue;
             }
 
-            if (at > _viewLength - size) at = Map(path, _pos, size);
+            var record = Bytes(path, _pos, size);
             var offset = _pos;
             _pos += size;
-            var body = new ReadOnlySpan<byte>(_viewBase + at + HeaderBytes, size - HeaderBytes);
-            if (Deliver(type, head, body, offset, samples)) return true;
+            if (Deliver(type, record[..HeaderBytes], record[HeaderBytes..], offset, samples)) return true;
         }
 
         Release();
@@ -230,10 +239,26 @@ internal sealed unsafe class SampleRun
         return true;
     }
 
-    /// <summary>Maps the file from <paramref name="at"/> on, at least <paramref name="count"/> bytes; returns where <paramref name="at"/> is in the view.</summary>
+    /// <summary>
+    /// The <paramref name="count"/> bytes of the run at file offset <paramref name="at"/>, in the current view (mapped
+    /// first when the view does not hold them all); valid until the next call.
+    /// </summary>
+    /// <exception cref="TraceFormatException">The bytes are not inside the run.</exception>
+    private ReadOnlySpan<byte> Bytes(string path, long at, int count)
+    {
+        var inView = at - _viewOffset;
+        if (_view is null || inView < 0 || inView > _viewLength - count) inView = Map(path, at, count);
+        return new ReadOnlySpan<byte>(_viewBase + inView, count);
+    }
+
+    /// <summary>
+    /// Maps the file from <paramref name="at"/> on, at least <paramref name="count"/> bytes; returns where
+    /// <paramref name="at"/> is in the view.
+    /// </summary>
     private long Map(string path, long at, int count)
     {
-        if (count < 0 || count > End - at) throw Changed(path);
+        // Only bytes of the run (which the scan read) are mapped: never past the file's end, where a read faults.
+        if (count < 0 || at < Start || count > End - at) throw Changed(path);
         var length = (int)Math.Min(End - at, Math.Max(count, _viewBytes));
         var view = new MappedFileView(_stream.Mapping, at, length);
         _views.Add(length - (_view is null ? 0 : _viewLength));

@@ -134,6 +134,18 @@ internal sealed class PerfDataBuilder : IDisposable
     /// </summary>
     public PerfDataBuilder Other(uint type, int size) => Record(type, new byte[size - 8].ToList());
 
+    /// <summary>
+    /// PERF_RECORD_AUXTRACE claiming <paramref name="auxBytes"/> of AUX data after it (none is written: a damaged
+    /// file when the length is not 0).
+    /// </summary>
+    public PerfDataBuilder Auxtrace(ulong auxBytes)
+    {
+        var body = new List<byte>();
+        U64(body, auxBytes);
+        body.AddRange(new byte[32]);
+        return Record(71, body);
+    }
+
     public byte[] Build()
     {
         // perf_event_attr (128 bytes of it are enough here): type 2 (tracepoint), size, config, period, sample_type,
