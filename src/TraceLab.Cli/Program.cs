@@ -7,7 +7,10 @@ using TraceLab.Cli.Commands;
 // The ETW backend's guard process (TraceLab started again by itself): no console output, no parser.
 if (EtwGuardCommand.Matches(args)) return EtwGuardCommand.Run(args);
 
-var console = AnsiConsole.Console;
+// Output redirected to a file or a pipe gets plain text (no escape sequences), as perf and trace-cmd write it.
+var console = Console.IsOutputRedirected
+    ? AnsiConsole.Create(new AnsiConsoleSettings { Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors })
+    : AnsiConsole.Console;
 // Redirected output has no width; the per-thread table needs more than the 80-column fallback.
 if (Console.IsOutputRedirected) console.Profile.Width = 220;
 // `trace -- PROGRAM`, `trace --pid`, `trace --system`: the program's arguments must never meet TraceLab's parser.

@@ -112,10 +112,12 @@ internal static class WineTraceLab
 /// <summary>Needs Linux and wine (to run the win-x64 build); skipped with the reason otherwise.</summary>
 public sealed class WineFactAttribute : FactAttribute
 {
+    private const string NoWine = "wine not installed (apt-get install -y wine64): the win-x64 guard cannot be run here";
+
     public WineFactAttribute()
     {
         if (TestEnvironment.LinuxProcessesReason() is { } linux) Skip = linux;
         else if (!File.Exists("/usr/lib/wine/wine64") && !TestEnvironment.OnPath("wine64") && !TestEnvironment.OnPath("wine"))
-            Skip = "wine not installed (apt-get install -y wine64): the win-x64 guard cannot be run here";
+            Skip = NoWine;
     }
 }
