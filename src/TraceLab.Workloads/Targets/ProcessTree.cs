@@ -12,18 +12,29 @@ public sealed class ProcessTree
     private readonly ulong _rootStart;
     private readonly int _self;
     private readonly Dictionary<int, ulong> _members = [];
+    private readonly HashSet<int> _notInTree;
 
-    public ProcessTree(int rootPid, int self) : this(rootPid, self, ProcStat.Read(rootPid)?.StartTicks ?? 0)
+    /// <param name="rootPid">The program.</param>
+    /// <param name="self">TraceLab's pid (the subreaper).</param>
+    /// <param name="childrenBefore">TraceLab's children before the program started (e.g. its tracing guard): never
+    /// members. A program that exits before its start time can be read leaves the start unknown (0), and without
+    /// this list every child of TraceLab would look like an orphan of the tree and the wait would never end.</param>
+    public ProcessTree(int rootPid, int self, IReadOnlyCollection<int>? childrenBefore = null)
+        : this(rootPid, self, ProcStat.Read(rootPid)?.StartTicks ?? 0, childrenBefore)
     {
     }
 
+    /// <param name="rootPid">The program.</param>
+    /// <param name="self">TraceLab's pid (the subreaper).</param>
     /// <param name="rootStart">The root's start time (/proc/PID/stat field 22), which tells it from a recycled
     /// pid.</param>
-    public ProcessTree(int rootPid, int self, ulong rootStart)
+    /// <param name="childrenBefore">TraceLab's children before the program started: never members.</param>
+    public ProcessTree(int rootPid, int self, ulong rootStart, IReadOnlyCollection<int>? childrenBefore = null)
     {
         _root = rootPid;
         _self = self;
         _rootStart = rootStart;
+        _notInTree = childrenBefore is null ? [] : [.. childrenBefore];
         _members[rootPid] = _rootStart;
     }
 
@@ -82,5 +93,6 @@ public sealed class ProcessTree
         && p.StartTicks >= parentStart;
 
     // Re-parented to TraceLab (the subreaper) and started after the program: a descendant whose parent already exited.
-    private bool IsOrphanOfTree(ProcStat p) => p.ParentPid == _self && p.Pid != _root && p.StartTicks >= _rootStart;
+    private bool IsOrphanOfTree(ProcStat p) =>
+        p.ParentPid == _self && p.Pid != _root && !_notInTree.Contains(p.Pid) && p.StartTicks >= _rootStart;
 }

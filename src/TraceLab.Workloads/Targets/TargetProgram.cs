@@ -22,12 +22,14 @@ public sealed class TargetProgram : IDisposable
     private readonly Process _process;
     private readonly ProcessTree? _tree;
 
-    private TargetProgram(Process process, string commandLine)
+    private TargetProgram(Process process, string commandLine, IReadOnlyCollection<int> childrenBefore)
     {
         _process = process;
         CommandLine = commandLine;
         // Orphaned grandchildren come back to us instead of init: "its children" stay countable (Linux only).
-        _tree = OperatingSystem.IsLinux() ? new ProcessTree(process.Id, Environment.ProcessId) : null;
+        _tree = OperatingSystem.IsLinux()
+            ? new ProcessTree(process.Id, Environment.ProcessId, childrenBefore)
+            : null;
     }
 
     public int Pid => _process.Id;
@@ -94,11 +96,14 @@ public sealed class TargetProgram : IDisposable
             psi.Environment["LOGNAME"] = user.Name;
         }
         if (OperatingSystem.IsLinux()) ProcNative.BecomeSubreaper();
+        // TraceLab's own children (the tracing guard) are not the program's, whatever their start time.
+        IReadOnlyCollection<int> childrenBefore =
+            OperatingSystem.IsLinux() ? ProcStat.Children(Environment.ProcessId) : [];
         try
         {
             var p = Process.Start(psi)
                 ?? throw new TargetException($"cannot start {executable}", TargetException.NotFound);
-            return new TargetProgram(p, string.Join(' ', [executable, .. arguments]));
+            return new TargetProgram(p, string.Join(' ', [executable, .. arguments]), childrenBefore);
         }
         catch (Win32Exception ex)
         {

@@ -57,6 +57,21 @@ public sealed class TargetsTests
         Assert.Equal([10, 11, 12, 13], tree.Seen.Order());
     }
 
+    [Fact]
+    public void A_program_gone_before_its_start_was_read_does_not_adopt_TraceLabs_guard()
+    {
+        // `sh -c 'kill -TERM $$'` can exit and be reaped before its /proc start time is read (start unknown: 0).
+        // TraceLab's guard (pid 5, started before the program) is TraceLab's child and runs until TraceLab ends: were
+        // it taken for an orphan of the tree, the wait for the tree would never end.
+        const int self = 1, root = 10, guard = 5;
+        var tree = new ProcessTree(root, self, rootStart: 0, childrenBefore: [guard]);
+        var reaped = new List<int>();
+        Assert.Equal(0, tree.Scan([new(guard, self, 'S', 40)], reaped.Add));
+        // A real orphan of the tree still counts.
+        Assert.Equal(1, tree.Scan([new(guard, self, 'S', 40), new(13, self, 'S', 130)], reaped.Add));
+        Assert.Equal([10, 13], tree.Seen.Order());
+    }
+
     [LinuxFact]
     public void Programs_are_found_like_a_shell_finds_them_or_refused_with_127()
     {
