@@ -49,13 +49,13 @@ public sealed class CaptureGuard : ICaptureGuard, IDisposable
         fi
         """;
 
-    private readonly Process _process;
-    private readonly object _gate = new();
-    private bool _closed;
+    private readonly Core.Capture.GuardPipe _pipe;
 
-    private CaptureGuard(Process process) => _process = process;
+    // It exits at once when the instance is already gone; do not hold the run up if it is still retrying.
+    private CaptureGuard(Process process) =>
+        _pipe = new Core.Capture.GuardPipe(process, TimeSpan.FromSeconds(2));
 
-    public int Pid => _process.Id;
+    public int Pid => _pipe.Pid;
 
     /// <summary>Starts the guard for <paramref name="instancePath"/> (which may not exist yet).</summary>
     public static CaptureGuard Start(string instancePath)
@@ -108,31 +108,8 @@ public sealed class CaptureGuard : ICaptureGuard, IDisposable
 
     public void Release(int pid) => Send($"u {pid.ToString(CultureInfo.InvariantCulture)}");
 
-    private void Send(string line)
-    {
-        lock (_gate)
-        {
-            if (_closed) return;
-            try { _process.StandardInput.WriteLine(line); }
-            catch (IOException)
-            {
-                // The guard died (killed from outside): nothing to tell it any more; the run itself goes on.
-            }
-        }
-    }
+    private void Send(string line) => _pipe.Send(line);
 
     /// <summary>Closes the pipe (the guard then cleans whatever is left and exits) and waits briefly for it.</summary>
-    public void Dispose()
-    {
-        lock (_gate)
-        {
-            if (_closed) return;
-            _closed = true;
-            try { _process.StandardInput.Close(); }
-            catch (IOException) { }
-        }
-        // It exits at once when the instance is already gone; do not hold the run up if it is still retrying.
-        _process.WaitForExit(2000);
-        _process.Dispose();
-    }
+    public void Dispose() => _pipe.Dispose();
 }

@@ -11,13 +11,13 @@ namespace TraceLab.Capture.Windows;
 /// </summary>
 public sealed class EtwSessionGuard : IEtwGuard
 {
-    private readonly Process _process;
-    private readonly object _gate = new();
-    private bool _closed;
+    private readonly Core.Capture.GuardPipe _pipe;
 
-    private EtwSessionGuard(Process process) => _process = process;
+    // Stopping a session can take seconds on a busy machine: wait longer than the Linux guard.
+    private EtwSessionGuard(Process process) =>
+        _pipe = new Core.Capture.GuardPipe(process, TimeSpan.FromSeconds(5));
 
-    public int Pid => _process.Id;
+    public int Pid => _pipe.Pid;
 
     /// <summary>Starts the guard for sessions named after <paramref name="ownerPid"/>.</summary>
     /// <param name="self">How to start this TraceLab again (<see cref="SelfCommand.Current"/>).</param>
@@ -59,32 +59,10 @@ public sealed class EtwSessionGuard : IEtwGuard
 
     public void Forget(string sessionName) => Send($"{EtwGuardLoop.ForgetCommand} {sessionName}");
 
-    private void Send(string line)
-    {
-        lock (_gate)
-        {
-            if (_closed) return;
-            try { _process.StandardInput.WriteLine(line); }
-            catch (IOException)
-            {
-                // The guard was killed from outside: the run goes on; the next run's stale sweep is the fallback.
-            }
-        }
-    }
+    private void Send(string line) => _pipe.Send(line);
 
-    /// <summary>Closes the pipe (the guard stops whatever is still watched and exits) and waits briefly for it.</summary>
-    public void Dispose()
-    {
-        lock (_gate)
-        {
-            if (_closed) return;
-            _closed = true;
-            try { _process.StandardInput.Close(); }
-            catch (IOException) { }
-        }
-        _process.WaitForExit(5000);
-        _process.Dispose();
-    }
+    /// <summary>Closes the pipe (the guard then cleans whatever is left and exits) and waits briefly for it.</summary>
+    public void Dispose() => _pipe.Dispose();
 }
 
 /// <summary>How to start the running TraceLab again: its executable, plus the entry assembly under `dotnet x.dll`.</summary>
