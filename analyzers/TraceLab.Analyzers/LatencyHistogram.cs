@@ -4,17 +4,32 @@ namespace TraceLab.Analyzers;
 /// Log-linear histogram of non-negative durations (ns): values below 64 are exact; above, each power of two is split
 /// into 32 linear buckets and a percentile reports its bucket's midpoint, so it is within 1/64 (1.6%) of the exact
 /// sample value, with memory bounded by the value range, not the count.
-/// Exponent rows are allocated on first use.
+/// Its first values are counted in fields (at most <see cref="SmallBuckets"/> buckets and
+/// <see cref="SmallMaxCount"/> values); exponent rows are allocated only after that, each on first use.
 /// </summary>
 public sealed class LatencyHistogram
 {
     private const int SubBucketBits = 6;
     private const int SubBuckets = 1 << SubBucketBits;
-    /// <summary>Shared by every histogram until its first value: most threads of a whole-system trace fill only
-    /// some of their histograms, and 64 row pointers each (536 bytes) added up to tens of MB at 100,000 threads.
-    /// Never written: <see cref="NewRow"/> gives the histogram its own array first.</summary>
+    /// <summary>
+    /// Distinct buckets counted in the histogram's own fields before it takes rows: a short-lived thread of a
+    /// whole-system trace fills one or two (100,000 such threads took 1 KB per histogram in rows, ~100 MB per
+    /// analysis; docs/performance.md#many-threads).
+    /// </summary>
+    private const int SmallBuckets = 2;
+    /// <summary>
+    /// Values counted in the fields at most: past this the histogram takes rows even with few buckets, so a
+    /// thread's steady stream of values costs the row lookup only, never the fields' compare-and-call path.
+    /// </summary>
+    private const int SmallMaxCount = 64;
+    /// <summary>Shared by every histogram until it takes rows. Never written: <see cref="TakeRows"/> gives the
+    /// histogram its own array first.</summary>
     private static readonly long[]?[] NoRows = new long[64][];
     private long[]?[] _rows = NoRows;
+    /// <summary>While there are no rows: the buckets counted so far as bucket index + 1 (0: none), increasing,
+    /// and their counts.</summary>
+    private int _smallBucket0, _smallBucket1;
+    private int _smallCount0, _smallCount1;
 
     public long Count { get; private set; }
     public long Sum { get; private set; }
@@ -24,6 +39,7 @@ public sealed class LatencyHistogram
     public void Clear()
     {
         _rows = NoRows;
+        _smallBucket0 = _smallBucket1 = _smallCount0 = _smallCount1 = 0;
         Count = Sum = Max = 0;
         Min = long.MaxValue;
     }
@@ -41,32 +57,80 @@ public sealed class LatencyHistogram
         // top 6 bits (leading 1 included, so 32..63). Both as one formula: the shift is 0 below 64.
         var row = Math.Max(0, 64 - SubBucketBits - System.Numerics.BitOperations.LeadingZeroCount((ulong)value));
         var sub = (int)(value >> row) & (SubBuckets - 1);
-        var r = _rows[row] ?? NewRow(row);
-        r[sub]++;
+        var r = _rows[row];
+        if (r is null) AddWithoutRow(row, sub);
+        else r[sub]++;
     }
 
+    /// <summary>A value whose row does not exist yet: counted in the fields while they suffice, else in a new
+    /// row.</summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-    private long[] NewRow(int row)
+    private void AddWithoutRow(int row, int sub)
     {
-        if (ReferenceEquals(_rows, NoRows)) _rows = new long[64][];
-        return _rows[row] = new long[SubBuckets];
+        if (ReferenceEquals(_rows, NoRows))
+        {
+            if (Count <= SmallMaxCount && AddSmall(row * SubBuckets + sub + 1)) return;
+            TakeRows();
+        }
+        (_rows[row] ??= new long[SubBuckets])[sub]++;
+    }
+
+    /// <summary>Counts bucket index + 1 <paramref name="key"/> in the fields; false when both hold other
+    /// buckets.</summary>
+    private bool AddSmall(int key)
+    {
+        if (_smallBucket0 == key) _smallCount0++;
+        else if (_smallBucket1 == key) _smallCount1++;
+        else if (_smallBucket0 == 0) (_smallBucket0, _smallCount0) = (key, 1);
+        else if (_smallBucket1 != 0) return false;
+        else if (key > _smallBucket0) (_smallBucket1, _smallCount1) = (key, 1);
+        else (_smallBucket1, _smallCount1, _smallBucket0, _smallCount0) = (_smallBucket0, _smallCount0, key, 1);
+        return true;
+    }
+
+    /// <summary>Moves the buckets counted in the fields into rows of the histogram's own.</summary>
+    private void TakeRows()
+    {
+        _rows = new long[64][];
+        foreach (var (row, sub, count) in SmallBucketsInOrder())
+            (_rows[row] ??= new long[SubBuckets])[sub] += count;
+        _smallBucket0 = _smallBucket1 = _smallCount0 = _smallCount1 = 0;
+    }
+
+    private IEnumerable<(int Row, int Sub, long Count)> SmallBucketsInOrder()
+    {
+        if (_smallBucket0 != 0)
+            yield return ((_smallBucket0 - 1) / SubBuckets, (_smallBucket0 - 1) % SubBuckets, _smallCount0);
+        if (_smallBucket1 != 0)
+            yield return ((_smallBucket1 - 1) / SubBuckets, (_smallBucket1 - 1) % SubBuckets, _smallCount1);
+    }
+
+    /// <summary>The non-empty buckets as (row, index in row, count), in increasing order of their values.</summary>
+    private IEnumerable<(int Row, int Sub, long Count)> NonEmpty()
+    {
+        if (ReferenceEquals(_rows, NoRows))
+        {
+            foreach (var bucket in SmallBucketsInOrder()) yield return bucket;
+            yield break;
+        }
+        for (var row = 0; row < _rows.Length; row++)
+        {
+            if (_rows[row] is not { } r) continue;
+            for (var sub = 0; sub < SubBuckets; sub++)
+                if (r[sub] > 0) yield return (row, sub, r[sub]);
+        }
     }
 
     private static long LowerBound(int row, int sub) => row == 0 ? sub : (long)sub << row;
+
+    private static long Width(int row) => row == 0 ? 1 : 1L << row;
 
     /// <summary>
     /// The non-empty buckets in increasing order: every value in [<c>Low</c>, <c>Low + Width</c>) was counted in
     /// <c>Count</c>. Widths are powers of two, so power-of-two bins are exact sums of buckets (the report's charts).
     /// </summary>
-    public IEnumerable<(long Low, long Width, long Count)> Buckets()
-    {
-        for (var row = 0; row < _rows.Length; row++)
-        {
-            if (_rows[row] is not { } r) continue;
-            for (var sub = 0; sub < SubBuckets; sub++)
-                if (r[sub] > 0) yield return (LowerBound(row, sub), row == 0 ? 1 : 1L << row, r[sub]);
-        }
-    }
+    public IEnumerable<(long Low, long Width, long Count)> Buckets() =>
+        NonEmpty().Select(b => (LowerBound(b.Row, b.Sub), Width(b.Row), b.Count));
 
     /// <summary>Nearest-rank percentile (p in 0..100): the smallest value with at least p% of samples at or below it.</summary>
     public long Percentile(double p)
@@ -75,23 +139,13 @@ public sealed class LatencyHistogram
         var rank = (long)Math.Ceiling(p / 100.0 * Count);
         if (rank < 1) rank = 1;
         long seen = 0;
-        for (var row = 0; row < _rows.Length; row++)
+        foreach (var (row, sub, count) in NonEmpty())
         {
-            var r = _rows[row];
-            if (r is null) continue;
-            for (var sub = 0; sub < SubBuckets; sub++)
-            {
-                if (r[sub] == 0) continue;
-                seen += r[sub];
-                if (seen >= rank)
-                {
-                    // Middle of the bucket, kept inside the observed range.
-                    var lo = LowerBound(row, sub);
-                    var width = row == 0 ? 1 : 1L << row;
-                    var mid = lo + (width - 1) / 2;
-                    return Math.Clamp(mid, Min, Max);
-                }
-            }
+            seen += count;
+            if (seen < rank) continue;
+            // Middle of the bucket, kept inside the observed range.
+            var mid = LowerBound(row, sub) + (Width(row) - 1) / 2;
+            return Math.Clamp(mid, Min, Max);
         }
         return Max;
     }

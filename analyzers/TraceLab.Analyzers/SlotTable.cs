@@ -5,7 +5,9 @@ namespace TraceLab.Analyzers;
 /// <summary>
 /// One analyzer's per-thread state, in an array indexed by <see cref="ThreadSlots"/> slot (a few loads instead of a
 /// hashed lookup per event), created on first use. Also keeps the entries in first-seen order (what completion walks)
-/// and by tid (what results are read by). Memory grows with the threads seen, never with the events.
+/// and by tid (what results are read by; that index is built at its first use and kept up to date from then on:
+/// most tables are never read by tid, and an index entry is ~50 bytes per thread and table). Memory grows with the
+/// threads seen, never with the events.
 /// </summary>
 /// <remarks>
 /// A struct, held in a non-readonly field of its analyzer: the slot array is then a field of the analyzer itself,
@@ -16,7 +18,8 @@ public struct SlotTable<T> where T : class
 {
     private readonly Func<int, int, T> _create;
     private readonly List<(int Tid, T Value)> _order = [];
-    private readonly Dictionary<int, T> _byTid = new();
+    /// <summary>The entries by tid once <see cref="ByTid"/> was first read (a box: that getter is readonly).</summary>
+    private readonly StrongBox<Dictionary<int, T>?> _byTid = new();
     private T?[] _bySlot = [];
 
     /// <param name="create">Makes the entry of a thread (given its tid and slot) the first time it is needed.</param>
@@ -26,7 +29,14 @@ public struct SlotTable<T> where T : class
     public readonly IReadOnlyList<(int Tid, T Value)> InOrder => _order;
 
     /// <summary>Entries by tid, enumerated in the order they were created.</summary>
-    public readonly IReadOnlyDictionary<int, T> ByTid => _byTid;
+    public readonly IReadOnlyDictionary<int, T> ByTid => _byTid.Value ??= IndexByTid();
+
+    private readonly Dictionary<int, T> IndexByTid()
+    {
+        var byTid = new Dictionary<int, T>(_order.Count);
+        foreach (var (tid, value) in _order) byTid[tid] = value;
+        return byTid;
+    }
 
     /// <summary>
     /// The entry at <paramref name="slot"/>, or null when there is none. Reads only: taking a <c>ref</c> to an element
@@ -51,7 +61,7 @@ public struct SlotTable<T> where T : class
         var value = _create(tid, slot);
         _bySlot[slot] = value;
         _order.Add((tid, value));
-        _byTid[tid] = value;
+        if (_byTid.Value is { } byTid) byTid[tid] = value;
         return value;
     }
 }

@@ -37,16 +37,16 @@ internal static class TerminalSections
         var shown = limit.RowsShown(table, table.TerminalRowLimit);
         foreach (var r in shown)
         {
-            var row = table.Rows[r];
+            var row = table.Row(r);
             t.AddRow(columns.Select(i => Markup.Escape(row[i].Terminal ?? row[i].Text)).ToArray());
         }
         // A table whose rows were all left out (none about the threads shown) is just its note.
-        if (shown.Count > 0 || table.Rows.Count == 0) console.Write(t);
+        if (shown.Count > 0 || table.RowCount == 0) console.Write(t);
         else console.MarkupLine($"[bold]{Markup.Escape(table.TerminalTitle)}[/]");
         // A small table cut by its own limit (the lock objects' 8) is the section's choice, not worth a note.
-        var cut = shown.Count < table.Rows.Count
-            && (limit.MaxRows is { } max && table.Rows.Count > max || limit.ThreadFilter is not null && table.RowTids is not null);
+        var cut = shown.Count < table.RowCount
+            && (limit.MaxRows is { } max && table.RowCount > max || limit.ThreadFilter is not null && table.RowTids is not null);
         if (cut && limit.MoreNote is { } more)
-            console.MarkupLine($"[grey]{Markup.Escape(more(table.Rows.Count - shown.Count, table))}[/]");
+            console.MarkupLine($"[grey]{Markup.Escape(more(table.RowCount - shown.Count, table))}[/]");
     }
 }

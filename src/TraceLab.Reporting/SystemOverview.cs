@@ -146,15 +146,18 @@ public static class SystemOverview
             new("ready p99 µs", TerminalHeading: "rdy p99 µs"), Column.Left("top waker"),
         ]) { RowNoun = $"threads of {p.Pid}", MarkdownCollapseAfter = MarkdownRows };
         // report.md lists them in rank order; the terminal picks its 10 by the same ranking.
-        foreach (var t in threads.OrderByDescending(t => t.Tid, ranking))
+        table.AddThreadRows(threads.OrderByDescending(t => t.Tid, ranking).ToList(), t => t.Tid, t =>
         {
             var top = t.TopWakers.FirstOrDefault();
-            table.AddForThread(t.Tid, ThreadIds.Display(t.Tid) + (t.MayBeAffectedByLoss == true ? " ⚠" : ""),
+            return
+            [
+                ThreadIds.Display(t.Tid) + (t.MayBeAffectedByLoss == true ? " ⚠" : ""),
                 new(t.Name, Short(t.Name, 24)), Units.Ms(ranking.LockBlockedNs(t.Tid)), Units.Ms(t.ReadyNs),
                 Units.Ms(t.RunNs), Units.Ms(t.WaitNs), Units.N(t.VoluntarySwitches),
                 Units.N(t.InvoluntarySwitches), Units.N(t.Migrations), Units.Us(t.ReadyLatency.P99Ns),
-                top is null ? "" : $"{Short(top.Name, 16)} ({ThreadIds.Display(top.Tid)}) ×{Units.N(top.Count)}");
-        }
+                top is null ? "" : $"{Short(top.Name, 16)} ({ThreadIds.Display(top.Tid)}) ×{Units.N(top.Count)}",
+            ];
+        });
         return
         [
             new MarkdownText($"## {title}", "", line + ".", ""),

@@ -46,10 +46,18 @@ public sealed class WindowClock
 }
 
 /// <summary>Nanoseconds of one kind of evidence per time bucket of a <see cref="WindowClock"/>.</summary>
+/// <remarks>
+/// Only the span of buckets that were added to is kept (grown as needed): a series per thread, and a short-lived
+/// thread's evidence falls in one or two buckets (all 256 took 2 KB per thread, 200 MB at 100,000 threads;
+/// docs/performance.md#many-threads).
+/// </remarks>
 public sealed class WindowSeries
 {
     private readonly WindowClock _clock;
-    private readonly long[] _ns = new long[WindowClock.Buckets];
+    /// <summary>Buckets <see cref="_first"/> … <see cref="_first"/> + length − 1; none outside was added
+    /// to.</summary>
+    private long[] _ns = [];
+    private int _first;
 
     internal WindowSeries(WindowClock clock) => _clock = clock;
 
@@ -68,14 +76,33 @@ public sealed class WindowSeries
         var i = (int)((a - origin) / w);
         var j = (int)((b - 1 - origin) / w);
         TotalNs += b - a;
+        Span(i, j);
+        var ns = _ns;
+        var f = _first;
         if (i == j)
         {
-            _ns[i] += b - a;
+            ns[i - f] += b - a;
             return;
         }
-        _ns[i] += origin + (i + 1) * w - a;
-        for (var k = i + 1; k < j; k++) _ns[k] += w;
-        _ns[j] += b - (origin + j * w);
+        ns[i - f] += origin + (i + 1) * w - a;
+        for (var k = i + 1; k < j; k++) ns[k - f] += w;
+        ns[j - f] += b - (origin + j * w);
+    }
+
+    /// <summary>Makes the kept span include buckets <paramref name="i"/> … <paramref name="j"/>; it at least doubles
+    /// when it grows, forward first (evidence comes in time order).</summary>
+    private void Span(int i, int j)
+    {
+        var last = _first + _ns.Length - 1;
+        if (_ns.Length > 0 && i >= _first && j <= last) return;
+        var first = _ns.Length == 0 ? i : Math.Min(i, _first);
+        last = _ns.Length == 0 ? j : Math.Max(j, last);
+        var length = Math.Max(last - first + 1, Math.Min(WindowClock.Buckets, 2 * _ns.Length));
+        last = Math.Min(WindowClock.Buckets - 1, first + length - 1);
+        first = last - length + 1;
+        var grown = new long[length];
+        if (_ns.Length > 0) _ns.CopyTo(grown, _first - first);
+        (_ns, _first) = (grown, first);
     }
 
     internal void Clear()
@@ -86,19 +113,30 @@ public sealed class WindowSeries
 
     internal void FoldPairs()
     {
-        for (var k = 0; k < WindowClock.Buckets / 2; k++) _ns[k] = _ns[2 * k] + _ns[2 * k + 1];
-        Array.Clear(_ns, WindowClock.Buckets / 2, WindowClock.Buckets / 2);
+        if (_ns.Length == 0) return;
+        var first = _first / 2;
+        var folded = new long[(_first + _ns.Length - 1) / 2 - first + 1];
+        for (var k = 0; k < _ns.Length; k++) folded[(_first + k) / 2 - first] += _ns[k];
+        (_ns, _first) = (folded, first);
     }
 
-    /// <summary>A copy of the buckets, for the result.</summary>
-    public BucketSeries Snapshot() => new(_clock.WidthNs, [.. _ns]);
+    /// <summary>A copy of the non-zero span of buckets, for the result.</summary>
+    public BucketSeries Snapshot()
+    {
+        var lo = 0;
+        var hi = _ns.Length - 1;
+        while (lo <= hi && _ns[lo] == 0) lo++;
+        while (hi >= lo && _ns[hi] == 0) hi--;
+        return lo > hi ? new(_clock.WidthNs, []) : new(_clock.WidthNs, _ns[lo..(hi + 1)], _first + lo);
+    }
 }
 
 /// <summary>
-/// Evidence nanoseconds per bucket: bucket <c>i</c> covers [<c>i · WidthNs</c>, <c>(i + 1) · WidthNs</c>) after the
-/// window anchor (the region's begin, or the first event when the trace has no begin marker).
+/// Evidence nanoseconds per bucket: <c>Ns[i]</c> is bucket <c>First + i</c>, which covers [<c>(First + i) ·
+/// WidthNs</c>, <c>(First + i + 1) · WidthNs</c>) after the window anchor (the region's begin, or the first event
+/// when the trace has no begin marker). Buckets outside <c>Ns</c> hold nothing.
 /// </summary>
-public sealed record BucketSeries(long WidthNs, long[] Ns)
+public sealed record BucketSeries(long WidthNs, long[] Ns, int First = 0)
 {
     public static readonly BucketSeries Empty = new(WindowClock.InitialWidthNs, []);
 }

@@ -11,10 +11,18 @@ namespace TraceLab.Analyzers.WaitGraph;
 /// </remarks>
 internal struct WaitHistory
 {
-    private readonly WaitRecord[] _records;
+    /// <summary>Records a history starts with: it grows, doubling, to its capacity only as waits accumulate (most
+    /// threads of a whole-system trace wait a few times; 32 records are 768 bytes).</summary>
+    private const int InitialRecords = 2;
+    private readonly int _capacity;
+    private WaitRecord[] _records;
     private int _next;
 
-    public WaitHistory(int capacity) => _records = new WaitRecord[capacity];
+    public WaitHistory(int capacity)
+    {
+        _capacity = capacity;
+        _records = new WaitRecord[Math.Min(capacity, InitialRecords)];
+    }
 
     public int Count { readonly get; private set; }
 
@@ -26,10 +34,21 @@ internal struct WaitHistory
 
     public void Add(in WaitRecord record)
     {
+        if (Count == _records.Length && Count < _capacity) Grow();
         if (Count == _records.Length) EvictedUntil = _records[_next].End;
         else Count++;
         _records[_next] = record;
         if (++_next == _records.Length) _next = 0; // no modulo: a division per wait and per lookup step adds up
+    }
+
+    /// <summary>
+    /// A larger array for a full history that has never evicted: its records are in order from index 0 (oldest), so
+    /// they keep their places and the next one goes after them.
+    /// </summary>
+    private void Grow()
+    {
+        Array.Resize(ref _records, Math.Min(_capacity, _records.Length * 2));
+        _next = Count;
     }
 
     /// <summary>0 is the newest record, <see cref="Count"/> − 1 the oldest retained.</summary>

@@ -65,8 +65,8 @@ public static class ReportFiles
             OutputDirectory.TryDelete(output.File(stale + ".svg"));
         }
         var embedded = images?.Select(i => new EmbeddedChart(i.Name, i.Title, i.Png, i.Width, i.Height)).ToList();
-        output.WriteText("report.html", HtmlReport.RenderWithMarkdown(report, markdown, timeline, plots, embedded,
-            missing ?? (charts ? null : "Charts were not drawn (--no-charts).")));
+        output.WriteStream("report.html", stream => HtmlReport.Write(stream, report, markdown, timeline, plots,
+            embedded, missing ?? (charts ? null : "Charts were not drawn (--no-charts).")));
         return new WrittenReport(files, missing);
     }
 }

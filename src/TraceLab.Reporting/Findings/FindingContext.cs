@@ -47,10 +47,10 @@ public sealed class FindingContext
         var used = series.Where(s => s.Ns.Length > 0).ToList();
         if (used.Count == 0) return [];
         var width = used[0].WidthNs;
-        var n = used.Max(s => s.Ns.Length);
+        var n = used.Max(s => s.First + s.Ns.Length);
         var sum = new long[n];
         foreach (var s in used.Where(s => s.WidthNs == width))
-            for (var i = 0; i < s.Ns.Length; i++) sum[i] += s.Ns[i];
+            for (var i = 0; i < s.Ns.Length; i++) sum[s.First + i] += s.Ns[i];
         var picks = Enumerable.Range(0, n).Where(i => sum[i] > 0)
             .OrderByDescending(i => sum[i]).ThenBy(i => i).Take(MaxWindows).ToHashSet();
         var windows = new List<(long Weight, int First, int Count)>();

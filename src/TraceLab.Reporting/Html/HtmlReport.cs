@@ -14,6 +14,9 @@ public static class HtmlReport
 {
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
+    /// <summary>Text a builder of the page collects before it is written out.</summary>
+    internal const int SpillChars = 1 << 16;
+
     /// <param name="charts">The report's charts, drawn (null: not drawn, e.g. --no-charts; the page says so).</param>
     /// <param name="chartsNote">Why the charts are missing, when they are (e.g. the drawing library could not
     /// load).</param>
@@ -26,32 +29,65 @@ public static class HtmlReport
         IReadOnlyList<EmbeddedPlot>? plots = null, IReadOnlyList<EmbeddedChart>? charts = null,
         string? chartsNote = null)
     {
+        using var html = new StringWriter(CultureInfo.CurrentCulture);
+        Write(html, report, markdown, timeline, plots, charts, chartsNote);
+        return html.ToString();
+    }
+
+    /// <summary>
+    /// As <see cref="RenderWithMarkdown"/>, written to <paramref name="stream"/> (UTF-8) as it is produced: the page
+    /// of a whole system is 100+ MB of text, which as one string (and the builder it was made in) set the peak
+    /// memory of `analyze` (docs/performance.md#many-threads).
+    /// </summary>
+    public static void Write(Stream stream, RunReport report, string markdown, TimelineData? timeline,
+        IReadOnlyList<EmbeddedPlot>? plots = null, IReadOnlyList<EmbeddedChart>? charts = null,
+        string? chartsNote = null)
+    {
+        using var html = new StreamWriter(stream, Utf8NoBom, 1 << 16, leaveOpen: true);
+        Write(html, report, markdown, timeline, plots, charts, chartsNote);
+    }
+
+    private static readonly UTF8Encoding Utf8NoBom = new(encoderShouldEmitUTF8Identifier: false);
+
+    private static void Write(TextWriter html, RunReport report, string markdown, TimelineData? timeline,
+        IReadOnlyList<EmbeddedPlot>? plots, IReadOnlyList<EmbeddedChart>? charts, string? chartsNote)
+    {
         // The page title and run summary first, then the timeline, then report.md's sections.
         // The findings open the page: they stay with the summary, above the timeline.
         var split = markdown.IndexOf("\n## ", StringComparison.Ordinal);
         if (split >= 0 && markdown.AsSpan(split + 1).StartsWith(FindingsMarkdown.Heading, StringComparison.Ordinal))
             split = markdown.IndexOf("\n## ", split + 1, StringComparison.Ordinal);
-        var head = split < 0 ? markdown : markdown[..(split + 1)];
-        var rest = split < 0 ? "" : markdown[(split + 1)..];
+        var headEnd = split < 0 ? markdown.Length : split + 1;
         var title = report.Run is null ? "TraceLab analysis" : $"TraceLab: {report.Run.Workload} {report.Run.Scenario}".TrimEnd();
 
-        var sb = new StringBuilder();
-        sb.Append("<!DOCTYPE html>\n<html lang=\"en\" data-ready=\"0\">\n<head>\n<meta charset=\"utf-8\">\n");
-        sb.Append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-        sb.Append("<title>").Append(WebUtility.HtmlEncode(title)).Append("</title>\n<style>\n").Append(HtmlAssets.Css).Append("\n</style>\n</head>\n<body>\n<main>\n");
-        sb.Append(MarkdownHtml.Convert(head));
-        sb.Append(Timeline(report, timeline));
-        sb.Append(Charts(charts, chartsNote));
-        sb.Append(MarkdownHtml.Convert(rest));
+        html.Write("<!DOCTYPE html>\n<html lang=\"en\" data-ready=\"0\">\n<head>\n<meta charset=\"utf-8\">\n");
+        html.Write("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+        html.Write("<title>");
+        html.Write(WebUtility.HtmlEncode(title));
+        html.Write("</title>\n<style>\n");
+        html.Write(HtmlAssets.Css);
+        html.Write("\n</style>\n</head>\n<body>\n<main>\n");
+        MarkdownHtml.Write(html, markdown, 0, headEnd);
+        Timeline(html, report, timeline);
+        html.Write(Charts(charts, chartsNote));
+        MarkdownHtml.Write(html, markdown, headEnd, markdown.Length);
         if (plots is { Count: > 0 })
         {
-            sb.Append("<h2 id=\"plots\">Plots</h2>\n");
+            html.Write("<h2 id=\"plots\">Plots</h2>\n");
             foreach (var p in plots)
-                sb.Append("<figure class=\"card plot\"><figcaption>").Append(WebUtility.HtmlEncode(p.Title)).Append("</figcaption>\n").Append(p.Svg).Append("\n</figure>\n");
+            {
+                html.Write("<figure class=\"card plot\"><figcaption>");
+                html.Write(WebUtility.HtmlEncode(p.Title));
+                html.Write("</figcaption>\n");
+                html.Write(p.Svg);
+                html.Write("\n</figure>\n");
+            }
         }
-        sb.Append("<footer>Written by TraceLab. Definitions: docs/metrics.md; how to open the trace in other viewers: docs/viewers.md.</footer>\n");
-        sb.Append("</main>\n<script>\n").Append(HtmlAssets.Script).Append("\n</script>\n</body>\n</html>\n");
-        return sb.ToString();
+        html.Write("<footer>Written by TraceLab. Definitions: docs/metrics.md; how to open the trace in other viewers: " +
+            "docs/viewers.md.</footer>\n");
+        html.Write("</main>\n<script>\n");
+        html.Write(HtmlAssets.Script);
+        html.Write("\n</script>\n</body>\n</html>\n");
     }
 
     private static string Charts(IReadOnlyList<EmbeddedChart>? charts, string? note)
@@ -77,11 +113,15 @@ public static class HtmlReport
 
     private static string Count(long n, string noun) => string.Create(Inv, $"{n:N0} {noun}{(n == 1 ? "" : "s")}");
 
-    private static string Timeline(RunReport report, TimelineData? data)
+    private static void Timeline(TextWriter html, RunReport report, TimelineData? data)
     {
+        // Built in pieces and written out as it grows: one row per thread.
         var sb = new StringBuilder("<h2 id=\"thread-timeline\">Thread timeline</h2>\n");
         if (data is null)
-            return sb.Append("<p class=\"note\">No timeline was recorded for this report.</p>\n").ToString();
+        {
+            html.Write(sb.Append("<p class=\"note\">No timeline was recorded for this report.</p>\n"));
+            return;
+        }
         var names = report.Threads.ToDictionary(t => t.Tid, t => t.Name);
         string NameOf(int tid) => names.TryGetValue(tid, out var n) ? n : $"tid {tid}";
         var rows = report.Threads.Select(t => new TimelineRow(t.Tid, $"{t.Name} ({t.Tid}){(t.Role is null ? "" : " " + t.Role)}")).ToList();
@@ -104,7 +144,10 @@ public static class HtmlReport
         sb.Append("<div class=\"controls\"><label><input type=\"checkbox\" checked data-toggle=\"#timeline .tl-wakes\"> wake arrows</label>");
         sb.Append("<label><input type=\"checkbox\" checked data-toggle=\"#timeline .episode-band\"> convoy shading</label>");
         sb.Append("<label><input type=\"checkbox\" checked data-toggle=\"#timeline .tl-futile\"> futile wakeups</label></div>\n");
-        sb.Append("<div class=\"timeline-scroll\">\n").Append(TimelineSvg.Render(data, rows, NameOf)).Append("\n</div>\n");
+        html.Write(sb.Append("<div class=\"timeline-scroll\">\n"));
+        sb.Clear();
+        TimelineSvg.Write(html, data, rows, NameOf);
+        sb.Append("\n</div>\n");
         if (!data.HasConvoys) sb.Append("<p class=\"note\">The convoy analysis was not selected: no handoffs or episodes are drawn.</p>\n");
 
         // The window's numbers per thread (docs/metrics.md#timeline).
@@ -112,9 +155,13 @@ public static class HtmlReport
         foreach (var row in rows)
         {
             var t = TimelineSummary.For(data, row.Tid);
+            if (sb.Length > SpillChars)
+            {
+                html.Write(sb);
+                sb.Clear();
+            }
             sb.Append(Inv, $"<tr><td class=\"num\">{row.Tid}</td><td>{WebUtility.HtmlEncode(NameOf(row.Tid))}</td><td class=\"num\">{Ms(t.RunningNs)}</td><td class=\"num\">{Ms(t.RunnableNs)}</td><td class=\"num\">{Ms(t.BlockedNs)}</td><td class=\"num\">{t.Segments:N0}</td><td class=\"num\">{t.WakesReceived:N0}</td></tr>\n");
         }
-        sb.Append("</tbody></table></div>\n</div>\n");
-        return sb.ToString();
+        html.Write(sb.Append("</tbody></table></div>\n</div>\n"));
     }
 }

@@ -1,5 +1,5 @@
+using System.Globalization;
 using System.Net;
-using System.Text;
 using System.Text.RegularExpressions;
 
 namespace TraceLab.Reporting.Html;
@@ -12,70 +12,127 @@ public static partial class MarkdownHtml
 {
     public static string Convert(string markdown)
     {
-        var sb = new StringBuilder();
-        var lines = markdown.Replace("\r\n", "\n").Split('\n');
+        using var html = new StringWriter(CultureInfo.CurrentCulture);
+        Write(html, markdown, 0, markdown.Length);
+        return html.ToString();
+    }
+
+    /// <summary>
+    /// Writes the HTML of <paramref name="markdown"/>[<paramref name="start"/>..<paramref name="end"/>) as it goes:
+    /// one line's strings at a time, never the whole text split or converted in memory (report.md of a whole
+    /// system: 100,000 rows).
+    /// </summary>
+    public static void Write(TextWriter html, string markdown, int start, int end)
+    {
+        var lines = new Lines(markdown, start, end);
         var i = 0;
-        while (i < lines.Length)
+        while (i < lines.Count)
         {
             var line = lines[i];
             // The collapsed lists report.md folds long tables into: the same <details> in HTML.
             if (line is "<details>" or "</details>")
             {
-                sb.Append(line).Append('\n');
+                html.Write(line);
+                html.Write('\n');
                 i++;
                 continue;
             }
             if (line.StartsWith("<summary>", StringComparison.Ordinal) && line.EndsWith("</summary>", StringComparison.Ordinal))
             {
-                sb.Append("<summary>").Append(Inline(line["<summary>".Length..^"</summary>".Length])).Append("</summary>\n");
+                html.Write("<summary>");
+                html.Write(Inline(line["<summary>".Length..^"</summary>".Length]));
+                html.Write("</summary>\n");
                 i++;
                 continue;
             }
             if (line.StartsWith('|'))
             {
-                var start = i;
-                while (i < lines.Length && lines[i].StartsWith('|')) i++;
-                Table(sb, lines[start..i]);
+                var first = i;
+                while (i < lines.Count && lines[i].StartsWith('|')) i++;
+                Table(html, lines, first, i);
                 continue;
             }
             if (line.StartsWith("- ", StringComparison.Ordinal))
             {
-                sb.Append("<ul>\n");
-                while (i < lines.Length && lines[i].StartsWith("- ", StringComparison.Ordinal))
-                    sb.Append("<li>").Append(Inline(lines[i++][2..])).Append("</li>\n");
-                sb.Append("</ul>\n");
+                html.Write("<ul>\n");
+                while (i < lines.Count && lines[i].StartsWith("- ", StringComparison.Ordinal))
+                {
+                    html.Write("<li>");
+                    html.Write(Inline(lines[i++][2..]));
+                    html.Write("</li>\n");
+                }
+                html.Write("</ul>\n");
                 continue;
             }
             var level = line.TakeWhile(c => c == '#').Count();
             if (level is > 0 and <= 6 && line.Length > level && line[level] == ' ')
             {
                 var text = line[(level + 1)..];
-                sb.Append($"<h{level} id=\"{Slug(text)}\">").Append(Inline(text)).Append($"</h{level}>\n");
+                html.Write($"<h{level} id=\"{Slug(text)}\">");
+                html.Write(Inline(text));
+                html.Write($"</h{level}>\n");
             }
-            else if (line.Length > 0) sb.Append("<p>").Append(Inline(line)).Append("</p>\n");
+            else if (line.Length > 0)
+            {
+                html.Write("<p>");
+                html.Write(Inline(line));
+                html.Write("</p>\n");
+            }
             i++;
         }
-        return sb.ToString();
     }
 
-    private static void Table(StringBuilder sb, string[] rows)
+    /// <summary>
+    /// The lines of a range of a text, as <c>Split('\n')</c> after <c>Replace("\r\n", "\n")</c> would give them,
+    /// each made a string only when read.
+    /// </summary>
+    private sealed class Lines
     {
-        var header = Cells(rows[0]);
-        var aligns = rows.Length > 1 && rows[1].Contains("---", StringComparison.Ordinal)
-            ? Cells(rows[1]).Select(c => c.EndsWith(':') ? "num" : "").ToArray()
-            : new string[header.Length];
-        var body = rows.Skip(aligns.Length > 0 && rows.Length > 1 && rows[1].Contains("---", StringComparison.Ordinal) ? 2 : 1);
-        sb.Append("<div class=\"table-wrap\"><table>\n<thead><tr>");
-        for (var c = 0; c < header.Length; c++) sb.Append(Cell("th", header[c], Align(aligns, c)));
-        sb.Append("</tr></thead>\n<tbody>\n");
-        foreach (var row in body)
+        private readonly string _text;
+        /// <summary>Where each line starts; one more entry, past the last line's end.</summary>
+        private readonly List<int> _starts = [];
+
+        public Lines(string text, int start, int end)
         {
-            sb.Append("<tr>");
-            var cells = Cells(row);
-            for (var c = 0; c < cells.Length; c++) sb.Append(Cell("td", cells[c], Align(aligns, c)));
-            sb.Append("</tr>\n");
+            _text = text;
+            _starts.Add(start);
+            for (var n = text.IndexOf('\n', start, end - start); n >= 0; n = text.IndexOf('\n', n + 1, end - n - 1))
+                _starts.Add(n + 1);
+            _starts.Add(end + 1);
         }
-        sb.Append("</tbody></table></div>\n");
+
+        public int Count => _starts.Count - 1;
+
+        public string this[int i]
+        {
+            get
+            {
+                var from = _starts[i];
+                var to = _starts[i + 1] - 1;
+                if (i < Count - 1 && to > from && _text[to - 1] == '\r') to--;
+                return _text[from..to];
+            }
+        }
+    }
+
+    private static void Table(TextWriter html, Lines lines, int first, int end)
+    {
+        var header = Cells(lines[first]);
+        var ruled = end - first > 1 && lines[first + 1].Contains("---", StringComparison.Ordinal);
+        var aligns = ruled
+            ? Cells(lines[first + 1]).Select(c => c.EndsWith(':') ? "num" : "").ToArray()
+            : new string[header.Length];
+        html.Write("<div class=\"table-wrap\"><table>\n<thead><tr>");
+        for (var c = 0; c < header.Length; c++) html.Write(Cell("th", header[c], Align(aligns, c)));
+        html.Write("</tr></thead>\n<tbody>\n");
+        for (var r = first + (aligns.Length > 0 && ruled ? 2 : 1); r < end; r++)
+        {
+            html.Write("<tr>");
+            var cells = Cells(lines[r]);
+            for (var c = 0; c < cells.Length; c++) html.Write(Cell("td", cells[c], Align(aligns, c)));
+            html.Write("</tr>\n");
+        }
+        html.Write("</tbody></table></div>\n");
     }
 
     private static string? Align(string[] aligns, int c) => c < aligns.Length ? aligns[c] : null;

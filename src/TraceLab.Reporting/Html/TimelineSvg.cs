@@ -24,6 +24,16 @@ public static class TimelineSvg
 
     public static string Render(TimelineData data, IReadOnlyList<TimelineRow> rows, Func<int, string> nameOf)
     {
+        using var svg = new StringWriter(CultureInfo.CurrentCulture);
+        Write(svg, data, rows, nameOf);
+        return svg.ToString();
+    }
+
+    /// <summary>As <see cref="Render"/>, written out as it is drawn (one row per thread: 100,000 threads are ~20 MB of
+    /// text).</summary>
+    public static void Write(TextWriter svg, TimelineData data, IReadOnlyList<TimelineRow> rows,
+        Func<int, string> nameOf)
+    {
         var length = Math.Max(1, data.End - data.Start);
         double X(long t) => LabelWidth + (double)(Math.Clamp(t, data.Start, data.End) - data.Start) / length * PlotWidth;
         string F(double v) => v.ToString("0.##", Inv);
@@ -77,6 +87,7 @@ public static class TimelineSvg
         // Thread rows.
         foreach (var row in rows)
         {
+            Spill(svg, sb);
             var y = rowY[row.Tid];
             sb.Append(Inv, $"<g class=\"tl-row\" data-tid=\"{row.Tid}\">");
             sb.Append(Inv, $"<text x=\"{LabelWidth - 8}\" y=\"{F(y + 16)}\" text-anchor=\"end\" class=\"row-label\">{Esc(row.Label)}</text>");
@@ -101,6 +112,7 @@ public static class TimelineSvg
         sb.Append("<g class=\"tl-wakes\">");
         foreach (var w in data.Wakes)
         {
+            Spill(svg, sb);
             if (!rowY.TryGetValue(w.Wakee, out var yTo)) continue;
             var x = F(X(w.Timestamp));
             var handoff = handoffs.Contains((w.Timestamp, w.Wakee));
@@ -119,11 +131,19 @@ public static class TimelineSvg
         sb.Append("<g class=\"tl-futile\">");
         foreach (var f in data.FutileWakeups)
         {
+            Spill(svg, sb);
             if (!rowY.TryGetValue(f.Tid, out var y)) continue;
             sb.Append(Inv, $"<circle class=\"futile\" cx=\"{F(X(f.BlockedAt))}\" cy=\"{F(y + RowHeight / 2.0)}\" r=\"3.5\"><title>futile wakeup: woken at {Ms(f.WokenAt)} ms, blocked again after {Us(f.BlockedAt - f.WokenAt)} µs without progress</title></circle>");
         }
-        sb.Append("</g>\n</svg>");
-        return sb.ToString();
+        svg.Write(sb.Append("</g>\n</svg>"));
+    }
+
+    /// <summary>Writes out what <paramref name="sb"/> collected once it is large.</summary>
+    private static void Spill(TextWriter svg, StringBuilder sb)
+    {
+        if (sb.Length < HtmlReport.SpillChars) return;
+        svg.Write(sb);
+        sb.Clear();
     }
 
     /// <summary>The 1-2-5 step (in ns) closest above <paramref name="rough"/>.</summary>

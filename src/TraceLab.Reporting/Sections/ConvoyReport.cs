@@ -75,13 +75,13 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
             new("ready p50 µs"), new("ready p99 µs", TerminalHeading: "p99 µs"),
             Column.Left("received most from"), Column.Left("handed most to"),
         ]) { RowNoun = "threads" };
-        foreach (var t in c.Threads)
-        {
-            threads.AddForThread(t.Tid, Format.Tid(t.Tid), t.Name, Units.Ms(t.TimeInConvoyNs), Units.N(t.HandoffsReceived),
-                Units.N(t.HandoffsReceivedInConvoys), Units.N(t.HandoffsGiven), Units.N(t.LostRaces),
-                Units.Us(t.QueueWait.P50Ns), Units.Us(t.ReadyLatency.P50Ns), Units.Us(t.ReadyLatency.P99Ns),
-                Partners(t.ReceivedFrom), Partners(t.GivenTo));
-        }
+        threads.AddThreadRows(c.Threads, t => t.Tid, t =>
+        [
+            Format.Tid(t.Tid), t.Name, Units.Ms(t.TimeInConvoyNs), Units.N(t.HandoffsReceived),
+            Units.N(t.HandoffsReceivedInConvoys), Units.N(t.HandoffsGiven), Units.N(t.LostRaces),
+            Units.Us(t.QueueWait.P50Ns), Units.Us(t.ReadyLatency.P50Ns), Units.Us(t.ReadyLatency.P99Ns),
+            Partners(t.ReceivedFrom), Partners(t.GivenTo),
+        ]);
 
         return
         [

@@ -50,15 +50,15 @@ public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSe
             new("ready in syscalls ms", TerminalHeading: "ready ms"),
             Column.Left("syscalls (calls, cpu/blocked/ready ms)", "top syscalls (calls, cpu ms, blocked ms)"),
         ]) { RowNoun = "threads" };
-        foreach (var t in k.Threads)
-        {
-            table.AddForThread(t.Tid, Format.Tid(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs),
-                Units.Ms(t.EstimatedKernelNs), Units.Ms(t.OutsideSyscallsNs),
-                t.RusageSystemNs is { } s ? Units.Ms(s) : "", Units.N(t.SyscallCalls),
-                Units.Ms(t.BlockedInSyscallsNs), Units.Ms(t.ReadyInSyscallsNs),
-                new(string.Join("; ", t.Syscalls.Select(s => $"{Calls(s)}/{Units.Ms(s.ReadyNs)}")),
-                    Short(string.Join("; ", t.Syscalls.Take(3).Select(Calls)), 40)));
-        }
+        table.AddThreadRows(k.Threads, t => t.Tid, t =>
+        [
+            Format.Tid(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs),
+            Units.Ms(t.EstimatedKernelNs), Units.Ms(t.OutsideSyscallsNs),
+            t.RusageSystemNs is { } s ? Units.Ms(s) : "", Units.N(t.SyscallCalls),
+            Units.Ms(t.BlockedInSyscallsNs), Units.Ms(t.ReadyInSyscallsNs),
+            new(string.Join("; ", t.Syscalls.Select(s => $"{Calls(s)}/{Units.Ms(s.ReadyNs)}")),
+                Short(string.Join("; ", t.Syscalls.Take(3).Select(Calls)), 40)),
+        ]);
 
         var compare = ratio is null
             ? ""

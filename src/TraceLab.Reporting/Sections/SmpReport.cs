@@ -38,14 +38,14 @@ public sealed class SmpReport() : AnalysisReport<SmpAnalyzer, SmpSection>(Analys
         {
             RowNoun = "threads",
         };
-        foreach (var t in s.Threads)
-        {
-            threads.AddForThread(t.Tid, [Format.Tid(t.Tid), t.Name,
-                .. cpus.Select(c => (Cell)Units.Ms(c < t.ResidencyNs.Count ? t.ResidencyNs[c] : 0)),
-                Units.N(t.Migrations), Units.N(t.CpuChanges), Units.N(t.WakeupsReceivedSameCpu),
-                Units.N(t.WakeupsReceivedCrossCpu), Units.N(t.WakeupsGivenSameCpu), Units.N(t.WakeupsGivenCrossCpu),
-                Units.Ms(t.RunnableWhileIdleNs)]);
-        }
+        threads.AddThreadRows(s.Threads, t => t.Tid, t =>
+        [
+            Format.Tid(t.Tid), t.Name,
+            .. cpus.Select(c => (Cell)Units.Ms(c < t.ResidencyNs.Count ? t.ResidencyNs[c] : 0)),
+            Units.N(t.Migrations), Units.N(t.CpuChanges), Units.N(t.WakeupsReceivedSameCpu),
+            Units.N(t.WakeupsReceivedCrossCpu), Units.N(t.WakeupsGivenSameCpu), Units.N(t.WakeupsGivenCrossCpu),
+            Units.Ms(t.RunnableWhileIdleNs),
+        ]);
 
         var cpuLine = string.Join("  ", s.Cpus.Select(c =>
             $"cpu{c.Cpu}: busy {Units.Ms(c.BusyNs)} ms, idle {Units.Ms(c.IdleNs)} ms, {Units.N(c.Switches)} switches"));

@@ -33,10 +33,11 @@ public sealed class ThreadsReport : IAnalysisReport
             new("sys ms (rusage)", TerminalHeading: "sys ms*", In: rusage),
             Column.MarkdownOnly("iterations"),
         ]) { RowNoun = "threads" };
-        foreach (var t in report.Threads)
+        table.AddThreadRows(report.Threads, t => t.Tid, t =>
         {
             var top = t.TopWakers.FirstOrDefault();
-            table.AddForThread(t.Tid,
+            return
+            [
                 new(Format.Tid(t.Tid) + (t.MayBeAffectedByLoss == true ? " ⚠" : ""), Format.Tid(t.Tid)),
                 new(t.Name, t.Name + (t.Role is null ? "" : $" ({t.Role})")),
                 t.Role ?? "",
@@ -48,8 +49,9 @@ public sealed class ThreadsReport : IAnalysisReport
                     top is null ? "" : $"{Short(top.Name)} ({Format.Tid(top.Tid)}) ×{Units.N(top.Count)}"),
                 t.Workload is null ? "" : Units.Ms(t.Workload.UserNs),
                 t.Workload is null ? "" : Units.Ms(t.Workload.SystemNs),
-                t.Workload is null ? "" : Units.N(t.Workload.Iterations));
-        }
+                t.Workload is null ? "" : Units.N(t.Workload.Iterations),
+            ];
+        });
         return
         [
             new MarkdownText("## Threads", ""),

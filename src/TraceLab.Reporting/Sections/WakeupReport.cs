@@ -31,13 +31,13 @@ public sealed class WakeupReport() : AnalysisReport<WakeupAnalyzer, WakeupSectio
             new("same-CPU n"), new("same-CPU p50 µs", TerminalHeading: "p50 µs"), new("p99 µs"), new("cross-CPU n"),
             new("cross-CPU p50 µs", TerminalHeading: "p50 µs"), new("p99 µs"),
         ]) { RowNoun = "threads" };
-        foreach (var t in w.Threads)
-        {
-            threads.AddForThread(t.Tid, Format.Tid(t.Tid), t.Name, Units.N(t.Wakeups), Units.N(t.Futile),
-                new(Format.Pct(t.FutileShare), Format.P1(t.FutileShare)), Units.N(t.Spurious),
-                Units.N(t.SameCpuLatency.Count), Units.Us(t.SameCpuLatency.P50Ns), Units.Us(t.SameCpuLatency.P99Ns),
-                Units.N(t.CrossCpuLatency.Count), Units.Us(t.CrossCpuLatency.P50Ns), Units.Us(t.CrossCpuLatency.P99Ns));
-        }
+        threads.AddThreadRows(w.Threads, t => t.Tid, t =>
+        [
+            Format.Tid(t.Tid), t.Name, Units.N(t.Wakeups), Units.N(t.Futile),
+            new(Format.Pct(t.FutileShare), Format.P1(t.FutileShare)), Units.N(t.Spurious),
+            Units.N(t.SameCpuLatency.Count), Units.Us(t.SameCpuLatency.P50Ns), Units.Us(t.SameCpuLatency.P99Ns),
+            Units.N(t.CrossCpuLatency.Count), Units.Us(t.CrossCpuLatency.P50Ns), Units.Us(t.CrossCpuLatency.P99Ns),
+        ]);
 
         return
         [

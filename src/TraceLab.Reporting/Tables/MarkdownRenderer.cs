@@ -27,26 +27,26 @@ public static class MarkdownRenderer
         var columns = Enumerable.Range(0, table.Columns.Count)
             .Where(i => (table.Columns[i].In & Shown.Markdown) != 0).ToArray();
         var shown = limit.RowsShown(table, tableLimit: null);
-        if (shown.Count == 0 && table.Rows.Count > 0)
+        if (shown.Count == 0 && table.RowCount > 0)
         {
             // Every row was left out (none about the threads shown): the note alone.
-            if (limit.MoreNote is { } note) sb.AppendLine(note(table.Rows.Count, table)).AppendLine();
+            if (limit.MoreNote is { } note) sb.AppendLine(note(table.RowCount, table)).AppendLine();
             return;
         }
         // A long table: its first rows, then the long tail as a collapsed list (report.html keeps it collapsed).
         var open = table.MarkdownCollapseAfter is { } fold && shown.Count > fold + 1 ? fold : shown.Count;
         Header(sb, table, columns);
-        for (var k = 0; k < open; k++) Row(sb, table.Rows[shown[k]], columns);
+        for (var k = 0; k < open; k++) Row(sb, table.Row(shown[k]), columns);
         if (open < shown.Count)
         {
             sb.AppendLine().AppendLine("<details>")
                 .AppendLine($"<summary>{shown.Count - open:N0} more {table.RowNoun}</summary>").AppendLine();
             Header(sb, table, columns);
-            for (var k = open; k < shown.Count; k++) Row(sb, table.Rows[shown[k]], columns);
+            for (var k = open; k < shown.Count; k++) Row(sb, table.Row(shown[k]), columns);
             sb.AppendLine().AppendLine("</details>");
         }
-        if (shown.Count < table.Rows.Count && limit.MoreNote is { } more)
-            sb.AppendLine().AppendLine(more(table.Rows.Count - shown.Count, table));
+        if (shown.Count < table.RowCount && limit.MoreNote is { } more)
+            sb.AppendLine().AppendLine(more(table.RowCount - shown.Count, table));
         sb.AppendLine();
     }
 

@@ -59,7 +59,21 @@ public sealed class ReportTable
 
     public IReadOnlyList<Column> Columns { get; }
 
-    public List<Cell[]> Rows { get; } = [];
+    private readonly List<Cell[]> _rows = [];
+    /// <summary>Builds row r of a table whose rows are built when shown (<see cref="AddThreadRows"/>).</summary>
+    private Func<int, Cell[]>? _buildRow;
+
+    /// <summary>The number of rows, shown or not.</summary>
+    public int RowCount => _buildRow is null ? _rows.Count : RowTids!.Count;
+
+    /// <summary>Row <paramref name="index"/>'s cells (built now when the table builds its rows when shown).</summary>
+    public Cell[] Row(int index)
+    {
+        if (_buildRow is null) return _rows[index];
+        var cells = _buildRow(index);
+        return cells.Length == Columns.Count ? cells : throw new InvalidOperationException(
+            $"a row of {cells.Length} cells in a table of {Columns.Count} columns");
+    }
 
     /// <summary>The renderings that show this table.</summary>
     public Shown In { get; init; } = Shown.Everywhere;
@@ -91,19 +105,36 @@ public sealed class ReportTable
         if (cells.Length != Columns.Count)
             throw new ArgumentException($"a row of {cells.Length} cells in a table of {Columns.Count} columns");
         if (RowTids is not null) throw new InvalidOperationException("every row of this table is about a thread");
-        Rows.Add(cells);
+        _rows.Add(cells);
         return this;
     }
 
     /// <summary>Adds a row about thread <paramref name="tid"/> (all rows of a table are, or none).</summary>
     public ReportTable AddForThread(int tid, params Cell[] cells)
     {
-        if (Rows.Count > 0 && RowTids is null)
+        if (_rows.Count > 0 && RowTids is null)
             throw new InvalidOperationException("rows of this table are not about threads");
+        if (_buildRow is not null) throw new InvalidOperationException("the rows of this table are built when shown");
         if (cells.Length != Columns.Count)
             throw new ArgumentException($"a row of {cells.Length} cells in a table of {Columns.Count} columns");
         (RowTids ??= []).Add(tid);
-        Rows.Add(cells);
+        _rows.Add(cells);
+        return this;
+    }
+
+    /// <summary>
+    /// Makes the rows one per item, each about thread <paramref name="tid"/> of its item, with the cells
+    /// <paramref name="cells"/> gives it built only when a renderer shows the row: a report of 100,000 threads shows
+    /// a few thousand rows, and every row as strings was ~1 KB (docs/performance.md#many-threads). The table must be
+    /// empty and takes no other rows; <paramref name="cells"/> must give the same cells each time.
+    /// </summary>
+    public ReportTable AddThreadRows<T>(IReadOnlyList<T> items, Func<T, int> tid, Func<T, Cell[]> cells)
+    {
+        if (RowCount > 0 || _buildRow is not null) throw new InvalidOperationException("the table already has rows");
+        var tids = new List<int>(items.Count);
+        foreach (var item in items) tids.Add(tid(item));
+        RowTids = tids;
+        _buildRow = r => cells(items[r]);
         return this;
     }
 }
@@ -131,7 +162,7 @@ public sealed record RowLimit(
     /// <summary>The number of rows to show of <paramref name="table"/>, given its own limit for this renderer.</summary>
     public int Shown(ReportTable table, int? tableLimit)
     {
-        var n = table.Rows.Count;
+        var n = table.RowCount;
         if (tableLimit is { } t) n = Math.Min(n, t);
         if (MaxRows is { } m) n = Math.Min(n, m);
         return n;
@@ -146,7 +177,7 @@ public sealed record RowLimit(
         if (ThreadFilter is { } keep && table.RowTids is { } rowTids)
             return Filtered(table, tableLimit, rowTids, keep);
         var shown = Shown(table, tableLimit);
-        if (shown == table.Rows.Count || ThreadRank is not { } rank || table.RowTids is not { } tids)
+        if (shown == table.RowCount || ThreadRank is not { } rank || table.RowTids is not { } tids)
             return Enumerable.Range(0, shown).ToArray();
         // A min-heap of the best `shown` rows so far; ties go to the earlier row (the table's own order).
         var byRank = Comparer<int>.Create((a, b) =>

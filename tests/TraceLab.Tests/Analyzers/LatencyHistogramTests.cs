@@ -115,4 +115,35 @@ public sealed class LatencyHistogramTests
         Assert.Equal(0, h.Min);
         Assert.Equal(0, h.Percentile(50));
     }
+
+    /// <summary>
+    /// A histogram's first values are counted in fields (one or two buckets, at most 64 values) and moved into rows
+    /// when a third bucket or the 65th value comes: in every state it reports what the bucket definition says.
+    /// </summary>
+    [Theory]
+    [InlineData(new long[] { 1000 })]
+    [InlineData(new long[] { 1000, 5 })]                       // the second bucket below the first
+    [InlineData(new long[] { 5, 1000, 1001, 5 })]
+    [InlineData(new long[] { 5, 1000, 70_000 })]               // a third bucket: rows
+    [InlineData(new long[] { 70_000, 5, 1000, 5, 70_001 })]
+    public void Few_buckets_report_as_the_bucket_definition_says(long[] values)
+    {
+        foreach (var repeat in new[] { 1, 40 })                  // 40 × 2 or more values: past 64, rows
+        {
+            var samples = Enumerable.Repeat(values, repeat).SelectMany(v => v).ToArray();
+            var h = new LatencyHistogram();
+            foreach (var v in samples) h.Add(v);
+            var sorted = samples.Order().ToArray();
+
+            foreach (var p in Percentiles.Concat([0.0, 50]))
+            {
+                var expected = Math.Clamp(ReferenceMidpoint(ExactNearestRank(sorted, p)), sorted[0], sorted[^1]);
+                Assert.Equal(expected, h.Percentile(p));
+            }
+            var buckets = h.Buckets().ToList();
+            Assert.Equal(samples.Length, buckets.Sum(b => b.Count));
+            Assert.Equal(buckets.OrderBy(b => b.Low), buckets);
+            Assert.All(samples, v => Assert.Contains(buckets, b => v >= b.Low && v < b.Low + b.Width));
+        }
+    }
 }

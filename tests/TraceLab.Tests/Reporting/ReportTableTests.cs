@@ -33,6 +33,29 @@ public sealed class ReportTableTests
     }
 
     [Fact]
+    public void Rows_about_threads_are_built_only_when_a_renderer_shows_them()
+    {
+        // A whole system's report: 1,000 thread rows, of which report.md shows the 5 of the detailed threads.
+        var built = new List<int>();
+        var table = new ReportTable("T", [new("tid"), Column.Left("name")]);
+        table.AddThreadRows(Enumerable.Range(1, 1000).ToList(), tid => tid, tid =>
+        {
+            built.Add(tid);
+            return [$"{tid}", $"t{tid}"];
+        });
+        var detailed = new HashSet<int> { 7, 300, 301, 302, 999 };
+        var sb = new StringBuilder();
+
+        MarkdownRenderer.Write(sb, [new TableBlock(table)],
+            new RowLimit(ThreadFilter: detailed.Contains, MoreNote: (left, _) => $"… {left} more"));
+
+        Assert.Equal(1000, table.RowCount);
+        Assert.Equal([7, 300, 301, 302, 999], built);
+        Assert.Contains("| 300 | t300 |", sb.ToString(), StringComparison.Ordinal);
+        Assert.Contains("… 995 more", sb.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void A_renderer_row_limit_cuts_each_table_and_says_how_many_rows_are_left_out()
     {
         var sb = new StringBuilder();
