@@ -49,10 +49,16 @@ public sealed class ThreadInstanceMap
     public bool Needs(in KernelEvent e)
     {
         if (!Active) return e.Kind == KernelEventKind.Exit;
-        // Most events name no tid that ever exited: three independent bit tests, whatever the kind, settle them.
-        if ((Marked(e.Pid) | Marked(e.Tid) | Marked(e.Tid2)) == 0) return ((ForkOrExit >> (int)e.Kind) & 1) != 0;
+        // Most events name no tid that ever exited: a bit test per tid settles them. Syscalls (most events) name only
+        // their caller; their other tid fields are not read, as the reader has only just cleared them.
+        var kind = e.Kind;
+        if (Marked(e.Pid) == 0 && (((SyscallKinds >> (int)kind) & 1) != 0 || (Marked(e.Tid) | Marked(e.Tid2)) == 0))
+            return ((ForkOrExit >> (int)kind) & 1) != 0;
         return NeedsExactly(e);
     }
+
+    private const int SyscallKinds =
+        (1 << (int)KernelEventKind.SyscallEnter) | (1 << (int)KernelEventKind.SyscallExit);
 
     private const int ForkOrExit = (1 << (int)KernelEventKind.Fork) | (1 << (int)KernelEventKind.Exit);
 
