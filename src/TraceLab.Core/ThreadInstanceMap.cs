@@ -21,7 +21,9 @@ public sealed class ThreadInstanceMap
     private const int StateMask = 3;
 
     private int[]?[] _pages = new int[]?[64];
-    /// <summary>A bit per tid modulo 65,536, set when its packed entry becomes non-zero (see <see cref="Marked"/>).</summary>
+    /// <summary>
+    /// A bit per tid modulo 65,536, set when its packed entry becomes non-zero (see <see cref="Marked"/>).
+    /// </summary>
     private readonly ulong[] _marks = new ulong[MarkWords];
     private const int MarkWords = 1024;
     private readonly ThreadTable? _names;
