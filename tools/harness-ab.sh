@@ -3,7 +3,7 @@
 # kind set): runs the harness of each build in turn, $ROUNDS times, and prints each build's per-run ns/event (sorted;
 # take the median). A build is a worktree (its tests/TraceLab.Benchmarks Release output) or a copy of that output
 # folder. Build first: dotnet build tests/TraceLab.Benchmarks -c Release.
-#   TRACELAB_BENCH_TRACE=/work/traces/mutex200k/trace.dat tools/harness-ab.sh BUILD_A BUILD_B [...] [-- kinds...]
+#   TRACELAB_BENCH_TRACE=path/to/trace.dat tools/harness-ab.sh BUILD_A BUILD_B [...] [-- kinds...]
 #   ENV_ALL="DOTNET_TieredPGO=0" tools/harness-ab.sh ...      # extra environment for every run
 set -euo pipefail
 builds=()
