@@ -26,6 +26,9 @@ namespace TraceLab.Analyzers;
 /// stays the interface, the typed path is only how the pass calls the ones it ships.
 /// </para>
 /// </remarks>
+// The slots of each event live in a stack struct passed by reference to every analyzer: always written before they
+// are read, so zeroing them in every call's prolog (what the IL's localsinit asks for) is wasted work per event.
+[SkipLocalsInit]
 public sealed class AnalysisPass : IKernelEventSink
 {
     private readonly IKernelAnalyzer[] _analyzers;

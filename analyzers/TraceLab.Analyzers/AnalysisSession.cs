@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Parallel;
@@ -76,11 +77,17 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     public void OnEvent(in KernelEvent e)
     {
         // Until some thread exits, no tid can have been reused: events go through untouched.
-        if (!Instances.Needs(e))
-        {
-            Dispatch(e);
-            return;
-        }
+        if (!Instances.Needs(e)) Dispatch(e);
+        else DispatchRewritten(e);
+    }
+
+    /// <summary>
+    /// The rare event that names an exited or reused tid, copied and rewritten. Out of line: the copy (a struct with a
+    /// reference field) would otherwise be zeroed in <see cref="OnEvent"/>'s frame on every event.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void DispatchRewritten(in KernelEvent e)
+    {
         var rewritten = e;
         Instances.Rewrite(ref rewritten);
         Dispatch(rewritten);

@@ -10,6 +10,9 @@ namespace TraceLab.Analyzers;
 /// chain is repaired at that point (start estimated, see <see cref="Repair"/>) and counted in <see cref="ChainBreaks"/>.
 /// Memory grows with the number of threads and CPUs, never with the number of events.
 /// </summary>
+// The slots of each event live in a stack struct passed by reference to every analyzer: always written before they
+// are read, so zeroing them in every call's prolog (what the IL's localsinit asks for) is wasted work per event.
+[SkipLocalsInit]
 public sealed class ThreadAccounting : IKernelEventSink
 {
     private const int Unknown = -1;
@@ -49,6 +52,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     private readonly Dictionary<int, int> _parent = new();
     private CpuState[] _cpus = [];
     private ISchedulingObserver[] _observers = [];
+    /// <summary>The observer when there is exactly one (the usual case): called without a loop.</summary>
+    private ISchedulingObserver? _onlyObserver;
 
     public MeasuredRegion Region { get; } = new();
 
@@ -100,9 +105,20 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// identifies it; otherwise, and for system-wide objects, unchanged (docs/metrics.md 8.1).
     /// </summary>
     public Locks.LockObject Scoped(Locks.LockObject obj, int tid) =>
-        obj.Process == Locks.LockObject.PerProcess && CachedKnownProcessOf(tid) is var process and > 0
-            ? obj with { Process = process }
-            : obj;
+        obj.Process != Locks.LockObject.PerProcess ? obj
+        : tid > 0 ? Scoped(obj, tid, Slots.SlotOf(tid))
+        : WithProcess(obj, KnownProcessOf(tid));
+
+    /// <summary>
+    /// <see cref="Scoped(Locks.LockObject, int)"/> of a thread (tid &gt; 0) whose <see cref="Slots"/> slot the caller
+    /// holds: one lookup less on every lock syscall.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal Locks.LockObject Scoped(Locks.LockObject obj, int tid, int slot) =>
+        obj.Process == Locks.LockObject.PerProcess ? WithProcess(obj, CachedKnownProcessOf(tid, slot)) : obj;
+
+    private static Locks.LockObject WithProcess(Locks.LockObject obj, int process) =>
+        process > 0 ? obj with { Process = process } : obj;
 
     /// <summary>
     /// <see cref="KnownProcessOf"/> of a thread, remembered per slot until an exec, a fork or a marker (the only
@@ -110,10 +126,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// the creation chain through several hashed lookups, on every lock operation.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int CachedKnownProcessOf(int tid)
+    private int CachedKnownProcessOf(int tid, int slot)
     {
-        if (tid <= 0) return KnownProcessOf(tid);
-        var slot = Slots.SlotOf(tid);
         var cache = _knownProcess;
         return (uint)slot < (uint)cache.Length && cache[slot].Version == _lineageVersion
             ? cache[slot].Process
@@ -155,28 +169,33 @@ public sealed class ThreadAccounting : IKernelEventSink
     {
         ArgumentNullException.ThrowIfNull(observer);
         _observers = [.. _observers, observer];
+        _onlyObserver = _observers.Length == 1 ? observer : null;
     }
 
     // The transitions, to every observer.
 
     private void RunEnded(int tid, int slot, int cpu, long since, long end, long t)
     {
-        foreach (var o in _observers) o.OnRunEnded(tid, slot, cpu, since, end, t);
+        if (_onlyObserver is { } only) only.OnRunEnded(tid, slot, cpu, since, end, t);
+        else foreach (var o in _observers) o.OnRunEnded(tid, slot, cpu, since, end, t);
     }
 
     private void RunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
     {
-        foreach (var o in _observers) o.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
+        if (_onlyObserver is { } only) only.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
+        else foreach (var o in _observers) o.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
     }
 
     private void BecameRunnable(int tid, int slot, long t)
     {
-        foreach (var o in _observers) o.OnRunnable(tid, slot, t);
+        if (_onlyObserver is { } only) only.OnRunnable(tid, slot, t);
+        else foreach (var o in _observers) o.OnRunnable(tid, slot, t);
     }
 
     private void CpuTaskChanged(int cpu, int tid, long since, long t)
     {
-        foreach (var o in _observers) o.OnCpuTaskChanged(cpu, tid, since, t);
+        if (_onlyObserver is { } only) only.OnCpuTaskChanged(cpu, tid, since, t);
+        else foreach (var o in _observers) o.OnCpuTaskChanged(cpu, tid, since, t);
     }
 
     /// <summary>
@@ -455,6 +474,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     }
 
     /// <summary>Adds the thread's time in its current state, from its <c>Since</c> to <paramref name="end"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Charge(ThreadStats st, ThreadState ts, long end)
     {
         var ns = Region.Overlap(ts.Since, end);

@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace TraceLab.Core;
 
@@ -20,6 +21,11 @@ public sealed class ThreadInstanceMap
     private const int StateMask = 3;
 
     private int[]?[] _pages = new int[]?[64];
+    /// <summary>
+    /// A bit per tid modulo 65,536, set when its packed entry becomes non-zero (see <see cref="Marked"/>).
+    /// </summary>
+    private readonly ulong[] _marks = new ulong[MarkWords];
+    private const int MarkWords = 1024;
     private readonly ThreadTable? _names;
     private readonly Dictionary<int, string> _namesAtExit = new();
     private readonly HashSet<int> _reused = [];
@@ -45,6 +51,30 @@ public sealed class ThreadInstanceMap
     public bool Needs(in KernelEvent e)
     {
         if (!Active) return e.Kind == KernelEventKind.Exit;
+        // Most events name no tid that ever exited: a bit test per tid settles them. Syscalls (most events) name only
+        // their caller; their other tid fields are not read, as the reader has only just cleared them.
+        var kind = e.Kind;
+        if (Marked(e.Pid) == 0 && (((SyscallKinds >> (int)kind) & 1) != 0 || (Marked(e.Tid) | Marked(e.Tid2)) == 0))
+            return ((ForkOrExit >> (int)kind) & 1) != 0;
+        return NeedsExactly(e);
+    }
+
+    private const int SyscallKinds =
+        (1 << (int)KernelEventKind.SyscallEnter) | (1 << (int)KernelEventKind.SyscallExit);
+
+    private const int ForkOrExit = (1 << (int)KernelEventKind.Fork) | (1 << (int)KernelEventKind.Exit);
+
+    /// <summary>
+    /// 1 when <paramref name="tid"/> may have a non-zero <see cref="Packed"/> entry: its bit (tid modulo 65,536) in
+    /// <see cref="_marks"/> is set whenever an entry becomes non-zero, so 0 is certain and 1 only a maybe.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private ulong Marked(int tid) =>
+        (Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_marks), (tid >> 6) & (MarkWords - 1)) >> tid) & 1;
+
+    /// <summary><see cref="Needs"/> for an event one of whose tids may have exited or been reused.</summary>
+    private bool NeedsExactly(in KernelEvent e)
+    {
         if (Packed(e.Pid) != 0) return true;
         switch (e.Kind)
         {
@@ -182,6 +212,7 @@ public sealed class ThreadInstanceMap
 
     private void SetPacked(int tid, int value)
     {
+        _marks[(tid >> 6) & (MarkWords - 1)] |= 1UL << tid;
         var p = tid >> PageBits;
         if (p >= _pages.Length) Array.Resize(ref _pages, Math.Max(p + 1, _pages.Length * 2));
         (_pages[p] ??= new int[PageSize])[tid & PageMask] = value;

@@ -183,7 +183,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         var kind = LockOperation.Classify(e, out var obj);
         // A per-process object whose process the trace does not identify stays keyed by its number alone (as
         // before processes were told apart): threads of one unidentified process must still meet on it.
-        obj = _accounting.Scoped(obj, e.Pid);
+        obj = _accounting.Scoped(obj, e.Pid, t.Slot);
         Running(t, e.Pid, e.Timestamp);
         if (kind != LockOpKind.None)
         {
