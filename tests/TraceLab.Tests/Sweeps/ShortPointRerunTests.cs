@@ -2,8 +2,6 @@ using System.Globalization;
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Calibration;
 using TraceLab.Sweeps.Claims;
-using TraceLab.TestSupport;
-using Xunit;
 
 namespace TraceLab.Tests.Sweeps;
 
@@ -63,21 +61,15 @@ public sealed class ShortPointRerunTests
         }
     }
 
-    private static SweepState Tm2State(string directory)
+    /// <summary>tm2 as planned (no run yet), saved in <paramref name="directory"/>, calibrated by <paramref name="runner"/>.</summary>
+    private static async Task<SweepState> CalibratedTm2(string directory, NoisyRunner runner)
     {
-        var d = PredefinedSweeps.Find("timemutex", "tm2")!;
-        var points = HandMadeResults.Points(d);
-        var state = new SweepState
-        {
-            Sweep = "tm2", Workload = "timemutex", Repeats = 3, OrderSeed = 1,
-            Points = points.Select(p => new SweepPointState(p.Index, p.Series, p.X, p.Values.ToDictionary())).ToList(),
-            Order = [.. SweepPlan.Order(points.Count, 3, 1)],
-        };
+        var state = HandMadeResults.Planned("tm2");
         SweepStateStore.Save(directory, state);
+        var calibration = PredefinedSweeps.Find("timemutex", "tm2")!.Calibration!;
+        await new SweepCalibrator(runner, directory).CalibrateAsync(state, calibration, CancellationToken.None);
         return state;
     }
-
-    private static IterationCalibration Tm2Calibration => PredefinedSweeps.Find("timemutex", "tm2")!.Calibration!;
 
     private static double Median(SweepState state, int point) =>
         Summary.Of(state.Runs.Where(r => r.Point == point && r.Ok).Select(r => r.ElapsedNs / 1e9))!.Median;
@@ -95,9 +87,8 @@ public sealed class ShortPointRerunTests
     public async Task Misleading_pilots_leave_short_points_which_are_measured_again_until_none_is_under_half_a_second()
     {
         using var tmp = new TempDirectory("short-rerun");
-        var state = Tm2State(tmp.Path);
         var runner = new NoisyRunner();
-        await new SweepCalibrator(runner, tmp.Path).CalibrateAsync(state, Tm2Calibration, CancellationToken.None);
+        var state = await CalibratedTm2(tmp.Path, runner);
         var calibrated = state.Points.ToDictionary(p => p.Index, p => p.Values["iterations"]);
         var rerunEvents = new List<PointRerun>();
 
@@ -135,9 +126,7 @@ public sealed class ShortPointRerunTests
     public async Task Interrupted_during_the_re_runs_and_resumed_every_point_is_long_enough_and_recorded_once()
     {
         using var tmp = new TempDirectory("short-rerun-resume");
-        var state = Tm2State(tmp.Path);
-        var pilotRunner = new NoisyRunner();
-        await new SweepCalibrator(pilotRunner, tmp.Path).CalibrateAsync(state, Tm2Calibration, CancellationToken.None);
+        var state = await CalibratedTm2(tmp.Path, new NoisyRunner());
 
         // The first pass is 108 runs; stop at the second run of the re-runs.
         using (var cts = new CancellationTokenSource())
@@ -160,9 +149,8 @@ public sealed class ShortPointRerunTests
     public async Task A_point_that_never_gets_longer_stops_at_the_cap_and_the_report_says_so()
     {
         using var tmp = new TempDirectory("short-rerun-cap");
-        var state = Tm2State(tmp.Path);
         var runner = new NoisyRunner { Flat = true };
-        await new SweepCalibrator(runner, tmp.Path).CalibrateAsync(state, Tm2Calibration, CancellationToken.None);
+        var state = await CalibratedTm2(tmp.Path, runner);
         var pilots = runner.Calls;
 
         Assert.True(await new SweepRunner(tmp.Path, state, runner).RunAsync(CancellationToken.None));
