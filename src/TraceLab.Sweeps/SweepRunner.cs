@@ -30,8 +30,9 @@ public sealed class SweepRunner
     /// <returns>True when every planned run is recorded and no point is left to measure again.</returns>
     public async Task<bool> RunAsync(CancellationToken cancellationToken)
     {
-        // A calibrated sweep's short points are measured again until long enough (or capped): docs/sweeps.md#calibration.
-        while (await RunOrderAsync(cancellationToken).ConfigureAwait(false) && !cancellationToken.IsCancellationRequested)
+        // A calibrated sweep's short points are measured again until long enough or capped (sweeps.md#calibration).
+        while (await RunOrderAsync(cancellationToken).ConfigureAwait(false)
+               && !cancellationToken.IsCancellationRequested)
         {
             var reruns = Calibration.ShortPointReruns.Rerun(_state, _directory);
             if (reruns.Count == 0) break;

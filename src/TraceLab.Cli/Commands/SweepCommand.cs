@@ -277,7 +277,7 @@ public sealed class SweepCommand
         return true;
     }
 
-    /// <summary>One line per point of a calibrated sweep measured again because its median was under the minimum.</summary>
+    /// <summary>One line per point of a calibrated sweep measured again (its median was under the minimum).</summary>
     internal static void SayReruns(IAnsiConsole console, IReadOnlyList<PointRerun> reruns,
         IReadOnlyList<SweepPoint> points)
     {
@@ -286,8 +286,8 @@ public sealed class SweepCommand
             var p = points[r.Point];
             console.MarkupLine(Markup.Escape(FormattableString.Invariant(
                 $"  {p.Id} {p.Series} x={p.X}: median {r.MedianSeconds:0.###} s < {r.MinSeconds:0.##} s, ")
-                + FormattableString.Invariant(
-                    $"measured again with {r.Parameter} {r.FromValue:#,0} → {r.ToValue:#,0} (docs/sweeps.md#calibration)")));
+                + FormattableString.Invariant($"measured again with {r.Parameter} {r.FromValue:#,0} → ")
+                + FormattableString.Invariant($"{r.ToValue:#,0} (docs/sweeps.md#calibration)")));
         }
     }
 

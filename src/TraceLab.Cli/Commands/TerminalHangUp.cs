@@ -12,7 +12,8 @@ internal sealed partial class TerminalHangUp
     private const int OWriteOnly = 1;
 
     // Which of stdout/stderr are the terminal, asked before any hang-up: a hung-up terminal no longer says it is one.
-    private readonly int[] _terminalFds = OperatingSystem.IsWindows() ? [] : [.. new[] { 1, 2 }.Where(fd => IsATty(fd) == 1)];
+    private readonly int[] _terminalFds =
+        OperatingSystem.IsWindows() ? [] : [.. new[] { 1, 2 }.Where(fd => IsATty(fd) == 1)];
 
     public void SilenceTerminalOutput()
     {

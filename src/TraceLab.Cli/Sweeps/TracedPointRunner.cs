@@ -33,7 +33,7 @@ public sealed class TracedPointRunner : IPointRunner
 
     public int BufferKb { get; init; } = 64 * 1024;
     public SyscallSet Syscalls { get; init; } = SyscallSet.Lock;
-    /// <summary>False: delete trace.dat once analyzed (report.json and the reports stay); `claims --run --trace`.</summary>
+    /// <summary>False: delete trace.dat once analyzed, keep the reports (`claims --run --trace`).</summary>
     public bool KeepTraceFile { get; init; } = true;
 
     public async Task<SweepRunRecord> RunAsync(SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)

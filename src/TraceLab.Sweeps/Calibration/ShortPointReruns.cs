@@ -15,15 +15,15 @@ public static class ShortPointReruns
     /// <summary>Most re-runs of one point: each one at least doubles its count, so three are ×8 or more.</summary>
     public const int MaxRounds = 3;
 
-    /// <summary>A re-run aims its fastest run at the minimum × this (the noise that made it short is still there).</summary>
+    /// <summary>A re-run aims its fastest run at the minimum × this (the noise that made it short remains).</summary>
     public const double Margin = 2;
 
-    /// <summary>At most this factor per re-run (a point whose fastest run took ~0 s is not scaled unboundedly).</summary>
+    /// <summary>At most this factor per re-run (a point whose fastest run took ~0 s is not scaled unbounded).</summary>
     public const double MaxFactor = 100;
 
     public const string ReplacedFolder = "replaced";
 
-    /// <summary>A point under its series' minimum: its median, its fastest run and why it can or cannot be re-run.</summary>
+    /// <summary>A point under its series' minimum: its median, its fastest run, whether it can be re-run.</summary>
     public sealed record ShortPoint(int Point, string Parameter, long Value, double MinSeconds, double MedianSeconds,
         double FastestSeconds, int Rounds)
     {
@@ -111,14 +111,16 @@ public static class ShortPointReruns
     {
         var shortPoints = Find(state);
         if (shortPoints.Count == 0) return null;
-        var list = string.Join("; ", shortPoints.Select(u => string.Create(CultureInfo.InvariantCulture,
-            $"{points[u.Point].Id} ({points[u.Point].Series} @ {points[u.Point].X}) median {u.MedianSeconds:0.###} s at ")
+        var list = string.Join("; ", shortPoints.Select(u => $"{points[u.Point].Id} "
+            + $"({points[u.Point].Series} @ {points[u.Point].X}) "
+            + string.Create(CultureInfo.InvariantCulture, $"median {u.MedianSeconds:0.###} s at ")
             + string.Create(CultureInfo.InvariantCulture, $"{u.Parameter} {u.Value:#,0}: ")
             + (u.CanRerun ? "to be measured again by the next run (resume)"
                 : u.CountCapped ? "stays, at the largest count a workload takes"
                 : string.Create(CultureInfo.InvariantCulture, $"stays, after {u.Rounds} re-runs (the most allowed)"))));
         return string.Create(CultureInfo.InvariantCulture,
-            $"under the calibrated minimum of {shortPoints[0].MinSeconds:0.##} s: {shortPoints.Count} point(s): {list}");
+            $"under the calibrated minimum of {shortPoints[0].MinSeconds:0.##} s: {shortPoints.Count} point(s): ")
+            + list;
     }
 }
 

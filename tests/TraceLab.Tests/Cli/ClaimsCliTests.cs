@@ -121,7 +121,8 @@ public sealed class ClaimsCliTests
         Assert.True(File.Exists(Path.Combine(state, "sweep.json")));
         // The report of what was measured, written after the signal.
         var report = File.ReadAllText(Path.Combine(tmp.Path, "quick", "claims.md"));
-        Assert.Matches(@"\| \[TM1\]\(claims.md#TM1\) \| \*\*[a-z ]+\*\* \| `timemutex tm1` \| \d+ / 24 \(incomplete\)", report);
+        Assert.Matches(
+            @"\| \[TM1\]\(claims.md#TM1\) \| \*\*[a-z ]+\*\* \| `timemutex tm1` \| \d+ / 24 \(incomplete\)", report);
         // No workload left behind: no process still has the results folder on its command line.
         Assert.Empty(ProcessesMentioning(tmp.Path));
     }
