@@ -10,7 +10,6 @@ public sealed class Interruption : IDisposable
 {
     private readonly CancellationTokenSource _cts = new();
     private readonly List<PosixSignalRegistration> _registrations = [];
-    private readonly TerminalHangUp? _hangUp;
 
     /// <param name="hangUp">
     /// Also SIGHUP. Sweeps and `claims --run` last minutes to hours: closing their terminal should keep what was
@@ -20,9 +19,8 @@ public sealed class Interruption : IDisposable
     {
         _registrations.Add(PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal));
         _registrations.Add(PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal));
-        if (!hangUp) return;
-        _hangUp = new TerminalHangUp();
-        _registrations.Add(PosixSignalRegistration.Create(PosixSignal.SIGHUP, OnSignal));
+        // Output to the closed terminal is dropped by HangUpTolerantWriter.
+        if (hangUp) _registrations.Add(PosixSignalRegistration.Create(PosixSignal.SIGHUP, OnSignal));
     }
 
     public CancellationToken Token => _cts.Token;
@@ -32,7 +30,6 @@ public sealed class Interruption : IDisposable
     {
         context.Cancel = true;
         Interrupted = true;
-        if (context.Signal == PosixSignal.SIGHUP) _hangUp?.SilenceTerminalOutput();
         _cts.Cancel();
     }
 
