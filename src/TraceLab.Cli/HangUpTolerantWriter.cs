@@ -15,7 +15,7 @@ internal sealed class HangUpTolerantWriter : TextWriter
 
     private HangUpTolerantWriter(TextWriter inner) => _inner = inner;
 
-    /// <summary>Puts the tolerant writer in front of Console.Out and Console.Error (before any console is created).</summary>
+    /// <summary>In front of Console.Out and Console.Error; call before any console is created.</summary>
     public static void Install()
     {
         Console.SetOut(new HangUpTolerantWriter(Console.Out));
