@@ -29,6 +29,8 @@ public sealed class SweepState
     public bool Complete { get; set; }
     /// <summary>Per-series iteration counts chosen before the first run (null: none needed or not yet done).</summary>
     public List<Calibration.SeriesCalibration>? Calibration { get; set; }
+    /// <summary>Points of a calibrated sweep measured again because their median was under the minimum.</summary>
+    public List<Calibration.PointRerun>? Reruns { get; set; }
 
     public bool IsDone(PlannedRun r) => Runs.Any(x => x.Point == r.Point && x.Repeat == r.Repeat);
 
@@ -105,6 +107,9 @@ public static class SweepStateStore
         if (s.Calibration is { } c
             && c.Any(x => x is null || x.Pilots is null || x.Parameter is null || x.Series is null))
             return "the calibration is incomplete";
+        if (s.Reruns is { } reruns
+            && reruns.Any(x => x is null || !Known(x.Point) || x.Parameter is null || x.Replaced is null))
+            return "a re-run of a short point is incomplete or refers to an unknown point";
         return null;
     }
 }

@@ -19,6 +19,8 @@ public sealed class ClaimsCommand
     {
         public bool Run { get; init; }
         public bool Quick { get; init; }
+        /// <summary>Traced runs (RESULTS/full-traced or quick-traced): with --run, every run is captured.</summary>
+        public bool Trace { get; init; }
         public string Results { get; init; } = DefaultResults;
         /// <summary>Also write the markdown report here (an existing file only with <see cref="Force"/>).</summary>
         public string? Markdown { get; init; }
@@ -45,6 +47,10 @@ public sealed class ClaimsCommand
         {
             Description = "smaller sizes (about a fifth of the work): results/quick instead of results/full",
         };
+        var trace = new Option<bool>("--trace")
+        {
+            Description = "traced runs, as sweep --trace (needs root): RESULTS/full-traced or RESULTS/quick-traced",
+        };
         var results = new Option<string>("--results")
         {
             Description = "results folder (default: ./results; the run goes to RESULTS/full or RESULTS/quick)",
@@ -60,12 +66,13 @@ public sealed class ClaimsCommand
         var command = new Command("claims",
             "the seed claims with the latest verdicts measured on this machine (--run measures them first)")
         {
-            run, quick, results, markdown, force, timeout,
+            run, quick, trace, results, markdown, force, timeout,
         };
         CommandActions.Set(command, (r, _) => new ClaimsCommand(console).RunAsync(new Settings
         {
             Run = r.GetValue(run),
             Quick = r.GetValue(quick),
+            Trace = r.GetValue(trace),
             Results = r.GetValue(results) ?? DefaultResults,
             Markdown = r.GetValue(markdown),
             Force = r.GetValue(force),
@@ -79,42 +86,46 @@ public sealed class ClaimsCommand
         if (string.IsNullOrWhiteSpace(s.Results)) throw new UsageException("--results needs a folder");
         var results = Path.GetFullPath(s.Results);
         if (File.Exists(results)) throw new UsageException($"--results {results} is a file, not a folder");
-        var directory = ClaimsRunPlan.ModeDirectory(results, s.Quick);
+        var directory = ClaimsRunPlan.ModeDirectory(results, s.Quick, s.Trace);
         var markdown = s.Markdown is null ? null : CheckMarkdownTarget(s.Markdown, s.Force);
 
+        // Held until the report is written: a second Ctrl-C or a closed terminal does not cut the report short.
+        using var interruption = s.Run ? new Interruption(hangUp: true) : null;
         var interrupted = false;
-        if (s.Run)
+        if (interruption is not null)
         {
             if (s.TimeoutSeconds < 0) throw new UsageException("--timeout must be 0 (no limit) or more seconds");
-            var run = new ClaimsRun(_console, directory, s.Quick, TimeSpan.FromSeconds(s.TimeoutSeconds));
-            interrupted = !await run.RunAsync();
+            var run = new ClaimsRun(_console, directory, s.Quick, TimeSpan.FromSeconds(s.TimeoutSeconds), s.Trace);
+            interrupted = !await run.RunAsync(interruption.Token);
         }
-        else if (!Directory.Exists(results))
+        else if (!Directory.Exists(directory))
         {
-            var none = $"no results in {results} yet: run `tracelab claims --run{Quick(s)}` to measure the claims";
+            var none = $"no results in {directory} yet: "
+                + $"run `tracelab claims --run{Flags(s)}` to measure the claims";
             _console.MarkupLine($"[yellow]{Markup.Escape(none)}[/]");
         }
 
-        var report = ClaimsReportBuilder.Build(directory, s.Quick, MachineInfo.Current());
+        var report = ClaimsReportBuilder.Build(directory, s.Quick, MachineInfo.Current(), s.Trace);
         var written = DateTimeOffset.UtcNow;
-        new ClaimsTerminal(_console).Render(report, written);
         var text = ClaimsReportMarkdown.Write(report, written);
+        // The files first: after a hang-up they are the only output anyone will read.
         if (Directory.Exists(directory)) WriteAtomically(Path.Combine(directory, MarkdownName), text);
         if (markdown is not null) WriteAtomically(markdown, text);
+        new ClaimsTerminal(_console).Render(report, written);
         var inResults = Directory.Exists(directory) ? Path.Combine(directory, MarkdownName) : null;
         var where = string.Join(" and ", new[] { inResults, markdown }.OfType<string>());
         if (where.Length > 0) _console.MarkupLine($"[bold]Report[/] {Markup.Escape(where)}");
         if (interrupted)
         {
             var note = $"interrupted: every finished run is kept in {directory}; "
-                + $"run `tracelab claims --run{Quick(s)}` again to continue";
+                + $"run `tracelab claims --run{Flags(s)}` again to continue";
             _console.MarkupLine($"[yellow]{Markup.Escape(note)}[/]");
             return ExitCodes.Interrupted;
         }
         return ExitCodes.Ok;
     }
 
-    private static string Quick(Settings s) => s.Quick ? " --quick" : "";
+    private static string Flags(Settings s) => ClaimsRunPlan.Flags(s.Quick, s.Trace);
 
     private static string CheckMarkdownTarget(string path, bool force)
     {

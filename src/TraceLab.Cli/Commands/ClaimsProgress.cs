@@ -9,14 +9,22 @@ namespace TraceLab.Cli.Commands;
 public sealed class ClaimsProgress
 {
     private readonly IAnsiConsole _console;
-    private readonly int _total;
+    private int _total;
     private int _done;
+    private ProgressTask? _task;
 
     public ClaimsProgress(IAnsiConsole console, int total, int done)
     {
         _console = console;
         _total = total;
         _done = done;
+    }
+
+    /// <summary>More runs than planned: short points of a calibrated sweep are measured again.</summary>
+    public void Add(int runs)
+    {
+        _total += runs;
+        if (_task is not null) _task.MaxValue = Math.Max(1, _total);
     }
 
     /// <param name="work">
@@ -40,6 +48,7 @@ public sealed class ClaimsProgress
             {
                 var task = ctx.AddTask("claims", maxValue: Math.Max(1, _total));
                 task.Value = _done;
+                _task = task;
                 result = await work((progress, _) =>
                 {
                     _done++;

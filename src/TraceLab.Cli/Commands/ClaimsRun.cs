@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Spectre.Console;
+using TraceLab.Cli.Sweeps;
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Calibration;
 using TraceLab.Sweeps.Claims;
@@ -12,6 +13,7 @@ namespace TraceLab.Cli.Commands;
 /// `claims --run`: every predefined sweep the claims need, one sweep folder each under the results folder, with an
 /// estimate before it starts and a progress line with the time left. Each folder is an ordinary sweep (state.json
 /// saved after every run), so Ctrl-C loses only the run in flight and the next `--run` measures only what is missing.
+/// With --trace every run is captured and analyzed as `sweep --trace` does (<see cref="TracedPointRunner"/>).
 /// </summary>
 public sealed class ClaimsRun
 {
@@ -19,16 +21,18 @@ public sealed class ClaimsRun
     private readonly string _directory;
     private readonly bool _quick;
     private readonly TimeSpan _timeout;
+    private readonly bool _traced;
 
-    public ClaimsRun(IAnsiConsole console, string directory, bool quick, TimeSpan timeout)
+    public ClaimsRun(IAnsiConsole console, string directory, bool quick, TimeSpan timeout, bool traced = false)
     {
         _console = console;
         _directory = directory;
         _quick = quick;
         _timeout = timeout;
+        _traced = traced;
     }
 
-    /// <summary>Tests: runs points without processes. Default: the native workload, untraced.</summary>
+    /// <summary>Tests: runs points without processes. Default: the native workload, traced or not.</summary>
     internal Func<WorkloadDefinition, IPointRunner>? RunnerFactory { get; init; }
     /// <summary>Tests: a subset of the sweeps. Default: every sweep a claim needs.</summary>
     internal IReadOnlyList<SweepDefinition>? Sweeps { get; init; }
@@ -38,20 +42,15 @@ public sealed class ClaimsRun
     private sealed record Job(SweepDefinition Definition, WorkloadDefinition Workload, string Directory,
         IReadOnlyList<SweepPoint> Points, SweepState? State);
 
-    /// <returns>False when interrupted (Ctrl-C, SIGTERM); every finished run is kept.</returns>
-    public async Task<bool> RunAsync()
-    {
-        using var interruption = new Interruption();
-        return await RunAsync(interruption.Token);
-    }
-
-    internal async Task<bool> RunAsync(CancellationToken token)
+    /// <returns>False when interrupted (Ctrl-C, SIGTERM, SIGHUP); every finished run is kept.</returns>
+    public async Task<bool> RunAsync(CancellationToken token)
     {
         var jobs = Plan();
         var runners = Runners(jobs);
         var eta = new ClaimsEta();
         foreach (var j in jobs)
         {
+            // Re-runs of short points are not known in advance: they are added when scheduled.
             var left = j.State is { } st ? st.Order.Count(o => !st.IsDone(o)) : j.Points.Count * ClaimsRunPlan.Repeats;
             var calibration = ClaimsRunPlan.Calibration(j.Definition, _quick);
             var extra = calibration is not null && (j.State is null || SweepCalibrator.Needed(j.State, calibration))
@@ -61,8 +60,8 @@ public sealed class ClaimsRun
         var done = jobs.Sum(j => j.State?.Runs.Count ?? 0);
         var total = done + eta.RunsLeft;
         _console.MarkupLine(Markup.Escape(ClaimsCommand.I(
-            $"claims --run{(_quick ? " --quick" : "")}: {jobs.Count} sweeps, {total} runs ")
-            + ClaimsCommand.I($"({ClaimsRunPlan.Repeats} repeats per point)")
+            $"claims --run{ClaimsRunPlan.Flags(_quick, _traced)}: {jobs.Count} sweeps, {total} runs ")
+            + ClaimsCommand.I($"({ClaimsRunPlan.Repeats} repeats per point{(_traced ? ", traced" : "")})")
             + (done > 0 ? ClaimsCommand.I($", {done} already measured") : "")
             + $"; estimated {ClaimsEta.Format(eta.Remaining)} → {_directory}"));
         _console.MarkupLine(
@@ -78,7 +77,8 @@ public sealed class ClaimsRun
             foreach (var job in jobs)
             {
                 if (token.IsCancellationRequested) return false;
-                if (!await RunSweep(job, runners[job.Workload.Name], log, eta, report, token)) return false;
+                if (!await RunSweep(job, runners[job.Definition.Name], log, eta, progress, report, token))
+                    return false;
             }
             return true;
         });
@@ -88,9 +88,9 @@ public sealed class ClaimsRun
     {
         // A resumed sweep's own runs say more than the nominal figure: their elapsed time plus process start-up.
         var ok = j.State?.Runs.Where(r => r.Ok).ToList() ?? [];
-        return ok.Count >= 3
-            ? ok.Average(r => r.ElapsedNs / 1e9) + 0.1
-            : ClaimsRunPlan.NominalSeconds(j.Definition, _quick);
+        if (ok.Count < 3) return ClaimsRunPlan.NominalSeconds(j.Definition, _quick, _traced);
+        var seconds = ok.Average(r => r.ElapsedNs / 1e9) + 0.1;
+        return _traced ? ClaimsRunPlan.Traced(seconds) : seconds;
     }
 
     /// <summary>Resolves every sweep's points; checks earlier results in the folder are of the same sweep.</summary>
@@ -108,7 +108,7 @@ public sealed class ClaimsRun
             if (File.Exists(Path.Combine(dir, SweepStateStore.FileName)))
             {
                 state = SweepStateStore.Load(dir);
-                if (ClaimsRunPlan.Mismatch(state, d, points) is { } why)
+                if (ClaimsRunPlan.Mismatch(state, d, points, _traced) is { } why)
                     throw new SweepException(
                         $"{dir} holds other measurements ({why}): move it away to measure the claims again");
             }
@@ -122,29 +122,39 @@ public sealed class ClaimsRun
         return jobs;
     }
 
+    /// <summary>One point runner per sweep (a traced run's report names its sweep and claims).</summary>
     private Dictionary<string, IPointRunner> Runners(IEnumerable<Job> jobs)
     {
         var result = new Dictionary<string, IPointRunner>();
         NativeWorkloadBuilder? builder = null;
-        foreach (var w in jobs.Select(j => j.Workload).DistinctBy(w => w.Name))
+        var executables = new Dictionary<string, string>();
+        var backend = _traced && RunnerFactory is null ? CaptureBackends.ForThisMachine() : null;
+        // Say what privilege or mount tracing lacks before building or measuring anything.
+        backend?.EnsureAvailable();
+        foreach (var (d, w) in jobs.Select(j => (j.Definition, j.Workload)))
         {
             if (RunnerFactory is not null)
             {
-                result[w.Name] = RunnerFactory(w);
+                result[d.Name] = RunnerFactory(w);
                 continue;
             }
             builder ??= new NativeWorkloadBuilder(RepositoryLayout.FindRoot());
-            result[w.Name] = new UntracedPointRunner(w, builder.EnsureBuilt(w.Name), _timeout);
+            if (!executables.TryGetValue(w.Name, out var exe)) executables[w.Name] = exe = builder.EnsureBuilt(w.Name);
+            result[d.Name] = backend is not null
+                // 696 trace files would take tens of GB: each run keeps its report, not its trace.
+                ? new TracedPointRunner(w, exe, d.Name, d.Claims, _timeout, backend) { KeepTraceFile = false }
+                : new UntracedPointRunner(w, exe, _timeout);
         }
         return result;
     }
 
     private async Task<bool> RunSweep(Job job, IPointRunner runner, ClaimsRunLog log, ClaimsEta eta,
-        Action<string, string> report, CancellationToken token)
+        ClaimsProgress progress, Action<string, string> report, CancellationToken token)
     {
         var d = job.Definition;
         var state = job.State ?? NewState(job);
-        if (state.Order.All(state.IsDone))
+        // Done, unless a calibrated point is still under its minimum (e.g. results of a version without re-runs).
+        if (state.Order.All(state.IsDone) && !ShortPointReruns.Pending(state))
         {
             if (!File.Exists(Path.Combine(job.Directory, "sweep.json"))) WriteOutputs(job, state, log);
             return true;
@@ -177,6 +187,13 @@ public sealed class ClaimsRun
                         ClaimsCommand.I($"{p.Id} {series}x={p.X} repeat {r.Repeat} ")
                         + (r.Ok ? ClaimsCommand.I($"{r.ElapsedNs / 1e9:0.###} s") : "FAILED " + r.Error));
                 },
+                Rerunning = reruns =>
+                {
+                    var runs = reruns.Sum(x => state.Order.Count(o => o.Point == x.Point));
+                    progress.Add(runs);
+                    eta.More(d.Name, runs);
+                    SweepCommand.SayReruns(_console, reruns, points);
+                },
             };
             finished = calibrated && await runnerOfSweep.RunAsync(token);
         }
@@ -205,6 +222,7 @@ public sealed class ClaimsRun
             Overrides = ClaimsRunPlan.Overrides(job.Definition, _quick)
                 .ToDictionary(kv => kv.Key, kv => kv.Value, StringComparer.OrdinalIgnoreCase),
             Repeats = ClaimsRunPlan.Repeats,
+            Traced = _traced,
             OrderSeed = seed,
             Points = job.Points
                 .Select(p => new SweepPointState(p.Index, p.Series, p.X,

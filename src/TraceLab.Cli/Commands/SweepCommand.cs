@@ -136,7 +136,7 @@ public sealed class SweepCommand
             $"{state.Points.Count} points × {state.Repeats} repeats = {state.Order.Count} runs{(done > 0 ? $", {done} already done" : "")}{(state.Traced ? ", traced" : "")} → {Markup.Escape(directory)}");
 
         bool complete;
-        using (var interruption = new Interruption())
+        using (var interruption = new Interruption(hangUp: true))
         {
             complete = await Calibrate(_console, directory, state, definition.Calibration, runner, interruption.Token)
                 && await RunWithProgress(directory, state, runner, interruption.Token);
@@ -277,6 +277,20 @@ public sealed class SweepCommand
         return true;
     }
 
+    /// <summary>One line per point of a calibrated sweep measured again (its median was under the minimum).</summary>
+    internal static void SayReruns(IAnsiConsole console, IReadOnlyList<PointRerun> reruns,
+        IReadOnlyList<SweepPoint> points)
+    {
+        foreach (var r in reruns)
+        {
+            var p = points[r.Point];
+            console.MarkupLine(Markup.Escape(FormattableString.Invariant(
+                $"  {p.Id} {p.Series} x={p.X}: median {r.MedianSeconds:0.###} s < {r.MinSeconds:0.##} s, ")
+                + FormattableString.Invariant($"measured again with {r.Parameter} {r.FromValue:#,0} → ")
+                + FormattableString.Invariant($"{r.ToValue:#,0} (docs/sweeps.md#calibration)")));
+        }
+    }
+
     private async Task<bool> RunWithProgress(string directory, SweepState state, IPointRunner runner, CancellationToken token)
     {
         var points = state.SweepPoints();
@@ -287,6 +301,7 @@ public sealed class SweepCommand
             {
                 Finished = (done, total, r) => _console.MarkupLine(Markup.Escape(
                     $"[{done}/{total}] {Describe(points[r.Point])} repeat {r.Repeat}: {(r.Ok ? $"{r.ElapsedNs / 1e9:0.###} s" : "FAILED " + r.Error)}")),
+                Rerunning = reruns => SayReruns(_console, reruns, points),
             };
             return await plain.RunAsync(token);
         }
@@ -305,6 +320,11 @@ public sealed class SweepCommand
                         task.Value = done;
                         task.Description = Markup.Escape($"{done}/{state.Order.Count} runs");
                         if (!r.Ok) _console.MarkupLine($"[yellow]{Markup.Escape($"{Describe(points[r.Point])} repeat {r.Repeat} failed: {r.Error}")}[/]");
+                    },
+                    Rerunning = reruns =>
+                    {
+                        SayReruns(_console, reruns, points);
+                        task.Value = state.Runs.Count;
                     },
                 };
                 complete = await runner2.RunAsync(token);

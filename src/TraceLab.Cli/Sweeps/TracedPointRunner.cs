@@ -33,6 +33,8 @@ public sealed class TracedPointRunner : IPointRunner
 
     public int BufferKb { get; init; } = 64 * 1024;
     public SyscallSet Syscalls { get; init; } = SyscallSet.Lock;
+    /// <summary>False: delete trace.dat once analyzed, keep the reports (`claims --run --trace`).</summary>
+    public bool KeepTraceFile { get; init; } = true;
 
     public async Task<SweepRunRecord> RunAsync(SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)
     {
@@ -57,7 +59,8 @@ public sealed class TracedPointRunner : IPointRunner
             StartedUtc = started,
         };
         // No thread timeline: report.html of a sweep run says none was recorded (as before), and the sweep stays fast.
-        var (report, result, _) = capture.Finish(runSection, partial: false, AnalysisKind.All, timeline: null);
+        var (report, result, traceFile) = capture.Finish(runSection, partial: false, AnalysisKind.All, timeline: null);
+        if (!KeepTraceFile) File.Delete(traceFile);
         if (result is null) throw new WorkloadException("the workload wrote no result");
         var record = RunRecords.From(result, File.ReadAllText(output.File("workload.json")));
         record.Traced = TracedMetrics.From(report);

@@ -95,8 +95,11 @@ public sealed class SweepCalibrator
             run = await _runner.RunAsync(pilot with { Values = values }, -1, dir, cancellationToken)
                 .ConfigureAwait(false);
         }
-        catch (Exception ex) when (ex is not OperationCanceledException)
+        catch (Exception ex) when (ex is not OperationCanceledException || cancellationToken.IsCancellationRequested)
         {
+            // A pilot stopped by an interruption did not fail: nothing is recorded, the next session calibrates.
+            if (await SweepRunner.InterruptedMeanwhile(cancellationToken).ConfigureAwait(false))
+                throw new OperationCanceledException(cancellationToken);
             pilots.Add(new PilotRun(value, -1));
             return null;
         }

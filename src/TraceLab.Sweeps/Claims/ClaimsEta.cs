@@ -25,6 +25,9 @@ public sealed class ClaimsEta
             Nominal = nominalSecondsPerRun, Left = runsLeft, ExtraSeconds = extraSeconds,
         };
 
+    /// <summary>Runs added to a sweep while it runs (short points of a calibrated sweep measured again).</summary>
+    public void More(string sweep, int runs) => _sweeps[sweep].Left += runs;
+
     public void Started(string sweep) => _sweeps[sweep].ExtraSeconds = 0;
 
     /// <summary>A run of the sweep finished after <paramref name="seconds"/> of wall time.</summary>

@@ -14,6 +14,8 @@ public sealed class ClaimsReport
 
     public required string Directory { get; init; }
     public bool Quick { get; init; }
+    /// <summary>Results of traced runs (`claims --run --trace`).</summary>
+    public bool Traced { get; init; }
     /// <summary>The machine the results were measured on (null when no sweep has run yet).</summary>
     public MachineInfo? Machine { get; init; }
     public DateTimeOffset? FirstRunUtc { get; init; }
@@ -42,6 +44,10 @@ public sealed record SweepResult(SweepDefinition Definition, string Directory, b
     public double? ForeignShare { get; init; }
     public IReadOnlyList<double> LoadAverages { get; init; } = [];
     public IReadOnlyList<SeriesCalibration>? Calibration { get; init; }
+    /// <summary>Points measured again because their median was under the calibrated minimum.</summary>
+    public IReadOnlyList<PointRerun> Reruns { get; init; } = [];
+    /// <summary>Points that stayed under the calibrated minimum (a cap was hit), or null.</summary>
+    public string? CalibrationWarning { get; init; }
     public IReadOnlyDictionary<string, string> Overrides { get; init; } = new Dictionary<string, string>();
 }
 

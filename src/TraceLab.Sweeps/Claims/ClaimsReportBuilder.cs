@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text.Json;
+using TraceLab.Sweeps.Calibration;
 using TraceLab.Sweeps.Output;
 using TraceLab.Sweeps.Verdicts;
 using TraceLab.Workloads;
@@ -13,7 +14,7 @@ namespace TraceLab.Sweeps.Claims;
 /// </summary>
 public static class ClaimsReportBuilder
 {
-    public static ClaimsReport Build(string directory, bool quick, MachineInfo current)
+    public static ClaimsReport Build(string directory, bool quick, MachineInfo current, bool traced = false)
     {
         var log = ClaimsRunLog.Load(directory);
         var sweeps = ClaimCatalog.Sweeps().Select(d => ReadSweep(directory, d, log, current)).ToList();
@@ -26,6 +27,7 @@ public static class ClaimsReportBuilder
         {
             Directory = directory,
             Quick = quick,
+            Traced = traced,
             Machine = machine,
             FirstRunUtc = measured.Select(s => s.FirstRunUtc).Where(t => t is not null).Min(),
             LastRunUtc = measured.Select(s => s.LastRunUtc).Where(t => t is not null).Max(),
@@ -62,6 +64,8 @@ public static class ClaimsReportBuilder
             ForeignShare = log.ForeignShare(d.Name),
             LoadAverages = log.LoadAverages(d.Name),
             Calibration = state.Calibration,
+            Reruns = state.Reruns ?? [],
+            CalibrationWarning = ShortPointReruns.Warning(state, data.Points),
             Overrides = state.Overrides,
         };
     }

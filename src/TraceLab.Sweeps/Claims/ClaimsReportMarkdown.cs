@@ -11,8 +11,8 @@ public static class ClaimsReportMarkdown
         var sb = new StringBuilder();
         sb.AppendLine("# Seed claims: verdicts measured on this machine").AppendLine();
         sb.AppendLine("The claims are defined in [claims.md](claims.md); how a sweep turns runs into a verdict in "
-            + "[sweeps.md](sweeps.md#verdicts). Regenerate with `tracelab claims" + (r.Quick ? " --quick" : "")
-            + "` (or measure again with `tracelab claims --run" + (r.Quick ? " --quick" : "") + "`).").AppendLine();
+            + "[sweeps.md](sweeps.md#verdicts). Regenerate with `tracelab claims" + Flags(r)
+            + "` (or measure again with `tracelab claims --run" + Flags(r) + "`).").AppendLine();
         foreach (var line in Header(r, written)) sb.AppendLine("- " + line);
         sb.AppendLine();
 
@@ -68,6 +68,12 @@ public static class ClaimsReportMarkdown
             if (s.Calibration is { Count: > 0 } cal)
                 sb.AppendLine("Calibrated iterations per series (docs/sweeps.md#calibration): "
                     + string.Join("; ", cal.Select(x => I($"{x.Series} {x.Value:#,0}")))).AppendLine();
+            if (s.Reruns.Count > 0)
+                sb.AppendLine("Measured again with a larger count (median under the minimum): "
+                    + string.Join("; ", s.Reruns.Select(x =>
+                        I($"p{x.Point:00} {x.Parameter} {x.FromValue:#,0} → {x.ToValue:#,0} ")
+                        + I($"(median {x.MedianSeconds:0.###} s)")))).AppendLine();
+            if (s.CalibrationWarning is { } cw) sb.AppendLine($"**{cw}**").AppendLine();
             if (s.ShortRunWarning is { } w) sb.AppendLine($"**{w}**").AppendLine();
             foreach (var a in c.Aspects)
             {
@@ -82,7 +88,8 @@ public static class ClaimsReportMarkdown
     /// <summary>Results folder, machine, dates and load: the lines above the table (and the terminal's).</summary>
     public static IEnumerable<string> Header(ClaimsReport r, DateTimeOffset written)
     {
-        var mode = r.Quick ? "`--quick` run: smaller sizes, for a first look" : "full run";
+        var mode = (r.Quick ? "`--quick` run: smaller sizes, for a first look" : "full run")
+            + (r.Traced ? "; traced: every run captured and analyzed, so times include the capture's cost" : "");
         yield return $"results: `{Shown(r.Directory)}` ({mode}); "
             + $"{r.Sweeps.Count(s => s.Measured && s.Complete)} of {r.Sweeps.Count} sweeps complete";
         yield return r.FirstRunUtc is { } a && r.LastRunUtc is { } b
@@ -119,6 +126,8 @@ public static class ClaimsReportMarkdown
 
     private static string Overrides(SweepResult s) =>
         s.Overrides.Count == 0 ? "" : "; sizes " + string.Join(", ", s.Overrides.Select(kv => $"{kv.Key}={kv.Value}"));
+
+    private static string Flags(ClaimsReport r) => ClaimsRunPlan.Flags(r.Quick, r.Traced);
 
     private static string Seconds(double s) => s >= 1 ? I($"{s:0.##} s") : I($"{s * 1000:0.#} ms");
 

@@ -49,7 +49,26 @@ public static class ClaimsRunPlan
     /// <summary>Calibration pilots of one calibrated sweep (seconds, estimate).</summary>
     public static double CalibrationSeconds(bool quick) => quick ? 5 : 30;
 
-    public static string ModeDirectory(string results, bool quick) => Path.Combine(results, quick ? "quick" : "full");
+    /// <summary>
+    /// RESULTS/full, RESULTS/quick, or with --trace RESULTS/full-traced, RESULTS/quick-traced: a traced run's times
+    /// include the capture's cost, so its runs never mix with untraced ones.
+    /// </summary>
+    public static string ModeDirectory(string results, bool quick, bool traced = false) =>
+        Path.Combine(results, (quick ? "quick" : "full") + (traced ? "-traced" : ""));
+
+    /// <summary>The command-line flags of a mode, for the lines that say how to continue or regenerate.</summary>
+    public static string Flags(bool quick, bool traced) => (quick ? " --quick" : "") + (traced ? " --trace" : "");
+
+    /// <summary>
+    /// A traced run costs more than the workload: the capture starts and stops a tracefs instance, writes trace.dat,
+    /// then the run is analyzed (time ∝ events). Measured with `sweep --trace` vs untraced, load 17–19: tm1 at
+    /// 40,000 iterations 1.5 s vs 0.57 s per run; a 2-thread mutex run 5.5 s vs 1.0 s (the workload itself 2.6×
+    /// slower, 90 MB of trace); th1 (64 CPU-bound threads) 4.1 s vs 2.3 s. Seconds × 2 + 1 s is between them.
+    /// </summary>
+    public const double TracedSecondsPerRun = 1.0;
+
+    /// <inheritdoc cref="TracedSecondsPerRun"/>
+    public const double TracedSlowdown = 2.0;
 
     public static IReadOnlyDictionary<string, string> Overrides(SweepDefinition d, bool quick) =>
         quick && QuickSizes.TryGetValue(d.Name, out var o) ? o : new Dictionary<string, string>();
@@ -57,24 +76,31 @@ public static class ClaimsRunPlan
     public static IterationCalibration? Calibration(SweepDefinition d, bool quick) =>
         quick && d.Calibration is { } c ? c with { MinSeconds = QuickMinPointSeconds } : d.Calibration;
 
-    public static double NominalSeconds(SweepDefinition d, bool quick)
+    public static double NominalSeconds(SweepDefinition d, bool quick, bool traced = false)
     {
         var full = NominalRunSeconds.GetValueOrDefault(d.Name, 1.5);
         // --quick does about a fifth of the work; process start-up (~0.1 s) does not shrink.
-        return quick ? 0.1 + (full - 0.1) / 5 : full;
+        var untraced = quick ? 0.1 + (full - 0.1) / 5 : full;
+        return traced ? Traced(untraced) : untraced;
     }
+
+    /// <summary>Seconds of a traced run that takes <paramref name="untracedSeconds"/> untraced.</summary>
+    public static double Traced(double untracedSeconds) => TracedSecondsPerRun + untracedSeconds * TracedSlowdown;
 
     public static int PointCount(SweepDefinition d) =>
         d.Series.Sum(s => d.XValues.Count(x => s.OnlyX is null || s.OnlyX.Contains(x)));
 
     /// <summary>
     /// Why results already in a sweep folder are not of the sweep about to run (null when they are): another sweep,
-    /// other points or other parameter values. A calibrated parameter may differ: the pilots chose it.
+    /// other points or other parameter values, traced or not. A calibrated parameter may differ: the pilots (and the
+    /// re-runs of short points) chose it.
     /// </summary>
-    public static string? Mismatch(SweepState state, SweepDefinition d, IReadOnlyList<SweepPoint> points)
+    public static string? Mismatch(SweepState state, SweepDefinition d, IReadOnlyList<SweepPoint> points,
+        bool traced = false)
     {
         if (!state.Sweep.Equals(d.Name, StringComparison.OrdinalIgnoreCase) || state.Workload != d.Workload)
             return $"sweep {state.Workload} {state.Sweep}";
+        if (state.Traced != traced) return state.Traced ? "traced runs" : "untraced runs";
         if (state.Points.Count != points.Count) return $"{state.Points.Count} points, the sweep now has {points.Count}";
         var calibrated = state.Calibration is not null ? d.Calibration?.Parameter : null;
         foreach (var (old, now) in state.Points.Zip(points))

@@ -70,7 +70,8 @@ public sealed class SweepSummary
             Plots = [.. plots],
             Failures = data.Runs.Where(r => !r.Ok)
                 .Select(r => $"{data.Points[r.Point].Id} ({Describe(data.Points[r.Point])}) repeat {r.Repeat}: {r.Error}").ToList(),
-            Warnings = ShortRunWarning(data) is { } w ? [w] : [],
+            Warnings = new[] { ShortRunWarning(data), Calibration.ShortPointReruns.Warning(state, data.Points) }
+                .OfType<string>().ToList(),
         };
     }
 

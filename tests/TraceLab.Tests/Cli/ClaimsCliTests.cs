@@ -74,13 +74,30 @@ public sealed class ClaimsCliTests
     }
 
     [NativeToolsFact]
-    public void Ctrl_c_during_a_run_keeps_every_finished_run_and_leaves_nothing_running()
+    public void Ctrl_c_during_a_run_keeps_every_finished_run_and_leaves_nothing_running() =>
+        // Ctrl-C is SIGINT; a process started with SIGINT ignored (a background job of a non-interactive shell, as
+        // test runners often are) cannot receive it, and TraceLab treats SIGTERM the same way: send that instead.
+        StopARunWith(pid => SigIntIgnored(pid) ? "-TERM" : "-INT", wholeGroup: false);
+
+    /// <summary>
+    /// Closing the terminal sends SIGHUP to its foreground process group: `claims --run` and the workload it is
+    /// running. Before, that ended the run where it stood, without the report (the runs already recorded were
+    /// kept). Now it stops like Ctrl-C; the workload killed by the same signal is not recorded as a failed run.
+    /// The run gets its own session (setsid) so the signal reaches its group and not the test's.
+    /// </summary>
+    [NativeToolsFact]
+    public void A_closed_terminal_sighup_stops_the_run_like_ctrl_c_and_writes_the_report() =>
+        StopARunWith(_ => "-HUP", wholeGroup: true);
+
+    private static void StopARunWith(Func<int, string> signal, bool wholeGroup)
     {
-        using var tmp = new TempDirectory("claims-sigint");
-        var psi = new ProcessStartInfo("dotnet")
+        using var tmp = new TempDirectory("claims-signal");
+        var psi = new ProcessStartInfo(wholeGroup ? "setsid" : "dotnet")
         {
             RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
         };
+        // setsid execs dotnet in place (same pid), as the leader of a new process group.
+        if (wholeGroup) psi.ArgumentList.Add("dotnet");
         foreach (var a in new[] { Tool, "claims", "--run", "--quick", "--results", tmp.Path }) psi.ArgumentList.Add(a);
         using var p = Process.Start(psi)!;
         var stdout = p.StandardOutput.ReadToEndAsync();
@@ -91,17 +108,21 @@ public sealed class ClaimsCliTests
             Thread.Sleep(100);
         Assert.True(!p.HasExited && Directory.Exists($"/proc/{p.Id}"),
             $"runs {RecordedRuns(state)} after {deadline.Elapsed}, exited {p.HasExited}");
-        // Ctrl-C is SIGINT; a process started with SIGINT ignored (a background job of a non-interactive shell, as
-        // test runners often are) cannot receive it, and TraceLab treats SIGTERM the same way: send that instead.
-        var signal = SigIntIgnored(p.Id) ? "-TERM" : "-INT";
-        using (var kill = Process.Start("kill", [signal, p.Id.ToString(CultureInfo.InvariantCulture)]))
-            kill.WaitForExit();
-        Assert.True(p.WaitForExit(60_000), "claims --run did not stop after SIGINT");
+        var sent = signal(p.Id);
+        var target = (wholeGroup ? "-" : "") + p.Id.ToString(CultureInfo.InvariantCulture);
+        using (var kill = Process.Start("kill", [sent, "--", target])) kill.WaitForExit();
+        Assert.True(p.WaitForExit(60_000), $"claims --run did not stop after {sent}");
 
-        Assert.True(p.ExitCode == 130, $"exit {p.ExitCode}: {stderr.Result}\n{stdout.Result}");
+        Assert.True(p.ExitCode == 130, $"{sent}: exit {p.ExitCode}: {stderr.Result}\n{stdout.Result}");
         Assert.Contains("interrupted: every finished run is kept", stdout.Result);
         Assert.True(RecordedRuns(state) >= 3);
+        // A workload that died of the signal is not a result: no failed run.
+        Assert.All(SweepStateStore.Load(state).Runs, r => Assert.True(r.Ok, r.Error));
         Assert.True(File.Exists(Path.Combine(state, "sweep.json")));
+        // The report of what was measured, written after the signal.
+        var report = File.ReadAllText(Path.Combine(tmp.Path, "quick", "claims.md"));
+        Assert.Matches(
+            @"\| \[TM1\]\(claims.md#TM1\) \| \*\*[a-z ]+\*\* \| `timemutex tm1` \| \d+ / 24 \(incomplete\)", report);
         // No workload left behind: no process still has the results folder on its command line.
         Assert.Empty(ProcessesMentioning(tmp.Path));
     }

@@ -55,8 +55,8 @@ public sealed class ClaimsRunTests
         Out = new AnsiConsoleOutput(writer), Interactive = InteractionSupport.No, Ansi = AnsiSupport.No,
     });
 
-    private static ClaimsRun Run(string dir, CountingRunner runner, StringWriter log) =>
-        new(Quiet(log), dir, quick: false, TimeSpan.Zero)
+    private static ClaimsRun Run(string dir, CountingRunner runner, StringWriter log, bool traced = false) =>
+        new(Quiet(log), dir, quick: false, TimeSpan.Zero, traced)
         {
             RunnerFactory = _ => runner,
             Sweeps = [PredefinedSweeps.Find("timemutex", "tm1")!, PredefinedSweeps.Find("timemutex", "tm2")!],
@@ -156,6 +156,37 @@ public sealed class ClaimsRunTests
             () => Run(tmp.Path, new CountingRunner(calls), log).RunAsync(CancellationToken.None));
         Assert.Contains("exists without state.json", ex.Message);
         Assert.Equal("mine", File.ReadAllText(Path.Combine(tmp.Path, "tm2", "notes.txt")));
+    }
+
+    [Fact]
+    public async Task Traced_results_have_their_own_folder_and_are_never_mixed_with_untraced_ones()
+    {
+        using var tmp = new TempDirectory("claims-traced");
+        Assert.Equal(Path.Combine(tmp.Path, "full-traced"), ClaimsRunPlan.ModeDirectory(tmp.Path, false, true));
+        Assert.Equal(Path.Combine(tmp.Path, "quick-traced"), ClaimsRunPlan.ModeDirectory(tmp.Path, true, true));
+        Assert.Equal(Path.Combine(tmp.Path, "full"), ClaimsRunPlan.ModeDirectory(tmp.Path, false));
+        // The estimate counts the capture: more per run than untraced.
+        var tm1 = PredefinedSweeps.Find("timemutex", "tm1")!;
+        Assert.True(ClaimsRunPlan.NominalSeconds(tm1, false, traced: true)
+            > ClaimsRunPlan.NominalSeconds(tm1, false) + 1);
+
+        var dir = ClaimsRunPlan.ModeDirectory(tmp.Path, false, true);
+        var calls = new List<(string, int, int)>();
+        var log = new StringWriter();
+        using (var cts = new CancellationTokenSource())
+            Assert.False(await Run(dir, new CountingRunner(calls, cts, 4), log, traced: true).RunAsync(cts.Token));
+        Assert.Contains("claims --run --trace:", log.ToString());
+        Assert.Contains("traced)", log.ToString());
+        var state = SweepStateStore.Load(Path.Combine(dir, "tm1"));
+        Assert.True(state.Traced);
+        Assert.Equal(3, state.Runs.Count);
+
+        // The same folder run untraced is refused, untouched.
+        var before = File.ReadAllText(Path.Combine(dir, "tm1", SweepStateStore.FileName));
+        var ex = await Assert.ThrowsAsync<SweepException>(
+            () => Run(dir, new CountingRunner(calls), log).RunAsync(CancellationToken.None));
+        Assert.Contains("holds other measurements (traced runs)", ex.Message);
+        Assert.Equal(before, File.ReadAllText(Path.Combine(dir, "tm1", SweepStateStore.FileName)));
     }
 
     [Fact]

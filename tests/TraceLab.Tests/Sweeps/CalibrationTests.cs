@@ -39,17 +39,7 @@ public sealed class CalibrationTests
         }
     }
 
-    private static SweepState Tm2State()
-    {
-        var d = PredefinedSweeps.Find("timemutex", "tm2")!;
-        var points = HandMadeResults.Points(d);
-        return new SweepState
-        {
-            Sweep = "tm2", Workload = "timemutex", Repeats = 3, OrderSeed = 1,
-            Points = points.Select(p => new SweepPointState(p.Index, p.Series, p.X, p.Values.ToDictionary())).ToList(),
-            Order = [.. SweepPlan.Order(points.Count, 3, 1)],
-        };
-    }
+    private static SweepState Tm2State() => HandMadeResults.Planned("tm2");
 
     [Fact]
     public async Task Every_tm2_point_runs_at_least_half_a_second_after_calibration()

@@ -16,14 +16,9 @@ internal static class HandMadeResults
     public static SweepState Write(string modeDirectory, string sweep, Func<SweepPoint, int, SweepRunRecord?> run,
         int repeats = ClaimsRunPlan.Repeats)
     {
-        var d = ClaimCatalog.Sweeps().Single(x => x.Name == sweep);
-        var points = Points(d);
-        var state = new SweepState
-        {
-            Sweep = d.Name, Workload = d.Workload, Repeats = repeats, OrderSeed = 1, StartedUtc = Start,
-            Points = points.Select(p => new SweepPointState(p.Index, p.Series, p.X, p.Values.ToDictionary())).ToList(),
-            Order = [.. SweepPlan.Order(points.Count, repeats, 1)],
-        };
+        var state = Planned(sweep, repeats);
+        state.StartedUtc = Start;
+        var points = state.SweepPoints();
         for (var seq = 0; seq < state.Order.Count; seq++)
         {
             var o = state.Order[seq];
@@ -39,6 +34,19 @@ internal static class HandMadeResults
         Directory.CreateDirectory(dir);
         SweepStateStore.Save(dir, state);
         return state;
+    }
+
+    /// <summary>A predefined sweep as planned before its first run (order seed 1), not saved.</summary>
+    public static SweepState Planned(string sweep, int repeats = ClaimsRunPlan.Repeats)
+    {
+        var d = ClaimCatalog.Sweeps().Single(x => x.Name == sweep);
+        var points = Points(d);
+        return new SweepState
+        {
+            Sweep = d.Name, Workload = d.Workload, Repeats = repeats, OrderSeed = 1,
+            Points = points.Select(p => new SweepPointState(p.Index, p.Series, p.X, p.Values.ToDictionary())).ToList(),
+            Order = [.. SweepPlan.Order(points.Count, repeats, 1)],
+        };
     }
 
     public static IReadOnlyList<SweepPoint> Points(SweepDefinition d)
