@@ -14,7 +14,8 @@ namespace TraceLab.Formats.PerfData;
 /// with the formats perf stored in HEADER_TRACING_DATA. Samples are put in time order per perf's FINISHED_ROUND
 /// rule (<see cref="RoundMerger"/>: the file is scanned once in file order — thread names, lost counts, late events,
 /// checks — and read again in time order at delivery, so memory does not grow with perf's rounds); COMM records
-/// name threads; LOST / LOST_SAMPLES records count lost events.
+/// name threads; the pid of samples, COMM and FORK records gives each thread its process
+/// (<see cref="ThreadTable.Processes"/>); LOST / LOST_SAMPLES records count lost events.
 /// </summary>
 public sealed class PerfDataReader : IKernelTraceReader
 {
@@ -281,6 +282,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         if ((uint)cpu >= (uint)_cpuLimit)
             throw Fail(recordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
         if (cpu >= _cpusSeen) SeeCpu(cpu);
+        NoteThread(body, cpu);
         if (queue.IsLate(time))
         {
             Late(recordOffset, queue, sink, time, cpu, raw);
@@ -291,6 +293,26 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (!_decoder.Check(raw)) throw TooShort(recordOffset, raw);
         queue.Add(time, recordOffset, recordOffset + 8 + body.Length);
         if (queue.Full) queue.FlushHalf(sink);
+    }
+
+    /// <summary>Per CPU, the thread of its last sample (0: none yet): its process was noted then.</summary>
+    private int[] _threadOnCpu = [];
+
+    /// <summary>
+    /// Passes the sample's pid on as its thread's process (<see cref="ThreadTable.Processes"/>): how threads of
+    /// processes that predate the recording are grouped (no FORK record says whose they are). Only when the CPU's
+    /// thread changed since its last sample, so most samples cost one compare.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void NoteThread(ReadOnlySpan<byte> body, int cpu)
+    {
+        if (!_samples.TryThread(body, out var pid, out var tid)) return;
+        if ((uint)cpu >= (uint)_threadOnCpu.Length) Array.Resize(ref _threadOnCpu, Math.Max(cpu + 1, 8));
+        ref var last = ref _threadOnCpu[cpu];
+        if (last == tid) return;
+        // Idle (tid 0) states no process but counts as a change: a tid reused after it is looked at again.
+        last = tid;
+        if (tid > 0) Threads.SetProcess(tid, pid);
     }
 
     /// <summary>
@@ -334,6 +356,10 @@ public sealed class PerfDataReader : IKernelTraceReader
         var body = stream.Body;
         var type = stream.Type;
         _tasks.Scan(type, body);
+        // FORK: u32 pid, ppid, tid, ptid — the new task's process, whether or not the record is an event.
+        if (type == PerfRecordType.Fork && body.Length >= 16)
+            Threads.SetProcess((int)BinaryPrimitives.ReadUInt32LittleEndian(body[8..]),
+                (int)BinaryPrimitives.ReadUInt32LittleEndian(body));
         if (!_tasks.IsEvent(type, stream.Misc) || !_tasks.Place(type, body, out var time, out var cpu)) return;
         if ((uint)cpu >= (uint)_cpuLimit)
             throw Fail(stream.RecordOffset, $"a record CPU below {_cpuLimit}, found {cpu}");
@@ -358,6 +384,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         var tid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[4..]);
         var comm = body[8..^Math.Min(_trailer.Size, body.Length - 8)];
         if (tid > 0 && !comm.IsEmpty) _decoder.SetThreadName(tid, comm);
+        Threads.SetProcess(tid, (int)BinaryPrimitives.ReadUInt32LittleEndian(body));
     }
 
     /// <summary>

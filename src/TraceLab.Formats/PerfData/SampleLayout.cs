@@ -16,6 +16,7 @@ internal sealed class SampleLayout
     private readonly ulong _readFormat;
     private readonly int _timeOffset;
     private readonly int _cpuOffset;
+    private readonly int _tidOffset;
     /// <summary>Offset of READ or, when READ and CALLCHAIN are absent, of RAW; -1 when neither follows.</summary>
     private readonly int _variableStart;
     private readonly bool _fixedRaw;
@@ -29,6 +30,7 @@ internal sealed class SampleLayout
         var p = 0;
         if (Has(PerfSampleType.Identifier)) p += 8;
         if (Has(PerfSampleType.Ip)) p += 8;
+        _tidOffset = Has(PerfSampleType.Tid) ? p : -1;
         if (Has(PerfSampleType.Tid)) p += 8;
         _timeOffset = Has(PerfSampleType.Time) ? p : -1;
         if (Has(PerfSampleType.Time)) p += 8;
@@ -49,6 +51,9 @@ internal sealed class SampleLayout
     public int CpuOffset => _cpuOffset;
     /// <summary>Offset of the raw payload's u32 size when <see cref="Fast"/>.</summary>
     public int RawSizeOffset => _variableStart;
+
+    /// <summary>Offset of the sample's u32 pid, u32 tid (PERF_SAMPLE_TID); -1 when the samples have none.</summary>
+    public int TidOffset => _tidOffset;
 
     public bool HasTime => _timeOffset >= 0;
     public bool HasCpu => _cpuOffset >= 0;

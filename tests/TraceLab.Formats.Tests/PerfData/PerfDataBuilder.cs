@@ -47,12 +47,14 @@ internal sealed class PerfDataBuilder : IDisposable
     /// </summary>
     public bool ContextSwitch { get; init; }
 
-    public PerfDataBuilder Sample(long time, int cpu, byte[] raw)
+    /// <param name="pid">PERF_SAMPLE_TID's pid: the process of the thread the sample was taken in.</param>
+    /// <param name="tid">PERF_SAMPLE_TID's tid.</param>
+    public PerfDataBuilder Sample(long time, int cpu, byte[] raw, int pid = 1, int tid = 1)
     {
         var body = new List<byte>();
         U64(body, Id);
         U64(body, 0xffffffff81000000);
-        U32(body, 1); U32(body, 1);
+        U32(body, (uint)pid); U32(body, (uint)tid);
         U64(body, (ulong)time);
         U32(body, (uint)cpu); U32(body, 0);
         U64(body, 1);
