@@ -168,7 +168,9 @@ public sealed class PerfDataReader : IKernelTraceReader
         }
 
         // The kernel's LOST records and the LOST_SAMPLES records perf record writes at the end (from each event's
-        // lost counter) count the same dropped samples; per CPU the larger of the two is the loss.
+        // lost counter) count the same dropped samples: every drop adds one to the CPU's buffer's lost count, which
+        // LOST records report as the buffer frees up (the last stretch may never be reported), and to the event's
+        // own counter, which LOST_SAMPLES reports whole. Per CPU the larger of the two is the loss.
         for (var cpu = 0; cpu < _lost.Length; cpu++) _lost[cpu] = Math.Max(_lostRecords[cpu], _lostSamples[cpu]);
         if (stream.IncompleteTailBytes > 0 && Info.Damage is null)
         {
@@ -218,8 +220,8 @@ public sealed class PerfDataReader : IKernelTraceReader
                         break;
                     case PerfRecordType.FinishedRound: Rounds++; queue.FinishRound(counter); break;
                     case PerfRecordType.Comm: Comm(stream.Body); break;
-                    case PerfRecordType.Lost: Lost(stream.Body, 8, _lostRecords); break;
-                    case PerfRecordType.LostSamples: Lost(stream.Body, 0, _lostSamples); break;
+                    case PerfRecordType.Lost: Lost(stream.Body, 8, _trailer.Cpu(stream.Body), _lostRecords); break;
+                    case PerfRecordType.LostSamples: LostSamples(stream.Body, stream.Misc); break;
                     case PerfRecordType.Compressed:
                     case PerfRecordType.Compressed2:
                         // perf itself cannot read these without HEADER_COMPRESSED (its buffer size is there).
@@ -387,15 +389,50 @@ public sealed class PerfDataReader : IKernelTraceReader
         Threads.SetProcess(tid, (int)BinaryPrimitives.ReadUInt32LittleEndian(body));
     }
 
-    /// <summary>
-    /// PERF_RECORD_LOST (u64 id, u64 lost) or PERF_RECORD_LOST_SAMPLES (u64 lost), counted on the trailer's CPU.
-    /// </summary>
-    private void Lost(ReadOnlySpan<byte> body, int countOffset, long[] into)
+    /// <summary>PERF_RECORD_LOST (u64 id, u64 lost) or PERF_RECORD_LOST_SAMPLES (u64 lost), counted on a CPU.</summary>
+    private static void Lost(ReadOnlySpan<byte> body, int countOffset, int cpu, long[] into)
     {
         if (body.Length < countOffset + 8) return;
         var lost = (long)BinaryPrimitives.ReadUInt64LittleEndian(body[countOffset..]);
-        var cpu = _trailer.Cpu(body);
         into[cpu >= 0 && cpu < into.Length ? cpu : 0] += lost;
+    }
+
+    /// <summary>PERF_RECORD_MISC_LOST_SAMPLES_BPF: samples a BPF filter dropped on purpose, not lost ones.</summary>
+    private const ushort LostSamplesBpf = 1 << 15;
+
+    /// <summary>
+    /// PERF_RECORD_LOST_SAMPLES. perf record writes one per event and CPU at its end, from that event's lost counter,
+    /// with only the sample id set in its trailer (CPU and time are 0): the CPU is the id's place in its attribute's
+    /// id list (docs/formats.md#perfdata). Counts a BPF filter dropped are not losses; perf leaves them out too.
+    /// </summary>
+    private void LostSamples(ReadOnlySpan<byte> body, ushort misc)
+    {
+        if ((misc & LostSamplesBpf) != 0) return;
+        var cpu = _trailer.Id(body) is { } id && CpuOfId(id) is var placed and >= 0 ? placed : _trailer.Cpu(body);
+        Lost(body, 0, cpu, _lostSamples);
+    }
+
+    /// <summary>Sample id → CPU, for attributes opened once per CPU; built at the first LOST_SAMPLES.</summary>
+    private Dictionary<ulong, int>? _cpuOfId;
+
+    /// <summary>
+    /// The CPU an event id was opened on, or -1. perf record -a opens each event once per CPU of its CPU map, in map
+    /// order, and writes the ids in that order; with every CPU online (nr_cpus_online = nr_cpus_available) the map
+    /// is CPUs 0 … n−1, so the id's index is its CPU. Otherwise (offline CPUs, per-thread recordings) -1.
+    /// </summary>
+    private int CpuOfId(ulong id)
+    {
+        if (_cpuOfId is null)
+        {
+            _cpuOfId = [];
+            var cpus = _meta.CpuCount;
+            if (cpus > 0 && _meta.OnlineCpus == cpus)
+                foreach (var attr in _meta.Attrs)
+                    if (attr.Ids.Length == cpus)
+                        for (var i = 0; i < cpus; i++) _cpuOfId.TryAdd(attr.Ids[i], i);
+        }
+
+        return _cpuOfId.TryGetValue(id, out var cpu) ? cpu : -1;
     }
 
     public void Dispose() => _handle.Dispose();
