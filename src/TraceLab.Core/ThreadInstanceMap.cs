@@ -174,6 +174,13 @@ public sealed class ThreadInstanceMap
         return ThreadIds.Of(tid, instance + 1);
     }
 
+    /// <summary>
+    /// The thread id <paramref name="tid"/> stood for in the last event rewritten (the tid itself until it is
+    /// reused): for a caller that sees the events before the rewrite, such as an exporter.
+    /// </summary>
+    public int IdOf(int tid) =>
+        tid <= 0 || tid >= ThreadIds.FirstLaterInstance ? tid : ThreadIds.Of(tid, Instance(tid));
+
     private int Instance(int tid) => (Packed(tid) >> 2) + 1;
 
     private int State(int tid) => tid >= ThreadIds.FirstLaterInstance ? Alive : Packed(tid) & StateMask;
