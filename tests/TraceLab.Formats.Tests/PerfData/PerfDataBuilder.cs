@@ -1,6 +1,8 @@
 using System.Buffers;
 using System.Buffers.Binary;
 using System.Text;
+using TraceLab.Formats.PerfData;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -172,6 +174,16 @@ internal sealed class PerfDataBuilder : IDisposable
         U64(body, auxBytes);
         body.AddRange(new byte[32]);
         return Record(71, body);
+    }
+
+    /// <summary>Writes the file into <paramref name="directory"/> and reads it whole; the caller disposes the reader.</summary>
+    public PerfDataReader WriteAndRead(string directory)
+    {
+        var path = Path.Combine(directory, $"{Guid.NewGuid():N}.perf.data");
+        File.WriteAllBytes(path, Build());
+        var reader = PerfDataReader.Open(path, new TraceDatReadOptions());
+        reader.Read(new TraceDatRoundTripTests.ListSink());
+        return reader;
     }
 
     public byte[] Build()

@@ -1,5 +1,4 @@
 using TraceLab.Formats.PerfData;
-using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -13,14 +12,7 @@ public sealed class PerfDataLostTests : IDisposable
 
     public void Dispose() => _files.Dispose();
 
-    private PerfDataReader Read(PerfDataBuilder b)
-    {
-        var path = Path.Combine(_files.Directory, $"{Guid.NewGuid():N}.perf.data");
-        File.WriteAllBytes(path, b.Build());
-        var reader = PerfDataReader.Open(path, new TraceDatReadOptions());
-        reader.Read(new TraceDatRoundTripTests.ListSink());
-        return reader;
-    }
+    private PerfDataReader Read(PerfDataBuilder b) => b.WriteAndRead(_files.Directory);
 
     [Fact]
     public void Lost_samples_are_counted_on_the_cpu_of_their_sample_id_not_their_zero_trailer()

@@ -14,14 +14,7 @@ public sealed class PerfDataProcessTests : IDisposable
 
     public void Dispose() => _files.Dispose();
 
-    private PerfDataReader Read(PerfDataBuilder b)
-    {
-        var path = Path.Combine(_files.Directory, $"{Guid.NewGuid():N}.perf.data");
-        File.WriteAllBytes(path, b.Build());
-        var reader = PerfDataReader.Open(path, new TraceDatReadOptions());
-        reader.Read(new TraceDatRoundTripTests.ListSink());
-        return reader;
-    }
+    private PerfDataReader Read(PerfDataBuilder b) => b.WriteAndRead(_files.Directory);
 
     /// <summary>
     /// Threads 301 and 302 of process 300 and thread 401 of process 400 existed before the recording: no FORK record
