@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Globalization;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
@@ -25,6 +26,8 @@ public sealed class PerfDataReader : IKernelTraceReader
     private readonly PerfDataMetadata _meta;
     private readonly KernelEventDecoder _decoder;
     private readonly SampleFormat _samples;
+    /// <summary><see cref="SampleFormat.UniformTidOffset"/>, read per sample.</summary>
+    private readonly int _uniformTidOffset;
     private readonly SampleIdTrailer _trailer;
     private readonly TaskRecords _tasks;
     private readonly long[] _recordCounts = new long[PerfRecordType.Counted];
@@ -51,6 +54,7 @@ public sealed class PerfDataReader : IKernelTraceReader
                 "(perf record -e 'sched:sched_switch,...') or context switch records (perf record --switch-events), found neither");
         var lead = tracepoints.Count > 0 ? tracepoints[0] : meta.Attrs[0];
         _samples = tracepoints.Count > 0 ? new SampleFormat(meta.Attrs, lead, path) : SampleFormat.WithoutTracepoints();
+        _uniformTidOffset = _samples.UniformTidOffset;
         _trailer = new SampleIdTrailer(lead.SampleType, meta.Attrs.All(a => a.SampleIdAll));
         _tasks = new TaskRecords(meta.Attrs, meta.Formats, _trailer);
         var cpus = Math.Max(1, meta.CpuCount);
@@ -298,15 +302,26 @@ public sealed class PerfDataReader : IKernelTraceReader
     }
 
     /// <summary>Per CPU, the thread of its last sample (0: none yet): its process was noted then.</summary>
-    private int[] _threadOnCpu = [];
+    private int[] _threadOnCpu = new int[8];
 
     /// <summary>
     /// Passes the sample's pid on as its thread's process (<see cref="ThreadTable.Processes"/>): how threads of
     /// processes that predate the recording are grouped (no FORK record says whose they are). Only when the CPU's
-    /// thread changed since its last sample, so most samples cost one compare.
+    /// thread changed since its last sample: most samples cost one read and one compare, in place.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void NoteThread(ReadOnlySpan<byte> body, int cpu)
+    {
+        var at = _uniformTidOffset;
+        var threads = _threadOnCpu;
+        if (at >= 0 && body.Length >= at + 8 && (uint)cpu < (uint)threads.Length
+            && Unsafe.ReadUnaligned<int>(ref Unsafe.Add(ref MemoryMarshal.GetReference(body), at + 4)) == threads[cpu])
+            return;
+        NoteThreadChange(body, cpu);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void NoteThreadChange(ReadOnlySpan<byte> body, int cpu)
     {
         if (!_samples.TryThread(body, out var pid, out var tid)) return;
         if ((uint)cpu >= (uint)_threadOnCpu.Length) Array.Resize(ref _threadOnCpu, Math.Max(cpu + 1, 8));
@@ -314,8 +329,11 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (last == tid) return;
         // Idle (tid 0) states no process but counts as a change: a tid reused after it is looked at again.
         last = tid;
-        if (tid > 0) Threads.SetProcess(tid, pid);
+        if (tid > 0 && !_statedPids.Same(tid, pid)) Threads.SetProcess(tid, pid);
     }
+
+    /// <summary>The pid last stated per tid, so that a thread switching back in costs no hash lookup.</summary>
+    private readonly PagedIntMap _statedPids = new();
 
     /// <summary>
     /// Highest CPU seen so far + 1, as <see cref="TraceInfo.CpuCount"/> grows (kept here: read per sample).

@@ -134,6 +134,12 @@ internal sealed class SampleFormat
     }
 
     /// <summary>
+    /// Where every sample's u32 pid, u32 tid sit when all samples share one layout on a little-endian host (the
+    /// scan then compares the tid in place); -1 otherwise (<see cref="TryThread"/> looks the layout up).
+    /// </summary>
+    public int UniformTidOffset => _attrById is null && !_none && BitConverter.IsLittleEndian ? _layout.TidOffset : -1;
+
+    /// <summary>
     /// The process and thread a sample was taken in (PERF_SAMPLE_TID: the task running when the tracepoint fired);
     /// false when its layout has no TID or the body is too short. Not part of <see cref="Parse"/>: the scan asks only
     /// when the thread on a CPU changed.
