@@ -17,8 +17,9 @@ public static class TerminalReport
         var ranking = ThreadRanking.Of(r);
         var limit = new RowLimit(TableRows, (left, table) => $"… {left:N0} more {table.RowNoun} in report.md",
             ranking);
+        // The opening sections (the findings) come first, their lines fitted to the terminal's columns.
         foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
-            if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit);
+            if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit, fitLines: true);
         var c = r.Capture;
         console.MarkupLine($"[bold]Capture[/] {Markup.Escape(c.Backend)}: {c.Events:N0} events ({c.SwitchEvents:N0} switches) on {c.Cpus} CPUs, " +
             $"lost [{(c.LostEvents > 0 ? "red" : "green")}]{c.LostEvents:N0}[/], broken switch chains repaired {c.ChainBreaks:N0}" +

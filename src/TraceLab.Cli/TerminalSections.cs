@@ -7,12 +7,20 @@ namespace TraceLab.Cli;
 internal static class TerminalSections
 {
     /// <param name="limit">Rows shown per table, besides a table's own terminal limit (none by default).</param>
-    public static void Write(IAnsiConsole console, IEnumerable<ReportBlock> blocks, RowLimit? limit = null)
+    /// <param name="fitLines">
+    /// Fit each note line into the terminal's columns (<see cref="TerminalLineFit"/>): wrapped, and cut after a few
+    /// lines (the findings, whose evidence and remedies can run to hundreds of characters).
+    /// </param>
+    public static void Write(IAnsiConsole console, IEnumerable<ReportBlock> blocks, RowLimit? limit = null,
+        bool fitLines = false)
     {
         foreach (var block in blocks)
         {
             switch (block)
             {
+                case TerminalLine line when fitLines:
+                    foreach (var part in TerminalLineFit.Fit(line.Markup)) console.MarkupLine(part);
+                    break;
                 case TerminalLine line: console.MarkupLine(line.Markup); break;
                 case TableBlock { Table: var table } when (table.In & Shown.Terminal) != 0:
                     Table(console, table, limit ?? RowLimit.None);

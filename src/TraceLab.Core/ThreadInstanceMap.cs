@@ -28,6 +28,10 @@ public sealed class ThreadInstanceMap
     private const int MarkWords = 1024;
     private readonly ThreadTable? _names;
     private readonly Dictionary<int, string> _namesAtExit = new();
+    /// <summary>
+    /// Thread id → the process the reader stated for its tid when it exited (<see cref="ThreadTable.Processes"/>).
+    /// </summary>
+    private readonly Dictionary<int, int> _processesAtExit = new();
     private readonly HashSet<int> _reused = [];
 
     /// <param name="names">
@@ -134,6 +138,8 @@ public sealed class ThreadInstanceMap
                     // rounds) may already have given the table a later thread's name.
                     if (e.Text is { } comm) _namesAtExit[e.Tid] = comm;
                     else if (_names is not null && _names.TryGetName(tid, out var name)) _namesAtExit[e.Tid] = name;
+                    if (_names is not null && _names.TryGetProcess(tid, out var process))
+                        _processesAtExit[e.Tid] = process;
                 }
                 break;
             }
@@ -148,8 +154,8 @@ public sealed class ThreadInstanceMap
     }
 
     /// <summary>
-    /// After the last event: each earlier thread of a reused tid gets the name it had at its exit, and the last one
-    /// the tid's final name, in <paramref name="names"/> (by thread id).
+    /// After the last event: each earlier thread of a reused tid gets the name (and the stated process) it had at its
+    /// exit, and the last one the tid's final name and process, in <paramref name="names"/> (by thread id).
     /// </summary>
     public void NameInstances(ThreadTable names)
     {
@@ -157,10 +163,12 @@ public sealed class ThreadInstanceMap
         {
             var last = ThreadIds.Of(tid, Instance(tid));
             if (names.TryGetName(tid, out var final)) names.SetName(last, final);
+            if (names.TryGetProcess(tid, out var finalProcess)) names.SetProcess(last, finalProcess);
             for (var k = 1; k < Instance(tid); k++)
             {
                 var id = ThreadIds.Of(tid, k);
                 if (_namesAtExit.TryGetValue(id, out var atExit)) names.SetName(id, atExit);
+                if (_processesAtExit.TryGetValue(id, out var processAtExit)) names.SetProcess(id, processAtExit);
             }
         }
     }
@@ -189,10 +197,19 @@ public sealed class ThreadInstanceMap
         if (_names is not null && !_namesAtExit.ContainsKey(ThreadIds.Of(tid, instance))
             && _names.TryGetName(tid, out var name))
             _namesAtExit[ThreadIds.Of(tid, instance)] = name;
+        if (_names is not null && _names.TryGetProcess(tid, out var process))
+            _processesAtExit.TryAdd(ThreadIds.Of(tid, instance), process);
         _reused.Add(tid);
         SetPacked(tid, instance << 2 | Alive);
         return ThreadIds.Of(tid, instance + 1);
     }
+
+    /// <summary>
+    /// The thread id <paramref name="tid"/> stood for in the last event rewritten (the tid itself until it is
+    /// reused): for a caller that sees the events before the rewrite, such as an exporter.
+    /// </summary>
+    public int IdOf(int tid) =>
+        tid <= 0 || tid >= ThreadIds.FirstLaterInstance ? tid : ThreadIds.Of(tid, Instance(tid));
 
     private int Instance(int tid) => (Packed(tid) >> 2) + 1;
 

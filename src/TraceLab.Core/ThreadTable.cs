@@ -1,14 +1,31 @@
 namespace TraceLab.Core;
 
 /// <summary>
-/// tid → name, filled from whatever the trace says (saved cmdlines, comm fields).
+/// tid → name, filled from whatever the trace says (saved cmdlines, comm fields), and tid → process where the trace
+/// states it (perf samples and COMM records carry pid and tid, ETW thread events their ProcessId).
 /// Names are interned: asking for the same name bytes again costs no allocation.
 /// </summary>
 public sealed class ThreadTable
 {
     private readonly Dictionary<int, string> _names = new();
+    private readonly Dictionary<int, int> _processes = new();
 
     public IReadOnlyDictionary<int, string> Names => _names;
+
+    /// <summary>
+    /// tid → the process (pid, tgid) the trace itself says the thread belongs to, the last one it said; empty for
+    /// formats whose events do not carry it (trace.dat). A reader may fill it ahead of the events it delivers.
+    /// </summary>
+    public IReadOnlyDictionary<int, int> Processes => _processes;
+
+    /// <summary>The process the trace states for <paramref name="tid"/>; false when it states none.</summary>
+    public bool TryGetProcess(int tid, out int pid) => _processes.TryGetValue(tid, out pid);
+
+    /// <summary>Records that the trace says <paramref name="tid"/> belongs to process <paramref name="pid"/>.</summary>
+    public void SetProcess(int tid, int pid)
+    {
+        if (tid > 0 && pid > 0) _processes[tid] = pid;
+    }
 
     public string NameOf(int tid) => tid == 0 ? "<idle>" : _names.TryGetValue(tid, out var n) ? n : $"tid {tid}";
 

@@ -4,8 +4,9 @@ using TraceLab.Core;
 namespace TraceLab.Reporting;
 
 /// <summary>
-/// Which process a thread is reported under (docs/metrics.md, "Processes"): the process the trace says it belongs
-/// to (<see cref="ThreadAccounting.ProcessOf"/>), except kernel threads, which are one group under kthreadd
+/// Which process a thread is reported under (docs/metrics.md, "Processes"): the process the trace's own events state
+/// for it (<see cref="ThreadTable.Processes"/>: perf's sample pid, ETW thread events) or else the one the pass
+/// inferred (<see cref="ThreadAccounting.ProcessOf"/>), except kernel threads, which are one group under kthreadd
 /// (<see cref="KernelThreadsPid"/>). Idle (tid 0, swapper/N) is never a thread. A thread is a kernel thread when
 /// kthreadd (tid 2) created it in the trace, or, when the trace does not say who created it, when its name is one
 /// of the kernel's own thread names (kworker/…, ksoftirqd/…, migration/…, rcu_…, …). A thread that runs a program
@@ -44,7 +45,10 @@ public sealed class ProcessGrouping
     }
 
     /// <summary>The process <paramref name="tid"/> is reported under.</summary>
-    public int ProcessOf(int tid) => IsKernelThread(tid) ? KernelThreadsPid : _accounting.ProcessOf(tid);
+    public int ProcessOf(int tid) =>
+        IsKernelThread(tid) ? KernelThreadsPid
+        : _names.TryGetProcess(tid, out var stated) ? stated
+        : _accounting.ProcessOf(tid);
 
     public bool IsKernelThread(int tid)
     {
@@ -63,8 +67,10 @@ public sealed class ProcessGrouping
             if (!_accounting.Parents.TryGetValue(cur, out var parent) || parent <= 0) break;
             cur = parent;
         }
-        // The trace knows the process (a listing, a target): a user thread. Otherwise the name is all there is.
+        // The trace knows the process (a listing, a target) or states one the thread does not lead (kernel threads
+        // are single-threaded processes): a user thread. Otherwise the name is all there is.
         if (_accounting.KnownProcessOf(tid) > 0) return false;
+        if (_names.TryGetProcess(tid, out var stated) && stated != ThreadIds.KernelTid(tid)) return false;
         return _names.TryGetName(cur, out var name) && IsKernelName(name)
             || _names.TryGetName(tid, out var own) && IsKernelName(own);
     }

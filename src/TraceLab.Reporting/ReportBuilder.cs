@@ -32,7 +32,7 @@ public static class ReportBuilder
         var fromTargetMarkers = pidOverride is null && workload is null && region.MarkerTid == 0
             && region.TargetPids.Count > 0;
         IReadOnlyList<int> targets = fromTargetMarkers ? region.TargetPids : pid > 0 ? [pid] : [];
-        var tids = SelectThreads(accounting, workload, targets);
+        var tids = SelectThreads(accounting, names, workload, targets);
         if (pid == 0 && targets.Count == 0)
             warnings.Add("no target process (no markers, no workload result, no --pid): the report opens with the " +
                 "system overview; report.json has every thread");
@@ -114,7 +114,7 @@ public static class ReportBuilder
         return report;
     }
 
-    private static List<int> SelectThreads(ThreadAccounting accounting, WorkloadResult? workload,
+    private static List<int> SelectThreads(ThreadAccounting accounting, ThreadTable names, WorkloadResult? workload,
         IReadOnlyList<int> pids)
     {
         var set = new SortedSet<int>();
@@ -122,8 +122,9 @@ public static class ReportBuilder
         {
             foreach (var tid in accounting.Descendants(pid)) set.Add(tid);
             set.Add(pid);
-            // Threads that existed before the capture (attach): TraceLab listed them, and what they forked.
-            foreach (var (tid, process) in accounting.Region.ProcessOfThread)
+            // Threads that existed before the capture (attach): TraceLab listed them, or the trace's events state
+            // their process (perf samples, ETW thread events); and what they forked.
+            foreach (var (tid, process) in accounting.Region.ProcessOfThread.Concat(names.Processes))
                 if (process == pid)
                     foreach (var t in accounting.Descendants(tid)) set.Add(t);
         }

@@ -68,8 +68,13 @@ public sealed class AnalysisTrackWriter
         if (Process is null) return;
         var tree = new ProcessTree();
         tree.Processes.Add(new ProcessTree.Types.Process { Pid = Process.Pid, Cmdline = { Process.Name }, CmdlineIsComm = true });
-        foreach (var tid in Process.Threads.Prepend(Process.Pid).Distinct())
-            tree.Threads.Add(new ProcessTree.Types.Thread { Tid = tid, Tgid = Process.Pid, Name = _names.NameOf(tid) });
+        // Kernel tids: the later threads of a reused tid are new threads in the ftrace events (task_newtask,
+        // sched_process_free), and the tree lists a tid once.
+        foreach (var id in Process.Threads.Prepend(Process.Pid).DistinctBy(ThreadIds.KernelTid))
+            tree.Threads.Add(new ProcessTree.Types.Thread
+            {
+                Tid = ThreadIds.KernelTid(id), Tgid = Process.Pid, Name = _names.NameOf(id),
+            });
         _writer.Write(new TracePacket { Timestamp = Ts(firstTimestamp), ProcessTree = tree });
     }
 
@@ -100,11 +105,13 @@ public sealed class AnalysisTrackWriter
         foreach (var h in data.Handoffs)
         {
             var flow = _nextFlow++;
-            var give = Event(TrackEvent.Types.Type.Instant, ThreadTrack(h.Giver), $"hand off {h.Object} → {_names.NameOf(h.Receiver)} ({h.Receiver})");
+            var give = Event(TrackEvent.Types.Type.Instant, ThreadTrack(h.Giver),
+                $"hand off {h.Object} → {_names.NameOf(h.Receiver)} ({ThreadIds.Display(h.Receiver)})");
             give.FlowIds.Add(flow);
             Emit(h.WokenAt, give);
             var receiverTrack = ThreadTrack(h.Receiver);
-            var receive = Event(TrackEvent.Types.Type.SliceBegin, receiverTrack, $"handoff from {_names.NameOf(h.Giver)} ({h.Giver})");
+            var receive = Event(TrackEvent.Types.Type.SliceBegin, receiverTrack,
+                $"handoff from {_names.NameOf(h.Giver)} ({ThreadIds.Display(h.Giver)})");
             receive.TerminatingFlowIds.Add(flow);
             receive.DebugAnnotations.Add(new DebugAnnotation { Name = "lock object", StringValue = h.Object.ToString() });
             receive.DebugAnnotations.Add(new DebugAnnotation { Name = "queue wait ns", IntValue = h.QueueWaitNs });
@@ -169,7 +176,14 @@ public sealed class AnalysisTrackWriter
 
     private static ulong Ts(long t) => (ulong)Math.Max(0, t);
 
-    private int ProcessOf(int tid) => _processOf.TryGetValue(tid, out var p) ? p : tid;
+    /// <summary>
+    /// The process of a thread id (a later thread of a reused tid has its own id, see <see cref="ThreadIds"/>): the
+    /// exported process's, else the one the trace states (<see cref="ThreadTable.Processes"/>), else its own tid.
+    /// </summary>
+    private int ProcessOf(int id) =>
+        _processOf.TryGetValue(id, out var p) ? p
+        : _names.TryGetProcess(id, out var stated) ? stated
+        : ThreadIds.KernelTid(id);
 
     private ulong ProcessTrack(int pid)
     {
@@ -193,7 +207,12 @@ public sealed class AnalysisTrackWriter
             Describe(new TrackDescriptor
             {
                 Uuid = uuid, ParentUuid = parent,
-                Thread = new ThreadDescriptor { Pid = pid, Tid = tid, ThreadName = _names.NameOf(tid) },
+                // One track per thread: a later thread of a reused tid gets its own track, with the kernel's tid,
+                // which trace_processor binds to the thread alive at each event's time.
+                Thread = new ThreadDescriptor
+                {
+                    Pid = pid, Tid = ThreadIds.KernelTid(tid), ThreadName = _names.NameOf(tid),
+                },
             });
         }
         return uuid;

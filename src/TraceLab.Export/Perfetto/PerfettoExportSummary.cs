@@ -8,6 +8,12 @@ public sealed record PerfettoExportSummary(
     long SkippedEvents, long EpisodeSlices, long HandoffFlows, long FutileInstants, long MarkerInstants,
     ExportProcess? Process) : IExportSummary
 {
+    /// <summary>task_newtask events written (forks that say whether they made a thread or a process).</summary>
+    public long NewTasks { get; init; }
+
+    /// <summary>sched_process_free events written, each after an exited thread's dead switch-out.</summary>
+    public long Frees { get; init; }
+
     public IReadOnlyList<string> Lines(ExportedFile file)
     {
         var inv = CultureInfo.InvariantCulture;

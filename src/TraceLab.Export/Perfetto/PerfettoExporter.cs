@@ -21,7 +21,9 @@ public static class PerfettoExporter
         var writer = new PerfettoPacketWriter(output);
         var lost = reader.Info.LostEventsPerCpu;
         var bundler = new FtraceBundler(writer, reader.Threads, cpu => lost is not null && cpu >= 0 && cpu < lost.Length && lost[cpu] > 0);
-        var session = new AnalysisSession(AnalysisKind.Convoys | AnalysisKind.Wakeups | (annotator?.Kinds ?? AnalysisKind.None));
+        // With the reader's names: a later thread of a reused tid is named as it was (ThreadInstanceMap).
+        var kinds = AnalysisKind.Convoys | AnalysisKind.Wakeups | (annotator?.Kinds ?? AnalysisKind.None);
+        var session = new AnalysisSession(kinds, names: reader.Threads);
         var timeline = new TimelineAnalyzer(session.Accounting, TimelineWindow.Everything, recordSegments: false, maxItems: int.MaxValue);
         timeline.Observe(session.Convoys, session.Wakeups);
         var pass = new ExportPass(bundler, session, timeline);
@@ -44,7 +46,11 @@ public static class PerfettoExporter
         output.Flush();
         return new PerfettoExportSummary(writer.Packets, bundler.Switches, bundler.Wakings, bundler.WakeupNews, bundler.Migrations,
             bundler.Exits, bundler.Prints, bundler.Skipped, tracks.EpisodeSlices, tracks.HandoffFlows, tracks.FutileInstants,
-            tracks.MarkerInstants, process);
+            tracks.MarkerInstants, process)
+        {
+            NewTasks = bundler.NewTasks,
+            Frees = bundler.Frees,
+        };
     }
 
     /// <summary>One event to the ftrace writer, the analyzers and the timeline, delivering the region begin like <see cref="AnalysisPass"/>.</summary>
@@ -59,8 +65,9 @@ public static class PerfettoExporter
             session.OnEvent(e);
             if (openings != session.Accounting.Region.Openings) timeline.OnRegionBegin();
             timeline.OnEvent(e);
+            // The writer's thread id after the session's rewrite: a later thread of a reused tid has its own track.
             if (e.Kind == KernelEventKind.Marker && e.MarkerText is { } text)
-                Markers.Add(new ExportMarker(e.Timestamp, e.Pid, text.TrimEnd('\n')));
+                Markers.Add(new ExportMarker(e.Timestamp, session.Instances.IdOf(e.Pid), text.TrimEnd('\n')));
         }
     }
 }

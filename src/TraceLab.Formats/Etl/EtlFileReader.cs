@@ -85,6 +85,9 @@ public sealed class EtlFileReader : IKernelTraceReader
     /// <summary>Sees every record in delivery order before it is mapped (tests count event kinds with it).</summary>
     internal Action<EtlEventRecord, int>? RecordObserver { get; set; }
 
+    /// <summary>Sees every record with its raw payload before it is mapped (tests decode payloads on their own).</summary>
+    internal EtlPayloadObserver? PayloadObserver { get; set; }
+
     /// <summary>Events whose time stamp went back within their CPU (damage); delivered at the previous time.</summary>
     public long TimeWentBack { get; private set; }
 
@@ -173,6 +176,7 @@ public sealed class EtlFileReader : IKernelTraceReader
         {
             var s = merge.Top;
             RecordObserver?.Invoke(s.Current, s.Cpu);
+            PayloadObserver?.Invoke(s.Current, s.Payload);
             if (_dispatcher.Map(s.Current, s.Cpu, s.Timestamp, s.Payload, ref _event))
             {
                 sink.OnEvent(in _event);
@@ -256,3 +260,6 @@ public sealed class EtlFileReader : IKernelTraceReader
 
     public void Dispose() => _file.Dispose();
 }
+
+/// <summary>A record and its raw payload, for <see cref="EtlFileReader.PayloadObserver"/>.</summary>
+internal delegate void EtlPayloadObserver(in EtlEventRecord record, ReadOnlySpan<byte> payload);

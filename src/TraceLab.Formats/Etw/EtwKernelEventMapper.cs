@@ -100,7 +100,7 @@ public sealed class EtwKernelEventMapper
     private bool MapThread(in EtwEventHeader h, ReadOnlySpan<byte> payload, ref KernelEvent e)
     {
         if (!ThreadRecord.TryRead(payload, h.Version, h.PointerSize, out var r)) return false;
-        Processes.Set(r.ThreadId, r.ProcessId);
+        SetProcess(r.ThreadId, r.ProcessId);
         Utf16ThreadName.Record(Threads, r.ThreadId, r.NameUtf16);
         NameAfterImage(r.ThreadId, r.ProcessId);
         var running = e.Pid;
@@ -124,16 +124,33 @@ public sealed class EtwKernelEventMapper
     private bool MapSetName(ReadOnlySpan<byte> payload)
     {
         if (!ThreadSetNameRecord.TryRead(payload, out var r)) return false;
-        Processes.Set(r.ThreadId, r.ProcessId);
+        SetProcess(r.ThreadId, r.ProcessId);
         Utf16ThreadName.Record(Threads, r.ThreadId, r.NameUtf16);
         return true;
     }
 
-    /// <summary>Process events name the process (its image file); they stay Other events in the model.</summary>
+    /// <summary>
+    /// A thread event's ProcessId, in this reader's map and in the thread table, where reports group threads into
+    /// processes (<see cref="ThreadTable.Processes"/>).
+    /// </summary>
+    private void SetProcess(int tid, int pid)
+    {
+        Processes.Set(tid, pid);
+        Threads.SetProcess(tid, pid);
+    }
+
+    /// <summary>
+    /// Process events name the process (its image file); they stay Other events in the model. The image also names
+    /// the process id in the thread table (Windows gives threads and processes ids from one table, so no thread of
+    /// the trace has a live process's id), which is how reports name a process; a thread's own name is kept.
+    /// </summary>
     private bool MapProcess(in EtwEventHeader h, ReadOnlySpan<byte> payload)
     {
         if (!ProcessRecord.TryRead(payload, h.Version, h.PointerSize, out var r)) return false;
         Processes.SetImage(r.ProcessId, r.ImageName);
+        if (r.ProcessId > 0 && !Threads.TryGetName(r.ProcessId, out _)
+            && Processes.TryGetImage(r.ProcessId, out var image))
+            Threads.SetName(r.ProcessId, image);
         return true;
     }
 

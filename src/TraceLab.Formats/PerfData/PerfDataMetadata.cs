@@ -16,6 +16,8 @@ internal sealed class PerfDataMetadata
     public string Cmdlines { get; set; } = "";
     public string? OsRelease { get; set; }
     public int CpuCount { get; set; }
+    /// <summary>HEADER_NRCPUS nr_cpus_online when recorded (0: unknown).</summary>
+    public int OnlineCpus { get; set; }
     /// <summary>
     /// HEADER_COMPRESSED: the data section holds zstd-compressed records (perf record -z); null when absent.
     /// </summary>

@@ -75,6 +75,7 @@ internal sealed class PerfDataMetadataParser
                 case PerfFeature.NrCpus when size >= 8:
                     // nr_cpus_available (highest present CPU + 1), then nr_cpus_online.
                     _m.CpuCount = Math.Max(_m.CpuCount, (int)Math.Min(4096, _r.U32("CPUs available")));
+                    _m.OnlineCpus = (int)Math.Min(4096, _r.U32("CPUs online"));
                     break;
                 case PerfFeature.Compressed: ParseCompressed(size); break;
             }

@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Globalization;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
@@ -14,7 +15,8 @@ namespace TraceLab.Formats.PerfData;
 /// with the formats perf stored in HEADER_TRACING_DATA. Samples are put in time order per perf's FINISHED_ROUND
 /// rule (<see cref="RoundMerger"/>: the file is scanned once in file order — thread names, lost counts, late events,
 /// checks — and read again in time order at delivery, so memory does not grow with perf's rounds); COMM records
-/// name threads; LOST / LOST_SAMPLES records count lost events.
+/// name threads; the pid of samples, COMM and FORK records gives each thread its process
+/// (<see cref="ThreadTable.Processes"/>); LOST / LOST_SAMPLES records count lost events.
 /// </summary>
 public sealed class PerfDataReader : IKernelTraceReader
 {
@@ -24,6 +26,8 @@ public sealed class PerfDataReader : IKernelTraceReader
     private readonly PerfDataMetadata _meta;
     private readonly KernelEventDecoder _decoder;
     private readonly SampleFormat _samples;
+    /// <summary><see cref="SampleFormat.UniformTidOffset"/>, read per sample.</summary>
+    private readonly int _uniformTidOffset;
     private readonly SampleIdTrailer _trailer;
     private readonly TaskRecords _tasks;
     private readonly long[] _recordCounts = new long[PerfRecordType.Counted];
@@ -50,6 +54,7 @@ public sealed class PerfDataReader : IKernelTraceReader
                 "(perf record -e 'sched:sched_switch,...') or context switch records (perf record --switch-events), found neither");
         var lead = tracepoints.Count > 0 ? tracepoints[0] : meta.Attrs[0];
         _samples = tracepoints.Count > 0 ? new SampleFormat(meta.Attrs, lead, path) : SampleFormat.WithoutTracepoints();
+        _uniformTidOffset = _samples.UniformTidOffset;
         _trailer = new SampleIdTrailer(lead.SampleType, meta.Attrs.All(a => a.SampleIdAll));
         _tasks = new TaskRecords(meta.Attrs, meta.Formats, _trailer);
         var cpus = Math.Max(1, meta.CpuCount);
@@ -167,7 +172,9 @@ public sealed class PerfDataReader : IKernelTraceReader
         }
 
         // The kernel's LOST records and the LOST_SAMPLES records perf record writes at the end (from each event's
-        // lost counter) count the same dropped samples; per CPU the larger of the two is the loss.
+        // lost counter) count the same dropped samples: every drop adds one to the CPU's buffer's lost count, which
+        // LOST records report as the buffer frees up (the last stretch may never be reported), and to the event's
+        // own counter, which LOST_SAMPLES reports whole. Per CPU the larger of the two is the loss.
         for (var cpu = 0; cpu < _lost.Length; cpu++) _lost[cpu] = Math.Max(_lostRecords[cpu], _lostSamples[cpu]);
         if (stream.IncompleteTailBytes > 0 && Info.Damage is null)
         {
@@ -217,8 +224,8 @@ public sealed class PerfDataReader : IKernelTraceReader
                         break;
                     case PerfRecordType.FinishedRound: Rounds++; queue.FinishRound(counter); break;
                     case PerfRecordType.Comm: Comm(stream.Body); break;
-                    case PerfRecordType.Lost: Lost(stream.Body, 8, _lostRecords); break;
-                    case PerfRecordType.LostSamples: Lost(stream.Body, 0, _lostSamples); break;
+                    case PerfRecordType.Lost: Lost(stream.Body, 8, _trailer.Cpu(stream.Body), _lostRecords); break;
+                    case PerfRecordType.LostSamples: LostSamples(stream.Body, stream.Misc); break;
                     case PerfRecordType.Compressed:
                     case PerfRecordType.Compressed2:
                         // perf itself cannot read these without HEADER_COMPRESSED (its buffer size is there).
@@ -281,6 +288,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         if ((uint)cpu >= (uint)_cpuLimit)
             throw Fail(recordOffset, $"a sample CPU below {_cpuLimit}, found {cpu}");
         if (cpu >= _cpusSeen) SeeCpu(cpu);
+        NoteThread(body, cpu);
         if (queue.IsLate(time))
         {
             Late(recordOffset, queue, sink, time, cpu, raw);
@@ -292,6 +300,40 @@ public sealed class PerfDataReader : IKernelTraceReader
         queue.Add(time, recordOffset, recordOffset + 8 + body.Length);
         if (queue.Full) queue.FlushHalf(sink);
     }
+
+    /// <summary>Per CPU, the thread of its last sample (0: none yet): its process was noted then.</summary>
+    private int[] _threadOnCpu = new int[8];
+
+    /// <summary>
+    /// Passes the sample's pid on as its thread's process (<see cref="ThreadTable.Processes"/>): how threads of
+    /// processes that predate the recording are grouped (no FORK record says whose they are). Only when the CPU's
+    /// thread changed since its last sample: most samples cost one read and one compare, in place.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void NoteThread(ReadOnlySpan<byte> body, int cpu)
+    {
+        var at = _uniformTidOffset;
+        var threads = _threadOnCpu;
+        if (at >= 0 && body.Length >= at + 8 && (uint)cpu < (uint)threads.Length
+            && Unsafe.ReadUnaligned<int>(ref Unsafe.Add(ref MemoryMarshal.GetReference(body), at + 4)) == threads[cpu])
+            return;
+        NoteThreadChange(body, cpu);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void NoteThreadChange(ReadOnlySpan<byte> body, int cpu)
+    {
+        if (!_samples.TryThread(body, out var pid, out var tid)) return;
+        if ((uint)cpu >= (uint)_threadOnCpu.Length) Array.Resize(ref _threadOnCpu, Math.Max(cpu + 1, 8));
+        ref var last = ref _threadOnCpu[cpu];
+        if (last == tid) return;
+        // Idle (tid 0) states no process but counts as a change: a tid reused after it is looked at again.
+        last = tid;
+        if (tid > 0 && !_statedPids.Same(tid, pid)) Threads.SetProcess(tid, pid);
+    }
+
+    /// <summary>The pid last stated per tid, so that a thread switching back in costs no hash lookup.</summary>
+    private readonly PagedIntMap _statedPids = new();
 
     /// <summary>
     /// Highest CPU seen so far + 1, as <see cref="TraceInfo.CpuCount"/> grows (kept here: read per sample).
@@ -334,6 +376,10 @@ public sealed class PerfDataReader : IKernelTraceReader
         var body = stream.Body;
         var type = stream.Type;
         _tasks.Scan(type, body);
+        // FORK: u32 pid, ppid, tid, ptid — the new task's process, whether or not the record is an event.
+        if (type == PerfRecordType.Fork && body.Length >= 16)
+            Threads.SetProcess((int)BinaryPrimitives.ReadUInt32LittleEndian(body[8..]),
+                (int)BinaryPrimitives.ReadUInt32LittleEndian(body));
         if (!_tasks.IsEvent(type, stream.Misc) || !_tasks.Place(type, body, out var time, out var cpu)) return;
         if ((uint)cpu >= (uint)_cpuLimit)
             throw Fail(stream.RecordOffset, $"a record CPU below {_cpuLimit}, found {cpu}");
@@ -358,17 +404,53 @@ public sealed class PerfDataReader : IKernelTraceReader
         var tid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[4..]);
         var comm = body[8..^Math.Min(_trailer.Size, body.Length - 8)];
         if (tid > 0 && !comm.IsEmpty) _decoder.SetThreadName(tid, comm);
+        Threads.SetProcess(tid, (int)BinaryPrimitives.ReadUInt32LittleEndian(body));
     }
 
-    /// <summary>
-    /// PERF_RECORD_LOST (u64 id, u64 lost) or PERF_RECORD_LOST_SAMPLES (u64 lost), counted on the trailer's CPU.
-    /// </summary>
-    private void Lost(ReadOnlySpan<byte> body, int countOffset, long[] into)
+    /// <summary>PERF_RECORD_LOST (u64 id, u64 lost) or PERF_RECORD_LOST_SAMPLES (u64 lost), counted on a CPU.</summary>
+    private static void Lost(ReadOnlySpan<byte> body, int countOffset, int cpu, long[] into)
     {
         if (body.Length < countOffset + 8) return;
         var lost = (long)BinaryPrimitives.ReadUInt64LittleEndian(body[countOffset..]);
-        var cpu = _trailer.Cpu(body);
         into[cpu >= 0 && cpu < into.Length ? cpu : 0] += lost;
+    }
+
+    /// <summary>PERF_RECORD_MISC_LOST_SAMPLES_BPF: samples a BPF filter dropped on purpose, not lost ones.</summary>
+    private const ushort LostSamplesBpf = 1 << 15;
+
+    /// <summary>
+    /// PERF_RECORD_LOST_SAMPLES. perf record writes one per event and CPU at its end, from that event's lost counter,
+    /// with only the sample id set in its trailer (CPU and time are 0): the CPU is the id's place in its attribute's
+    /// id list (docs/formats.md#perfdata). Counts a BPF filter dropped are not losses; perf leaves them out too.
+    /// </summary>
+    private void LostSamples(ReadOnlySpan<byte> body, ushort misc)
+    {
+        if ((misc & LostSamplesBpf) != 0) return;
+        var cpu = _trailer.Id(body) is { } id && CpuOfId(id) is var placed and >= 0 ? placed : _trailer.Cpu(body);
+        Lost(body, 0, cpu, _lostSamples);
+    }
+
+    /// <summary>Sample id → CPU, for attributes opened once per CPU; built at the first LOST_SAMPLES.</summary>
+    private Dictionary<ulong, int>? _cpuOfId;
+
+    /// <summary>
+    /// The CPU an event id was opened on, or -1. perf record -a opens each event once per CPU of its CPU map, in map
+    /// order, and writes the ids in that order; with every CPU online (nr_cpus_online = nr_cpus_available) the map
+    /// is CPUs 0 … n−1, so the id's index is its CPU. Otherwise (offline CPUs, per-thread recordings) -1.
+    /// </summary>
+    private int CpuOfId(ulong id)
+    {
+        if (_cpuOfId is null)
+        {
+            _cpuOfId = [];
+            var cpus = _meta.CpuCount;
+            if (cpus > 0 && _meta.OnlineCpus == cpus)
+                foreach (var attr in _meta.Attrs)
+                    if (attr.Ids.Length == cpus)
+                        for (var i = 0; i < cpus; i++) _cpuOfId.TryAdd(attr.Ids[i], i);
+        }
+
+        return _cpuOfId.TryGetValue(id, out var cpu) ? cpu : -1;
     }
 
     public void Dispose() => _handle.Dispose();

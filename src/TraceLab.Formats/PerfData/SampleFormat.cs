@@ -133,6 +133,35 @@ internal sealed class SampleFormat
         return ParseChecked(body, out time, out cpu, out raw);
     }
 
+    /// <summary>
+    /// Where every sample's u32 pid, u32 tid sit when all samples share one layout on a little-endian host (the
+    /// scan then compares the tid in place); -1 otherwise (<see cref="TryThread"/> looks the layout up).
+    /// </summary>
+    public int UniformTidOffset => _attrById is null && !_none && BitConverter.IsLittleEndian ? _layout.TidOffset : -1;
+
+    /// <summary>
+    /// The process and thread a sample was taken in (PERF_SAMPLE_TID: the task running when the tracepoint fired);
+    /// false when its layout has no TID or the body is too short. Not part of <see cref="Parse"/>: the scan asks only
+    /// when the thread on a CPU changed.
+    /// </summary>
+    public bool TryThread(ReadOnlySpan<byte> body, out int pid, out int tid)
+    {
+        pid = tid = 0;
+        var layout = _layout;
+        if (_attrById is not null)
+        {
+            if (body.Length < _idOffset + 8
+                || !TryGetAttr(BinaryPrimitives.ReadUInt64LittleEndian(body[_idOffset..]), out var a)) return false;
+            layout = _layoutByAttr[a]!;
+        }
+
+        var at = layout.TidOffset;
+        if (_none || at < 0 || body.Length < at + 8) return false;
+        pid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[at..]);
+        tid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[(at + 4)..]);
+        return true;
+    }
+
     private SampleParse ParseChecked(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)
     {
         if (_none)

@@ -16,6 +16,7 @@ internal sealed class SampleLayout
     private readonly ulong _readFormat;
     private readonly int _timeOffset;
     private readonly int _cpuOffset;
+    private readonly int _tidOffset;
     /// <summary>Offset of READ or, when READ and CALLCHAIN are absent, of RAW; -1 when neither follows.</summary>
     private readonly int _variableStart;
     private readonly bool _fixedRaw;
@@ -29,6 +30,7 @@ internal sealed class SampleLayout
         var p = 0;
         if (Has(PerfSampleType.Identifier)) p += 8;
         if (Has(PerfSampleType.Ip)) p += 8;
+        _tidOffset = Has(PerfSampleType.Tid) ? p : -1;
         if (Has(PerfSampleType.Tid)) p += 8;
         _timeOffset = Has(PerfSampleType.Time) ? p : -1;
         if (Has(PerfSampleType.Time)) p += 8;
@@ -49,6 +51,9 @@ internal sealed class SampleLayout
     public int CpuOffset => _cpuOffset;
     /// <summary>Offset of the raw payload's u32 size when <see cref="Fast"/>.</summary>
     public int RawSizeOffset => _variableStart;
+
+    /// <summary>Offset of the sample's u32 pid, u32 tid (PERF_SAMPLE_TID); -1 when the samples have none.</summary>
+    public int TidOffset => _tidOffset;
 
     public bool HasTime => _timeOffset >= 0;
     public bool HasCpu => _cpuOffset >= 0;
@@ -157,10 +162,11 @@ internal readonly struct SampleIdTrailer
     private readonly int _timeFromEnd;
     private readonly int _cpuFromEnd;
     private readonly int _tidFromEnd;
+    private readonly int _idFromEnd;
 
     public SampleIdTrailer(ulong sampleType, bool sampleIdAll)
     {
-        _timeFromEnd = _cpuFromEnd = _tidFromEnd = -1;
+        _timeFromEnd = _cpuFromEnd = _tidFromEnd = _idFromEnd = -1;
         if (!sampleIdAll) return;
         ReadOnlySpan<ulong> order = [PerfSampleType.Tid, PerfSampleType.Time, PerfSampleType.Id, PerfSampleType.StreamId, PerfSampleType.Cpu, PerfSampleType.Identifier];
         var offsets = new int[order.Length];
@@ -178,6 +184,8 @@ internal readonly struct SampleIdTrailer
         _cpuFromEnd = offsets[4] < 0 ? -1 : size - offsets[4];
         // pid then tid, u32 each.
         _tidFromEnd = offsets[0] < 0 ? -1 : size - offsets[0] - 4;
+        // IDENTIFIER when present (the same value as ID), else ID.
+        _idFromEnd = offsets[5] >= 0 ? size - offsets[5] : offsets[2] >= 0 ? size - offsets[2] : -1;
     }
 
     public int Size => _size;
@@ -193,6 +201,12 @@ internal readonly struct SampleIdTrailer
 
     public long Time(ReadOnlySpan<byte> body) =>
         _timeFromEnd < 0 || body.Length < _timeFromEnd ? -1 : (long)BinaryPrimitives.ReadUInt64LittleEndian(body[^_timeFromEnd..]);
+
+    /// <summary>The sample id (IDENTIFIER or ID) in the trailer; null when absent.</summary>
+    public ulong? Id(ReadOnlySpan<byte> body) =>
+        _idFromEnd < 0 || body.Length < _idFromEnd
+            ? null
+            : BinaryPrimitives.ReadUInt64LittleEndian(body[^_idFromEnd..]);
 
     public int Cpu(ReadOnlySpan<byte> body) =>
         _cpuFromEnd < 0 || body.Length < _cpuFromEnd ? -1 : (int)BinaryPrimitives.ReadUInt32LittleEndian(body[^_cpuFromEnd..]);

@@ -1,6 +1,8 @@
 using System.Buffers;
 using System.Buffers.Binary;
 using System.Text;
+using TraceLab.Formats.PerfData;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -27,6 +29,17 @@ internal sealed class PerfDataBuilder : IDisposable
 
     public int Cpus { get; init; } = 2;
 
+    /// <summary>HEADER_NRCPUS nr_cpus_online (default: <see cref="Cpus"/>, all online).</summary>
+    public int? OnlineCpus { get; init; }
+
+    /// <summary>
+    /// One sample id per CPU (77 + cpu), as perf record -a opens each event once per CPU and lists the ids in CPU
+    /// order; false: one id for everything.
+    /// </summary>
+    public bool IdPerCpu { get; init; }
+
+    private ulong IdOf(int cpu) => IdPerCpu ? Id + (ulong)cpu : Id;
+
     /// <summary>Write the data section as perf record -z does.</summary>
     public bool Compress { get; init; }
 
@@ -47,12 +60,14 @@ internal sealed class PerfDataBuilder : IDisposable
     /// </summary>
     public bool ContextSwitch { get; init; }
 
-    public PerfDataBuilder Sample(long time, int cpu, byte[] raw)
+    /// <param name="pid">PERF_SAMPLE_TID's pid: the process of the thread the sample was taken in.</param>
+    /// <param name="tid">PERF_SAMPLE_TID's tid.</param>
+    public PerfDataBuilder Sample(long time, int cpu, byte[] raw, int pid = 1, int tid = 1)
     {
         var body = new List<byte>();
-        U64(body, Id);
+        U64(body, IdOf(cpu));
         U64(body, 0xffffffff81000000);
-        U32(body, 1); U32(body, 1);
+        U32(body, (uint)pid); U32(body, (uint)tid);
         U64(body, (ulong)time);
         U32(body, (uint)cpu); U32(body, 0);
         U64(body, 1);
@@ -123,10 +138,25 @@ internal sealed class PerfDataBuilder : IDisposable
     public PerfDataBuilder Lost(long count, long time, int cpu)
     {
         var body = new List<byte>();
-        U64(body, Id);
+        U64(body, IdOf(cpu));
         U64(body, (ulong)count);
         Trailer(body, time, cpu);
         return Record(2, body);
+    }
+
+    /// <summary>
+    /// PERF_RECORD_LOST_SAMPLES as perf record writes them at its end: u64 lost, then a trailer in which only the
+    /// sample id is set (that of the event on <paramref name="cpuOfId"/>): pid, tid, time and cpu are 0.
+    /// </summary>
+    public PerfDataBuilder LostSamples(long count, int cpuOfId, ushort misc = 0)
+    {
+        var body = new List<byte>();
+        U64(body, (ulong)count);
+        U32(body, 0); U32(body, 0);
+        U64(body, 0);
+        U32(body, 0); U32(body, 0);
+        U64(body, IdOf(cpuOfId));
+        return Record(13, body, misc);
     }
 
     /// <summary>
@@ -144,6 +174,16 @@ internal sealed class PerfDataBuilder : IDisposable
         U64(body, auxBytes);
         body.AddRange(new byte[32]);
         return Record(71, body);
+    }
+
+    /// <summary>Writes the file into <paramref name="directory"/> and reads it whole; the caller disposes the reader.</summary>
+    public PerfDataReader WriteAndRead(string directory)
+    {
+        var path = Path.Combine(directory, $"{Guid.NewGuid():N}.perf.data");
+        File.WriteAllBytes(path, Build());
+        var reader = PerfDataReader.Open(path, new TraceDatReadOptions());
+        reader.Read(new TraceDatRoundTripTests.ListSink());
+        return reader;
     }
 
     public byte[] Build()
@@ -166,7 +206,7 @@ internal sealed class PerfDataBuilder : IDisposable
         if (Tracepoints) features.Add((1, tracing));
         var nrcpus = new byte[8];
         BinaryPrimitives.WriteUInt32LittleEndian(nrcpus, (uint)Cpus);
-        BinaryPrimitives.WriteUInt32LittleEndian(nrcpus.AsSpan(4), (uint)Cpus);
+        BinaryPrimitives.WriteUInt32LittleEndian(nrcpus.AsSpan(4), (uint)(OnlineCpus ?? Cpus));
         features.Add((7, nrcpus));
         if (Compress)
         {
@@ -179,14 +219,15 @@ internal sealed class PerfDataBuilder : IDisposable
             features.Add((27, comp));
         }
 
-        return Layout(attr, data, features);
+        var ids = IdPerCpu ? Enumerable.Range(0, Cpus).Select(IdOf).ToArray() : [Id];
+        return Layout(attr, ids, data, features);
     }
 
-    private static byte[] Layout(byte[] attr, byte[] data, List<(int Bit, byte[] Bytes)> features)
+    private static byte[] Layout(byte[] attr, ulong[] ids, byte[] data, List<(int Bit, byte[] Bytes)> features)
     {
         const int headerSize = 104;
         var idsOffset = headerSize;
-        var attrsOffset = idsOffset + 8;
+        var attrsOffset = idsOffset + 8 * ids.Length;
         var attrEntry = attr.Length + 16;
         var dataOffset = attrsOffset + attrEntry;
         var featTable = dataOffset + data.Length;
@@ -202,9 +243,9 @@ internal sealed class PerfDataBuilder : IDisposable
         ulong bits = 0;
         foreach (var (bit, _) in features) bits |= 1UL << bit;
         w.Write(bits); w.Write(0UL); w.Write(0UL); w.Write(0UL);
-        w.Write(Id);
+        foreach (var id in ids) w.Write(id);
         w.Write(attr);
-        w.Write((ulong)idsOffset); w.Write(8UL);
+        w.Write((ulong)idsOffset); w.Write(8UL * (ulong)ids.Length);
         w.Write(data);
         var at = featTable + 16L * features.Count;
         foreach (var (_, bytes) in features)
@@ -292,13 +333,13 @@ internal sealed class PerfDataBuilder : IDisposable
 
     private const int MaxCompressedPayload = ushort.MaxValue - 8;
 
-    private static void Trailer(List<byte> body, long time, int cpu, int tid = 1)
+    private void Trailer(List<byte> body, long time, int cpu, int tid = 1)
     {
         // sample_id_all trailer for TID|TIME|CPU|IDENTIFIER: pid/tid, time, cpu/res, identifier.
         U32(body, (uint)tid); U32(body, (uint)tid);
         U64(body, (ulong)time);
         U32(body, (uint)cpu); U32(body, 0);
-        U64(body, Id);
+        U64(body, IdOf(cpu));
     }
 
     /// <summary>HEADER_TRACING_DATA: the trace-cmd v6 metadata layout with version "0.6" and no CPU data.</summary>

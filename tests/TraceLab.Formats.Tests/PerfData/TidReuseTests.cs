@@ -18,12 +18,12 @@ public sealed class TidReuseTests : IDisposable
 
     public void Dispose() => _files.Dispose();
 
-    private static byte[] Switch(int prev, string prevComm, long prevState, int next, string nextComm) =>
+    internal static byte[] Switch(int prev, string prevComm, long prevState, int next, string nextComm) =>
         KernelEventDecoderTests.Payload(TestData.Format("sched", "sched_switch"), prev,
             w => w.Comm("prev_comm", prevComm).Int("prev_pid", prev).Int("prev_state", prevState)
                 .Comm("next_comm", nextComm).Int("next_pid", next));
 
-    private static byte[] Exit(int pid, string comm) =>
+    internal static byte[] Exit(int pid, string comm) =>
         KernelEventDecoderTests.Payload(TestData.Format("sched", "sched_process_exit"), pid,
             w => w.Comm("comm", comm).Int("pid", pid));
 

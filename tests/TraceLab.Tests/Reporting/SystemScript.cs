@@ -28,7 +28,7 @@ internal sealed class SystemScript
         Add(KernelEvent.Switch(t, cpu, prev.Tid, 120, prevState, next.Tid, 120), prev, next);
 
     public RunReport Report(int cpus = 2, long[]? lostPerCpu = null, int top = SystemOverview.DefaultTop,
-        AnalysisKind? kinds = null)
+        AnalysisKind? kinds = null, int? pid = null)
     {
         using var session = new AnalysisSession(AnalysisReports.Select(kinds ?? AnalysisKind.All), names: Names);
         foreach (var (e, names) in _steps.OrderBy(s => s.Event.Timestamp))
@@ -42,6 +42,6 @@ internal sealed class SystemScript
         {
             Backend = "test", TraceFile = "hand-built", CpuCount = cpus, LostEventsPerCpu = lostPerCpu,
         };
-        return ReportBuilder.Build(info, Names, session, workload: null, topProcesses: top);
+        return ReportBuilder.Build(info, Names, session, workload: null, pidOverride: pid, topProcesses: top);
     }
 }
