@@ -98,7 +98,19 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// creation event does not say what it is counts as its parent's process until listed). A thread with no known
     /// creator is its own process.
     /// </summary>
-    public int ProcessOf(int tid) => KnownProcessOf(tid) is var p and > 0 ? p : tid;
+    public int ProcessOf(int tid) => KnownProcessOf(tid) is var p and > 0 ? p : CreationRoot(tid);
+
+    /// <summary>
+    /// The first creator up <paramref name="tid"/>'s creation chain whose own creator is not in the trace: the
+    /// process of a chain nothing identifies (a trace with sched_process_fork only, where a new thread and a forked
+    /// child look alike), so threads created in the trace join their creator's process as documented.
+    /// </summary>
+    private int CreationRoot(int tid)
+    {
+        var cur = tid;
+        for (var depth = 0; depth < 64 && _parent.TryGetValue(cur, out var parent) && parent > 0; depth++) cur = parent;
+        return cur;
+    }
 
     /// <summary>
     /// A per-process lock object (private futex, fd) scoped to <paramref name="tid"/>'s process when the trace

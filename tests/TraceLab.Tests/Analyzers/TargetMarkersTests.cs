@@ -126,6 +126,32 @@ public sealed class TargetMarkersTests
         Assert.Equal("futex 0x5000 (pid 100)", Assert.Single(merged.Objects).Object.ToString());
     }
 
+    /// <summary>
+    /// A trace from another tool with sched_process_fork only (no listing, exec, target or clone flags): threads
+    /// created in the trace join the process of the first creator up their chain, as docs/metrics.md#thread-pid
+    /// says, instead of each being a process of its own; a thread nothing created in the trace stays its own.
+    /// </summary>
+    [Fact]
+    public void Threads_created_in_an_unidentified_process_join_their_creators_process()
+    {
+        const int Leader = 500, Worker = 501, Grandchild = 502, Stranger = 600;
+        var accounting = new ThreadAccounting();
+        var pass = new AnalysisPass(accounting);
+        foreach (var e in new[]
+                 {
+                     KernelEvent.Fork(10, 0, Leader, Worker),
+                     KernelEvent.Fork(20, 1, Worker, Grandchild),
+                     KernelEvent.Switch(30, 0, Worker, 120, TaskState.Interruptible, Stranger, 120),
+                 })
+        {
+            pass.OnEvent(e);
+        }
+        pass.Complete();
+        Assert.Equal((Leader, Leader, Leader, Stranger), (accounting.ProcessOf(Leader), accounting.ProcessOf(Worker),
+            accounting.ProcessOf(Grandchild), accounting.ProcessOf(Stranger)));
+        Assert.Equal(0, accounting.KnownProcessOf(Worker)); // lock keys stay unscoped: the trace names no process
+    }
+
     private static KernelEvent[] WaitAndWake(int waiter, int waker, int waitOp, int wakeOp, long t) =>
     [
         KernelEvent.Switch(t, 0, 0, 120, TaskState.Running, waiter, 120),
