@@ -6,10 +6,13 @@ namespace TraceLab.Cli;
 /// <summary>Renders a report section's blocks (<see cref="ReportTable"/>s and notes) on the terminal.</summary>
 internal static class TerminalSections
 {
+    /// <summary>Narrower consoles get lines fitted to this and wrapped once more by the console.</summary>
+    private const int MinFitWidth = 40;
+
     /// <param name="limit">Rows shown per table, besides a table's own terminal limit (none by default).</param>
     /// <param name="fitLines">
-    /// Fit each note line into the terminal's columns (<see cref="TerminalLineFit"/>): wrapped, and cut after a few
-    /// lines (the findings, whose evidence and remedies can run to hundreds of characters).
+    /// Cut each note line after a few lines (<see cref="TerminalLineFit.MaxLines"/>): the findings, whose evidence and
+    /// remedies can run to hundreds of characters. Other note lines are wrapped whole; all fit the terminal's columns.
     /// </param>
     public static void Write(IAnsiConsole console, IEnumerable<ReportBlock> blocks, RowLimit? limit = null,
         bool fitLines = false)
@@ -21,7 +24,12 @@ internal static class TerminalSections
                 case TerminalLine line when fitLines:
                     foreach (var part in TerminalLineFit.Fit(line.Markup)) console.MarkupLine(part);
                     break;
-                case TerminalLine line: console.MarkupLine(line.Markup); break;
+                case TerminalLine line:
+                    // Headings such as a process's ("Process 23098 csc (#1) 7 threads: …") wrap whole, indented.
+                    var width = Math.Max(MinFitWidth, Math.Min(console.Profile.Width, TerminalLineFit.Width));
+                    foreach (var part in TerminalLineFit.Fit(line.Markup, width, int.MaxValue))
+                        console.MarkupLine(part);
+                    break;
                 case TableBlock { Table: var table } when (table.In & Shown.Terminal) != 0:
                     Table(console, table, limit ?? RowLimit.None);
                     break;
