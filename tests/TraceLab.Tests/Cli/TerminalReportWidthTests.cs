@@ -97,4 +97,26 @@ public sealed class TerminalReportWidthTests
         Assert.All(tids, tid => Assert.Contains($"{tid},", text, StringComparison.Ordinal));
         Assert.Contains("Microsoft.CodeAnalysis", text, StringComparison.Ordinal);
     }
+
+    /// <summary>The sample's threads table (16 columns) is too wide with its names: low-priority columns leave.</summary>
+    [Fact]
+    public void A_too_wide_threads_table_leaves_out_its_low_priority_columns_and_says_so_report_md_keeps_them()
+    {
+        var dir = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex");
+        var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
+        var report = AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false,
+            pid: null);
+
+        var lines = Redirected(report);
+
+        var heading = lines.First(l => l.Contains("│ name", StringComparison.Ordinal)
+            && l.Contains("ready ms", StringComparison.Ordinal));
+        Assert.DoesNotContain("max µs", heading, StringComparison.Ordinal);
+        Assert.Contains("p99 µs", heading, StringComparison.Ordinal);
+        Assert.Contains(lines, l => l.StartsWith("max µs", StringComparison.Ordinal)
+            && l.EndsWith("left out for width (report.md)", StringComparison.Ordinal));
+        // A row is one line: no thread name wrapped inside its cell.
+        Assert.Contains(lines, l => l.Contains("│ timemutex (worker 0) │", StringComparison.Ordinal));
+        Assert.Contains("| max µs |", ReportMarkdown.Render(report), StringComparison.Ordinal);
+    }
 }
