@@ -13,8 +13,8 @@ HangUpTolerantWriter.Install();
 var console = Console.IsOutputRedirected
     ? AnsiConsole.Create(new AnsiConsoleSettings { Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors })
     : AnsiConsole.Console;
-// Redirected output has no width; the per-thread table needs more than the 80-column fallback.
-if (Console.IsOutputRedirected) console.Profile.Width = 220;
+// Redirected output has no width (80 columns by default, too few for the per-thread table): the 160 of the rule.
+TerminalWidth.Limit(console, Console.IsOutputRedirected);
 // `trace -- PROGRAM`, `trace --pid`, `trace --system`: the program's arguments must never meet TraceLab's parser.
 if (TraceTargetCommandLine.Matches(args)) return await TraceTargetCommandLine.RunAsync(args, console);
 

@@ -128,7 +128,6 @@ public static class TraceTargetCommandLine
             Ansi = Console.IsErrorRedirected ? AnsiSupport.No : AnsiSupport.Detect,
             ColorSystem = Console.IsErrorRedirected ? ColorSystemSupport.NoColors : ColorSystemSupport.Detect,
         });
-        if (Console.IsErrorRedirected) console.Profile.Width = 220;
-        return console;
+        return TerminalWidth.Limit(console, Console.IsErrorRedirected);
     }
 }

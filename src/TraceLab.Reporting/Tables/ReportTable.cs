@@ -21,9 +21,13 @@ public enum Shown
 /// <param name="TerminalHeading">The terminal's heading; null: <paramref name="Heading"/>.</param>
 /// <param name="TerminalAlign">The terminal's alignment; null: <paramref name="Align"/>.</param>
 /// <param name="In">The renderings that show this column.</param>
+/// <param name="TerminalDropOrder">
+/// Where the terminal table would be wider than the console (160 columns at most): columns with a drop order are
+/// left out there, the lowest first, until it fits (report.md keeps them). Null: always shown.
+/// </param>
 public sealed record Column(
     string Heading, CellAlign Align = CellAlign.Right, string? TerminalHeading = null, CellAlign? TerminalAlign = null,
-    Shown In = Shown.Everywhere)
+    Shown In = Shown.Everywhere, int? TerminalDropOrder = null)
 {
     public static Column Left(string heading, string? terminalHeading = null) =>
         new(heading, CellAlign.Left, terminalHeading);

@@ -49,10 +49,15 @@ public sealed class TerminalFindingsWidthTests
     }
 
     [Fact]
-    public void Without_fitting_the_same_finding_has_lines_of_hundreds_of_columns()
+    public void Without_the_cut_the_same_finding_is_wrapped_whole_within_160_columns()
     {
-        // What the rule guards against: the unfitted lines (the check above would fail on them).
-        Assert.Contains(Terminal(fit: false), l => l.Length > 500);
+        // Other sections' note lines (process headings) are wrapped but never cut: every word stays.
+        var lines = Terminal(fit: false);
+
+        Assert.All(lines, l => Assert.True(l.Length <= TerminalLineFit.Width, $"{l.Length} columns: {l}"));
+        Assert.DoesNotContain(lines, l => l.EndsWith(TerminalLineFit.Trimmed, StringComparison.Ordinal));
+        Assert.True(lines.Count > 2 + 4 * TerminalLineFit.MaxLines, $"{lines.Count} lines");
+        Assert.Contains(lines, l => l.Contains("9900:50", StringComparison.Ordinal));
     }
 
     [Fact]
