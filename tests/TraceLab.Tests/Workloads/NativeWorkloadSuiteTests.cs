@@ -30,7 +30,15 @@ public sealed class NativeWorkloadSuiteTests
         var compile = ProcessOutput.Run("cmake", "--build", build, "--parallel");
         Assert.True(compile.ExitCode == 0, compile.Stdout + compile.Stderr);
         Assert.All(WorkloadCatalog.All, w => Assert.True(File.Exists(Path.Combine(build, "bin", w.Name + ".exe")), w.Name + ".exe"));
-        // In parallel: wine keeps one wineserver for overlapping runs instead of starting one per test (8 s vs 200 s here).
+        // The wine prefix is made once, before the parallel runs: on a new machine four runs creating it at the same
+        // time lost their wineserver ("recvmsg: Connection reset by peer", a failed CI run). Then, in parallel: wine
+        // keeps one wineserver for overlapping runs instead of starting one per test (8 s vs 200 s here).
+        var wine = (Environment.GetEnvironmentVariable("PATH") ?? "").Split(':')
+            .SelectMany(d => (string[])[Path.Combine(d, "wine64"), Path.Combine(d, "wine")])
+            .Prepend("/usr/lib/wine/wine64")
+            .First(File.Exists);
+        var boot = ProcessOutput.Run(wine, "wineboot", "--init");
+        Assert.True(boot.ExitCode == 0, "wineboot --init: " + boot.Stdout + boot.Stderr);
         var test = ProcessOutput.Run("ctest", "--test-dir", build, "--output-on-failure", "--parallel", "4");
         Assert.True(test.ExitCode == 0, test.Stdout + test.Stderr);
         Assert.Contains("100% tests passed", test.Stdout);
