@@ -63,13 +63,20 @@ public sealed class FindingsCaptureTests
             StringComparison.Ordinal)).Value);
     }
 
+    /// <summary>
+    /// The scenario never yields (sleep points 0). On a loaded machine the gate's holder can still sleep in the kernel
+    /// while holding it (seen once in CI: a page fault under memory pressure, 54 % against serialization's 52 %), and
+    /// yield-while-holding is then rightly listed on the same gate: it is not counted against the ranking here.
+    /// </summary>
     [TracingFact]
     public void A_gate_admitting_one_thread_is_serialization_not_a_convoy()
     {
         using var run = Capture.Trace("timemutex", "serialized", ("iterations", "1000000"));
-        var findings = Findings(run.Report);
+        var all = Findings(run.Report);
+        var findings = all.Where(f => f.Kind != "yield-while-holding").ToList();
         var top = findings[0];
         Assert.Equal("serialization", top.Kind);
+        Assert.All(all.Where(f => f.Kind == "yield-while-holding"), f => Assert.Equal(top.Objects, f.Objects));
         // The gate is the object five of the six workers blocked on once each; the critical section is no convoy.
         Assert.Equal(5, top.Evidence.Single(e => e.Metric == "findings.evidence.blockingWaits").Value);
         Assert.DoesNotContain(findings, f => f.Kind == "lock-convoy");
