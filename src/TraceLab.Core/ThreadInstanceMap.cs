@@ -8,19 +8,15 @@ namespace TraceLab.Core;
 /// of each event before any analyzer sees it. A tid's thread ends with its exit (sched_process_exit, perf EXIT, ETW
 /// thread End); what names the tid after that belongs to a new thread once the old one has left its CPU for good
 /// (the switch-out with a dead state) or a fork creates the tid again. Streaming and allocation-free per event:
-/// per tid one packed int in pages of 1,024 (the same layout as the analyzers' thread slots).
+/// per tid one packed int in <see cref="TidPages"/> (as the analyzers' thread slots).
 /// </summary>
 public sealed class ThreadInstanceMap
 {
-    private const int PageBits = 10;
-    private const int PageSize = 1 << PageBits;
-    private const int PageMask = PageSize - 1;
-
     // Per tid: the life state in the low 2 bits, its current instance − 1 above them.
     private const int Alive = 0, Exited = 1, Gone = 2;
     private const int StateMask = 3;
 
-    private int[]?[] _pages = new int[]?[64];
+    private TidPages _packed;
     /// <summary>
     /// A bit per tid modulo 65,536, set when its packed entry becomes non-zero (see <see cref="Marked"/>).
     /// </summary>
@@ -219,19 +215,11 @@ public sealed class ThreadInstanceMap
 
     /// <summary>0 for a tid whose only thread is alive (and for ids that are not tids).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int Packed(int tid)
-    {
-        if (tid <= 0) return 0;
-        var p = tid >> PageBits;
-        var pages = _pages;
-        return (uint)p < (uint)pages.Length && pages[p] is { } page ? page[tid & PageMask] : 0;
-    }
+    private int Packed(int tid) => tid <= 0 ? 0 : _packed.Get(tid);
 
     private void SetPacked(int tid, int value)
     {
         _marks[(tid >> 6) & (MarkWords - 1)] |= 1UL << tid;
-        var p = tid >> PageBits;
-        if (p >= _pages.Length) Array.Resize(ref _pages, Math.Max(p + 1, _pages.Length * 2));
-        (_pages[p] ??= new int[PageSize])[tid & PageMask] = value;
+        _packed.At(tid) = value;
     }
 }

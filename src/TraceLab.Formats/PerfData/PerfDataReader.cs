@@ -329,11 +329,15 @@ public sealed class PerfDataReader : IKernelTraceReader
         if (last == tid) return;
         // Idle (tid 0) states no process but counts as a change: a tid reused after it is looked at again.
         last = tid;
-        if (tid > 0 && !_statedPids.Same(tid, pid)) Threads.SetProcess(tid, pid);
+        if (tid <= 0) return;
+        ref var stated = ref _statedPids.At(tid);
+        if (stated == pid) return;
+        stated = pid;
+        Threads.SetProcess(tid, pid);
     }
 
     /// <summary>The pid last stated per tid, so that a thread switching back in costs no hash lookup.</summary>
-    private readonly PagedIntMap _statedPids = new();
+    private TidPages _statedPids;
 
     /// <summary>
     /// Highest CPU seen so far + 1, as <see cref="TraceInfo.CpuCount"/> grows (kept here: read per sample).
