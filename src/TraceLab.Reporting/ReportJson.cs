@@ -36,5 +36,6 @@ public static class ReportJson
     private const int FlushBytes = 1 << 16;
 
     public static RunReport Deserialize(string json) =>
-        JsonSerializer.Deserialize(json, ReportJsonContext.Default.RunReport) ?? throw new JsonException("empty report");
+        JsonSerializer.Deserialize(json, ReportJsonContext.Default.RunReport)
+        ?? throw new JsonException("empty report");
 }
