@@ -1,3 +1,4 @@
+using System.Text.Json.Serialization.Metadata;
 using TraceLab.Analyzers;
 using TraceLab.Reporting.Tables;
 
@@ -17,6 +18,12 @@ public interface IAnalysisReport
 
     /// <summary>The section's type in report.json (to read it back); null with <see cref="JsonName"/>.</summary>
     Type? SectionType { get; }
+
+    /// <summary>
+    /// How the section is written and read: its generated metadata in <see cref="ReportJsonContext"/>; null with
+    /// <see cref="JsonName"/>.
+    /// </summary>
+    JsonTypeInfo? SectionJson { get; }
 
     /// <summary>Builds the section from the finished analysis; null when the analysis did not run.</summary>
     object? Build(ReportContext context);
@@ -46,11 +53,14 @@ public abstract class AnalysisReport<TAnalyzer, TSection> : IAnalysisReport
     {
         Analysis = analysis;
         JsonName = jsonName;
+        SectionJson = ReportJsonContext.Section<TSection>();
     }
 
     public AnalysisDefinition Analysis { get; }
     public string JsonName { get; }
     public Type SectionType => typeof(TSection);
+    public JsonTypeInfo<TSection> SectionJson { get; }
+    JsonTypeInfo IAnalysisReport.SectionJson => SectionJson;
 
     public object? Build(ReportContext context) =>
         context.Session.AnalyzerOf(Analysis) is TAnalyzer analyzer ? Build(analyzer, context) : null;

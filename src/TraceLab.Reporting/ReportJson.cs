@@ -1,18 +1,15 @@
 using System.Text.Json;
-using System.Text.Json.Serialization;
 
 namespace TraceLab.Reporting;
 
+/// <summary>Writes and reads report.json through its generated metadata (<see cref="ReportJsonContext"/>).</summary>
 public static class ReportJson
 {
-    public static readonly JsonSerializerOptions Options = new()
-    {
-        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
-        WriteIndented = true,
-        DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
-    };
+    /// <summary>camelCase, indented, nulls left out: <see cref="ReportJsonContext"/>'s options.</summary>
+    public static JsonSerializerOptions Options => ReportJsonContext.Default.Options;
 
-    public static string Serialize(RunReport report) => JsonSerializer.Serialize(report, Options);
+    public static string Serialize(RunReport report) =>
+        JsonSerializer.Serialize(report, ReportJsonContext.Default.RunReport);
 
     /// <summary>
     /// The same bytes as <see cref="Serialize(RunReport)"/> in UTF-8, written as they are produced: a whole-system
@@ -29,7 +26,7 @@ public static class ReportJson
             Encoder = Options.Encoder,
             MaxDepth = Options.MaxDepth,
         });
-        RunReportJsonConverter.Write(writer, report, Options, () =>
+        RunReportJsonConverter.Write(writer, report, () =>
         {
             if (writer.BytesPending >= FlushBytes) writer.Flush();
         });
@@ -39,5 +36,6 @@ public static class ReportJson
     private const int FlushBytes = 1 << 16;
 
     public static RunReport Deserialize(string json) =>
-        JsonSerializer.Deserialize<RunReport>(json, Options) ?? throw new JsonException("empty report");
+        JsonSerializer.Deserialize(json, ReportJsonContext.Default.RunReport)
+        ?? throw new JsonException("empty report");
 }

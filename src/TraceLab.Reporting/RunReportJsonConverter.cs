@@ -1,56 +1,61 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using System.Text.Json.Serialization.Metadata;
 
 namespace TraceLab.Reporting;
 
 /// <summary>
 /// report.json's top level: RunReport's own fields, then each analysis's section in <see cref="AnalysisReports.All"/>
 /// order under its registration's name (so a new analysis needs no RunReport property), then the warnings. Nested
-/// objects go through the serializer with the same options (camelCase, nulls left out).
+/// objects go through their generated metadata in <see cref="ReportJsonContext"/> (camelCase, nulls left out), each
+/// section through its registration's <see cref="IAnalysisReport.SectionJson"/>.
 /// </summary>
 public sealed class RunReportJsonConverter : JsonConverter<RunReport>
 {
-    public override void Write(Utf8JsonWriter writer, RunReport value, JsonSerializerOptions options) =>
-        Write(writer, value, options, flush: null);
+    private static ReportJsonContext Json => ReportJsonContext.Default;
 
+    public override void Write(Utf8JsonWriter writer, RunReport value, JsonSerializerOptions options) =>
+        Write(writer, value, flush: null);
+
+    /// <param name="writer">Where the report goes.</param>
+    /// <param name="value">The report.</param>
     /// <param name="flush">
     /// Called after each thread and section: a writer on a stream can hand what it holds to the stream there, so a
     /// report of 100,000 threads is never in memory whole (<see cref="ReportJson.Serialize(RunReport, Stream)"/>).
     /// </param>
-    internal static void Write(Utf8JsonWriter writer, RunReport value, JsonSerializerOptions options,
-        Action? flush)
+    internal static void Write(Utf8JsonWriter writer, RunReport value, Action? flush)
     {
         writer.WriteStartObject();
-        writer.WriteNumber(Name("SchemaVersion", options), value.SchemaVersion);
-        Property(writer, "Run", value.Run, options);
-        Property(writer, "Capture", value.Capture, options);
-        Property(writer, "Region", value.Region, options);
-        Property(writer, "Process", value.Process, options);
-        Property(writer, "Analyses", value.Analyses, options);
-        if (flush is null) Property(writer, "Threads", value.Threads, options);
+        writer.WriteNumber(Name("SchemaVersion"), value.SchemaVersion);
+        Property(writer, "Run", value.Run, Json.RunSection);
+        Property(writer, "Capture", value.Capture, Json.CaptureSection);
+        Property(writer, "Region", value.Region, Json.RegionSection);
+        Property(writer, "Process", value.Process, Json.ProcessSection);
+        Property(writer, "Analyses", value.Analyses, Json.ListString);
+        if (flush is null) Property(writer, "Threads", value.Threads, Json.ListThreadSection);
         else
         {
             // Element by element: the same bytes as the list's converter writes, with a flush between threads.
-            writer.WritePropertyName(Name("Threads", options));
+            writer.WritePropertyName(Name("Threads"));
             writer.WriteStartArray();
             foreach (var thread in value.Threads)
             {
-                JsonSerializer.Serialize(writer, thread, options);
+                JsonSerializer.Serialize(writer, thread, Json.ThreadSection);
                 flush();
             }
             writer.WriteEndArray();
         }
-        Property(writer, "Processes", value.Processes, options);
-        Property(writer, "RestOfSystem", value.RestOfSystem, options);
-        Property(writer, "System", value.System, options);
+        Property(writer, "Processes", value.Processes, Json.ListProcessSummary);
+        Property(writer, "RestOfSystem", value.RestOfSystem, Json.RestOfSystemSection);
+        Property(writer, "System", value.System, Json.SystemSection);
         foreach (var analysis in AnalysisReports.All)
-            if (analysis.JsonName is { } name && value.SectionOf(analysis) is { } section)
+            if (analysis is { JsonName: { } name, SectionJson: { } json } && value.SectionOf(analysis) is { } section)
             {
                 writer.WritePropertyName(name);
-                JsonSerializer.Serialize(writer, section, analysis.SectionType ?? section.GetType(), options);
+                JsonSerializer.Serialize(writer, section, json);
                 flush?.Invoke();
             }
-        Property(writer, "Warnings", value.Warnings, options);
+        Property(writer, "Warnings", value.Warnings, Json.ListString);
         writer.WriteEndObject();
     }
 
@@ -61,37 +66,38 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
         if (root.ValueKind != JsonValueKind.Object) throw new JsonException("report.json: not an object");
         var report = new RunReport
         {
-            SchemaVersion = Get<int?>(root, "SchemaVersion", options) ?? 2,
-            Run = Get<RunSection>(root, "Run", options),
-            Capture = Get<CaptureSection>(root, "Capture", options) ?? throw Missing("capture"),
-            Region = Get<RegionSection>(root, "Region", options) ?? throw Missing("region"),
-            Process = Get<ProcessSection>(root, "Process", options),
-            Analyses = Get<List<string>>(root, "Analyses", options) ?? [],
-            Threads = Get<List<ThreadSection>>(root, "Threads", options) ?? throw Missing("threads"),
-            Processes = Get<List<ProcessSummary>>(root, "Processes", options) ?? [],
-            RestOfSystem = Get<RestOfSystemSection>(root, "RestOfSystem", options),
-            System = Get<SystemSection>(root, "System", options),
-            Warnings = Get<List<string>>(root, "Warnings", options) ?? [],
+            SchemaVersion = Get(root, "SchemaVersion", Json.NullableInt32) ?? 2,
+            Run = Get(root, "Run", Json.RunSection),
+            Capture = Get(root, "Capture", Json.CaptureSection) ?? throw Missing("capture"),
+            Region = Get(root, "Region", Json.RegionSection) ?? throw Missing("region"),
+            Process = Get(root, "Process", Json.ProcessSection),
+            Analyses = Get(root, "Analyses", Json.ListString) ?? [],
+            Threads = Get(root, "Threads", Json.ListThreadSection) ?? throw Missing("threads"),
+            Processes = Get(root, "Processes", Json.ListProcessSummary) ?? [],
+            RestOfSystem = Get(root, "RestOfSystem", Json.RestOfSystemSection),
+            System = Get(root, "System", Json.SystemSection),
+            Warnings = Get(root, "Warnings", Json.ListString) ?? [],
         };
         foreach (var analysis in AnalysisReports.All)
-            if (analysis is { JsonName: { } name, SectionType: { } type } && root.TryGetProperty(name, out var element)
+            if (analysis is { JsonName: { } name, SectionJson: { } json } && root.TryGetProperty(name, out var element)
                 && element.ValueKind != JsonValueKind.Null)
-                report.SetSection(analysis, element.Deserialize(type, options));
+                report.SetSection(analysis, element.Deserialize(json));
         return report;
     }
 
     private static JsonException Missing(string property) => new($"report.json: no {property}");
 
-    private static string Name(string property, JsonSerializerOptions options) =>
-        options.PropertyNamingPolicy?.ConvertName(property) ?? property;
+    private static string Name(string property) =>
+        Json.Options.PropertyNamingPolicy?.ConvertName(property) ?? property;
 
-    private static void Property<T>(Utf8JsonWriter writer, string property, T? value, JsonSerializerOptions options)
+    /// <summary>Leaves a null out, as <see cref="ReportJsonContext"/>'s options do for nested objects.</summary>
+    private static void Property<T>(Utf8JsonWriter writer, string property, T? value, JsonTypeInfo<T> json)
     {
-        if (value is null && options.DefaultIgnoreCondition == JsonIgnoreCondition.WhenWritingNull) return;
-        writer.WritePropertyName(Name(property, options));
-        JsonSerializer.Serialize(writer, value, options);
+        if (value is null) return;
+        writer.WritePropertyName(Name(property));
+        JsonSerializer.Serialize(writer, value, json);
     }
 
-    private static T? Get<T>(JsonElement root, string property, JsonSerializerOptions options) =>
-        root.TryGetProperty(Name(property, options), out var element) ? element.Deserialize<T>(options) : default;
+    private static T? Get<T>(JsonElement root, string property, JsonTypeInfo<T> json) =>
+        root.TryGetProperty(Name(property), out var element) ? element.Deserialize(json) : default;
 }

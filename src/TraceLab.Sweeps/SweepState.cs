@@ -1,5 +1,4 @@
 using System.Text.Json;
-using System.Text.Json.Serialization;
 
 namespace TraceLab.Sweeps;
 
@@ -44,13 +43,6 @@ public static class SweepStateStore
 {
     public const string FileName = "state.json";
 
-    public static readonly JsonSerializerOptions Json = new()
-    {
-        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
-        WriteIndented = true,
-        DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
-    };
-
     /// <summary>Write to a temporary file, flush to disk, rename: a crash leaves the old or the new state, never half.</summary>
     public static void Save(string directory, SweepState state)
     {
@@ -58,7 +50,7 @@ public static class SweepStateStore
         var tmp = final + ".tmp";
         using (var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None))
         {
-            JsonSerializer.Serialize(fs, state, Json);
+            JsonSerializer.Serialize(fs, state, SweepJsonContext.Default.SweepState);
             fs.Flush(flushToDisk: true);
         }
         File.Move(tmp, final, overwrite: true);
@@ -70,7 +62,7 @@ public static class SweepStateStore
         if (!File.Exists(path)) throw new SweepException($"{directory} has no {FileName}: not a sweep directory (or the sweep never started)");
         try
         {
-            var state = JsonSerializer.Deserialize<SweepState>(File.ReadAllText(path), Json)
+            var state = JsonSerializer.Deserialize(File.ReadAllText(path), SweepJsonContext.Default.SweepState)
                 ?? throw new SweepException($"{path} is empty");
             if (Damage(state) is { } why) throw new SweepException($"{path} is damaged: {why}");
             return state;

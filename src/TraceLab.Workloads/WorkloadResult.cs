@@ -28,7 +28,8 @@ public sealed class WorkloadResult
     {
         try
         {
-            return JsonSerializer.Deserialize<WorkloadResult>(json) ?? throw new WorkloadException($"{source}: empty workload result");
+            return JsonSerializer.Deserialize(json, WorkloadJsonContext.Default.WorkloadResult)
+                ?? throw new WorkloadException($"{source}: empty workload result");
         }
         catch (JsonException ex)
         {

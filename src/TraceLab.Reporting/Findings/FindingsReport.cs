@@ -1,3 +1,4 @@
+using System.Text.Json.Serialization.Metadata;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Findings;
 using TraceLab.Reporting.Tables;
@@ -13,6 +14,7 @@ public sealed class FindingsReport : IAnalysisReport
     public AnalysisDefinition Analysis => FindingEvidenceAnalyzer.Analysis;
     public string JsonName => "findings";
     public Type SectionType => typeof(List<FindingSection>);
+    public JsonTypeInfo SectionJson => ReportJsonContext.Default.ListFindingSection;
     public bool OpensReport => true;
 
     public object? Build(ReportContext context) =>

@@ -1,3 +1,4 @@
+using System.Text.Json.Serialization.Metadata;
 using TraceLab.Analyzers;
 using TraceLab.Reporting.Tables;
 
@@ -12,6 +13,7 @@ public sealed class ThreadsReport : IAnalysisReport
     public AnalysisDefinition Analysis => Analyses.Threads;
     public string? JsonName => null;
     public Type? SectionType => null;
+    public JsonTypeInfo? SectionJson => null;
 
     /// <summary>The rows are RunReport.Threads, built by ReportBuilder for every report.</summary>
     public object? Build(ReportContext context) => null;

@@ -127,7 +127,7 @@ public static class ClaimsReportBuilder
         {
             using var doc = JsonDocument.Parse(File.ReadAllText(path));
             return doc.RootElement.TryGetProperty("machine", out var m)
-                ? m.Deserialize<MachineInfo>(SweepStateStore.Json) : null;
+                ? m.Deserialize(SweepJsonContext.Default.MachineInfo) : null;
         }
         catch (JsonException) { return null; }
     }

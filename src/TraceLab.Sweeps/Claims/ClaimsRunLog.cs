@@ -21,7 +21,7 @@ public sealed class ClaimsRunLog
         if (!File.Exists(path)) return new ClaimsRunLog();
         try
         {
-            var log = JsonSerializer.Deserialize<ClaimsRunLog>(File.ReadAllText(path), SweepStateStore.Json)
+            var log = JsonSerializer.Deserialize(File.ReadAllText(path), SweepJsonContext.Default.ClaimsRunLog)
                 ?? throw new SweepException($"{path} is empty");
             if (log.Windows is null || log.Windows.Any(w => w is null || w.Sweep is null || w.LoadAverages is null))
                 throw new SweepException($"{path} is damaged: a load window is incomplete");
@@ -39,7 +39,7 @@ public sealed class ClaimsRunLog
         var tmp = final + ".tmp";
         using (var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None))
         {
-            JsonSerializer.Serialize(fs, this, SweepStateStore.Json);
+            JsonSerializer.Serialize(fs, this, SweepJsonContext.Default.ClaimsRunLog);
             fs.Flush(flushToDisk: true);
         }
         File.Move(tmp, final, overwrite: true);

@@ -18,7 +18,7 @@ public static class SweepOutputs
         }
         var summary = SweepSummary.Build(data, state, machine, plots);
         WriteText(directory, "sweep.csv", SweepCsv.Write(data));
-        WriteText(directory, "sweep.json", JsonSerializer.Serialize(summary, SweepStateStore.Json));
+        WriteText(directory, "sweep.json", JsonSerializer.Serialize(summary, SweepJsonContext.Default.SweepSummary));
         WriteText(directory, "report.md", SweepReportMarkdown.Write(summary, TableMetrics(data.Definition)));
         return summary;
     }

@@ -52,7 +52,8 @@ public sealed class SampleTraceTests
 
         Assert.Equal(ReportJson.Serialize(one), ReportJson.Serialize(many));
         Assert.NotEmpty(oneTimeline!.Segments);
-        Assert.Equal(JsonSerializer.Serialize(oneTimeline), JsonSerializer.Serialize(manyTimeline));
+        Assert.Equal(JsonSerializer.Serialize(oneTimeline, TimelineJsonContext.Default.TimelineData),
+            JsonSerializer.Serialize(manyTimeline, TimelineJsonContext.Default.TimelineData));
     }
 
     /// <summary>report.json is written as it is produced (issue 21): the same bytes as the one-string form.</summary>
