@@ -24,12 +24,18 @@ public static class AnalysisPipeline
         int? analysisThreads = null, int topProcesses = SystemOverview.DefaultTop,
         CancellationToken cancellationToken = default)
     {
+        var opening = StageTimes.Begin("open");
         using var reader = TraceFiles.Open(traceFile, read ?? TraceReadOptions.Default);
+        opening.Dispose();
         using var session = new AnalysisSession(AnalysisReports.Select(analyses), timeline,
             analysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads);
-        reader.Read(session, cancellationToken);
-        session.Complete();
-        return (ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
-            topProcesses), session.Timeline?.Result());
+        using (StageTimes.Begin("pass"))
+        {
+            reader.Read(session, cancellationToken);
+            session.Complete();
+        }
+        using (StageTimes.Begin("report model"))
+            return (ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
+                topProcesses), session.Timeline?.Result());
     }
 }
