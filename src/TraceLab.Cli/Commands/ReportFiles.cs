@@ -26,16 +26,14 @@ public static class ReportFiles
     /// figures).</param>
     /// <returns>The files written, report files first; and why the charts are missing when they could not be
     /// drawn.</returns>
+    /// <param name="drawing">The charts' drawing, when it started earlier (<see cref="StartCharts"/>); null: it
+    /// starts here.</param>
     public static WrittenReport Write(OutputDirectory output, RunReport report, TimelineData? timeline = null,
-        IReadOnlyList<EmbeddedPlot>? plots = null, bool charts = true)
+        IReadOnlyList<EmbeddedPlot>? plots = null, bool charts = true, Task<IReadOnlyList<ChartImage>>? drawing = null)
     {
-        // Charts render on another thread while the text reports are written: the drawing library (and its native
-        // half) loads only here, and its start-up overlaps the JSON and Markdown work.
-        var rendering = charts && !report.Charts.IsEmpty
-            ? Task.Run(() =>
-            {
-                using (StageTimes.Begin("charts")) return ReportChartImages.Render(report.Charts);
-            }) : null;
+        // Charts render on another thread while the text reports are written: their start-up and drawing overlap
+        // the JSON and Markdown work.
+        var rendering = charts ? drawing ?? StartCharts(report.Charts) : null;
         // report.json is written beside report.md and report.html: each only reads the finished report (its
         // sections are complete before any renderer starts; each renderer builds its own tables and rows).
         var json = Task.Run(() =>
@@ -78,6 +76,14 @@ public static class ReportFiles
         }
         return written!;
     }
+
+    /// <summary>Starts drawing <paramref name="charts"/> on another thread; null when there is nothing to draw.</summary>
+    public static Task<IReadOnlyList<ChartImage>>? StartCharts(ReportCharts charts) => charts.IsEmpty
+        ? null
+        : Task.Run(() =>
+        {
+            using (StageTimes.Begin("charts")) return ReportChartImages.Render(charts);
+        });
 
     /// <summary>
     /// Writes report.md, the charts and report.html under their temporary names, adding them to
