@@ -35,7 +35,7 @@ public static class StageTimes
         AppDomain.CurrentDomain.ProcessExit += (_, _) => Mark("exit");
     }
 
-    /// <summary>Prints the stage that ends now and began where the latest one ended (the command line's, exit).</summary>
+    /// <summary>Prints the stage that ends now and began where the latest one ended (command line, exit).</summary>
     public static void Mark(string name)
     {
         if (!Enabled) return;

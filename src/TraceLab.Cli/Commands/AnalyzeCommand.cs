@@ -95,7 +95,8 @@ public sealed class AnalyzeCommand
             topProcesses: s.Top, chartsBuilt: s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts));
         // The terminal report is drawn while the files are written (both only read the finished report); only
         // this thread writes to the console, so the terminal shows what it showed when the files came first.
-        var writing = Task.Run(() => ReportFiles.Write(output, report, recorded, charts: !s.NoCharts, drawing: drawing));
+        var writing = Task.Run(() =>
+            ReportFiles.Write(output, report, recorded, charts: !s.NoCharts, drawing: drawing));
         try
         {
             using (StageTimes.Begin("terminal")) TerminalReport.Render(_console, report);

@@ -77,7 +77,8 @@ public static class ReportFiles
         return written!;
     }
 
-    /// <summary>Starts drawing <paramref name="charts"/> on another thread; null when there is nothing to draw.</summary>
+    /// <summary>Starts drawing <paramref name="charts"/> on another thread; null when there is nothing to
+    /// draw.</summary>
     public static Task<IReadOnlyList<ChartImage>>? StartCharts(ReportCharts charts) => charts.IsEmpty
         ? null
         : Task.Run(() =>

@@ -21,7 +21,7 @@ public sealed class ConcurrentRenderingTests
     private const int FutexWaitPrivate = 0 | 128;
     private static readonly (int, string) Idle = (0, "swapper");
 
-    /// <summary>Each leader forks its threads; each thread waits on its process's futex, is woken across CPUs.</summary>
+    /// <summary>Each leader forks its threads; each waits on its process's futex and is woken across CPUs.</summary>
     private static RunReport Busy()
     {
         var s = new SystemScript();
