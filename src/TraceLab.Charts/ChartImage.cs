@@ -9,6 +9,6 @@ public sealed record ChartImage(string Name, string Title, byte[] Png, string Sv
     /// ways.</summary>
     public static ChartImage Render(string name, string title, Plot plot, int width = ChartStyle.Width,
         int height = ChartStyle.Height) =>
-        new(name, title, plot.GetImageBytes(width, height, ImageFormat.Png), plot.GetSvgXml(width, height), width,
-            height);
+        new(name, title, plot.GetImageBytes(width, height, ImageFormat.Png),
+            SvgClipIds.Renumber(plot.GetSvgXml(width, height)), width, height);
 }

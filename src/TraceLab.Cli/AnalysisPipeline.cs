@@ -4,6 +4,7 @@ using TraceLab.Analyzers.Timeline;
 using TraceLab.Core;
 using TraceLab.Formats.Registry;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Charts;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli;
@@ -18,18 +19,26 @@ public static class AnalysisPipeline
             analysisThreads, cancellationToken: cancellationToken).Report;
 
     /// <summary>Also records the thread timeline of <paramref name="timeline"/> in the same pass (for report.html).</summary>
+    /// <param name="chartsBuilt">Given the charts' data before the report's sections are built
+    /// (<see cref="ReportBuilder.Build"/>).</param>
     /// <param name="analysisThreads">Threads for the analyzers besides the reading one (null: <see cref="AnalysisPlan.DefaultThreads"/>).</param>
     public static (RunReport Report, TimelineData? Timeline) AnalyzeWithTimeline(string traceFile, WorkloadResult? workload,
         RunSection? run, bool partial, int? pid, AnalysisKind analyses, TraceReadOptions? read, TimelineWindow? timeline,
         int? analysisThreads = null, int topProcesses = SystemOverview.DefaultTop,
-        CancellationToken cancellationToken = default)
+        Action<ReportCharts>? chartsBuilt = null, CancellationToken cancellationToken = default)
     {
+        var opening = StageTimes.Begin("open");
         using var reader = TraceFiles.Open(traceFile, read ?? TraceReadOptions.Default);
+        opening.Dispose();
         using var session = new AnalysisSession(AnalysisReports.Select(analyses), timeline,
             analysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads);
-        reader.Read(session, cancellationToken);
-        session.Complete();
-        return (ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
-            topProcesses), session.Timeline?.Result());
+        using (StageTimes.Begin("pass"))
+        {
+            reader.Read(session, cancellationToken);
+            session.Complete();
+        }
+        using (StageTimes.Begin("report model"))
+            return (ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
+                topProcesses, chartsBuilt), session.Timeline?.Result());
     }
 }

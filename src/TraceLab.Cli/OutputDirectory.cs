@@ -48,26 +48,35 @@ public sealed class OutputDirectory
     public string File(string name) => System.IO.Path.Combine(Path, name);
 
     /// <summary>Writes via a temporary file, then renames; existing files are replaced only with --force.</summary>
-    public string WriteText(string name, string content) => Commit(name, tmp =>
+    public string WriteText(string name, string content) => Commit(name, tmp => WriteSynced(tmp, content));
+
+    /// <summary>As <see cref="WriteText"/>, with the content written to the stream as it is produced.</summary>
+    public string WriteStream(string name, Action<Stream> write) => Commit(name, tmp => WriteSynced(tmp, write));
+
+    private static void WriteSynced(string path, string content) => WriteSynced(path, fs =>
     {
-        using var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None);
         // Encoded in chunks, not into one array as large as the text (report.html of a whole system: 100+ MB).
-        using (var writer = new StreamWriter(fs, Utf8NoBom, 1 << 16, leaveOpen: true)) writer.Write(content);
+        using var writer = new StreamWriter(fs, Utf8NoBom, 1 << 16, leaveOpen: true);
+        writer.Write(content);
+    });
+
+    private static void WriteSynced(string path, Action<Stream> write)
+    {
+        using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16);
+        write(fs);
         // Some file systems report a full disk only when the data reaches it: find out before the rename.
         fs.Flush(flushToDisk: true);
-    });
+    }
 
     private static readonly System.Text.UTF8Encoding Utf8NoBom = new(encoderShouldEmitUTF8Identifier: false);
 
-    /// <summary>As <see cref="WriteText"/>, with the content written to the stream as it is produced.</summary>
-    public string WriteStream(string name, Action<Stream> write) => Commit(name, tmp =>
-    {
-        using var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16);
-        write(fs);
-        fs.Flush(flushToDisk: true);
-    });
+    public string Commit(string name, Action<string> writeTemp) => Write(name, writeTemp).Commit();
 
-    public string Commit(string name, Action<string> writeTemp)
+    /// <summary>
+    /// Writes <paramref name="name"/> under its temporary name and leaves the rename to the caller
+    /// (<see cref="PendingFile.Commit"/>): files written side by side are renamed only once all are complete.
+    /// </summary>
+    public PendingFile Write(string name, Action<string> writeTemp)
     {
         var final = File(name);
         if (System.IO.File.Exists(final) && !_force)
@@ -76,7 +85,6 @@ public sealed class OutputDirectory
         try
         {
             writeTemp(tmp);
-            System.IO.File.Move(tmp, final, overwrite: true);
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
@@ -88,8 +96,15 @@ public sealed class OutputDirectory
             TryDelete(tmp);
             throw;
         }
-        return final;
+        return new PendingFile(tmp, final);
     }
+
+    /// <summary>As <see cref="WriteStream"/>, renamed only by <see cref="PendingFile.Commit"/>.</summary>
+    public PendingFile WritePendingStream(string name, Action<Stream> write) =>
+        Write(name, tmp => WriteSynced(tmp, write));
+
+    /// <summary>As <see cref="WriteText"/>, renamed only by <see cref="PendingFile.Commit"/>.</summary>
+    public PendingFile WritePendingText(string name, string content) => Write(name, tmp => WriteSynced(tmp, content));
 
     public static void TryDelete(string path)
     {
@@ -97,4 +112,37 @@ public sealed class OutputDirectory
         catch (IOException) { }
         catch (UnauthorizedAccessException) { }
     }
+}
+
+/// <summary>A file written completely under its temporary name, waiting to be renamed to its final one.</summary>
+public sealed class PendingFile
+{
+    private readonly string _temporary;
+
+    internal PendingFile(string temporary, string final)
+    {
+        _temporary = temporary;
+        Final = final;
+    }
+
+    /// <summary>The file's final path.</summary>
+    public string Final { get; }
+
+    /// <summary>Renames the file to its final name (replacing the one there).</summary>
+    public string Commit()
+    {
+        try
+        {
+            System.IO.File.Move(_temporary, Final, overwrite: true);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            Discard();
+            throw new IOException($"writing {Final} failed: {ex.Message}", ex);
+        }
+        return Final;
+    }
+
+    /// <summary>Deletes the temporary file (the final one, if any, stays as it was).</summary>
+    public void Discard() => OutputDirectory.TryDelete(_temporary);
 }

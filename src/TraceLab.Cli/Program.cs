@@ -7,6 +7,8 @@ using TraceLab.Cli.Commands;
 // The ETW backend's guard process (TraceLab started again by itself): no console output, no parser.
 if (EtwGuardCommand.Matches(args)) return EtwGuardCommand.Run(args);
 
+// TRACELAB_STAGES=1: where a run's time goes, stage by stage, on stderr (docs/performance.md#stages).
+StageTimes.StartOfMain();
 // A closed terminal makes writes fail: dropped, so long runs still stop cleanly and write their files.
 HangUpTolerantWriter.Install();
 // Output redirected to a file or a pipe gets plain text (no escape sequences), as perf and trace-cmd write it.

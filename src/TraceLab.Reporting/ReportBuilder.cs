@@ -10,9 +10,11 @@ public static class ReportBuilder
 {
     private const int TopWakers = 3;
 
+    /// <param name="chartsBuilt">Given the charts' data as soon as it is built, before the sections (the CLI draws
+    /// them on another thread meanwhile); the same data is the report's <see cref="RunReport.Charts"/>.</param>
     public static RunReport Build(TraceInfo info, ThreadTable names, AnalysisSession analyses, WorkloadResult? workload,
         RunSection? run = null, bool partial = false, int? pidOverride = null,
-        int topProcesses = SystemOverview.DefaultTop)
+        int topProcesses = SystemOverview.DefaultTop, Action<ReportCharts>? chartsBuilt = null)
     {
         var accounting = analyses.Accounting;
         var region = accounting.Region;
@@ -52,6 +54,9 @@ public static class ReportBuilder
             byTid.GetValueOrDefault(tid), reused, accounting)).ToList();
         var processes = ProcessesReport.Build(analyses, grouping, names, tids.ToHashSet(), run, pid);
         var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
+        // The charts read only the finished analyses: built first, they can be drawn while the sections are built.
+        var charts = ReportChartsBuilder.Build(context, analyses.Timeline?.Result());
+        chartsBuilt?.Invoke(charts);
         foreach (var analysis in AnalysisReports.All) warnings.AddRange(analysis.Warnings(context));
 
         var report = new RunReport
@@ -108,7 +113,7 @@ public static class ReportBuilder
         foreach (var analysis in AnalysisReports.All)
             if (analysis.JsonName is not null && analysis.Build(building) is { } section)
                 report.SetSection(analysis, section);
-        report.Charts = ReportChartsBuilder.Build(building, analyses.Timeline?.Result());
+        report.Charts = charts;
         LossFlags.Apply(report.Capture, report.Threads, report.Smp);
         if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);
         return report;

@@ -51,10 +51,9 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         public bool BlockedInSyscall;
         /// <summary>Blocked in the current lock operation and already woken.</summary>
         public bool Woken;
-        /// <summary>Its wait counts as behind a descheduled holder from <see cref="BehindSince"/> until it is
-        /// woken.</summary>
-        public bool BehindDescheduled;
-        public long BehindSince;
+        /// <summary>Its current wait counted as behind a descheduled holder up to here (two holders of a semaphore
+        /// off the CPU at once do not count the same time twice).</summary>
+        public long BehindCountedUntil;
         public LockOpKind Op;
         public LockObject Obj;
 
@@ -74,9 +73,6 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         public LockObject LastWakeObj;
         public bool PreemptWakeInOp;
         public LockObject PreemptWakeObj;
-        /// <summary>The wait behind a descheduled holder is behind one preempted by its wakee (wake while
-        /// holding).</summary>
-        public bool BehindWakee;
         public long LastLockOpEnter = None;
         /// <summary>The current lock operation is the first since the last deschedule (so the lock was held across
         /// it).</summary>
@@ -150,7 +146,8 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         Running(t, e.Timestamp);
         t.SyscallNr = e.SyscallNumber;
         t.SyscallEnter = e.Timestamp;
-        t.BlockedInSyscall = t.Woken = t.BehindDescheduled = false;
+        t.BlockedInSyscall = t.Woken = false;
+        t.BehindCountedUntil = long.MinValue;
         t.Op = LockOperation.Classify(e, out var obj);
         t.Obj = _accounting.Scoped(obj, e.Pid);
         if (t.Op == LockOpKind.None) return;
@@ -190,7 +187,6 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         {
             var o = Object(t.Obj);
             o.Waiters.Remove(t);
-            if (t.BehindDescheduled) WaitedBehind(o, t, e.Timestamp);
             var ns = _region.Overlap(t.SyscallEnter, e.Timestamp);
             if (ns > 0)
             {
@@ -322,11 +318,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         if (!blockedInOp && w.SleepStart == None) return; // not blocked: a spurious wakeup changes nothing
         var threadContext = e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
         var g = threadContext ? State(e.Pid) : null;
-        if (blockedInOp)
-        {
-            w.Woken = true;
-            if (w.BehindDescheduled) WaitedBehind(Object(w.Obj), w, e.Timestamp);
-        }
+        if (blockedInOp) w.Woken = true;
         if (g is not null && blockedInOp && g.Op is LockOpKind.Wake or LockOpKind.Semop && g.Obj == w.Obj)
             OnRelease(g, w);
         if (g is not null)
@@ -349,8 +341,10 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
     /// <summary>
     /// <paramref name="g"/>'s first lock operation since it yielded or slept releases an object on which a thread
     /// that is still waiting began to wait during that deschedule: <paramref name="g"/> held the object all along
-    /// (docs/metrics.md, "Findings", yield or sleep while holding). Every thread then blocked on the object waits
-    /// behind the descheduled holder, from the later of its wait's start and the deschedule's, until it is woken.
+    /// (docs/metrics.md, "Findings", yield or sleep while holding). Every thread then blocked on the object waited
+    /// behind the descheduled holder while the holder was off the CPU: from the later of its wait's start and the
+    /// deschedule's until the deschedule's end. What the holder then ran before releasing is the critical section's
+    /// own time, which it would have taken without the deschedule.
     /// </summary>
     private void HeldAcrossDeschedule(ThreadState g)
     {
@@ -375,23 +369,18 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
             if (g.DeschedByWakee) s.WakePreemptionsWhileHolding++;
             else s.DeschedulesWhileHolding++;
         }
+        var behind = g.DeschedByWakee ? s.WaitBehindWakePreemptedNs : s.WaitBehindDescheduledNs;
         foreach (var w in o.Waiters)
         {
-            if (w.Woken || w == g || w.SyscallEnter > g.DeschedEnd || w.BehindDescheduled) continue;
-            w.BehindDescheduled = true;
-            w.BehindWakee = g.DeschedByWakee;
-            w.BehindSince = Math.Max(w.SyscallEnter, g.DeschedStart);
+            if (w.Woken || w == g) continue;
+            var since = Math.Max(Math.Max(w.SyscallEnter, g.DeschedStart), w.BehindCountedUntil);
+            if (since >= g.DeschedEnd) continue;
+            w.BehindCountedUntil = g.DeschedEnd;
+            var ns = _region.Overlap(since, g.DeschedEnd);
+            if (ns <= 0) continue;
+            behind[w.Tid] = behind.GetValueOrDefault(w.Tid) + ns;
+            AddClipped(g.DeschedByWakee ? _wakeWhileHolding : _holding, since, g.DeschedEnd);
         }
-    }
-
-    private void WaitedBehind(ObjectState o, ThreadState w, long ts)
-    {
-        w.BehindDescheduled = false;
-        var ns = _region.Overlap(w.BehindSince, ts);
-        if (ns <= 0) return;
-        var behind = w.BehindWakee ? o.Stats.WaitBehindWakePreemptedNs : o.Stats.WaitBehindDescheduledNs;
-        behind[w.Tid] = behind.GetValueOrDefault(w.Tid) + ns;
-        AddClipped(w.BehindWakee ? _wakeWhileHolding : _holding, w.BehindSince, ts);
     }
 
     private void AddClipped(WindowSeries series, long a, long b) =>

@@ -87,11 +87,28 @@ public sealed class AnalyzeCommand
 
         // The drawing library loads while the trace is read, not after.
         if (!s.NoCharts) ReportChartImages.WarmUp();
+        StageTimes.Mark("command line");
+        // The charts are drawn on another thread from when their data is built, while the sections are.
+        Task<IReadOnlyList<ChartImage>>? drawing = null;
         var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
             s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads,
-            topProcesses: s.Top);
-        var written = ReportFiles.Write(output, report, recorded, charts: !s.NoCharts);
-        TerminalReport.Render(_console, report);
+            topProcesses: s.Top, chartsBuilt: s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts));
+        // The terminal report is drawn while the files are written (both only read the finished report); only
+        // this thread writes to the console, so the terminal shows what it showed when the files came first.
+        var writing = Task.Run(() =>
+            ReportFiles.Write(output, report, recorded, charts: !s.NoCharts, drawing: drawing));
+        try
+        {
+            using (StageTimes.Begin("terminal")) TerminalReport.Render(_console, report);
+        }
+        catch
+        {
+            // The files are finished (or have failed) before the error ends the run.
+            Task.WaitAny(writing);
+            throw;
+        }
+        // A failed file ends the run with its own error (one line), not an AggregateException.
+        var written = writing.GetAwaiter().GetResult();
         if (written.ChartsMissing is { } why) _console.MarkupLine($"[yellow]{Markup.Escape(why)}[/]");
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", written.Files)}");
         return ExitCodes.Ok;

@@ -1,3 +1,4 @@
+using System.Runtime.ExceptionServices;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Charts;
 using TraceLab.Reporting;
@@ -25,17 +26,81 @@ public static class ReportFiles
     /// figures).</param>
     /// <returns>The files written, report files first; and why the charts are missing when they could not be
     /// drawn.</returns>
+    /// <param name="drawing">The charts' drawing, when it started earlier (<see cref="StartCharts"/>); null: it
+    /// starts here.</param>
     public static WrittenReport Write(OutputDirectory output, RunReport report, TimelineData? timeline = null,
-        IReadOnlyList<EmbeddedPlot>? plots = null, bool charts = true)
+        IReadOnlyList<EmbeddedPlot>? plots = null, bool charts = true, Task<IReadOnlyList<ChartImage>>? drawing = null)
     {
-        // Charts render on another thread while the text reports are written: the drawing library (and its native
-        // half) loads only here, and its start-up overlaps the JSON and Markdown work.
-        var rendering = charts && !report.Charts.IsEmpty
-            ? Task.Run(() => ReportChartImages.Render(report.Charts)) : null;
-        output.WriteStream("report.json", stream => ReportJson.Serialize(report, stream));
+        // Charts render on another thread while the text reports are written: their start-up and drawing overlap
+        // the JSON and Markdown work.
+        var rendering = charts ? drawing ?? StartCharts(report.Charts) : null;
+        // report.json is written beside report.md and report.html: each only reads the finished report (its
+        // sections are complete before any renderer starts; each renderer builds its own tables and rows).
+        var json = Task.Run(() =>
+        {
+            using (StageTimes.Begin("report.json"))
+                return output.WritePendingStream("report.json", stream => ReportJson.Serialize(report, stream));
+        });
+        var pending = new List<PendingFile>();
+        Exception? failure = null;
+        WrittenReport? written = null;
+        try
+        {
+            written = WriteMarkdownAndHtml(output, report, timeline, plots, charts, rendering, pending);
+        }
+        catch (Exception ex)
+        {
+            failure = ex;
+        }
+        try
+        {
+            pending.Insert(0, json.GetAwaiter().GetResult());
+        }
+        catch (Exception ex)
+        {
+            // report.json's error is the one a sequential run would have met first.
+            failure = ex;
+        }
+        if (failure is not null)
+        {
+            // No file of this report replaces one of an earlier report unless all were written.
+            foreach (var file in pending) file.Discard();
+            ExceptionDispatchInfo.Throw(failure);
+        }
+        foreach (var file in pending) file.Commit();
+        // A chart of an earlier report in this directory that this one does not have would contradict report.html.
+        foreach (var stale in ReportChartsBuilder.Names.Where(n => !written!.Files.Contains(n + ".png")))
+        {
+            OutputDirectory.TryDelete(output.File(stale + ".png"));
+            OutputDirectory.TryDelete(output.File(stale + ".svg"));
+        }
+        return written!;
+    }
+
+    /// <summary>Starts drawing <paramref name="charts"/> on another thread; null when there is nothing to
+    /// draw.</summary>
+    public static Task<IReadOnlyList<ChartImage>>? StartCharts(ReportCharts charts) => charts.IsEmpty
+        ? null
+        : Task.Run(() =>
+        {
+            using (StageTimes.Begin("charts")) return ReportChartImages.Render(charts);
+        });
+
+    /// <summary>
+    /// Writes report.md, the charts and report.html under their temporary names, adding them to
+    /// <paramref name="pending"/> in the order they are renamed.
+    /// </summary>
+    private static WrittenReport WriteMarkdownAndHtml(OutputDirectory output, RunReport report, TimelineData? timeline,
+        IReadOnlyList<EmbeddedPlot>? plots, bool charts, Task<IReadOnlyList<ChartImage>>? rendering,
+        List<PendingFile> pending)
+    {
         // report.html shows report.md's text: render it once for both.
-        var markdown = ReportMarkdown.Render(report);
-        output.WriteText("report.md", markdown);
+        string markdown;
+        using (StageTimes.Begin("report.md"))
+        {
+            markdown = ReportMarkdown.Render(report);
+            pending.Add(output.WritePendingText("report.md", markdown));
+        }
         var files = new List<string>(Names);
         IReadOnlyList<ChartImage>? images = charts ? [] : null;
         string? missing = null;
@@ -53,20 +118,15 @@ public static class ReportFiles
         }
         foreach (var image in images ?? [])
         {
-            output.Commit(image.Name + ".png", tmp => File.WriteAllBytes(tmp, image.Png));
-            output.WriteText(image.Name + ".svg", image.Svg);
+            pending.Add(output.Write(image.Name + ".png", tmp => File.WriteAllBytes(tmp, image.Png)));
+            pending.Add(output.WritePendingText(image.Name + ".svg", image.Svg));
             files.Add(image.Name + ".png");
             files.Add(image.Name + ".svg");
         }
-        // A chart of an earlier report in this directory that this one does not have would contradict report.html.
-        foreach (var stale in ReportChartsBuilder.Names.Except(images?.Select(i => i.Name) ?? []))
-        {
-            OutputDirectory.TryDelete(output.File(stale + ".png"));
-            OutputDirectory.TryDelete(output.File(stale + ".svg"));
-        }
         var embedded = images?.Select(i => new EmbeddedChart(i.Name, i.Title, i.Png, i.Width, i.Height)).ToList();
-        output.WriteStream("report.html", stream => HtmlReport.Write(stream, report, markdown, timeline, plots,
-            embedded, missing ?? (charts ? null : "Charts were not drawn (--no-charts).")));
+        using (StageTimes.Begin("report.html"))
+            pending.Add(output.WritePendingStream("report.html", stream => HtmlReport.Write(stream, report, markdown,
+                timeline, plots, embedded, missing ?? (charts ? null : "Charts were not drawn (--no-charts)."))));
         return new WrittenReport(files, missing);
     }
 }

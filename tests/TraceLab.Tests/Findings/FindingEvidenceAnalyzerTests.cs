@@ -23,7 +23,8 @@ public sealed class FindingEvidenceAnalyzerTests
     /// <summary>
     /// G holds the lock (taken in user space), yields over [100, 300]; W runs meanwhile, finds it taken and waits
     /// from 150; G's first lock operation after the yield is the release at 320, which wakes W at 325.
-    /// Holder descheduled 200 ns, W behind it from 150 to 325 = 175 ns.
+    /// Holder descheduled 200 ns, W behind it while it was off the CPU: 150 to 300 = 150 ns (300 to 320 is the
+    /// critical section's own time).
     /// </summary>
     [Fact]
     public void Yield_while_holding_counts_the_holders_yield_and_the_wait_behind_it()
@@ -38,10 +39,32 @@ public sealed class FindingEvidenceAnalyzerTests
         var o = e.Objects[LockObj];
         Assert.Equal(1, o.DeschedulesWhileHolding);
         Assert.Equal(200, o.HolderDescheduledNs[G]);
-        Assert.Equal(175, o.WaitBehindDescheduledNs[W]);
+        Assert.Equal(150, o.WaitBehindDescheduledNs[W]);
         Assert.Equal(200, o.BlockedNs[W]);        // 150 → 350, the whole blocking call
         Assert.Equal(1, o.BlockingWaits);
         Assert.Equal([G], o.Releasers);
+    }
+
+    /// <summary>
+    /// A short sleep in a long critical section: G yields over [100, 110] and then computes, holding the lock, until
+    /// its release at 5,000. W waits from 105. Only the 5 ns W waited while G was off the CPU are behind the
+    /// deschedule; the 4,890 ns G ran before releasing it would have run anyway.
+    /// </summary>
+    [Fact]
+    public void Only_the_wait_while_the_holder_is_off_the_cpu_is_behind_the_deschedule()
+    {
+        var e = Run(
+            KernelEvent.Switch(90, 0, 0, 120, R, G, 120),
+            Yield(100, G), KernelEvent.Switch(101, 0, G, 120, R, W, 120),
+            Futex(105, W, Lock, FutexWait), KernelEvent.Switch(106, 0, W, 120, S, G, 120),
+            YieldDone(110, G),
+            Futex(5_000, G, Lock, FutexWake), KernelEvent.Waking(5_005, 0, G, W, 0), FutexDone(5_010, G, 1),
+            KernelEvent.Switch(5_020, 0, G, 120, S, W, 120), FutexDone(5_030, W));
+        var o = e.Objects[LockObj];
+        Assert.Equal(1, o.DeschedulesWhileHolding);
+        Assert.Equal(10, o.HolderDescheduledNs[G]);
+        Assert.Equal(5, o.WaitBehindDescheduledNs[W]);
+        Assert.Equal(4_925, o.BlockedNs[W]);
     }
 
     /// <summary>

@@ -1,0 +1,87 @@
+using System.Diagnostics;
+using System.Globalization;
+
+namespace TraceLab.Cli;
+
+/// <summary>
+/// The diagnostic TRACELAB_STAGES=1 (docs/performance.md#stages): one line on stderr per stage of a run — its wall
+/// time, and the wall time since the process started and the process CPU time when it ended — to see where the
+/// time after the pass goes. Off, a stage costs one field read: no clock is read and nothing is printed.
+/// </summary>
+public static class StageTimes
+{
+    /// <summary>The environment variable that switches the lines on ("1").</summary>
+    public const string Variable = "TRACELAB_STAGES";
+
+    /// <summary>Whether the lines are printed (read once, at start-up).</summary>
+    public static bool Enabled { get; } = Environment.GetEnvironmentVariable(Variable) == "1";
+
+    private static readonly object Gate = new();
+    private static DateTime _processStart;
+    /// <summary>The end of the latest stage: where a <see cref="Mark"/>ed stage and "exit" start.</summary>
+    private static DateTime _latestEnd;
+
+    /// <summary>
+    /// Prints the first stage, the runtime's start-up up to Main, and prints the last, "exit" (Main's return to the
+    /// runtime's exit handlers), when the process ends.
+    /// </summary>
+    public static void StartOfMain()
+    {
+        if (!Enabled) return;
+        using var self = Process.GetCurrentProcess();
+        _processStart = self.StartTime.ToUniversalTime();
+        Print("start to Main", DateTime.UtcNow - _processStart);
+        Ended(DateTime.UtcNow);
+        AppDomain.CurrentDomain.ProcessExit += (_, _) => Mark("exit");
+    }
+
+    /// <summary>Prints the stage that ends now and began where the latest one ended (command line, exit).</summary>
+    public static void Mark(string name)
+    {
+        if (!Enabled) return;
+        DateTime from;
+        lock (Gate) from = _latestEnd;
+        Print(name, DateTime.UtcNow - from);
+        Ended(DateTime.UtcNow);
+    }
+
+    /// <summary>Times a stage until the result is disposed (on any thread; stages may overlap).</summary>
+    public static Stage Begin(string name) => new(Enabled ? name : null, Enabled ? Stopwatch.GetTimestamp() : 0);
+
+    /// <summary>A stage ended at <paramref name="at"/>: the "exit" stage is timed from the latest such end.</summary>
+    private static void Ended(DateTime at)
+    {
+        lock (Gate) if (at > _latestEnd) _latestEnd = at;
+    }
+
+    private static void Print(string name, TimeSpan wall)
+    {
+        using var self = Process.GetCurrentProcess();
+        var sinceStart = DateTime.UtcNow - _processStart;
+        var line = string.Create(CultureInfo.InvariantCulture,
+            $"stage {name,-14} {wall.TotalMilliseconds,8:0.0} ms wall; at its end " +
+            $"{sinceStart.TotalMilliseconds,8:0.0} ms since start, " +
+            $"{self.TotalProcessorTime.TotalMilliseconds,8:0.0} ms CPU");
+        lock (Gate) Console.Error.WriteLine(line);
+    }
+
+    /// <summary>A running stage: printed when disposed (nothing when the diagnostic is off).</summary>
+    public readonly struct Stage : IDisposable
+    {
+        private readonly string? _name;
+        private readonly long _start;
+
+        internal Stage(string? name, long start)
+        {
+            _name = name;
+            _start = start;
+        }
+
+        public void Dispose()
+        {
+            if (_name is null) return;
+            Print(_name, Stopwatch.GetElapsedTime(_start));
+            Ended(DateTime.UtcNow);
+        }
+    }
+}
