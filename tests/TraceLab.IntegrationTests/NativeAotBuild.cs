@@ -26,8 +26,8 @@ public sealed class NativeAotBuild : IDisposable
             "-nologo");
         var exe = Path.Combine(_publishDir.Path, "tracelab");
         if (code != 0 || !File.Exists(exe))
-            throw new InvalidOperationException($"dotnet publish -p:PublishProfile={NativeAotToolchain.Profile} failed " +
-                $"(exit {code}):\n{stdout}\n{stderr}");
+            throw new InvalidOperationException($"dotnet publish -p:PublishProfile={NativeAotToolchain.Profile} " +
+                $"failed (exit {code}):\n{stdout}\n{stderr}");
         return exe;
     }
 

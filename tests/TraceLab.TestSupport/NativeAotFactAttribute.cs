@@ -15,7 +15,7 @@ public sealed class NativeAotFactAttribute : FactAttribute
     }
 }
 
-/// <summary>A theory over the Native AOT build, and over external traces when any are named (skipped if absent).</summary>
+/// <summary>A theory over the Native AOT build and the external traces named (skipped if one is absent).</summary>
 public sealed class NativeAotTheoryAttribute : TheoryAttribute
 {
     public NativeAotTheoryAttribute(params string[] externalTraces)
@@ -38,7 +38,8 @@ public static class NativeAotToolchain
     // The .NET 8 Native AOT runtime links libz (-lz): the development symlink or the static library.
     private static readonly string[] Zlib =
     [
-        "/usr/lib/x86_64-linux-gnu/libz.so", "/usr/lib/x86_64-linux-gnu/libz.a", "/usr/lib64/libz.so", "/usr/lib/libz.so",
+        "/usr/lib/x86_64-linux-gnu/libz.so", "/usr/lib/x86_64-linux-gnu/libz.a", "/usr/lib64/libz.so",
+        "/usr/lib/libz.so",
     ];
 
     private static string? Probe()
