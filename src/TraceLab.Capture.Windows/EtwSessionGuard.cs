@@ -70,11 +70,14 @@ public sealed record SelfCommand(string FileName, IReadOnlyList<string> Argument
 {
     /// <summary>
     /// The apphost / single-file executable / tool shim runs as itself; `dotnet tracelab.dll` (host named dotnet)
-    /// needs the dll again.
+    /// needs the dll again. The dll is named from the application's directory and the entry assembly's name, not
+    /// <c>Assembly.Location</c>, which is empty in a single-file or Native AOT build (where it is not needed).
     /// </summary>
     public static SelfCommand Current() =>
         For(Environment.ProcessPath ?? throw new InvalidOperationException("the TraceLab executable is unknown"),
-            System.Reflection.Assembly.GetEntryAssembly()?.Location);
+            System.Reflection.Assembly.GetEntryAssembly()?.GetName().Name is { } name
+                ? Path.Combine(AppContext.BaseDirectory, name + ".dll")
+                : null);
 
     public static SelfCommand For(string processPath, string? entryAssembly)
     {
