@@ -35,7 +35,7 @@ public static class ReportChartImages
             plot.Add.Bars([1.0, 2.0]);
             plot.Add.Heatmap(new double[,] { { 1, 2 } });
             plot.Title("warm-up");
-            plot.GetImageBytes(64, 48, ScottPlot.ImageFormat.Png);
+            ChartImage.EncodePng(plot, 64, 48);
             plot.GetSvgXml(64, 48);
         }
         catch (Exception ex) when (ChartLibrary.IsUnavailable(ex))
