@@ -10,7 +10,11 @@ public sealed record ChartImage(string Name, string Title, byte[] Png, string Sv
     /// ways.</summary>
     public static ChartImage Render(string name, string title, Plot plot, int width = ChartStyle.Width,
         int height = ChartStyle.Height) =>
-        new(name, title, EncodePng(plot, width, height), SvgClipIds.Renumber(plot.GetSvgXml(width, height)), width, height);
+        new(name, title, EncodePng(plot, width, height), EncodeSvg(plot, width, height), width, height);
+
+    /// <summary>The plot as SVG, its clip-path ids numbered from 0 (<see cref="SvgClipIds"/>).</summary>
+    public static string EncodeSvg(Plot plot, int width, int height) =>
+        SvgClipIds.Renumber(plot.GetSvgXml(width, height));
 
     /// <summary>
     /// The plot as PNG: the same pixels as the drawing library's own PNG, encoded with the "up" row filter and zlib
