@@ -1,3 +1,5 @@
+using System.Collections.Concurrent;
+using ScottPlot;
 using TraceLab.Reporting.Charts;
 
 namespace TraceLab.Charts;
@@ -7,19 +9,33 @@ public static class ReportChartImages
 {
     public static IReadOnlyList<ChartImage> Render(ReportCharts charts)
     {
-        var jobs = new List<Func<ChartImage>>();
+        var charted = new List<(string Name, string Title, Func<Plot> Plot, int Height)>();
         if (charts.States is { } states)
-            jobs.Add(() => ChartImage.Render(states.Name, states.Title, ReportChartPlots.States(states)));
+            charted.Add((states.Name, states.Title, () => ReportChartPlots.States(states), ChartStyle.Height));
         if (charts.ReadyLatency is { } latency)
-            jobs.Add(() => ChartImage.Render(latency.Name, latency.Title, ReportChartPlots.Histogram(latency)));
+            charted.Add((latency.Name, latency.Title, () => ReportChartPlots.Histogram(latency), ChartStyle.Height));
         if (charts.HandoffGaps is { } gaps)
-            jobs.Add(() => ChartImage.Render(gaps.Name, gaps.Title, ReportChartPlots.Histogram(gaps)));
+            charted.Add((gaps.Name, gaps.Title, () => ReportChartPlots.Histogram(gaps), ChartStyle.Height));
         if (charts.Wakers is { } wakers)
-            jobs.Add(() => ChartImage.Render(wakers.Name, wakers.Title, ReportChartPlots.Heatmap(wakers), height: 520));
-        // Each chart is its own plot and canvas: they render side by side once the analysis has freed the CPUs.
-        var images = new ChartImage[jobs.Count];
-        Parallel.For(0, jobs.Count, i => images[i] = jobs[i]());
-        return images;
+            charted.Add((wakers.Name, wakers.Title, () => ReportChartPlots.Heatmap(wakers), 520));
+        // Each picture (a chart's PNG, its SVG) is drawn from a plot of its own, side by side once the analysis has
+        // freed the CPUs. The SVGs first, the longest last-built one ahead: the SVG canvas maps every text run's
+        // glyphs back to characters by walking the font's whole character map, so a chart with many labels (the
+        // who-woke-whom heatmap) takes longest as SVG; started first, it no longer finishes alone
+        // (docs/performance.md, "busy-aot").
+        var pngs = new byte[charted.Count][];
+        var svgs = new string[charted.Count];
+        var order = Enumerable.Range(0, charted.Count).Reverse().Select(i => (Index: i, Svg: true))
+            .Concat(Enumerable.Range(0, charted.Count).Reverse().Select(i => (Index: i, Svg: false)))
+            .ToList();
+        Parallel.ForEach(Partitioner.Create(order, EnumerablePartitionerOptions.NoBuffering), job =>
+        {
+            var (_, _, plot, height) = charted[job.Index];
+            if (job.Svg) svgs[job.Index] = ChartImage.EncodeSvg(plot(), ChartStyle.Width, height);
+            else pngs[job.Index] = ChartImage.EncodePng(plot(), ChartStyle.Width, height);
+        });
+        return [.. charted.Select((c, i) => new ChartImage(c.Name, c.Title, pngs[i], svgs[i], ChartStyle.Width,
+            c.Height))];
     }
 
     /// <summary>
@@ -31,11 +47,11 @@ public static class ReportChartImages
     {
         try
         {
-            var plot = new ScottPlot.Plot();
+            var plot = new Plot();
             plot.Add.Bars([1.0, 2.0]);
             plot.Add.Heatmap(new double[,] { { 1, 2 } });
             plot.Title("warm-up");
-            plot.GetImageBytes(64, 48, ScottPlot.ImageFormat.Png);
+            ChartImage.EncodePng(plot, 64, 48);
             plot.GetSvgXml(64, 48);
         }
         catch (Exception ex) when (ChartLibrary.IsUnavailable(ex))

@@ -36,6 +36,34 @@ public sealed class ChartRenderingTests
         }
     }
 
+    /// <summary>
+    /// Our PNG is encoded with cheaper settings than the drawing library's own (<see cref="ChartImage.EncodePng"/>): the
+    /// pixels must be exactly the library's, for every chart of a report.
+    /// </summary>
+    [ChartsFact]
+    public void The_fast_png_has_exactly_the_drawing_librarys_pixels()
+    {
+        var (report, _) = HtmlReportTests.Analyze(TimelineWindow.Default);
+        var charts = report.Charts;
+        var plots = new List<ScottPlot.Plot>();
+        if (charts.States is { } states) plots.Add(ReportChartPlots.States(states));
+        if (charts.ReadyLatency is { } latency) plots.Add(ReportChartPlots.Histogram(latency));
+        if (charts.HandoffGaps is { } gaps) plots.Add(ReportChartPlots.Histogram(gaps));
+        Assert.NotEmpty(plots);
+        foreach (var plot in plots)
+        {
+            using var theirs = SkiaSharp.SKBitmap.Decode(
+                plot.GetImageBytes(900, 420, ScottPlot.ImageFormat.Png));
+            using var ours = SkiaSharp.SKBitmap.Decode(ChartImage.EncodePng(plot, 900, 420));
+            Assert.Equal((theirs.Width, theirs.Height), (ours.Width, ours.Height));
+            var differing = 0;
+            for (var y = 0; y < ours.Height; y++)
+                for (var x = 0; x < ours.Width; x++)
+                    if (ours.GetPixel(x, y) != theirs.GetPixel(x, y)) differing++;
+            Assert.Equal(0, differing);
+        }
+    }
+
     [ChartsFact]
     public void A_png_is_not_blank()
     {
@@ -59,7 +87,7 @@ public sealed class ChartRenderingTests
         var chart = new HeatmapChart("w", "t", Enumerable.Range(0, 5).Select(i => $"a ({i})").ToList(),
             Enumerable.Range(0, 4).Select(i => $"b ({i})").ToList(), cells, 0);
         var plot = ReportChartPlots.Heatmap(chart);
-        using var bitmap = SkiaSharp.SKBitmap.Decode(plot.GetImageBytes(700, 500, ScottPlot.ImageFormat.Png));
+        using var bitmap = SkiaSharp.SKBitmap.Decode(ChartImage.EncodePng(plot, 700, 500));
         var hm = plot.GetPlottables<ScottPlot.Plottables.Heatmap>().Single();
         var range = hm.GetRange();
         for (var r = 0; r < 5; r++)
