@@ -31,9 +31,14 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// The reader's thread names: a thread whose tid is later reused keeps the name it had (see
     /// <see cref="ThreadInstanceMap"/>); null: each thread of a reused tid takes the tid's last name.
     /// </param>
+    /// <param name="markersPossible">
+    /// False when the trace cannot hold markers (<see cref="TraceInfo.MayHaveMarkers"/>): the timeline then stops
+    /// following threads past its window.
+    /// </param>
     public AnalysisSession(AnalysisKind kinds, TimelineWindow? timeline = null, int analysisThreads = 0,
-        ThreadTable? names = null)
+        ThreadTable? names = null, bool markersPossible = true)
     {
+        _markersPossible = markersPossible;
         _names = names;
         Instances = new ThreadInstanceMap(names);
         ArgumentOutOfRangeException.ThrowIfNegative(analysisThreads);
@@ -73,6 +78,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     public ThreadInstanceMap Instances { get; }
 
     private readonly ThreadTable? _names;
+    private readonly bool _markersPossible;
 
     public void OnEvent(in KernelEvent e)
     {
@@ -128,7 +134,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         if (timeline is { } window && plan.Timeline)
         {
             // The timeline draws the convoy and wakeup analyzers' findings: the plan keeps them in its pass.
-            analyzers.Add(Timeline = new TimelineAnalyzer(accounting, window));
+            analyzers.Add(Timeline = new TimelineAnalyzer(accounting, window, markersPossible: _markersPossible));
             Timeline.Observe(Convoys, Wakeups);
         }
 

@@ -31,7 +31,7 @@ public static class AnalysisPipeline
         using var reader = TraceFiles.Open(traceFile, read ?? TraceReadOptions.Default);
         opening.Dispose();
         using var session = new AnalysisSession(AnalysisReports.Select(analyses), timeline,
-            analysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads);
+            analysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads, reader.Info.MayHaveMarkers);
         using (StageTimes.Begin("pass"))
         {
             reader.Read(session, cancellationToken);

@@ -37,4 +37,11 @@ public sealed class TraceInfo
     public string? Damage { get; set; }
 
     public long LostEvents => LostEventsPerCpu?.Sum() ?? 0;
+
+    /// <summary>
+    /// False when the trace cannot hold marker events (<see cref="KernelEventKind.Marker"/>): a perf.data recorded
+    /// without ftrace's print event. Then no measured region can begin, and the HTML timeline stops following threads
+    /// once past its window (the analyzers' results are the same either way).
+    /// </summary>
+    public bool MayHaveMarkers { get; init; } = true;
 }

@@ -35,12 +35,17 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     private bool _hasConvoys;
     private bool _hasWakeups;
     private long _lastTimestamp;
+    private readonly bool _markersPossible;
 
     /// <param name="recordSegments">False for consumers that have the scheduling events themselves (exports) and want only the analysis items.</param>
     /// <param name="accounting">Runs before this analyzer on every event: the region, and where a thread's switch-in was
     /// not logged, the repaired start of its run (so running time here agrees with the report's).</param>
-    public TimelineAnalyzer(ThreadAccounting accounting, TimelineWindow window, bool recordSegments = true, int maxItems = DefaultMaxItems)
+    /// <param name="markersPossible">False when the trace cannot hold markers (<see cref="TraceInfo.MayHaveMarkers"/>):
+    /// no region can begin, so the window anchored at the first event never moves.</param>
+    public TimelineAnalyzer(ThreadAccounting accounting, TimelineWindow window, bool recordSegments = true,
+        int maxItems = DefaultMaxItems, bool markersPossible = true)
     {
+        _markersPossible = markersPossible;
         _accounting = accounting;
         _region = accounting.Region;
         _slots = accounting.Slots;
@@ -78,11 +83,13 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
         _lastTimestamp = t;
         if (StoppedAfterWindow) return;
         if (!_anchored) Anchor(t);
-        // Past a window that can no longer move (anchored at the region's begin) and that the region does not end
-        // inside: nothing later falls in it. Every state open now would be closed later at a time past the window, so
-        // its segment ends at the window's end either way; closing them here spares the rest of the trace (most of it)
-        // the per-event state tracking. (Convoy and wakeup items still arrive through the observer hooks.)
-        if (t > _end && StopAfterWindow && _region.HasBegin && (!_region.HasEnd || _region.End >= _end))
+        // Past a window that can no longer move (anchored at the region's begin, or at the first event of a trace that
+        // cannot hold markers, so no region can begin) and that the region does not end inside: nothing later falls in
+        // it. Every state open now would be closed later at a time past the window, so its segment ends at the window's
+        // end either way; closing them here spares the rest of the trace (most of it) the per-event state tracking.
+        // (Convoy and wakeup items still arrive through the observer hooks.)
+        if (t > _end && StopAfterWindow && (_region.HasBegin || !_markersPossible)
+            && (!_region.HasEnd || _region.End >= _end))
         {
             foreach (var (tid, s) in _threads.InOrder)
             {

@@ -72,7 +72,10 @@ public sealed class PerfDataReader : IKernelTraceReader
             KernelRelease = meta.OsRelease,
             LostEventsPerCpu = _lost,
             SkippedFormats = meta.SkippedFormats,
+            // Markers come from ftrace's print event; only one recorded (an attr of its id) can be in the samples.
+            MayHaveMarkers = tracepoints.Exists(a => _decoder.IsMarkerFormat((long)Math.Min(a.Config, long.MaxValue))),
         };
+        if (!Info.MayHaveMarkers) _decoder.DecodeMarkersAsOther();
     }
 
     public TraceInfo Info { get; }

@@ -46,6 +46,25 @@ public sealed class PerfDataReaderTests : IDisposable
     }
 
     /// <summary>
+    /// A perf.data that did not record ftrace's print event holds no markers: the reader says so (the timeline relies on
+    /// it) and a print payload in a sample of another event (a forged file) is not turned into one.
+    /// </summary>
+    [Fact]
+    public void A_file_without_the_print_event_has_no_markers()
+    {
+        var print = KernelEventDecoderTests.Payload(TestData.Format("ftrace", "print"), 7, w => w.Tail("TRACELAB_REGION_BEGIN"));
+        var path = Write(new PerfDataBuilder()
+            .Sample(1000, 0, TestTraceFile.Switch(501, 502))
+            .Sample(2000, 0, print, pid: 7, tid: 7)
+            .FinishedRound());
+        var (reader, events) = ReadAll(path);
+        using var _ = reader;
+
+        Assert.False(reader.Info.MayHaveMarkers);
+        Assert.Equal([KernelEventKind.Switch, KernelEventKind.Other], events.Select(e => e.Kind));
+    }
+
+    /// <summary>
     /// perf writes each CPU's buffer in turn, so a round holds events out of order; at a FINISHED_ROUND only events up
     /// to the newest time of the previous round are final. Equal timestamps keep file order.
     /// </summary>

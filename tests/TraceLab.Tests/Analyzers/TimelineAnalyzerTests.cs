@@ -120,19 +120,26 @@ public sealed class TimelineAnalyzerTests
     [InlineData("timemutex-mutex/trace.dat", "0:0.05", true, true)]
     [InlineData("timemutex-mutex/trace.dat", "30:100000", true, false)]   // the window outlasts the region
     [InlineData("timemutex-cs/trace.dat", "10:1", true, true)]
-    [InlineData("perf-timemutex-mutex/capture.perf.data", "2:3", false, false)]   // no region markers: the window could still move
+    // A perf.data without ftrace's print event cannot hold markers: no region can begin, the window cannot move.
+    [InlineData("perf-timemutex-mutex/capture.perf.data", "2:3", false, true)]
+    [InlineData("perf-timemutex-mutex/capture.perf.data", "0:0.5", false, true)]
     public void Stopping_after_the_window_records_what_tracking_to_the_end_records(string sample, string window, bool markers, bool stops)
     {
         var w = TimelineWindow.Parse(window);
         (TimelineData Data, bool Stopped, bool HasBegin) Record(bool stop)
         {
+            using var reader = TraceFiles.Open(Path.Combine(RepoPaths.SampleTraces, sample));
+            Assert.Equal(markers, reader.Info.MayHaveMarkers);
             var accounting = new ThreadAccounting();
             var convoys = new ConvoyAnalyzer(accounting);
             var wakeups = new TraceLab.Analyzers.Wakeups.WakeupAnalyzer(accounting);
-            var timeline = new TimelineAnalyzer(accounting, w) { StopAfterWindow = stop };
+            var timeline = new TimelineAnalyzer(accounting, w, markersPossible: reader.Info.MayHaveMarkers)
+            {
+                StopAfterWindow = stop,
+            };
             timeline.Observe(convoys, wakeups);
             var pass = new AnalysisPass(accounting, convoys, wakeups, timeline);
-            using (var reader = TraceFiles.Open(Path.Combine(RepoPaths.SampleTraces, sample))) reader.Read(pass);
+            reader.Read(pass);
             pass.Complete();
             return (timeline.Result(), timeline.StoppedAfterWindow, accounting.Region.HasBegin);
         }
