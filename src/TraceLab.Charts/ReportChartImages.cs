@@ -30,9 +30,11 @@ public static class ReportChartImages
             .ToList();
         Parallel.ForEach(Partitioner.Create(order, EnumerablePartitionerOptions.NoBuffering), job =>
         {
-            var (_, _, plot, height) = charted[job.Index];
-            if (job.Svg) svgs[job.Index] = ChartImage.EncodeSvg(plot(), ChartStyle.Width, height);
-            else pngs[job.Index] = ChartImage.EncodePng(plot(), ChartStyle.Width, height);
+            var (_, _, build, height) = charted[job.Index];
+            var plot = build();
+            ReducedCmapLabels.Apply(plot);
+            if (job.Svg) svgs[job.Index] = ChartImage.EncodeSvg(plot, ChartStyle.Width, height);
+            else pngs[job.Index] = ChartImage.EncodePng(plot, ChartStyle.Width, height);
         });
         return [.. charted.Select((c, i) => new ChartImage(c.Name, c.Title, pngs[i], svgs[i], ChartStyle.Width,
             c.Height))];
