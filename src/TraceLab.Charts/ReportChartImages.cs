@@ -53,6 +53,8 @@ public static class ReportChartImages
             plot.Add.Bars([1.0, 2.0]);
             plot.Add.Heatmap(new double[,] { { 1, 2 } });
             plot.Title("warm-up");
+            // Also builds the reduced-map typefaces (regular for the labels, bold for the title).
+            ReducedCmapLabels.Apply(plot);
             ChartImage.EncodePng(plot, 64, 48);
             plot.GetSvgXml(64, 48);
         }
