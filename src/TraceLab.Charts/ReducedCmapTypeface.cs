@@ -8,7 +8,7 @@ namespace TraceLab.Charts;
 /// Latin-1 and a few symbols): the same glyphs, advances, kerning, hinting and names, so text drawn with it gives the
 /// same pixels and the same SVG as with the original. Why: for every text run, the SVG canvas maps glyphs back to
 /// characters by walking the typeface's whole character map (DejaVu Sans: about 5,900 characters), a fifth of the
-/// CPU of drawing a busy report's charts; this map has about 230 (docs/performance.md, "svg-text").
+/// CPU of drawing a busy report's charts; this map has about 210 (docs/performance.md, "svg-text").
 /// </summary>
 public sealed class ReducedCmapTypeface
 {

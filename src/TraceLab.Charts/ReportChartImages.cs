@@ -22,7 +22,8 @@ public static class ReportChartImages
         // freed the CPUs. The SVGs first, the longest last-built one ahead: the SVG canvas maps every text run's
         // glyphs back to characters by walking the font's whole character map, so a chart with many labels (the
         // who-woke-whom heatmap) takes longest as SVG; started first, it no longer finishes alone
-        // (docs/performance.md, "busy-aot").
+        // (docs/performance.md, "busy-aot"). Each text's typeface maps few characters where it can (ReducedCmapLabels),
+        // which makes that walk short ("svg-text").
         var pngs = new byte[charted.Count][];
         var svgs = new string[charted.Count];
         var order = Enumerable.Range(0, charted.Count).Reverse().Select(i => (Index: i, Svg: true))
