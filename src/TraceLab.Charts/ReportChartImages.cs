@@ -22,7 +22,8 @@ public static class ReportChartImages
         // freed the CPUs. The SVGs first, the longest last-built one ahead: the SVG canvas maps every text run's
         // glyphs back to characters by walking the font's whole character map, so a chart with many labels (the
         // who-woke-whom heatmap) takes longest as SVG; started first, it no longer finishes alone
-        // (docs/performance.md, "busy-aot").
+        // (docs/performance.md, "busy-aot"). Each text's typeface maps few characters where it can (ReducedCmapLabels),
+        // which makes that walk short ("svg-text").
         var pngs = new byte[charted.Count][];
         var svgs = new string[charted.Count];
         var order = Enumerable.Range(0, charted.Count).Reverse().Select(i => (Index: i, Svg: true))
@@ -30,9 +31,11 @@ public static class ReportChartImages
             .ToList();
         Parallel.ForEach(Partitioner.Create(order, EnumerablePartitionerOptions.NoBuffering), job =>
         {
-            var (_, _, plot, height) = charted[job.Index];
-            if (job.Svg) svgs[job.Index] = ChartImage.EncodeSvg(plot(), ChartStyle.Width, height);
-            else pngs[job.Index] = ChartImage.EncodePng(plot(), ChartStyle.Width, height);
+            var (_, _, build, height) = charted[job.Index];
+            var plot = build();
+            ReducedCmapLabels.Apply(plot);
+            if (job.Svg) svgs[job.Index] = ChartImage.EncodeSvg(plot, ChartStyle.Width, height);
+            else pngs[job.Index] = ChartImage.EncodePng(plot, ChartStyle.Width, height);
         });
         return [.. charted.Select((c, i) => new ChartImage(c.Name, c.Title, pngs[i], svgs[i], ChartStyle.Width,
             c.Height))];
@@ -51,6 +54,8 @@ public static class ReportChartImages
             plot.Add.Bars([1.0, 2.0]);
             plot.Add.Heatmap(new double[,] { { 1, 2 } });
             plot.Title("warm-up");
+            // Also builds the reduced-map typefaces (regular for the labels, bold for the title).
+            ReducedCmapLabels.Apply(plot);
             ChartImage.EncodePng(plot, 64, 48);
             plot.GetSvgXml(64, 48);
         }
