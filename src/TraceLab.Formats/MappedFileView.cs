@@ -10,14 +10,18 @@ internal sealed unsafe class MappedFileView : IDisposable
 {
     private MemoryMappedViewAccessor? _view;
 
-    public MappedFileView(MemoryMappedFile file, long offset, int length)
+    public MappedFileView(MemoryMappedFile file, long offset, long length)
     {
         _view = file.CreateViewAccessor(offset, length, MemoryMappedFileAccess.Read);
         byte* p = null;
         _view.SafeMemoryMappedViewHandle.AcquirePointer(ref p);
         // Views start at an allocation-granularity boundary; PointerOffset is where the requested offset lies.
+        Start = p;
         Pointer = p + _view.PointerOffset;
     }
+
+    /// <summary>Where the view begins: a page boundary at or before <see cref="Pointer"/>.</summary>
+    public byte* Start { get; private set; }
 
     /// <summary>The byte at the requested offset; null once disposed.</summary>
     public byte* Pointer { get; private set; }
@@ -28,6 +32,6 @@ internal sealed unsafe class MappedFileView : IDisposable
         _view.SafeMemoryMappedViewHandle.ReleasePointer();
         _view.Dispose();
         _view = null;
-        Pointer = null;
+        Pointer = Start = null;
     }
 }

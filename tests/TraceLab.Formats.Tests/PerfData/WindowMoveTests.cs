@@ -1,0 +1,76 @@
+using TraceLab.Core;
+using TraceLab.Formats.PerfData;
+
+namespace TraceLab.Formats.Tests.PerfData;
+
+/// <summary>
+/// The merge reads held events where the scan left them, in the <see cref="PerfRecordStream"/>'s window, after the
+/// window has moved on (its kept part now lies elsewhere, and the rest is new): through the smallest window, a file
+/// of small rounds moves the window dozens of times while every round's runs are held in it, and window ends fall
+/// inside records of every kind. The events must be exactly those read through the default window, which holds the
+/// whole file.
+/// </summary>
+public sealed class WindowMoveTests : IDisposable
+{
+    private readonly TestTraceFile _files = new();
+
+    public void Dispose() => _files.Dispose();
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void Held_events_read_through_a_moving_window_are_the_ones_read_through_one_window(bool compress)
+    {
+        var b = SmallRounds(new PerfDataBuilder { Cpus = 2, Compress = compress }, out var count);
+        var path = Path.Combine(_files.Directory, $"{Guid.NewGuid():N}.perf.data");
+        File.WriteAllBytes(path, b.Build());
+
+        var (whole, _) = Read(path, PerfRecordStream.DefaultWindowBytes);
+        var (moving, detached) = Read(path, PerfRecordStream.MinWindowBytes);
+
+        Assert.True(new FileInfo(path).Length > (compress ? 2 : 16) * PerfRecordStream.MinWindowBytes,
+            "the records must span many windows");
+        Assert.Equal(count, whole.Count);
+        Assert.Equal(0, detached);
+        Assert.Equal(whole.Select(e => e.ToString()), moving.Select(e => e.ToString()));
+        Assert.Equal(whole, moving);
+    }
+
+    /// <summary>
+    /// Rounds of ~40 KB (two CPUs' chunks of 40 samples of 200-700 bytes, each sample followed by a non-event record
+    /// of another size): the previous round and this one fit in the half window kept behind the scan.
+    /// </summary>
+    private static PerfDataBuilder SmallRounds(PerfDataBuilder b, out int count)
+    {
+        const int rounds = 240, perChunk = 40;
+        count = 0;
+        for (var round = 0; round < rounds; round++)
+        {
+            for (var cpu = 0; cpu < b.Cpus; cpu++)
+            {
+                for (var i = 0; i < perChunk; i++)
+                {
+                    var id = ++count;
+                    var payload = TestTraceFile.Switch(id, id + 1_000_000);
+                    var raw = new byte[payload.Length + (id * 37) % 500];
+                    payload.CopyTo(raw, 0);
+                    b.Sample(100_000L * round + 2L * i + cpu, cpu, raw);
+                    b.Other(10, 16 + 8 * ((id * 13) % 40));
+                }
+            }
+
+            b.FinishedRound();
+        }
+
+        return b;
+    }
+
+    private static (List<KernelEvent> Events, long Detached) Read(string path, int windowBytes)
+    {
+        using var reader = PerfDataReader.Open(path);
+        reader.WindowBytes = windowBytes;
+        var sink = new TraceDatRoundTripTests.ListSink();
+        reader.Read(sink);
+        return (sink.Events, reader.DetachedRuns);
+    }
+}
