@@ -101,10 +101,17 @@ public sealed class EtlFileReader : IKernelTraceReader
 
     /// <exception cref="TraceFormatException">Not an .etl file, or its header or (without salvage) a buffer is
     /// damaged.</exception>
-    public static EtlFileReader Open(string path, TraceDatReadOptions? options = null)
+    public static EtlFileReader Open(string path, TraceDatReadOptions? options = null) =>
+        Open(File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.RandomAccess), path,
+            options);
+
+    /// <summary>
+    /// Reads the .etl open as <paramref name="file"/> (the reader owns the handle from here on, also when this
+    /// throws); <paramref name="path"/> is what messages and <see cref="Info"/> call it (an archive's entry, say).
+    /// </summary>
+    public static EtlFileReader Open(SafeFileHandle file, string path, TraceDatReadOptions? options = null)
     {
         var salvage = (options ?? TraceDatReadOptions.Default).Salvage;
-        var file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.RandomAccess);
         try
         {
             var header = ReadLogfileHeader(file, path);
@@ -230,8 +237,12 @@ public sealed class EtlFileReader : IKernelTraceReader
         var damaged = streams.Where(s => s.Damage is not null).ToList();
         if (damaged.Count == 0 && shortPayloads == 0) return;
 
-        var skipped = Info.SkippedBytesPerCpu ?? new long[Math.Max(Info.CpuCount, _index.PerCpu.Count)];
-        foreach (var s in damaged) skipped[s.Cpu] += s.SkippedBytes;
+        // A damaged buffer's CPU can be any number its header claims: the array grows to hold it.
+        var cpus = Math.Max(Math.Max(Info.CpuCount, _index.PerCpu.Count),
+            damaged.Select(s => s.Cpu + 1).DefaultIfEmpty(0).Max());
+        var skipped = Info.SkippedBytesPerCpu ?? [];
+        if (skipped.Length < cpus) Array.Resize(ref skipped, cpus);
+        foreach (var s in damaged) if (s.Cpu >= 0) skipped[s.Cpu] += s.SkippedBytes;
         Info.SkippedBytesPerCpu = skipped;
         var bytes = damaged.Sum(s => s.SkippedBytes);
         var shortNote = shortPayloads > 0

@@ -15,5 +15,6 @@ public static class TraceFormats
         new TraceDatFormat(),
         new PerfDataFormat(),
         new EtlFormat(),
+        new EtlZipFormat(),
     ]);
 }

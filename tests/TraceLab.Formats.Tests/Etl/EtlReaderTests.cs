@@ -35,7 +35,7 @@ public sealed class EtlReaderTests : IDisposable
     /// CPU 0: A runs, blocks on B's lock (UserRequest); CPU 1: B runs, readies A, is preempted. Thread rundown names
     /// the threads; a process rundown names the process. Enough events to fill several 1 KiB buffers per CPU.
     /// </summary>
-    private static EtlTestWriter Convoy(EtlTestWriter w, int pointerSize = 8, int rounds = 40)
+    internal static EtlTestWriter Convoy(EtlTestWriter w, int pointerSize = 8, int rounds = 40)
     {
         w.Add(0, SystemEvent(pointerSize, ProcessDCStartHook, 4, 0, Pid, Raw(100), Process(pointerSize, Pid,
             "convoy.exe")));
