@@ -153,7 +153,8 @@ public sealed class BadInputTests
         var (code, _, err) = Run("analyze", file, "--out", dir.File("out"));
         Assert.Equal(1, code);
         AssertOneLineError(err, "not a trace TraceLab reads: expected trace.dat (");
-        Assert.Contains("perf.data (magic PERFILE2) or etl (ETW", err);
+        Assert.Contains("perf.data (magic PERFILE2), etl (ETW", err);
+        Assert.Contains("or etl.zip (a zip archive (PK 03 04) holding one .etl, as PerfView writes)", err);
     }
 
     [Fact]
