@@ -6,11 +6,6 @@ namespace TraceLab.Analyzers;
 /// sample value, with memory bounded by the value range, not the count.
 /// Its first values are counted in fields (at most <see cref="SmallBuckets"/> buckets and
 /// <see cref="SmallMaxCount"/> values); exponent rows are allocated only after that, each on first use.
-/// <para>
-/// The rows in use lie in one array in increasing row order, found through a bit per row in a field: counting a value
-/// reads the histogram and then its counts, one dependent load fewer than an array of rows (on a system-wide trace
-/// with hundreds of threads, each with its own histograms, most of these loads miss the cache).
-/// </para>
 /// </summary>
 public sealed class LatencyHistogram
 {
@@ -27,11 +22,10 @@ public sealed class LatencyHistogram
     /// thread's steady stream of values costs the row lookup only, never the fields' compare-and-call path.
     /// </summary>
     private const int SmallMaxCount = 64;
-    /// <summary>Bit r set: row r exists. 0 while the values are counted in the fields.</summary>
-    private ulong _rowMask;
-    /// <summary>The rows in use, <see cref="SubBuckets"/> counts each, in increasing row order; room for more rows at
-    /// the end.</summary>
-    private long[] _counts = [];
+    /// <summary>Shared by every histogram until it takes rows. Never written: <see cref="TakeRows"/> gives the
+    /// histogram its own array first.</summary>
+    private static readonly long[]?[] NoRows = new long[64][];
+    private long[]?[] _rows = NoRows;
     /// <summary>While there are no rows: the buckets counted so far as bucket index + 1 (0: none), increasing,
     /// and their counts.</summary>
     private int _smallBucket0, _smallBucket1;
@@ -44,8 +38,7 @@ public sealed class LatencyHistogram
 
     public void Clear()
     {
-        _rowMask = 0;
-        _counts = [];
+        _rows = NoRows;
         _smallBucket0 = _smallBucket1 = _smallCount0 = _smallCount1 = 0;
         Count = Sum = Max = 0;
         Min = long.MaxValue;
@@ -64,52 +57,22 @@ public sealed class LatencyHistogram
         // top 6 bits (leading 1 included, so 32..63). Both as one formula: the shift is 0 below 64.
         var row = Math.Max(0, 64 - SubBucketBits - System.Numerics.BitOperations.LeadingZeroCount((ulong)value));
         var sub = (int)(value >> row) & (SubBuckets - 1);
-        var mask = _rowMask;
-        if (((mask >> row) & 1) == 0)
-        {
-            AddWithoutRow(row, sub);
-            return;
-        }
-
-        _counts[(RowsBelow(mask, row) * SubBuckets) + sub]++;
+        var r = _rows[row];
+        if (r is null) AddWithoutRow(row, sub);
+        else r[sub]++;
     }
-
-    /// <summary>Rows in use below <paramref name="row"/>: where that row's counts start, in rows.</summary>
-    private static int RowsBelow(ulong mask, int row) =>
-        System.Numerics.BitOperations.PopCount(mask & ((1UL << row) - 1));
 
     /// <summary>A value whose row does not exist yet: counted in the fields while they suffice, else in a new
     /// row.</summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
     private void AddWithoutRow(int row, int sub)
     {
-        if (_rowMask == 0)
+        if (ReferenceEquals(_rows, NoRows))
         {
             if (Count <= SmallMaxCount && AddSmall(row * SubBuckets + sub + 1)) return;
             TakeRows();
         }
-        var at = Row(row); // first: it may replace the array
-        _counts[(at * SubBuckets) + sub]++;
-    }
-
-    /// <summary>Where row <paramref name="row"/>'s counts start (in rows), the row added (zeroed) if missing.</summary>
-    private int Row(int row)
-    {
-        var at = RowsBelow(_rowMask, row);
-        if (((_rowMask >> row) & 1) != 0) return at;
-        var used = System.Numerics.BitOperations.PopCount(_rowMask);
-        var counts = _counts;
-        if ((used + 1) * SubBuckets > counts.Length)
-        {
-            // Half again as many rows: a histogram takes a few dozen rows at most, copied a few times.
-            counts = new long[Math.Max(used + 1, used + (used / 2)) * SubBuckets];
-            Array.Copy(_counts, counts, at * SubBuckets);
-        }
-        Array.Copy(_counts, at * SubBuckets, counts, (at + 1) * SubBuckets, (used - at) * SubBuckets);
-        Array.Clear(counts, at * SubBuckets, SubBuckets);
-        _counts = counts;
-        _rowMask |= 1UL << row;
-        return at;
+        (_rows[row] ??= new long[SubBuckets])[sub]++;
     }
 
     /// <summary>Counts bucket index + 1 <paramref name="key"/> in the fields; false when both hold other
@@ -128,11 +91,9 @@ public sealed class LatencyHistogram
     /// <summary>Moves the buckets counted in the fields into rows of the histogram's own.</summary>
     private void TakeRows()
     {
+        _rows = new long[64][];
         foreach (var (row, sub, count) in SmallBucketsInOrder())
-        {
-            var at = Row(row); // first: it may replace the array
-            _counts[(at * SubBuckets) + sub] += count;
-        }
+            (_rows[row] ??= new long[SubBuckets])[sub] += count;
         _smallBucket0 = _smallBucket1 = _smallCount0 = _smallCount1 = 0;
     }
 
@@ -147,18 +108,16 @@ public sealed class LatencyHistogram
     /// <summary>The non-empty buckets as (row, index in row, count), in increasing order of their values.</summary>
     private IEnumerable<(int Row, int Sub, long Count)> NonEmpty()
     {
-        if (_rowMask == 0)
+        if (ReferenceEquals(_rows, NoRows))
         {
             foreach (var bucket in SmallBucketsInOrder()) yield return bucket;
             yield break;
         }
-        var at = 0;
-        for (var row = 0; row < 64; row++)
+        for (var row = 0; row < _rows.Length; row++)
         {
-            if (((_rowMask >> row) & 1) == 0) continue;
+            if (_rows[row] is not { } r) continue;
             for (var sub = 0; sub < SubBuckets; sub++)
-                if (_counts[(at * SubBuckets) + sub] is var count and > 0) yield return (row, sub, count);
-            at++;
+                if (r[sub] > 0) yield return (row, sub, r[sub]);
         }
     }
 
