@@ -92,20 +92,13 @@ internal sealed class EtlZipCopy : IDisposable
             throw new TraceFormatException(path, 0, $"the zip entry {name} to hold {stated} bytes, found {copied}");
     }
 
-    /// <summary>Deletes the copy now if the OS allows it while the reader has it open (Linux does).</summary>
-    public void DeleteEarly()
-    {
-        try
-        {
-            Directory.Delete(_dir, recursive: true);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            // Windows keeps an open file: Dispose deletes it.
-        }
-    }
+    /// <summary>Deletes the copy now if the OS allows it while the reader has it open (Linux does); else
+    /// <see cref="Dispose"/> does.</summary>
+    public void DeleteEarly() => TryDelete();
 
-    public void Dispose()
+    public void Dispose() => TryDelete();
+
+    private void TryDelete()
     {
         try
         {
@@ -113,7 +106,7 @@ internal sealed class EtlZipCopy : IDisposable
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            // Nothing more can be done; the folder is in the temporary directory.
+            // Windows keeps an open file (Dispose tries again); past that the folder stays in the temporary directory.
         }
     }
 }

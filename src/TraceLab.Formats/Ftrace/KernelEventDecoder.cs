@@ -220,7 +220,7 @@ public sealed class KernelEventDecoder
     public void DecodeMarkersAsOther()
     {
         for (var id = 0; id < _entries.Length; id++)
-            if (_entries[id].Kind == DecodeKind.Print) _entries[id] = new Entry { Known = true, Kind = DecodeKind.Other };
+            if (_entries[id].Kind == DecodeKind.Print) _entries[id] = KnownEntry(DecodeKind.Other);
         _quick = BuildQuick(_entries);
     }
 
@@ -497,7 +497,7 @@ public sealed class KernelEventDecoder
             ("ftrace", "print") => Table[DecodeKind.Print],
             _ => null,
         };
-        var x = new Entry { Known = true, Kind = row?.Kind ?? DecodeKind.Other, Comm1Tid = -1, Comm2Tid = -1 };
+        var x = KnownEntry(row?.Kind ?? DecodeKind.Other);
         if (row is null) return x;
 
         foreach (var (slot, name) in row.Fields) x.Fields[slot] = Scalar(f, name);
@@ -529,6 +529,10 @@ public sealed class KernelEventDecoder
         x.MinLength = Math.Max(x.MinLength, Math.Max(x.Comm1.MinLength, Math.Max(x.Comm2.MinLength, x.Text.MinLength)));
         return x;
     }
+
+    /// <summary>An entry of a known format with nothing resolved yet (no comm fields).</summary>
+    private static Entry KnownEntry(DecodeKind kind) =>
+        new() { Known = true, Kind = kind, Comm1Tid = -1, Comm2Tid = -1 };
 
     private static FieldReader Scalar(FtraceEventFormat f, string name) => FieldReader.From(f.Field(name));
 
