@@ -5,6 +5,10 @@ namespace TraceLab.Workloads.Targets;
 /// child subreaper while it traces a program (<see cref="ProcNative.BecomeSubreaper"/>), so a grandchild whose parent
 /// exits re-parents to TraceLab, not to init, and is still counted: the run ends when the whole tree is gone.
 /// Members are identified by (pid, start time), so a recycled pid is never mistaken for a member.
+/// A child of TraceLab is taken for such an orphan only when it carries the tree's mark (an environment entry the
+/// program was started with, which its descendants inherit): TraceLab's other children (its tracing guard, or any
+/// process the host of this library starts meanwhile) are never counted and never reaped — reaping a child .NET
+/// started itself makes .NET end the process ("Error while reaping child").
 /// </summary>
 public sealed class ProcessTree
 {
@@ -13,14 +17,21 @@ public sealed class ProcessTree
     private readonly int _self;
     private readonly Dictionary<int, ulong> _members = [];
     private readonly HashSet<int> _notInTree;
+    private readonly Func<int, bool> _carriesMark;
+    // Children of TraceLab already found without the mark, by (pid, start): the environment a process was started
+    // with does not change, so each is read once.
+    private readonly HashSet<(int Pid, ulong Start)> _unmarked = [];
 
     /// <param name="rootPid">The program.</param>
     /// <param name="self">TraceLab's pid (the subreaper).</param>
     /// <param name="childrenBefore">TraceLab's children before the program started (e.g. its tracing guard): never
     /// members. A program that exits before its start time can be read leaves the start unknown (0), and without
     /// this list every child of TraceLab would look like an orphan of the tree and the wait would never end.</param>
-    public ProcessTree(int rootPid, int self, IReadOnlyCollection<int>? childrenBefore = null)
-        : this(rootPid, self, ProcStat.Read(rootPid)?.StartTicks ?? 0, childrenBefore)
+    /// <param name="carriesMark">Whether a process carries the tree's mark (the program's environment entry,
+    /// <see cref="ProcEnvironment.Has"/>).</param>
+    public ProcessTree(int rootPid, int self, Func<int, bool> carriesMark,
+        IReadOnlyCollection<int>? childrenBefore = null)
+        : this(rootPid, self, ProcStat.Read(rootPid)?.StartTicks ?? 0, carriesMark, childrenBefore)
     {
     }
 
@@ -28,12 +39,15 @@ public sealed class ProcessTree
     /// <param name="self">TraceLab's pid (the subreaper).</param>
     /// <param name="rootStart">The root's start time (/proc/PID/stat field 22), which tells it from a recycled
     /// pid.</param>
+    /// <param name="carriesMark">Whether a process carries the tree's mark.</param>
     /// <param name="childrenBefore">TraceLab's children before the program started: never members.</param>
-    public ProcessTree(int rootPid, int self, ulong rootStart, IReadOnlyCollection<int>? childrenBefore = null)
+    public ProcessTree(int rootPid, int self, ulong rootStart, Func<int, bool> carriesMark,
+        IReadOnlyCollection<int>? childrenBefore = null)
     {
         _root = rootPid;
         _self = self;
         _rootStart = rootStart;
+        _carriesMark = carriesMark;
         _notInTree = childrenBefore is null ? [] : [.. childrenBefore];
         _members[rootPid] = _rootStart;
     }
@@ -92,7 +106,16 @@ public sealed class ProcessTree
         && byPid.TryGetValue(p.ParentPid, out var parent) && parent.StartTicks == parentStart
         && p.StartTicks >= parentStart;
 
-    // Re-parented to TraceLab (the subreaper) and started after the program: a descendant whose parent already exited.
-    private bool IsOrphanOfTree(ProcStat p) =>
-        p.ParentPid == _self && p.Pid != _root && !_notInTree.Contains(p.Pid) && p.StartTicks >= _rootStart;
+    // Re-parented to TraceLab (the subreaper), started after the program and carrying its mark: a descendant whose
+    // parent already exited. One first seen as a zombie has no environment left to tell: it is not counted (it runs
+    // no more) and not reaped (it may be a child .NET started and will reap itself).
+    private bool IsOrphanOfTree(ProcStat p)
+    {
+        if (p.ParentPid != _self || p.Pid == _root || p.IsZombie || _notInTree.Contains(p.Pid)
+            || p.StartTicks < _rootStart || _unmarked.Contains((p.Pid, p.StartTicks)))
+            return false;
+        if (_carriesMark(p.Pid)) return true;
+        _unmarked.Add((p.Pid, p.StartTicks));
+        return false;
+    }
 }

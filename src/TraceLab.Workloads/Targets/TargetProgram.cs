@@ -1,5 +1,6 @@
 using System.ComponentModel;
 using System.Diagnostics;
+using System.Globalization;
 
 namespace TraceLab.Workloads.Targets;
 
@@ -16,19 +17,27 @@ public sealed class TargetProgram : IDisposable
     /// </summary>
     public const string MarkerVariable = "TRACELAB_TRACE_MARKER";
 
+    /// <summary>
+    /// Environment variable marking the program's tree (a value unique to this run): an orphan of the tree that
+    /// re-parents to TraceLab is told from TraceLab's other children by it (<see cref="ProcessTree"/>).
+    /// </summary>
+    public const string TreeVariable = "TRACELAB_PROGRAM_TREE";
+
     /// <summary>How often /proc is looked at for the tree's new processes and threads.</summary>
     public static readonly TimeSpan PollInterval = TimeSpan.FromMilliseconds(50);
 
     private readonly Process _process;
     private readonly ProcessTree? _tree;
 
-    private TargetProgram(Process process, string commandLine, IReadOnlyCollection<int> childrenBefore)
+    private TargetProgram(Process process, string commandLine, string treeMark,
+        IReadOnlyCollection<int> childrenBefore)
     {
         _process = process;
         CommandLine = commandLine;
         // Orphaned grandchildren come back to us instead of init: "its children" stay countable (Linux only).
         _tree = OperatingSystem.IsLinux()
-            ? new ProcessTree(process.Id, Environment.ProcessId, childrenBefore)
+            ? new ProcessTree(process.Id, Environment.ProcessId,
+                pid => ProcEnvironment.Has(pid, TreeVariable, treeMark), childrenBefore)
             : null;
     }
 
@@ -88,6 +97,9 @@ public sealed class TargetProgram : IDisposable
         var psi = new ProcessStartInfo(executable) { UseShellExecute = false };
         foreach (var a in arguments) psi.ArgumentList.Add(a);
         if (markerPath is not null) psi.Environment[MarkerVariable] = markerPath;
+        var treeMark = string.Create(CultureInfo.InvariantCulture,
+            $"{Environment.ProcessId}-{Random.Shared.NextInt64():x16}");
+        psi.Environment[TreeVariable] = treeMark;
         if (user is not null)
         {
             psi.UserName = user.Name;
@@ -103,7 +115,7 @@ public sealed class TargetProgram : IDisposable
         {
             var p = Process.Start(psi)
                 ?? throw new TargetException($"cannot start {executable}", TargetException.NotFound);
-            return new TargetProgram(p, string.Join(' ', [executable, .. arguments]), childrenBefore);
+            return new TargetProgram(p, string.Join(' ', [executable, .. arguments]), treeMark, childrenBefore);
         }
         catch (Win32Exception ex)
         {

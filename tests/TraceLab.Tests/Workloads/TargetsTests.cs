@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using TraceLab.Workloads.Targets;
 
 namespace TraceLab.Tests.Workloads;
@@ -39,7 +40,7 @@ public sealed class TargetsTests
     public void The_tree_follows_forks_and_orphans_and_ignores_recycled_pids()
     {
         const int self = 1, root = 10;
-        var tree = new ProcessTree(root, self, rootStart: 100);
+        var tree = new ProcessTree(root, self, rootStart: 100, carriesMark: _ => true);
         var reaped = new List<int>();
         // 11 is the program's child, 12 its grandchild; 13 an orphan re-parented to TraceLab after 12's parent exited;
         // 14 is unrelated; 15 has a pid a member once had but started before it (recycled): not a member.
@@ -64,12 +65,77 @@ public sealed class TargetsTests
         // TraceLab's guard (pid 5, started before the program) is TraceLab's child and runs until TraceLab ends: were
         // it taken for an orphan of the tree, the wait for the tree would never end.
         const int self = 1, root = 10, guard = 5;
-        var tree = new ProcessTree(root, self, rootStart: 0, childrenBefore: [guard]);
+        var tree = new ProcessTree(root, self, rootStart: 0, carriesMark: _ => true, childrenBefore: [guard]);
         var reaped = new List<int>();
         Assert.Equal(0, tree.Scan([new(guard, self, 'S', 40)], reaped.Add));
         // A real orphan of the tree still counts.
         Assert.Equal(1, tree.Scan([new(guard, self, 'S', 40), new(13, self, 'S', 130)], reaped.Add));
         Assert.Equal([10, 13], tree.Seen.Order());
+    }
+
+    [Fact]
+    public void A_child_of_TraceLab_without_the_mark_is_neither_counted_nor_reaped()
+    {
+        // 13 is an orphan of the tree (it carries the mark); 20 and 21 are children TraceLab's host started itself
+        // after the program (a library user, a test running beside): counting them would make the wait last as long
+        // as they run, reaping one makes .NET end the process when it reaps it in turn.
+        const int self = 1, root = 10;
+        var asked = new List<int>();
+        var tree = new ProcessTree(root, self, rootStart: 100, carriesMark: pid =>
+        {
+            asked.Add(pid);
+            return pid == 13;
+        });
+        var reaped = new List<int>();
+        Assert.Equal(1, tree.Scan([new(root, self, 'S', 100), new(13, self, 'S', 130), new(20, self, 'S', 140)],
+            reaped.Add));
+        Assert.Equal(1, tree.Scan([new(root, self, 'S', 100), new(13, self, 'S', 130), new(20, self, 'Z', 140),
+            new(21, self, 'Z', 150)], reaped.Add));
+        Assert.Empty(reaped);
+        Assert.Equal(0, tree.Scan([new(root, self, 'Z', 100), new(13, self, 'Z', 130), new(20, self, 'Z', 140)],
+            reaped.Add));
+        Assert.Equal([13], reaped);
+        Assert.Equal([10, 13], tree.Seen.Order());
+        // Each unmarked child's environment is read once; a zombie's (empty) never.
+        Assert.Equal([13, 20], asked.Order());
+    }
+
+    [Fact]
+    public void The_mark_is_a_whole_environment_entry()
+    {
+        var environ = "PATH=/bin\0TRACELAB_PROGRAM_TREE=7-ab\0HOME=/root\0"u8;
+        Assert.True(ProcEnvironment.Contains(environ, "TRACELAB_PROGRAM_TREE", "7-ab"));
+        Assert.False(ProcEnvironment.Contains(environ, "TRACELAB_PROGRAM_TREE", "7-a"));
+        Assert.False(ProcEnvironment.Contains(environ, "PROGRAM_TREE", "7-ab"));
+        Assert.True(ProcEnvironment.Contains("X=1"u8, "X", "1"));
+        Assert.False(ProcEnvironment.Contains([], "X", "1"));
+    }
+
+    [LinuxFact]
+    public async Task The_programs_orphan_is_waited_for_and_the_hosts_own_children_are_left_to_it()
+    {
+        // The program leaves a child that outlives it (re-parented to this process, the subreaper); meanwhile this
+        // process starts children of its own, one short (it must exit and be reaped by .NET, not by the tree: were
+        // the tree to reap it, .NET would end this test process), one long (the wait must not last for it).
+        using var program = TargetProgram.Start("/bin/sh", ["-c", "(sleep 0.6) & exit 0"], null, null);
+        using var mine = Process.Start("sleep", "0.2");
+        using var mineLong = Process.Start("sleep", "30");
+        try
+        {
+            var watch = Stopwatch.StartNew();
+            await program.WaitForTreeAsync(CancellationToken.None, (_, _) => { });
+            Assert.InRange(watch.Elapsed.TotalSeconds, 0.4, 20);
+            Assert.DoesNotContain(mine.Id, program.TreePids);
+            Assert.DoesNotContain(mineLong.Id, program.TreePids);
+            Assert.True(program.TreePids.Count >= 2, "the program's orphan was not in its tree");
+            await mine.WaitForExitAsync();
+            Assert.Equal(0, mine.ExitCode);
+            Assert.False(mineLong.HasExited);
+        }
+        finally
+        {
+            mineLong.Kill();
+        }
     }
 
     [LinuxFact]
