@@ -47,9 +47,26 @@ public sealed class AnalysisPass : IKernelEventSink
     /// <summary>False when only the accounting (and other analyzers) run: no per-kind dispatch to do.</summary>
     private readonly bool _hasPerKind;
 
+    /// <summary>Rewrites the tids of events before anything sees them; null: the events come rewritten.</summary>
+    private readonly ThreadInstanceMap? _instances;
+    /// <summary>The <see cref="ThreadInstanceMap.Epoch"/> the accounting's current threads were vouched for at.</summary>
+    private int _instancesEpoch;
+
     public AnalysisPass(ThreadAccounting accounting, params IKernelAnalyzer[] analyzers)
+        : this(accounting, null, analyzers)
+    {
+    }
+
+    /// <param name="accounting">The pass's scheduler accounting, which every analyzer reads.</param>
+    /// <param name="instances">
+    /// Gives a thread that reuses an exited thread's tid its own id (<see cref="ThreadInstanceMap"/>) in every event
+    /// before the accounting and the analyzers see it; null when the caller passes events already rewritten.
+    /// </param>
+    /// <param name="analyzers">The analyzers of the pass.</param>
+    public AnalysisPass(ThreadAccounting accounting, ThreadInstanceMap? instances, params IKernelAnalyzer[] analyzers)
     {
         Accounting = _accounting = accounting;
+        _instances = instances;
         _analyzers = analyzers;
         _perKind = [.. analyzers.OfType<IPerKindAnalyzer>()];
         _others = [.. analyzers.Where(a => a is not IPerKindAnalyzer)];
@@ -93,10 +110,53 @@ public sealed class AnalysisPass : IKernelEventSink
     public ThreadAccounting Accounting { get; }
     public MeasuredRegion Region => Accounting.Region;
 
+    // Never inlined into its caller: it inlines the per-kind paths and the analyzers' entry points itself, which the
+    // JIT stops doing once the inlining budget of the method it compiles is spent.
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public void OnEvent(in KernelEvent e)
     {
         // Compares in order of frequency rather than a jump table: in a lock-heavy trace two thirds of the events are
         // syscall entries and exits, and a taken/not-taken branch predicts better than an indirect jump.
+        // A syscall of the thread its CPU runs, whose tid still stands for it (most events), needs neither the
+        // accounting's slow path nor any tid rewriting: one compare settles both. Other events ask the map first.
+        var kind = e.Kind;
+        if (kind == KernelEventKind.SyscallEnter && _hasPerKind && _accounting.TryEvidenceOfCurrent(e, out var slots))
+            SyscallEnterAnalyzers(e, slots);
+        else if (kind == KernelEventKind.SyscallExit && _hasPerKind
+            && _accounting.TryEvidenceOfCurrent(e, out slots))
+            SyscallExitAnalyzers(e, slots);
+        else if (_instances is { } instances && instances.Needs(e))
+        {
+            Rewrite(instances, e);
+            return;
+        }
+        else Dispatch(e);
+        OnOthers(e);
+    }
+
+    /// <summary>
+    /// The rare event that names an exited or reused tid, copied and rewritten. Out of line: the copy (a struct with a
+    /// reference field) would otherwise be zeroed in <see cref="OnEvent"/>'s frame on every event.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Rewrite(ThreadInstanceMap instances, in KernelEvent e)
+    {
+        var rewritten = e;
+        instances.Rewrite(ref rewritten);
+        if (instances.Epoch != _instancesEpoch)
+        {
+            _instancesEpoch = instances.Epoch;
+            _accounting.ForgetCurrentTids();
+        }
+        Dispatch(rewritten);
+        OnOthers(rewritten);
+    }
+
+    /// <summary>An event with thread ids, by kind (a syscall here is one the fast path in <see cref="OnEvent"/> could
+    /// not settle).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Dispatch(in KernelEvent e)
+    {
         var kind = e.Kind;
         if (!_hasPerKind) OnAccountingOnly(e);
         else if (kind == KernelEventKind.SyscallEnter) OnSyscallEnter(e);
@@ -104,7 +164,12 @@ public sealed class AnalysisPass : IKernelEventSink
         else if (kind == KernelEventKind.Switch) OnSwitch(e);
         else if (kind == KernelEventKind.Waking) OnWaking(e);
         else OnOtherKind(e);
+    }
 
+    /// <summary>The analyzers without per-kind entry points.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void OnOthers(in KernelEvent e)
+    {
         // One call site per position: each stays monomorphic (a cheap interface dispatch), where a single loop call
         // site sees every analyzer type and pays the polymorphic resolve on every event.
         var a = _others;
@@ -137,20 +202,35 @@ public sealed class AnalysisPass : IKernelEventSink
         foreach (var analyzer in _analyzers) analyzer.OnRegionBegin();
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    // Out of line: a syscall gets here only when the fast path in OnEvent could not settle it (a thread's first
+    // syscall after a broken switch chain or a retired tid, or a pass without a map), and the analyzers' entry points
+    // inlined twice in OnEvent would spend its inlining budget.
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private void OnSyscallEnter(in KernelEvent e)
     {
         if (!_accounting.OnEvidenceOnly(e, out var slots)) CpuEvidence(e.Cpu);
+        SyscallEnterAnalyzers(e, slots);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void SyscallEnterAnalyzers(in KernelEvent e, in EventSlots slots)
+    {
         _kernel?.OnSyscallEnter(e, slots);
         _convoys?.OnSyscallEnter(e, slots);
         _wakeups?.OnSyscallEnter(e, slots);
         foreach (var a in _syscallEnter) a.OnSyscallEnter(e, slots);
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private void OnSyscallExit(in KernelEvent e)
     {
         if (!_accounting.OnEvidenceOnly(e, out var slots)) CpuEvidence(e.Cpu);
+        SyscallExitAnalyzers(e, slots);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void SyscallExitAnalyzers(in KernelEvent e, in EventSlots slots)
+    {
         _kernel?.OnSyscallExit(e, slots);
         _convoys?.OnSyscallExit(e, slots);
         _wakeups?.OnSyscallExit(e, slots);

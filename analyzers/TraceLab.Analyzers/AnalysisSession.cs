@@ -45,7 +45,8 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         Kinds = kinds;
         var groups = AnalysisPlan.Partition(kinds, timeline is not null, Math.Max(1, analysisThreads));
         _passes = new AnalysisPass[groups.Count];
-        for (var g = 0; g < groups.Count; g++) _passes[g] = Build(groups[g], timeline);
+        for (var g = 0; g < groups.Count; g++)
+            _passes[g] = Build(groups[g], timeline, analysisThreads == 0 ? Instances : null);
         Accounting = _passes[0].Accounting;
         if (analysisThreads == 0) _single = _passes[0];
         else _fanOut = new EventFanOut(_passes);
@@ -82,9 +83,11 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
 
     public void OnEvent(in KernelEvent e)
     {
-        // Until some thread exits, no tid can have been reused: events go through untouched.
-        if (!Instances.Needs(e)) Dispatch(e);
-        else DispatchRewritten(e);
+        // One pass rewrites the tids itself (its accounting's fast path settles most events at no extra cost);
+        // passes on analysis threads are fed events rewritten here, once.
+        if (_single is not null) _single.OnEvent(e);
+        else if (!Instances.Needs(e)) _fanOut!.OnEvent(e);
+        else FanOutRewritten(e);
     }
 
     /// <summary>
@@ -92,17 +95,11 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// reference field) would otherwise be zeroed in <see cref="OnEvent"/>'s frame on every event.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void DispatchRewritten(in KernelEvent e)
+    private void FanOutRewritten(in KernelEvent e)
     {
         var rewritten = e;
         Instances.Rewrite(ref rewritten);
-        Dispatch(rewritten);
-    }
-
-    private void Dispatch(in KernelEvent e)
-    {
-        if (_single is not null) _single.OnEvent(e);
-        else _fanOut!.OnEvent(e);
+        _fanOut!.OnEvent(rewritten);
     }
 
     /// <summary>After the last event: waits for the analysis threads (rethrowing their first error) and closes every analysis.</summary>
@@ -120,7 +117,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
 
     private readonly Dictionary<AnalysisKind, IKernelAnalyzer> _byKind = new();
 
-    private AnalysisPass Build(PassPlan plan, TimelineWindow? timeline)
+    private AnalysisPass Build(PassPlan plan, TimelineWindow? timeline, ThreadInstanceMap? instances)
     {
         var accounting = new ThreadAccounting();
         var analyzers = new List<IKernelAnalyzer>();
@@ -138,6 +135,6 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
             Timeline.Observe(Convoys, Wakeups);
         }
 
-        return new AnalysisPass(accounting, [.. analyzers]);
+        return new AnalysisPass(accounting, instances, [.. analyzers]);
     }
 }

@@ -45,6 +45,12 @@ public sealed class ThreadAccounting : IKernelEventSink
         public int CurrentSlot;
         /// <summary>Last time <see cref="Current"/> was known to be on this CPU (its switch-in or one of its events).</summary>
         public long LastEvidence;
+        /// <summary>
+        /// <see cref="Current"/> is a thread whose tid has stood for it in every event since it was set: no tid has
+        /// been retired or reused since (<see cref="ForgetCurrentTids"/>), so an event logged under that tid names it
+        /// as it is, without going through <see cref="ThreadInstanceMap"/> (<see cref="TryEvidenceOfCurrent"/>).
+        /// </summary>
+        public bool TidStands;
     }
 
     private SlotTable<ThreadState> _states = new(static (_, _) => new ThreadState());
@@ -273,6 +279,44 @@ public sealed class ThreadAccounting : IKernelEventSink
     [MethodImpl(MethodImplOptions.NoInlining)]
     private EventSlots OnEvidenceSlow(in KernelEvent e, long t) => OnEventSlow(e, t);
 
+    /// <summary>
+    /// <see cref="OnEvidenceOnly"/> for a syscall not yet through <see cref="ThreadInstanceMap.Rewrite"/>, when it is
+    /// certain to need no rewriting: logged by the thread its CPU already runs, whose tid has stood for it since it
+    /// was switched in (<see cref="CpuState.TidStands"/>). Then it does what <see cref="OnEvidenceOnly"/>'s fast path
+    /// does and returns true; otherwise it changes nothing and returns false. Why: most events are syscalls of the
+    /// running thread, and this one compare settles both questions, where a separate look at the event's tids in
+    /// front of the pass cost about 3 % of the analysis (docs/performance.md, "tid-reuse-check").
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool TryEvidenceOfCurrent(in KernelEvent e, out EventSlots slots)
+    {
+        var cpus = _cpus;
+        var c = e.Cpu;
+        if ((uint)c < (uint)cpus.Length)
+        {
+            ref var known = ref cpus[c];
+            if (known.Current == e.Pid && known.TidStands)
+            {
+                var t = e.Timestamp;
+                See(t);
+                known.LastEvidence = t;
+                slots = EventSlots.OfPid(known.CurrentSlot);
+                return true;
+            }
+        }
+        slots = default;
+        return false;
+    }
+
+    /// <summary>
+    /// A tid now stands for another thread than before (<see cref="ThreadInstanceMap.Epoch"/> moved): no CPU's
+    /// current thread is vouched for by its tid any more, until its next switch-in.
+    /// </summary>
+    internal void ForgetCurrentTids()
+    {
+        for (var i = 0; i < _cpus.Length; i++) _cpus[i].TidStands = false;
+    }
+
     /// <summary><see cref="OnEvent"/> for a switch (<see cref="AnalysisPass"/> has switched on the kind).</summary>
     internal EventSlots OnSwitchEvent(in KernelEvent e)
     {
@@ -467,6 +511,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         cpu.Current = tid;
         cpu.CurrentSlot = slot;
         cpu.LastEvidence = t;
+        cpu.TidStands = tid != Unknown;
         CpuTaskChanged(cpuIndex, tid, since, t);
     }
 
@@ -482,6 +527,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         RunEnded(tid, slot, ts.Cpu, ts.Since, end, t);
         other.Current = Unknown;
         other.CurrentSlot = -1;
+        other.TidStands = false;
         CpuTaskChanged(ts.Cpu, Unknown, end, t);
     }
 
@@ -518,6 +564,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     }
 
     /// <summary>The switch's previous thread leaves its CPU: blocked, runnable or dead. Returns its slot.</summary>
+    // Inlined, as SwitchIn: one switch per two or three events runs both (a call each otherwise).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int SwitchOut(in KernelEvent e, long t, bool inRegion)
     {
         var prev = e.PrevTid;
@@ -549,6 +597,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     }
 
     /// <summary>The switch's next thread starts running on the switch's CPU. Returns its slot.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int SwitchIn(in KernelEvent e, long t, bool inRegion)
     {
         var next = e.NextTid;
@@ -560,12 +609,12 @@ public sealed class ThreadAccounting : IKernelEventSink
         {
             case RunState.Runnable:
                 runnableSince = ns.Since;
-                Charge(st, ns, t);
+                st.ReadyNs += Region.Overlap(ns.Since, t);
                 if (inRegion) st.ReadyLatency.Add(t - ns.Since);
                 break;
             case RunState.Blocked:
                 // Its wakeup was not logged: it waited until now as far as we can tell.
-                Charge(st, ns, t);
+                st.WaitNs += Region.Overlap(ns.Since, t);
                 break;
             case RunState.Running when ns.Cpu != Unknown && ns.Cpu != e.Cpu:
                 // Its switch-out on the other CPU was not logged: a broken chain there.

@@ -39,6 +39,12 @@ public sealed class ThreadInstanceMap
     /// <summary>True once any thread has exited: until then no event needs rewriting.</summary>
     public bool Active { get; private set; }
 
+    /// <summary>
+    /// Moves whenever a tid stops standing for the thread it stood for (that thread is gone for good, or the tid
+    /// starts a new thread): a caller that remembered "this tid needs no rewriting" forgets it when this changes.
+    /// </summary>
+    public int Epoch { get; private set; }
+
     /// <summary>Tids that more than one thread had in the trace.</summary>
     public IReadOnlySet<int> ReusedTids => _reused;
 
@@ -54,8 +60,11 @@ public sealed class ThreadInstanceMap
         // Most events name no tid that ever exited: a bit test per tid settles them. Syscalls (most events) name only
         // their caller; their other tid fields are not read, as the reader has only just cleared them.
         var kind = e.Kind;
-        if (Marked(e.Pid) == 0 && (((SyscallKinds >> (int)kind) & 1) != 0 || (Marked(e.Tid) | Marked(e.Tid2)) == 0))
-            return ((ForkOrExit >> (int)kind) & 1) != 0;
+        if (Marked(e.Pid) == 0)
+        {
+            if (((SyscallKinds >> (int)kind) & 1) != 0) return false;
+            if ((Marked(e.Tid) | Marked(e.Tid2)) == 0) return ((ForkOrExit >> (int)kind) & 1) != 0;
+        }
         return NeedsExactly(e);
     }
 
@@ -108,7 +117,11 @@ public sealed class ThreadInstanceMap
                 e.Tid2 = Current(e.Tid2);
                 var dead = (e.State & (TaskState.ExitDead | TaskState.ExitZombie)) != 0
                     && !TaskState.IsPreempted(e.State);
-                if (dead && prev > 0 && State(prev) == Exited) SetState(prev, Gone);
+                if (dead && prev > 0 && State(prev) == Exited)
+                {
+                    SetState(prev, Gone);
+                    Epoch++;
+                }
                 break;
             }
             case KernelEventKind.Waking:
@@ -184,6 +197,7 @@ public sealed class ThreadInstanceMap
 
     private int NewInstance(int tid)
     {
+        Epoch++;
         var instance = Instance(tid);
         if (instance >= ThreadIds.MaxInstances)
         {

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Core;
@@ -106,16 +107,22 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
     }
 
     /// <summary>The thread's own event: it is running, whether or not its switch-in was logged.</summary>
+    /// <remarks>Inlined into the per-kind entry points (a call per syscall otherwise); the rare unlogged switch-in is
+    /// out of line.</remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private WakeState Evidence(int slot, int tid, long t)
     {
         var s = StateAt(slot, tid);
-        if (s.State != Run.Running)
-        {
-            s.State = Run.Running;
-            s.OnCpuSince = _accounting.TryGetRunningSince(tid, out var since) && since <= t ? since : t;
-            s.LatencyPending = false; // its switch-in was not logged: no latency sample
-        }
+        if (s.State != Run.Running) RunningUnlogged(s, tid, t);
         return s;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void RunningUnlogged(WakeState s, int tid, long t)
+    {
+        s.State = Run.Running;
+        s.OnCpuSince = _accounting.TryGetRunningSince(tid, out var since) && since <= t ? since : t;
+        s.LatencyPending = false; // its switch-in was not logged: no latency sample
     }
 
     private void OnWaking(in KernelEvent e, long t, int wokenSlot)

@@ -1,0 +1,72 @@
+using TraceLab.Analyzers;
+using TraceLab.Core;
+
+namespace TraceLab.Tests.Analyzers;
+
+/// <summary>
+/// One analysis pass rewrites reused tids itself and lets a syscall of the thread its CPU runs skip the map while that
+/// tid still stands for it (<see cref="AnalysisPass"/>); passes on analysis threads get events the session rewrote. Both
+/// must see the same threads, including when a tid is retired on another CPU than the one still believed to run it.
+/// </summary>
+public sealed class TidReuseFastPathTests
+{
+    private const int X = 100, Y = 200, Futex = 202;
+
+    /// <summary>
+    /// X exits and leaves its CPU; a new thread with X's tid runs on the other CPU. Y exits on CPU 0 and, before its
+    /// dead switch-out, a fork creates Y's tid again (a new thread); that thread's syscall is logged on CPU 0, whose
+    /// switch to it was lost, where the first Y was still the running thread: it belongs to the new Y.
+    /// </summary>
+    private static IEnumerable<KernelEvent> Events()
+    {
+        yield return KernelEvent.Switch(10, 0, 0, 120, 0, X, 120);
+        yield return KernelEvent.SyscallEnter(11, 0, X, Futex);
+        yield return KernelEvent.SyscallExit(12, 0, X, Futex, 0);
+        yield return KernelEvent.Exit(13, 0, X);
+        yield return KernelEvent.Switch(14, 0, X, 120, TaskState.ExitDead, Y, 120);
+        yield return KernelEvent.Switch(15, 1, 0, 120, 0, X, 120);
+        yield return KernelEvent.SyscallEnter(16, 1, X, Futex);
+        yield return KernelEvent.SyscallExit(17, 1, X, Futex, 0);
+        yield return KernelEvent.SyscallEnter(18, 0, Y, Futex);
+        yield return KernelEvent.SyscallExit(19, 0, Y, Futex, 0);
+        yield return KernelEvent.Exit(20, 0, Y);
+        yield return KernelEvent.Fork(21, 1, X, Y);
+        yield return KernelEvent.SyscallEnter(22, 0, Y, Futex);
+        yield return KernelEvent.SyscallExit(23, 0, Y, Futex, 0);
+    }
+
+    private static AnalysisSession Analyze(int analysisThreads)
+    {
+        var session = new AnalysisSession(AnalysisKind.All, analysisThreads: analysisThreads);
+        foreach (var e in Events()) session.OnEvent(e);
+        session.Complete();
+        return session;
+    }
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    public void A_reused_tid_is_a_new_thread_whoever_rewrites_it(int analysisThreads)
+    {
+        var session = Analyze(analysisThreads);
+        var kernel = session.Kernel!.Threads;
+        // Each of the four threads made one syscall: the second Y's on CPU 0, where the first Y was still thought to run.
+        foreach (var id in new[] { X, ThreadIds.Of(X, 2), Y, ThreadIds.Of(Y, 2) })
+            Assert.True(kernel.TryGetValue(id, out var t) && t.BySyscall[Futex].Calls == 1, $"thread {id}");
+        Assert.Equal([X, Y], session.Instances.ReusedTids.Order());
+    }
+
+    [Fact]
+    public void One_pass_and_a_pass_per_thread_give_the_same_threads()
+    {
+        var one = Analyze(0);
+        var threaded = Analyze(1);
+        Assert.Equal(one.Kernel!.Threads.Keys.Order(), threaded.Kernel!.Threads.Keys.Order());
+        foreach (var tid in one.Kernel.Threads.Keys)
+        {
+            var a = one.Accounting.Stats(tid);
+            var b = threaded.Accounting.Stats(tid);
+            Assert.Equal((a.RunNs, a.WaitNs, a.ReadyNs), (b.RunNs, b.WaitNs, b.ReadyNs));
+        }
+    }
+}
