@@ -16,7 +16,6 @@ public sealed class ProcessTree
     private readonly ulong _rootStart;
     private readonly int _self;
     private readonly Dictionary<int, ulong> _members = [];
-    private readonly HashSet<int> _notInTree;
     private readonly Func<int, bool> _carriesMark;
     // Children of TraceLab already found without the mark, by (pid, start): the environment a process was started
     // with does not change, so each is read once.
@@ -24,31 +23,25 @@ public sealed class ProcessTree
 
     /// <param name="rootPid">The program.</param>
     /// <param name="self">TraceLab's pid (the subreaper).</param>
-    /// <param name="childrenBefore">TraceLab's children before the program started (e.g. its tracing guard): never
-    /// members. A program that exits before its start time can be read leaves the start unknown (0), and without
-    /// this list every child of TraceLab would look like an orphan of the tree and the wait would never end.</param>
     /// <param name="carriesMark">Whether a process carries the tree's mark (the program's environment entry,
-    /// <see cref="ProcEnvironment.Has"/>).</param>
-    public ProcessTree(int rootPid, int self, Func<int, bool> carriesMark,
-        IReadOnlyCollection<int>? childrenBefore = null)
-        : this(rootPid, self, ProcStat.Read(rootPid)?.StartTicks ?? 0, carriesMark, childrenBefore)
+    /// <see cref="ProcEnvironment.Has"/>). TraceLab's own children (its tracing guard) do not, so none is taken for
+    /// an orphan of the tree, even when the program exited before its start time could be read (start 0).</param>
+    public ProcessTree(int rootPid, int self, Func<int, bool> carriesMark)
+        : this(rootPid, self, ProcStat.Read(rootPid)?.StartTicks ?? 0, carriesMark)
     {
     }
 
     /// <param name="rootPid">The program.</param>
     /// <param name="self">TraceLab's pid (the subreaper).</param>
     /// <param name="rootStart">The root's start time (/proc/PID/stat field 22), which tells it from a recycled
-    /// pid.</param>
+    /// pid; 0 when unknown.</param>
     /// <param name="carriesMark">Whether a process carries the tree's mark.</param>
-    /// <param name="childrenBefore">TraceLab's children before the program started: never members.</param>
-    public ProcessTree(int rootPid, int self, ulong rootStart, Func<int, bool> carriesMark,
-        IReadOnlyCollection<int>? childrenBefore = null)
+    public ProcessTree(int rootPid, int self, ulong rootStart, Func<int, bool> carriesMark)
     {
         _root = rootPid;
         _self = self;
         _rootStart = rootStart;
         _carriesMark = carriesMark;
-        _notInTree = childrenBefore is null ? [] : [.. childrenBefore];
         _members[rootPid] = _rootStart;
     }
 
@@ -111,8 +104,8 @@ public sealed class ProcessTree
     // no more) and not reaped (it may be a child .NET started and will reap itself).
     private bool IsOrphanOfTree(ProcStat p)
     {
-        if (p.ParentPid != _self || p.Pid == _root || p.IsZombie || _notInTree.Contains(p.Pid)
-            || p.StartTicks < _rootStart || _unmarked.Contains((p.Pid, p.StartTicks)))
+        if (p.ParentPid != _self || p.Pid == _root || p.IsZombie || p.StartTicks < _rootStart
+            || _unmarked.Contains((p.Pid, p.StartTicks)))
             return false;
         if (_carriesMark(p.Pid)) return true;
         _unmarked.Add((p.Pid, p.StartTicks));

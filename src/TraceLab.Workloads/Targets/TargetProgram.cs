@@ -29,15 +29,14 @@ public sealed class TargetProgram : IDisposable
     private readonly Process _process;
     private readonly ProcessTree? _tree;
 
-    private TargetProgram(Process process, string commandLine, string treeMark,
-        IReadOnlyCollection<int> childrenBefore)
+    private TargetProgram(Process process, string commandLine, string treeMark)
     {
         _process = process;
         CommandLine = commandLine;
         // Orphaned grandchildren come back to us instead of init: "its children" stay countable (Linux only).
         _tree = OperatingSystem.IsLinux()
             ? new ProcessTree(process.Id, Environment.ProcessId,
-                pid => ProcEnvironment.Has(pid, TreeVariable, treeMark), childrenBefore)
+                pid => ProcEnvironment.Has(pid, TreeVariable, treeMark))
             : null;
     }
 
@@ -108,14 +107,11 @@ public sealed class TargetProgram : IDisposable
             psi.Environment["LOGNAME"] = user.Name;
         }
         if (OperatingSystem.IsLinux()) ProcNative.BecomeSubreaper();
-        // TraceLab's own children (the tracing guard) are not the program's, whatever their start time.
-        IReadOnlyCollection<int> childrenBefore =
-            OperatingSystem.IsLinux() ? ProcStat.Children(Environment.ProcessId) : [];
         try
         {
             var p = Process.Start(psi)
                 ?? throw new TargetException($"cannot start {executable}", TargetException.NotFound);
-            return new TargetProgram(p, string.Join(' ', [executable, .. arguments]), treeMark, childrenBefore);
+            return new TargetProgram(p, string.Join(' ', [executable, .. arguments]), treeMark);
         }
         catch (Win32Exception ex)
         {

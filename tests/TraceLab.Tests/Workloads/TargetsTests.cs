@@ -65,7 +65,8 @@ public sealed class TargetsTests
         // TraceLab's guard (pid 5, started before the program) is TraceLab's child and runs until TraceLab ends: were
         // it taken for an orphan of the tree, the wait for the tree would never end.
         const int self = 1, root = 10, guard = 5;
-        var tree = new ProcessTree(root, self, rootStart: 0, carriesMark: _ => true, childrenBefore: [guard]);
+        // Only what carries the program's mark can be an orphan of its tree: 13 does, the guard does not.
+        var tree = new ProcessTree(root, self, rootStart: 0, carriesMark: pid => pid == 13);
         var reaped = new List<int>();
         Assert.Equal(0, tree.Scan([new(guard, self, 'S', 40)], reaped.Add));
         // A real orphan of the tree still counts.
