@@ -202,9 +202,9 @@ public sealed class AnalysisPass : IKernelEventSink
         foreach (var analyzer in _analyzers) analyzer.OnRegionBegin();
     }
 
-    // Out of line: a syscall gets here only when the fast path in OnEvent could not settle it (a thread's first
-    // syscall after a broken switch chain or a retired tid, or a pass without a map), and the analyzers' entry points
-    // inlined twice in OnEvent would spend its inlining budget.
+    // Out of line: a syscall gets here only when the fast path in OnEvent could not settle it (its thread's switch-in
+    // was not logged, or a tid was retired since), and the analyzers' entry points inlined twice in OnEvent would
+    // spend its inlining budget.
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void OnSyscallEnter(in KernelEvent e)
     {
