@@ -258,8 +258,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             ref var known = ref cpus[c];
             if (known.Current == e.Pid && e.Pid != Unknown)
             {
-                known.LastEvidence = t;
-                slots = EventSlots.OfPid(known.CurrentSlot);
+                slots = StillRunning(ref known, t);
                 return true;
             }
             // An unmodelled event naming another thread than the switch chain's is no proof the chain broke: the
@@ -299,13 +298,21 @@ public sealed class ThreadAccounting : IKernelEventSink
             {
                 var t = e.Timestamp;
                 See(t);
-                known.LastEvidence = t;
-                slots = EventSlots.OfPid(known.CurrentSlot);
+                slots = StillRunning(ref known, t);
                 return true;
             }
         }
         slots = default;
         return false;
+    }
+
+    /// <summary>An event of the thread <paramref name="known"/>'s CPU already runs: it moves that thread's last-seen
+    /// time, nothing else (the fast path of <see cref="OnEvidenceOnly"/> and <see cref="TryEvidenceOfCurrent"/>).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static EventSlots StillRunning(ref CpuState known, long t)
+    {
+        known.LastEvidence = t;
+        return EventSlots.OfPid(known.CurrentSlot);
     }
 
     /// <summary>
