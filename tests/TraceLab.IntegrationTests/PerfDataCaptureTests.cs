@@ -18,6 +18,17 @@ public sealed class PerfDataCaptureTests
     [PerfFact]
     public void Per_thread_run_time_switches_and_max_delay_agree_with_perf_sched()
     {
+        // perf on this VM drops switches silently when the machine is loaded (the other test assemblies run beside
+        // this one in CI): with a fifth of the switch chains broken, half the threads' maximum delays moved by a
+        // repaired switch-in was seen once in three CI runs. Such a capture is taken once more; every check is the
+        // same on the second one.
+        if (!CaptureAndCompare(lastAttempt: false)) CaptureAndCompare(lastAttempt: true);
+    }
+
+    /// <returns>False (first attempt only) when the capture's switch chains are broken and the maximum delays of half
+    /// the threads or more disagree with perf sched: the capture is then retried.</returns>
+    private bool CaptureAndCompare(bool lastAttempt)
+    {
         using var dir = new TempDirectory("tracelab-perfdata");
         var (perfData, workload) = PerfRecord.TimeMutex(dir.Path, "mutex", "20000", SyscallSet.Lock);
         var report = AnalysisPipeline.Analyze(perfData, workload, run: null, partial: false, pid: workload.Pid);
@@ -57,6 +68,11 @@ public sealed class PerfDataCaptureTests
             else if (intact) failures.Add($"{wt.Tid} max ready latency: TraceLab {ours.ReadyLatency.MaxNs:N0}, perf {lat.MaxDelayNs:N0}");
         }
 
+        if (!lastAttempt && !intact && 2 * maxDelayAgree <= workload.Threads.Count)
+        {
+            _output.WriteLine($"max delay agrees for {maxDelayAgree} of {workload.Threads.Count} on broken chains: capturing again");
+            return false;
+        }
         Assert.True(2 * maxDelayAgree > workload.Threads.Count,
             $"max ready latency agrees with perf sched for only {maxDelayAgree} of {workload.Threads.Count} threads");
 
@@ -71,6 +87,7 @@ public sealed class PerfDataCaptureTests
         _output.WriteLine($"traced run {traced} ns vs getrusage {rusage} ns (upper margin {0.15 + repairSlack:P1})");
         Assert.InRange(traced, rusage * 0.85, rusage * (1.15 + repairSlack));
         Assert.True(failures.Count == 0, string.Join("\n", failures));
+        return true;
     }
 
     [PerfFact]
