@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Core;
 using TraceLab.Core.Syscalls;
@@ -11,7 +12,11 @@ namespace TraceLab.Analyzers.Findings;
 /// higher-priority task), time blocked per lock object, and where in time each of these was worst. Memory is bounded
 /// by threads, lock objects and a fixed number of time buckets.
 /// </summary>
-public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
+/// <remarks>
+/// Per-kind (<see cref="IPerKindAnalyzer"/>): the pass calls it only for the kinds it follows, with the slots the
+/// accounting resolved, so no event costs it a thread lookup of its own (the default analysis runs it on every trace).
+/// </remarks>
+public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
 {
     /// <summary>
     /// The "findings" analysis (docs/metrics.md, "Findings"): this collector in the pass, the rules over the report
@@ -56,6 +61,9 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         public long BehindCountedUntil;
         public LockOpKind Op;
         public LockObject Obj;
+        /// <summary>The state of <see cref="Obj"/> when last looked up (checked against it before use): a blocked
+        /// lock operation needs it at its switch-out and its exit, one hashed lookup instead of two.</summary>
+        public ObjectState? ObjState;
 
         /// <summary>Voluntary switch-out outside a lock operation (a sleep, I/O): when, until it runs again.</summary>
         public long SleepStart = None;
@@ -115,23 +123,64 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         public readonly List<ThreadState> Waiters = [];
     }
 
+    /// <summary>
+    /// The kinds without an entry point (the pass's rare kinds), and every event when run outside a pass. Of those,
+    /// only wakeup-new is evidence here; every event starts the window clock.
+    /// </summary>
     public void OnEvent(in KernelEvent e)
     {
+        if (PerKindEntryPoints.Dispatch(this, e, _accounting.Slots) || !Accepts(e)) return;
+        if (e.Kind == KernelEventKind.WakeupNew && e.WokenTid > 0) State(e.WokenTid).CreatedAt = e.Timestamp;
+    }
+
+    // Per-kind entry points. Thread evidence (other, exec and marker events) is wanted only so that the first event
+    // of the trace, whatever its kind, starts the window clock.
+
+    public PerKindEvents Wants => PerKindEvents.SyscallsAndScheduling | PerKindEvents.ThreadEvidence;
+
+    public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
+    {
+        if (Accepts(e) && e.Pid > 0) OnSyscallEnter(e, State(slots.Pid, e.Pid), slots.Pid);
+    }
+
+    public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
+    {
+        if (Accepts(e) && e.Pid > 0) OnSyscallExit(e, State(slots.Pid, e.Pid));
+    }
+
+    public void OnSwitch(in KernelEvent e, in EventSlots slots)
+    {
+        if (Accepts(e)) OnSwitch(e, slots.Prev, slots.Next);
+    }
+
+    public void OnWaking(in KernelEvent e, in EventSlots slots)
+    {
+        if (Accepts(e) && e.WokenTid > 0) OnWaking(e, slots.Pid, State(slots.Woken, e.WokenTid));
+    }
+
+    public void OnThreadEvidence(in KernelEvent e, in EventSlots slots) => Accepts(e);
+
+    /// <summary>Starts the window clock at the first event; false past the region's end (nothing is kept there).</summary>
+    private bool Accepts(in KernelEvent e)
+    {
         if (!_clock.Started) _clock.Start(e.Timestamp);
-        if (_region.HasEnd && e.Timestamp > _region.End) return;
-        switch (e.Kind)
-        {
-            case KernelEventKind.SyscallEnter: OnSyscallEnter(e); break;
-            case KernelEventKind.SyscallExit: OnSyscallExit(e); break;
-            case KernelEventKind.Switch: OnSwitch(e); break;
-            case KernelEventKind.Waking: OnWaking(e); break;
-            case KernelEventKind.WakeupNew:
-                if (e.WokenTid > 0) State(e.WokenTid).CreatedAt = e.Timestamp;
-                break;
-        }
+        return !_region.HasEnd || e.Timestamp <= _region.End;
     }
 
     private ThreadState State(int tid) => _threads.At(_accounting.Slots.SlotOf(tid), tid);
+
+    private ThreadState State(int slot, int tid) => _threads.At(slot, tid);
+
+    /// <summary>The state of the object <paramref name="t"/>'s current operation is on.</summary>
+    private ObjectState ObjectOf(ThreadState t)
+    {
+        if (t.ObjState is { } o && o.Stats.Object == t.Obj) return o;
+        return t.ObjState = Object(t.Obj);
+    }
+
+    /// <summary>Adds <paramref name="ns"/> to <paramref name="tid"/>'s entry: one hashed lookup.</summary>
+    private static void Add(Dictionary<int, long> perThread, int tid, long ns) =>
+        CollectionsMarshal.GetValueRefOrAddDefault(perThread, tid, out _) += ns;
 
     private ObjectState Object(LockObject obj)
     {
@@ -139,17 +188,15 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         return o;
     }
 
-    private void OnSyscallEnter(in KernelEvent e)
+    private void OnSyscallEnter(in KernelEvent e, ThreadState t, int slot)
     {
-        if (e.Pid <= 0) return;
-        var t = State(e.Pid);
         Running(t, e.Timestamp);
         t.SyscallNr = e.SyscallNumber;
         t.SyscallEnter = e.Timestamp;
         t.BlockedInSyscall = t.Woken = false;
         t.BehindCountedUntil = long.MinValue;
         t.Op = LockOperation.Classify(e, out var obj);
-        t.Obj = _accounting.Scoped(obj, e.Pid);
+        t.Obj = _accounting.Scoped(obj, e.Pid, slot);
         if (t.Op == LockOpKind.None) return;
         t.FirstOpAfterDesched = t.DeschedStart != None && t.DeschedStart > t.LastLockOpEnter;
         t.LastLockOpEnter = e.Timestamp;
@@ -165,7 +212,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
             {
                 wakee.InCycle = true;
                 wakee.Candidate = false;
-                Object(t.Obj).Stats.WakeWhileHoldingWakers.Add(t.Tid);
+                ObjectOf(t).Stats.WakeWhileHoldingWakers.Add(t.Tid);
             }
         }
         if (!t.AwaitingFirstOp) return;
@@ -177,20 +224,18 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         t.CandidateWokenAt = t.WokenAt;
     }
 
-    private void OnSyscallExit(in KernelEvent e)
+    private void OnSyscallExit(in KernelEvent e, ThreadState t)
     {
-        if (e.Pid <= 0) return;
-        var t = State(e.Pid);
         Running(t, e.Timestamp);
         if (t.SyscallNr < 0) return;
         if (t.Op != LockOpKind.None && t.BlockedInSyscall)
         {
-            var o = Object(t.Obj);
+            var o = ObjectOf(t);
             o.Waiters.Remove(t);
             var ns = _region.Overlap(t.SyscallEnter, e.Timestamp);
             if (ns > 0)
             {
-                o.Stats.BlockedNs[t.Tid] = o.Stats.BlockedNs.GetValueOrDefault(t.Tid) + ns;
+                Add(o.Stats.BlockedNs, t.Tid, ns);
                 AddClipped(o.Blocked, t.SyscallEnter, e.Timestamp);
             }
             if (_region.Contains(e.Timestamp)) o.Stats.BlockingWaits++;
@@ -198,11 +243,11 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         if (t.InCycle)
         {
             t.InCycle = false;
-            var o = Object(t.Obj).Stats;
+            var o = ObjectOf(t).Stats;
             var ns = _region.Overlap(t.CandidateWokenAt, e.Timestamp);
             if (ns > 0)
             {
-                o.WakeWhileHoldingNs[t.Tid] = o.WakeWhileHoldingNs.GetValueOrDefault(t.Tid) + ns;
+                Add(o.WakeWhileHoldingNs, t.Tid, ns);
                 AddClipped(_wakeWhileHolding, t.CandidateWokenAt, e.Timestamp);
             }
             if (_region.Contains(e.Timestamp))
@@ -256,7 +301,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
             t.Stats.PreemptedReadyNs += ns;
             AddClipped(t.Ready ??= _clock.NewSeries(), t.PreemptedAt, ts);
             if (!t.WakePreemption && t.Preemptor > 0)
-                t.Stats.ReadyByPreemptor[t.Preemptor] = t.Stats.ReadyByPreemptor.GetValueOrDefault(t.Preemptor) + ns;
+                Add(t.Stats.ReadyByPreemptor, t.Preemptor, ns);
             if (t.ByHigherPriority)
             {
                 t.Stats.HigherPriorityReadyNs += ns;
@@ -266,12 +311,12 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         t.PreemptedAt = None;
     }
 
-    private void OnSwitch(in KernelEvent e)
+    private void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
     {
         var ts = e.Timestamp;
         if (e.PrevTid > 0)
         {
-            var prev = State(e.PrevTid);
+            var prev = State(prevSlot, e.PrevTid);
             if (TaskState.IsPreempted(e.PrevState))
             {
                 // A yield's switch-out is the thread's own choice, not a preemption.
@@ -282,7 +327,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
                     prev.Preemptor = e.NextTid;
                     // The thread it woke a moment ago took its CPU: the wakeup's cost (a handoff), not too many
                     // threads.
-                    var next = e.NextTid > 0 ? State(e.NextTid) : null;
+                    var next = e.NextTid > 0 ? State(nextSlot, e.NextTid) : null;
                     prev.WakePreemption = next is not null && next.WokenBy == prev.Tid
                         && next.WokenAt >= next.LastSwitchIn;
                     prev.PreemptWakeInOp = prev.LastWakeInOp;
@@ -297,27 +342,25 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
             }
             else if (prev.SyscallNr >= 0 && prev.Op != LockOpKind.None)
             {
-                if (!prev.BlockedInSyscall) Object(prev.Obj).Waiters.Add(prev);
+                if (!prev.BlockedInSyscall) ObjectOf(prev).Waiters.Add(prev);
                 prev.BlockedInSyscall = true;
             }
             else if (prev.SyscallNr != LinuxSyscalls.SchedYield) prev.SleepStart = ts;
         }
         if (e.NextTid > 0)
         {
-            var next = State(e.NextTid);
+            var next = State(nextSlot, e.NextTid);
             Running(next, ts);
             next.LastSwitchIn = ts;
         }
     }
 
-    private void OnWaking(in KernelEvent e)
+    private void OnWaking(in KernelEvent e, int pidSlot, ThreadState w)
     {
-        if (e.WokenTid <= 0) return;
-        var w = State(e.WokenTid);
         var blockedInOp = w.Op != LockOpKind.None && w.BlockedInSyscall;
         if (!blockedInOp && w.SleepStart == None) return; // not blocked: a spurious wakeup changes nothing
         var threadContext = e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
-        var g = threadContext ? State(e.Pid) : null;
+        var g = threadContext ? State(pidSlot, e.Pid) : null;
         if (blockedInOp) w.Woken = true;
         if (g is not null && blockedInOp && g.Op is LockOpKind.Wake or LockOpKind.Semop && g.Obj == w.Obj)
             OnRelease(g, w);
@@ -336,7 +379,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
     }
 
     /// <summary><paramref name="g"/>'s operation on an object ended <paramref name="w"/>'s wait on it.</summary>
-    private void OnRelease(ThreadState g, ThreadState w) => Object(w.Obj).Stats.Releasers.Add(g.Tid);
+    private void OnRelease(ThreadState g, ThreadState w) => ObjectOf(w).Stats.Releasers.Add(g.Tid);
 
     /// <summary>
     /// <paramref name="g"/>'s first lock operation since it yielded or slept releases an object on which a thread
@@ -361,7 +404,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
         var holder = g.DeschedByWakee ? s.HolderWakePreemptedNs : s.HolderDescheduledNs;
         if (held > 0)
         {
-            holder[g.Tid] = holder.GetValueOrDefault(g.Tid) + held;
+            Add(holder, g.Tid, held);
             AddClipped(g.DeschedByWakee ? _wakeWhileHolding : _holding, g.DeschedStart, g.DeschedEnd);
         }
         if (_region.Contains(g.DeschedEnd))
@@ -378,7 +421,7 @@ public sealed class FindingEvidenceAnalyzer : IKernelAnalyzer
             w.BehindCountedUntil = g.DeschedEnd;
             var ns = _region.Overlap(since, g.DeschedEnd);
             if (ns <= 0) continue;
-            behind[w.Tid] = behind.GetValueOrDefault(w.Tid) + ns;
+            Add(behind, w.Tid, ns);
             AddClipped(g.DeschedByWakee ? _wakeWhileHolding : _holding, since, g.DeschedEnd);
         }
     }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Findings;
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Smp;
@@ -40,7 +41,8 @@ public sealed class AnalysisPassDispatchTests
             Convoys = new ConvoyAnalyzer(accounting);
             Wakeups = new WakeupAnalyzer(accounting);
             Smp = new SmpAnalyzer(accounting);
-            IKernelAnalyzer[] all = [Kernel, Convoys, Wakeups, Smp];
+            Findings = new FindingEvidenceAnalyzer(accounting);
+            IKernelAnalyzer[] all = [Kernel, Convoys, Wakeups, Smp, Findings];
             _pass = new AnalysisPass(accounting, perKind ? all : [.. all.Select(a => (IKernelAnalyzer)new Generic(a))]);
         }
 
@@ -48,13 +50,14 @@ public sealed class AnalysisPassDispatchTests
         public ConvoyAnalyzer Convoys { get; }
         public WakeupAnalyzer Wakeups { get; }
         public SmpAnalyzer Smp { get; }
+        public FindingEvidenceAnalyzer Findings { get; }
 
         public void OnEvent(in KernelEvent e) => _pass.OnEvent(e);
 
         public string Complete()
         {
             _pass.Complete();
-            return Dump(_pass.Accounting, Kernel, Convoys, Wakeups, Smp);
+            return Dump(_pass.Accounting, Kernel, Convoys, Wakeups, Smp) + Dump(Findings.Result());
         }
     }
 
@@ -75,6 +78,7 @@ public sealed class AnalysisPassDispatchTests
         Assert.NotEmpty(perKind.Kernel.Threads);
         Assert.Contains(perKind.Convoys.Objects, o => o.Handoffs > 0);
         Assert.Contains(perKind.Wakeups.Threads.Values, w => w.Wakeups > 0);
+        Assert.Contains(perKind.Findings.Result().Objects.Values, o => o.BlockedNs.Values.Sum() > 0);
     }
 
     [Fact]
@@ -180,6 +184,25 @@ public sealed class AnalysisPassDispatchTests
             Line("sthread", s.Tid, string.Join(',', s.ResidencyNs), s.Migrations, s.CpuChanges, s.WakeupsReceivedSameCpu,
                 s.WakeupsReceivedCrossCpu, s.WakeupsGivenSameCpu, s.WakeupsGivenCrossCpu, s.RunnableWhileIdleNs);
         foreach (var c in smp.Cpus) Line("cpu", c.Cpu, c.Seen, c.BusyNs, c.IdleNs, c.Switches);
+        return sb.ToString();
+    }
+
+    private static string Dump(FindingEvidence f)
+    {
+        var sb = new StringBuilder();
+        void Line(params object?[] values) => sb.AppendLine(string.Join(' ', values.Select(v => Convert.ToString(v, CultureInfo.InvariantCulture))));
+        string D<TValue>(IEnumerable<KeyValuePair<int, TValue>> d) => string.Join(',', d.Select(kv => $"{kv.Key}:{kv.Value}"));
+        string B(BucketSeries b) => $"[{b.WidthNs} {b.First} {string.Join(',', b.Ns)}]";
+
+        Line("fseries", B(f.HoldingDescheduled), B(f.WakeWhileHolding), B(f.HigherPriorityReady));
+        foreach (var t in f.Threads.Values.OrderBy(t => t.Tid))
+            Line("fthread", t.Tid, t.Preemptions, t.PreemptedReadyNs, t.HigherPriorityPreemptions, t.WakePreemptions,
+                D(t.ReadyByPreemptor), t.HigherPriorityReadyNs, t.StartReadyNs, B(t.PreemptedReady));
+        foreach (var o in f.Objects.Values.OrderBy(o => o.Object.ToString(), StringComparer.Ordinal))
+            Line("fobject", o.Object, D(o.BlockedNs), o.BlockingWaits, string.Join(',', o.Releasers), D(o.HolderDescheduledNs),
+                o.DeschedulesWhileHolding, D(o.WaitBehindDescheduledNs), D(o.WakeWhileHoldingCycles),
+                D(o.WakeWhileHoldingNs), D(o.HolderWakePreemptedNs), o.WakePreemptionsWhileHolding,
+                D(o.WaitBehindWakePreemptedNs), string.Join(',', o.WakeWhileHoldingWakers), B(o.Blocked));
         return sb.ToString();
     }
 }
