@@ -34,7 +34,7 @@ public static class AnalysisPipeline
             analysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads, reader.Info.MayHaveMarkers);
         using (StageTimes.Begin("pass"))
         {
-            reader.Read(session, cancellationToken);
+            reader.Read(session.Sink, cancellationToken);
             session.Complete();
         }
         using (StageTimes.Begin("report model"))

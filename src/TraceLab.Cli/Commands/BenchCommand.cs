@@ -147,7 +147,7 @@ public sealed class BenchCommand
     {
         using var reader = TraceFiles.Open(traceFile);
         using var session = new AnalysisSession(AnalysisReports.Select(analyses), analysisThreads: analysisThreads);
-        reader.Read(session);
+        reader.Read(session.Sink);
         session.Complete();
     }
 

@@ -256,7 +256,27 @@ public sealed class KernelEventDecoder
         if (x.Kind == DecodeKind.Other) return true;
         if (payload.Length < x.MinLength) return false;
         ref readonly var f = ref x.Fields;
-        switch (x.Kind)
+        // Syscall entries and exits (two thirds of a lock-heavy trace's events) are compared for first: a
+        // taken/not-taken branch predicts better than the switch's indirect jump over kinds that alternate.
+        var kind = x.Kind;
+        if (kind == DecodeKind.SyscallEnter)
+        {
+            e.Kind = KernelEventKind.SyscallEnter;
+            e.SyscallNr = f[SyscallSlot.Nr].ReadInt32Known(ref p);
+            e.Arg0 = f[SyscallSlot.Arg0].ReadKnown(ref p);
+            e.Arg1 = f[SyscallSlot.Arg1].ReadKnown(ref p);
+            e.Arg2 = f[SyscallSlot.Arg2].ReadKnown(ref p);
+            e.Arg3 = f[SyscallSlot.Arg3].ReadKnown(ref p);
+            return true;
+        }
+        if (kind == DecodeKind.SyscallExit)
+        {
+            e.Kind = KernelEventKind.SyscallExit;
+            e.SyscallNr = f[SyscallSlot.Nr].ReadInt32Known(ref p);
+            e.Ret = f[SyscallSlot.Ret].ReadKnown(ref p);
+            return true;
+        }
+        switch (kind)
         {
             case DecodeKind.Switch:
                 e.Kind = KernelEventKind.Switch;
@@ -319,19 +339,6 @@ public sealed class KernelEventDecoder
                 // which is a later thread's when the tid is reused.
                 e.Text = x.Comm1Tid >= 0 ? ExitComm(x.Comm1.Resolve(payload)) : null;
                 break;
-            case DecodeKind.SyscallEnter:
-                e.Kind = KernelEventKind.SyscallEnter;
-                e.SyscallNr = f[SyscallSlot.Nr].ReadInt32Known(ref p);
-                e.Arg0 = f[SyscallSlot.Arg0].ReadKnown(ref p);
-                e.Arg1 = f[SyscallSlot.Arg1].ReadKnown(ref p);
-                e.Arg2 = f[SyscallSlot.Arg2].ReadKnown(ref p);
-                e.Arg3 = f[SyscallSlot.Arg3].ReadKnown(ref p);
-                return true;
-            case DecodeKind.SyscallExit:
-                e.Kind = KernelEventKind.SyscallExit;
-                e.SyscallNr = f[SyscallSlot.Nr].ReadInt32Known(ref p);
-                e.Ret = f[SyscallSlot.Ret].ReadKnown(ref p);
-                return true;
             case DecodeKind.Print:
             {
                 e.Kind = KernelEventKind.Marker;
