@@ -35,20 +35,24 @@ public sealed class TidReuseFastPathTests
         yield return KernelEvent.SyscallExit(23, 0, Y, Futex, 0);
     }
 
-    private static AnalysisSession Analyze(int analysisThreads)
+    /// <param name="viaSink">Feed <see cref="AnalysisSession.Sink"/> (what the CLI's readers get) rather than the session.</param>
+    private static AnalysisSession Analyze(int analysisThreads, bool viaSink = false)
     {
         var session = new AnalysisSession(AnalysisKind.All, analysisThreads: analysisThreads);
-        foreach (var e in Events()) session.OnEvent(e);
+        var sink = viaSink ? session.Sink : session;
+        foreach (var e in Events()) sink.OnEvent(e);
         session.Complete();
         return session;
     }
 
     [Theory]
-    [InlineData(0)]
-    [InlineData(1)]
-    public void A_reused_tid_is_a_new_thread_whoever_rewrites_it(int analysisThreads)
+    [InlineData(0, false)]
+    [InlineData(0, true)]
+    [InlineData(1, false)]
+    [InlineData(1, true)]
+    public void A_reused_tid_is_a_new_thread_whoever_rewrites_it(int analysisThreads, bool viaSink)
     {
-        var session = Analyze(analysisThreads);
+        var session = Analyze(analysisThreads, viaSink);
         var kernel = session.Kernel!.Threads;
         // Each of the four threads made one syscall: the second Y's on CPU 0, where the first Y was still thought to run.
         foreach (var id in new[] { X, ThreadIds.Of(X, 2), Y, ThreadIds.Of(Y, 2) })
@@ -68,5 +72,14 @@ public sealed class TidReuseFastPathTests
             var b = threaded.Accounting.Stats(tid);
             Assert.Equal((a.RunNs, a.WaitNs, a.ReadyNs), (b.RunNs, b.WaitNs, b.ReadyNs));
         }
+    }
+
+    [Fact]
+    public void The_sink_is_the_pass_itself_on_the_readers_thread_and_the_session_with_analysis_threads()
+    {
+        using var single = new AnalysisSession(AnalysisKind.All, analysisThreads: 0);
+        using var threaded = new AnalysisSession(AnalysisKind.All, analysisThreads: 1);
+        Assert.IsType<AnalysisPass>(single.Sink);
+        Assert.Same(threaded, threaded.Sink);
     }
 }
