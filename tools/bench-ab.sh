@@ -20,7 +20,7 @@ run() {  # side dll env: one bench run, its four figures appended to the log as 
   local side=$1 dll=$2 extra=$3 out
   # shellcheck disable=SC2086
   out=$(env $extra dotnet "$dll" bench "$TRACE" --repeat "$REPEAT" --analysis "$ANALYSIS" --analysis-threads 0)
-  awk -v s="$side" '/^read \(decode/ { w="read" } /^read \+ analysis \(/ { w="full" }
+  awk -v s="$side" '/^read \(decode/ { w="read" } /^read \+ analysis( \(|, one thread)/ { w="full" }
     w != "" { for (i = 1; i <= NF; i++) { if ($i == "median") m = $(i + 1); if ($i == "CPU") c = $(i + 2) }
               print s, w, m, c; w = "" }' <<<"$out" >>"$log"
 }

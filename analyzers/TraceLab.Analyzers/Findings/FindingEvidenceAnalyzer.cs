@@ -160,7 +160,9 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
 
     public void OnThreadEvidence(in KernelEvent e, in EventSlots slots) => Accepts(e);
 
-    /// <summary>Starts the window clock at the first event; false past the region's end (nothing is kept there).</summary>
+    /// <summary>
+    /// Starts the window clock at the first event; false past the region's end (nothing is kept there).
+    /// </summary>
     private bool Accepts(in KernelEvent e)
     {
         if (!_clock.Started) _clock.Start(e.Timestamp);

@@ -101,9 +101,10 @@ public sealed class BenchCommand
         var r = Measure(traceFile, repeat, analyses, analysisThreads);
         var inv = CultureInfo.InvariantCulture;
         _console.WriteLine(string.Create(inv, $"trace {traceFile}: {r.Bytes / 1e6:F1} MB, {r.Events:N0} events; {repeat} run(s) each, {Environment.ProcessorCount} CPUs, .NET {Environment.Version}"));
-        var names = string.Join(",", AnalysisNames.Format(analyses));
+        // The analyses on a line of their own: in a figures line they pushed it past the terminal's width.
+        _console.WriteLine($"analyses: {string.Join(",", AnalysisNames.Format(analyses))}");
         Line("read (decode + merge)", r.Events, r.Bytes, r.Read);
-        Line($"read + analysis ({names}), one thread", r.Events, r.Bytes, r.Analyze);
+        Line("read + analysis, one thread", r.Events, r.Bytes, r.Analyze);
         if (r.AnalyzeThreaded is { } threaded)
             Line($"read + analysis, reader + {r.AnalysisThreads} analysis thread(s)", r.Events, r.Bytes, threaded);
         _console.WriteLine(string.Create(inv, $"peak RSS {r.PeakRssBytes / (1024.0 * 1024):F0} MiB (VmHWM; includes the runtime)"));
@@ -117,7 +118,8 @@ public sealed class BenchCommand
         var median = sorted[sorted.Length / 2];
         var cpu = t.Cpu.Min();
         _console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"{what,-48} best {best:F3} s  {events / best / 1e6,6:F1} M events/s  {bytes / best / 1e6,7:F1} MB/s   median {median:F3} s   CPU best {cpu:F3} s = {cpu * 1e9 / Math.Max(1, events):F0} ns/event"));
+            $"{what,-48} best {best:F3} s  {events / best / 1e6,6:F1} M events/s  {bytes / best / 1e6,7:F1} MB/s   " +
+            $"median {median:F3} s   CPU best {cpu:F3} s = {cpu * 1e9 / Math.Max(1, events):F0} ns/event"));
     }
 
     /// <summary>Runs the variants in turn within each repeat, so drift on a shared machine affects all alike.</summary>

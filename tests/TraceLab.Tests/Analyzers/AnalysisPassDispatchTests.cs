@@ -190,8 +190,10 @@ public sealed class AnalysisPassDispatchTests
     private static string Dump(FindingEvidence f)
     {
         var sb = new StringBuilder();
-        void Line(params object?[] values) => sb.AppendLine(string.Join(' ', values.Select(v => Convert.ToString(v, CultureInfo.InvariantCulture))));
-        string D<TValue>(IEnumerable<KeyValuePair<int, TValue>> d) => string.Join(',', d.Select(kv => $"{kv.Key}:{kv.Value}"));
+        void Line(params object?[] values) =>
+            sb.AppendLine(string.Join(' ', values.Select(v => Convert.ToString(v, CultureInfo.InvariantCulture))));
+        string D<TValue>(IEnumerable<KeyValuePair<int, TValue>> d) =>
+            string.Join(',', d.Select(kv => $"{kv.Key}:{kv.Value}"));
         string B(BucketSeries b) => $"[{b.WidthNs} {b.First} {string.Join(',', b.Ns)}]";
 
         Line("fseries", B(f.HoldingDescheduled), B(f.WakeWhileHolding), B(f.HigherPriorityReady));
@@ -199,8 +201,8 @@ public sealed class AnalysisPassDispatchTests
             Line("fthread", t.Tid, t.Preemptions, t.PreemptedReadyNs, t.HigherPriorityPreemptions, t.WakePreemptions,
                 D(t.ReadyByPreemptor), t.HigherPriorityReadyNs, t.StartReadyNs, B(t.PreemptedReady));
         foreach (var o in f.Objects.Values.OrderBy(o => o.Object.ToString(), StringComparer.Ordinal))
-            Line("fobject", o.Object, D(o.BlockedNs), o.BlockingWaits, string.Join(',', o.Releasers), D(o.HolderDescheduledNs),
-                o.DeschedulesWhileHolding, D(o.WaitBehindDescheduledNs), D(o.WakeWhileHoldingCycles),
+            Line("fobject", o.Object, D(o.BlockedNs), o.BlockingWaits, string.Join(',', o.Releasers),
+                D(o.HolderDescheduledNs), o.DeschedulesWhileHolding, D(o.WaitBehindDescheduledNs), D(o.WakeWhileHoldingCycles),
                 D(o.WakeWhileHoldingNs), D(o.HolderWakePreemptedNs), o.WakePreemptionsWhileHolding,
                 D(o.WaitBehindWakePreemptedNs), string.Join(',', o.WakeWhileHoldingWakers), B(o.Blocked));
         return sb.ToString();

@@ -35,7 +35,9 @@ public sealed class TidReuseFastPathTests
         yield return KernelEvent.SyscallExit(23, 0, Y, Futex, 0);
     }
 
-    /// <param name="viaSink">Feed <see cref="AnalysisSession.Sink"/> (what the CLI's readers get) rather than the session.</param>
+    /// <param name="viaSink">
+    /// Feed <see cref="AnalysisSession.Sink"/> (what the CLI's readers get) rather than the session.
+    /// </param>
     private static AnalysisSession Analyze(int analysisThreads, bool viaSink = false)
     {
         var session = new AnalysisSession(AnalysisKind.All, analysisThreads: analysisThreads);

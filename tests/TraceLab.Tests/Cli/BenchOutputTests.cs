@@ -1,0 +1,48 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+
+namespace TraceLab.Tests.Cli;
+
+/// <summary>
+/// `tracelab bench` prints one line per measurement that scripts parse (tools/bench-ab.sh, tools/bench.sh): each fits
+/// the terminal's 160 columns whatever analyses were chosen (they are named on a line of their own), and its figures
+/// agree with one another (events/s is the events over the best time).
+/// </summary>
+public sealed partial class BenchOutputTests
+{
+    private static readonly string Tool = Path.Combine(AppContext.BaseDirectory, "tracelab.dll");
+    private static readonly string Sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex", "trace.dat");
+
+    [GeneratedRegex(@"^(?<what>read \(decode \+ merge\)|read \+ analysis, one thread|read \+ analysis, reader \+ 1 " +
+        @"analysis thread\(s\)) +best (?<best>\d+\.\d{3}) s +(?<rate>\d+\.\d) M events/s +\d+\.\d MB/s +median " +
+        @"\d+\.\d{3} s +CPU best \d+\.\d{3} s = \d+ ns/event$")]
+    private static partial Regex FiguresLine();
+
+    [GeneratedRegex(@"^trace .*: [\d.]+ MB, (?<events>[\d,]+) events;")]
+    private static partial Regex TraceLine();
+
+    [Fact]
+    public void Every_measurement_is_one_line_within_the_terminal_width_with_the_analyses_on_their_own_line()
+    {
+        var (code, output, err) = ProcessOutput.Run("dotnet",
+            [Tool, "bench", Sample, "--repeat", "1", "--analysis", "all", "--analysis-threads", "1"]);
+        Assert.True(code == 0, err);
+        var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.All(lines, l => Assert.True(l.Length <= 160, l));
+        Assert.Contains("analyses: threads,kernel,convoys,wakeups,smp,waitgraph,findings", lines);
+        var events = long.Parse(TraceLine().Match(lines[0]).Groups["events"].Value, NumberStyles.AllowThousands,
+            CultureInfo.InvariantCulture);
+        var figures = lines.Select(l => FiguresLine().Match(l)).Where(m => m.Success).ToList();
+        Assert.Equal(
+            ["read (decode + merge)", "read + analysis, one thread", "read + analysis, reader + 1 analysis thread(s)"],
+            figures.Select(m => m.Groups["what"].Value));
+        foreach (var m in figures)
+        {
+            var best = double.Parse(m.Groups["best"].Value, CultureInfo.InvariantCulture);
+            var rate = double.Parse(m.Groups["rate"].Value, CultureInfo.InvariantCulture);
+            // Both rounded for print: the best time to 1 ms, the rate to 0.1 M events/s.
+            Assert.InRange(rate, events / (best + 0.0005) / 1e6 - 0.06,
+                events / Math.Max(best - 0.0005, 1e-4) / 1e6 + 0.06);
+        }
+    }
+}
