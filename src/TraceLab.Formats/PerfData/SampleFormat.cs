@@ -97,10 +97,13 @@ internal sealed class SampleFormat
                     }
                 }
             }
+            var tidOffsets = _layoutByAttr.Select(l => l!.TidOffset).Distinct().ToList();
+            if (tidOffsets.Count == 1 && BitConverter.IsLittleEndian) UniformTidOffset = tidOffsets[0];
         }
         else
         {
             _layoutByAttr = [];
+            if (BitConverter.IsLittleEndian) UniformTidOffset = _layout.TidOffset;
         }
     }
 
@@ -134,10 +137,11 @@ internal sealed class SampleFormat
     }
 
     /// <summary>
-    /// Where every sample's u32 pid, u32 tid sit when all samples share one layout on a little-endian host (the
-    /// scan then compares the tid in place); -1 otherwise (<see cref="TryThread"/> looks the layout up).
+    /// Where every sample's u32 pid, u32 tid sit when all layouts put them at one place, on a little-endian host (the
+    /// scan then compares the tid in place); -1 otherwise (<see cref="TryThread"/> looks the layout up). Layouts
+    /// that differ elsewhere usually agree here: perf's own dummy event (no raw data) next to the tracepoints.
     /// </summary>
-    public int UniformTidOffset => _attrById is null && !_none && BitConverter.IsLittleEndian ? _layout.TidOffset : -1;
+    public int UniformTidOffset { get; } = -1;
 
     /// <summary>
     /// The process and thread a sample was taken in (PERF_SAMPLE_TID: the task running when the tracepoint fired);
