@@ -256,7 +256,7 @@ public sealed class KernelEventDecoder
         if (x.Kind == DecodeKind.Other) return true;
         if (payload.Length < x.MinLength) return false;
         ref readonly var f = ref x.Fields;
-        // Syscall entries and exits (two thirds of a lock-heavy trace's events) are compared for first: a
+        // Syscall entries and exits (two thirds of a lock-heavy trace's events) are tested for first: a
         // taken/not-taken branch predicts better than the switch's indirect jump over kinds that alternate.
         var kind = x.Kind;
         if (kind == DecodeKind.SyscallEnter)
