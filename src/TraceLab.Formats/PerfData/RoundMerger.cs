@@ -61,6 +61,8 @@ internal sealed class RoundMerger : IWindowKeeper
     private readonly List<SampleRun> _scanned = new();
     private SampleRun? _open;
     private SampleRun[] _heap = new SampleRun[16];
+    /// <summary>Delivered runs, made new ones by <see cref="SampleRun.Reuse"/>: at most the runs held at once.</summary>
+    private readonly Stack<SampleRun> _spare = new();
     private int _heapCount;
     private long _held;
     private long _maxTime = long.MinValue;
@@ -119,7 +121,9 @@ internal sealed class RoundMerger : IWindowKeeper
         if (_open is null || time < _open.LastTime)
         {
             Close();
-            _open = new SampleRun(recordOffset, _lastFlushed, _window, _views, _tasks);
+            _open = _spare.TryPop(out var spare)
+                ? spare.Reuse(recordOffset, _lastFlushed)
+                : new SampleRun(recordOffset, _lastFlushed, _window, _views, _tasks);
             TotalRuns++;
             if (Runs > PeakRuns) PeakRuns = Runs;
         }
@@ -209,6 +213,7 @@ internal sealed class RoundMerger : IWindowKeeper
                 _heap[0] = _heap[--_heapCount];
                 _heap[_heapCount] = null!;
                 if (_heapCount > 0) SiftDown(0);
+                _spare.Push(top);
             }
             else if (next is not null)
             {

@@ -44,19 +44,37 @@ internal sealed unsafe class SampleRun
     public SampleRun(long start, long lateLimit, PerfRecordStream window, ViewBudget views, TaskRecords tasks)
     {
         _views = views;
+        _stream = window;
+        _tasks = tasks;
+        Reuse(start, lateLimit);
+    }
+
+    /// <summary>
+    /// Makes a delivered run (its view released at its end) a new one starting at <paramref name="start"/>: a busy
+    /// file is cut into a run every few events (each drain of a CPU's buffer), and a new object per run was most of
+    /// what the reader allocated.
+    /// </summary>
+    public SampleRun Reuse(long start, long lateLimit)
+    {
+        if (_view is not null) throw new InvalidOperationException("SampleRun.Reuse: the run still maps a view");
         Start = _pos = start;
         LateLimit = lateLimit;
-        _stream = window;
-        _window = window;
-        _tasks = tasks;
+        End = LastTime = Time = Offset = _rawAt = 0;
+        Cpu = _rawLength = _viewBytes = _viewLength = 0;
+        _viewOffset = 0;
+        _viewBase = null;
+        _window = _stream;
+        _isTask = _started = false;
+        _task = default;
+        return this;
     }
 
     /// <summary>File offset of the run's first event record.</summary>
-    public long Start { get; }
+    public long Start { get; private set; }
     /// <summary>File offset just past the run's last event record.</summary>
     public long End { get; set; }
     /// <summary>Events older than this were delivered as late during the scan and are not part of the run.</summary>
-    public long LateLimit { get; }
+    public long LateLimit { get; private set; }
     /// <summary>Scan: time of the run's newest event so far (an older one starts a new run).</summary>
     public long LastTime { get; set; }
 

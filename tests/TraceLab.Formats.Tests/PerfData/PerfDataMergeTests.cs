@@ -230,6 +230,49 @@ public sealed class PerfDataMergeTests : IDisposable
     }
 
     /// <summary>
+    /// A busy system's perf.data is cut into a run every few events (perf drains each CPU's buffer often, each drain a
+    /// stretch of its own): the reader reuses delivered runs, so what it allocates does not grow with the runs. Here
+    /// 300 and 3,000 small rounds on two CPUs (two runs each); a new object per run allocated ~250 bytes each.
+    /// </summary>
+    [Fact]
+    public void Reading_allocates_nothing_per_run()
+    {
+        var few = AllocatedReading(rounds: 300);
+        var many = AllocatedReading(rounds: 3_000);
+        Assert.True(many.Runs > 5_900, $"{many.Runs} runs");
+        Assert.True(many.Bytes - few.Bytes < 64 * 1024,
+            $"{few.Bytes:N0} bytes for {few.Runs:N0} runs, {many.Bytes:N0} for {many.Runs:N0}");
+    }
+
+    private (long Runs, long Bytes) AllocatedReading(int rounds)
+    {
+        var b = new PerfDataBuilder { Cpus = 2 };
+        for (var round = 0; round < rounds; round++)
+        {
+            // Each CPU's three events cover the same span: the second CPU's go back in time, a run of their own.
+            for (var cpu = 0; cpu < 2; cpu++)
+                for (var i = 0; i < 3; i++) Event(b, 1_000L * round + 2L * i + cpu, cpu, 1 + cpu);
+            b.FinishedRound();
+        }
+
+        var path = Path.Combine(_files.Directory, $"{Guid.NewGuid():N}.perf.data");
+        File.WriteAllBytes(path, b.Build());
+        using var reader = PerfDataReader.Open(path);
+        var sink = new CountOnly();
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        reader.Read(sink);
+        var bytes = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(6L * rounds, sink.Count);
+        return (reader.TotalRuns, bytes);
+    }
+
+    private sealed class CountOnly : IKernelEventSink
+    {
+        public long Count;
+        public void OnEvent(in KernelEvent e) => Count++;
+    }
+
+    /// <summary>
     /// What keeps memory small holds on a real perf record -a file: each CPU's stretch of samples within a round is in
     /// time order, so runs start only where the CPU changes or a round is flushed, and at most this round's and the
     /// previous round's stretches (two per CPU) plus the one being scanned are held.
