@@ -61,7 +61,9 @@ internal sealed class RoundMerger : IWindowKeeper
     private readonly List<SampleRun> _scanned = new();
     private SampleRun? _open;
     private SampleRun[] _heap = new SampleRun[16];
-    /// <summary>Delivered runs, made new ones by <see cref="SampleRun.Reuse"/>: at most the runs held at once.</summary>
+    /// <summary>
+    /// Delivered runs, made new ones by <see cref="SampleRun.Reuse"/>: at most the runs held at once.
+    /// </summary>
     private readonly Stack<SampleRun> _spare = new();
     private int _heapCount;
     private long _held;
