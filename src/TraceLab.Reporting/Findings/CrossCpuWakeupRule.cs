@@ -36,7 +36,8 @@ public sealed class CrossCpuWakeupRule : IFindingRule
         {
             Kind = Kind,
             Severity = FindingEngine.Round(context.Share(extra)),
-            Title = $"Wakeups across CPUs: {cross:N0} wakeups ran the woken thread on another CPU, about " +
+            Title = $"Wakeups across CPUs: {EnglishCount.Of(cross, "wakeup")} ran the woken thread on another CPU, " +
+                "about " +
                 $"{extra / 1e6:0.#} ms more wakeup latency than on the waker's CPU",
             Evidence = evidenceFigures,
             Threads = threads.Select(t => t.Tid).ToList(),

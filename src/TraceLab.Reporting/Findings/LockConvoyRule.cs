@@ -34,8 +34,8 @@ public sealed class LockConvoyRule : IFindingRule
             {
                 Kind = Kind,
                 Severity = FindingEngine.Round(context.Share(Math.Max(0, explained - causes))),
-                Title = $"Lock convoy on {o.Object}: {o.HandoffsInConvoys:N0} handoffs through the wait queue in " +
-                    $"{o.Episodes:N0} episodes (longest chain {o.LongestChain:N0}), " +
+                Title = $"Lock convoy on {o.Object}: {EnglishCount.Of(o.HandoffsInConvoys, "handoff")} through the " +
+                    $"wait queue in {EnglishCount.Of(o.Episodes, "episode")} (longest chain {o.LongestChain:N0}), " +
                     $"{o.ConvoyShareOfRegion:P0} of the region",
                 Evidence =
                 [

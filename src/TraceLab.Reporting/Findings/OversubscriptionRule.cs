@@ -64,7 +64,8 @@ public sealed class OversubscriptionRule : IFindingRule
         {
             Kind = Kind,
             Severity = FindingEngine.Round(context.Share(ready)),
-            Title = $"Oversubscription: {threads.Count} threads waited {ready / 1e6:0.#} ms for a CPU after " +
+            Title = $"Oversubscription: {EnglishCount.Of(threads.Count, "thread")} waited {ready / 1e6:0.#} ms " +
+                "for a CPU after " +
                 $"preemptions, {(run > 0 ? ready / (double)run : 0):0.0}× their {run / 1e6:0.#} ms of running, " +
                 $"on {context.Report.Capture.Cpus} busy CPUs " +
                 $"({(ready > 0 ? (double)behindOwn / ready : 0):P0} of it behind the process's own threads)",

@@ -24,7 +24,9 @@ public sealed class PriorityPreemptionRule : IFindingRule
         {
             Kind = Kind,
             Severity = FindingEngine.Round(context.Share(ready)),
-            Title = $"Priority: {threads.Count} threads preempted {preemptions:N0} times by higher-priority tasks, " +
+            Title = $"Priority: {EnglishCount.Of(threads.Count, "thread")} preempted " +
+                $"{EnglishCount.Times(preemptions)} " +
+                "by higher-priority tasks, " +
                 $"runnable {ready / 1e6:0.#} ms behind them",
             Evidence =
             [

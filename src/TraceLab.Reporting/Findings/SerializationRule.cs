@@ -54,8 +54,10 @@ public sealed class SerializationRule : IFindingRule
             {
                 Kind = Kind,
                 Severity = FindingEngine.Round(context.Share(blocked)),
-                Title = $"Serialization on {name}: {waiters.Count} threads passed it one at a time, blocked " +
-                    $"{blocked / 1e6:0.#} ms in {o.BlockingWaits:N0} waits ({mean / 1e6:0.#} ms each on average)",
+                Title = $"Serialization on {name}: {EnglishCount.Of(waiters.Count, "thread")} passed it one at a " +
+                    "time, " +
+                    $"blocked {blocked / 1e6:0.#} ms in {EnglishCount.Of(o.BlockingWaits, "wait")} " +
+                    $"({mean / 1e6:0.#} ms each on average)",
                 Evidence = evidenceFigures,
                 Threads = waiters,
                 Objects = [name],

@@ -36,9 +36,11 @@ public sealed class WakeWhileHoldingRule : IFindingRule
                 Severity = FindingEngine.Round(context.Share(ns + holderNs + behindNs)),
                 Title = $"Wake while holding {name}: " +
                     $"{(woken.Count == 0 ? "threads" : string.Join(", ", woken.Select(context.NameOf)))} " +
-                    $"woken {cycles:N0} times by a thread that still held the lock and blocked on it at once; " +
+                    $"woken {EnglishCount.Times(cycles)} by a thread that still held the lock and blocked on it " +
+                    "at once; " +
                     "the holder, " +
-                    $"preempted by the thread it woke, kept others waiting {o.WakePreemptionsWhileHolding:N0} times",
+                    "preempted by the thread it woke, kept others waiting " +
+                    EnglishCount.Times(o.WakePreemptionsWhileHolding),
                 Evidence =
                 [
                     Figure.Of("findings.evidence.wakeWhileHoldingCycles", cycles),

@@ -26,7 +26,8 @@ public sealed class YieldWhileHoldingRule : IFindingRule
             {
                 Kind = Kind,
                 Severity = FindingEngine.Round(context.Share(holderNs + waiterNs)),
-                Title = $"Yield or sleep while holding {name}: {o.DeschedulesWhileHolding:N0} times the holder " +
+                Title = $"Yield or sleep while holding {name}: " +
+                    $"{EnglishCount.Of(o.DeschedulesWhileHolding, "time")} the holder " +
                     "gave up " +
                     "the CPU with the lock held and another thread queued on it meanwhile",
                 Evidence =

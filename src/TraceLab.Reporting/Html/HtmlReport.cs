@@ -111,7 +111,7 @@ public static class HtmlReport
         return sb.ToString();
     }
 
-    private static string Count(long n, string noun) => string.Create(Inv, $"{n:N0} {noun}{(n == 1 ? "" : "s")}");
+    private static string Count(long n, string noun) => EnglishCount.Of(n, noun);
 
     private static void Timeline(TextWriter html, RunReport report, TimelineData? data)
     {

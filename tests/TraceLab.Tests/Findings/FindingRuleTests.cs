@@ -66,6 +66,14 @@ public sealed class FindingRuleTests
     }
 
     [Fact]
+    public void A_convoy_of_one_episode_is_titled_in_the_singular()
+    {
+        var one = With(Report(), convoys: Convoys(Object(Futex.ToString(), "Futex", episodes: 1)));
+        var f = Assert.Single(Run(one, null, new LockConvoyRule()));
+        Assert.Contains(": 10 handoffs through the wait queue in 1 episode (longest chain 10)", f.Title);
+    }
+
+    [Fact]
     public void Kernel_lock_needs_visible_acquisitions_and_captured_syscalls()
     {
         var kernel = new KernelSection
