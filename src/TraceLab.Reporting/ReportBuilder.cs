@@ -89,11 +89,12 @@ public static class ReportBuilder
             {
                 Pid = pid,
                 Name = names.TryGetName(pid, out var n) ? n : workload?.Workload,
-                RealNs = workload?.ElapsedNs,
-                UserNs = workload?.Process.UserNs,
-                SystemNs = workload?.Process.SystemNs,
-                RusageVoluntarySwitches = workload?.Process.VoluntarySwitches,
-                RusageInvoluntarySwitches = workload?.Process.InvoluntarySwitches,
+                // A workload measures itself; a program TraceLab ran is measured by TraceLab (the run section).
+                RealNs = workload?.ElapsedNs ?? run?.ElapsedNs,
+                UserNs = workload?.Process.UserNs ?? run?.Rusage?.UserNs,
+                SystemNs = workload?.Process.SystemNs ?? run?.Rusage?.SystemNs,
+                RusageVoluntarySwitches = workload?.Process.VoluntarySwitches ?? run?.Rusage?.VoluntarySwitches,
+                RusageInvoluntarySwitches = workload?.Process.InvoluntarySwitches ?? run?.Rusage?.InvoluntarySwitches,
                 TracedRunNs = threads.Sum(t => t.RunNs),
                 TracedReadyNs = threads.Sum(t => t.ReadyNs),
                 TracedWaitNs = threads.Sum(t => t.WaitNs),

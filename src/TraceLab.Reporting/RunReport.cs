@@ -103,6 +103,24 @@ public sealed class RunSection
     public string? Command { get; init; }
     public int ExitCode { get; init; }
     public DateTimeOffset StartedUtc { get; init; }
+
+    /// <summary>
+    /// `trace -- PROGRAM`: wall time from the program's start to the end of its tree's last process
+    /// (docs/metrics.md#program-usage); null for other runs, whose workload reports its own, and after an interruption.
+    /// </summary>
+    public long? ElapsedNs { get; init; }
+
+    /// <summary>`trace -- PROGRAM`: getrusage of the program and every process of its tree (Linux); else null.</summary>
+    public ProgramRusage? Rusage { get; init; }
+}
+
+/// <summary>getrusage(RUSAGE_CHILDREN) over a traced program's run (docs/metrics.md#program-usage).</summary>
+public sealed class ProgramRusage
+{
+    public long UserNs { get; init; }
+    public long SystemNs { get; init; }
+    public long VoluntarySwitches { get; init; }
+    public long InvoluntarySwitches { get; init; }
 }
 
 public sealed class CaptureSection

@@ -68,6 +68,39 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Contains(report.Threads, t => t.Tid == report.Process!.Pid);
     }
 
+    /// <summary>
+    /// A program TraceLab runs is measured by TraceLab (docs/metrics.md#program-usage): Real from its start to its
+    /// tree's end, User and System from getrusage of the tree. Checked against the trace itself, which the measure
+    /// does not read: the CPU time getrusage gives is the run time the switches show, the orphan's included, and Real
+    /// covers the region the markers put around the run.
+    /// </summary>
+    [TracingFact(needsWorkloads: false)]
+    public void A_programs_real_user_and_system_time_agree_with_the_traced_run_time()
+    {
+        using var dir = new TempDirectory("tracelab-usage");
+        // ~0.3 s of shell arithmetic in the program and in an orphan that outlives it by a sleep.
+        const string spin = "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done";
+        var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--",
+            "sh", "-c", $"({spin}; sleep 0.3) & {spin}");
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var report = Load(dir.Path);
+        Report(report, "sh spin + orphan");
+        var p = report.Process!;
+        // The report goes to stderr, so that the program's stdout stays its own.
+        Assert.Contains("(start to exit; getrusage of its tree)", run.Stderr, StringComparison.Ordinal);
+        Assert.NotNull(p.RealNs);
+        Assert.NotNull(p.UserNs);
+        var cpu = p.UserNs!.Value + p.SystemNs!.Value;
+        // getrusage ticks are exact to the scheduler's accounting; the trace's run time ends at switches: a few ms.
+        Assert.True(Math.Abs(cpu - p.TracedRunNs) <= Math.Max(20_000_000, p.TracedRunNs / 20),
+            $"getrusage {cpu} ns, traced run {p.TracedRunNs} ns");
+        Assert.True(p.TracedRunNs > 100_000_000, $"traced run {p.TracedRunNs} ns");
+        var region = report.Region.EndNs - report.Region.BeginNs;
+        Assert.True(p.RealNs >= region - 10_000_000 && p.RealNs <= region + 200_000_000,
+            $"real {p.RealNs} ns, region {region} ns");
+        Assert.True(p.RealNs >= 300_000_000, $"real {p.RealNs} ns: the orphan's sleep is part of the run");
+    }
+
     [TracingProgramFact("stress-ng")]
     public void Stress_ng_child_processes_are_followed()
     {

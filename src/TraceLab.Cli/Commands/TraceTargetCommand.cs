@@ -107,7 +107,8 @@ public sealed partial class TraceTargetCommand
         if (partial)
             _console.MarkupLine("[yellow]interrupted: capture stopped before the program and its children ended; " +
                 "keeping the partial trace (the program was not killed)[/]");
-        var run = RunSection(name, string.Join(' ', s.Command), exitCode, started, "program");
+        var run = RunSection(name, string.Join(' ', s.Command), exitCode, started, "program",
+            partial ? null : program.Usage);
         Finish(capture, output, run, partial, s, program.Pid);
         return partial ? ExitCodes.Interrupted : exitCode;
     }
@@ -208,13 +209,21 @@ public sealed partial class TraceTargetCommand
     }
 
     private static RunSection RunSection(string name, string command, int exitCode, DateTimeOffset started,
-        string mode) => new()
+        string mode, ProgramUsage? usage = null) => new()
     {
         Workload = name,
         Parameters = new Dictionary<string, string> { ["mode"] = mode },
         Command = command,
         ExitCode = exitCode,
         StartedUtc = started,
+        ElapsedNs = usage?.ElapsedNs,
+        Rusage = usage?.Rusage is { } u
+            ? new ProgramRusage
+            {
+                UserNs = u.UserNs, SystemNs = u.SystemNs,
+                VoluntarySwitches = u.VoluntarySwitches, InvoluntarySwitches = u.InvoluntarySwitches,
+            }
+            : null,
     };
 
     /// <summary>A name usable in a directory and a tracefs instance name: letters, digits, '.', '_' and '-'.</summary>

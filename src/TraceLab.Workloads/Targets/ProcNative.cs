@@ -44,6 +44,24 @@ internal static partial class ProcNative
         return boot[0] * 1_000_000_000 + boot[1] - monoNs;
     }
 
+    private const int RusageChildren = -1;
+
+    [LibraryImport("libc", EntryPoint = "getrusage")]
+    private static unsafe partial int GetRusage(int who, long* usage);
+
+    /// <summary>
+    /// getrusage(RUSAGE_CHILDREN): CPU time and context switches of every child this process has waited for, with
+    /// the children those waited for in turn; null when the call fails. A 64-bit struct rusage: two timevals, then 14
+    /// longs, the last two ru_nvcsw and ru_nivcsw.
+    /// </summary>
+    public static unsafe ChildrenUsage? WaitedChildrenUsage()
+    {
+        if (!OperatingSystem.IsLinux() || IntPtr.Size != 8) return null;
+        long* u = stackalloc long[18];
+        if (GetRusage(RusageChildren, u) != 0) return null;
+        return new ChildrenUsage(u[0] * 1_000_000_000 + u[1] * 1_000, u[2] * 1_000_000_000 + u[3] * 1_000, u[16], u[17]);
+    }
+
     [LibraryImport("libc", EntryPoint = "waitpid", SetLastError = true)]
     private static unsafe partial int WaitPid(int pid, int* status, int options);
 
@@ -61,4 +79,11 @@ internal static partial class ProcNative
         int status;
         WaitPid(pid, &status, WNOHANG);
     }
+}
+
+/// <summary>CPU time (ns) and context switches, as getrusage reports them.</summary>
+public readonly record struct ChildrenUsage(long UserNs, long SystemNs, long VoluntarySwitches, long InvoluntarySwitches)
+{
+    public static ChildrenUsage operator -(ChildrenUsage a, ChildrenUsage b) => new(a.UserNs - b.UserNs,
+        a.SystemNs - b.SystemNs, a.VoluntarySwitches - b.VoluntarySwitches, a.InvoluntarySwitches - b.InvoluntarySwitches);
 }

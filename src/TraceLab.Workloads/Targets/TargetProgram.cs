@@ -28,10 +28,15 @@ public sealed class TargetProgram : IDisposable
 
     private readonly Process _process;
     private readonly ProcessTree? _tree;
+    private readonly long _startedAt;
+    private readonly ChildrenUsage? _childrenBefore;
 
-    private TargetProgram(Process process, string commandLine, string treeMark)
+    private TargetProgram(Process process, string commandLine, string treeMark, long startedAt,
+        ChildrenUsage? childrenBefore)
     {
         _process = process;
+        _startedAt = startedAt;
+        _childrenBefore = childrenBefore;
         CommandLine = commandLine;
         // Orphaned grandchildren come back to us instead of init: "its children" stay countable (Linux only).
         _tree = OperatingSystem.IsLinux()
@@ -41,6 +46,13 @@ public sealed class TargetProgram : IDisposable
     }
 
     public int Pid => _process.Id;
+
+    /// <summary>
+    /// Once <see cref="WaitForTreeAsync"/> has returned: the wall time from the start to the end of the tree's last
+    /// process, and the getrusage figures of the program and every process of its tree (what this process, the
+    /// subreaper of the tree, and they in turn waited for); null while it runs or when the wait was interrupted.
+    /// </summary>
+    public ProgramUsage? Usage { get; private set; }
     public string CommandLine { get; }
     public bool HasExited => _process.HasExited;
     /// <summary>The program's exit code once it has exited (128 + signal when a signal ended it).</summary>
@@ -107,11 +119,15 @@ public sealed class TargetProgram : IDisposable
             psi.Environment["LOGNAME"] = user.Name;
         }
         if (OperatingSystem.IsLinux()) ProcNative.BecomeSubreaper();
+        // Children this process waited for before the program count in getrusage too: the program's are the change.
+        var childrenBefore = ProcNative.WaitedChildrenUsage();
+        var startedAt = Stopwatch.GetTimestamp();
         try
         {
             var p = Process.Start(psi)
                 ?? throw new TargetException($"cannot start {executable}", TargetException.NotFound);
-            return new TargetProgram(p, string.Join(' ', [executable, .. arguments]), treeMark);
+            return new TargetProgram(p, string.Join(' ', [executable, .. arguments]), treeMark, startedAt,
+                childrenBefore);
         }
         catch (Win32Exception ex)
         {
@@ -136,11 +152,16 @@ public sealed class TargetProgram : IDisposable
             await Task.WhenAny(exited, Task.Delay(PollInterval, cancellationToken)).ConfigureAwait(false);
         }
         await exited.ConfigureAwait(false);
+        // The program's end is exact (its exit is waited for); an orphan outliving it ends within a poll.
+        var endedAt = Stopwatch.GetTimestamp();
         while (_tree is not null && _tree.Scan() > 0)
         {
             Report(onThreads, told);
             await Task.Delay(PollInterval, cancellationToken).ConfigureAwait(false);
+            endedAt = Stopwatch.GetTimestamp();
         }
+        Usage = new ProgramUsage((long)Stopwatch.GetElapsedTime(_startedAt, endedAt).TotalNanoseconds,
+            ProcNative.WaitedChildrenUsage() - _childrenBefore);
         return _process.ExitCode;
     }
 
@@ -162,3 +183,7 @@ public sealed class TargetProgram : IDisposable
 
     public void Dispose() => _process.Dispose();
 }
+
+/// <param name="ElapsedNs">Wall time from the program's start to the end of its tree's last process.</param>
+/// <param name="Rusage">getrusage(RUSAGE_CHILDREN) over the run: the program and its tree; null off Linux.</param>
+public sealed record ProgramUsage(long ElapsedNs, ChildrenUsage? Rusage);
