@@ -29,7 +29,9 @@ public static class TerminalReport
         {
             console.MarkupLine($"[bold]Process[/] {p.Pid} {Markup.Escape(p.Name ?? "")}: " +
                 $"Real {Sec(p.RealNs)}  User {Sec(p.UserNs)}  System {Sec(p.SystemNs)}  " +
-                (r.Run?.ElapsedNs is null ? "(workload's clock and getrusage)  " : "(start to exit; getrusage of its tree)  ") +
+                (r.Run?.ElapsedNs is null
+                    ? "(workload's clock and getrusage)  "
+                    : "(start to exit; getrusage of its tree)  ") +
                 $"traced run {p.TracedRunNs / 1e9:0.000} s, {p.VoluntarySwitches:N0} voluntary / {p.InvoluntarySwitches:N0} involuntary switches");
             if (p.WorkloadMetrics is { } m)
                 console.MarkupLine($"[bold]Workload[/] {Markup.Escape(WorkloadMetricsText.Format(m))}");

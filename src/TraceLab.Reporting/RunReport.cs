@@ -110,7 +110,9 @@ public sealed class RunSection
     /// </summary>
     public long? ElapsedNs { get; init; }
 
-    /// <summary>`trace -- PROGRAM`: getrusage of the program and every process of its tree (Linux); else null.</summary>
+    /// <summary>
+    /// `trace -- PROGRAM`: getrusage of the program and every process of its tree (Linux); else null.
+    /// </summary>
     public ProgramRusage? Rusage { get; init; }
 }
 

@@ -59,7 +59,8 @@ internal static partial class ProcNative
         if (!OperatingSystem.IsLinux() || IntPtr.Size != 8) return null;
         long* u = stackalloc long[18];
         if (GetRusage(RusageChildren, u) != 0) return null;
-        return new ChildrenUsage(u[0] * 1_000_000_000 + u[1] * 1_000, u[2] * 1_000_000_000 + u[3] * 1_000, u[16], u[17]);
+        return new ChildrenUsage(u[0] * 1_000_000_000 + u[1] * 1_000, u[2] * 1_000_000_000 + u[3] * 1_000,
+            u[16], u[17]);
     }
 
     [LibraryImport("libc", EntryPoint = "waitpid", SetLastError = true)]
@@ -82,8 +83,10 @@ internal static partial class ProcNative
 }
 
 /// <summary>CPU time (ns) and context switches, as getrusage reports them.</summary>
-public readonly record struct ChildrenUsage(long UserNs, long SystemNs, long VoluntarySwitches, long InvoluntarySwitches)
+public readonly record struct ChildrenUsage(long UserNs, long SystemNs, long VoluntarySwitches,
+    long InvoluntarySwitches)
 {
     public static ChildrenUsage operator -(ChildrenUsage a, ChildrenUsage b) => new(a.UserNs - b.UserNs,
-        a.SystemNs - b.SystemNs, a.VoluntarySwitches - b.VoluntarySwitches, a.InvoluntarySwitches - b.InvoluntarySwitches);
+        a.SystemNs - b.SystemNs, a.VoluntarySwitches - b.VoluntarySwitches,
+        a.InvoluntarySwitches - b.InvoluntarySwitches);
 }
