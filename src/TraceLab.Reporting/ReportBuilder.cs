@@ -53,6 +53,8 @@ public static class ReportBuilder
         var threads = tids.Select(tid => Thread(tid, pid, grouping.ProcessOf(tid), names, accounting.Stats(tid),
             byTid.GetValueOrDefault(tid), reused, accounting)).ToList();
         var processes = ProcessesReport.Build(analyses, grouping, names, tids.ToHashSet(), run, pid);
+        // A workload measures itself; a program TraceLab ran is measured by TraceLab (the run section).
+        var times = workload?.Process ?? run?.Rusage;
         var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
         // The charts read only the finished analyses: built first, they can be drawn while the sections are built.
         var charts = ReportChartsBuilder.Build(context, analyses.Timeline?.Result());
@@ -89,12 +91,11 @@ public static class ReportBuilder
             {
                 Pid = pid,
                 Name = names.TryGetName(pid, out var n) ? n : workload?.Workload,
-                // A workload measures itself; a program TraceLab ran is measured by TraceLab (the run section).
                 RealNs = workload?.ElapsedNs ?? run?.ElapsedNs,
-                UserNs = workload?.Process.UserNs ?? run?.Rusage?.UserNs,
-                SystemNs = workload?.Process.SystemNs ?? run?.Rusage?.SystemNs,
-                RusageVoluntarySwitches = workload?.Process.VoluntarySwitches ?? run?.Rusage?.VoluntarySwitches,
-                RusageInvoluntarySwitches = workload?.Process.InvoluntarySwitches ?? run?.Rusage?.InvoluntarySwitches,
+                UserNs = times?.UserNs,
+                SystemNs = times?.SystemNs,
+                RusageVoluntarySwitches = times?.VoluntarySwitches,
+                RusageInvoluntarySwitches = times?.InvoluntarySwitches,
                 TracedRunNs = threads.Sum(t => t.RunNs),
                 TracedReadyNs = threads.Sum(t => t.ReadyNs),
                 TracedWaitNs = threads.Sum(t => t.WaitNs),

@@ -3,6 +3,7 @@ using TraceLab.Analyzers;
 using TraceLab.Reporting.Charts;
 using TraceLab.Reporting.Findings;
 using TraceLab.Reporting.Sections;
+using TraceLab.Workloads;
 
 namespace TraceLab.Reporting;
 
@@ -111,18 +112,10 @@ public sealed class RunSection
     public long? ElapsedNs { get; init; }
 
     /// <summary>
-    /// `trace -- PROGRAM`: getrusage of the program and every process of its tree (Linux); else null.
+    /// `trace -- PROGRAM`: getrusage of the program and every process of its tree (Linux), in the same form as a
+    /// workload's own (workload.json `process`); else null.
     /// </summary>
-    public ProgramRusage? Rusage { get; init; }
-}
-
-/// <summary>getrusage(RUSAGE_CHILDREN) over a traced program's run (docs/metrics.md#program-usage).</summary>
-public sealed class ProgramRusage
-{
-    public long UserNs { get; init; }
-    public long SystemNs { get; init; }
-    public long VoluntarySwitches { get; init; }
-    public long InvoluntarySwitches { get; init; }
+    public ProcessTimes? Rusage { get; init; }
 }
 
 public sealed class CaptureSection

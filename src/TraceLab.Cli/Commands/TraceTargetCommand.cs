@@ -217,13 +217,7 @@ public sealed partial class TraceTargetCommand
         ExitCode = exitCode,
         StartedUtc = started,
         ElapsedNs = usage?.ElapsedNs,
-        Rusage = usage?.Rusage is { } u
-            ? new ProgramRusage
-            {
-                UserNs = u.UserNs, SystemNs = u.SystemNs,
-                VoluntarySwitches = u.VoluntarySwitches, InvoluntarySwitches = u.InvoluntarySwitches,
-            }
-            : null,
+        Rusage = usage?.Rusage,
     };
 
     /// <summary>A name usable in a directory and a tracefs instance name: letters, digits, '.', '_' and '-'.</summary>

@@ -111,8 +111,6 @@ public static class HtmlReport
         return sb.ToString();
     }
 
-    private static string Count(long n, string noun) => EnglishCount.Of(n, noun);
-
     private static void Timeline(TextWriter html, RunReport report, TimelineData? data)
     {
         // Built in pieces and written out as it grows: one row per thread.
@@ -132,7 +130,7 @@ public static class HtmlReport
         var handoffArrows = data.Handoffs.Count;
         sb.Append("<div class=\"card\">\n");
         sb.Append(Inv, $"<p>Window <b>{Ms(begin)}–{Ms(begin + shown)} ms</b> from the region's begin ({Ms(shown)} ms{(shown < data.Window.LengthNs ? $" of the {Ms(data.Window.LengthNs)} ms asked: the trace ends" : "")}; choose another with <code>--timeline-window START:LENGTH</code>, in ms). ");
-        sb.Append($"{Count(data.Segments.Count, "segment")}, {Count(data.Wakes.Count, "wakeup")} ({Count(handoffArrows, "lock handoff")}), {Count(data.Episodes.Count, "convoy episode")}, {Count(data.FutileWakeups.Count, "futile wakeup")} in the window.");
+        sb.Append($"{EnglishCount.Of(data.Segments.Count, "segment")}, {EnglishCount.Of(data.Wakes.Count, "wakeup")} ({EnglishCount.Of(handoffArrows, "lock handoff")}), {EnglishCount.Of(data.Episodes.Count, "convoy episode")}, {EnglishCount.Of(data.FutileWakeups.Count, "futile wakeup")} in the window.");
         if (report.Region.EndNs > report.Region.BeginNs && data.Start >= report.Region.EndNs)
             sb.Append(Inv, $" <b>The window starts after the measured region ends</b> (the region is {Ms(report.Region.DurationNs)} ms long): choose an earlier one.");
         else if (data.Segments.Count == 0)

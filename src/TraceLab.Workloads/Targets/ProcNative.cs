@@ -83,7 +83,7 @@ internal static partial class ProcNative
 }
 
 /// <summary>CPU time (ns) and context switches, as getrusage reports them.</summary>
-public readonly record struct ChildrenUsage(long UserNs, long SystemNs, long VoluntarySwitches,
+internal readonly record struct ChildrenUsage(long UserNs, long SystemNs, long VoluntarySwitches,
     long InvoluntarySwitches)
 {
     public static ChildrenUsage operator -(ChildrenUsage a, ChildrenUsage b) => new(a.UserNs - b.UserNs,

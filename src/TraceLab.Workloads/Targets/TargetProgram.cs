@@ -160,8 +160,15 @@ public sealed class TargetProgram : IDisposable
             await Task.Delay(PollInterval, cancellationToken).ConfigureAwait(false);
             endedAt = Stopwatch.GetTimestamp();
         }
+        var rusage = ProcNative.WaitedChildrenUsage() - _childrenBefore;
         Usage = new ProgramUsage((long)Stopwatch.GetElapsedTime(_startedAt, endedAt).TotalNanoseconds,
-            ProcNative.WaitedChildrenUsage() - _childrenBefore);
+            rusage is { } u
+                ? new ProcessTimes
+                {
+                    UserNs = u.UserNs, SystemNs = u.SystemNs,
+                    VoluntarySwitches = u.VoluntarySwitches, InvoluntarySwitches = u.InvoluntarySwitches,
+                }
+                : null);
         return _process.ExitCode;
     }
 
@@ -186,4 +193,4 @@ public sealed class TargetProgram : IDisposable
 
 /// <param name="ElapsedNs">Wall time from the program's start to the end of its tree's last process.</param>
 /// <param name="Rusage">getrusage(RUSAGE_CHILDREN) over the run: the program and its tree; null off Linux.</param>
-public sealed record ProgramUsage(long ElapsedNs, ChildrenUsage? Rusage);
+public sealed record ProgramUsage(long ElapsedNs, ProcessTimes? Rusage);
