@@ -22,8 +22,12 @@ public sealed class EtwGuardWineTests(ITestOutputHelper output)
     [WineFact]
     public void Under_wine_the_guard_acts_on_its_owners_session_once_the_pipe_holder_is_killed()
     {
-        var exe = WineTraceLab.Published.Value;
+        // Everything the test makes (the win-x64 build, ~0.3 GB, and the wine prefix, ~0.7 GB) lives in this one
+        // directory, deleted when the test ends; a process-exit hook did not run under the test host and left
+        // a gigabyte per run behind.
         using var dir = new TempDirectory("tracelab-wine-guard");
+        var exe = WineTraceLab.Publish(dir.File("winx64"));
+        var prefix = WineTraceLab.CreatePrefix(dir.File("prefix"));
         var holderPid = dir.File("holder.pid");
         // The holder (standing for TraceLab) writes the guard's commands, then sleeps holding the pipe's write end.
         var script = $"sh -c 'echo $$ > {holderPid}; echo \"w TraceLab-{Owner}-run-1\"; " +
@@ -32,7 +36,7 @@ public sealed class EtwGuardWineTests(ITestOutputHelper output)
         var psi = new ProcessStartInfo("sh") { RedirectStandardError = true, RedirectStandardOutput = true };
         psi.ArgumentList.Add("-c");
         psi.ArgumentList.Add(script);
-        psi.Environment["WINEPREFIX"] = WineTraceLab.Prefix.Value;
+        psi.Environment["WINEPREFIX"] = prefix;
         psi.Environment["WINEDEBUG"] = "-all";
         using var sh = Process.Start(psi)!;
         var stderr = new StringBuilder();
@@ -64,33 +68,32 @@ public sealed class EtwGuardWineTests(ITestOutputHelper output)
         finally
         {
             if (!sh.HasExited) sh.Kill(entireProcessTree: true);
+            WineTraceLab.StopServer(prefix);
         }
     }
 }
 
-/// <summary>TraceLab published for win-x64 once per test run, and a wine prefix that reports Windows 10.</summary>
+/// <summary>TraceLab published for win-x64, and a wine prefix that reports Windows 10, each in a directory the
+/// caller owns and deletes.</summary>
 internal static class WineTraceLab
 {
     public static string Wine =>
         File.Exists("/usr/lib/wine/wine64") ? "/usr/lib/wine/wine64" : TestEnvironment.OnPath("wine64") ? "wine64" : "wine";
 
-    /// <summary>`dotnet publish` into a temporary directory, with its own obj/bin (the repository's are untouched).</summary>
-    public static readonly Lazy<string> Published = new(() =>
+    /// <summary>`dotnet publish` into <paramref name="root"/>, with its own obj/bin (the repository's are untouched).</summary>
+    public static string Publish(string root)
     {
-        var root = RepoPaths.NewTempDirectory("tracelab-winx64");
-        DeleteAtExit(root);
         var publish = ProcessOutput.Run("dotnet", "publish", Path.Combine(RepoPaths.Root, "src", "TraceLab.Cli"),
             "-r", "win-x64", "--self-contained", "-c", "Release", "--artifacts-path", Path.Combine(root, "artifacts"),
             "-o", Path.Combine(root, "out"), "-v", "q");
         Assert.True(publish.ExitCode == 0, $"win-x64 publish failed: {publish.Stdout}{publish.Stderr}");
         return Path.Combine(root, "out", "tracelab.exe");
-    });
+    }
 
     /// <summary>TraceEvent refuses Windows versions before 10, which is what a new wine prefix reports.</summary>
-    public static readonly Lazy<string> Prefix = new(() =>
+    public static string CreatePrefix(string prefix)
     {
-        var prefix = RepoPaths.NewTempDirectory("tracelab-wineprefix");
-        DeleteAtExit(prefix);
+        Directory.CreateDirectory(prefix);
         var psi = new ProcessStartInfo(Wine) { RedirectStandardOutput = true, RedirectStandardError = true };
         foreach (var a in new[] { "winecfg", "/v", "win10" }) psi.ArgumentList.Add(a);
         psi.Environment["WINEPREFIX"] = prefix;
@@ -100,13 +103,27 @@ internal static class WineTraceLab
         p.StandardError.ReadToEndAsync();
         Assert.True(p.WaitForExit(180_000), "wine prefix setup timed out");
         return prefix;
-    });
+    }
 
-    private static void DeleteAtExit(string dir) => AppDomain.CurrentDomain.ProcessExit += (_, _) =>
+    private static readonly string[] WineServers = ["/usr/lib/wine/wineserver64", "/usr/lib/wine/wineserver"];
+
+    /// <summary>Stops the prefix's wineserver (it lingers after the last wine process, holding the prefix open),
+    /// so nothing the test started keeps running and the prefix can be deleted.</summary>
+    public static void StopServer(string prefix)
     {
-        try { Directory.Delete(dir, recursive: true); }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
-    };
+        var wineserver = WineServers.FirstOrDefault(File.Exists) ?? "wineserver";
+        var psi = new ProcessStartInfo(wineserver) { RedirectStandardOutput = true, RedirectStandardError = true };
+        psi.ArgumentList.Add("-k");
+        psi.Environment["WINEPREFIX"] = prefix;
+        try
+        {
+            using var p = Process.Start(psi)!;
+            p.StandardOutput.ReadToEndAsync();
+            p.StandardError.ReadToEndAsync();
+            if (!p.WaitForExit(30_000)) p.Kill();
+        }
+        catch (System.ComponentModel.Win32Exception) { } // no wineserver binary: nothing of wine is left running
+    }
 }
 
 /// <summary>Needs Linux and wine (to run the win-x64 build); skipped with the reason otherwise.</summary>
