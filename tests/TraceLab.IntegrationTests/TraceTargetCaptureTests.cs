@@ -44,7 +44,11 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Equal(4, waiters.Count);
         Assert.Equal(waiters, top.Participants.Order().ToList());
         Assert.DoesNotContain(main, top.Participants);
-        Assert.True(top.ConvoyShareOfRegion > 0.2, $"convoy share {top.ConvoyShareOfRegion}");
+        // The lock goes through its wait queue in episodes. How much of the region they fill depends on the
+        // machine's load, not on TraceLab: 32–52 % on a quiet 2-CPU machine, 0.1–2 % with two CPU hogs beside it
+        // (sysbench's threads then rarely run together), so only its presence is asserted.
+        Assert.True(top.Episodes > 0 && top.HandoffsInConvoys > 0 && top.ConvoyShareOfRegion > 0,
+            $"{top.Episodes} episodes, {top.HandoffsInConvoys} handoffs in convoys, share {top.ConvoyShareOfRegion}");
     }
 
     [TracingFact(needsWorkloads: false)]
