@@ -94,14 +94,7 @@ internal static class WineTraceLab
     public static string CreatePrefix(string prefix)
     {
         Directory.CreateDirectory(prefix);
-        var psi = new ProcessStartInfo(Wine) { RedirectStandardOutput = true, RedirectStandardError = true };
-        foreach (var a in new[] { "winecfg", "/v", "win10" }) psi.ArgumentList.Add(a);
-        psi.Environment["WINEPREFIX"] = prefix;
-        psi.Environment["WINEDEBUG"] = "-all";
-        using var p = Process.Start(psi)!;
-        p.StandardOutput.ReadToEndAsync();
-        p.StandardError.ReadToEndAsync();
-        Assert.True(p.WaitForExit(180_000), "wine prefix setup timed out");
+        Assert.True(RunInPrefix(prefix, Wine, ["winecfg", "/v", "win10"], 180_000), "wine prefix setup timed out");
         return prefix;
     }
 
@@ -111,18 +104,27 @@ internal static class WineTraceLab
     /// so nothing the test started keeps running and the prefix can be deleted.</summary>
     public static void StopServer(string prefix)
     {
-        var wineserver = WineServers.FirstOrDefault(File.Exists) ?? "wineserver";
-        var psi = new ProcessStartInfo(wineserver) { RedirectStandardOutput = true, RedirectStandardError = true };
-        psi.ArgumentList.Add("-k");
-        psi.Environment["WINEPREFIX"] = prefix;
         try
         {
-            using var p = Process.Start(psi)!;
-            p.StandardOutput.ReadToEndAsync();
-            p.StandardError.ReadToEndAsync();
-            if (!p.WaitForExit(30_000)) p.Kill();
+            RunInPrefix(prefix, WineServers.FirstOrDefault(File.Exists) ?? "wineserver", ["-k"], 30_000);
         }
         catch (System.ComponentModel.Win32Exception) { } // no wineserver binary: nothing of wine is left running
+    }
+
+    /// <summary>Runs a wine program quietly in <paramref name="prefix"/>; false (and killed) if it outlasted the
+    /// timeout.</summary>
+    private static bool RunInPrefix(string prefix, string file, string[] args, int timeoutMs)
+    {
+        var psi = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (var a in args) psi.ArgumentList.Add(a);
+        psi.Environment["WINEPREFIX"] = prefix;
+        psi.Environment["WINEDEBUG"] = "-all";
+        using var p = Process.Start(psi)!;
+        p.StandardOutput.ReadToEndAsync();
+        p.StandardError.ReadToEndAsync();
+        if (p.WaitForExit(timeoutMs)) return true;
+        p.Kill(entireProcessTree: true);
+        return false;
     }
 }
 
