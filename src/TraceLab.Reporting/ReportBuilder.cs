@@ -27,6 +27,11 @@ public static class ReportBuilder
             warnings.Add($"{info.SkippedFormats} event formats in the trace could not be parsed (newer kernel?): their events were skipped");
         if (info.UnknownEvents > 0)
             warnings.Add($"{info.UnknownEvents} events had no format in the trace: skipped");
+        // Next: without switches every run, ready and wait figure below is an inference.
+        if (accounting.SwitchEvents == 0)
+            warnings.Add("the trace has no context switches (sched_switch; ETW: CSwitch): run, ready and wait times " +
+                "are only inferred from the events each thread logged, and no lock wait can be seen; record context " +
+                "switches to analyse contention (docs/metrics.md#switchevents)");
 
         var pid = pidOverride ?? (workload?.Pid > 0 ? workload.Pid : region.MarkerTid > 0 ? region.MarkerTid
             : region.TargetPids.Count > 0 ? region.TargetPids[0] : 0);

@@ -9,13 +9,28 @@ public static class FindingsMarkdown
 {
     public const string Heading = "## Findings";
 
-    public static IReadOnlyList<ReportBlock> View(IReadOnlyList<FindingSection> findings) =>
-        [new MarkdownText([.. Markdown(findings)]), .. Terminal(findings).Select(line => new TerminalLine(line))];
+    /// <param name="findings">The ranked findings.</param>
+    /// <param name="hasSwitches">
+    /// Whether the trace logged context switches. Without them no wait is measured, so an empty list says nothing
+    /// about the program: the section says that rather than "no findings".
+    /// </param>
+    public static IReadOnlyList<ReportBlock> View(IReadOnlyList<FindingSection> findings, bool hasSwitches) =>
+        [new MarkdownText([.. Markdown(findings, hasSwitches)]),
+            .. Terminal(findings, hasSwitches).Select(line => new TerminalLine(line))];
 
-    public static IEnumerable<string> Markdown(IReadOnlyList<FindingSection> findings)
+    /// <summary>Why an empty list of findings means nothing (docs/metrics.md#findings-floor).</summary>
+    public const string NoSwitches = "the trace has no context switches, so no thread's waits were measured";
+
+    public static IEnumerable<string> Markdown(IReadOnlyList<FindingSection> findings, bool hasSwitches)
     {
         yield return Heading;
         yield return "";
+        if (findings.Count == 0 && !hasSwitches)
+        {
+            yield return $"No findings can be judged: {NoSwitches} (see the warnings).";
+            yield return "";
+            yield break;
+        }
         if (findings.Count == 0)
         {
             yield return $"No findings above the floor ({FloorText}). Definitions: docs/metrics.md, \"Findings\".";
@@ -43,8 +58,13 @@ public static class FindingsMarkdown
         }
     }
 
-    public static IEnumerable<string> Terminal(IReadOnlyList<FindingSection> findings)
+    public static IEnumerable<string> Terminal(IReadOnlyList<FindingSection> findings, bool hasSwitches)
     {
+        if (findings.Count == 0 && !hasSwitches)
+        {
+            yield return $"[bold]Findings[/] [yellow]none can be judged:[/] {NoSwitches} (see the warnings)";
+            yield break;
+        }
         if (findings.Count == 0)
         {
             yield return $"[bold]Findings[/] [green]no findings above the floor[/] ({Format.Escape(FloorText)})";

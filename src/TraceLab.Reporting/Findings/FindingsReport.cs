@@ -23,5 +23,5 @@ public sealed class FindingsReport : IAnalysisReport
             : null;
 
     public IReadOnlyList<ReportBlock>? View(RunReport report) =>
-        report.Findings is { } findings ? FindingsMarkdown.View(findings) : null;
+        report.Findings is { } findings ? FindingsMarkdown.View(findings, report.Capture.SwitchEvents > 0) : null;
 }

@@ -32,7 +32,7 @@ public sealed class TerminalFindingsWidthTests
             Out = new AnsiConsoleOutput(text), Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
         });
         console.Profile.Width = 2000;
-        TerminalSections.Write(console, FindingsMarkdown.View([Long()]), fitLines: fit);
+        TerminalSections.Write(console, FindingsMarkdown.View([Long()], hasSwitches: true), fitLines: fit);
         return [.. text.ToString().Split('\n').Select(l => l.TrimEnd('\r'))];
     }
 
@@ -63,7 +63,7 @@ public sealed class TerminalFindingsWidthTests
     [Fact]
     public void Report_md_keeps_the_whole_text()
     {
-        var md = string.Join("\n", FindingsMarkdown.Markdown([Long()]));
+        var md = string.Join("\n", FindingsMarkdown.Markdown([Long()], hasSwitches: true));
 
         Assert.Contains("`convoy.figure39` = 39019.5", md, StringComparison.Ordinal);
         Assert.Contains("`9900:50`", md, StringComparison.Ordinal);

@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using TraceLab.Cli;
 using TraceLab.Formats.Etl;
 using TraceLab.Formats.Etw;
+using TraceLab.Reporting;
 using Xunit;
 
 namespace TraceLab.Tests.Reporting;
@@ -67,5 +68,18 @@ public sealed class EtwProcessGroupingTests
         Assert.Equal(("System", expected[4]), (system.Name, system.ThreadCount));
         var services = report.Processes.Single(p => p.Pid == 600);
         Assert.Equal(("services.exe", expected[600]), (services.Name, services.ThreadCount));
+    }
+
+    /// <summary>The trace logged no CSwitch (reference count 0): the report says its findings cannot be judged.</summary>
+    [ExternalTraceFact(Shutdown)]
+    public void A_windows_trace_without_cswitch_is_reported_as_one_whose_waits_cannot_be_judged()
+    {
+        var report = AnalysisPipeline.Analyze(ExternalTraces.PathOf(Shutdown), workload: null, run: null,
+            partial: false, pid: null);
+        Assert.Equal(17_078, report.Capture.Events);
+        Assert.Equal(0, report.Capture.SwitchEvents);
+        Assert.Empty(report.Findings!);
+        Assert.Contains(report.Warnings, w => w.StartsWith("the trace has no context switches", StringComparison.Ordinal));
+        Assert.Contains("No findings can be judged", ReportMarkdown.Render(report), StringComparison.Ordinal);
     }
 }
