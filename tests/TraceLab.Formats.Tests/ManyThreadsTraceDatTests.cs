@@ -1,6 +1,7 @@
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
 using Xunit;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests;
 
@@ -62,7 +63,7 @@ public sealed class ManyThreadsTraceDatTests : IDisposable
 
     private static (TraceInfo Info, List<KernelEvent> Events) Read(string path)
     {
-        using var reader = TraceDatReader.Open(path, new TraceDatReadOptions());
+        using var reader = TraceDatReader.Open(path, new TraceReadOptions());
         var sink = new TraceDatRoundTripTests.ListSink();
         reader.Read(sink);
         return (reader.Info, sink.Events);

@@ -1,5 +1,6 @@
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests;
 
@@ -41,7 +42,7 @@ internal sealed class TestTraceFile : IDisposable
     /// <summary>Reads every event; returns the events' timestamps and CPUs.</summary>
     public static (TraceInfo Info, List<(long Ts, int Cpu)> Events) ReadAll(string path, bool salvage = false)
     {
-        using var reader = TraceDatReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
+        using var reader = TraceDatReader.Open(path, new TraceReadOptions { Salvage = salvage });
         var sink = new TraceDatRoundTripTests.ListSink();
         reader.Read(sink);
         return (reader.Info, sink.Events.Select(e => (e.Timestamp, e.Cpu)).ToList());

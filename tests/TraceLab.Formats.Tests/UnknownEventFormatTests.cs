@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests;
 
@@ -74,7 +75,7 @@ public sealed class UnknownEventFormatTests : IDisposable
         "field: u64 xxxxxxxxx"u8.CopyTo(bytes.AsSpan(at));
         File.WriteAllBytes(path, bytes);
 
-        var ex = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(path, new TraceDatReadOptions { Salvage = true }));
+        var ex = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(path, new TraceReadOptions { Salvage = true }));
         Assert.Equal(path, ex.File);
         Assert.Contains("header_page", ex.Message, StringComparison.Ordinal);
     }

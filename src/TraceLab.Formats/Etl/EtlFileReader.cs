@@ -101,7 +101,7 @@ public sealed class EtlFileReader : IKernelTraceReader
 
     /// <exception cref="TraceFormatException">Not an .etl file, or its header or (without salvage) a buffer is
     /// damaged.</exception>
-    public static EtlFileReader Open(string path, TraceDatReadOptions? options = null) =>
+    public static EtlFileReader Open(string path, TraceReadOptions? options = null) =>
         Open(File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.RandomAccess), path,
             options);
 
@@ -109,9 +109,9 @@ public sealed class EtlFileReader : IKernelTraceReader
     /// Reads the .etl open as <paramref name="file"/> (the reader owns the handle from here on, also when this
     /// throws); <paramref name="path"/> is what messages and <see cref="Info"/> call it (an archive's entry, say).
     /// </summary>
-    public static EtlFileReader Open(SafeFileHandle file, string path, TraceDatReadOptions? options = null)
+    public static EtlFileReader Open(SafeFileHandle file, string path, TraceReadOptions? options = null)
     {
-        var salvage = (options ?? TraceDatReadOptions.Default).Salvage;
+        var salvage = (options ?? TraceReadOptions.Default).Salvage;
         try
         {
             var header = ReadLogfileHeader(file, path);

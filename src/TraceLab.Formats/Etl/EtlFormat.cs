@@ -15,5 +15,5 @@ public sealed class EtlFormat : ITraceFormat
     public bool Matches(ReadOnlySpan<byte> head) => EtlFileReader.LooksLikeEtl(head);
 
     public IKernelTraceReader Open(string path, TraceReadOptions options) =>
-        EtlFileReader.Open(path, new TraceDatReadOptions { Salvage = options.Salvage });
+        EtlFileReader.Open(path, options);
 }

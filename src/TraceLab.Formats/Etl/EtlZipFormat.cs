@@ -29,7 +29,7 @@ public sealed class EtlZipFormat : ITraceFormat
             var handle = File.OpenHandle(copy.File, FileMode.Open, FileAccess.Read, FileShare.Read | FileShare.Delete,
                 FileOptions.RandomAccess);
             var reader = EtlFileReader.Open(handle, $"{path}:{copy.EntryName}",
-                new TraceDatReadOptions { Salvage = options.Salvage });
+                options);
             return new ExtractedTraceReader(reader, copy);
         }
         catch

@@ -6,6 +6,7 @@ using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.PerfData;
 
@@ -45,7 +46,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         _meta = meta;
         _salvage = salvage;
         Threads = new ThreadTable();
-        LoadCmdlines(meta.Cmdlines, Threads);
+        SavedCmdlines.LoadInto(meta.Cmdlines, Threads);
         _decoder = new KernelEventDecoder(meta.Formats, Threads);
 
         var tracepoints = meta.Attrs.Where(a => a.IsTracepoint).ToList();
@@ -128,9 +129,9 @@ public sealed class PerfDataReader : IKernelTraceReader
     internal long PeakHeldBufferBytes { get; private set; }
 
     /// <exception cref="TraceFormatException">The file is not a readable perf.data with tracepoint samples.</exception>
-    public static PerfDataReader Open(string path, TraceDatReadOptions? options = null)
+    public static PerfDataReader Open(string path, TraceReadOptions? options = null)
     {
-        var salvage = (options ?? TraceDatReadOptions.Default).Salvage;
+        var salvage = (options ?? TraceReadOptions.Default).Salvage;
         var handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan);
         try
         {
@@ -462,16 +463,6 @@ public sealed class PerfDataReader : IKernelTraceReader
 
     public void Dispose() => _handle.Dispose();
 
-    private static void LoadCmdlines(string text, ThreadTable threads)
-    {
-        foreach (var line in text.Split('\n'))
-        {
-            var space = line.IndexOf(' ', StringComparison.Ordinal);
-            if (space <= 0) continue;
-            if (int.TryParse(line.AsSpan(0, space), NumberStyles.Integer, CultureInfo.InvariantCulture, out var pid) && pid > 0)
-                threads.SetName(pid, line[(space + 1)..].TrimEnd('\r'));
-        }
-    }
 
     private static string Expected(TraceFormatException e)
     {

@@ -13,5 +13,5 @@ public sealed class PerfDataFormat : ITraceFormat
     public bool Matches(ReadOnlySpan<byte> head) => head.StartsWith("PERFILE2"u8);
 
     public IKernelTraceReader Open(string path, TraceReadOptions options) =>
-        PerfDataReader.Open(path, new TraceDatReadOptions { Salvage = options.Salvage });
+        PerfDataReader.Open(path, options);
 }

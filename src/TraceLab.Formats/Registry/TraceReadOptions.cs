@@ -7,13 +7,14 @@ public sealed record TraceReadOptions
 
     /// <summary>
     /// Read up to the first damage (per CPU where the format has per-CPU streams) instead of failing, and say what
-    /// was skipped in <see cref="Core.TraceInfo.Damage"/>.
+    /// was skipped in <see cref="Core.TraceInfo.Damage"/>. Damaged metadata still fails: without it no event can be
+    /// decoded.
     /// </summary>
     public bool Salvage { get; init; }
 
     /// <summary>
     /// trace.dat: the ring buffer (trace instance) to read, "" or "top" for the top level; null for the default
-    /// (see <see cref="TraceDat.TraceDatReadOptions.BufferName"/>). Formats without buffers ignore it.
+    /// (see <see cref="TraceReadOptions.BufferName"/>). Formats without buffers ignore it.
     /// </summary>
     public string? BufferName { get; init; }
 }

@@ -2,12 +2,13 @@ using System.Globalization;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.TraceDat;
 
 /// <summary>
 /// Reads trace-cmd trace.dat files (v6, and v7 uncompressed or compressed with zlib or zstd): metadata at
-/// <see cref="Open"/>, then the events of one buffer (the top-level one unless <see cref="TraceDatReadOptions.BufferName"/>
+/// <see cref="Open"/>, then the events of one buffer (the top-level one unless <see cref="TraceReadOptions.BufferName"/>
 /// names an instance) from every CPU merged in timestamp order.
 /// </summary>
 public sealed class TraceDatReader : IKernelTraceReader
@@ -28,7 +29,7 @@ public sealed class TraceDatReader : IKernelTraceReader
         _buffer = buffer;
         _salvage = salvage ? new SalvageLog(meta.PageSize, meta.Damage.Where(d => d.Buffer == buffer)) : null;
         Threads = new ThreadTable();
-        LoadCmdlines(meta.Cmdlines, Threads);
+        SavedCmdlines.LoadInto(meta.Cmdlines, Threads);
         _decoder = new KernelEventDecoder(meta.Formats, Threads);
         Info = new TraceInfo
         {
@@ -62,9 +63,9 @@ public sealed class TraceDatReader : IKernelTraceReader
     /// The file is truncated, corrupt or of an unsupported kind (when salvaging: its metadata is), or has no buffer
     /// of the requested name.
     /// </exception>
-    public static TraceDatReader Open(string path, TraceDatReadOptions? options = null)
+    public static TraceDatReader Open(string path, TraceReadOptions? options = null)
     {
-        options ??= TraceDatReadOptions.Default;
+        options ??= TraceReadOptions.Default;
         var salvage = options.Salvage;
         var handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.RandomAccess);
         try
@@ -234,16 +235,6 @@ public sealed class TraceDatReader : IKernelTraceReader
         if (c.Cpu >= 0 && c.Cpu < pages.Length) pages[c.Cpu] += c.PagesWithMissedEvents;
     }
 
-    private static void LoadCmdlines(string text, ThreadTable threads)
-    {
-        foreach (var line in text.Split('\n'))
-        {
-            var space = line.IndexOf(' ');
-            if (space <= 0) continue;
-            if (int.TryParse(line.AsSpan(0, space), NumberStyles.Integer, CultureInfo.InvariantCulture, out var pid) && pid > 0)
-                threads.SetName(pid, line[(space + 1)..].TrimEnd('\r'));
-        }
-    }
 
     /// <summary>The release is the third word of "Linux host 6.18.0 #1 SMP ... x86_64".</summary>
     private static string? KernelReleaseOf(string? uname)

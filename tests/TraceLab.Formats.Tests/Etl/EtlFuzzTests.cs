@@ -6,6 +6,7 @@ using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Tests.Fuzz;
 using static TraceLab.Formats.Tests.Etl.EtlTestWriter;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.Etl;
 
@@ -147,7 +148,7 @@ public sealed class EtlFuzzTests : IDisposable
         var before = GC.GetAllocatedBytesForCurrentThread();
         try
         {
-            using var reader = EtlFileReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
+            using var reader = EtlFileReader.Open(path, new TraceReadOptions { Salvage = salvage });
             var session = new AnalysisSession(FuzzRead.AllAnalyses);
             reader.Read(session);
             session.Complete();

@@ -6,6 +6,7 @@ using TraceLab.Formats.Etw;
 using TraceLab.Formats.TraceDat;
 using static TraceLab.Formats.Tests.Etl.EtlTestWriter;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.Etl;
 
@@ -70,7 +71,7 @@ public sealed class EtlReaderTests : IDisposable
 
     private static (EtlFileReader Reader, List<KernelEvent> Events) Read(string path, bool salvage = false)
     {
-        var reader = EtlFileReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
+        var reader = EtlFileReader.Open(path, new TraceReadOptions { Salvage = salvage });
         var sink = new ListSink();
         reader.Read(sink);
         return (reader, sink.Events);

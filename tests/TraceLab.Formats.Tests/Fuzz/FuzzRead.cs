@@ -2,6 +2,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Findings;
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.Fuzz;
 
@@ -23,7 +24,7 @@ internal static class FuzzRead
         var before = GC.GetAllocatedBytesForCurrentThread();
         try
         {
-            using var reader = TraceDatReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
+            using var reader = TraceDatReader.Open(path, new TraceReadOptions { Salvage = salvage });
             var session = new AnalysisSession(AllAnalyses);
             reader.Read(session);
             session.Complete();

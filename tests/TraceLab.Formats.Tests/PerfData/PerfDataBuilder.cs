@@ -3,6 +3,7 @@ using System.Buffers.Binary;
 using System.Text;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -181,7 +182,7 @@ internal sealed class PerfDataBuilder : IDisposable
     {
         var path = Path.Combine(directory, $"{Guid.NewGuid():N}.perf.data");
         File.WriteAllBytes(path, Build());
-        var reader = PerfDataReader.Open(path, new TraceDatReadOptions());
+        var reader = PerfDataReader.Open(path, new TraceReadOptions());
         reader.Read(new TraceDatRoundTripTests.ListSink());
         return reader;
     }

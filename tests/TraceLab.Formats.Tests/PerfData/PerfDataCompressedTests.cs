@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -27,7 +28,7 @@ public sealed class PerfDataCompressedTests : IDisposable
 
     private static (PerfDataReader Reader, List<KernelEvent> Events) ReadAll(string path, bool salvage = false)
     {
-        var reader = PerfDataReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
+        var reader = PerfDataReader.Open(path, new TraceReadOptions { Salvage = salvage });
         var sink = new TraceDatRoundTripTests.ListSink();
         try
         {

@@ -4,6 +4,7 @@ using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Tests.Fuzz;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -140,7 +141,7 @@ public sealed class PerfDataFuzzTests : IDisposable
         var before = GC.GetAllocatedBytesForCurrentThread();
         try
         {
-            using var reader = PerfDataReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
+            using var reader = PerfDataReader.Open(path, new TraceReadOptions { Salvage = salvage });
             var session = new AnalysisSession(FuzzRead.AllAnalyses);
             reader.Read(session);
             session.Complete();

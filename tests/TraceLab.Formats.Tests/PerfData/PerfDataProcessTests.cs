@@ -1,6 +1,7 @@
 using TraceLab.Analyzers;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -66,7 +67,7 @@ public sealed class PerfDataProcessTests : IDisposable
                 pid: 300, tid: 200)
             .FinishedRound()
             .Build());
-        using var reader = PerfDataReader.Open(path, new TraceDatReadOptions());
+        using var reader = PerfDataReader.Open(path, new TraceReadOptions());
         using var session = new AnalysisSession(AnalysisKind.Threads, names: reader.Threads);
         reader.Read(session);
         session.Complete();

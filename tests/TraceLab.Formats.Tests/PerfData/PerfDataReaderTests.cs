@@ -1,6 +1,7 @@
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -20,7 +21,7 @@ public sealed class PerfDataReaderTests : IDisposable
 
     private static (PerfDataReader Reader, List<KernelEvent> Events) ReadAll(string path, bool salvage = false)
     {
-        var reader = PerfDataReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
+        var reader = PerfDataReader.Open(path, new TraceReadOptions { Salvage = salvage });
         var sink = new TraceDatRoundTripTests.ListSink();
         reader.Read(sink);
         return (reader, sink.Events);
@@ -144,7 +145,7 @@ public sealed class PerfDataReaderTests : IDisposable
         Assert.StartsWith(path + ": at offset ", error.Message, StringComparison.Ordinal);
         Assert.DoesNotContain('\n', error.Message);
         // perf writes the tracepoint formats after the data: without them there is nothing to decode.
-        error = Assert.Throws<TraceFormatException>(() => PerfDataReader.Open(path, new TraceDatReadOptions { Salvage = true }).Dispose());
+        error = Assert.Throws<TraceFormatException>(() => PerfDataReader.Open(path, new TraceReadOptions { Salvage = true }).Dispose());
         Assert.Contains("truncated", error.Message, StringComparison.Ordinal);
     }
 

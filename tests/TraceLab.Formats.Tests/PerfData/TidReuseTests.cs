@@ -3,6 +3,7 @@ using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.TraceDat;
 using Xunit;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -47,7 +48,7 @@ public sealed class TidReuseTests : IDisposable
             .Sample(1000, 1, Switch(1, "init", TaskState.Interruptible, 0, "swapper/1"))
             .FinishedRound()
             .Build());
-        using var reader = PerfDataReader.Open(path, new TraceDatReadOptions());
+        using var reader = PerfDataReader.Open(path, new TraceReadOptions());
         using var session = new AnalysisSession(AnalysisKind.Threads, names: reader.Threads);
         reader.Read(session);
         session.Complete();

@@ -1,5 +1,6 @@
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.TraceDatV7;
 
@@ -28,11 +29,11 @@ public sealed class TraceDatBufferTests : IDisposable
         var firstCpu = TraceDatV7ExternalTests.ReadEvents(path).Min(e => e.Cpu);
         var expected = TraceDatV7ExternalTests.ReadEvents(path).Where(e => e.Cpu == firstCpu).ToList();
         Assert.InRange(expected.Count, 1, 11_720);
-        var instance = TraceDatV7ExternalTests.ReadEvents(path, new TraceDatReadOptions { BufferName = "guest0" });
+        var instance = TraceDatV7ExternalTests.ReadEvents(path, new TraceReadOptions { BufferName = "guest0" });
         Assert.Equal(expected, instance);
         Assert.Equal(expected.Count, RawEventCounter.Count(path, "guest0").Values.Sum());
 
-        var (named, _) = TraceDatV7ExternalTests.Read(path, new TraceDatReadOptions { BufferName = "guest0" });
+        var (named, _) = TraceDatV7ExternalTests.Read(path, new TraceReadOptions { BufferName = "guest0" });
         Assert.Equal("guest0", named.Buffer);
         Assert.Equal(expected.Count, named.EventCount);
         Assert.Equal(15, topSink.Cpus.Count);
@@ -43,7 +44,7 @@ public sealed class TraceDatBufferTests : IDisposable
     {
         var path = Path.Combine(_dir, "two-buffers.dat");
         V7Writer.Rewrite(ExternalTraces.PathOf(Source), path, "zlib", instance: "guest0");
-        var e = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(path, new TraceDatReadOptions { BufferName = "guest1" }));
+        var e = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(path, new TraceReadOptions { BufferName = "guest1" }));
         Assert.Contains("the buffers 'top', 'guest0'", e.Message, StringComparison.Ordinal);
     }
 }

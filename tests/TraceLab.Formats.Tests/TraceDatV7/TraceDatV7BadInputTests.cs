@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.TraceDatV7;
 
@@ -89,7 +90,7 @@ public sealed class TraceDatV7BadInputTests : IDisposable
 
     private static TraceInfo ReadAll(string path, bool salvage = false)
     {
-        using var reader = TraceDatReader.Open(path, new TraceDatReadOptions { Salvage = salvage });
+        using var reader = TraceDatReader.Open(path, new TraceReadOptions { Salvage = salvage });
         reader.Read(new TraceDatRoundTripTests.CountingSink());
         return reader.Info;
     }

@@ -1,5 +1,6 @@
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.TraceDatV7;
 
@@ -73,9 +74,9 @@ public sealed class TraceDatV7ExternalTests
     public void An_unknown_buffer_name_is_refused_with_the_buffers_the_file_has()
     {
         var path = ExternalTraces.PathOf(TestGuest);
-        var e = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(path, new TraceDatReadOptions { BufferName = "nope" }));
+        var e = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(path, new TraceReadOptions { BufferName = "nope" }));
         Assert.Contains("a buffer named 'nope'; the file has the buffers 'top'", e.Message, StringComparison.Ordinal);
-        using var top = TraceDatReader.Open(path, new TraceDatReadOptions { BufferName = "top" });
+        using var top = TraceDatReader.Open(path, new TraceReadOptions { BufferName = "top" });
         Assert.Equal("", top.Info.Buffer);
     }
 
@@ -85,7 +86,7 @@ public sealed class TraceDatV7ExternalTests
         return reader.FileVersion;
     }
 
-    internal static (TraceInfo Info, CountingSink Sink) Read(string path, TraceDatReadOptions? options = null)
+    internal static (TraceInfo Info, CountingSink Sink) Read(string path, TraceReadOptions? options = null)
     {
         using var reader = TraceDatReader.Open(path, options);
         var sink = new CountingSink();
@@ -93,7 +94,7 @@ public sealed class TraceDatV7ExternalTests
         return (reader.Info, sink);
     }
 
-    internal static List<KernelEvent> ReadEvents(string path, TraceDatReadOptions? options = null)
+    internal static List<KernelEvent> ReadEvents(string path, TraceReadOptions? options = null)
     {
         using var reader = TraceDatReader.Open(path, options);
         var sink = new TraceDatRoundTripTests.ListSink();
