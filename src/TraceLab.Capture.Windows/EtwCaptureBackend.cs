@@ -4,7 +4,8 @@ namespace TraceLab.Capture.Windows;
 
 /// <summary>
 /// The Windows backend behind <see cref="ICaptureBackend"/>: one kernel ETW session per run writing an .etl while the
-/// workload runs, parsed only afterwards (by <see cref="EtlTraceReader"/>), committed as trace.etl.
+/// workload runs, committed as trace.etl and parsed only afterwards, by the managed reader every OS uses
+/// (<see cref="Formats.Etl.EtlFileReader"/>).
 /// </summary>
 public sealed class EtwCaptureBackend : ICaptureBackend
 {

@@ -10,7 +10,7 @@ namespace TraceLab.Formats.Tests.Etw;
 /// <summary>
 /// ETW → Perfetto through the shared event model: hand-built CSwitch / ReadyThread records (a three-thread convoy
 /// without syscalls, so the lock object is inferred) mapped by <see cref="EtwKernelEventMapper"/> and exported.
-/// .etl files cannot be opened off Windows; this is the path EtlTraceReader feeds on Windows.
+/// The mapper is what the .etl reader feeds; these records skip the file layer.
 /// </summary>
 public class EtwPerfettoExportTests
 {
@@ -36,7 +36,7 @@ public class EtwPerfettoExportTests
 
     private static EtwEventHeader Switch(long ts) => ThreadHeader(EtwKernelEvents.CSwitch, ts, Cpu, -1);
 
-    /// <summary>What EtlTraceReader does on Windows, from hand-built records.</summary>
+    /// <summary>The mapper's output as a reader, from hand-built records.</summary>
     private sealed class MappedReader : IKernelTraceReader
     {
         private readonly EtwKernelEventMapper _mapper;

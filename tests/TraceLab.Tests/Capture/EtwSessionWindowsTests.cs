@@ -50,7 +50,7 @@ public sealed class EtwSessionWindowsTests : IDisposable
             captured.Discard();
         }
 
-        using var reader = EtlTraceReader.Open(etl);
+        using var reader = TraceLab.Formats.Etl.EtlFileReader.Open(etl);
         var sink = new Counting();
         reader.Read(sink);
         Assert.True(sink.Switches > 1000, $"only {sink.Switches} switches");
