@@ -10,6 +10,11 @@
 #   TRACE=FILE tools/bench-busy.sh                              # time an existing perf.data or trace.dat
 #   THREADS=100000 tools/bench-busy.sh                          # a synthetic trace.dat of 100,000 threads
 #   TRACELAB="artifacts/linux-x64/tracelab" tools/bench-busy.sh # time another build (default: dotnet + Release dll)
+#   TRACELAB=tracelab tools/bench-busy.sh                       # the installed tool (`dotnet tool install`, on PATH)
+#   INSTALL=1 tools/bench-busy.sh                               # pack and install it first, as README "Install"
+#                                                               # says, into $OUT/tool (linux-x64: Native AOT)
+#   TRACELAB="dotnet run --project src/TraceLab.Cli --" tools/bench-busy.sh   # what `dotnet run` costs
+# The header says what ran: the Native AOT executable or the JIT (dotnet, or a tool's shim that starts it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPEAT=${REPEAT:-5}
@@ -38,9 +43,29 @@ busy() {  # the load: a parallel build of generated C files in a loop, plus 16 s
 
 # `perf record` runs this script again to make the load.
 if [ "${1:-}" = busy-only ]; then busy; exit 0; fi
-[ -n "${NO_BUILD:-}" ] || dotnet build -c Release src/TraceLab.Cli -v q >/dev/null
+if [ -n "${INSTALL:-}" ]; then
+  # The packages README "Install" makes (the one naming a package per platform, and this platform's), installed from
+  # them alone (nuget.org may know another `tracelab`).
+  rm -rf "$OUT/packages" "$OUT/tool"
+  dotnet pack src/TraceLab.Cli -r linux-x64 -o "$OUT/packages" -v q >/dev/null
+  dotnet pack src/TraceLab.Cli --no-build -o "$OUT/packages" -v q >/dev/null
+  printf '<configuration><packageSources><clear /><add key="packed" value="%s" /></packageSources></configuration>\n' \
+    "$OUT/packages" >"$OUT/nuget.config"
+  dotnet tool install --tool-path "$OUT/tool" --configfile "$OUT/nuget.config" tracelab >/dev/null
+  TRACELAB=$OUT/tool/tracelab
+elif [ -z "${TRACELAB:-}" ]; then
+  [ -n "${NO_BUILD:-}" ] || dotnet build -c Release src/TraceLab.Cli -v q >/dev/null
+fi
 TRACELAB=${TRACELAB:-dotnet src/TraceLab.Cli/bin/Release/net8.0/tracelab.dll}
 read -r -a TL <<<"$TRACELAB"
+
+# What runs: a Native AOT executable has its managed code in a section of its own; anything else starts the runtime.
+kind() {
+  local exe
+  exe=$(command -v "${TL[0]}") || { echo "${TL[0]} not found"; return; }
+  exe=$(readlink -f "$exe")
+  if readelf -S "$exe" 2>/dev/null | grep -q __managedcode; then echo "Native AOT, $exe"; else echo "JIT, $exe"; fi
+}
 
 traces=()
 if [ -n "${TRACE:-}" ]; then
@@ -90,7 +115,8 @@ for trace in "${traces[@]}"; do
   events=$("${TL[@]}" bench "$trace" --repeat 1 --analysis threads 2>/dev/null | sed -n 's/.* MB, \([0-9,]*\) events.*/\1/p')
   echo
   echo "== machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F)"
-  echo "== trace: $trace, $(du -m "$trace" | cut -f1) MB, $events events; tracelab = $TRACELAB"
+  echo "== trace: $trace, $(du -m "$trace" | cut -f1) MB, $events events"
+  echo "== tracelab = $TRACELAB ($(kind))"
   printf "| measure (median of %d, alternated) | perf sched timehist -s | tracelab analyze |\n|---|---|---|\n" "$REPEAT"
   ts=$(col 1 "$OUT/tracelab.times"); tc=$(cpu "$OUT/tracelab.times"); tm=$(col 2 "$OUT/tracelab.times")
   if [ -n "$perf_too" ]; then

@@ -1,10 +1,13 @@
+using System.IO.Compression;
+using System.Xml.Linq;
+
 namespace TraceLab.IntegrationTests;
 
 /// <summary>
-/// The Native AOT build does what the JIT build does: the same report.json, report.md, report.html and chart files,
-/// byte for byte, the same terminal output, the same Perfetto export, and the same one line and exit code on bad
-/// input. The AOT build is published once per run (<see cref="NativeAotBuild"/>; about 2 minutes of CI on a quiet
-/// 2-core machine, plus ~1 minute for the analyses).
+/// `dotnet tool install` gives a linux-x64 user the Native AOT build, and it does what the JIT build does: the same
+/// report.json, report.md, report.html and chart files, byte for byte, the same terminal output, the same Perfetto
+/// export, and the same one line and exit code on bad input. The tool is packed and installed once per run
+/// (<see cref="NativeAotBuild"/>; a few minutes of CI on a quiet 2-core machine, plus ~1 minute for the analyses).
 /// </summary>
 public sealed class NativeAotBuildTests(NativeAotBuild build) : IClassFixture<NativeAotBuild>
 {
@@ -25,8 +28,49 @@ public sealed class NativeAotBuildTests(NativeAotBuild build) : IClassFixture<Na
     [MemberData(nameof(SampleTraces))]
     public void Analyze_of_a_sample_trace_is_byte_identical_to_the_JIT_build(string relative)
     {
-        var (code, _) = AssertSameAnalysis(Path.Combine(RepoPaths.SampleTraces, relative));
+        var (code, _) = AssertSameAnalysis(Path.Combine(RepoPaths.SampleTraces, relative), chartsExpected: true);
         Assert.Equal(0, code);
+    }
+
+    [NativeAotFact]
+    public void Dotnet_tool_install_gives_the_native_executable_with_the_chart_libraries()
+    {
+        var command = new FileInfo(build.Executable);
+        var executable = command.ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? command.FullName;
+        // The framework-dependent package (tracelab.any) would have installed tracelab.dll, started by dotnet.
+        Assert.Empty(Directory.EnumerateFiles(build.ToolPath, "tracelab.dll", SearchOption.AllDirectories));
+        Assert.True(ContainsAscii(File.ReadAllBytes(executable), "__managedcode"),
+            $"{executable} has no __managedcode section: not a Native AOT executable");
+        // The charts' native libraries are loaded from the executable's own folder.
+        var folder = Path.GetDirectoryName(executable)!;
+        foreach (var library in new[] { "libSkiaSharp.so", "libHarfBuzzSharp.so" })
+            Assert.True(File.Exists(Path.Combine(folder, library)), $"{library} is not beside {executable}");
+    }
+
+    [NativeAotFact]
+    public void The_tool_package_names_the_Native_AOT_package_and_the_framework_dependent_fallback()
+    {
+        _ = build.Executable;
+        var pointer = Directory.GetFiles(build.PackagesPath, "tracelab.*.nupkg")
+            .Single(f => !Path.GetFileName(f).StartsWith("tracelab.linux-x64.", StringComparison.Ordinal));
+        using var zip = ZipFile.OpenRead(pointer);
+        // The RID-less package carries no build, only which package each platform gets.
+        Assert.Equal(["DotnetToolSettings.xml"],
+            zip.Entries.Where(e => e.FullName.StartsWith("tools/", StringComparison.Ordinal)).Select(e => e.Name));
+        using var settings = zip.Entries.Single(e => e.Name == "DotnetToolSettings.xml").Open();
+        var rids = XDocument.Load(settings).Descendants("RuntimeIdentifierPackage")
+            .Select(e => ((string?)e.Attribute("RuntimeIdentifier"), (string?)e.Attribute("Id")));
+        Assert.Equal([("linux-x64", "tracelab.linux-x64"), ("any", "tracelab.any")], rids);
+    }
+
+    [NativeAotFact]
+    public void Help_of_the_installed_tool_is_the_JIT_build_s()
+    {
+        var jit = Run(NativeAotBuild.Jit, "--help");
+        var aot = Run([build.Executable], "--help");
+        Assert.Equal((0, ""), (jit.Code, jit.Err));
+        Assert.Contains("analyze", jit.Out, StringComparison.Ordinal);
+        Assert.Equal((jit.Code, jit.Out, jit.Err), (aot.Code, aot.Out, aot.Err));
     }
 
     [NativeAotTheory(LisaV6, RtAppV6, GuestTaskset, Guest, KvmHost, PerfZstd, Etl)]
@@ -82,7 +126,7 @@ public sealed class NativeAotBuildTests(NativeAotBuild build) : IClassFixture<Na
     /// Analyzes <paramref name="trace"/> with both builds into the same folder (one after the other, so paths in the
     /// output are the same) and asserts the same exit code, stderr, terminal output and files.
     /// </summary>
-    private (int Code, string Err) AssertSameAnalysis(string trace)
+    private (int Code, string Err) AssertSameAnalysis(string trace, bool chartsExpected = false)
     {
         using var dir = new TempDirectory("tracelab-aot-analyze");
         var outDir = dir.File("out");
@@ -99,8 +143,14 @@ public sealed class NativeAotBuildTests(NativeAotBuild build) : IClassFixture<Na
             Assert.True(bytes.AsSpan().SequenceEqual(aotFiles[name]), $"{name} differs between the JIT and AOT builds");
         if (jit.Code == 0)
             Assert.Contains("report.json", jitFiles.Keys);
+        if (chartsExpected)
+            Assert.Contains(jitFiles.Keys, name => name.StartsWith("chart-", StringComparison.Ordinal)
+                                                   && name.EndsWith(".png", StringComparison.Ordinal));
         return (jit.Code, jit.Err);
     }
+
+    private static bool ContainsAscii(byte[] bytes, string text) =>
+        bytes.AsSpan().IndexOf(System.Text.Encoding.ASCII.GetBytes(text)) >= 0;
 
     private static SortedDictionary<string, byte[]> Files(string dir)
     {

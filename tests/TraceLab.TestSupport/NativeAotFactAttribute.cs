@@ -4,8 +4,9 @@ using Xunit;
 namespace TraceLab.TestSupport;
 
 /// <summary>
-/// A test of the Native AOT build (publish profile linux-x64-aot): skipped, with the reason, where it cannot be
-/// built here (not Linux x64, no linker, no zlib, the ILCompiler package not restored).
+/// A test of the Native AOT build (the linux-x64 tool package, built as the linux-x64-aot publish profile builds it):
+/// skipped, with the reason, where it cannot be built here (not Linux x64, no linker, no zlib, the ILCompiler package
+/// not restored, an SDK older than 10).
 /// </summary>
 public sealed class NativeAotFactAttribute : FactAttribute
 {
@@ -26,7 +27,7 @@ public sealed class NativeAotTheoryAttribute : TheoryAttribute
     }
 }
 
-/// <summary>What the linux-x64-aot publish needs, checked once per test run without building anything.</summary>
+/// <summary>What the Native AOT build needs, checked once per test run without building anything.</summary>
 public static class NativeAotToolchain
 {
     /// <summary>The publish profile the tests build, as a user does.</summary>
@@ -54,9 +55,19 @@ public static class NativeAotToolchain
             ? p
             : Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile), ".nuget", "packages");
         var ilc = Path.Combine(packages, "runtime.linux-x64.microsoft.dotnet.ilcompiler");
-        return Directory.Exists(ilc) && Directory.EnumerateDirectories(ilc, "8.*").Any()
+        if (!Directory.Exists(ilc) || !Directory.EnumerateDirectories(ilc, "8.*").Any())
+            return $"the .NET 8 ILCompiler package is not in {packages}: `dotnet restore src/TraceLab.Cli " +
+                   $"-p:PublishProfile={Profile}` fetches it (.ci/run does)";
+        var sdk = SdkMajor();
+        return sdk >= 10
             ? null
-            : $"the .NET 8 ILCompiler package is not in {packages}: `dotnet restore src/TraceLab.Cli " +
-              $"-p:PublishProfile={Profile}` fetches it (.ci/run does)";
+            : $"the .NET SDK here is {sdk}.x: the Native AOT tool package (a package per platform) needs SDK 10+";
+    }
+
+    // The SDK that builds the repository (global.json rolls forward to the newest installed), not the test's runtime.
+    private static int SdkMajor()
+    {
+        var (code, version, _) = ProcessOutput.Run("dotnet", "--version");
+        return code == 0 && int.TryParse(version.Split('.')[0], out var major) ? major : 0;
     }
 }
