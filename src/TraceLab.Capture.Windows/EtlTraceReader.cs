@@ -18,7 +18,8 @@ public sealed class EtlTraceReader : IKernelTraceReader
     private readonly string _path;
     private bool _read;
 
-    private EtlTraceReader(EtlEventPump pump, string path, TraceInfo info, ThreadTable threads, ThreadProcessMap processes)
+    private EtlTraceReader(
+        EtlEventPump pump, string path, TraceInfo info, ThreadTable threads, ThreadProcessMap processes)
     {
         _pump = pump;
         _path = path;
@@ -58,7 +59,8 @@ public sealed class EtlTraceReader : IKernelTraceReader
     public void Read(IKernelEventSink sink, CancellationToken cancellationToken = default)
     {
         if (!EtwPlatform.IsSupported) throw EtwPlatform.NotSupported(_path);
-        if (_read) throw new InvalidOperationException("EtlTraceReader.Read streams the file once; open it again to re-read.");
+        if (_read)
+            throw new InvalidOperationException("EtlTraceReader.Read streams the file once; open it again to re-read.");
         _read = true;
 
         _pump.Run(sink, cancellationToken);

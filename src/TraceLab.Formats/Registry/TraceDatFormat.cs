@@ -15,5 +15,6 @@ public sealed class TraceDatFormat : ITraceFormat
     public bool Matches(ReadOnlySpan<byte> head) => head.StartsWith(Magic);
 
     public IKernelTraceReader Open(string path, TraceReadOptions options) =>
-        TraceDatReader.Open(path, new TraceDatReadOptions { Salvage = options.Salvage, BufferName = options.BufferName });
+        TraceDatReader.Open(
+            path, new TraceDatReadOptions { Salvage = options.Salvage, BufferName = options.BufferName });
 }

@@ -35,7 +35,9 @@ internal static class FuzzRead
         }
     }
 
-    /// <summary>Raises <paramref name="target"/> to <paramref name="value"/> when larger, from parallel cases.</summary>
+    /// <summary>
+    /// Raises <paramref name="target"/> to <paramref name="value"/> when larger, from parallel cases.
+    /// </summary>
     public static void InterlockedMax(ref long target, long value)
     {
         long seen;

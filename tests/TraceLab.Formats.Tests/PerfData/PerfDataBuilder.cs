@@ -176,7 +176,9 @@ internal sealed class PerfDataBuilder : IDisposable
         return Record(71, body);
     }
 
-    /// <summary>Writes the file into <paramref name="directory"/> and reads it whole; the caller disposes the reader.</summary>
+    /// <summary>
+    /// Writes the file into <paramref name="directory"/> and reads it whole; the caller disposes the reader.
+    /// </summary>
     public PerfDataReader WriteAndRead(string directory)
     {
         var path = Path.Combine(directory, $"{Guid.NewGuid():N}.perf.data");
@@ -379,9 +381,11 @@ internal sealed class PerfDataBuilder : IDisposable
         return s.ToArray();
     }
 
-    private static void U32(List<byte> b, uint v) { var x = new byte[4]; BinaryPrimitives.WriteUInt32LittleEndian(x, v); b.AddRange(x); }
+    private static void U32(
+        List<byte> b, uint v) { var x = new byte[4]; BinaryPrimitives.WriteUInt32LittleEndian(x, v); b.AddRange(x); }
 
-    private static void U64(List<byte> b, ulong v) { var x = new byte[8]; BinaryPrimitives.WriteUInt64LittleEndian(x, v); b.AddRange(x); }
+    private static void U64(
+        List<byte> b, ulong v) { var x = new byte[8]; BinaryPrimitives.WriteUInt64LittleEndian(x, v); b.AddRange(x); }
 
     public void Dispose() => _data.Dispose();
 }

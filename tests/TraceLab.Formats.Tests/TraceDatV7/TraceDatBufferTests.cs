@@ -43,7 +43,8 @@ public sealed class TraceDatBufferTests : IDisposable
     {
         var path = Path.Combine(_dir, "two-buffers.dat");
         V7Writer.Rewrite(ExternalTraces.PathOf(Source), path, "zlib", instance: "guest0");
-        var e = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(path, new TraceDatReadOptions { BufferName = "guest1" }));
+        var e = Assert.Throws<TraceFormatException>(
+            () => TraceDatReader.Open(path, new TraceDatReadOptions { BufferName = "guest1" }));
         Assert.Contains("the buffers 'top', 'guest0'", e.Message, StringComparison.Ordinal);
     }
 }
