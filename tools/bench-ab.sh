@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B speed of two builds on one trace (docs/performance.md "Issue 18"): runs `tracelab bench FILE` of build A, then
+# A/B speed of two builds on one trace (docs/performance.md#seams-cost): runs `tracelab bench FILE` of build A, then
 # of build B, $ROUNDS times alternately (each run: --repeat $REPEAT, read and read + analysis on one thread), and
 # prints per build the median over rounds of each run's median wall time and of its best CPU time (user + system),
 # for read alone and read + analysis, plus B against A. Load on a shared machine moves wall time more than CPU time.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Busy-system benchmark (issue 21, docs/performance.md "Busy systems"). Records a system-wide scheduler trace while a
+# Busy-system benchmark (docs/performance.md#busy-systems). Records a system-wide scheduler trace while a
 # parallel C build (make -j4 of $FILES generated files, in a loop) and `sysbench threads` run for $SECONDS_BUSY s —
 # as perf.data (`perf record -e 'sched:*' -a`) and, at the same time, as a trace.dat twin (`tracelab trace --system`:
 # trace-cmd record cannot enable ftrace on every host) — then times `perf sched timehist -s` and `tracelab analyze`
@@ -108,11 +108,14 @@ for trace in "${traces[@]}"; do
   perf_too=$([[ $trace == *.perf.data || $trace == *perf.data ]] && echo 1 || echo "")
   : >"$OUT/perf.times"; : >"$OUT/tracelab.times"
   for _ in $(seq "$REPEAT"); do
-    if [ -n "$perf_too" ]; then warm "$trace"; timed "$OUT/perf-sched.txt" "$OUT/perf.times" perf sched -i "$trace" timehist -s; fi
+    if [ -n "$perf_too" ]; then
+      warm "$trace"; timed "$OUT/perf-sched.txt" "$OUT/perf.times" perf sched -i "$trace" timehist -s
+    fi
     warm "$trace"
     timed "$OUT/tracelab.txt" "$OUT/tracelab.times" "${TL[@]}" analyze "$trace" --out "$OUT/analyze-out" --force
   done
-  events=$("${TL[@]}" bench "$trace" --repeat 1 --analysis threads 2>/dev/null | sed -n 's/.* MB, \([0-9,]*\) events.*/\1/p')
+  events=$("${TL[@]}" bench "$trace" --repeat 1 --analysis threads 2>/dev/null |
+    sed -n 's/.* MB, \([0-9,]*\) events.*/\1/p')
   echo
   echo "== machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F)"
   echo "== trace: $trace, $(du -m "$trace" | cut -f1) MB, $events events"

@@ -20,8 +20,11 @@ fi
 PERFDATA="$OUT/mutex-$ITER.perf.data"
 if [ ! -f "$PERFDATA" ]; then
   echo "capturing the same scenario with perf record -a ..."
-  events=sched:sched_switch,sched:sched_waking,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_fork,sched:sched_process_exit
-  events=$events,syscalls:sys_enter_futex,syscalls:sys_exit_futex,syscalls:sys_enter_semop,syscalls:sys_exit_semop,syscalls:sys_enter_semtimedop,syscalls:sys_exit_semtimedop,syscalls:sys_enter_sched_yield,syscalls:sys_exit_sched_yield
+  events=sched:sched_switch,sched:sched_waking,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task
+  events=$events,sched:sched_process_fork,sched:sched_process_exit
+  events=$events,syscalls:sys_enter_futex,syscalls:sys_exit_futex,syscalls:sys_enter_semop,syscalls:sys_exit_semop
+  events=$events,syscalls:sys_enter_semtimedop,syscalls:sys_exit_semtimedop
+  events=$events,syscalls:sys_enter_sched_yield,syscalls:sys_exit_sched_yield
   # The mutex scenario's arguments (`tracelab scenarios`): which=3 depth=1 delay=0 threads=4 sleep-points=0 active=4.
   perf record -q -m 64M -a -e "$events" -o "$PERFDATA" -- native-workloads/build/linux/bin/timemutex \
     --result "$OUT/perf-workload.json" --iterations "$ITER" --affinity 0 --priority 0 3 1 0 4 0 4 >/dev/null
@@ -31,7 +34,7 @@ fi
 # seconds, and a first read from disk would be timed instead of the analysis.
 warm() { cat "$1" >/dev/null; }
 echo "== machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F)"
-# The issue's "full per-thread analysis": threads + kernel + convoys + wakeups + smp (ANALYSIS=all adds the wait-for graph).
+# The "full per-thread analysis": threads + kernel + convoys + wakeups + smp (ANALYSIS=all adds the wait-for graph).
 ANALYSIS=${ANALYSIS:-threads,kernel,convoys,wakeups,smp}
 echo "== TraceLab on trace.dat"
 warm "$OUT/mutex-$ITER/trace.dat"
@@ -53,13 +56,16 @@ best_of() {
   echo "$b"
 }
 best=$(best_of perf sched -i "$PERFDATA" timehist -s)
-one=$(awk '/^read \+ analysis.*one thread/ {for (i=1;i<=NF;i++) if ($i=="best") {print $(i+1); exit}}' "$OUT/bench-perf.txt")
-many=$(awk '/^read \+ analysis, reader \+/ {for (i=1;i<=NF;i++) if ($i=="best") {print $(i+1); exit}}' "$OUT/bench-perf.txt")
+best_after='{for (i=1;i<=NF;i++) if ($i=="best") {print $(i+1); exit}}'
+one=$(awk "/^read \\+ analysis.*one thread/ $best_after" "$OUT/bench-perf.txt")
+many=$(awk "/^read \\+ analysis, reader \\+/ $best_after" "$OUT/bench-perf.txt")
 # What a user waits for: `tracelab analyze` end to end (process start, the pass with the report.html timeline, every
 # report written), best of $REPEAT, on the same file.
 analyze=$(best_of $T analyze "$PERFDATA" --out "$OUT/analyze-out" --force --analysis "$ANALYSIS")
 awk -v n="$samples" -v p="$best" -v t="$one" -v m="${many:-0}" -v a="$analyze" 'BEGIN {
   printf "perf sched timehist -s: %d samples in %.3f s = %.1f M events/s\n", n, p, n / p / 1e6;
-  printf "TraceLab full analysis, one thread: %.3f s = %.1f M events/s; ratio TraceLab / perf sched wall time = %.2f (target <= 0.20)\n", t, n / t / 1e6, t / p;
-  if (m > 0) printf "TraceLab full analysis, analysis threads: %.3f s = %.1f M events/s; ratio = %.2f\n", m, n / m / 1e6, m / p;
+  printf "TraceLab full analysis, one thread: %.3f s = %.1f M events/s; " \
+    "ratio TraceLab / perf sched wall time = %.2f (target <= 0.20)\n", t, n / t / 1e6, t / p;
+  if (m > 0) printf "TraceLab full analysis, analysis threads: %.3f s = %.1f M events/s; ratio = %.2f\n",
+    m, n / m / 1e6, m / p;
   printf "tracelab analyze end to end (start, pass, reports): %.3f s; ratio = %.2f\n", a, a / p }'

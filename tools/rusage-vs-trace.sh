@@ -23,13 +23,16 @@ mkdir "$I" || { echo "$I exists: another run is using it (rmdir it if none is)" 
 trap 'echo 0 > "$I/tracing_on"; echo 0 > "$I/events/enable"; rmdir "$I"; rm -rf "$OUT"' EXIT
 echo mono > "$I/trace_clock"
 echo 131072 > "$I/buffer_size_kb"
-for e in sched/sched_switch sched/sched_waking sched/sched_wakeup sched/sched_stat_runtime; do echo 1 > "$I/events/$e/enable"; done
+for e in sched/sched_switch sched/sched_waking sched/sched_wakeup sched/sched_stat_runtime; do
+  echo 1 > "$I/events/$e/enable"
+done
 echo 1 > "$I/tracing_on"
 # The mutex scenario (`tracelab scenarios`): which=3 depth=1 delay=0 threads=4 sleep-points=0 active=4.
 "$W" --result "$OUT/w.json" --iterations "$ITER" --affinity all --priority 0 3 1 0 4 0 4 >/dev/null
 echo 0 > "$I/tracing_on"
 cat "$I/trace" > "$OUT/trace.txt"
-grep -h "dropped events\|overrun" "$I"/per_cpu/cpu*/stats | awk '{s += $NF} END {if (s > 0) print "warning: " s " events lost or overwritten"}'
+grep -h "dropped events\|overrun" "$I"/per_cpu/cpu*/stats |
+  awk '{s += $NF} END {if (s > 0) print "warning: " s " events lost or overwritten"}'
 python3 - "$OUT/w.json" "$OUT/trace.txt" <<'EOF'
 import collections, json, re, sys
 w = json.load(open(sys.argv[1]))
@@ -64,7 +67,8 @@ for line in open(sys.argv[2]):
             charged[tid] += ns - (t - pending.pop(tid))
     cpu_last[cpu] = (t, current)
 ms = lambda ns: f"{ns / 1e6:9.1f}"
-print(f"{'tid':>8} {'rusage':>9} {'kernel':>9} {'trace':>9} {'idleGap':>9} {'charged':>9}  trace/rusage  (trace+idleGap)/rusage   (ms)")
+print(f"{'tid':>8} {'rusage':>9} {'kernel':>9} {'trace':>9} {'idleGap':>9} {'charged':>9}"
+      "  trace/rusage  (trace+idleGap)/rusage   (ms)")
 for tid, ru in rusage.items():
     print(f"{tid:>8} {ms(ru)} {ms(kernel[tid])} {ms(trace[tid])} {ms(gap[tid])} {ms(charged[tid])}  "
           f"{trace[tid] / ru:12.3f}  {(trace[tid] + gap[tid]) / ru:21.3f}")

@@ -32,7 +32,9 @@ public readonly record struct AnalysisKind
     /// <summary>Whether <paramref name="analysis"/> is selected.</summary>
     public bool Includes(AnalysisDefinition analysis) => (_bits & analysis.Kind._bits) != 0;
 
-    /// <summary>Whether every analysis of <paramref name="kinds"/> is selected (as <see cref="Enum.HasFlag"/>).</summary>
+    /// <summary>
+    /// Whether every analysis of <paramref name="kinds"/> is selected (as <see cref="Enum.HasFlag"/>).
+    /// </summary>
     public bool HasFlag(AnalysisKind kinds) => (_bits & kinds._bits) == kinds._bits;
 
     public static AnalysisKind operator |(AnalysisKind a, AnalysisKind b) => new(a._bits | b._bits);

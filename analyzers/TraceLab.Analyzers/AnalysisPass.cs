@@ -49,7 +49,9 @@ public sealed class AnalysisPass : IKernelEventSink
 
     /// <summary>Rewrites the tids of events before anything sees them; null: the events come rewritten.</summary>
     private readonly ThreadInstanceMap? _instances;
-    /// <summary>The <see cref="ThreadInstanceMap.Epoch"/> the accounting's current threads were vouched for at.</summary>
+    /// <summary>
+    /// The <see cref="ThreadInstanceMap.Epoch"/> the accounting's current threads were vouched for at.
+    /// </summary>
     private int _instancesEpoch;
 
     public AnalysisPass(ThreadAccounting accounting, params IKernelAnalyzer[] analyzers)

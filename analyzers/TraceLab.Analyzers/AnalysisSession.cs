@@ -108,7 +108,9 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         _fanOut!.OnEvent(rewritten);
     }
 
-    /// <summary>After the last event: waits for the analysis threads (rethrowing their first error) and closes every analysis.</summary>
+    /// <summary>
+    /// After the last event: waits for the analysis threads (rethrowing their first error) and closes every analysis.
+    /// </summary>
     public void Complete()
     {
         if (_completed) throw new InvalidOperationException("AnalysisSession.Complete: already completed");
@@ -118,7 +120,9 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         if (_names is not null) Instances.NameInstances(_names);
     }
 
-    /// <summary>Stops the analysis threads if <see cref="Complete"/> was not reached (reader error, cancellation).</summary>
+    /// <summary>
+    /// Stops the analysis threads if <see cref="Complete"/> was not reached (reader error, cancellation).
+    /// </summary>
     public void Dispose() => _fanOut?.Dispose();
 
     private readonly Dictionary<AnalysisKind, IKernelAnalyzer> _byKind = new();

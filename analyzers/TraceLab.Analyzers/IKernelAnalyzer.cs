@@ -15,6 +15,8 @@ public interface IKernelAnalyzer : IKernelEventSink
     /// </summary>
     void OnRegionBegin();
 
-    /// <summary>After the last event: close open intervals at <paramref name="end"/> (region end or last timestamp).</summary>
+    /// <summary>
+    /// After the last event: close open intervals at <paramref name="end"/> (region end or last timestamp).
+    /// </summary>
     void Complete(long end);
 }

@@ -132,7 +132,9 @@ public sealed class LatencyHistogram
     public IEnumerable<(long Low, long Width, long Count)> Buckets() =>
         NonEmpty().Select(b => (LowerBound(b.Row, b.Sub), Width(b.Row), b.Count));
 
-    /// <summary>Nearest-rank percentile (p in 0..100): the smallest value with at least p% of samples at or below it.</summary>
+    /// <summary>
+    /// Nearest-rank percentile (p in 0..100): the smallest value with at least p% of samples at or below it.
+    /// </summary>
     public long Percentile(double p)
     {
         if (Count == 0) return 0;

@@ -55,7 +55,8 @@ internal sealed class PartnerCounts
             _cachedTid = new int[Mask + 1];
             _cachedCount = new long[Mask + 1];
         }
-        if (_cachedTid[i] != 0) CollectionsMarshal.GetValueRefOrAddDefault(_counts, _cachedTid[i], out _) += _cachedCount[i];
+        if (_cachedTid[i] != 0)
+            CollectionsMarshal.GetValueRefOrAddDefault(_counts, _cachedTid[i], out _) += _cachedCount[i];
         _cachedTid[i] = tid;
         _cachedCount[i] = 0;
     }

@@ -5,10 +5,11 @@ namespace TraceLab.Analyzers;
 
 /// <summary>
 /// Per-thread scheduler accounting in one streaming pass: run, ready and wait time, switches, migrations, wakeups
-/// and ready latency (docs/metrics.md#threads). Robust to broken per-CPU switch chains: every event names the thread running
-/// on its CPU (common_pid), so when that is not the thread the last switch put there, a switch was not logged; the
-/// chain is repaired at that point (start estimated, see <see cref="Repair"/>) and counted in <see cref="ChainBreaks"/>.
-/// Memory grows with the number of threads and CPUs, never with the number of events.
+/// and ready latency (docs/metrics.md#threads). Robust to broken per-CPU switch chains: every event names the thread
+/// running on its CPU (common_pid), so when that is not the thread the last switch put there, a switch was not logged;
+/// the
+/// chain is repaired at that point (start estimated, see <see cref="Repair"/>) and counted in
+/// <see cref="ChainBreaks"/>. Memory grows with the number of threads and CPUs, never with the number of events.
 /// </summary>
 // The slots of each event live in a stack struct passed by reference to every analyzer: always written before they
 // are read, so zeroing them in every call's prolog (what the IL's localsinit asks for) is wasted work per event.
@@ -17,7 +18,9 @@ public sealed class ThreadAccounting : IKernelEventSink
 {
     private const int Unknown = -1;
 
-    /// <summary>A CPU whose current task is not known (see <see cref="ISchedulingObserver.OnCpuTaskChanged"/>).</summary>
+    /// <summary>
+    /// A CPU whose current task is not known (see <see cref="ISchedulingObserver.OnCpuTaskChanged"/>).
+    /// </summary>
     public const int UnknownTask = Unknown;
 
     private enum RunState : byte { Unknown, Running, Runnable, Blocked, Dead }
@@ -34,7 +37,9 @@ public sealed class ThreadAccounting : IKernelEventSink
         /// switch-out that follows makes it runnable, not blocked.
         /// </summary>
         public bool WokenWhileRunning;
-        /// <summary>The thread's stats once created (see <see cref="StatsOf"/>): one table lookup less per switch and wakeup.</summary>
+        /// <summary>
+        /// The thread's stats once created (see <see cref="StatsOf"/>): one table lookup less per switch and wakeup.
+        /// </summary>
         public ThreadStats? Stats;
     }
 
@@ -43,7 +48,9 @@ public sealed class ThreadAccounting : IKernelEventSink
         public int Current;
         /// <summary>The slot of <see cref="Current"/> when that is a thread (&gt; 0), else -1.</summary>
         public int CurrentSlot;
-        /// <summary>Last time <see cref="Current"/> was known to be on this CPU (its switch-in or one of its events).</summary>
+        /// <summary>
+        /// Last time <see cref="Current"/> was known to be on this CPU (its switch-in or one of its events).
+        /// </summary>
         public long LastEvidence;
         /// <summary>
         /// <see cref="Current"/> is a thread whose tid has stood for it in every event since it was set: no tid has
@@ -63,7 +70,9 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     public MeasuredRegion Region { get; } = new();
 
-    /// <summary>tid → dense slot, shared by every analyzer of the pass so each indexes its per-thread arrays by slot.</summary>
+    /// <summary>
+    /// tid → dense slot, shared by every analyzer of the pass so each indexes its per-thread arrays by slot.
+    /// </summary>
     public ThreadSlots Slots { get; } = new();
     public long ChainBreaks { get; private set; }
     public long ChainBreaksInRegion { get; private set; }
@@ -120,7 +129,7 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     /// <summary>
     /// A per-process lock object (private futex, fd) scoped to <paramref name="tid"/>'s process when the trace
-    /// identifies it; otherwise, and for system-wide objects, unchanged (docs/metrics.md 8.1).
+    /// identifies it; otherwise, and for system-wide objects, unchanged (docs/metrics.md#lock-classification).
     /// </summary>
     public Locks.LockObject Scoped(Locks.LockObject obj, int tid) =>
         obj.Process != Locks.LockObject.PerProcess ? obj
@@ -307,7 +316,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     }
 
     /// <summary>An event of the thread <paramref name="known"/>'s CPU already runs: it moves that thread's last-seen
-    /// time, nothing else (the fast path of <see cref="OnEvidenceOnly"/> and <see cref="TryEvidenceOfCurrent"/>).</summary>
+    /// time, nothing else (the fast path of <see cref="OnEvidenceOnly"/> and
+    /// <see cref="TryEvidenceOfCurrent"/>).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static EventSlots StillRunning(ref CpuState known, long t)
     {
@@ -341,7 +351,9 @@ public sealed class ThreadAccounting : IKernelEventSink
         return OnWaking(e, t, pidSlot, counted: true);
     }
 
-    /// <summary><see cref="OnEvent"/> for a kind that is not evidence-only (switch, wakeups, migrate, fork, exit, marker).</summary>
+    /// <summary>
+    /// <see cref="OnEvent"/> for a kind that is not evidence-only (switch, wakeups, migrate, fork, exit, marker).
+    /// </summary>
     internal EventSlots OnModelled(in KernelEvent e)
     {
         var t = e.Timestamp;
@@ -410,7 +422,8 @@ public sealed class ThreadAccounting : IKernelEventSink
         {
             var old = _cpus.Length;
             Array.Resize(ref _cpus, Math.Max(cpu + 1, old * 2));
-            for (var i = old; i < _cpus.Length; i++) _cpus[i] = new CpuState { Current = Unknown, CurrentSlot = -1, LastEvidence = long.MinValue };
+            for (var i = old; i < _cpus.Length; i++) _cpus[i] =
+                new CpuState { Current = Unknown, CurrentSlot = -1, LastEvidence = long.MinValue };
         }
         return ref _cpus[cpu];
     }
@@ -495,7 +508,8 @@ public sealed class ThreadAccounting : IKernelEventSink
             switch (ts.State)
             {
                 case RunState.Running when ts.Cpu != Unknown:
-                    // Still marked on another CPU: its switch-out there was lost too. It ended there no later than start.
+                    // Still marked on another CPU: its switch-out there was lost too. It ended there no later than
+                    // start.
                     EndLostRun(Stats(tid), ts, tid, slot, start, t);
                     break;
                 case RunState.Runnable:
@@ -506,7 +520,8 @@ public sealed class ThreadAccounting : IKernelEventSink
                     Charge(Stats(tid), ts, start);
                     break;
             }
-            if (ts.State != RunState.Unknown && ts.State != RunState.Dead && Region.Contains(t)) Stats(tid).RepairedStarts++;
+            if (ts.State != RunState.Unknown && ts.State != RunState.Dead && Region.Contains(t))
+                Stats(tid).RepairedStarts++;
             StartRun(ts, tid, slot, cpuIndex, start, t, runnableSince);
         }
         SetCurrent(ref cpu, cpuIndex, tid, tid > 0 ? slot : -1, start, t);
@@ -679,7 +694,9 @@ public sealed class ThreadAccounting : IKernelEventSink
         ChainBreaksInRegion = 0;
     }
 
-    /// <summary>Closes every open interval at the end of the region (or of the trace). Call once after the last event.</summary>
+    /// <summary>
+    /// Closes every open interval at the end of the region (or of the trace). Call once after the last event.
+    /// </summary>
     public void Complete()
     {
         var end = Region.HasEnd ? Region.End : LastTimestamp;

@@ -281,7 +281,8 @@ static void write_result(const worker *workers, int64_t begin, int64_t end, cons
     json_int(&w, "receiveCount", receiver->iterations);
     json_int(&w, "itemsConsumed", consumed);
     json_int(&w, "itemsLeft", left);
-    json_double(&w, "itemsPerReceive", receiver->iterations > 0 ? (double)consumed / (double)receiver->iterations : 0.0);
+    json_double(&w, "itemsPerReceive",
+                receiver->iterations > 0 ? (double)consumed / (double)receiver->iterations : 0.0);
     json_int(&w, "senderContextSwitches", sender_switches);
     json_int(&w, "receiverContextSwitches", receiver->times_ok ? switches(&receiver->times) : -1);
     json_end_object(&w);
@@ -328,7 +329,8 @@ int main(int argc, char **argv)
         workers[i].role = roles[i];
     }
 
-    printf("Variant = %s, Senders = %d, Duration = %lld ms\n", variant_names[cfg.variant], cfg.senders, cfg.duration_ms);
+    printf("Variant = %s, Senders = %d, Duration = %lld ms\n", variant_names[cfg.variant], cfg.senders,
+           cfg.duration_ms);
     fflush(stdout);
 
     pl_marker_write("TRACELAB_REGION_BEGIN");

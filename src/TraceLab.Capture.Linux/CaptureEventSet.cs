@@ -5,9 +5,15 @@ public enum SyscallSet
 {
     /// <summary>No syscall events: cheapest; the analyzers cannot name lock objects.</summary>
     None,
-    /// <summary>futex, semop/semtimedop, sched_yield: names the futex and System V semaphore objects (eventfd waits need All: read/write).</summary>
+    /// <summary>
+    /// futex, semop/semtimedop, sched_yield: names the futex and System V semaphore objects (eventfd waits need All:
+    /// read/write).
+    /// </summary>
     Lock,
-    /// <summary>raw_syscalls:sys_enter/sys_exit: every syscall; costs the most (one pair of events per syscall of every process).</summary>
+    /// <summary>
+    /// raw_syscalls:sys_enter/sys_exit: every syscall; costs the most (one pair of events per syscall of every
+    /// process).
+    /// </summary>
     All,
 }
 

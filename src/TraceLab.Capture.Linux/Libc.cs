@@ -51,7 +51,9 @@ internal static partial class Libc
     [LibraryImport("libc", EntryPoint = "mount", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     public static partial int Mount(string source, string target, string fstype, ulong flags, nint data);
 
-    /// <summary>True when a process with this pid exists (kill(pid, 0) succeeds or fails only for permission).</summary>
+    /// <summary>
+    /// True when a process with this pid exists (kill(pid, 0) succeeds or fails only for permission).
+    /// </summary>
     public static bool ProcessExists(int pid)
     {
         if (Kill(pid, 0) == 0) return true;

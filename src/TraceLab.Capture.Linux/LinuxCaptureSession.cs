@@ -43,7 +43,9 @@ public sealed class LinuxCaptureSession : IDisposable
     public IReadOnlyList<string> StaleInstancesRemoved { get; }
     /// <summary>One line per stale instance that could not be removed, saying what holds it.</summary>
     public IReadOnlyList<string> StaleInstancesKept { get; }
-    /// <summary>Cancelled when copying raw pages fails (e.g. disk full): the capture is lost, so the run should stop.</summary>
+    /// <summary>
+    /// Cancelled when copying raw pages fails (e.g. disk full): the capture is lost, so the run should stop.
+    /// </summary>
     public CancellationToken CopyFailed => _copyFailed.Token;
     public IReadOnlyList<string> MissingEvents => _missing;
 
@@ -66,7 +68,8 @@ public sealed class LinuxCaptureSession : IDisposable
             // Armed before mkdir, so no instant exists in which TraceLab could die and leave the instance behind;
             // a name that is already taken is refused before arming (it is not ours to remove).
             if (Directory.Exists(path))
-                throw new TracingUnavailableException($"tracefs instance '{name}' already exists; refusing to reuse it");
+                throw new TracingUnavailableException(
+                    $"tracefs instance '{name}' already exists; refusing to reuse it");
             guard.Arm();
             instance = TracefsInstance.Create(root, name);
         }
@@ -95,7 +98,8 @@ public sealed class LinuxCaptureSession : IDisposable
         _instance.SetTracing(false);
         _instance.Write("buffer_size_kb", _options.BufferSizeKb.ToString(CultureInfo.InvariantCulture));
         try { _instance.Write("trace_clock", _options.Clock); }
-        catch (IOException ex) { throw new TracingUnavailableException($"this kernel has no '{_options.Clock}' trace clock ({ex.Message})"); }
+        catch (IOException ex) { throw new TracingUnavailableException(
+            $"this kernel has no '{_options.Clock}' trace clock ({ex.Message})"); }
         foreach (var ev in _options.Events ?? CaptureEventSet.For(_options.Syscalls))
         {
             if (!_instance.HasEvent(ev)) { _missing.Add(ev); continue; }
@@ -103,7 +107,8 @@ public sealed class LinuxCaptureSession : IDisposable
             _enabled.Add(ev);
         }
         if (!_enabled.Contains("sched/sched_switch"))
-            throw new TracingUnavailableException("this kernel has no sched:sched_switch tracepoint; TraceLab cannot account scheduling without it");
+            throw new TracingUnavailableException(
+                "this kernel has no sched:sched_switch tracepoint; TraceLab cannot account scheduling without it");
     }
 
     private void StartCopying()
@@ -125,15 +130,17 @@ public sealed class LinuxCaptureSession : IDisposable
     }
 
     /// <summary>
-    /// Starts decoding the raw pages as they are copied (the `--live` view) and delivering them to <paramref name="sink"/>;
-    /// dispose the result before <see cref="Stop"/>.
+    /// Starts decoding the raw pages as they are copied (the `--live` view) and delivering them to
+    /// <paramref name="sink"/>; dispose the result before <see cref="Stop"/>.
     /// </summary>
     public IDisposable StartLive(IKernelEventSink sink)
     {
         var root = _instance.TracefsRoot;
         var layout = HeaderPageLayout.Parse(File.ReadAllText(Path.Combine(root, "events", "header_page")));
-        var formats = _enabled.Select(ev => FtraceEventFormat.Parse(_instance.EventFormat(ev), ev[..ev.IndexOf('/', StringComparison.Ordinal)])).ToList();
-        formats.Add(FtraceEventFormat.Parse(File.ReadAllText(Path.Combine(root, "events", "ftrace", "print", "format")), "ftrace"));
+        var formats = _enabled.Select(ev => FtraceEventFormat.Parse(
+            _instance.EventFormat(ev), ev[..ev.IndexOf('/', StringComparison.Ordinal)])).ToList();
+        formats.Add(FtraceEventFormat.Parse(
+            File.ReadAllText(Path.Combine(root, "events", "ftrace", "print", "format")), "ftrace"));
         var pump = new TracefsLivePump(layout, formats, _copiers.Select(c => c.OutputPath).ToList(), sink);
         pump.Start();
         return pump;
@@ -145,7 +152,9 @@ public sealed class LinuxCaptureSession : IDisposable
         if (_copiers.Select(c => c.Failure).FirstOrDefault(f => f is not null) is { } failure) throw failure;
     }
 
-    /// <summary>Switches tracing off, drains every CPU's buffer, reads loss counters and formats, removes the instance.</summary>
+    /// <summary>
+    /// Switches tracing off, drains every CPU's buffer, reads loss counters and formats, removes the instance.
+    /// </summary>
     public RawCapture Stop()
     {
         if (_stopped) throw new InvalidOperationException("capture already stopped");
@@ -188,7 +197,8 @@ public sealed class LinuxCaptureSession : IDisposable
     {
         foreach (var c in _copiers)
         {
-            // One copier failing to close must not keep the others' pipes open: rmdir of the instance needs them closed.
+            // One copier failing to close must not keep the others' pipes open: rmdir of the instance needs them
+            // closed.
             try { c.Dispose(); }
             catch (Exception ex) when (ex is IOException or UnauthorizedAccessException) { }
         }

@@ -22,7 +22,8 @@ internal sealed class PerCpuPageCopier : IDisposable
     private int _fd = -1;
     private volatile Exception? _failure;
 
-    /// <param name="onFailure">Called on the copy thread when copying fails (e.g. the disk is full), so the run can stop early.</param>
+    /// <param name="onFailure">Called on the copy thread when copying fails (e.g. the disk is full), so the run can
+    /// stop early.</param>
     public PerCpuPageCopier(int cpu, string pipePath, string outputPath, int pageSize, Action onFailure)
     {
         _onFailure = onFailure;
@@ -117,7 +118,8 @@ internal sealed class PerCpuPageCopier : IDisposable
                     throw new IOException($"read({_pipePath}): {Libc.ErrorText(errno)}");
                 }
                 if (n == 0) return;
-                // A short read is a partial page; store whole pages so the file stays page-aligned as trace.dat expects.
+                // A short read is a partial page; store whole pages so the file stays page-aligned as trace.dat
+                // expects.
                 if (n < _pageSize) page.AsSpan((int)n).Clear();
                 _output.Write(page, 0, _pageSize);
                 PagesCopied++;

@@ -1,6 +1,8 @@
 namespace TraceLab.Capture.Linux;
 
-/// <summary>Everything a finished tracefs capture produced: raw per-CPU page files plus the metadata to decode them.</summary>
+/// <summary>
+/// Everything a finished tracefs capture produced: raw per-CPU page files plus the metadata to decode them.
+/// </summary>
 public sealed class RawCapture
 {
     public required int CpuCount { get; init; }

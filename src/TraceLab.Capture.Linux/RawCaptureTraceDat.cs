@@ -23,7 +23,9 @@ public static class RawCaptureTraceDat
         return contents;
     }
 
-    /// <summary>Writes trace.dat to <paramref name="path"/> (the raw per-CPU files stay until <see cref="DeleteRawFiles"/>).</summary>
+    /// <summary>
+    /// Writes trace.dat to <paramref name="path"/> (the raw per-CPU files stay until <see cref="DeleteRawFiles"/>).
+    /// </summary>
     public static void WriteTraceDat(this RawCapture capture, string path)
     {
         TraceDatWriter.Write(path, capture.ToContents());

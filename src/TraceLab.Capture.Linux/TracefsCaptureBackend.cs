@@ -3,22 +3,28 @@ using TraceLab.Core.Capture;
 
 namespace TraceLab.Capture.Linux;
 
-/// <summary>The Linux backend behind <see cref="ICaptureBackend"/>: a <see cref="LinuxCaptureSession"/> per run, committed as trace.dat.</summary>
+/// <summary>
+/// The Linux backend behind <see cref="ICaptureBackend"/>: a <see cref="LinuxCaptureSession"/> per run, committed as
+/// trace.dat.
+/// </summary>
 public sealed class TracefsCaptureBackend : ICaptureBackend
 {
     private readonly IReadOnlyList<string>? _events;
 
-    /// <param name="events">Tracepoints to enable instead of the standard set (tests inject events this kernel lacks).</param>
+    /// <param name="events">Tracepoints to enable instead of the standard set (tests inject events this kernel
+    /// lacks).</param>
     public TracefsCaptureBackend(IReadOnlyList<string>? events = null) => _events = events;
 
     public string Name => "tracefs";
     public string TraceFileName => "trace.dat";
 
-    public string OpenHint(string traceFile) => $"Open the trace: trace-cmd report -i {traceFile}   or   kernelshark {traceFile}";
+    public string OpenHint(string traceFile) =>
+        $"Open the trace: trace-cmd report -i {traceFile}   or   kernelshark {traceFile}";
 
     public void EnsureAvailable() => Tracefs.Locate();
 
-    public ICaptureSession Start(CaptureRequest request) => new Session(LinuxCaptureSession.Start(new LinuxCaptureOptions
+    public ICaptureSession Start(CaptureRequest request) =>
+        new Session(LinuxCaptureSession.Start(new LinuxCaptureOptions
     {
         RunId = request.RunId,
         WorkDirectory = request.WorkDirectory,

@@ -48,7 +48,8 @@ public sealed class TracefsInstance : IDisposable
         }
         catch (Exception ex) when (ex is UnauthorizedAccessException or IOException)
         {
-            throw new TracingUnavailableException($"cannot create tracefs instance {inst.Path} ({ex.Message}): run as root");
+            throw new TracingUnavailableException(
+                $"cannot create tracefs instance {inst.Path} ({ex.Message}): run as root");
         }
         return inst;
     }
@@ -79,20 +80,24 @@ public sealed class TracefsInstance : IDisposable
             // Typically the workload of the run that died: it outlives TraceLab and keeps trace_marker open.
             var holders = ProcessesWithFilesUnder(path);
             kept.Add(holders.Count > 0
-                ? $"stale tracefs instance {name} (left by a TraceLab run that died) is still open in {string.Join(", ", holders)}: stop it and the next run removes the instance"
+                ? $"stale tracefs instance {name} (left by a TraceLab run that died) is still open in "
+                    + $"{string.Join(", ", holders)}: stop it and the next run removes the instance"
                 : $"stale tracefs instance {name} (left by a TraceLab run that died) could not be removed: it is busy");
         }
         return new StaleInstances(removed, kept);
     }
 
-    /// <summary>"pid N (comm)" for every process with a file descriptor open under <paramref name="directory"/>.</summary>
+    /// <summary>
+    /// "pid N (comm)" for every process with a file descriptor open under <paramref name="directory"/>.
+    /// </summary>
     private static List<string> ProcessesWithFilesUnder(string directory)
     {
         var prefix = directory.TrimEnd('/') + "/";
         var found = new List<string>();
         foreach (var proc in Directory.EnumerateDirectories("/proc"))
         {
-            if (!int.TryParse(System.IO.Path.GetFileName(proc), NumberStyles.None, CultureInfo.InvariantCulture, out var pid)) continue;
+            if (!int.TryParse(System.IO.Path.GetFileName(proc), NumberStyles.None, CultureInfo.InvariantCulture,
+                out var pid)) continue;
             try
             {
                 var open = Directory.EnumerateFileSystemEntries(System.IO.Path.Combine(proc, "fd"))
@@ -111,7 +116,8 @@ public sealed class TracefsInstance : IDisposable
 
     public int CpuCount => Directory.GetDirectories(System.IO.Path.Combine(Path, "per_cpu"), "cpu*").Length;
 
-    public void Write(string relative, string value) => File.WriteAllText(System.IO.Path.Combine(Path, relative), value);
+    public void Write(string relative, string value) =>
+        File.WriteAllText(System.IO.Path.Combine(Path, relative), value);
 
     public string Read(string relative) => File.ReadAllText(System.IO.Path.Combine(Path, relative));
 
@@ -149,5 +155,7 @@ public sealed class TracefsInstance : IDisposable
     public void Dispose() => Remove();
 }
 
-/// <summary>What <see cref="TracefsInstance.RemoveStale"/> did: names removed, and one line per stale instance it had to keep.</summary>
+/// <summary>
+/// What <see cref="TracefsInstance.RemoveStale"/> did: names removed, and one line per stale instance it had to keep.
+/// </summary>
 public sealed record StaleInstances(IReadOnlyList<string> Removed, IReadOnlyList<string> Kept);

@@ -24,7 +24,8 @@ internal sealed class TracefsLivePump : IDisposable
     private readonly Thread _thread;
     private long _newest = long.MinValue;
 
-    public TracefsLivePump(HeaderPageLayout layout, IEnumerable<FtraceEventFormat> formats, IReadOnlyList<string> files, IKernelEventSink sink)
+    public TracefsLivePump(HeaderPageLayout layout, IEnumerable<FtraceEventFormat> formats, IReadOnlyList<string> files,
+        IKernelEventSink sink)
     {
         _layout = layout;
         _decoder = new KernelEventDecoder(formats, new ThreadTable());
@@ -53,12 +54,15 @@ internal sealed class TracefsLivePump : IDisposable
         }
     }
 
-    /// <summary>Reads new whole pages of every CPU, then delivers what is old enough (everything when flushing).</summary>
+    /// <summary>
+    /// Reads new whole pages of every CPU, then delivers what is old enough (everything when flushing).
+    /// </summary>
     internal void Poll(byte[] page, bool flush)
     {
         for (var cpu = 0; cpu < _files.Count; cpu++)
         {
-            using var f = new FileStream(_files[cpu], FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+            using var f =
+                new FileStream(_files[cpu], FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
             var whole = f.Length / page.Length * page.Length;
             f.Position = _offsets[cpu];
             while (_offsets[cpu] < whole)

@@ -45,7 +45,8 @@ public sealed class EtwCaptureBackend : ICaptureBackend
     public string TraceFileName => "trace.etl";
 
     public string OpenHint(string traceFile) =>
-        $"Open the trace in WPA: wpa \"{traceFile}\" → Computation → CPU Usage (Precise), columns NewThreadId, ReadyingThreadId, Ready (µs), Waits (µs)";
+        $"Open the trace in WPA: wpa \"{traceFile}\" → Computation → CPU Usage (Precise), columns NewThreadId, "
+            + $"ReadyingThreadId, Ready (µs), Waits (µs)";
 
     public void EnsureAvailable() => Controller();
 
@@ -67,9 +68,11 @@ public sealed class EtwCaptureBackend : ICaptureBackend
     private IEtwSessionController Controller()
     {
         if (_controller is null)
-            throw new CaptureUnavailableException("the ETW backend runs on Windows only (on Linux TraceLab captures with tracefs)");
+            throw new CaptureUnavailableException(
+                "the ETW backend runs on Windows only (on Linux TraceLab captures with tracefs)");
         if (!_controller.IsElevated())
-            throw new CaptureUnavailableException("ETW kernel capture needs Administrator: run from an elevated prompt (Run as administrator)");
+            throw new CaptureUnavailableException(
+                "ETW kernel capture needs Administrator: run from an elevated prompt (Run as administrator)");
         return _controller;
     }
 

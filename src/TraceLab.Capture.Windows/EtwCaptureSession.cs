@@ -42,7 +42,9 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture, ICaptureG
     public string EtlPath { get; }
     public string? MarkerPath => null;
     public IReadOnlyList<string> Notices { get; }
-    /// <summary>Kernel keywords cannot be missing the way tracepoints can: an unsupported flag fails the start.</summary>
+    /// <summary>
+    /// Kernel keywords cannot be missing the way tracepoints can: an unsupported flag fails the start.
+    /// </summary>
     public IReadOnlyList<string> MissingEvents => [];
     public CancellationToken Failed => _failed.Token;
 
@@ -63,7 +65,8 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture, ICaptureG
         Directory.CreateDirectory(request.WorkDirectory);
         var etl = Path.Combine(request.WorkDirectory, ".capture.etl");
         var settings = new EtwSessionSettings(
-            EtwSessionName.For(ownerPid, request.RunId), etl, EtwKernelKeywords.For(request), EtwKernelKeywords.StacksFor(request),
+            EtwSessionName.For(ownerPid, request.RunId), etl, EtwKernelKeywords.For(request),
+                EtwKernelKeywords.StacksFor(request),
             EtwKernelKeywords.BufferSizeMb(request.BufferSizeKb, Environment.ProcessorCount), [WorkloadProvider]);
         // The guard first and told the name before the session exists: no instant in which TraceLab could die and
         // leave the session running.
@@ -74,7 +77,8 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture, ICaptureG
             guard?.Watch(settings.Name);
             recording = controller.Start(settings);
         }
-        catch (Exception ex) when (ex is UnauthorizedAccessException or System.Runtime.InteropServices.COMException or NotSupportedException)
+        catch (Exception ex) when (ex is UnauthorizedAccessException or System.Runtime.InteropServices.COMException
+                                   or NotSupportedException)
         {
             guard?.Dispose();
             TryDelete(etl);
@@ -114,7 +118,8 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture, ICaptureG
     /// </summary>
     public IDisposable StartLive(IKernelEventSink sink)
     {
-        if (!OperatingSystem.IsWindows()) throw new CaptureUnavailableException("the ETW real-time view runs on Windows only");
+        if (!OperatingSystem.IsWindows())
+            throw new CaptureUnavailableException("the ETW real-time view runs on Windows only");
         var name = SessionName + "-live";
         _guard?.Watch(name);
         return new GuardedLive(EtwLiveSession.Start(name, sink), _guard, name);

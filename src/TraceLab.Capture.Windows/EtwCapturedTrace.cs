@@ -18,7 +18,8 @@ public sealed class EtwCapturedTrace : ICapturedTrace
         _merge = merge;
         EventsLost = eventsLost;
         if (eventsLost > 0)
-            _notes.Add($"the ETW session lost {eventsLost:N0} events (buffers full): metrics may be affected; raise --buffer-kb or use --syscalls none");
+            _notes.Add($"the ETW session lost {eventsLost:N0} events (buffers full): metrics may be affected; raise "
+                + $"--buffer-kb or use --syscalls none");
     }
 
     /// <summary>EventsLost the session reported when it stopped (the .etl header carries the same count).</summary>

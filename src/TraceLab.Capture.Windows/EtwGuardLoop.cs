@@ -18,7 +18,8 @@ public static class EtwGuardLoop
     public const string ForgetCommand = "f";
 
     /// <summary>Runs until end of input, then stops what is still watched; returns the sessions it stopped.</summary>
-    /// <param name="log">One line per decision (ignored line, stopped, not running, failed): for diagnosis only.</param>
+    /// <param name="log">One line per decision (ignored line, stopped, not running, failed): for diagnosis
+    /// only.</param>
     public static IReadOnlyList<string> Run(TextReader commands, int ownerPid, IEtwSessionController controller,
         TextWriter log)
     {
@@ -75,7 +76,8 @@ public static class EtwGuardLoop
             }
             catch (Exception ex) when (ex is not OutOfMemoryException)
             {
-                var why = ex.GetBaseException() is var inner && inner != ex ? $"{ex.Message}: {inner.Message}" : ex.Message;
+                var why =
+                    ex.GetBaseException() is var inner && inner != ex ? $"{ex.Message}: {inner.Message}" : ex.Message;
                 log.WriteLine($"tracelab guard: could not stop ETW session {name} ({why}); " +
                     $"run 'logman stop {name} -ets' as Administrator");
             }

@@ -35,13 +35,17 @@ public static class EtwKernelKeywords
         return keywords;
     }
 
-    /// <summary>Stacks are collected for sampled profiles and context switches only when stacks were asked for.</summary>
+    /// <summary>
+    /// Stacks are collected for sampled profiles and context switches only when stacks were asked for.
+    /// </summary>
     public static KernelTraceEventParser.Keywords StacksFor(CaptureRequest request) =>
         request.SampledStacks
             ? KernelTraceEventParser.Keywords.Profile | KernelTraceEventParser.Keywords.ContextSwitch
             : KernelTraceEventParser.Keywords.None;
 
-    /// <summary>ETW buffers are sized in MB for the whole session; the per-CPU request is multiplied out and clamped.</summary>
+    /// <summary>
+    /// ETW buffers are sized in MB for the whole session; the per-CPU request is multiplied out and clamped.
+    /// </summary>
     public static int BufferSizeMb(int perCpuKb, int cpus) =>
         (int)Math.Clamp((long)perCpuKb * Math.Max(1, cpus) / 1024, 16, 1024);
 }

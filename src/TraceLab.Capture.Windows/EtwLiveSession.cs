@@ -32,10 +32,14 @@ public sealed class EtwLiveSession : IDisposable
     /// <summary>Events lost by the real-time session (the live view is approximate when this is not 0).</summary>
     public int EventsLost => _session.EventsLost;
 
-    /// <summary>Starts delivering events to <paramref name="sink"/> on a background thread; the sink is only called from that thread.</summary>
+    /// <summary>
+    /// Starts delivering events to <paramref name="sink"/> on a background thread; the sink is only called from that
+    /// thread.
+    /// </summary>
     public static EtwLiveSession Start(string name, IKernelEventSink sink)
     {
-        var session = new TraceEventSession(name, TraceEventSessionOptions.Create) { StopOnDispose = true, BufferSizeMB = 64 };
+        var session =
+            new TraceEventSession(name, TraceEventSessionOptions.Create) { StopOnDispose = true, BufferSizeMB = 64 };
         try
         {
             session.EnableKernelProvider(EtwKernelKeywords.Live);
@@ -54,7 +58,8 @@ public sealed class EtwLiveSession : IDisposable
     {
         var header = new EtwEventHeader(
             data.IsClassicProvider ? data.TaskGuid : data.ProviderGuid, (byte)data.Opcode, (byte)data.Version,
-            (long)Math.Round(data.TimeStampRelativeMSec * 1_000_000), data.ProcessorNumber, data.ThreadID, data.PointerSize);
+            (long)Math.Round(data.TimeStampRelativeMSec * 1_000_000), data.ProcessorNumber, data.ThreadID,
+                data.PointerSize);
         var payload = new ReadOnlySpan<byte>((void*)data.DataStart, data.EventDataLength);
         // A short payload in real time is dropped, not fatal: the view is a preview, the .etl is the record.
         if (_mapper.Map(header, payload, ref _event)) _sink.OnEvent(in _event);

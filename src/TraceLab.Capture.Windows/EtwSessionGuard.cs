@@ -65,7 +65,9 @@ public sealed class EtwSessionGuard : IEtwGuard
     public void Dispose() => _pipe.Dispose();
 }
 
-/// <summary>How to start the running TraceLab again: its executable, plus the entry assembly under `dotnet x.dll`.</summary>
+/// <summary>
+/// How to start the running TraceLab again: its executable, plus the entry assembly under `dotnet x.dll`.
+/// </summary>
 public sealed record SelfCommand(string FileName, IReadOnlyList<string> Arguments)
 {
     /// <summary>

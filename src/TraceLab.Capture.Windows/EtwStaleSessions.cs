@@ -22,7 +22,8 @@ public static class EtwStaleSessions
             }
             catch (Exception ex) when (ex is not OutOfMemoryException)
             {
-                failed.Add($"stale ETW session {name} (left by a TraceLab run that died) could not be stopped ({ex.Message}): run 'logman stop {name} -ets' as Administrator");
+                failed.Add($"stale ETW session {name} (left by a TraceLab run that died) could not be stopped "
+                    + $"({ex.Message}): run 'logman stop {name} -ets' as Administrator");
             }
         }
         return new StaleSessionCleanup(stopped, failed);

@@ -6,10 +6,14 @@ namespace TraceLab.Capture.Windows;
 /// </summary>
 public interface IEtwGuard : IDisposable
 {
-    /// <summary>From now on <paramref name="sessionName"/> is stopped if TraceLab dies. Call before starting it.</summary>
+    /// <summary>
+    /// From now on <paramref name="sessionName"/> is stopped if TraceLab dies. Call before starting it.
+    /// </summary>
     void Watch(string sessionName);
 
-    /// <summary>The run stopped <paramref name="sessionName"/> itself: nothing left for the guard to do about it.</summary>
+    /// <summary>
+    /// The run stopped <paramref name="sessionName"/> itself: nothing left for the guard to do about it.
+    /// </summary>
     void Forget(string sessionName);
 }
 
@@ -20,7 +24,9 @@ public interface IEtwGuard : IDisposable
 /// </summary>
 public interface IProcessJob : IDisposable
 {
-    /// <summary>Adds a running process; it is killed when TraceLab's handle to the job closes (TraceLab's exit).</summary>
+    /// <summary>
+    /// Adds a running process; it is killed when TraceLab's handle to the job closes (TraceLab's exit).
+    /// </summary>
     void Add(int pid);
 }
 

@@ -17,7 +17,9 @@ public interface IEtwSessionController
     /// <summary>Stops the named session; false when it was not running (any more).</summary>
     bool StopSession(string name);
 
-    /// <summary>Starts a kernel session (system-logger mode) writing <see cref="EtwSessionSettings.EtlPath"/>.</summary>
+    /// <summary>
+    /// Starts a kernel session (system-logger mode) writing <see cref="EtwSessionSettings.EtlPath"/>.
+    /// </summary>
     IEtwRecordingSession Start(EtwSessionSettings settings);
 }
 
@@ -43,5 +45,6 @@ public interface IEtwRecordingSession : IDisposable
 /// <param name="BufferSizeMb">Buffer memory for the session.</param>
 /// <param name="UserProviders">User-mode providers captured into the same file (the workload's markers).</param>
 public sealed record EtwSessionSettings(
-    string Name, string EtlPath, KernelTraceEventParser.Keywords Keywords, KernelTraceEventParser.Keywords StackKeywords,
+    string Name, string EtlPath, KernelTraceEventParser.Keywords Keywords,
+        KernelTraceEventParser.Keywords StackKeywords,
     int BufferSizeMb, IReadOnlyList<Guid> UserProviders);

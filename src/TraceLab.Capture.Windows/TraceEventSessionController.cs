@@ -37,9 +37,11 @@ public sealed class TraceEventSessionController : IEtwSessionController
             {
                 // Without markers the report covers the whole trace; that is worth a warning, not a failed run.
                 try { session.EnableProvider(provider, TraceEventLevel.Verbose, ulong.MaxValue); }
-                catch (Exception ex) when (ex is NotSupportedException or System.Runtime.InteropServices.COMException or UnauthorizedAccessException)
+                catch (Exception ex) when (ex is NotSupportedException or System.Runtime.InteropServices.COMException
+                                           or UnauthorizedAccessException)
                 {
-                    notes.Add($"provider {provider} (workload markers) could not be enabled in the kernel session ({ex.Message}): the report covers the whole trace");
+                    notes.Add($"provider {provider} (workload markers) could not be enabled in the kernel session "
+                        + $"({ex.Message}): the report covers the whole trace");
                 }
             }
             return new Recording(session, notes);

@@ -18,12 +18,17 @@ public static class AnalysisPipeline
         AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses ?? AnalysisKind.All, read, timeline: null,
             analysisThreads, cancellationToken: cancellationToken).Report;
 
-    /// <summary>Also records the thread timeline of <paramref name="timeline"/> in the same pass (for report.html).</summary>
+    /// <summary>
+    /// Also records the thread timeline of <paramref name="timeline"/> in the same pass (for report.html).
+    /// </summary>
     /// <param name="chartsBuilt">Given the charts' data before the report's sections are built
     /// (<see cref="ReportBuilder.Build"/>).</param>
-    /// <param name="analysisThreads">Threads for the analyzers besides the reading one (null: <see cref="AnalysisPlan.DefaultThreads"/>).</param>
-    public static (RunReport Report, TimelineData? Timeline) AnalyzeWithTimeline(string traceFile, WorkloadResult? workload,
-        RunSection? run, bool partial, int? pid, AnalysisKind analyses, TraceReadOptions? read, TimelineWindow? timeline,
+    /// <param name="analysisThreads">Threads for the analyzers besides the reading one (null:
+    /// <see cref="AnalysisPlan.DefaultThreads"/>).</param>
+    public static (RunReport Report, TimelineData? Timeline) AnalyzeWithTimeline(
+        string traceFile, WorkloadResult? workload,
+        RunSection? run, bool partial, int? pid, AnalysisKind analyses, TraceReadOptions? read,
+            TimelineWindow? timeline,
         int? analysisThreads = null, int topProcesses = SystemOverview.DefaultTop,
         Action<ReportCharts>? chartsBuilt = null, CancellationToken cancellationToken = default)
     {

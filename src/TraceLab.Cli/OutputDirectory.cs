@@ -22,7 +22,8 @@ public sealed class OutputDirectory
         var path = System.IO.Path.GetFullPath(requested ?? System.IO.Path.Combine("traces", defaultName));
         if (System.IO.File.Exists(path)) throw new UsageException($"output path {path} is a file, not a directory");
         if (Directory.Exists(path) && Directory.EnumerateFileSystemEntries(path).Any() && !force)
-            throw new UsageException($"output directory {path} already exists and is not empty: choose another --out or add --force");
+            throw new UsageException(
+                $"output directory {path} already exists and is not empty: choose another --out or add --force");
         try
         {
             Directory.CreateDirectory(path);

@@ -21,8 +21,10 @@ public static class TerminalReport
         foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
             if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit, fitLines: true);
         var c = r.Capture;
-        console.MarkupLine($"[bold]Capture[/] {Markup.Escape(c.Backend)}: {c.Events:N0} events ({c.SwitchEvents:N0} switches) on {c.Cpus} CPUs, " +
-            $"lost [{(c.LostEvents > 0 ? "red" : "green")}]{c.LostEvents:N0}[/], broken switch chains repaired {c.ChainBreaks:N0}" +
+        console.MarkupLine($"[bold]Capture[/] {Markup.Escape(c.Backend)}: {c.Events:N0} events ({c.SwitchEvents:N0} "
+            + $"switches) on {c.Cpus} CPUs, " +
+            $"lost [{(c.LostEvents > 0 ? "red" : "green")}]{c.LostEvents:N0}[/], broken switch chains repaired "
+                + $"{c.ChainBreaks:N0}" +
             (c.Partial ? " [red]PARTIAL[/]" : ""));
         console.MarkupLine($"[bold]Region[/] {r.Region.Source}: {r.Region.DurationNs / 1e9:0.000} s");
         if (r.Process is { } p)
@@ -32,7 +34,8 @@ public static class TerminalReport
                 (r.Run?.ElapsedNs is null
                     ? "(workload's clock and getrusage)  "
                     : "(start to exit; getrusage of its tree)  ") +
-                $"traced run {p.TracedRunNs / 1e9:0.000} s, {p.VoluntarySwitches:N0} voluntary / {p.InvoluntarySwitches:N0} involuntary switches");
+                $"traced run {p.TracedRunNs / 1e9:0.000} s, {p.VoluntarySwitches:N0} voluntary / "
+                    + $"{p.InvoluntarySwitches:N0} involuntary switches");
             if (p.WorkloadMetrics is { } m)
                 console.MarkupLine($"[bold]Workload[/] {Markup.Escape(WorkloadMetricsText.Format(m))}");
         }

@@ -62,7 +62,8 @@ internal static class TerminalSections
             console.MarkupLine($"[grey]{Markup.Escape(string.Join(", ", dropped))}: left out for width (report.md)[/]");
         // A small table cut by its own limit (the lock objects' 8) is the section's choice, not worth a note.
         var cut = shown.Count < table.RowCount
-            && (limit.MaxRows is { } max && table.RowCount > max || limit.ThreadFilter is not null && table.RowTids is not null);
+            && (limit.MaxRows is { } max && table.RowCount > max || limit.ThreadFilter is not null
+                && table.RowTids is not null);
         if (cut && limit.MoreNote is { } more)
             console.MarkupLine($"[grey]{Markup.Escape(more(table.RowCount - shown.Count, table))}[/]");
     }

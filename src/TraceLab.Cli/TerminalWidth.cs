@@ -3,8 +3,8 @@ using Spectre.Console;
 namespace TraceLab.Cli;
 
 /// <summary>
-/// The columns the terminal report may use: at most <see cref="TerminalLineFit.Width"/> (issue 21, docs/metrics.md
-/// "On the terminal"). Tables wider than that are shrunk by the console (cells wrap), long lines wrapped.
+/// The columns the terminal report may use: at most <see cref="TerminalLineFit.Width"/>
+/// (docs/metrics.md#terminal-width). Tables wider than that are shrunk by the console (cells wrap), long lines wrapped.
 /// </summary>
 public static class TerminalWidth
 {

@@ -31,19 +31,25 @@ public sealed class TracedCapture : IDisposable
     }
 
     public ICaptureSession Session { get; }
-    /// <summary>Stale kernel state removed or kept, then the stopped capture's notes: told to the user and kept in the report's warnings.</summary>
+    /// <summary>
+    /// Stale kernel state removed or kept, then the stopped capture's notes: told to the user and kept in the report's
+    /// warnings.
+    /// </summary>
     public IReadOnlyList<string> Notices => _notices;
     /// <summary>Where the workload writes its result until the run is known to be complete.</summary>
     public string ResultTemp => _output.File(".workload.json.tmp");
 
     /// <param name="stamp">The run's time stamp (yyyyMMdd-HHmmss), part of the capture's kernel object name.</param>
-    public static TracedCapture Start(ICaptureBackend backend, string workloadName, string stamp, OutputDirectory output, int bufferKb, SyscallSet syscalls)
+    public static TracedCapture Start(ICaptureBackend backend, string workloadName, string stamp,
+        OutputDirectory output, int bufferKb, SyscallSet syscalls)
     {
         // The counter keeps two runs in one process (a sweep, tests) from ever asking for the same instance name.
-        var runId = $"{workloadName}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
+        var runId =
+            $"{workloadName}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
         var session = backend.Start(new CaptureRequest
         {
-            RunId = runId, WorkDirectory = output.Path, BufferSizeKb = bufferKb, Syscalls = CaptureBackends.Syscalls(syscalls),
+            RunId = runId, WorkDirectory = output.Path, BufferSizeKb = bufferKb, Syscalls =
+                CaptureBackends.Syscalls(syscalls),
         });
         return new TracedCapture(backend, session, output);
     }
@@ -54,7 +60,8 @@ public sealed class TracedCapture : IDisposable
     /// Runs the workload to its end through <paramref name="wait"/> (which may show progress or follow the pid).
     /// Cancellation (Ctrl-C, timeout) kills it and returns Partial = true; a lost capture or a failing workload throws.
     /// </summary>
-    public async Task<(int ExitCode, bool Partial)> RunAsync(string workloadName, string exe, IReadOnlyList<string> arguments,
+    public async Task<(int ExitCode, bool Partial)> RunAsync(
+        string workloadName, string exe, IReadOnlyList<string> arguments,
         Func<WorkloadRun, CancellationToken, Task<int>> wait, CancellationToken cancellationToken)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, Session.Failed);
@@ -94,7 +101,8 @@ public sealed class TracedCapture : IDisposable
         if (exitCode != 0)
         {
             var why = run.ErrorText();
-            throw new WorkloadException($"{workloadName} exited with code {exitCode}{(why.Length > 0 ? ": " + why : "")} (log: {_output.File("workload.log")})");
+            throw new WorkloadException($"{workloadName} exited with code "
+                + $"{exitCode}{(why.Length > 0 ? ": " + why : "")} (log: {_output.File("workload.log")})");
         }
         return (exitCode, false);
     }
@@ -103,7 +111,8 @@ public sealed class TracedCapture : IDisposable
     /// Stops the capture, commits the trace file and (for a complete run) workload.json, analyzes, and writes
     /// report.json / .md / .html. <paramref name="timeline"/> null: no thread timeline in report.html (sweeps).
     /// </summary>
-    /// <param name="pid">The process to report on (a traced program or attached process); null: from the markers.</param>
+    /// <param name="pid">The process to report on (a traced program or attached process); null: from the
+    /// markers.</param>
     /// <param name="topProcesses">Without a target (--system): the top processes that get a detailed section.</param>
     public TracedRunFiles Finish(RunSection runSection, bool partial, AnalysisKind analyses, TimelineWindow? timeline,
         int? pid = null, int topProcesses = SystemOverview.DefaultTop)
@@ -129,7 +138,8 @@ public sealed class TracedCapture : IDisposable
         }
 
         if (timeline is not null) TraceLab.Charts.ReportChartImages.WarmUp();
-        var (report, timelineData) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
+        var (report, timelineData) =
+            AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
             read: null, timeline, topProcesses: topProcesses);
         report.Warnings.InsertRange(0, _notices);
         // Charts go with the timeline: sweep runs ask for neither and stay fast.

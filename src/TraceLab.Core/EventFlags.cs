@@ -8,6 +8,8 @@ public static class EventFlags
     public const byte SoftIrq = 0x10;
     public const byte Nmi = 0x40;
 
-    /// <summary>The event was logged from interrupt context: common_pid is the interrupted thread, not the actor.</summary>
+    /// <summary>
+    /// The event was logged from interrupt context: common_pid is the interrupted thread, not the actor.
+    /// </summary>
     public static bool InInterrupt(byte flags) => (flags & (HardIrq | SoftIrq | Nmi)) != 0;
 }

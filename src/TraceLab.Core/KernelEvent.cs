@@ -19,7 +19,9 @@ public partial struct KernelEvent
     /// </summary>
     public int Pid;
     public KernelEventKind Kind;
-    /// <summary>ftrace common_flags (see <see cref="EventFlags"/>): tells interrupt context from thread context.</summary>
+    /// <summary>
+    /// ftrace common_flags (see <see cref="EventFlags"/>): tells interrupt context from thread context.
+    /// </summary>
     public byte Flags;
 
     // Generic storage. Which kind uses which slot is spelled out once, by the accessors and factories.
@@ -42,7 +44,10 @@ public partial struct KernelEvent
     /// of the struct's padding.
     /// </summary>
     internal ushort WaitReasonPlusOne;
-    /// <summary>Marker text, exec file name or an exiting thread's comm; null for every other kind (no allocation on the hot path).</summary>
+    /// <summary>
+    /// Marker text, exec file name or an exiting thread's comm; null for every other kind (no allocation on the hot
+    /// path).
+    /// </summary>
     internal string? Text;
 
     public override readonly string ToString() => Kind switch

@@ -19,7 +19,9 @@ public static class ThreadIds
 
     private const int TidMask = FirstLaterInstance - 1;
 
-    /// <summary>The id of the <paramref name="instance"/>-th thread (1-based) that had <paramref name="tid"/>.</summary>
+    /// <summary>
+    /// The id of the <paramref name="instance"/>-th thread (1-based) that had <paramref name="tid"/>.
+    /// </summary>
     public static int Of(int tid, int instance) => instance <= 1 ? tid : ((instance - 1) << TidBits) | tid;
 
     /// <summary>The kernel's tid of a thread id.</summary>
@@ -30,5 +32,6 @@ public static class ThreadIds
 
     /// <summary>How reports show an id: the tid, with "#k" for the k-th thread that had it ("1234#2").</summary>
     public static string Display(int id) =>
-        id >= FirstLaterInstance ? $"{KernelTid(id)}#{Instance(id)}" : id.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        id >= FirstLaterInstance ? $"{KernelTid(id)}#{Instance(id)}"
+            : id.ToString(System.Globalization.CultureInfo.InvariantCulture);
 }

@@ -1,6 +1,8 @@
 namespace TraceLab.Core;
 
-/// <summary>A trace file is truncated or corrupt. The message names the file, the offset and what was expected.</summary>
+/// <summary>
+/// A trace file is truncated or corrupt. The message names the file, the offset and what was expected.
+/// </summary>
 public sealed class TraceFormatException : Exception
 {
     public TraceFormatException(string file, long offset, string expected)

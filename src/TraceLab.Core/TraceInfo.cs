@@ -7,7 +7,9 @@ public sealed class TraceInfo
     public required string Backend { get; init; }
     public required string TraceFile { get; init; }
     public int CpuCount { get; set; }
-    /// <summary>Events lost per CPU as the capture reported them (overrun + dropped, or ETW EventsLost); null when unknown.</summary>
+    /// <summary>
+    /// Events lost per CPU as the capture reported them (overrun + dropped, or ETW EventsLost); null when unknown.
+    /// </summary>
     public long[]? LostEventsPerCpu { get; set; }
     /// <summary>Pages in which the ring buffer flagged missed events (RB_MISSED_EVENTS), per CPU.</summary>
     public long[]? PagesWithMissedEvents { get; set; }
@@ -17,23 +19,33 @@ public sealed class TraceInfo
     /// null for formats without buffers.
     /// </summary>
     public IReadOnlyList<string>? Buffers { get; set; }
-    /// <summary>The buffer whose events were read (one of <see cref="Buffers"/>); null for formats without buffers.</summary>
+    /// <summary>
+    /// The buffer whose events were read (one of <see cref="Buffers"/>); null for formats without buffers.
+    /// </summary>
     public string? Buffer { get; set; }
     public string? KernelRelease { get; set; }
-    /// <summary>Number of events decoded (all kinds, including <see cref="KernelEventKind.Other"/>); filled by Read.</summary>
+    /// <summary>
+    /// Number of events decoded (all kinds, including <see cref="KernelEventKind.Other"/>); filled by Read.
+    /// </summary>
     public long EventCount { get; set; }
     public long FirstTimestamp { get; set; }
     public long LastTimestamp { get; set; }
 
-    /// <summary>Events whose type id has no format in the trace; delivered as <see cref="KernelEventKind.Other"/>.</summary>
+    /// <summary>
+    /// Events whose type id has no format in the trace; delivered as <see cref="KernelEventKind.Other"/>.
+    /// </summary>
     public long UnknownEvents { get; set; }
     /// <summary>Event formats the reader could not understand and left out (their events count as unknown).</summary>
     public int SkippedFormats { get; set; }
 
-    /// <summary>Bytes of event data a salvaging read left out after damage, per CPU; null when nothing was skipped.</summary>
+    /// <summary>
+    /// Bytes of event data a salvaging read left out after damage, per CPU; null when nothing was skipped.
+    /// </summary>
     public long[]? SkippedBytesPerCpu { get; set; }
     public long SkippedBytes => SkippedBytesPerCpu?.Sum() ?? 0;
-    /// <summary>What a salvaging read skipped and why (per CPU: from which offset, how many bytes and pages); null when intact.</summary>
+    /// <summary>
+    /// What a salvaging read skipped and why (per CPU: from which offset, how many bytes and pages); null when intact.
+    /// </summary>
     public string? Damage { get; set; }
 
     public long LostEvents => LostEventsPerCpu?.Sum() ?? 0;

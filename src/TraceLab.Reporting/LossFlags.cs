@@ -13,7 +13,9 @@ public static class LossFlags
     public const string ScopePerCpu = "per-cpu";
     public const string ScopeTrace = "trace";
 
-    /// <summary>The report fields computed from the event stream: a lost switch or wakeup can change any of them.</summary>
+    /// <summary>
+    /// The report fields computed from the event stream: a lost switch or wakeup can change any of them.
+    /// </summary>
     public static readonly IReadOnlyList<string> AffectedMetrics =
     [
         "process.traced*", "process.voluntarySwitches", "process.involuntarySwitches",
@@ -22,16 +24,21 @@ public static class LossFlags
         "threads[].readyLatency", "threads[].topWakers", "kernel", "convoys", "wakeups", "smp", "waitGraph",
     ];
 
-    /// <summary>One line naming the flagged threads (terminal, report.md and report.json warnings); null without loss.</summary>
+    /// <summary>
+    /// One line naming the flagged threads (terminal, report.md and report.json warnings); null without loss.
+    /// </summary>
     public static string? Warning(CaptureSection capture, IReadOnlyList<ThreadSection> threads)
     {
         if (capture.LossScope is null) return null;
         if (capture.LossCpus is not { } cpus)
-            return "lost events could not be placed on CPUs: every thread's figures may be affected (threads[].mayBeAffectedByLoss)";
-        var flagged = threads.Where(t => t.MayBeAffectedByLoss == true).Select(t => t.Tid.ToString(System.Globalization.CultureInfo.InvariantCulture)).ToList();
+            return "lost events could not be placed on CPUs: every thread's figures may be affected "
+                + "(threads[].mayBeAffectedByLoss)";
+        var flagged = threads.Where(t => t.MayBeAffectedByLoss == true)
+            .Select(t => t.Tid.ToString(System.Globalization.CultureInfo.InvariantCulture)).ToList();
         return flagged.Count == 0
             ? $"events were lost on CPU {string.Join(", ", cpus)}, where no reported thread ran"
-            : $"events were lost on CPU {string.Join(", ", cpus)}: the figures of threads {string.Join(", ", flagged)}, which ran there, may be affected (marked ⚠ in report.md)";
+            : $"events were lost on CPU {string.Join(", ", cpus)}: the figures of threads "
+                + $"{string.Join(", ", flagged)}, which ran there, may be affected (marked ⚠ in report.md)";
     }
 
     /// <summary>CPUs whose loss counter or missed-events page count is above zero.</summary>
@@ -40,7 +47,8 @@ public static class LossFlags
         var n = Math.Max(lostPerCpu?.Length ?? 0, pagesWithMissedEvents?.Length ?? 0);
         return Enumerable.Range(0, n)
             .Where(cpu => (lostPerCpu is not null && cpu < lostPerCpu.Length && lostPerCpu[cpu] > 0)
-                          || (pagesWithMissedEvents is not null && cpu < pagesWithMissedEvents.Length && pagesWithMissedEvents[cpu] > 0))
+                          || (pagesWithMissedEvents is not null && cpu < pagesWithMissedEvents.Length
+                              && pagesWithMissedEvents[cpu] > 0))
             .ToArray();
     }
 

@@ -5,7 +5,9 @@ using TraceLab.Workloads;
 
 namespace TraceLab.Reporting;
 
-/// <summary>Assembles report.json's model from a finished analysis pass and, when known, the workload's own result.</summary>
+/// <summary>
+/// Assembles report.json's model from a finished analysis pass and, when known, the workload's own result.
+/// </summary>
 public static class ReportBuilder
 {
     private const int TopWakers = 3;
@@ -24,7 +26,8 @@ public static class ReportBuilder
         // First: a salvaged trace qualifies every number below it.
         if (info.Damage is { } damage) warnings.Add(damage);
         if (info.SkippedFormats > 0)
-            warnings.Add($"{info.SkippedFormats} event formats in the trace could not be parsed (newer kernel?): their events were skipped");
+            warnings.Add($"{info.SkippedFormats} event formats in the trace could not be parsed (newer kernel?): their "
+                + $"events were skipped");
         if (info.UnknownEvents > 0)
             warnings.Add($"{info.UnknownEvents} events had no format in the trace: skipped");
         // Next: without switches every run, ready and wait figure below is an inference.
@@ -48,9 +51,12 @@ public static class ReportBuilder
             warnings.Add($"no {(region.FromTarget ? "TRACELAB_TARGET_END" : "TRACELAB_REGION_END")} marker: " +
                 "the region runs to the end of the trace (partial run?)");
         if (info.LostEvents > 0)
-            warnings.Add($"{info.LostEvents} events were lost (per CPU: {string.Join(", ", info.LostEventsPerCpu ?? [])}): run, ready and wait times may be misattributed near the gaps");
+            warnings.Add($"{info.LostEvents} events were lost (per CPU: "
+                + $"{string.Join(", ", info.LostEventsPerCpu ?? [])}): run, ready and wait times may be misattributed "
+                + $"near the gaps");
         if (accounting.ChainBreaksInRegion > 0)
-            warnings.Add($"{accounting.ChainBreaksInRegion} broken switch chains repaired in the region (switches that were never logged; see docs/metrics.md)");
+            warnings.Add($"{accounting.ChainBreaksInRegion} broken switch chains repaired in the region (switches that "
+                + $"were never logged; see docs/metrics.md)");
 
         var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
         var grouping = new ProcessGrouping(accounting, names);
@@ -81,7 +87,8 @@ public static class ReportBuilder
                 ChainBreaks = accounting.ChainBreaks,
                 ChainBreaksInRegion = accounting.ChainBreaksInRegion,
                 Cpus = info.CpuCount,
-                DurationNs = accounting.LastTimestamp > accounting.FirstTimestamp ? accounting.LastTimestamp - accounting.FirstTimestamp : 0,
+                DurationNs = accounting.LastTimestamp > accounting.FirstTimestamp
+                    ? accounting.LastTimestamp - accounting.FirstTimestamp : 0,
                 Clock = info.TraceClock,
                 Kernel = info.KernelRelease,
                 Partial = partial,
@@ -106,7 +113,8 @@ public static class ReportBuilder
                 TracedWaitNs = threads.Sum(t => t.WaitNs),
                 VoluntarySwitches = threads.Sum(t => t.VoluntarySwitches),
                 InvoluntarySwitches = threads.Sum(t => t.InvoluntarySwitches),
-                WorkloadMetrics = workload is { Metrics.Count: > 0 } ? new Dictionary<string, double>(workload.Metrics) : null,
+                WorkloadMetrics =
+                    workload is { Metrics.Count: > 0 } ? new Dictionary<string, double>(workload.Metrics) : null,
             },
             Analyses = [.. AnalysisReports.Format(analyses.Kinds)],
             Threads = threads,
@@ -176,7 +184,8 @@ public static class ReportBuilder
             RepairedStarts = s.RepairedStarts,
             ReadyLatency = LatencySection.From(s.ReadyLatency),
             TopWakers = s.Wakers.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key).Take(TopWakers)
-                .Select(kv => new WakerSection { Tid = kv.Key, Name = kv.Key < 0 ? "<irq>" : names.NameOf(kv.Key), Count = kv.Value }).ToList(),
+                .Select(kv => new WakerSection { Tid = kv.Key, Name = kv.Key < 0 ? "<irq>" : names.NameOf(kv.Key),
+                    Count = kv.Value }).ToList(),
             Workload = w is null ? null : new WorkloadThreadSection
             {
                 UserNs = w.UserNs, SystemNs = w.SystemNs, VoluntarySwitches = w.VoluntarySwitches,

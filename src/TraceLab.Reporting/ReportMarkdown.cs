@@ -14,16 +14,22 @@ public static class ReportMarkdown
         if (r.Run is not null)
         {
             sb.AppendLine($"- Parameters: {string.Join(", ", r.Run.Parameters.Select(kv => $"{kv.Key}={kv.Value}"))}");
-            if (r.Run.Claims.Count > 0) sb.AppendLine($"- Seed claims tested: {string.Join(", ", r.Run.Claims)} (docs/claims.md)");
+            if (r.Run.Claims.Count > 0)
+                sb.AppendLine($"- Seed claims tested: {string.Join(", ", r.Run.Claims)} (docs/claims.md)");
             if (r.Run.Command is not null) sb.AppendLine($"- Workload command: `{r.Run.Command}`");
         }
         var c = r.Capture;
-        sb.AppendLine($"- Trace: `{c.TraceFile}` ({c.Backend}, {c.Cpus} CPUs, clock {c.Clock ?? "?"}, kernel {c.Kernel ?? "?"}){(c.Partial ? " — PARTIAL (run interrupted)" : "")}");
-        sb.AppendLine($"- Events: {Units.N(c.Events)} ({Units.N(c.SwitchEvents)} context switches), lost: {Units.N(c.LostEvents)}, broken switch chains repaired: {Units.N(c.ChainBreaks)} ({Units.N(c.ChainBreaksInRegion)} in region)");
+        sb.Append($"- Trace: `{c.TraceFile}` ({c.Backend}, {c.Cpus} CPUs, clock {c.Clock ?? "?"}, kernel ");
+        sb.AppendLine($"{c.Kernel ?? "?"}){(c.Partial ? " — PARTIAL (run interrupted)" : "")}");
+        sb.Append($"- Events: {Units.N(c.Events)} ({Units.N(c.SwitchEvents)} context switches), lost: ");
+        sb.Append($"{Units.N(c.LostEvents)}, broken switch chains repaired: {Units.N(c.ChainBreaks)} ");
+        sb.AppendLine($"({Units.N(c.ChainBreaksInRegion)} in region)");
         if (c.LossScope is not null)
         {
-            var where = c.LossCpus is { } cpus ? $"threads that ran on CPU {string.Join(", ", cpus)}" : "every thread (the loss cannot be placed on CPUs)";
-            sb.AppendLine($"- Lost events may affect the figures of {where}: marked ⚠ below (docs/metrics.md, lost events)");
+            var where = c.LossCpus is { } cpus ? $"threads that ran on CPU {string.Join(", ", cpus)}"
+                : "every thread (the loss cannot be placed on CPUs)";
+            sb.AppendLine(
+                $"- Lost events may affect the figures of {where}: marked ⚠ below (docs/metrics.md, lost events)");
         }
         sb.AppendLine($"- Region: {r.Region.Source}, {Units.S(r.Region.DurationNs)} s").AppendLine();
         foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
@@ -36,17 +42,22 @@ public static class ReportMarkdown
             if (SystemOverview.View(r, ranking) is { } overview) MarkdownRenderer.Write(sb, overview);
             var detailed = SystemOverview.DetailedTids(r);
             sections = new RowLimit(ThreadRank: ranking, ThreadFilter: detailed.Contains,
-                MoreNote: (left, table) => $"… {left:N0} more {table.RowNoun} of other processes: report.json has every thread.");
+                MoreNote: (left, table) =>
+                    $"… {left:N0} more {table.RowNoun} of other processes: report.json has every thread.");
         }
 
         if (r.Process is { } p)
         {
             sb.AppendLine("## Process (timep)").AppendLine();
-            sb.AppendLine("| pid | name | real s | user s | system s | traced run s | traced ready s | traced wait s | voluntary | involuntary |");
+            sb.AppendLine("| pid | name | real s | user s | system s | traced run s | traced ready s | traced wait s | "
+                + "voluntary | involuntary |");
             sb.AppendLine("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-            sb.AppendLine($"| {p.Pid} | {p.Name} | {Opt(p.RealNs)} | {Opt(p.UserNs)} | {Opt(p.SystemNs)} | {Units.S(p.TracedRunNs)} | {Units.S(p.TracedReadyNs)} | {Units.S(p.TracedWaitNs)} | {Units.N(p.VoluntarySwitches)} | {Units.N(p.InvoluntarySwitches)} |");
+            sb.Append($"| {p.Pid} | {p.Name} | {Opt(p.RealNs)} | {Opt(p.UserNs)} | {Opt(p.SystemNs)} | ");
+            sb.Append($"{Units.S(p.TracedRunNs)} | {Units.S(p.TracedReadyNs)} | {Units.S(p.TracedWaitNs)} | ");
+            sb.AppendLine($"{Units.N(p.VoluntarySwitches)} | {Units.N(p.InvoluntarySwitches)} |");
             sb.AppendLine();
-            if (p.WorkloadMetrics is { } m) sb.AppendLine($"Workload's own figures: {WorkloadMetricsText.Format(m)}").AppendLine();
+            if (p.WorkloadMetrics is { } m)
+                sb.AppendLine($"Workload's own figures: {WorkloadMetricsText.Format(m)}").AppendLine();
         }
 
         foreach (var analysis in AnalysisReports.All.Where(a => !a.OpensReport))

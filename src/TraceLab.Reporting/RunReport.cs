@@ -22,13 +22,20 @@ public sealed class RunReport
     public required CaptureSection Capture { get; init; }
     public required RegionSection Region { get; init; }
     public ProcessSection? Process { get; set; }
-    /// <summary>The analyses that ran (threads, kernel, convoys, wakeups, smp, waitgraph); absent sections were not selected.</summary>
+    /// <summary>
+    /// The analyses that ran (threads, kernel, convoys, wakeups, smp, waitgraph); absent sections were not selected.
+    /// </summary>
     public List<string> Analyses { get; init; } = [];
-    /// <summary>Per-thread scheduler accounting; always computed (the other analyses build on it), listed when "threads" is selected.</summary>
+    /// <summary>
+    /// Per-thread scheduler accounting; always computed (the other analyses build on it), listed when "threads" is
+    /// selected.
+    /// </summary>
     public required List<ThreadSection> Threads { get; init; }
     /// <summary>Every process with a thread active in the region, ranked (docs/metrics.md, "Processes").</summary>
     public List<ProcessSummary> Processes { get; init; } = [];
-    /// <summary>The processes outside the target, summed; null when the report is not about particular processes.</summary>
+    /// <summary>
+    /// The processes outside the target, summed; null when the report is not about particular processes.
+    /// </summary>
     public RestOfSystemSection? RestOfSystem { get; init; }
     /// <summary>
     /// The system overview of a report without a target process (docs/metrics.md, "System overview"); null when the
@@ -87,7 +94,9 @@ public sealed class RunReport
         init => SetSection(AnalysisReports.WaitGraph, value);
     }
 
-    /// <summary>Ranked findings, worst first (docs/metrics.md, "Findings"); empty: none above the floor; null: not run.</summary>
+    /// <summary>
+    /// Ranked findings, worst first (docs/metrics.md, "Findings"); empty: none above the floor; null: not run.
+    /// </summary>
     public List<FindingSection>? Findings
     {
         get => SectionOf(AnalysisReports.Findings) as List<FindingSection>;
@@ -134,7 +143,9 @@ public sealed class CaptureSection
     public string? Clock { get; init; }
     public string? Kernel { get; init; }
     public bool Partial { get; init; }
-    /// <summary>Where lost events are placed: "per-cpu" or "trace" (<see cref="LossFlags"/>); null when nothing was lost.</summary>
+    /// <summary>
+    /// Where lost events are placed: "per-cpu" or "trace" (<see cref="LossFlags"/>); null when nothing was lost.
+    /// </summary>
     public string? LossScope { get; set; }
     /// <summary>CPUs that lost events (per-cpu scope only).</summary>
     public int[]? LossCpus { get; set; }
@@ -144,7 +155,10 @@ public sealed class CaptureSection
 
 public sealed class RegionSection
 {
-    /// <summary>"markers" (the program's own begin/end markers), "target" (TraceLab's: program start to end, attach to detach) or "whole-trace".</summary>
+    /// <summary>
+    /// "markers" (the program's own begin/end markers), "target" (TraceLab's: program start to end, attach to detach)
+    /// or "whole-trace".
+    /// </summary>
     public required string Source { get; init; }
     public long BeginNs { get; init; }
     public long EndNs { get; init; }
@@ -155,7 +169,9 @@ public sealed class ProcessSection
 {
     public int Pid { get; init; }
     public string? Name { get; init; }
-    /// <summary>The workload's own timep-style figures (monotonic clock, getrusage RUSAGE_SELF); null when unknown.</summary>
+    /// <summary>
+    /// The workload's own timep-style figures (monotonic clock, getrusage RUSAGE_SELF); null when unknown.
+    /// </summary>
     public long? RealNs { get; init; }
     public long? UserNs { get; init; }
     public long? SystemNs { get; init; }
@@ -169,7 +185,10 @@ public sealed class ProcessSection
     /// <summary>Sums of the threads' traced switch counts over the region.</summary>
     public long VoluntarySwitches { get; init; }
     public long InvoluntarySwitches { get; init; }
-    /// <summary>The workload's own result figures (workload.json `metrics`, e.g. throttle's sum check); null when it reports none.</summary>
+    /// <summary>
+    /// The workload's own result figures (workload.json `metrics`, e.g. throttle's sum check); null when it reports
+    /// none.
+    /// </summary>
     public Dictionary<string, double>? WorkloadMetrics { get; init; }
 }
 
@@ -177,17 +196,22 @@ public sealed class ThreadSection
 {
     /// <summary>
     /// TraceLab's thread id: the kernel's tid, or for a later thread that reused an exited thread's tid an id
-    /// that says both (<see cref="Core.ThreadIds"/>); <see cref="KernelTid"/> and <see cref="Instance"/> then say which.
+    /// that says both (<see cref="Core.ThreadIds"/>); <see cref="KernelTid"/> and <see cref="Instance"/> then say
+    /// which.
     /// </summary>
     public int Tid { get; init; }
     /// <summary>The kernel's tid, when more than one thread had it in the trace; null (omitted) otherwise.</summary>
     public int? KernelTid { get; init; }
-    /// <summary>Which thread with that tid (1 = the first), when more than one had it; null (omitted) otherwise.</summary>
+    /// <summary>
+    /// Which thread with that tid (1 = the first), when more than one had it; null (omitted) otherwise.
+    /// </summary>
     public int? Instance { get; init; }
     /// <summary>Its fork and exit (trace clock, ns), when its tid was reused and they are in the trace.</summary>
     public long? StartNs { get; init; }
     public long? EndNs { get; init; }
-    /// <summary>The process the thread belongs to (docs/metrics.md, "Processes"); kernel threads: 2 (kthreadd).</summary>
+    /// <summary>
+    /// The process the thread belongs to (docs/metrics.md, "Processes"); kernel threads: 2 (kthreadd).
+    /// </summary>
     public int Pid { get; init; }
     public required string Name { get; init; }
     public string? Role { get; init; }
@@ -203,7 +227,9 @@ public sealed class ThreadSection
     public required LatencySection ReadyLatency { get; init; }
     public List<WakerSection> TopWakers { get; init; } = [];
     public WorkloadThreadSection? Workload { get; init; }
-    /// <summary>True when lost events may have changed this row (<see cref="LossFlags"/>); null (omitted) otherwise.</summary>
+    /// <summary>
+    /// True when lost events may have changed this row (<see cref="LossFlags"/>); null (omitted) otherwise.
+    /// </summary>
     public bool? MayBeAffectedByLoss { get; set; }
     /// <summary>The CPUs with lost events this thread ran on (per-cpu scope only).</summary>
     public int[]? LossCpus { get; set; }

@@ -65,7 +65,9 @@ public static class SystemOverview
         return r.Threads.Where(t => pids.Contains(t.Pid)).Select(t => t.Tid).ToHashSet();
     }
 
-    /// <summary>The overview and the detailed sections, for every renderer; null when the report has a target.</summary>
+    /// <summary>
+    /// The overview and the detailed sections, for every renderer; null when the report has a target.
+    /// </summary>
     public static IReadOnlyList<ReportBlock>? View(RunReport r, ThreadRanking rank)
     {
         if (r.System is not { } sys) return null;
@@ -84,8 +86,10 @@ public static class SystemOverview
         {
             new MarkdownText("## System overview", "", summary + ".", "",
                 "Processes ranked by time blocked on lock objects (in a lock's wait queue until handed the lock), " +
-                "then by ready time (runnable, not running). Kernel threads are one row (pid 2, kthreadd); idle (swapper, tid 0) is not a " +
-                "thread: it is the idle CPU time above." + (notes.Count > 0 ? " " + string.Join("; ", notes) + "." : ""),
+                "then by ready time (runnable, not running). Kernel threads are one row (pid 2, kthreadd); idle "
+                    + "(swapper, tid 0) is not a " +
+                "thread: it is the idle CPU time above."
+                    + (notes.Count > 0 ? " " + string.Join("; ", notes) + "." : ""),
                 ""),
             new TerminalLine($"[bold]System[/] {Format.Escape(summary)}" +
                 (notes.Count > 0 ? $" [grey]({Format.Escape(string.Join("; ", notes))})[/]" : "")),
@@ -140,7 +144,8 @@ public static class SystemOverview
             $"{Units.N(p.VoluntarySwitches)} voluntary / {Units.N(p.InvoluntarySwitches)} involuntary switches";
         var table = new ReportTable($"{title}: threads",
         [
-            new("tid"), Column.Left("name"), new("blocked in lock calls ms", TerminalHeading: "lock ms"), new("ready ms"),
+            new("tid"), Column.Left("name"), new("blocked in lock calls ms", TerminalHeading: "lock ms"),
+                new("ready ms"),
             new("run ms"), new("wait ms"), new("voluntary", TerminalHeading: "vol"),
             new("involuntary", TerminalHeading: "invol"), new("migrations", TerminalHeading: "migr"),
             new("ready p99 µs", TerminalHeading: "rdy p99 µs"), Column.Left("top waker"),

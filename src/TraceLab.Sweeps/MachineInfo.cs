@@ -17,7 +17,8 @@ public sealed record MachineInfo(int Cpus, string? CpuModel, string Os, string? 
         try
         {
             return File.Exists("/proc/cpuinfo")
-                ? File.ReadLines("/proc/cpuinfo").FirstOrDefault(l => l.StartsWith("model name", StringComparison.Ordinal))?.Split(':', 2)[1].Trim()
+                ? File.ReadLines("/proc/cpuinfo")
+                    .FirstOrDefault(l => l.StartsWith("model name", StringComparison.Ordinal))?.Split(':', 2)[1].Trim()
                 : null;
         }
         catch (IOException) { return null; }

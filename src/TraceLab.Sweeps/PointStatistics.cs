@@ -20,7 +20,8 @@ public sealed record Summary(int N, double Min, double Median, double Max)
 /// <summary>A sweep's runs grouped by point, with per-metric summaries.</summary>
 public sealed class SweepData
 {
-    public SweepData(SweepDefinition definition, IReadOnlyList<SweepPoint> points, IReadOnlyList<SweepRunRecord> runs, int repeats)
+    public SweepData(
+        SweepDefinition definition, IReadOnlyList<SweepPoint> points, IReadOnlyList<SweepRunRecord> runs, int repeats)
     {
         Definition = definition;
         Points = points;
@@ -35,14 +36,17 @@ public sealed class SweepData
     public int Repeats { get; }
     /// <summary>CPUs of the machine the sweep ran on (M in "best at M active threads").</summary>
     public int Cpus { get; init; } = Environment.ProcessorCount;
-    /// <summary>A parameter value in the canonical form points hold (e.g. which "mutex" → "3"); identity by default.</summary>
+    /// <summary>
+    /// A parameter value in the canonical form points hold (e.g. which "mutex" → "3"); identity by default.
+    /// </summary>
     public Func<string, string, string> Canonical { get; init; } = (_, value) => value;
 
     public SweepPoint? Find(string series, string x) =>
         Points.FirstOrDefault(p => p.Series == series && p.X == x);
 
     public Summary? Stat(SweepPoint point, string metric) =>
-        Summary.Of(Runs.Where(r => r.Point == point.Index && r.Ok).Select(r => SweepMetrics.Value(r, metric)).OfType<double>());
+        Summary.Of(Runs.Where(r => r.Point == point.Index && r.Ok).Select(r => SweepMetrics.Value(r, metric))
+            .OfType<double>());
 
     public Summary? Stat(string series, string x, string metric) => Find(series, x) is { } p ? Stat(p, metric) : null;
 
@@ -54,7 +58,9 @@ public sealed class SweepData
 
     public bool HasMetric(string metric) => Runs.Any(r => r.Ok && SweepMetrics.Value(r, metric) is not null);
 
-    /// <summary>Parameters chosen per series by calibration (tm2's iterations): they tell no two points apart.</summary>
+    /// <summary>
+    /// Parameters chosen per series by calibration (tm2's iterations): they tell no two points apart.
+    /// </summary>
     public IReadOnlyCollection<string> Calibrated { get; init; } = [];
 
     /// <summary>
@@ -74,5 +80,6 @@ public sealed class SweepData
 
     /// <summary>The calibrated parameters of a sweep's state (none before its calibration ran).</summary>
     public static IReadOnlyCollection<string> CalibratedOf(SweepState state) =>
-        state.Calibration is null ? [] : state.Calibration.Select(c => c.Parameter).Distinct(StringComparer.OrdinalIgnoreCase).ToList();
+        state.Calibration is null ? []
+            : state.Calibration.Select(c => c.Parameter).Distinct(StringComparer.OrdinalIgnoreCase).ToList();
 }

@@ -27,7 +27,9 @@ public sealed class SweepDefinition
     /// <summary>Metrics plotted, one SVG each (names from <see cref="SweepMetrics"/>).</summary>
     public IReadOnlyList<string> PlotMetrics { get; init; } = ["elapsed", "user", "system"];
     public IReadOnlyList<IVerdictRule> Verdicts { get; init; } = [];
-    /// <summary>Per-series iteration counts raised before the first run so every point lasts long enough to time.</summary>
+    /// <summary>
+    /// Per-series iteration counts raised before the first run so every point lasts long enough to time.
+    /// </summary>
     public Calibration.IterationCalibration? Calibration { get; init; }
     /// <summary>Why these values and sizes (shown by `tracelab sweeps`).</summary>
     public string? Notes { get; init; }
@@ -39,7 +41,9 @@ public sealed class SweepDefinition
 /// <summary>One line in the plots: a label and the parameter values that define it.</summary>
 public sealed record SweepSeries(string Label, IReadOnlyDictionary<string, string> Values)
 {
-    /// <summary>The x values this series runs at (null = all); e.g. "active 1..6" only for the 6-thread series.</summary>
+    /// <summary>
+    /// The x values this series runs at (null = all); e.g. "active 1..6" only for the 6-thread series.
+    /// </summary>
     public IReadOnlyList<string>? OnlyX { get; init; }
 
     public static SweepSeries Single { get; } = new("all", new Dictionary<string, string>());
@@ -47,13 +51,16 @@ public sealed record SweepSeries(string Label, IReadOnlyDictionary<string, strin
     public static SweepSeries Of(string label, params (string Name, string Value)[] values) =>
         new(label, values.ToDictionary(v => v.Name, v => v.Value, StringComparer.OrdinalIgnoreCase));
 
-    /// <summary>The cartesian product of series dimensions: ("which", [cs, mutex]) × ("delay", [0, 1]) → 4 series.</summary>
+    /// <summary>
+    /// The cartesian product of series dimensions: ("which", [cs, mutex]) × ("delay", [0, 1]) → 4 series.
+    /// </summary>
     public static IReadOnlyList<SweepSeries> Grid(params (string Name, IReadOnlyList<string> Values)[] dimensions)
     {
         IEnumerable<List<(string, string)>> combos = [[]];
         foreach (var (name, values) in dimensions)
             combos = combos.SelectMany(c => values.Select(v => new List<(string, string)>(c) { (name, v) }));
-        return combos.Select(c => Of(string.Join(", ", c.Select(p => dimensions.Length == 1 ? p.Item2 : $"{p.Item1}={p.Item2}")), [.. c])).ToList();
+        return combos.Select(c => Of(string.Join(
+            ", ", c.Select(p => dimensions.Length == 1 ? p.Item2 : $"{p.Item1}={p.Item2}")), [.. c])).ToList();
     }
 }
 

@@ -44,7 +44,8 @@ public static class SweepMetrics
         "invol" => "involuntary context switches",
         "switches" => "context switches (voluntary + involuntary)",
         ElapsedPerIteration => "elapsed per iteration (ns)",
-        _ when metric.StartsWith("traced.", StringComparison.Ordinal) => TracedMetrics.Label(metric["traced.".Length..]) + " (trace)",
+        _ when metric.StartsWith("traced.", StringComparison.Ordinal) =>
+            TracedMetrics.Label(metric["traced.".Length..]) + " (trace)",
         _ => metric,
     };
 

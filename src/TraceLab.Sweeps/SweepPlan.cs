@@ -7,7 +7,8 @@ namespace TraceLab.Sweeps;
 /// </summary>
 public static class SweepPlan
 {
-    /// <param name="resolve">Validates and completes a point's values (the workload's defaults and normalization).</param>
+    /// <param name="resolve">Validates and completes a point's values (the workload's defaults and
+    /// normalization).</param>
     public static IReadOnlyList<SweepPoint> Points(SweepDefinition d, IReadOnlyDictionary<string, string> overrides,
         Func<IReadOnlyDictionary<string, string>, IReadOnlyDictionary<string, string>> resolve)
     {

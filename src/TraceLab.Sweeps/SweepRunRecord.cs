@@ -2,7 +2,9 @@ using System.Text.Json.Serialization;
 
 namespace TraceLab.Sweeps;
 
-/// <summary>The outcome of one run of one point: the workload's own measurements, and the trace's when traced.</summary>
+/// <summary>
+/// The outcome of one run of one point: the workload's own measurements, and the trace's when traced.
+/// </summary>
 public sealed class SweepRunRecord
 {
     public int Point { get; set; }
@@ -22,7 +24,9 @@ public sealed class SweepRunRecord
     public Dictionary<string, double> Metrics { get; set; } = [];
     /// <summary>Metrics from the run's report.json when traced (names in <see cref="TracedMetrics"/>).</summary>
     public Dictionary<string, double> Traced { get; set; } = [];
-    /// <summary>Run folder relative to the sweep directory (workload.json, log; trace.dat and report.json when traced).</summary>
+    /// <summary>
+    /// Run folder relative to the sweep directory (workload.json, log; trace.dat and report.json when traced).
+    /// </summary>
     public string? Directory { get; set; }
 
     [JsonIgnore] public bool Ok => Status == "ok";

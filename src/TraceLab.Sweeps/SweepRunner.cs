@@ -25,7 +25,8 @@ public sealed class SweepRunner
     /// <summary>Called when points of a calibrated sweep were too short and are measured again.</summary>
     public Action<IReadOnlyList<Calibration.PointRerun>>? Rerunning { get; init; }
 
-    public static string RunDirectoryName(SweepPoint point, int repeat) => Path.Combine("runs", $"{point.Id}-r{repeat}");
+    public static string RunDirectoryName(SweepPoint point, int repeat) =>
+        Path.Combine("runs", $"{point.Id}-r{repeat}");
 
     /// <returns>True when every planned run is recorded and no point is left to measure again.</returns>
     public async Task<bool> RunAsync(CancellationToken cancellationToken)
@@ -105,5 +106,6 @@ public sealed class SweepRunner
         return interruption.IsCancellationRequested;
     }
 
-    private static string OneLine(string s) => string.Join(' ', s.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+    private static string OneLine(string s) =>
+        string.Join(' ', s.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
 }

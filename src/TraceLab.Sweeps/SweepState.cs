@@ -43,7 +43,9 @@ public static class SweepStateStore
 {
     public const string FileName = "state.json";
 
-    /// <summary>Write to a temporary file, flush to disk, rename: a crash leaves the old or the new state, never half.</summary>
+    /// <summary>
+    /// Write to a temporary file, flush to disk, rename: a crash leaves the old or the new state, never half.
+    /// </summary>
     public static void Save(string directory, SweepState state)
     {
         var final = Path.Combine(directory, FileName);
@@ -59,7 +61,8 @@ public static class SweepStateStore
     public static SweepState Load(string directory)
     {
         var path = Path.Combine(directory, FileName);
-        if (!File.Exists(path)) throw new SweepException($"{directory} has no {FileName}: not a sweep directory (or the sweep never started)");
+        if (!File.Exists(path)) throw new SweepException(
+            $"{directory} has no {FileName}: not a sweep directory (or the sweep never started)");
         try
         {
             var state = JsonSerializer.Deserialize(File.ReadAllText(path), SweepJsonContext.Default.SweepState)

@@ -31,7 +31,8 @@ public static class TracedMetrics
     public static Dictionary<string, double> From(RunReport report)
     {
         var m = new Dictionary<string, double>();
-        var workers = report.Threads.Where(t => t.Role?.StartsWith("worker", StringComparison.Ordinal) == true).ToList();
+        var workers =
+            report.Threads.Where(t => t.Role?.StartsWith("worker", StringComparison.Ordinal) == true).ToList();
         if (workers.Count == 0) workers = report.Threads;
         if (workers.Count > 0)
         {
@@ -44,7 +45,8 @@ public static class TracedMetrics
         var tids = workers.Select(t => t.Tid).ToHashSet();
         var iterations = workers.Sum(t => t.Workload?.Iterations ?? 0);
         if (report.Kernel is { Captured: true } k && iterations > 0)
-            m["syscallsPerIteration"] = k.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => (double)t.SyscallCalls) / iterations;
+            m["syscallsPerIteration"] =
+                k.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => (double)t.SyscallCalls) / iterations;
         if (report.Convoys is { } c) m["handoffs"] = c.Objects.Sum(o => o.Handoffs);
         if (report.Wakeups is { } w)
         {

@@ -16,12 +16,14 @@ public sealed class UntracedPointRunner : IPointRunner
         _timeout = timeout;
     }
 
-    public async Task<SweepRunRecord> RunAsync(SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)
+    public async Task<SweepRunRecord> RunAsync(
+        SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)
     {
         var result = Path.Combine(runDirectory, "workload.json");
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         if (_timeout > TimeSpan.Zero) timeout.CancelAfter(_timeout);
-        using var run = WorkloadRun.Start(_executable, _workload.Arguments(point.Values), null, result, Path.Combine(runDirectory, "workload.log"));
+        using var run = WorkloadRun.Start(
+            _executable, _workload.Arguments(point.Values), null, result, Path.Combine(runDirectory, "workload.log"));
         int code;
         try
         {

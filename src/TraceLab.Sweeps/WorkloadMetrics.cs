@@ -5,8 +5,8 @@ namespace TraceLab.Sweeps;
 /// <summary>
 /// The workload-specific numbers of a result file: its generic "metrics" object (every number in it), plus
 /// per-thread iteration counts "thread{index}.iterations" for workloads with at most <see cref="MaxThreadColumns"/>
-/// threads (sendrecv's receiver and senders), their sum "iterations", and per-role sums (<see cref="AddRoles"/>). Read from the JSON text so results
-/// written before the "metrics" object existed still load.
+/// threads (sendrecv's receiver and senders), their sum "iterations", and per-role sums (<see cref="AddRoles"/>). Read
+/// from the JSON text so results written before the "metrics" object existed still load.
 /// </summary>
 public static class WorkloadMetrics
 {
@@ -28,7 +28,8 @@ public static class WorkloadMetrics
             {
                 if (!t.TryGetProperty("iterations", out var it) || it.ValueKind != JsonValueKind.Number) continue;
                 total += it.GetDouble();
-                if (list.Count <= MaxThreadColumns && t.TryGetProperty("index", out var idx) && idx.ValueKind == JsonValueKind.Number)
+                if (list.Count <= MaxThreadColumns && t.TryGetProperty("index", out var idx)
+                    && idx.ValueKind == JsonValueKind.Number)
                     m[$"thread{idx.GetInt32()}.iterations"] = it.GetDouble();
             }
             m["iterations"] = total;

@@ -27,7 +27,8 @@ public static class CpuList
         foreach (var part in text.Split(','))
         {
             var range = part.Split('-');
-            if (range.Length is < 1 or > 2 || !range.All(r => int.TryParse(r, NumberStyles.None, CultureInfo.InvariantCulture, out _)))
+            if (range.Length is < 1 or > 2
+                || !range.All(r => int.TryParse(r, NumberStyles.None, CultureInfo.InvariantCulture, out _)))
                 throw new FormatException($"'{text}' is not a CPU list (examples: all, 0, 0,1, 0-3)");
             var lo = int.Parse(range[0], CultureInfo.InvariantCulture);
             var hi = range.Length == 2 ? int.Parse(range[1], CultureInfo.InvariantCulture) : lo;

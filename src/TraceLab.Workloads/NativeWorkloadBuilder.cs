@@ -12,7 +12,8 @@ public sealed class NativeWorkloadBuilder
     public NativeWorkloadBuilder(string repositoryRoot) => _root = repositoryRoot;
 
     public string SourceDirectory => Path.Combine(_root, "native-workloads");
-    public string BuildDirectory => Path.Combine(SourceDirectory, "build", OperatingSystem.IsWindows() ? "windows" : "linux");
+    public string BuildDirectory =>
+        Path.Combine(SourceDirectory, "build", OperatingSystem.IsWindows() ? "windows" : "linux");
 
     /// <summary>Returns the path of the workload executable, building first if needed.</summary>
     public string EnsureBuilt(string workload)
@@ -21,8 +22,10 @@ public sealed class NativeWorkloadBuilder
         using (AcquireLock())
         {
             if (!File.Exists(Path.Combine(BuildDirectory, "CMakeCache.txt")))
-                Check(ProcessRunner.Run("cmake", ["-S", SourceDirectory, "-B", BuildDirectory, "-DCMAKE_BUILD_TYPE=Release"], _root), "configure");
-            Check(ProcessRunner.Run("cmake", ["--build", BuildDirectory, "--target", workload, "--parallel"], _root), "build");
+                Check(ProcessRunner.Run("cmake",
+                    ["-S", SourceDirectory, "-B", BuildDirectory, "-DCMAKE_BUILD_TYPE=Release"], _root), "configure");
+            Check(ProcessRunner.Run("cmake", ["--build", BuildDirectory, "--target", workload, "--parallel"], _root),
+                "build");
         }
         var exe = Path.Combine(BuildDirectory, "bin", OperatingSystem.IsWindows() ? workload + ".exe" : workload);
         if (!File.Exists(exe)) throw new WorkloadException($"the build did not produce {exe}");
@@ -33,7 +36,8 @@ public sealed class NativeWorkloadBuilder
     {
         if (result.ExitCode == 0) return;
         var lines = result.Output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
-        var firstError = lines.FirstOrDefault(l => l.Contains("error", StringComparison.OrdinalIgnoreCase)) ?? lines.LastOrDefault() ?? "";
+        var firstError = lines.FirstOrDefault(l => l.Contains("error", StringComparison.OrdinalIgnoreCase))
+            ?? lines.LastOrDefault() ?? "";
         throw new WorkloadException($"native workload {step} failed: {firstError.Trim()}");
     }
 

@@ -15,7 +15,9 @@ public sealed record ParameterSpec(string Name, string Description, long Min, lo
 
     public bool IsText => TextValidator is not null;
 
-    /// <summary>Normalizes a value: returns the canonical text or throws <see cref="WorkloadException"/> with a one-line reason.</summary>
+    /// <summary>
+    /// Normalizes a value: returns the canonical text or throws <see cref="WorkloadException"/> with a one-line reason.
+    /// </summary>
     public string Validate(string value)
     {
         if (TextValidator is not null)

@@ -22,7 +22,8 @@ internal static class ProcessRunner
         }
         catch (System.ComponentModel.Win32Exception)
         {
-            throw new WorkloadException($"{file} not found: install it (Debian: apt-get install -y {file} build-essential)");
+            throw new WorkloadException(
+                $"{file} not found: install it (Debian: apt-get install -y {file} build-essential)");
         }
         using (p)
         {

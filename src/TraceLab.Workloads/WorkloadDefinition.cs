@@ -15,7 +15,10 @@ public sealed class WorkloadDefinition
     /// <summary>Resolves values that depend on others (e.g. "all threads active"), after validation.</summary>
     public Action<Dictionary<string, string>>? Normalize { get; init; }
 
-    /// <summary>Checks that involve several parameters (e.g. a product that must fit 64 bits), after normalization; throws <see cref="WorkloadException"/>.</summary>
+    /// <summary>
+    /// Checks that involve several parameters (e.g. a product that must fit 64 bits), after normalization; throws
+    /// <see cref="WorkloadException"/>.
+    /// </summary>
     public Action<IReadOnlyDictionary<string, string>>? Validate { get; init; }
 
     public Scenario? FindScenario(string name) =>
@@ -28,7 +31,8 @@ public sealed class WorkloadDefinition
     public IReadOnlyDictionary<string, string> Resolve(Scenario scenario, IReadOnlyDictionary<string, string> overrides)
     {
         var values = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
-        foreach (var p in Parameters) values[p.Name] = p.DefaultText ?? p.Default.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        foreach (var p in Parameters) values[p.Name] =
+            p.DefaultText ?? p.Default.ToString(System.Globalization.CultureInfo.InvariantCulture);
         foreach (var (k, v) in scenario.Parameters) values[k] = v;
         foreach (var (k, v) in overrides)
         {

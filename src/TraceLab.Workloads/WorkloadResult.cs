@@ -18,7 +18,9 @@ public sealed class WorkloadResult
     [JsonPropertyName("expectedCounter")] public long? ExpectedCounter { get; set; }
     [JsonPropertyName("threads")] public List<WorkloadThread> Threads { get; set; } = [];
 
-    /// <summary>Workload-specific numbers (throttle's sum check, sendrecv's counts, thrdperf's response), by name.</summary>
+    /// <summary>
+    /// Workload-specific numbers (throttle's sum check, sendrecv's counts, thrdperf's response), by name.
+    /// </summary>
     [JsonPropertyName("metrics")] public Dictionary<string, double> Metrics { get; set; } = [];
 
     /// <summary>thrdperf: one entry per computation, in start order; empty for other workloads.</summary>
@@ -56,11 +58,15 @@ public sealed class WorkloadThread
     [JsonPropertyName("involuntarySwitches")] public long InvoluntarySwitches { get; set; }
     [JsonPropertyName("iterations")] public long Iterations { get; set; }
 
-    /// <summary>What the thread does ("sender 0", "receiver", "computation 2"); null where all threads are alike.</summary>
+    /// <summary>
+    /// What the thread does ("sender 0", "receiver", "computation 2"); null where all threads are alike.
+    /// </summary>
     [JsonPropertyName("role")] public string? Role { get; set; }
 }
 
-/// <summary>One thrdperf computation: its length and when it started and was terminated, relative to the test start.</summary>
+/// <summary>
+/// One thrdperf computation: its length and when it started and was terminated, relative to the test start.
+/// </summary>
 public sealed class WorkloadComputation
 {
     [JsonPropertyName("index")] public int Index { get; set; }

@@ -29,7 +29,8 @@ public sealed class WorkloadRun : IDisposable
     public Stopwatch StartedAt { get; }
     public bool HasExited => _process.HasExited;
 
-    public static WorkloadRun Start(string executable, IReadOnlyList<string> arguments, string? markerPath, string resultPath, string logPath)
+    public static WorkloadRun Start(
+        string executable, IReadOnlyList<string> arguments, string? markerPath, string resultPath, string logPath)
     {
         var psi = new ProcessStartInfo(executable)
         {

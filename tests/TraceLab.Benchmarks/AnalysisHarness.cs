@@ -34,7 +34,8 @@ internal static partial class AnalysisHarness
         if (kinds.Count == 0) kinds.AddRange(["touch", "threads", "waitgraph"]);
 
         var events = Decode(SampleTrace.Path, max);
-        Console.WriteLine($"{events.Length:N0} events from {SampleTrace.Path}; best of {rounds}, {(OperatingSystem.IsLinux() ? "thread CPU time" : "wall time")}");
+        var clock = OperatingSystem.IsLinux() ? "thread CPU time" : "wall time";
+        Console.WriteLine($"{events.Length:N0} events from {SampleTrace.Path}; best of {rounds}, {clock}");
         var best = kinds.ToDictionary(k => k, _ => double.MaxValue);
         for (var r = 0; r < rounds; r++)
         {

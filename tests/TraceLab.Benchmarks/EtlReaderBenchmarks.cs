@@ -7,8 +7,8 @@ namespace TraceLab.Benchmarks;
 /// <summary>
 /// The managed .etl reader (buffer walk, per-CPU k-way merge, header parse, CSwitch mapping) on a generated
 /// 4-CPU file of 2 M CSwitch events in 64 KiB buffers (the densest case: 40-byte records), and on a real file given by
-/// TRACELAB_BENCH_ETL (e.g. an extracted ../shared/external-traces/etw file). Events per second = events / median.
-/// dotnet run -c Release --project tests/TraceLab.Benchmarks -- --filter '*EtlReader*'
+/// TRACELAB_BENCH_ETL (e.g. an extracted external .etl file, docs/testing.md#external-traces). Events per second =
+/// events / median. dotnet run -c Release --project tests/TraceLab.Benchmarks -- --filter '*EtlReader*'
 /// </summary>
 [MemoryDiagnoser]
 public class EtlReaderBenchmarks

@@ -33,7 +33,9 @@ public class HotPathBenchmarks
         return sink.Count;
     }
 
-    /// <summary>The checked-in perf.data sample: record walk, FINISHED_ROUND reordering and tracepoint decode.</summary>
+    /// <summary>
+    /// The checked-in perf.data sample: record walk, FINISHED_ROUND reordering and tracepoint decode.
+    /// </summary>
     [Benchmark(Description = "read perf.data (decode + round reorder)")]
     public long ReadPerfData()
     {

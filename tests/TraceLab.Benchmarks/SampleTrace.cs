@@ -3,7 +3,9 @@ using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Benchmarks;
 
-/// <summary>The checked-in kernel-mutex sample (a real capture), or TRACELAB_BENCH_TRACE, decoded once into memory.</summary>
+/// <summary>
+/// The checked-in kernel-mutex sample (a real capture), or TRACELAB_BENCH_TRACE, decoded once into memory.
+/// </summary>
 internal static class SampleTrace
 {
     public static string Path
@@ -17,11 +19,14 @@ internal static class SampleTrace
                 var candidate = System.IO.Path.Combine(dir.FullName, "sample-traces", "timemutex-mutex", "trace.dat");
                 if (File.Exists(candidate)) return candidate;
             }
-            throw new FileNotFoundException("sample-traces/timemutex-mutex/trace.dat not found; set TRACELAB_BENCH_TRACE");
+            throw new FileNotFoundException(
+                "sample-traces/timemutex-mutex/trace.dat not found; set TRACELAB_BENCH_TRACE");
         }
     }
 
-    /// <summary>sample-traces/perf-timemutex-mutex/capture.perf.data (a real perf record -a), or TRACELAB_BENCH_PERFDATA.</summary>
+    /// <summary>
+    /// sample-traces/perf-timemutex-mutex/capture.perf.data (a real perf record -a), or TRACELAB_BENCH_PERFDATA.
+    /// </summary>
     public static string PerfDataPath
     {
         get

@@ -125,7 +125,8 @@ public class KernelEventDecoderTests
     public void DecodesSwitchAndUpdatesNames()
     {
         var f = _formats["sched_switch"];
-        var e = Decode(Payload(f, 10, w => w.Comm("prev_comm", "worker").Int("prev_pid", 10).Int("prev_prio", 120).Int("prev_state", 0x102)
+        var e = Decode(Payload(
+            f, 10, w => w.Comm("prev_comm", "worker").Int("prev_pid", 10).Int("prev_prio", 120).Int("prev_state", 0x102)
             .Comm("next_comm", "other").Int("next_pid", 20).Int("next_prio", 100)));
 
         Assert.Equal(KernelEventKind.Switch, e.Kind);
@@ -138,7 +139,8 @@ public class KernelEventDecoderTests
     [Fact]
     public void DecodesWakingMigrateForkExit()
     {
-        var waking = Decode(Payload(_formats["sched_waking"], 5, w => w.Comm("comm", "t").Int("pid", 7).Int("prio", 120).Int("target_cpu", 1)));
+        var waking = Decode(Payload(
+            _formats["sched_waking"], 5, w => w.Comm("comm", "t").Int("pid", 7).Int("prio", 120).Int("target_cpu", 1)));
         Assert.Equal((KernelEventKind.Waking, 5, 7, 1), (waking.Kind, waking.Pid, waking.WokenTid, waking.TargetCpu));
 
         // sched_waking exists, so sched_wakeup is not a second Waking.
@@ -148,10 +150,12 @@ public class KernelEventDecoderTests
         var wnew = Decode(Payload(_formats["sched_wakeup_new"], 5, w => w.Int("pid", 8).Int("target_cpu", 0)));
         Assert.Equal((KernelEventKind.WakeupNew, 8, 0), (wnew.Kind, wnew.WokenTid, wnew.TargetCpu));
 
-        var mig = Decode(Payload(_formats["sched_migrate_task"], 5, w => w.Int("pid", 9).Int("orig_cpu", 0).Int("dest_cpu", 1)));
+        var mig = Decode(
+            Payload(_formats["sched_migrate_task"], 5, w => w.Int("pid", 9).Int("orig_cpu", 0).Int("dest_cpu", 1)));
         Assert.Equal((KernelEventKind.Migrate, 9, 0, 1), (mig.Kind, mig.Tid, mig.OrigCpu, mig.DestCpu));
 
-        var fork = Decode(Payload(_formats["sched_process_fork"], 5, w => w.Comm("parent_comm", "p").Int("parent_pid", 5).Comm("child_comm", "c").Int("child_pid", 6)));
+        var fork = Decode(Payload(_formats["sched_process_fork"], 5,
+            w => w.Comm("parent_comm", "p").Int("parent_pid", 5).Comm("child_comm", "c").Int("child_pid", 6)));
         Assert.Equal((KernelEventKind.Fork, 5, 6), (fork.Kind, fork.ParentTid, fork.ChildTid));
         Assert.Equal("c", _threads.NameOf(6));
 
@@ -174,17 +178,20 @@ public class KernelEventDecoderTests
     [Fact]
     public void WakeupCountsAsWakingWhenWakingIsAbsent()
     {
-        var formats = TestData.AllFormats().Select(f => FtraceEventFormat.Parse(f.Text, f.System)).Where(f => f.Name != "sched_waking").ToList();
+        var formats = TestData.AllFormats().Select(f => FtraceEventFormat.Parse(f.Text, f.System))
+            .Where(f => f.Name != "sched_waking").ToList();
         var decoder = new KernelEventDecoder(formats, new ThreadTable());
         var e = new KernelEvent();
-        Assert.True(decoder.Decode(Payload(_formats["sched_wakeup"], 5, w => w.Int("pid", 7).Int("target_cpu", 1)), 1, 0, ref e));
+        Assert.True(decoder.Decode(
+            Payload(_formats["sched_wakeup"], 5, w => w.Int("pid", 7).Int("target_cpu", 1)), 1, 0, ref e));
         Assert.Equal(KernelEventKind.Waking, e.Kind);
     }
 
     [Fact]
     public void DecodesExecFileName()
     {
-        var e = Decode(Payload(_formats["sched_process_exec"], 44, w => w.Int("pid", 44).Int("old_pid", 44).DataLoc("filename", "/usr/bin/true")));
+        var e = Decode(Payload(_formats["sched_process_exec"], 44,
+            w => w.Int("pid", 44).Int("old_pid", 44).DataLoc("filename", "/usr/bin/true")));
         Assert.Equal(KernelEventKind.Exec, e.Kind);
         Assert.Equal("/usr/bin/true", e.Text);
     }
@@ -194,16 +201,20 @@ public class KernelEventDecoderTests
     {
         var enter = _formats["sys_enter_futex"];
         var args = enter.EventFields.Where(x => x.Name != "__syscall_nr").ToList();
-        var e = Decode(Payload(enter, 3, w => w.Int("__syscall_nr", 202).At(args[0].Offset, 0x1000).At(args[1].Offset, 128).At(args[2].Offset, 1).At(args[3].Offset, 0).At(args[4].Offset, 99)));
-        Assert.Equal((KernelEventKind.SyscallEnter, 202, 0x1000L, 128L, 1L, 0L), (e.Kind, e.SyscallNr, e.Arg0, e.Arg1, e.Arg2, e.Arg3));
+        var e = Decode(Payload(enter, 3, w => w.Int("__syscall_nr", 202).At(args[0].Offset, 0x1000)
+            .At(args[1].Offset, 128).At(args[2].Offset, 1).At(args[3].Offset, 0).At(args[4].Offset, 99)));
+        Assert.Equal((KernelEventKind.SyscallEnter, 202, 0x1000L, 128L, 1L, 0L),
+            (e.Kind, e.SyscallNr, e.Arg0, e.Arg1, e.Arg2, e.Arg3));
 
         var x = Decode(Payload(_formats["sys_exit_futex"], 3, w => w.Int("__syscall_nr", 202).Int("ret", -110)));
         Assert.Equal((KernelEventKind.SyscallExit, 202, -110L), (x.Kind, x.SyscallNr, x.Ret));
 
         var raw = _formats["raw_sys_enter"];
         var argOff = raw.Field("args")!.Offset;
-        var r = Decode(Payload(raw, 3, w => w.Int("id", 230).At(argOff, 1).At(argOff + 8, 2).At(argOff + 16, 3).At(argOff + 24, 4)));
-        Assert.Equal((KernelEventKind.SyscallEnter, 230, 1L, 2L, 3L, 4L), (r.Kind, r.SyscallNr, r.Arg0, r.Arg1, r.Arg2, r.Arg3));
+        var r = Decode(Payload(
+            raw, 3, w => w.Int("id", 230).At(argOff, 1).At(argOff + 8, 2).At(argOff + 16, 3).At(argOff + 24, 4)));
+        Assert.Equal(
+            (KernelEventKind.SyscallEnter, 230, 1L, 2L, 3L, 4L), (r.Kind, r.SyscallNr, r.Arg0, r.Arg1, r.Arg2, r.Arg3));
 
         var rx = Decode(Payload(_formats["raw_sys_exit"], 3, w => w.Int("id", 230).Int("ret", 0)));
         Assert.Equal((KernelEventKind.SyscallExit, 230, 0L), (rx.Kind, rx.SyscallNr, rx.Ret));
@@ -243,7 +254,8 @@ public class KernelEventDecoderTests
     [Fact]
     public void SwitchDecodingDoesNotAllocate()
     {
-        var payload = Payload(_formats["sched_switch"], 10, w => w.Comm("prev_comm", "a").Int("prev_pid", 10).Comm("next_comm", "b").Int("next_pid", 20));
+        var payload = Payload(_formats["sched_switch"], 10,
+            w => w.Comm("prev_comm", "a").Int("prev_pid", 10).Comm("next_comm", "b").Int("next_pid", 20));
         var marker = Payload(_formats["print"], 10, w => w.Tail("m\n"));
         var e = new KernelEvent();
         var bytes = Allocations.FewestBytesPerRound(() =>

@@ -1,12 +1,12 @@
 using TraceLab.Core;
+using TraceLab.Formats.Registry;
 using TraceLab.Formats.TraceDat;
 using Xunit;
-using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests;
 
 /// <summary>
-/// The many-threads generator (`tracelab bench --generate-threads`, issue 21) writes a trace.dat the reader takes as it
+/// The many-threads generator (`tracelab bench --generate-threads`) writes a trace.dat the reader takes as it
 /// would a capture: every thread once, with its fork, wakeups, switches and exit at the times the generator chose.
 /// </summary>
 public sealed class ManyThreadsTraceDatTests : IDisposable

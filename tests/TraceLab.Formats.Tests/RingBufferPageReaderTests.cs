@@ -70,7 +70,8 @@ public class RingBufferPageReaderTests
     public void AbsoluteStampTakesUpperBitsFromTheRunningTime()
     {
         const ulong upper = 0x08UL << 56; // bit 59 set: above the 59 bits an absolute stamp carries
-        var page = new PageBuilder(upper | 500).AbsoluteStamp(1000).Data(0, new byte[4]).AbsoluteStamp(100).Data(0, new byte[4]).Build();
+        var page = new PageBuilder(upper | 500).AbsoluteStamp(1000).Data(0, new byte[4]).AbsoluteStamp(100)
+            .Data(0, new byte[4]).Build();
 
         var records = ReadAll(page);
 
@@ -83,7 +84,8 @@ public class RingBufferPageReaderTests
     public void ExposesMissedEventFlagsAndStoredCount()
     {
         var b = new PageBuilder(42).Data(1, new byte[8]);
-        var page = b.Build(RingBufferPageReader.MissedEventsFlag | RingBufferPageReader.MissedStoredFlag, storedMissed: 1234);
+        var page =
+            b.Build(RingBufferPageReader.MissedEventsFlag | RingBufferPageReader.MissedStoredFlag, storedMissed: 1234);
 
         var r = new RingBufferPageReader(page, Layout);
 

@@ -3,7 +3,9 @@ using TraceLab.Core;
 
 namespace TraceLab.Formats.Tests;
 
-/// <summary>Salvaging reads: each CPU up to its first damage, with the skipped data described; strict reads still fail.</summary>
+/// <summary>
+/// Salvaging reads: each CPU up to its first damage, with the skipped data described; strict reads still fail.
+/// </summary>
 public sealed class SalvageTests : IDisposable
 {
     private const int Page = 4096;
@@ -14,7 +16,8 @@ public sealed class SalvageTests : IDisposable
     /// <summary>CPU 0: pages at 1000, 2000, 3000; CPU 1: pages at 1500, 2500, 3500; two switches per page.</summary>
     private string WriteThreePagesPerCpu(string name)
     {
-        byte[] P(ulong ts) => new PageBuilder(ts).Data(0, TestTraceFile.Switch(1, 2)).Data(10, TestTraceFile.Switch(2, 1)).Build();
+        byte[] P(ulong ts) =>
+            new PageBuilder(ts).Data(0, TestTraceFile.Switch(1, 2)).Data(10, TestTraceFile.Switch(2, 1)).Build();
         return _files.Write(name, [[P(1000), P(2000), P(3000)], [P(1500), P(2500), P(3500)]]);
     }
 
@@ -39,7 +42,8 @@ public sealed class SalvageTests : IDisposable
         Assert.Equal(new long[] { 0, 2 * Page }, info.SkippedBytesPerCpu);
         Assert.Equal(2 * Page, info.SkippedBytes);
         Assert.NotNull(info.Damage);
-        Assert.Contains($"CPU 1: 8,192 bytes (2 pages) skipped from offset {cpu1 + Page}", info.Damage, StringComparison.Ordinal);
+        Assert.Contains(
+            $"CPU 1: 8,192 bytes (2 pages) skipped from offset {cpu1 + Page}", info.Damage, StringComparison.Ordinal);
         Assert.Contains($"the file ends at offset {cut}", info.Damage, StringComparison.Ordinal);
     }
 
@@ -59,14 +63,16 @@ public sealed class SalvageTests : IDisposable
         Assert.Equal(2, events.Count(e => e.Cpu == 0));
         Assert.Equal(6, events.Count(e => e.Cpu == 1));
         Assert.Equal((2 * Page) - 8, info.SkippedBytesPerCpu![0]);
-        Assert.Contains($"CPU 0: 8,184 bytes (2 pages) skipped from offset {page + 8} (expected a page commit length", info.Damage, StringComparison.Ordinal);
+        Assert.Contains($"CPU 0: 8,184 bytes (2 pages) skipped from offset {page + 8} (expected a page commit length",
+            info.Damage, StringComparison.Ordinal);
     }
 
     [Fact]
     public void Record_too_short_for_its_event_type_stops_its_cpu()
     {
         var shortSwitch = TestTraceFile.Switch(1, 2)[..12];
-        var path = _files.Write("short.dat", [[new PageBuilder(100).Data(0, TestTraceFile.Switch(1, 2)).Data(5, shortSwitch).Build()]]);
+        var path = _files.Write(
+            "short.dat", [[new PageBuilder(100).Data(0, TestTraceFile.Switch(1, 2)).Data(5, shortSwitch).Build()]]);
 
         Assert.Throws<TraceFormatException>(() => TestTraceFile.ReadAll(path));
         var (info, events) = TestTraceFile.ReadAll(path, salvage: true);

@@ -17,13 +17,16 @@ internal static class TestData
         foreach (var path in Directory.GetFiles(ResourceDir, "*.format"))
         {
             var file = Path.GetFileNameWithoutExtension(path);
-            var system = file.StartsWith("raw_syscalls_", StringComparison.Ordinal) ? "raw_syscalls" : file[..file.IndexOf('_')];
+            var system =
+                file.StartsWith("raw_syscalls_", StringComparison.Ordinal) ? "raw_syscalls" : file[..file.IndexOf('_')];
             yield return (system, File.ReadAllText(path));
         }
     }
 }
 
-/// <summary>Builds raw ring-buffer pages the way the kernel lays them out (4-byte record headers, 4-byte alignment).</summary>
+/// <summary>
+/// Builds raw ring-buffer pages the way the kernel lays them out (4-byte record headers, 4-byte alignment).
+/// </summary>
 internal sealed class PageBuilder
 {
     private readonly byte[] _page;
@@ -79,7 +82,9 @@ internal sealed class PageBuilder
         return this;
     }
 
-    /// <summary>A discarded event: padding with a non-zero delta and <paramref name="length"/> bytes after the header.</summary>
+    /// <summary>
+    /// A discarded event: padding with a non-zero delta and <paramref name="length"/> bytes after the header.
+    /// </summary>
     public PageBuilder Discarded(uint delta, int length)
     {
         Header(29, delta);

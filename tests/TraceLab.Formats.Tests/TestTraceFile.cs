@@ -1,10 +1,12 @@
 using TraceLab.Core;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests;
 
-/// <summary>Writes small trace.dat files from hand-built pages, with the resource formats plus any extra format texts.</summary>
+/// <summary>
+/// Writes small trace.dat files from hand-built pages, with the resource formats plus any extra format texts.
+/// </summary>
 internal sealed class TestTraceFile : IDisposable
 {
     public TestTraceFile() => Directory = System.IO.Directory.CreateTempSubdirectory("tracelab-testtrace-").FullName;
@@ -14,9 +16,11 @@ internal sealed class TestTraceFile : IDisposable
     public void Dispose() => System.IO.Directory.Delete(Directory, recursive: true);
 
     /// <param name="cpuPages">Per CPU, its pages in order.</param>
-    public string Write(string name, IReadOnlyList<byte[][]> cpuPages, params (string System, string Text)[] extraFormats)
+    public string Write(
+        string name, IReadOnlyList<byte[][]> cpuPages, params (string System, string Text)[] extraFormats)
     {
-        var c = new TraceDatContents { HeaderPage = TestData.Resource("header_page"), HeaderEvent = TestData.Resource("header_event") };
+        var c = new TraceDatContents { HeaderPage = TestData.Resource("header_page"),
+            HeaderEvent = TestData.Resource("header_event") };
         foreach (var (system, text) in TestData.AllFormats().Concat(extraFormats))
         {
             if (system == "ftrace") c.FtraceFormats.Add(text);
@@ -37,7 +41,8 @@ internal sealed class TestTraceFile : IDisposable
 
     public static byte[] Switch(int prev, int next) =>
         KernelEventDecoderTests.Payload(TestData.Format("sched", "sched_switch"), prev,
-            w => w.Comm("prev_comm", $"t{prev}").Int("prev_pid", prev).Int("prev_state", 1).Comm("next_comm", $"t{next}").Int("next_pid", next));
+            w => w.Comm("prev_comm", $"t{prev}").Int("prev_pid", prev).Int("prev_state", 1)
+                .Comm("next_comm", $"t{next}").Int("next_pid", next));
 
     /// <summary>Reads every event; returns the events' timestamps and CPUs.</summary>
     public static (TraceInfo Info, List<(long Ts, int Cpu)> Events) ReadAll(string path, bool salvage = false)

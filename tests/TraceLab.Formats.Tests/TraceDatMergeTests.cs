@@ -82,7 +82,8 @@ public sealed class TraceDatMergeTests : IDisposable
             for (var p = 0; p < PagesPerCpu; p++)
             {
                 var page = new PageBuilder((ulong)((p * 1000) + cpu));
-                for (var i = 0; i < 10; i++) page.Data(i == 0 ? 0u : 10u, TestTraceFile.Switch((cpu * 100_000) + (p * 10) + i + 1, 0));
+                for (var i = 0; i < 10; i++)
+                    page.Data(i == 0 ? 0u : 10u, TestTraceFile.Switch((cpu * 100_000) + (p * 10) + i + 1, 0));
                 cpuPages[p] = page.Build();
             }
 
@@ -126,7 +127,8 @@ public sealed class TraceDatMergeTests : IDisposable
         b?.Dispose();
     }
 
-    private static unsafe byte[] Copy(TraceDatData.Window w, int length) => new ReadOnlySpan<byte>(w.Pointer, length).ToArray();
+    private static unsafe byte[] Copy(TraceDatData.Window w, int length) =>
+        new ReadOnlySpan<byte>(w.Pointer, length).ToArray();
 
     /// <summary>The merge rule stated per event, as the reader applied it before runs: O(streams) per event.</summary>
     private static List<(long Ts, int Cpu, int Tid)> PerEventSelection(List<List<(long Ts, int Tid)>> perCpu)

@@ -31,7 +31,8 @@ public sealed class TraceDatRoundTripTests : IDisposable
 
     private static TraceDatContents Contents()
     {
-        var c = new TraceDatContents { HeaderPage = TestData.Resource("header_page"), HeaderEvent = TestData.Resource("header_event") };
+        var c = new TraceDatContents { HeaderPage = TestData.Resource("header_page"),
+            HeaderEvent = TestData.Resource("header_event") };
         foreach (var (system, text) in TestData.AllFormats())
         {
             if (system == "ftrace") c.FtraceFormats.Add(text);
@@ -46,7 +47,8 @@ public sealed class TraceDatRoundTripTests : IDisposable
 
     private static byte[] Switch(int prev, int next) =>
         KernelEventDecoderTests.Payload(TestData.Format("sched", "sched_switch"), prev,
-            w => w.Comm("prev_comm", $"t{prev}").Int("prev_pid", prev).Int("prev_state", 1).Comm("next_comm", $"t{next}").Int("next_pid", next));
+            w => w.Comm("prev_comm", $"t{prev}").Int("prev_pid", prev).Int("prev_state", 1)
+                .Comm("next_comm", $"t{next}").Int("next_pid", next));
 
     private static byte[] Marker(int pid, string text) =>
         KernelEventDecoderTests.Payload(TestData.Format("ftrace", "print"), pid, w => w.Tail(text));
@@ -126,7 +128,8 @@ public sealed class TraceDatRoundTripTests : IDisposable
         var full = File.ReadAllBytes(WriteSample());
         var cut = Path.Combine(_dir, "cut.dat");
         var rng = new Random(7);
-        var lengths = Enumerable.Range(0, 120).Select(_ => rng.Next(0, full.Length)).Concat(new[] { 0, 5, 11, full.Length - 1, full.Length - 4096 });
+        var lengths = Enumerable.Range(0, 120).Select(_ => rng.Next(0, full.Length))
+            .Concat(new[] { 0, 5, 11, full.Length - 1, full.Length - 4096 });
         foreach (var len in lengths)
         {
             File.WriteAllBytes(cut, full.AsSpan(0, len).ToArray());
@@ -167,7 +170,8 @@ public sealed class TraceDatRoundTripTests : IDisposable
     public void HugeLengthFieldIsRejectedWithoutAllocating()
     {
         var full = File.ReadAllBytes(WriteSample());
-        // Offset 22 + 12: the 8-byte header_page length after magic(10) "6\0"(2) endian(1) long(1) page size(4) "header_page\0"(12).
+        // Offset 22 + 12: the 8-byte header_page length after magic(10) "6\0"(2) endian(1) long(1) page size(4)
+        // "header_page\0"(12).
         BitConverter.TryWriteBytes(full.AsSpan(30), long.MaxValue);
         var bad = Path.Combine(_dir, "huge.dat");
         File.WriteAllBytes(bad, full);

@@ -16,7 +16,8 @@ public sealed class TracefsIntegrationTests : IDisposable
         var root = Tracefs.Locate();
         // Two captures of the same activity: ours through TraceLab's capture session (trace_pipe_raw → trace.dat),
         // the other through `trace-cmd extract`, which consumes (and removes) its instance.
-        var theirs = Path.Combine(root, "instances", $"fmt-test-{Environment.ProcessId}-{DateTime.UtcNow.Ticks % 100000}");
+        var theirs =
+            Path.Combine(root, "instances", $"fmt-test-{Environment.ProcessId}-{DateTime.UtcNow.Ticks % 100000}");
         try
         {
             Directory.CreateDirectory(theirs);
@@ -63,10 +64,12 @@ public sealed class TracefsIntegrationTests : IDisposable
             {
                 Assert.Equal(theirSwitches, CountWithReader(extracted).Switches);
                 readable = Path.Combine(_dir, "extract-v7.dat");
-                Run("trace-cmd", "convert", "-i", extracted, "-o", readable, "--file-version", "7", "--compression", "none");
+                Run("trace-cmd", "convert", "-i", extracted, "-o", readable, "--file-version", "7", "--compression",
+                    "none");
                 Assert.Equal(theirSwitches, CountWithReader(readable).Switches);
                 readable = Path.Combine(_dir, "extract-v6.dat");
-                Run("trace-cmd", "convert", "-i", extracted, "-o", readable, "--file-version", "6", "--compression", "none");
+                Run("trace-cmd", "convert", "-i", extracted, "-o", readable, "--file-version", "6", "--compression",
+                    "none");
             }
 
             Assert.Equal(theirSwitches, CountWithReader(readable).Switches);

@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using TraceLab.Core;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests;
 
@@ -23,7 +23,8 @@ public sealed class UnknownEventFormatTests : IDisposable
     [Fact]
     public void Event_id_without_a_format_is_counted_and_passed_on_as_other()
     {
-        var page = new PageBuilder(100).Data(0, EventWithId(60000, 7)).Data(1, TestTraceFile.Switch(1, 2)).Data(1, EventWithId(9999, 8)).Build();
+        var page = new PageBuilder(100).Data(0, EventWithId(60000, 7)).Data(1, TestTraceFile.Switch(1, 2))
+            .Data(1, EventWithId(9999, 8)).Build();
         var path = _files.Write("unknown-id.dat", [[page]]);
 
         using var reader = TraceDatReader.Open(path);
@@ -32,13 +33,15 @@ public sealed class UnknownEventFormatTests : IDisposable
 
         Assert.Equal(3, reader.Info.EventCount);
         Assert.Equal(2, reader.Info.UnknownEvents);
-        Assert.Equal([KernelEventKind.Other, KernelEventKind.Switch, KernelEventKind.Other], sink.Events.Select(e => e.Kind));
+        Assert.Equal(
+            [KernelEventKind.Other, KernelEventKind.Switch, KernelEventKind.Other], sink.Events.Select(e => e.Kind));
     }
 
     [Fact]
     public void Formats_the_parser_cannot_read_are_skipped_and_their_events_count_as_unknown()
     {
-        var noId = ("custom", "name: no_id_line\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n");
+        var noId = ("custom",
+            "name: no_id_line\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n");
         var badId = ("custom", "name: id_too_big\nID: 70000\nformat:\n");
         var page = new PageBuilder(100).Data(0, EventWithId(4464, 7)).Data(1, TestTraceFile.Switch(1, 2)).Build();
         var path = _files.Write("bad-format.dat", [[page]], noId, badId);
@@ -56,7 +59,8 @@ public sealed class UnknownEventFormatTests : IDisposable
     [Fact]
     public void Field_with_a_negative_offset_is_ignored_rather_than_read()
     {
-        var text = TestData.Resource("sched_sched_switch.format").Replace("offset:24;", "offset:-4;", StringComparison.Ordinal);
+        var text = TestData.Resource("sched_sched_switch.format")
+            .Replace("offset:24;", "offset:-4;", StringComparison.Ordinal);
         Assert.Contains("offset:-4;", text, StringComparison.Ordinal);
         var format = Ftrace.FtraceEventFormat.Parse(text, "sched");
         Assert.DoesNotContain(format.Fields, f => f.Offset < 0);
@@ -75,7 +79,8 @@ public sealed class UnknownEventFormatTests : IDisposable
         "field: u64 xxxxxxxxx"u8.CopyTo(bytes.AsSpan(at));
         File.WriteAllBytes(path, bytes);
 
-        var ex = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(path, new TraceReadOptions { Salvage = true }));
+        var ex = Assert.Throws<TraceFormatException>(
+            () => TraceDatReader.Open(path, new TraceReadOptions { Salvage = true }));
         Assert.Equal(path, ex.File);
         Assert.Contains("header_page", ex.Message, StringComparison.Ordinal);
     }

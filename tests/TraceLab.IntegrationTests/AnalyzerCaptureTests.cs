@@ -13,10 +13,14 @@ public sealed class AnalyzerCaptureTests : IClassFixture<AnalyzerCaptureTests.Mu
 
     public AnalyzerCaptureTests(MutexCapture mutex) => _mutex = mutex.Run;
 
-    /// <summary>One capture of the kernel-mutex scenario serves the mutex facts (captures cost seconds each); taken on first use.</summary>
+    /// <summary>
+    /// One capture of the kernel-mutex scenario serves the mutex facts (captures cost seconds each); taken on first
+    /// use.
+    /// </summary>
     public sealed class MutexCapture : IDisposable
     {
-        public Lazy<Capture.Result> Run { get; } = new(() => Capture.Trace("timemutex", "mutex", ("iterations", Iterations.ToString())));
+        public Lazy<Capture.Result> Run { get; } =
+            new(() => Capture.Trace("timemutex", "mutex", ("iterations", Iterations.ToString())));
 
         public void Dispose()
         {
@@ -25,7 +29,8 @@ public sealed class AnalyzerCaptureTests : IClassFixture<AnalyzerCaptureTests.Mu
     }
 
     private static List<int> Workers(Capture.Result run) =>
-        run.Report.Threads.Where(t => t.Role?.StartsWith("worker", StringComparison.Ordinal) == true).Select(t => t.Tid).ToList();
+        run.Report.Threads.Where(t => t.Role?.StartsWith("worker", StringComparison.Ordinal) == true).Select(t => t.Tid)
+            .ToList();
 
     [TracingFact]
     public void Mutex_lock_is_a_convoy_covering_most_of_the_region()
@@ -56,7 +61,8 @@ public sealed class AnalyzerCaptureTests : IClassFixture<AnalyzerCaptureTests.Mu
         var k = run.Report.Kernel!;
         Assert.True(k.Captured);
         foreach (var t in k.Threads.Where(t => Workers(run).Contains(t.Tid)))
-            Assert.Equal(2L * Iterations, t.Syscalls.Single(s => s.Name == "semtimedop").Calls); // one P and one V per iteration
+            // one P and one V per iteration
+            Assert.Equal(2L * Iterations, t.Syscalls.Single(s => s.Name == "semtimedop").Calls);
         // The kernel's share of the workers' CPU time, by the trace and by getrusage. Shares, not absolute times: how
         // much run time the trace covers is a separate check (TimeMutexCaptureTests, ±15 % of getrusage's user +
         // system); on VMs where one CPU's switches out of idle are never logged the traced run time is several % below
@@ -66,7 +72,8 @@ public sealed class AnalyzerCaptureTests : IClassFixture<AnalyzerCaptureTests.Mu
         var rusageShare = (double)workers.Sum(t => t.RusageSystemNs!.Value) /
             workers.Sum(t => t.RusageSystemNs!.Value + t.RusageUserNs!.Value);
         Assert.InRange(tracedShare / rusageShare, 0.9, 1.1);
-        // What lies strictly between the syscall tracepoints can only be less than what getrusage counts as system time.
+        // What lies strictly between the syscall tracepoints can only be less than what getrusage counts as system
+        // time.
         Assert.True(k.KernelCpuNs < k.RusageSystemNs * 1.1);
     }
 

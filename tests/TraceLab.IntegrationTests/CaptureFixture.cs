@@ -9,7 +9,8 @@ namespace TraceLab.IntegrationTests;
 public static class Capture
 {
     public static IAnsiConsole QuietConsole() =>
-        AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No });
+        AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null),
+            Interactive = InteractionSupport.No });
 
     public sealed record Result(string Directory, RunReport Report) : IDisposable
     {

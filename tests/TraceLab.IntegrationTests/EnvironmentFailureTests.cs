@@ -52,7 +52,8 @@ public sealed class EnvironmentFailureTests
         {
             RunId = runId, WorkDirectory = work.Path, BufferSizeKb = 1024, Events = ["sched/sched_waking", Bogus],
         }));
-        Assert.Equal("this kernel has no sched:sched_switch tracepoint; TraceLab cannot account scheduling without it", ex.Message);
+        Assert.Equal("this kernel has no sched:sched_switch tracepoint; TraceLab cannot account scheduling without it",
+            ex.Message);
         Assert.DoesNotContain(Instances.Names(), n => n.EndsWith(runId, StringComparison.Ordinal));
         Assert.Empty(Directory.GetFiles(work.Path, ".cpu*.raw"));
     }
@@ -64,7 +65,8 @@ public sealed class EnvironmentFailureTests
         var console = new StringWriter();
         var ansi = AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(console), Interactive = InteractionSupport.No, Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
+            Out = new AnsiConsoleOutput(console), Interactive = InteractionSupport.No, Ansi =
+                AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
         });
         ansi.Profile.Width = 400;
         var backend = new TracefsCaptureBackend([.. CaptureEventSet.For(SyscallSet.Lock), Bogus]);
@@ -77,7 +79,8 @@ public sealed class EnvironmentFailureTests
         var exit = await new TraceCommand(ansi, backend).RunAsync(settings);
 
         Assert.Equal(0, exit);
-        Assert.Contains($"warning: this kernel has no {Bogus} event; skipped", console.ToString(), StringComparison.Ordinal);
+        Assert.Contains(
+            $"warning: this kernel has no {Bogus} event; skipped", console.ToString(), StringComparison.Ordinal);
         Assert.True(File.Exists(Path.Combine(output.Path, "report.json")));
     }
 

@@ -71,7 +71,8 @@ public sealed class EtwGuardKillTests(ITestOutputHelper output)
         output.WriteLine($"{string.Join(' ', args.Take(3))}: sessions stopped {clock.Elapsed.TotalMilliseconds:0} ms " +
             "after TerminateProcess");
         Assert.DoesNotContain(controller.ActiveSessionNames(), Ours);
-        Assert.True(clock.Elapsed <= CleanupLimit, $"session stopped only after {clock.Elapsed.TotalMilliseconds:0} ms");
+        Assert.True(
+            clock.Elapsed <= CleanupLimit, $"session stopped only after {clock.Elapsed.TotalMilliseconds:0} ms");
         return target;
     }
 }

@@ -78,9 +78,12 @@ public sealed class EtwGuardWineTests(ITestOutputHelper output)
 internal static class WineTraceLab
 {
     public static string Wine =>
-        File.Exists("/usr/lib/wine/wine64") ? "/usr/lib/wine/wine64" : TestEnvironment.OnPath("wine64") ? "wine64" : "wine";
+        File.Exists("/usr/lib/wine/wine64") ? "/usr/lib/wine/wine64" : TestEnvironment.OnPath("wine64") ? "wine64"
+            : "wine";
 
-    /// <summary>`dotnet publish` into <paramref name="root"/>, with its own obj/bin (the repository's are untouched).</summary>
+    /// <summary>
+    /// `dotnet publish` into <paramref name="root"/>, with its own obj/bin (the repository's are untouched).
+    /// </summary>
     public static string Publish(string root)
     {
         var publish = ProcessOutput.Run("dotnet", "publish", Path.Combine(RepoPaths.Root, "src", "TraceLab.Cli"),
@@ -131,12 +134,14 @@ internal static class WineTraceLab
 /// <summary>Needs Linux and wine (to run the win-x64 build); skipped with the reason otherwise.</summary>
 public sealed class WineFactAttribute : FactAttribute
 {
-    private const string NoWine = "wine not installed (apt-get install -y wine64): the win-x64 guard cannot be run here";
+    private const string NoWine =
+        "wine not installed (apt-get install -y wine64): the win-x64 guard cannot be run here";
 
     public WineFactAttribute()
     {
         if (TestEnvironment.LinuxProcessesReason() is { } linux) Skip = linux;
-        else if (!File.Exists("/usr/lib/wine/wine64") && !TestEnvironment.OnPath("wine64") && !TestEnvironment.OnPath("wine"))
+        else if (!File.Exists("/usr/lib/wine/wine64") && !TestEnvironment.OnPath("wine64")
+            && !TestEnvironment.OnPath("wine"))
             Skip = NoWine;
     }
 }

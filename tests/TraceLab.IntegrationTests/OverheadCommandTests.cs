@@ -3,7 +3,9 @@ using TraceLab.Cli.Commands;
 
 namespace TraceLab.IntegrationTests;
 
-/// <summary>`tracelab overhead`: real untraced and traced runs; the slowdown is computed from the rounds' own elapsed times.</summary>
+/// <summary>
+/// `tracelab overhead`: real untraced and traced runs; the slowdown is computed from the rounds' own elapsed times.
+/// </summary>
 public sealed class OverheadCommandTests
 {
     [TracingFact]
@@ -11,7 +13,8 @@ public sealed class OverheadCommandTests
     {
         var cmd = new OverheadCommand(Capture.QuietConsole());
         var results = await cmd.MeasureAsync(new OverheadCommand.Settings("timemutex", "mutex",
-            new Dictionary<string, string> { ["iterations"] = "2000" }, Repeat: 3, [SyscallSet.None, SyscallSet.Lock], BufferKb: 16 * 1024));
+            new Dictionary<string, string> { ["iterations"] = "2000" }, Repeat: 3, [SyscallSet.None, SyscallSet.Lock],
+                BufferKb: 16 * 1024));
 
         Assert.Equal([SyscallSet.None, SyscallSet.Lock], results.Select(r => r.Set));
         foreach (var r in results)

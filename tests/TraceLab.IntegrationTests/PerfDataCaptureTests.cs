@@ -38,13 +38,15 @@ public sealed class PerfDataCaptureTests
         _output.WriteLine($"{report.Capture.Events:N0} events, lost {report.Capture.LostEvents}");
         // perf on this VM drops sched_switch samples without a LOST record when the CPUs go idle (perf script shows
         // per-CPU switch chains that do not connect: prev_pid ≠ the previous switch's next_pid). perf sched then counts
-        // the idle time before a missing switch-in as run time, TraceLab repairs to the last evidence (docs/metrics.md#chain-break-repair),
-        // so run time and perf sched latency's switch counts can only be compared on an intact chain. Switch-ins, max
+        // the idle time before a missing switch-in as run time, TraceLab repairs to the last evidence
+        // (docs/metrics.md#chain-break-repair), so run time and perf sched latency's switch counts can only be compared
+        // on an intact chain. Switch-ins, max
         // delay and the getrusage total are compared always.
         var intact = report.Capture.ChainBreaksInRegion == 0;
         _output.WriteLine(intact
             ? "switch chains intact: run time compared with perf sched timehist"
-            : $"{report.Capture.ChainBreaksInRegion:N0} broken switch chains (perf dropped samples silently): run time compared with getrusage only");
+            : $"{report.Capture.ChainBreaksInRegion:N0} broken switch chains (perf dropped samples silently): run time "
+                + $"compared with getrusage only");
         var failures = new List<string>();
         var maxDelayAgree = 0;
         foreach (var wt in workload.Threads)
@@ -54,23 +56,31 @@ public sealed class PerfDataCaptureTests
             Assert.True(perf.Latency.TryGetValue(wt.Tid, out var lat), $"perf sched latency has no row for {wt.Tid}");
             var exitSlice = perf.ExitSliceNs.GetValueOrDefault(wt.Tid);
             var switches = ours.VoluntarySwitches + ours.InvoluntarySwitches;
-            _output.WriteLine($"tid {wt.Tid}: run {ours.RunNs} ns vs timehist {th.RunNs} + exit slice {exitSlice}; switches {switches} vs sched-in {th.SchedIns}, latency switches {lat.Switches}; max delay {ours.ReadyLatency.MaxNs} vs {lat.MaxDelayNs}");
+            _output.WriteLine($"tid {wt.Tid}: run {ours.RunNs} ns vs timehist {th.RunNs} + exit slice {exitSlice}; "
+                + $"switches {switches} vs sched-in {th.SchedIns}, latency switches {lat.Switches}; "
+                + $"max delay {ours.ReadyLatency.MaxNs} vs {lat.MaxDelayNs}");
             if (intact) PerfSchedOracle.Check(failures, $"{wt.Tid} run time", ours.RunNs, th.RunNs + exitSlice, 1000);
-            // timehist counts sched-ins it could attribute; the exit switch (prev_state X) is not a switch in our counts either.
+            // timehist counts sched-ins it could attribute; the exit switch (prev_state X) is not a switch in our
+            // counts either.
             PerfSchedOracle.Check(failures, $"{wt.Tid} switches vs timehist sched-in", switches, th.SchedIns, 0);
             // perf sched latency counts every switch-out, including the final one at exit.
-            if (intact) PerfSchedOracle.Check(failures, $"{wt.Tid} switches vs latency", switches + (exitSlice > 0 ? 1 : 0), lat.Switches, 0);
-            // Both: from the wakeup (sched_waking) or preemption to the switch-in; perf prints it in ms with 3 decimals.
-            // A dropped switch-in moves one side's maximum (TraceLab ends the wait at the repaired start, perf at the
-            // next switch-in it saw): on a broken chain a thread may disagree (seen: 915,787 vs 424,000 ns, 1 run in 4),
-            // but most must agree.
-            if (Math.Abs(ours.ReadyLatency.MaxNs - lat.MaxDelayNs) <= Math.Max(500, PerfSchedOracle.Tolerance * lat.MaxDelayNs)) maxDelayAgree++;
-            else if (intact) failures.Add($"{wt.Tid} max ready latency: TraceLab {ours.ReadyLatency.MaxNs:N0}, perf {lat.MaxDelayNs:N0}");
+            if (intact) PerfSchedOracle.Check(
+                failures, $"{wt.Tid} switches vs latency", switches + (exitSlice > 0 ? 1 : 0), lat.Switches, 0);
+            // Both: from the wakeup (sched_waking) or preemption to the switch-in; perf prints it in ms with 3
+            // decimals. A dropped switch-in moves one side's maximum (TraceLab ends the wait at the repaired start,
+            // perf at the
+            // next switch-in it saw): on a broken chain a thread may disagree (seen: 915,787 vs 424,000 ns, 1 run in
+            // 4), but most must agree.
+            if (Math.Abs(ours.ReadyLatency.MaxNs - lat.MaxDelayNs) <= Math.Max(
+                500, PerfSchedOracle.Tolerance * lat.MaxDelayNs)) maxDelayAgree++;
+            else if (intact) failures.Add(
+                $"{wt.Tid} max ready latency: TraceLab {ours.ReadyLatency.MaxNs:N0}, perf {lat.MaxDelayNs:N0}");
         }
 
         if (!lastAttempt && !intact && 2 * maxDelayAgree <= workload.Threads.Count)
         {
-            _output.WriteLine($"max delay agrees for {maxDelayAgree} of {workload.Threads.Count} on broken chains: capturing again");
+            _output.WriteLine(
+                $"max delay agrees for {maxDelayAgree} of {workload.Threads.Count} on broken chains: capturing again");
             return false;
         }
         Assert.True(2 * maxDelayAgree > workload.Threads.Count,
@@ -78,10 +88,12 @@ public sealed class PerfDataCaptureTests
 
         // getrusage is tick-sampled on some kernels: compare process totals, as the tracefs capture tests do.
         var rusage = workload.Process.UserNs + workload.Process.SystemNs;
-        var traced = report.Threads.Where(t => workload.Threads.Any(w => w.Tid == t.Tid) || t.Tid == workload.Pid).Sum(t => t.RunNs);
+        var traced = report.Threads.Where(t => workload.Threads.Any(w => w.Tid == t.Tid) || t.Tid == workload.Pid)
+            .Sum(t => t.RunNs);
         // A repaired start counts the time from the last evidence to the unlogged switch-in as run (an upper bound,
-        // docs/metrics.md#chain-break-repair): with perf dropping switches, the upper margin grows with the share of broken chains
-        // (29 k of ~160 k switches broken made 1.49 s against 1.27 s getrusage once, on a loaded machine).
+        // docs/metrics.md#chain-break-repair): with perf dropping switches, the upper margin grows with the share of
+        // broken chains (29 k of ~160 k switches broken made 1.49 s against 1.27 s getrusage once, on a loaded
+        // machine).
         var switchesInRegion = Math.Max(1L, report.Threads.Sum(t => t.VoluntarySwitches + t.InvoluntarySwitches));
         var repairSlack = Math.Min(0.15, (double)report.Capture.ChainBreaksInRegion / switchesInRegion);
         _output.WriteLine($"traced run {traced} ns vs getrusage {rusage} ns (upper margin {0.15 + repairSlack:P1})");
@@ -99,51 +111,64 @@ public sealed class PerfDataCaptureTests
         var (perfData, workload) = PerfRecord.TimeMutex(dir.Path, "mutex", "20000", SyscallSet.All, mmapPages: "2");
         var report = AnalysisPipeline.Analyze(perfData, workload, run: null, partial: false, pid: workload.Pid);
         var (lostSamples, lostRecords) = PerfRecord.Lost(perfData);
-        _output.WriteLine($"lost: ours {report.Capture.LostEvents}; perf: Total Lost Samples {lostSamples}, PERF_RECORD_LOST total {lostRecords}");
+        _output.WriteLine($"lost: ours {report.Capture.LostEvents}; perf: Total Lost Samples {lostSamples}, "
+            + $"PERF_RECORD_LOST total {lostRecords}");
         Assert.True(lostSamples > 0, "the small buffers were expected to overflow");
         // Both perf counts measure the same drops (the kernel's LOST records, and the per-event lost counters perf
-        // record writes as LOST_SAMPLES); TraceLab takes the larger per CPU, so it lies between the larger total and the sum.
+        // record writes as LOST_SAMPLES); TraceLab takes the larger per CPU, so it lies between the larger total and
+        // the sum.
         Assert.InRange(report.Capture.LostEvents, Math.Max(lostSamples, lostRecords), lostSamples + lostRecords);
     }
 
 }
 
-/// <summary>Records a workload scenario with `perf record -a` and the same tracepoints a tracefs capture enables.</summary>
+/// <summary>
+/// Records a workload scenario with `perf record -a` and the same tracepoints a tracefs capture enables.
+/// </summary>
 public static class PerfRecord
 {
     public static IEnumerable<string> Events(SyscallSet set) =>
         CaptureEventSet.For(set).Where(e => e != "sched/sched_process_exec").Select(e => e.Replace('/', ':'));
 
-    /// <param name="mmapPages">perf record -m: per-CPU buffer (pages or size); large by default so nothing is lost.</param>
-    public static (string PerfData, WorkloadResult Workload) TimeMutex(string dir, string scenario, string iterations, SyscallSet set, string mmapPages = "16M")
+    /// <param name="mmapPages">perf record -m: per-CPU buffer (pages or size); large by default so nothing is
+    /// lost.</param>
+    public static (string PerfData, WorkloadResult Workload) TimeMutex(
+        string dir, string scenario, string iterations, SyscallSet set, string mmapPages = "16M")
     {
         var def = WorkloadCatalog.All.Single(w => w.Name == "timemutex");
-        var values = def.Resolve(def.FindScenario(scenario)!, new Dictionary<string, string> { ["iterations"] = iterations });
+        var values =
+            def.Resolve(def.FindScenario(scenario)!, new Dictionary<string, string> { ["iterations"] = iterations });
         var exe = new NativeWorkloadBuilder(RepoPaths.Root).EnsureBuilt("timemutex");
         var perfData = Path.Combine(dir, "capture.perf.data");
         var result = Path.Combine(dir, "workload.json");
-        var args = new List<string> { "record", "-q", "-m", mmapPages, "-o", perfData, "-a", "-e", string.Join(',', Events(set)), "--", exe, "--result", result };
+        var args = new List<string> { "record", "-q", "-m", mmapPages, "-o", perfData, "-a", "-e",
+            string.Join(',', Events(set)), "--", exe, "--result", result };
         args.AddRange(def.Arguments(values));
         var (code, _, err) = ProcessOutput.Run("perf", [.. args]);
         if (code != 0) throw new InvalidOperationException($"perf record exited {code}: {err}");
         return (perfData, WorkloadResult.Parse(File.ReadAllText(result), result));
     }
 
-    /// <summary>perf's "Total Lost Samples" (perf report header) and the sum of its PERF_RECORD_LOST lines (perf script).</summary>
+    /// <summary>
+    /// perf's "Total Lost Samples" (perf report header) and the sum of its PERF_RECORD_LOST lines (perf script).
+    /// </summary>
     public static (long Samples, long Records) Lost(string perfData)
     {
         long samples = 0, records = 0;
         foreach (var line in ProcessOutput.Lines("perf", "report", "-i", perfData, "--stdio"))
             samples += Number(line, "# Total Lost Samples:");
-        foreach (var line in ProcessOutput.Lines("perf", "script", "-i", perfData, "--show-lost-events", "-F", "cpu,time,event"))
+        foreach (var line in ProcessOutput.Lines(
+            "perf", "script", "-i", perfData, "--show-lost-events", "-F", "cpu,time,event"))
         {
             var at = line.IndexOf("PERF_RECORD_LOST lost ", StringComparison.Ordinal);
-            if (at >= 0) records += long.Parse(line[(at + "PERF_RECORD_LOST lost ".Length)..].Trim(), System.Globalization.CultureInfo.InvariantCulture);
+            if (at >= 0) records += long.Parse(line[(at + "PERF_RECORD_LOST lost ".Length)..].Trim(),
+                System.Globalization.CultureInfo.InvariantCulture);
         }
 
         return (samples, records);
     }
 
     private static long Number(string line, string prefix) =>
-        line.StartsWith(prefix, StringComparison.Ordinal) ? long.Parse(line[prefix.Length..].Trim(), System.Globalization.CultureInfo.InvariantCulture) : 0;
+        line.StartsWith(prefix, StringComparison.Ordinal)
+            ? long.Parse(line[prefix.Length..].Trim(), System.Globalization.CultureInfo.InvariantCulture) : 0;
 }

@@ -63,7 +63,8 @@ public sealed partial class PerfDataCompressedCaptureTests
             _output.WriteLine(
                 $"tid {wt.Tid}: run {ours.RunNs} ns vs perf script {run}; switches {ourSwitches} vs {switches}");
             PerfSchedOracle.Check(failures, $"{wt.Tid} switches", ourSwitches, switches, 0);
-            if (report.Capture.ChainBreaksInRegion == 0) PerfSchedOracle.Check(failures, $"{wt.Tid} run time", ours.RunNs, run, 1000);
+            if (report.Capture.ChainBreaksInRegion == 0)
+                PerfSchedOracle.Check(failures, $"{wt.Tid} run time", ours.RunNs, run, 1000);
         }
 
         var all = report.Threads.Sum(t => t.VoluntarySwitches + t.InvoluntarySwitches);

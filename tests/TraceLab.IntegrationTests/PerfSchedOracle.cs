@@ -13,7 +13,9 @@ public sealed partial class PerfSchedOracle
     /// <summary>The bar: per-thread figures agree with perf's within 0.5 %.</summary>
     public const double Tolerance = 0.005;
 
-    /// <summary>Adds a failure when <paramref name="ours"/> and perf's differ by more than the bar (or the slack).</summary>
+    /// <summary>
+    /// Adds a failure when <paramref name="ours"/> and perf's differ by more than the bar (or the slack).
+    /// </summary>
     public static void Check(List<string> failures, string what, long ours, long theirs, long slackNs)
     {
         if (Math.Abs(ours - theirs) > Math.Max(slackNs, Tolerance * Math.Abs(theirs)))
@@ -38,13 +40,15 @@ public sealed partial class PerfSchedOracle
         var o = new PerfSchedOracle();
         foreach (var line in ProcessOutput.Lines("perf", "sched", "-i", perfData, "timehist", "-s"))
         {
-            // "        timemutex[15932/15927]   15927      14093      182.004      0.004 ..." (comm[tid/pid] or comm[pid])
+            // " timemutex[15932/15927] 15927 14093 182.004 0.004 ..." (comm[tid/pid] or comm[pid])
             var m = TimehistLine().Match(line);
             if (!m.Success) continue;
             var tid = int.Parse(m.Groups["tid"].Value, CultureInfo.InvariantCulture);
-            var row = new TimehistRow(Ms(m.Groups["run"].Value), long.Parse(m.Groups["in"].Value, CultureInfo.InvariantCulture));
+            var row = new TimehistRow(
+                Ms(m.Groups["run"].Value), long.Parse(m.Groups["in"].Value, CultureInfo.InvariantCulture));
             // A thread can be listed twice (running tasks and terminated tasks) if perf saw two thread objects.
-            o.Timehist[tid] = o.Timehist.TryGetValue(tid, out var prev) ? new TimehistRow(prev.RunNs + row.RunNs, prev.SchedIns + row.SchedIns) : row;
+            o.Timehist[tid] = o.Timehist.TryGetValue(tid, out var prev)
+                ? new TimehistRow(prev.RunNs + row.RunNs, prev.SchedIns + row.SchedIns) : row;
         }
 
         foreach (var line in ProcessOutput.Lines("perf", "sched", "-i", perfData, "latency", "-p"))
@@ -53,13 +57,15 @@ public sealed partial class PerfSchedOracle
             var m = LatencyLine().Match(line);
             if (!m.Success) continue;
             o.Latency[int.Parse(m.Groups["tid"].Value, CultureInfo.InvariantCulture)] =
-                new LatencyRow(long.Parse(m.Groups["sw"].Value, CultureInfo.InvariantCulture), Ms(m.Groups["max"].Value));
+                new LatencyRow(
+                    long.Parse(m.Groups["sw"].Value, CultureInfo.InvariantCulture), Ms(m.Groups["max"].Value));
         }
 
         var lastSwitch = new Dictionary<int, long>();
         foreach (var line in ProcessOutput.Lines("perf", "script", "-i", perfData, "-F", "cpu,time,event,trace"))
         {
-            // "[000]  7934.779545:   sched:sched_switch: prev_comm=timemutex prev_pid=15932 prev_prio=120 prev_state=X ==> ..."
+            // "[000] 7934.779545: sched:sched_switch: prev_comm=timemutex prev_pid=15932 prev_prio=120 prev_state=X ==>
+            // ..."
             var m = SwitchLine().Match(line);
             if (!m.Success) continue;
             var cpu = int.Parse(m.Groups["cpu"].Value, CultureInfo.InvariantCulture);
@@ -75,14 +81,18 @@ public sealed partial class PerfSchedOracle
     private static long Ms(string text) => (long)Math.Round(double.Parse(text, CultureInfo.InvariantCulture) * 1e6);
 
     private static long Seconds(string s, string us) =>
-        long.Parse(s, CultureInfo.InvariantCulture) * 1_000_000_000 + long.Parse(us.PadRight(9, '0'), CultureInfo.InvariantCulture);
+        long.Parse(s, CultureInfo.InvariantCulture) * 1_000_000_000
+            + long.Parse(us.PadRight(9, '0'), CultureInfo.InvariantCulture);
 
-    [GeneratedRegex(@"^\s*\S.*\[(?<tid>\d+)(/\d+)?\]\s+-?\d+\s+(?<in>\d+)\s+(?<run>\d+\.\d+)\s+\d+\.\d+\s+\d+\.\d+\s+\d+\.\d+")]
+    [GeneratedRegex(
+        @"^\s*\S.*\[(?<tid>\d+)(/\d+)?\]\s+-?\d+\s+(?<in>\d+)\s+(?<run>\d+\.\d+)\s+\d+\.\d+\s+\d+\.\d+\s+\d+\.\d+")]
     private static partial Regex TimehistLine();
 
-    [GeneratedRegex(@"^\s*\S.*:(?<tid>\d+)\s+\|\s+[\d.]+ ms \|\s+(?<sw>\d+) \| avg:\s+[\d.]+ ms \| max:\s+(?<max>[\d.]+) ms")]
+    [GeneratedRegex(
+        @"^\s*\S.*:(?<tid>\d+)\s+\|\s+[\d.]+ ms \|\s+(?<sw>\d+) \| avg:\s+[\d.]+ ms \| max:\s+(?<max>[\d.]+) ms")]
     private static partial Regex LatencyLine();
 
-    [GeneratedRegex(@"^\[(?<cpu>\d+)\]\s+(?<s>\d+)\.(?<us>\d+):\s+sched:sched_switch:.*prev_pid=(?<prev>\d+) prev_prio=-?\d+ prev_state=(?<state>\S+)")]
+    [GeneratedRegex(@"^\[(?<cpu>\d+)\]\s+(?<s>\d+)\.(?<us>\d+):\s+sched:sched_switch:"
+        + @".*prev_pid=(?<prev>\d+) prev_prio=-?\d+ prev_state=(?<state>\S+)")]
     private static partial Regex SwitchLine();
 }

@@ -7,13 +7,15 @@ using TraceLab.Cli.Commands;
 namespace TraceLab.IntegrationTests;
 
 /// <summary>The top-level tracefs settings a TraceLab run must leave exactly as it found them.</summary>
-public sealed record GlobalTracingState(string TracingOn, string CurrentTracer, string TraceClock, string SetEvent, string BufferSizeKb)
+public sealed record GlobalTracingState(
+    string TracingOn, string CurrentTracer, string TraceClock, string SetEvent, string BufferSizeKb)
 {
     public static GlobalTracingState Read()
     {
         var root = Tracefs.Locate();
         string R(string name) => File.ReadAllText(Path.Combine(root, name)).Trim();
-        return new GlobalTracingState(R("tracing_on"), R("current_tracer"), R("trace_clock"), R("set_event"), R("buffer_size_kb"));
+        return new GlobalTracingState(
+            R("tracing_on"), R("current_tracer"), R("trace_clock"), R("set_event"), R("buffer_size_kb"));
     }
 }
 
@@ -24,7 +26,8 @@ public static class Instances
 
     public static string PathOf(string name) => Path.Combine(Directory, name);
 
-    public static List<string> Names() => System.IO.Directory.GetDirectories(Directory).Select(d => Path.GetFileName(d)!).ToList();
+    public static List<string> Names() =>
+        System.IO.Directory.GetDirectories(Directory).Select(d => Path.GetFileName(d)!).ToList();
 
     /// <summary>TraceLab instances whose name says one of these processes owns them.</summary>
     public static List<string> OwnedBy(params int[] pids) =>
@@ -44,7 +47,9 @@ public static class Instances
 /// <summary>Linux processes by pid, through /proc (tests only).</summary>
 public static class Processes
 {
-    /// <summary>False once the process is gone or a zombie (killed but not yet reaped: it runs nothing any more).</summary>
+    /// <summary>
+    /// False once the process is gone or a zombie (killed but not yet reaped: it runs nothing any more).
+    /// </summary>
     public static bool IsAlive(int pid)
     {
         try
@@ -64,16 +69,20 @@ public static class Processes
         return int.Parse(stat[(stat.LastIndexOf(')') + 2)..].Split(' ')[1], CultureInfo.InvariantCulture) == parent;
     });
 
-    /// <summary>Live processes whose command line mentions <paramref name="text"/> (e.g. a run's output directory).</summary>
+    /// <summary>
+    /// Live processes whose command line mentions <paramref name="text"/> (e.g. a run's output directory).
+    /// </summary>
     public static List<int> WithCommandLineContaining(string text) => Where(dir =>
-        File.ReadAllText(Path.Combine(dir, "cmdline")).Contains(text, StringComparison.Ordinal) && IsAlive(int.Parse(Path.GetFileName(dir), CultureInfo.InvariantCulture)));
+        File.ReadAllText(Path.Combine(dir, "cmdline")).Contains(text, StringComparison.Ordinal)
+            && IsAlive(int.Parse(Path.GetFileName(dir), CultureInfo.InvariantCulture)));
 
     private static List<int> Where(Func<string, bool> test)
     {
         var found = new List<int>();
         foreach (var dir in System.IO.Directory.EnumerateDirectories("/proc"))
         {
-            if (!int.TryParse(Path.GetFileName(dir), NumberStyles.None, CultureInfo.InvariantCulture, out var pid)) continue;
+            if (!int.TryParse(Path.GetFileName(dir), NumberStyles.None, CultureInfo.InvariantCulture, out var pid))
+                continue;
             try
             {
                 if (test(dir)) found.Add(pid);
@@ -106,7 +115,9 @@ public static class Processes
         while (IsAlive(pid) && deadline.Elapsed < timeout) Thread.Sleep(20);
     }
 
-    /// <summary>Polls until <paramref name="condition"/> holds; fails the test with <paramref name="what"/> when it never does.</summary>
+    /// <summary>
+    /// Polls until <paramref name="condition"/> holds; fails the test with <paramref name="what"/> when it never does.
+    /// </summary>
     public static T WaitFor<T>(Func<T?> condition, TimeSpan timeout, string what) where T : class
     {
         var clock = Stopwatch.StartNew();
@@ -120,7 +131,9 @@ public static class Processes
     }
 }
 
-/// <summary>`tracelab ...` as a child process (the built CLI), for what only a real process shows: exit code, stderr, SIGKILL.</summary>
+/// <summary>
+/// `tracelab ...` as a child process (the built CLI), for what only a real process shows: exit code, stderr, SIGKILL.
+/// </summary>
 public sealed class TraceLabProcess : IDisposable
 {
     private readonly Process _process;
@@ -146,7 +159,8 @@ public sealed class TraceLabProcess : IDisposable
     {
         // The CLI assembly this test project references is copied here with its runtimeconfig: the build under test.
         var dll = typeof(TraceCommand).Assembly.Location;
-        var psi = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } host ? host : "dotnet")
+        var psi = new ProcessStartInfo(
+            Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } host ? host : "dotnet")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
@@ -176,7 +190,9 @@ public sealed class TraceLabProcess : IDisposable
         _process.WaitForExit();
     }
 
-    /// <summary>The one line a failed run must print: stderr, asserted to be exactly one "tracelab: ..." line.</summary>
+    /// <summary>
+    /// The one line a failed run must print: stderr, asserted to be exactly one "tracelab: ..." line.
+    /// </summary>
     public string SingleErrorLine()
     {
         var lines = Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);

@@ -35,7 +35,8 @@ public sealed class ReliabilityTests
         try
         {
             string stale;
-            using (var killed = TraceLabProcess.Start("trace", "timemutex", "mutex", "--iterations", "10000000", "--out", killedOut.Path, "--force"))
+            using (var killed = TraceLabProcess.Start(
+                "trace", "timemutex", "mutex", "--iterations", "10000000", "--out", killedOut.Path, "--force"))
             {
                 stale = Processes.WaitFor(() =>
                 {
@@ -43,10 +44,15 @@ public sealed class ReliabilityTests
                     var mine = Instances.OwnedBy(killed.Pid).SingleOrDefault();
                     if (mine is null) return null;
                     // The instance directory shows up before tracefs has populated it: a missing file means "not yet".
-                    try { return File.ReadAllText(Path.Combine(Instances.PathOf(mine), "tracing_on")).Trim() == "1" ? mine : null; }
-                    catch (Exception ex) when (ex is FileNotFoundException or DirectoryNotFoundException) { return null; }
+                    try { return File.ReadAllText(Path.Combine(Instances.PathOf(mine), "tracing_on")).Trim() == "1"
+                        ? mine : null; }
+                    catch (Exception ex) when (ex is FileNotFoundException or DirectoryNotFoundException)
+                    {
+                        return null;
+                    }
                 }, ChildDeadline, "the capture to start");
-                workloadPid = Processes.WaitFor(() => Processes.ChildrenOf(killed.Pid).Find(p => Processes.Comm(p) == "timemutex") is var p and > 0 ? p.ToString() : null,
+                workloadPid = Processes.WaitFor(() => Processes.ChildrenOf(killed.Pid)
+                    .Find(p => Processes.Comm(p) == "timemutex") is var p and > 0 ? p.ToString() : null,
                     TimeSpan.FromSeconds(10), "the workload to start") is var found ? int.Parse(found) : 0;
                 // The capture guard would clean up at once (GuardKillTests): kill it first, as a `kill -9` of the
                 // whole group would, so the next run's stale-instance sweep is what is tested here.
@@ -58,11 +64,13 @@ public sealed class ReliabilityTests
                 killed.SigKill();
             }
 
-            // The orphaned workload still writes markers into the dead run's instance, so it cannot go yet: say who holds it.
+            // The orphaned workload still writes markers into the dead run's instance, so it cannot go yet: say who
+            // holds it.
             Assert.True(Processes.IsAlive(workloadPid), "the workload died with TraceLab; this test expects an orphan");
             var busy = TracefsInstance.RemoveStale(Tracefs.Locate());
             Assert.DoesNotContain(stale, busy.Removed);
-            Assert.Contains(busy.Kept, line => line.Contains(stale, StringComparison.Ordinal) && line.Contains($"pid {workloadPid} (timemutex)", StringComparison.Ordinal));
+            Assert.Contains(busy.Kept, line => line.Contains(stale, StringComparison.Ordinal)
+                && line.Contains($"pid {workloadPid} (timemutex)", StringComparison.Ordinal));
             Assert.True(Directory.Exists(Instances.PathOf(stale)));
 
             Processes.Kill(workloadPid);
@@ -75,10 +83,12 @@ public sealed class ReliabilityTests
             Assert.Equal(ExitCodes.Ok, code);
             var notice = $"removed stale tracefs instance {stale} left by a TraceLab run that died";
             Assert.True(console.ToString().Contains(notice, StringComparison.Ordinal),
-                $"no stale-instance notice (instance present before the run: {staleBeforeNextRun}); terminal output:\n{console}");
+                $"no stale-instance notice (instance present before the run: {staleBeforeNextRun}); terminal "
+                    + $"output:\n{console}");
             var report = ReportJson.Deserialize(File.ReadAllText(Path.Combine(nextOut.Path, "report.json")));
             Assert.Contains(notice, report.Warnings);
-            Assert.Contains(notice, File.ReadAllText(Path.Combine(nextOut.Path, "report.md")), StringComparison.Ordinal);
+            Assert.Contains(
+                notice, File.ReadAllText(Path.Combine(nextOut.Path, "report.md")), StringComparison.Ordinal);
 
             Assert.False(Directory.Exists(Instances.PathOf(stale)));
             Assert.True(Directory.Exists(Instances.PathOf(foreign)), "a foreign instance was removed");
@@ -118,16 +128,19 @@ public sealed class ReliabilityTests
         // A: one thread, ~2.5 s of CPU work and few events; B starts once A captures and, with the other CPU free,
         // runs inside A's capture.
         var a = Task.Factory.StartNew(() => RunInProcess(TextWriter.Null, "cs", outA.Path,
-            ("depth", "0"), ("threads", "1"), ("delay", "10000"), ("iterations", "200000")), TaskCreationOptions.LongRunning);
+            ("depth", "0"), ("threads", "1"), ("delay", "10000"), ("iterations", "200000")),
+                TaskCreationOptions.LongRunning);
         Processes.WaitFor(() => seen.IsEmpty ? null : "", TimeSpan.FromSeconds(60), "run A's instance");
-        var b = Task.Factory.StartNew(() => RunInProcess(TextWriter.Null, "mutex", outB.Path, ("iterations", "5000")), TaskCreationOptions.LongRunning);
+        var b = Task.Factory.StartNew(() => RunInProcess(TextWriter.Null, "mutex", outB.Path, ("iterations", "5000")),
+            TaskCreationOptions.LongRunning);
         var codes = await Task.WhenAll(a, b);
         await stopWatching.CancelAsync();
         await watcher;
 
         Assert.Equal([ExitCodes.Ok, ExitCodes.Ok], codes);
         Assert.Equal(2, seen.Count);
-        Assert.True(mostAtOnce == 2, "the two runs never captured at the same time (run B started too late to overlap A)");
+        Assert.True(
+            mostAtOnce == 2, "the two runs never captured at the same time (run B started too late to overlap A)");
         var (reportA, workloadA) = Load(outA.Path);
         var (reportB, workloadB) = Load(outB.Path);
         Assert.NotEqual(workloadA.Pid, workloadB.Pid);
@@ -189,7 +202,8 @@ public sealed class ReliabilityTests
         // A stand-in for a hung workload with a child and a grandchild; it ignores TraceLab's arguments.
         var script = dir.File("hang.sh");
         var pids = dir.File("pids");
-        File.WriteAllText(script, $"#!/bin/sh\n(sleep 300 & echo $! >> '{pids}'; wait) &\nsleep 300 &\necho $! >> '{pids}'\nwait\n");
+        File.WriteAllText(
+            script, $"#!/bin/sh\n(sleep 300 & echo $! >> '{pids}'; wait) &\nsleep 300 &\necho $! >> '{pids}'\nwait\n");
         File.SetUnixFileMode(script, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
         var tree = new List<int>();
         try
@@ -198,7 +212,8 @@ public sealed class ReliabilityTests
             using (var run = WorkloadRun.Start(script, [], null, dir.File("result.json"), dir.File("workload.log")))
             {
                 tree.Add(run.Pid);
-                var sleepers = Processes.WaitFor(() => File.Exists(pids) && File.ReadAllLines(pids) is { Length: 2 } l ? l : null,
+                var sleepers =
+                    Processes.WaitFor(() => File.Exists(pids) && File.ReadAllLines(pids) is { Length: 2 } l ? l : null,
                     TimeSpan.FromSeconds(10), "the workload's children");
                 tree.AddRange(sleepers.Select(int.Parse));
                 var wait = run.WaitAsync(cancel.Token);
@@ -206,7 +221,8 @@ public sealed class ReliabilityTests
                 await Assert.ThrowsAnyAsync<OperationCanceledException>(() => wait);
             }
             foreach (var pid in tree) Processes.WaitUntilGone(pid, TimeSpan.FromSeconds(2));
-            Assert.All(tree, pid => Assert.False(Processes.IsAlive(pid), $"process {pid} of the workload's tree survived"));
+            Assert.All(
+                tree, pid => Assert.False(Processes.IsAlive(pid), $"process {pid} of the workload's tree survived"));
         }
         finally
         {
@@ -220,9 +236,11 @@ public sealed class ReliabilityTests
         var before = GlobalTracingState.Read();
         using var readOnly = new TmpfsMount("size=1m,ro");
         // Root ignores permission bits, so a read-only file system is what makes a directory unwritable here.
-        foreach (var (outDir, expected) in new[] { (readOnly.Path, "is not writable"), (Path.Combine(readOnly.Path, "sub"), "cannot create output directory") })
+        foreach (var (outDir, expected) in new[] { (readOnly.Path, "is not writable"),
+            (Path.Combine(readOnly.Path, "sub"), "cannot create output directory") })
         {
-            using var run = TraceLabProcess.Run(ChildDeadline, "trace", "timemutex", "mutex", "--iterations", "1000", "--out", outDir);
+            using var run = TraceLabProcess.Run(
+                ChildDeadline, "trace", "timemutex", "mutex", "--iterations", "1000", "--out", outDir);
             Assert.Equal(ExitCodes.Failure, run.ExitCode);
             var line = run.SingleErrorLine();
             Assert.Contains(expected, line, StringComparison.Ordinal);
@@ -242,12 +260,14 @@ public sealed class ReliabilityTests
         var outDir = Path.Combine(tiny.Path, "out");
         var clock = Stopwatch.StartNew();
         // Ten million iterations run for minutes: only stopping at the first failed write makes this quick.
-        using var run = TraceLabProcess.Run(ChildDeadline, "trace", "timemutex", "mutex", "--iterations", "10000000", "--out", outDir);
+        using var run = TraceLabProcess.Run(
+            ChildDeadline, "trace", "timemutex", "mutex", "--iterations", "10000000", "--out", outDir);
 
         Assert.Equal(ExitCodes.Failure, run.ExitCode);
         var line = run.SingleErrorLine();
         Assert.Contains("No space left on device", line, StringComparison.Ordinal);
-        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), $"the run went on for {clock.Elapsed.TotalSeconds:0} s after the disk filled");
+        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30),
+            $"the run went on for {clock.Elapsed.TotalSeconds:0} s after the disk filled");
         foreach (var name in new[] { "trace.dat", "report.json", "report.md", "report.html", "workload.json" })
             Assert.False(File.Exists(Path.Combine(outDir, name)), $"{name} was written although the capture failed");
         Assert.Empty(Directory.GetFiles(outDir, ".*"));
@@ -266,13 +286,15 @@ public sealed class ReliabilityTests
         var pageSize = TraceLab.Formats.Ftrace.HeaderPageLayout.Parse(headerPage).PageSize;
         var raw = rawDir.File("cpu0.raw");
         File.WriteAllBytes(raw, new byte[pageSize * (2 * 1024 * 1024 / pageSize)]);
-        var contents = new TraceDatContents { HeaderPage = headerPage, HeaderEvent = File.ReadAllText(Path.Combine(root, "events", "header_event")) };
+        var contents = new TraceDatContents { HeaderPage = headerPage,
+            HeaderEvent = File.ReadAllText(Path.Combine(root, "events", "header_event")) };
         contents.CpuDataFiles.Add(raw);
 
         var previous = "a complete trace.dat from an earlier run"u8.ToArray();
         File.WriteAllBytes(Path.Combine(tiny.Path, "trace.dat"), previous);
         var output = OutputDirectory.Prepare(tiny.Path, "unused", force: true);
-        var ex = Assert.Throws<IOException>(() => output.Commit("trace.dat", tmp => TraceDatWriter.Write(tmp, contents)));
+        var ex =
+            Assert.Throws<IOException>(() => output.Commit("trace.dat", tmp => TraceDatWriter.Write(tmp, contents)));
 
         Assert.Contains("trace.dat", ex.Message, StringComparison.Ordinal);
         Assert.Contains("No space left on device", ex.Message, StringComparison.Ordinal);
@@ -280,12 +302,16 @@ public sealed class ReliabilityTests
         Assert.Equal(["trace.dat"], Directory.GetFileSystemEntries(tiny.Path).Select(Path.GetFileName));
     }
 
-    /// <summary>`tracelab trace timemutex SCENARIO` in this process, its terminal output going to <paramref name="console"/>.</summary>
-    private static int RunInProcess(TextWriter console, string scenario, string outDir, params (string Key, string Value)[] overrides)
+    /// <summary>
+    /// `tracelab trace timemutex SCENARIO` in this process, its terminal output going to <paramref name="console"/>.
+    /// </summary>
+    private static int RunInProcess(
+        TextWriter console, string scenario, string outDir, params (string Key, string Value)[] overrides)
     {
         var ansi = AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(console), Interactive = InteractionSupport.No, Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
+            Out = new AnsiConsoleOutput(console), Interactive = InteractionSupport.No, Ansi =
+                AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
         });
         ansi.Profile.Width = 400;
         var settings = new TraceCommand.Settings("timemutex", scenario)

@@ -23,19 +23,26 @@ public sealed class RunTimeAgreementTests
     public Task Run_time_and_switch_counts_agree_with_trace_cmd_report_for_mutex_and_cs() =>
         CaptureAndCompare(("mutex", "20000"), ("cs", "2000000"));
 
-    /// <summary>The oracle itself, on hand-written report text: marker clipping, a lost idle→task switch, 6-digit stamps.</summary>
+    /// <summary>
+    /// The oracle itself, on hand-written report text: marker clipping, a lost idle→task switch, 6-digit stamps.
+    /// </summary>
     [Fact]
     public void Oracle_clips_to_markers_and_repairs_a_lost_idle_switch()
     {
         string[] lines =
         [
             "cpus=2",
-            "       timemutex-500   [000]   100.000001000: sched_switch:         prev_comm=timemutex prev_pid=500 prev_prio=120 prev_state=R+ ==> next_comm=w 1 next_pid=501 next_prio=120",
-            "           w 1-501   [000]   100.000002000: print:                0xffffffff814aa001: TRACELAB_REGION_BEGIN",
-            "           w 1-501   [000]   100.000005000: sched_switch:         prev_comm=w 1 prev_pid=501 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
-            "       timemutex-500   [001]   100.000006000: sched_waking:         comm=w 1 pid=501 prio=120 target_cpu=000",
+            "       timemutex-500   [000]   100.000001000: sched_switch:         prev_comm=timemutex prev_pid=500 "
+                + "prev_prio=120 prev_state=R+ ==> next_comm=w 1 next_pid=501 next_prio=120",
+            "           w 1-501   [000]   100.000002000: print:                0xffffffff814aa001: "
+                + "TRACELAB_REGION_BEGIN",
+            "           w 1-501   [000]   100.000005000: sched_switch:         prev_comm=w 1 prev_pid=501 "
+                + "prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+            "       timemutex-500   [001]   100.000006000: sched_waking:         comm=w 1 pid=501 prio=120 "
+                + "target_cpu=000",
             "           w 1-501   [000]   100.000009000: sys_enter_futex:      uaddr: 0x1, op: 0x00000081",
-            "           w 1-501   [000]   100.000010500: sched_switch:         prev_comm=w 1 prev_pid=501 prev_prio=120 prev_state=D ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+            "           w 1-501   [000]   100.000010500: sched_switch:         prev_comm=w 1 prev_pid=501 "
+                + "prev_prio=120 prev_state=D ==> next_comm=swapper/0 next_pid=0 next_prio=120",
             "       timemutex-500   [001]   100.000011: tracing_mark_write: TRACELAB_REGION_END",
         ];
         var o = TraceCmdReportOracle.FromLines(lines);
@@ -43,7 +50,8 @@ public sealed class RunTimeAgreementTests
         Assert.Equal(100_000_011_000, o.End);
         Assert.Equal(3, o.SwitchLines);
         Assert.Equal(1, o.ChainBreaks);                                   // idle→501 on cpu0 was not logged
-        Assert.Equal((5000 - 2000) + (10_500 - 6000), o.Of(501).RunNs);   // second start = max(idle seen 5000, woken 6000)
+        // second start = max(idle seen 5000, woken 6000)
+        Assert.Equal((5000 - 2000) + (10_500 - 6000), o.Of(501).RunNs);
         Assert.Equal(2, o.Of(501).Voluntary);
         Assert.Equal(0, o.Of(500).Involuntary);                           // before BEGIN
         Assert.Equal(1, o.Of(501).RepairedStarts);
@@ -62,14 +70,21 @@ public sealed class RunTimeAgreementTests
     {
         string[] lines =
         [
-            "          <idle>-0     [000]   100.000001000: sched_switch:         prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=waker next_pid=300 next_prio=120",
-            "          <idle>-0     [001]   100.000001000: sched_switch:         prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=sleeper next_pid=200 next_prio=120",
-            "           waker-300   [000]   100.000002000: print:                0xffffffff814aa001: TRACELAB_REGION_BEGIN",
-            "           waker-300   [000]   100.000003000: sched_waking:         comm=sleeper pid=200 prio=120 target_cpu=000",
-            "           waker-300   [000]   100.000005000: sched_switch:         prev_comm=waker prev_pid=300 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
-            "         sleeper-200   [001]   100.000010000: sched_switch:         prev_comm=sleeper prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
+            "          <idle>-0     [000]   100.000001000: sched_switch:         prev_comm=swapper/0 prev_pid=0 "
+                + "prev_prio=120 prev_state=R ==> next_comm=waker next_pid=300 next_prio=120",
+            "          <idle>-0     [001]   100.000001000: sched_switch:         prev_comm=swapper/1 prev_pid=0 "
+                + "prev_prio=120 prev_state=R ==> next_comm=sleeper next_pid=200 next_prio=120",
+            "           waker-300   [000]   100.000002000: print:                0xffffffff814aa001: "
+                + "TRACELAB_REGION_BEGIN",
+            "           waker-300   [000]   100.000003000: sched_waking:         comm=sleeper pid=200 prio=120 "
+                + "target_cpu=000",
+            "           waker-300   [000]   100.000005000: sched_switch:         prev_comm=waker prev_pid=300 "
+                + "prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+            "         sleeper-200   [001]   100.000010000: sched_switch:         prev_comm=sleeper prev_pid=200 "
+                + "prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
             "         sleeper-200   [000]   100.000020000: sys_exit_semtimedop:  0x0",
-            "         sleeper-200   [000]   100.000030000: print:                0xffffffff814aa001: TRACELAB_REGION_END",
+            "         sleeper-200   [000]   100.000030000: print:                0xffffffff814aa001: "
+                + "TRACELAB_REGION_END",
         ];
         var o = TraceCmdReportOracle.FromLines(lines);
         Assert.Equal(1, o.ChainBreaks);
@@ -133,7 +148,8 @@ public sealed class RunTimeAgreementTests
         Assert.NotEmpty(report.Threads);
 
         _output.WriteLine($"timemutex {scenario}: region {report.Region.DurationNs} ns, " +
-            $"{oracle.SwitchLines} sched_switch lines, chain breaks: TraceLab {report.Capture.ChainBreaks}, oracle {oracle.ChainBreaks}");
+            $"{oracle.SwitchLines} sched_switch lines, chain breaks: TraceLab {report.Capture.ChainBreaks}, oracle "
+                + $"{oracle.ChainBreaks}");
         double maxRelative = 0;
         foreach (var t in report.Threads)
         {
@@ -142,12 +158,15 @@ public sealed class RunTimeAgreementTests
             var relative = o.RunNs > 0 ? diff / (double)o.RunNs : diff == 0 ? 0 : double.PositiveInfinity;
             if (o.RunNs >= AbsoluteToleranceNs / RelativeTolerance) maxRelative = Math.Max(maxRelative, relative);
             _output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"  {t.Tid,7} {t.Role ?? t.Name,-10} run {t.RunNs,12} oracle {o.RunNs,12} diff {diff,9} ({relative:P4})  " +
-                $"vol {t.VoluntarySwitches}/{o.Voluntary} invol {t.InvoluntarySwitches}/{o.Involuntary} repaired {t.RepairedStarts}/{o.RepairedStarts}"));
+                $"  {t.Tid,7} {t.Role ?? t.Name,-10} run {t.RunNs,12} oracle {o.RunNs,12} " +
+                $"diff {diff,9} ({relative:P4})  " +
+                $"vol {t.VoluntarySwitches}/{o.Voluntary} invol {t.InvoluntarySwitches}/{o.Involuntary} repaired "
+                    + $"{t.RepairedStarts}/{o.RepairedStarts}"));
 
             var tolerance = Math.Max(RelativeTolerance * o.RunNs, AbsoluteToleranceNs);
             if (diff > tolerance)
-                failures.Add($"{scenario}: tid {t.Tid} ({t.Role}) run {t.RunNs} ns vs oracle {o.RunNs} ns: off by {diff} ns > {tolerance:0} ns");
+                failures.Add($"{scenario}: tid {t.Tid} ({t.Role}) run {t.RunNs} ns vs oracle {o.RunNs} ns: off by "
+                    + $"{diff} ns > {tolerance:0} ns");
             if (report.Smp?.Threads.FirstOrDefault(x => x.Tid == t.Tid) is { } smp)
             {
                 for (var cpu = 0; cpu < smp.ResidencyNs.Count; cpu++)
@@ -155,26 +174,31 @@ public sealed class RunTimeAgreementTests
                     var expected = o.RunNsByCpu.GetValueOrDefault(cpu);
                     var off = Math.Abs(smp.ResidencyNs[cpu] - expected);
                     if (off > Math.Max(RelativeTolerance * expected, AbsoluteToleranceNs))
-                        failures.Add($"{scenario}: tid {t.Tid} cpu{cpu} residency {smp.ResidencyNs[cpu]} ns vs oracle {expected} ns");
+                        failures.Add($"{scenario}: tid {t.Tid} cpu{cpu} residency {smp.ResidencyNs[cpu]} ns vs oracle "
+                            + $"{expected} ns");
                 }
                 if (smp.Migrations != o.Migrations)
                     failures.Add($"{scenario}: tid {t.Tid} migrations {smp.Migrations} vs oracle {o.Migrations}");
             }
             if (t.WakeupsReceived != o.Wakings)
-                failures.Add($"{scenario}: tid {t.Tid} wakeups received {t.WakeupsReceived} vs oracle {o.Wakings} sched_waking lines");
+                failures.Add($"{scenario}: tid {t.Tid} wakeups received {t.WakeupsReceived} vs oracle {o.Wakings} "
+                    + $"sched_waking lines");
             if (report.Kernel?.Threads.FirstOrDefault(x => x.Tid == t.Tid) is { } k)
                 foreach (var (name, n) in o.SyscallEntries)
                 {
                     // Calls count by exit; a call entered in the region and still open at its end counts too.
                     var calls = k.Syscalls.FirstOrDefault(x => x.Name == name)?.Calls ?? 0;
                     if (Math.Abs(calls - n) > 1)
-                        failures.Add($"{scenario}: tid {t.Tid} {name} calls {calls} vs oracle {n} sys_enter_{name} lines");
+                        failures.Add(
+                            $"{scenario}: tid {t.Tid} {name} calls {calls} vs oracle {n} sys_enter_{name} lines");
                 }
             if (t.VoluntarySwitches != o.Voluntary || t.InvoluntarySwitches != o.Involuntary)
-                failures.Add($"{scenario}: tid {t.Tid} ({t.Role}) switches voluntary {t.VoluntarySwitches}/involuntary {t.InvoluntarySwitches} " +
+                failures.Add($"{scenario}: tid {t.Tid} ({t.Role}) switches voluntary {t.VoluntarySwitches}/involuntary "
+                    + $"{t.InvoluntarySwitches} " +
                     $"vs oracle {o.Voluntary}/{o.Involuntary}");
         }
-        _output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  max relative run-time difference (threads with run >= 5 ms): {maxRelative:P4}"));
+        _output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"  max relative run-time difference (threads with run >= 5 ms): {maxRelative:P4}"));
         return failures;
     }
 }

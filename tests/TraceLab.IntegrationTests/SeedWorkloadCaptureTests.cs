@@ -6,7 +6,8 @@ namespace TraceLab.IntegrationTests;
 
 /// <summary>
 /// Short real captures of the throttle (seed 001), sendrecv (seed 003) and thrdperf (seed 004) workloads, each checked
-/// against an independent figure: the closed-form sum, the workload's own getrusage and counts, and the lengths it slept.
+/// against an independent figure: the closed-form sum, the workload's own getrusage and counts, and the lengths it
+/// slept.
 /// </summary>
 public sealed class SeedWorkloadCaptureTests
 {
@@ -21,7 +22,8 @@ public sealed class SeedWorkloadCaptureTests
     public void Throttle_sums_correctly_and_its_traced_run_time_matches_getrusage_per_thread()
     {
         const long threads = 4, chunk = 6_000_000;
-        using var run = Capture.Trace("throttle", "unthrottled", ("threads", "4"), ("chunk", "6000000"), ("repeat", "20"));
+        using var run =
+            Capture.Trace("throttle", "unthrottled", ("threads", "4"), ("chunk", "6000000"), ("repeat", "20"));
         var w = Workload(run);
 
         // Independent of the workload: 1 + 2 + ... + n = n(n+1)/2, exact in a double below 2^53.
@@ -40,7 +42,8 @@ public sealed class SeedWorkloadCaptureTests
             Assert.Equal($"worker {t.Index}", reported.Role);
             var rusage = t.UserNs + t.SystemNs;
             var tolerance = Math.Max(0.2 * rusage, 12_000_000);
-            _output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"tid {t.Tid}: traced run {reported.RunNs / 1e6:0.0} ms, getrusage {rusage / 1e6:0.0} ms"));
+            _output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"tid {t.Tid}: traced run {reported.RunNs / 1e6:0.0} ms, getrusage {rusage / 1e6:0.0} ms"));
             if (Math.Abs(reported.RunNs - rusage) > tolerance)
                 failures.Add($"tid {t.Tid}: traced run {reported.RunNs} ns vs getrusage {rusage} ns");
         }
@@ -62,7 +65,8 @@ public sealed class SeedWorkloadCaptureTests
         // Nothing published was lost (the workload exits 6 otherwise), and the counts add up.
         foreach (var w in new[] { wi, wf })
         {
-            Assert.Equal(w.Metrics["sendCount"], w.Threads.Where(t => t.Role!.StartsWith("sender", StringComparison.Ordinal)).Sum(t => t.Iterations));
+            Assert.Equal(w.Metrics["sendCount"],
+                w.Threads.Where(t => t.Role!.StartsWith("sender", StringComparison.Ordinal)).Sum(t => t.Iterations));
             Assert.Equal(w.Metrics["sendCount"], w.Metrics["itemsConsumed"] + w.Metrics["itemsLeft"]);
         }
 
@@ -75,8 +79,9 @@ public sealed class SeedWorkloadCaptureTests
         // ... because, woken while the sender still holds the lock, it blocks on that lock: the trace shows the lock
         // (found by the futex address the workload reported) with blocking waits and the receiver among its waiters.
         var lockAddress = Assert.Single(wi.Objects, o => o.Name == "lock").Address;
-        // A private futex: named with the workload's pid (docs/metrics.md 8.1).
-        var lockObject = Assert.Single(inside.Report.Convoys!.Objects, o => o.Object == $"futex {lockAddress} (pid {wi.Pid})");
+        // A private futex: named with the workload's pid (docs/metrics.md#lock-classification).
+        var lockObject =
+            Assert.Single(inside.Report.Convoys!.Objects, o => o.Object == $"futex {lockAddress} (pid {wi.Pid})");
         Assert.True(lockObject.BlockingWaits > 0, "no blocking waits on the lock");
         Assert.Contains(receiver.Tid, lockObject.Participants);
         var reportedReceiver = Assert.Single(inside.Report.Threads, t => t.Tid == receiver.Tid);
@@ -89,7 +94,8 @@ public sealed class SeedWorkloadCaptureTests
             .Sum(t => t.VoluntarySwitches);
         var vi = SenderVoluntary(inside, wi);
         var vf = SenderVoluntary(lockFree, wf);
-        _output.WriteLine($"sender voluntary switches: event-inside-lock {vi}, lock-free {vf}; receive counts {wi.Metrics["receiveCount"]} / {wf.Metrics["receiveCount"]}");
+        _output.WriteLine($"sender voluntary switches: event-inside-lock {vi}, lock-free {vf}; "
+            + $"receive counts {wi.Metrics["receiveCount"]} / {wf.Metrics["receiveCount"]}");
         Assert.True(vi >= 20, $"event-inside-lock senders blocked only {vi} times");
         Assert.True(vf * 5 < vi, $"lock-free senders {vf} vs event-inside-lock {vi} voluntary switches");
     }
@@ -111,7 +117,8 @@ public sealed class SeedWorkloadCaptureTests
             {
                 Assert.Equal(c.FinishNs, c.TurnaroundNs);
                 Assert.Equal(c.TurnaroundNs / (c.LengthMs * 1e6), c.ResponseRatio, 6);
-                Assert.True(c.FinishNs - c.StartNs >= c.LengthMs * 1_000_000, $"computation {c.Index} finished before its sleep ended");
+                Assert.True(c.FinishNs - c.StartNs >= c.LengthMs * 1_000_000,
+                    $"computation {c.Index} finished before its sleep ended");
             }
             Assert.Equal(w.Computations.Average(c => c.ResponseRatio), w.Metrics["averageResponse"], 6);
         }
@@ -123,14 +130,16 @@ public sealed class SeedWorkloadCaptureTests
 
         // TP2: concurrently the sleeps overlap.
         _output.WriteLine($"io elapsed: serial {ws.Metrics["elapsedMs"]} ms, concurrent {wc.Metrics["elapsedMs"]} ms");
-        Assert.True(wc.Metrics["elapsedMs"] < ws.Metrics["elapsedMs"], $"concurrent {wc.Metrics["elapsedMs"]} ms vs serial {ws.Metrics["elapsedMs"]} ms");
+        Assert.True(wc.Metrics["elapsedMs"] < ws.Metrics["elapsedMs"],
+            $"concurrent {wc.Metrics["elapsedMs"]} ms vs serial {ws.Metrics["elapsedMs"]} ms");
 
         // The trace agrees: each computation thread was blocked at least as long as it slept.
         foreach (var c in wc.Computations)
         {
             var t = Assert.Single(concurrent.Report.Threads, r => r.Tid == c.Tid);
             Assert.Equal($"computation {c.Index}", t.Role);
-            Assert.True(t.WaitNs >= c.LengthMs * 1_000_000 * 0.95, $"computation {c.Index}: traced wait {t.WaitNs} ns < {c.LengthMs} ms");
+            Assert.True(t.WaitNs >= c.LengthMs * 1_000_000 * 0.95,
+                $"computation {c.Index}: traced wait {t.WaitNs} ns < {c.LengthMs} ms");
         }
     }
 }

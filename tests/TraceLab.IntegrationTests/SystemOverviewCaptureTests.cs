@@ -7,8 +7,8 @@ using Xunit;
 namespace TraceLab.IntegrationTests;
 
 /// <summary>
-/// `trace --system` on a busy machine (issue 21, items 3 and 4): two lock-bound sysbench processes and three
-/// stress-ng CPU hogs. The overview's figures per process are checked against an independent reading of the same
+/// `trace --system` on a busy machine (system overview, real-system robustness): two lock-bound sysbench processes and
+/// three stress-ng CPU hogs. The overview's figures per process are checked against an independent reading of the same
 /// trace.dat (trace-cmd report, <see cref="TraceCmdReportOracle"/>), and its ranking against the oracle's keys.
 /// </summary>
 public sealed partial class TraceTargetCaptureTests
@@ -37,7 +37,8 @@ public sealed partial class TraceTargetCaptureTests
         Report(report, "--system --top 2");
         var oracle = TraceCmdReportOracle.FromTraceDat(Path.Combine(dir.Path, "trace.dat"));
 
-        var busy = report.Processes.Where(p => p.Pid == a.Id || p.Pid == b.Id || p.Name.StartsWith("stress-ng", StringComparison.Ordinal) && p.RunNs > 100_000_000).ToList();
+        var busy = report.Processes.Where(p => p.Pid == a.Id || p.Pid == b.Id
+            || p.Name.StartsWith("stress-ng", StringComparison.Ordinal) && p.RunNs > 100_000_000).ToList();
         Assert.Contains(busy, p => p.Pid == a.Id);
         Assert.Contains(busy, p => p.Pid == b.Id);
         Assert.True(busy.Count >= 4, string.Join("; ", busy.Select(p => $"{p.Pid} {p.Name}")));
@@ -47,7 +48,8 @@ public sealed partial class TraceTargetCaptureTests
             var run_ = tids.Sum(t => oracle.Of(t).RunNs);
             var ready = tids.Sum(t => oracle.Of(t).ReadyNs);
             var futex = tids.Sum(t => oracle.Of(t).FutexBlockedNs);
-            output.WriteLine($"{p.Pid} {p.Name}: run {Ms(p.RunNs)} / {Ms(run_)}, ready {Ms(p.ReadyNs)} / {Ms(ready)}, " +
+            output.WriteLine(
+                $"{p.Pid} {p.Name}: run {Ms(p.RunNs)} / {Ms(run_)}, ready {Ms(p.ReadyNs)} / {Ms(ready)}, " +
                 $"lock blocked {Ms(p.LockBlockedNs)} / futex blocked {Ms(futex)} ms (TraceLab / trace-cmd)");
             Near(p.RunNs, run_, 0.02, 2_000_000, $"{p.Name} run");
             Near(p.ReadyNs, ready, 0.05, 5_000_000, $"{p.Name} ready");
@@ -61,7 +63,8 @@ public sealed partial class TraceTargetCaptureTests
         var byReport = report.Processes.Select(p => p.Pid).Where(busy.Select(x => x.Pid).Contains).ToList();
         Assert.Equal([a.Id, b.Id], byReport.Take(2).Order());
         Assert.All(byReport.Take(2), pid => Assert.True(Sum(report, oracle, pid, t => t.FutexBlockedNs) > 0));
-        var hogReady = byReport.Skip(2).Select(pid => (Pid: pid, Ready: Sum(report, oracle, pid, t => t.ReadyNs))).ToList();
+        var hogReady =
+            byReport.Skip(2).Select(pid => (Pid: pid, Ready: Sum(report, oracle, pid, t => t.ReadyNs))).ToList();
         for (var i = 1; i < hogReady.Count; i++)
         {
             var (before, next) = (hogReady[i - 1], hogReady[i]);
@@ -74,7 +77,8 @@ public sealed partial class TraceTargetCaptureTests
         Assert.NotNull(report.System);
         Assert.Equal(report.Processes.Take(2).Select(p => p.Pid), report.System!.DetailedPids);
         var md = File.ReadAllText(Path.Combine(dir.Path, "report.md"));
-        Assert.True(md.IndexOf("## Findings", StringComparison.Ordinal) < md.IndexOf("## System overview", StringComparison.Ordinal));
+        Assert.True(md.IndexOf("## Findings", StringComparison.Ordinal) < md.IndexOf(
+            "## System overview", StringComparison.Ordinal));
         Assert.Equal(2, md.Split('\n').Count(l => l.StartsWith("## Process ", StringComparison.Ordinal)));
         var lines = run.Stdout.Split('\n');
         output.WriteLine($"terminal: {lines.Length} lines; report.md {md.Length:N0} chars");

@@ -4,14 +4,17 @@ using TraceLab.Workloads;
 
 namespace TraceLab.IntegrationTests;
 
-/// <summary>Real captures of the TimeMutex scenarios (skipped, with the reason, where tracing is unavailable).</summary>
+/// <summary>
+/// Real captures of the TimeMutex scenarios (skipped, with the reason, where tracing is unavailable).
+/// </summary>
 public sealed class TimeMutexCaptureTests
 {
     [TracingFact]
     public void Every_workload_thread_is_in_the_report_with_its_rusage()
     {
         using var run = Capture.Trace("timemutex", "mutex", ("iterations", "5000"));
-        var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(run.Directory, "workload.json")), "workload.json");
+        var workload =
+            WorkloadResult.Parse(File.ReadAllText(Path.Combine(run.Directory, "workload.json")), "workload.json");
         Assert.Equal(4, workload.Threads.Count);
         foreach (var t in workload.Threads)
         {
@@ -34,7 +37,8 @@ public sealed class TimeMutexCaptureTests
         using var mutex = Capture.Trace("timemutex", "mutex", ("iterations", iterations.ToString()));
         using var cs = Capture.Trace("timemutex", "cs", ("iterations", iterations.ToString()));
         double PerAcquisition(Capture.Result r) =>
-            r.Report.Threads.Where(t => t.Role?.StartsWith("worker", StringComparison.Ordinal) == true).Sum(t => t.VoluntarySwitches) / (4.0 * iterations);
+            r.Report.Threads.Where(t => t.Role?.StartsWith("worker", StringComparison.Ordinal) == true)
+                .Sum(t => t.VoluntarySwitches) / (4.0 * iterations);
         var m = PerAcquisition(mutex);
         var c = PerAcquisition(cs);
         // A kernel-object lock handed over through the wait queue blocks on most acquisitions (a convoy);
@@ -95,7 +99,8 @@ public sealed class TimeMutexCaptureTests
         finally
         {
             foreach (var n in new[] { staleName, foreign })
-                if (Directory.Exists(Path.Combine(root, "instances", n))) Directory.Delete(Path.Combine(root, "instances", n));
+                if (Directory.Exists(Path.Combine(root, "instances", n)))
+                    Directory.Delete(Path.Combine(root, "instances", n));
         }
     }
 
@@ -103,7 +108,8 @@ public sealed class TimeMutexCaptureTests
     public void Markers_delimit_the_workloads_own_timed_span()
     {
         using var run = Capture.Trace("timemutex", "cs", ("iterations", "100000"));
-        var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(run.Directory, "workload.json")), "workload.json");
+        var workload =
+            WorkloadResult.Parse(File.ReadAllText(Path.Combine(run.Directory, "workload.json")), "workload.json");
         // trace_clock=mono: trace timestamps are CLOCK_MONOTONIC, the clock the workload times itself with.
         Assert.InRange(run.Report.Region.BeginNs, workload.BeginNs - 1_000_000, workload.BeginNs);
         Assert.InRange(run.Report.Region.EndNs, workload.EndNs, workload.EndNs + 1_000_000);

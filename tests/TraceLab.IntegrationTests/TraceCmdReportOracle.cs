@@ -12,8 +12,8 @@ namespace TraceLab.IntegrationTests;
 /// c when that switch was logged (the previous switch on c named it as next). Otherwise the switch-in was lost
 /// (chain break: an event on c is logged with a common_pid that is not the CPU's occupant); the interval then
 /// starts at the later of (a) the last event on c whose common_pid was the previous occupant and (b) the time the
-/// thread stopped running or, if it was blocked, was woken (docs/metrics.md#chain-break-repair: its last switch-out, or the
-/// sched_waking that ended its sleep; a waking while it runs or is already runnable changes nothing, because the
+/// thread stopped running or, if it was blocked, was woken (docs/metrics.md#chain-break-repair: its last switch-out, or
+/// the sched_waking that ended its sleep; a waking while it runs or is already runnable changes nothing, because the
 /// kernel logs sched_waking before the sleeper's own switch-out when the two race). The previous occupant's interval
 /// ends at that same start. Intervals are clipped to [BEGIN, END].
 /// </para>
@@ -65,7 +65,9 @@ public sealed class TraceCmdReportOracle
     {
         public int RunningOn = -1;
         public long Since;
-        /// <summary>When not running: why, and since when (its switch-out, or the waking that ended its sleep).</summary>
+        /// <summary>
+        /// When not running: why, and since when (its switch-out, or the waking that ended its sleep).
+        /// </summary>
         public Off State;
         public long OffSince = long.MinValue;
         /// <summary>Between its sys_enter_futex and sys_exit_futex.</summary>
@@ -79,7 +81,8 @@ public sealed class TraceCmdReportOracle
 
     // "<comm>-<pid> [<cpu>] <sec>.<frac>: <event>: <fields>"; comm may contain spaces and dashes.
     private static readonly Regex Line = new(
-        @"^\s*(?<comm>.*?)-(?<pid>\d+)\s+\[(?<cpu>\d+)\]\s+(?<sec>\d+)\.(?<frac>\d+):\s+(?<event>[A-Za-z0-9_]+):\s*(?<rest>.*)$",
+        @"^\s*(?<comm>.*?)-(?<pid>\d+)\s+\[(?<cpu>\d+)\]\s+(?<sec>\d+)\.(?<frac>\d+):"
+            + @"\s+(?<event>[A-Za-z0-9_]+):\s*(?<rest>.*)$",
         RegexOptions.Compiled | RegexOptions.CultureInvariant);
 
     private readonly Dictionary<int, Cpu> _cpus = new();
@@ -281,7 +284,8 @@ public sealed class TraceCmdReportOracle
         {
             var task = TaskOf(pid);
             if (task.EarliestStart > start) start = Math.Min(task.EarliestStart, t);
-            // Still believed to run on another CPU: its switch-out there was lost; it left after its last sighting there.
+            // Still believed to run on another CPU: its switch-out there was lost; it left after its last sighting
+            // there.
             if (task.RunningOn >= 0 && task.RunningOn != cpu)
             {
                 var other = CpuOf(task.RunningOn);
@@ -313,7 +317,8 @@ public sealed class TraceCmdReportOracle
     private void OnSwitch(int cpu, long t, string rest, int lineNo)
     {
         var arrow = rest.IndexOf(" ==> ", StringComparison.Ordinal);
-        if (arrow < 0) throw new FormatException($"line {lineNo}: sched_switch without ' ==> ' (run trace-cmd report with -N): {rest}");
+        if (arrow < 0) throw new FormatException(
+            $"line {lineNo}: sched_switch without ' ==> ' (run trace-cmd report with -N): {rest}");
         var left = rest[..arrow];
         var right = rest[(arrow + 5)..];
         var prev = IntField(left, " prev_pid=", lineNo);

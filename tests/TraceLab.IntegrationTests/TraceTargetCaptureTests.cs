@@ -184,7 +184,8 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
             Assert.Equal(pid, thread.Pid);
             Assert.Equal(comm, thread.Name);
             var process = Assert.Single(report.Processes, p => p.Pid == pid);
-            Assert.Equal((comm, 1, shell, true), (process.Name, process.ThreadCount, process.ParentPid, process.Target));
+            Assert.Equal(
+                (comm, 1, shell, true), (process.Name, process.ThreadCount, process.ParentPid, process.Target));
         }
         Assert.Equal(shell, report.Threads.Single(t => t.Tid == shell).Pid);
     }
@@ -311,7 +312,8 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         Assert.Contains("no such process", SingleLine(noPid.Stderr), StringComparison.Ordinal);
         string[][] conflicts =
         [
-            ["trace", "--pid", "1", "--", "true"], ["trace", "--system", "--pid", "1"], ["trace", "--system", "--", "true"],
+            ["trace", "--pid", "1", "--", "true"], ["trace", "--system", "--pid", "1"],
+                ["trace", "--system", "--", "true"],
         ];
         foreach (var args in conflicts)
         {

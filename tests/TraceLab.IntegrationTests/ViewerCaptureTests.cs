@@ -14,21 +14,26 @@ public sealed class ViewerCaptureTests
     {
         using var run = Capture.Trace("timemutex", "mutex", ("iterations", "20000"));
         var report = run.Report;
-        Assert.True(report.Region.DurationNs > 12_000_000, $"region only {report.Region.DurationNs} ns: the default timeline window (10:1 ms) is past it");
+        Assert.True(report.Region.DurationNs > 12_000_000,
+            $"region only {report.Region.DurationNs} ns: the default timeline window (10:1 ms) is past it");
 
         var html = File.ReadAllText(Path.Combine(run.Directory, "report.html"));
-        var rows = Regex.Matches(html, "<g class=\"tl-row\" data-tid=\"(\\d+)\"").Select(m => int.Parse(m.Groups[1].Value));
+        var rows =
+            Regex.Matches(html, "<g class=\"tl-row\" data-tid=\"(\\d+)\"").Select(m => int.Parse(m.Groups[1].Value));
         Assert.Equal(report.Threads.Select(t => t.Tid), rows);
-        Assert.Contains("<rect class=\"seg ", html); // under load the workers may not run in a 1 ms window, but they are in some state
+        // under load the workers may not run in a 1 ms window, but they are in some state
+        Assert.Contains("<rect class=\"seg ", html);
 
         using var reader = TraceFiles.Open(run.TraceFile);
         using var ms = new MemoryStream();
         var summary = PerfettoExporter.Export(reader, ms);
         var trace = Trace.Parser.ParseFrom(ms.ToArray());
-        var switches = trace.Packet.Where(p => p.FtraceEvents is not null).Sum(p => p.FtraceEvents.Event.Count(e => e.SchedSwitch is not null));
+        var switches = trace.Packet.Where(p => p.FtraceEvents is not null)
+            .Sum(p => p.FtraceEvents.Event.Count(e => e.SchedSwitch is not null));
         Assert.Equal(report.Capture.SwitchEvents, switches);
         // Flows and episodes cover every lock object of the trace (the report lists only the workload's objects;
-        // other processes, e.g. TraceLab's own page-copy threads, have futex handoffs too): the convoy analyzer's totals.
+        // other processes, e.g. TraceLab's own page-copy threads, have futex handoffs too): the convoy analyzer's
+        // totals.
         using var again = TraceFiles.Open(run.TraceFile);
         var session = new AnalysisSession(AnalysisKind.Convoys);
         again.Read(session);
@@ -38,7 +43,8 @@ public sealed class ViewerCaptureTests
         Assert.Equal(session.Convoys.Objects.Sum(o => o.Episodes), summary.EpisodeSlices);
         // The workload's own lock carries the convoy: all its handoffs are among the flows.
         var workloadHandoffs = report.Convoys!.Objects.Sum(o => o.Handoffs);
-        Assert.True(workloadHandoffs > 100 && workloadHandoffs <= flows, $"{workloadHandoffs} workload handoffs, {flows} flows");
+        Assert.True(workloadHandoffs > 100 && workloadHandoffs <= flows,
+            $"{workloadHandoffs} workload handoffs, {flows} flows");
         Assert.Equal(report.Process!.Pid, summary.Process!.Pid);
     }
 }

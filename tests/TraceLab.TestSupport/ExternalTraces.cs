@@ -9,9 +9,12 @@ namespace TraceLab.TestSupport;
 public static class ExternalTraces
 {
     /// <summary>The folder, whether or not it exists: the repository's parent's shared/external-traces.</summary>
-    public static string Folder { get; } = Path.GetFullPath(Path.Combine(RepoPaths.Root, "..", "shared", "external-traces"));
+    public static string Folder { get; } =
+        Path.GetFullPath(Path.Combine(RepoPaths.Root, "..", "shared", "external-traces"));
 
-    /// <summary>Full path of a file given relative to the folder (e.g. "tracecmd/hip24_test_guest_v7zlib.dat").</summary>
+    /// <summary>
+    /// Full path of a file given relative to the folder (e.g. "tracecmd/hip24_test_guest_v7zlib.dat").
+    /// </summary>
     public static string PathOf(string relative) => Path.Combine(Folder, relative);
 
     /// <summary>Why the file cannot be read here, or null when it exists.</summary>
@@ -19,7 +22,9 @@ public static class ExternalTraces
         File.Exists(PathOf(relative)) ? null : $"external trace {relative} not found under {Folder}";
 }
 
-/// <summary>A test that reads real external trace files; skipped, with the reason, when any of them is absent.</summary>
+/// <summary>
+/// A test that reads real external trace files; skipped, with the reason, when any of them is absent.
+/// </summary>
 public sealed class ExternalTraceFactAttribute : FactAttribute
 {
     public ExternalTraceFactAttribute(params string[] files)

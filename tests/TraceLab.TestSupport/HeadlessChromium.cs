@@ -13,7 +13,10 @@ public static class HeadlessChromium
     /// <summary>The DOM after load and scripts, serialized (chromium --dump-dom).</summary>
     public static string DumpDom(string htmlFile) => Run(htmlFile, ["--dump-dom"]).Stdout;
 
-    /// <summary>Writes a PNG of the page at <paramref name="width"/>×<paramref name="height"/> CSS pixels; returns chromium's stderr.</summary>
+    /// <summary>
+    /// Writes a PNG of the page at <paramref name="width"/>×<paramref name="height"/> CSS pixels; returns chromium's
+    /// stderr.
+    /// </summary>
     public static string Screenshot(string htmlFile, string pngFile, int width = 1400, int height = 1800) =>
         Run(htmlFile, [$"--screenshot={pngFile}", $"--window-size={width},{height}", "--hide-scrollbars"]).Stderr;
 
@@ -28,7 +31,8 @@ public static class HeadlessChromium
             };
             foreach (var a in new[]
             {
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                    "--disable-component-update",
                 "--disable-sync", "--no-first-run", "--disable-extensions", $"--user-data-dir={profile}",
                 "--enable-logging=stderr", "--v=0",
             }.Concat(extra)) psi.ArgumentList.Add(a);
@@ -41,12 +45,14 @@ public static class HeadlessChromium
                 p.Kill(entireProcessTree: true);
                 throw new TimeoutException($"chromium did not finish within {Timeout.TotalSeconds} s on {htmlFile}");
             }
-            if (p.ExitCode != 0) throw new InvalidOperationException($"chromium exited with {p.ExitCode}: {stderr.Result}");
+            if (p.ExitCode != 0)
+                throw new InvalidOperationException($"chromium exited with {p.ExitCode}: {stderr.Result}");
             return (stdout.Result, stderr.Result);
         }
         finally
         {
-            try { Directory.Delete(profile, recursive: true); } catch (IOException) { } catch (UnauthorizedAccessException) { }
+            try { Directory.Delete(
+                profile, recursive: true); } catch (IOException) { } catch (UnauthorizedAccessException) { }
         }
     }
 }

@@ -29,7 +29,8 @@ public static class PerfEnvironment
         try
         {
             var file = Path.Combine(dir, "probe.perf.data");
-            var (code, _, err) = ProcessOutput.Run("perf", "record", "-q", "-o", file, "-e", "sched:sched_switch", "-a", "--", "true");
+            var (code, _, err) =
+                ProcessOutput.Run("perf", "record", "-q", "-o", file, "-e", "sched:sched_switch", "-a", "--", "true");
             if (code != 0 || !File.Exists(file))
                 return $"perf record -e sched:sched_switch -a failed here (exit {code}): {FirstLine(err)}";
             (code, _, err) = ProcessOutput.Run("perf", "sched", "-i", file, "timehist", "-s");
@@ -42,5 +43,6 @@ public static class PerfEnvironment
         }
     }
 
-    private static string FirstLine(string text) => text.Split('\n', StringSplitOptions.RemoveEmptyEntries).FirstOrDefault()?.Trim() ?? "";
+    private static string FirstLine(string text) =>
+        text.Split('\n', StringSplitOptions.RemoveEmptyEntries).FirstOrDefault()?.Trim() ?? "";
 }

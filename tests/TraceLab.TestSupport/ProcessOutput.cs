@@ -7,7 +7,8 @@ public static class ProcessOutput
 {
     public static (int ExitCode, string Stdout, string Stderr) Run(string file, params string[] args)
     {
-        var psi = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        var psi = new ProcessStartInfo(
+            file) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         foreach (var a in args) psi.ArgumentList.Add(a);
         using var p = Process.Start(psi)!;
         var err = p.StandardError.ReadToEndAsync();
@@ -16,7 +17,9 @@ public static class ProcessOutput
         return (p.ExitCode, output, err.Result);
     }
 
-    /// <summary>Runs and returns stdout as lines via a file (trace-cmd report of a big trace is hundreds of MB).</summary>
+    /// <summary>
+    /// Runs and returns stdout as lines via a file (trace-cmd report of a big trace is hundreds of MB).
+    /// </summary>
     public static IEnumerable<string> Lines(string file, params string[] args)
     {
         var tmp = Path.GetTempFileName();

@@ -19,7 +19,9 @@ public sealed class TracingFactAttribute : FactAttribute
     }
 }
 
-/// <summary>A test of Linux-only behaviour (processes, /proc) that needs no tracing; skipped elsewhere, with the reason.</summary>
+/// <summary>
+/// A test of Linux-only behaviour (processes, /proc) that needs no tracing; skipped elsewhere, with the reason.
+/// </summary>
 public sealed class LinuxFactAttribute : FactAttribute
 {
     public LinuxFactAttribute()
@@ -28,7 +30,9 @@ public sealed class LinuxFactAttribute : FactAttribute
     }
 }
 
-/// <summary>A test that renders a page in headless Chromium; skipped, with the reason, where Chromium is not installed.</summary>
+/// <summary>
+/// A test that renders a page in headless Chromium; skipped, with the reason, where Chromium is not installed.
+/// </summary>
 public sealed class ChromiumFactAttribute : FactAttribute
 {
     public ChromiumFactAttribute()
@@ -48,14 +52,18 @@ public static class TestEnvironment
         : !OnPath("sh") ? "no /bin/sh"
         : null;
 
-    /// <summary>Why a test of the non-Windows ETW refusal cannot run here (on Windows ETW really opens the file), or null.</summary>
+    /// <summary>
+    /// Why a test of the non-Windows ETW refusal cannot run here (on Windows ETW really opens the file), or null.
+    /// </summary>
     public static string? EtwAvailableReason() =>
         OperatingSystem.IsWindows() ? "checks the non-Windows refusal; on Windows ETW is available" : null;
 
     /// <summary>Debian's Chromium, which the HTML report tests render pages with.</summary>
     public const string ChromiumPath = "/usr/bin/chromium";
 
-    /// <summary>Why the tracefs locate logic cannot be exercised past its privilege check here (not Linux, not root), or null.</summary>
+    /// <summary>
+    /// Why the tracefs locate logic cannot be exercised past its privilege check here (not Linux, not root), or null.
+    /// </summary>
     public static string? RootOnLinuxReason() =>
         !OperatingSystem.IsLinux() ? "Linux only (tracefs)"
         : Environment.UserName != "root" ? "needs root: without it tracefs location stops at the privilege check"
@@ -67,10 +75,13 @@ public static class TestEnvironment
         : !File.Exists(ChromiumPath) ? $"{ChromiumPath} not installed (apt-get install -y chromium)"
         : null;
 
-    /// <summary>Why real ETW kernel sessions cannot be started here (not Windows, not Administrator), or null.</summary>
+    /// <summary>
+    /// Why real ETW kernel sessions cannot be started here (not Windows, not Administrator), or null.
+    /// </summary>
     public static string? EtwCaptureReason()
     {
-        if (!OperatingSystem.IsWindows()) return "real ETW kernel sessions need Windows (the Windows workflow runs these)";
+        if (!OperatingSystem.IsWindows())
+            return "real ETW kernel sessions need Windows (the Windows workflow runs these)";
         return new TraceLab.Capture.Windows.TraceEventSessionController().IsElevated()
             ? null
             : "ETW kernel sessions need Administrator (run the tests elevated)";
@@ -93,7 +104,8 @@ public static class TestEnvironment
     {
         if (!OnPath("cmake")) return "cmake not installed (apt-get install -y cmake)";
         if (!OnPath("cc")) return "no C compiler (apt-get install -y build-essential)";
-        if (windows && !OnPath("x86_64-w64-mingw32-gcc")) return "MinGW-w64 not installed (apt-get install -y gcc-mingw-w64-x86-64)";
+        if (windows && !OnPath("x86_64-w64-mingw32-gcc"))
+            return "MinGW-w64 not installed (apt-get install -y gcc-mingw-w64-x86-64)";
         if (windows && !File.Exists("/usr/lib/wine/wine64") && !OnPath("wine64") && !OnPath("wine"))
             return "wine not installed (apt-get install -y wine64): the Win32 build cannot be run here";
         return null;

@@ -12,7 +12,8 @@ dotnet run --project "$root/src/TraceLab.Cli" -- analyze "$trace" --out "$work/r
 shot() { # NAME HEIGHT CHART-ID...
   name=$1 height=$2; shift 2
   keep=$(printf ':not(#%s)' "$@")
-  sed "s|</style>|main > *$keep { display: none !important; }\n</style>|" "$work/report/report.html" > "$work/$name.html"
+  sed "s|</style>|main > *$keep { display: none !important; }\n</style>|" "$work/report/report.html" \
+    > "$work/$name.html"
   chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
     --disable-sync --no-first-run --user-data-dir="$work/profile" --hide-scrollbars \
     --window-size="980,$height" --screenshot="$out/$name.png" "file://$work/$name.html" 2>/dev/null

@@ -10,7 +10,8 @@ size=${3:-1400x980}
 window=${4:-10:1}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-dotnet run --project "$root/src/TraceLab.Cli" -- analyze "$trace" --out "$work/report" --timeline-window "$window" >/dev/null
+dotnet run --project "$root/src/TraceLab.Cli" -- analyze "$trace" --out "$work/report" \
+  --timeline-window "$window" >/dev/null
 chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
   --disable-sync --no-first-run --user-data-dir="$work/profile" --hide-scrollbars \
   --window-size="$(echo "$size" | tr x ,)" --screenshot="$out" "file://$work/report/report.html" 2>/dev/null

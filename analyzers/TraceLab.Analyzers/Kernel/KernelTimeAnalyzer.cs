@@ -65,13 +65,18 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
         public bool WentOffCpu;
         public long Key;
         public long EnterTs;
-        /// <summary>Start of the current on-CPU piece, or of the current off-CPU piece when <see cref="OffCpu"/>.</summary>
+        /// <summary>
+        /// Start of the current on-CPU piece, or of the current off-CPU piece when <see cref="OffCpu"/>.
+        /// </summary>
         public long PieceStart;
         public bool OffCpu;
         public bool Blocked;
         public long WokenAt;
         public long CpuNs, BlockedNs, ReadyNs;
-        /// <summary>The thread's stats and its last syscall's, once created: saves two lookups per syscall (never removed, so never stale).</summary>
+        /// <summary>
+        /// The thread's stats and its last syscall's, once created: saves two lookups per syscall (never removed, so
+        /// never stale).
+        /// </summary>
         public ThreadKernelStats? Stats;
         public SyscallStats? LastSyscall;
     }
@@ -174,8 +179,10 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
     {
         if (f.OffCpu)
         {
-            // Its own exit shows it running, but no switch named it: the switch-in was not logged (ThreadAccounting repaired it).
-            var back = _accounting.TryGetRunningSince(tid, out var since) && since >= f.PieceStart && since <= t ? since : t;
+            // Its own exit shows it running, but no switch named it: the switch-in was not logged (ThreadAccounting
+            // repaired it).
+            var back =
+                _accounting.TryGetRunningSince(tid, out var since) && since >= f.PieceStart && since <= t ? since : t;
             BackOnCpu(f, back);
             f.PieceStart = back;
         }
@@ -208,11 +215,14 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
         UnmatchedExits = 0;
     }
 
-    /// <summary>Syscalls still in progress at the end (e.g. the main thread's join) count with their part inside the region.</summary>
+    /// <summary>
+    /// Syscalls still in progress at the end (e.g. the main thread's join) count with their part inside the region.
+    /// </summary>
     public void Complete(long end)
     {
         BoundaryNs = _gaps.Count >= MinBoundarySamples ? _gaps.Percentile(1) : 0;
-        BoundaryAfterOffCpuNs = _gapsAfterOffCpu.Count >= MinBoundarySamples ? _gapsAfterOffCpu.Percentile(1) : BoundaryNs;
+        BoundaryAfterOffCpuNs =
+            _gapsAfterOffCpu.Count >= MinBoundarySamples ? _gapsAfterOffCpu.Percentile(1) : BoundaryNs;
         foreach (var (tid, f) in _inFlight.InOrder)
         {
             if (!f.Active || f.EnterTs > end) continue;

@@ -8,9 +8,12 @@ public sealed class SyscallStats
 {
     public SyscallStats(long key) => Key = key;
 
-    /// <summary>Linux syscall number (≥ 0), or the ETW SysCallAddress (a kernel address) when the number is unknown.</summary>
+    /// <summary>
+    /// Linux syscall number (≥ 0), or the ETW SysCallAddress (a kernel address) when the number is unknown.
+    /// </summary>
     public long Key { get; }
-    public string Name => Key is >= 0 and < int.MaxValue ? LinuxSyscalls.Name((int)Key) : "0x" + Key.ToString("x", CultureInfo.InvariantCulture);
+    public string Name => Key is >= 0 and < int.MaxValue ? LinuxSyscalls.Name((int)Key)
+        : "0x" + Key.ToString("x", CultureInfo.InvariantCulture);
     public long Calls { get; internal set; }
     /// <summary>Entry → exit.</summary>
     public long TotalNs { get; internal set; }

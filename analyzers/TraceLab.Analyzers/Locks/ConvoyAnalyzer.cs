@@ -52,7 +52,10 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
 
     /// <summary>True once any syscall on a lock object was seen: objects are named, not inferred.</summary>
     public bool SawLockSyscalls { get; private set; }
-    /// <summary>Futex handoffs still unconfirmed at the end of the trace (the receiver's next operation on the object was not seen).</summary>
+    /// <summary>
+    /// Futex handoffs still unconfirmed at the end of the trace (the receiver's next operation on the object was not
+    /// seen).
+    /// </summary>
     public long UnconfirmedHandoffs { get; private set; }
 
     /// <summary>Adds a viewer that sees each handoff and counted episode (no effect on the statistics).</summary>
@@ -83,7 +86,10 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         public bool Ran;
         public long RunTs;
         public long QueuedAt;
-        /// <summary>Futex: the wait returned after a release woke it; whether it got the lock shows in its next operation on the object.</summary>
+        /// <summary>
+        /// Futex: the wait returned after a release woke it; whether it got the lock shows in its next operation on the
+        /// object.
+        /// </summary>
         public bool Pending;
         public Handoff PendingHandoff;
         public int PendingGiverSlot;
@@ -91,7 +97,9 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         public readonly SemIdSet SemHeld = new();
         /// <summary>State of <see cref="Obj"/> when last resolved (see <see cref="ObjectOf"/>).</summary>
         public ObjectState? ObjState;
-        /// <summary>The object whose <see cref="LockObjectStats.Waiters"/> this thread was last added to (cleared with them).</summary>
+        /// <summary>
+        /// The object whose <see cref="LockObjectStats.Waiters"/> this thread was last added to (cleared with them).
+        /// </summary>
         public LockObjectStats? WaiterOf;
     }
 
@@ -105,8 +113,9 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         public int LastReceiver;
         public bool FastSinceHandoff;
         /// <summary>
-        /// Receivers whose convoy time in the open episode is kept on their own stats (<see cref="ThreadConvoyStats.EpisodeOf"/>
-        /// is this object): no hashing per handoff. A receiver already counting for another object's open episode goes to
+        /// Receivers whose convoy time in the open episode is kept on their own stats
+        /// (<see cref="ThreadConvoyStats.EpisodeOf"/> is this object): no hashing per handoff. A receiver already
+        /// counting for another object's open episode goes to
         /// <see cref="EpisodeMembers"/> instead; a thread may be in both, its two parts add up.
         /// </summary>
         public readonly List<ThreadConvoyStats> Members = [];
@@ -151,7 +160,9 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
 
     private ThreadConvoyStats StatsAt(int slot, int tid) => _stats.At(slot, tid);
 
-    /// <summary>The state of the object <paramref name="t"/> operates on, remembered on the thread between its operations.</summary>
+    /// <summary>
+    /// The state of the object <paramref name="t"/> operates on, remembered on the thread between its operations.
+    /// </summary>
     private ObjectState ObjectOf(LockThread t)
     {
         if (t.ObjState is { } o && o.Stats.Object == t.Obj) return o;
@@ -170,7 +181,9 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         return o;
     }
 
-    /// <summary>The thread's own event shows it running: if its switch-in was not logged, take the repaired start.</summary>
+    /// <summary>
+    /// The thread's own event shows it running: if its switch-in was not logged, take the repaired start.
+    /// </summary>
     private void Running(LockThread t, int tid, long ts)
     {
         if (!t.Woken || t.Ran) return;
@@ -225,7 +238,8 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
                 var semid = t.Obj.Id;
                 if (t.Woken)
                 {
-                    // System V semaphores complete a waiter's operation in the releaser's context: the waiter owns it on wakeup.
+                    // System V semaphores complete a waiter's operation in the releaser's context: the waiter owns it
+                    // on wakeup.
                     t.SemHeld.Add(semid);
                     if (inRegion) o.Stats.Acquisitions++;
                     Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
@@ -289,7 +303,8 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
             return;
         }
         // Inference: no syscall names what the thread waits for.
-        if (!SawLockSyscalls && b.Op == LockOpKind.None && b.Blocked && giver > 0 && LockOperation.IsLockWaitReason(b.BlockWaitReason))
+        if (!SawLockSyscalls && b.Op == LockOpKind.None && b.Blocked && giver > 0
+            && LockOperation.IsLockWaitReason(b.BlockWaitReason))
         {
             var process = ProcessOf(woken);
             if (process == ProcessOf(giver))
@@ -382,7 +397,8 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
             g.GivenToCounts.Add(h.Receiver);
         }
 
-        if (o.EpisodeCount > 0 && h.Giver == o.LastReceiver && !o.FastSinceHandoff && h.WokenAt - o.EpisodeEnd <= MaxHoldNs)
+        if (o.EpisodeCount > 0 && h.Giver == o.LastReceiver && !o.FastSinceHandoff
+            && h.WokenAt - o.EpisodeEnd <= MaxHoldNs)
         {
             o.EpisodeCount++;
             o.EpisodeEnd = h.RunningAt;

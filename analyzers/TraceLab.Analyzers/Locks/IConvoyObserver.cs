@@ -6,7 +6,10 @@ namespace TraceLab.Analyzers.Locks;
 /// </summary>
 public interface IConvoyObserver
 {
-    /// <summary>A confirmed handoff; <paramref name="inRegion"/> says whether it counts in the report (woken inside the measured region).</summary>
+    /// <summary>
+    /// A confirmed handoff; <paramref name="inRegion"/> says whether it counts in the report (woken inside the measured
+    /// region).
+    /// </summary>
     void OnHandoff(in Handoff handoff, bool inRegion);
 
     /// <summary>A convoy episode the report counts (docs/metrics.md#episodes), when it closes.</summary>

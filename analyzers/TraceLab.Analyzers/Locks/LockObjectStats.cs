@@ -1,6 +1,8 @@
 namespace TraceLab.Analyzers.Locks;
 
-/// <summary>One lock object's contention over the measured region (definitions in docs/metrics.md#lock-convoys).</summary>
+/// <summary>
+/// One lock object's contention over the measured region (definitions in docs/metrics.md#lock-convoys).
+/// </summary>
 public sealed class LockObjectStats
 {
     public LockObjectStats(LockObject obj) => Object = obj;
@@ -18,7 +20,9 @@ public sealed class LockObjectStats
     public long? Acquisitions { get; internal set; }
     /// <summary>Acquisitions that did not wait (semaphores only).</summary>
     public long FastAcquisitions { get; internal set; }
-    /// <summary>Waiters woken by a release of this object that found it taken and waited on it again (futex barging).</summary>
+    /// <summary>
+    /// Waiters woken by a release of this object that found it taken and waited on it again (futex barging).
+    /// </summary>
     public long LostRaces { get; internal set; }
     public long Episodes { get; internal set; }
     public long ConvoyNs { get; internal set; }
@@ -30,7 +34,8 @@ public sealed class LockObjectStats
 
     internal void Reset()
     {
-        Handoffs = HandoffsInConvoys = BlockingWaits = FastAcquisitions = LostRaces = Episodes = ConvoyNs = LongestChain = 0;
+        Handoffs = HandoffsInConvoys = BlockingWaits = FastAcquisitions = LostRaces = Episodes = ConvoyNs =
+            LongestChain = 0;
         if (Acquisitions is not null) Acquisitions = 0;
         HandoffGap.Clear();
         QueueWait.Clear();

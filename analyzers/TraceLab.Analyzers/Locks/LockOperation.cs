@@ -36,18 +36,23 @@ public static class LockOperation
         switch (enter.SyscallNumber)
         {
             case LinuxSyscalls.Futex:
-                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0, FutexScope(enter.SyscallArg1, FutexPrivateFlag));
+                obj = new LockObject(
+                    LockObjectKind.Futex, enter.SyscallArg0, FutexScope(enter.SyscallArg1, FutexPrivateFlag));
                 return (enter.SyscallArg1 & FutexCmdMask) switch
                 {
-                    0 or 6 or 9 or 11 or 13 => LockOpKind.Wait,  // WAIT, LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2
-                    1 or 3 or 4 or 5 or 7 or 10 or 12 => LockOpKind.Wake, // WAKE, (CMP_)REQUEUE, WAKE_OP, UNLOCK_PI, WAKE_BITSET, CMP_REQUEUE_PI
+                    // WAIT, LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2
+                    0 or 6 or 9 or 11 or 13 => LockOpKind.Wait,
+                    // WAKE, (CMP_)REQUEUE, WAKE_OP, UNLOCK_PI, WAKE_BITSET, CMP_REQUEUE_PI
+                    1 or 3 or 4 or 5 or 7 or 10 or 12 => LockOpKind.Wake,
                     _ => LockOpKind.Other,
                 };
             case LinuxSyscalls.FutexWait:
-                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0, FutexScope(enter.SyscallArg3, Futex2Private));
+                obj = new LockObject(
+                    LockObjectKind.Futex, enter.SyscallArg0, FutexScope(enter.SyscallArg3, Futex2Private));
                 return LockOpKind.Wait;
             case LinuxSyscalls.FutexWake:
-                obj = new LockObject(LockObjectKind.Futex, enter.SyscallArg0, FutexScope(enter.SyscallArg3, Futex2Private));
+                obj = new LockObject(
+                    LockObjectKind.Futex, enter.SyscallArg0, FutexScope(enter.SyscallArg3, Futex2Private));
                 return LockOpKind.Wake;
             case LinuxSyscalls.Semop:
             case LinuxSyscalls.Semtimedop:

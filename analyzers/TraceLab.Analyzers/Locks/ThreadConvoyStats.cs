@@ -1,6 +1,8 @@
 namespace TraceLab.Analyzers.Locks;
 
-/// <summary>One thread's part in lock handoffs and convoys (the per-thread convoy report; docs/metrics.md#convoy-threads).</summary>
+/// <summary>
+/// One thread's part in lock handoffs and convoys (the per-thread convoy report; docs/metrics.md#convoy-threads).
+/// </summary>
 public sealed class ThreadConvoyStats
 {
     public ThreadConvoyStats(int tid) => Tid = tid;
@@ -25,12 +27,14 @@ public sealed class ThreadConvoyStats
     internal PartnerCounts GivenToCounts { get; } = new();
 
     /// <summary>
-    /// The object whose <see cref="LockObjectStats.Participants"/> this thread was last added to: the analyzer skips the
-    /// hash insert while it stays there. Reset together with the objects' sets (region begin).
+    /// The object whose <see cref="LockObjectStats.Participants"/> this thread was last added to: the analyzer skips
+    /// the hash insert while it stays there. Reset together with the objects' sets (region begin).
     /// </summary>
     internal LockObjectStats? ParticipantOf;
 
-    /// <summary>The object whose open convoy episode this thread's part is accumulated here for (see ConvoyAnalyzer).</summary>
+    /// <summary>
+    /// The object whose open convoy episode this thread's part is accumulated here for (see ConvoyAnalyzer).
+    /// </summary>
     internal LockObjectStats? EpisodeOf;
     internal long EpisodeNs;
     internal long EpisodeHandoffs;

@@ -17,16 +17,25 @@ namespace TraceLab.Analyzers.Parallel;
 /// </summary>
 public sealed class EventFanOut : IKernelEventSink, IDisposable
 {
-    /// <summary>Events per batch: large enough that the hand-off (two semaphore operations) is noise, small enough to stay in L2.</summary>
+    /// <summary>
+    /// Events per batch: large enough that the hand-off (two semaphore operations) is noise, small enough to stay in
+    /// L2.
+    /// </summary>
     public const int BatchSize = 2048;
 
-    /// <summary>Batches in flight: lets consumers of uneven speed drift apart by this many batches without stalling the reader.</summary>
+    /// <summary>
+    /// Batches in flight: lets consumers of uneven speed drift apart by this many batches without stalling the reader.
+    /// </summary>
     public const int PoolSize = 16;
 
-    /// <summary>Free batches (after taking one) from which the consumers count as keeping up: the reader then packs.</summary>
+    /// <summary>
+    /// Free batches (after taking one) from which the consumers count as keeping up: the reader then packs.
+    /// </summary>
     private const int PackWhenFree = PoolSize / 2;
 
-    /// <summary>Holds whole or packed events; each form's storage is made the first time the batch is used that way.</summary>
+    /// <summary>
+    /// Holds whole or packed events; each form's storage is made the first time the batch is used that way.
+    /// </summary>
     private sealed class Batch
     {
         private KernelEvent[]? _events;
@@ -41,7 +50,9 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
         public bool Last;
     }
 
-    /// <summary>A consumer's queue: single producer, single consumer, capacity = pool size so it can never overflow.</summary>
+    /// <summary>
+    /// A consumer's queue: single producer, single consumer, capacity = pool size so it can never overflow.
+    /// </summary>
     private sealed class Lane : IDisposable
     {
         public readonly Batch[] Ring = new Batch[PoolSize + 1];
@@ -144,7 +155,9 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
         DisposeSemaphores();
     }
 
-    /// <summary>After the consumers have stopped: frees the wait handles <see cref="WaitWithoutSpinning"/> created.</summary>
+    /// <summary>
+    /// After the consumers have stopped: frees the wait handles <see cref="WaitWithoutSpinning"/> created.
+    /// </summary>
     private void DisposeSemaphores()
     {
         _freeCount.Dispose();

@@ -14,10 +14,14 @@ internal sealed class IdleCpuIntegral
 
     public IdleCpuIntegral(MeasuredRegion region) => _region = region;
 
-    /// <summary>The integral up to the last <see cref="Advance"/>; keep it as a reading for <see cref="Since"/>.</summary>
+    /// <summary>
+    /// The integral up to the last <see cref="Advance"/>; keep it as a reading for <see cref="Since"/>.
+    /// </summary>
     public long Value { get; private set; }
 
-    /// <summary>The idle set held still since the previous call; call before applying an event's state changes.</summary>
+    /// <summary>
+    /// The idle set held still since the previous call; call before applying an event's state changes.
+    /// </summary>
     public void Advance(long t)
     {
         if (_at == long.MinValue)

@@ -66,8 +66,10 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
         switch (e.Kind)
         {
             case KernelEventKind.Switch: OnSwitch(e); break;
-            case KernelEventKind.Waking: OnWaking(e, _slots.SlotOfThread(e.Pid), _slots.SlotOfThread(e.WokenTid)); break;
-            case KernelEventKind.WakeupNew: OnWakeupNew(e, _slots.SlotOfThread(e.Pid), _slots.SlotOfThread(e.WokenTid)); break;
+            case KernelEventKind.Waking: OnWaking(
+                e, _slots.SlotOfThread(e.Pid), _slots.SlotOfThread(e.WokenTid)); break;
+            case KernelEventKind.WakeupNew: OnWakeupNew(
+                e, _slots.SlotOfThread(e.Pid), _slots.SlotOfThread(e.WokenTid)); break;
             case KernelEventKind.Migrate: OnMigrate(e); break;
             default: CpuStats(e.Cpu); break;
         }
@@ -163,7 +165,8 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
         {
             // The integral has run up to t, but a repaired run started earlier: the runnable interval bounds the idle
             // overlap (exact when the idle set did not change in between).
-            ts.Stats.RunnableWhileIdleNs += Math.Min(_idle.Since(ts.IdleReading), _region.Overlap(runnableSince, since));
+            ts.Stats.RunnableWhileIdleNs += Math.Min(
+                _idle.Since(ts.IdleReading), _region.Overlap(runnableSince, since));
         }
         ts.Runnable = false;
         if (ts.LastCpu != Unknown && ts.LastCpu != cpu && _region.Contains(t)) ts.Stats.CpuChanges++;
@@ -232,7 +235,9 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
     }
 
 
-    /// <summary>Charges the CPU's current task (busy or idle) up to <paramref name="end"/>; unknown time counts nowhere.</summary>
+    /// <summary>
+    /// Charges the CPU's current task (busy or idle) up to <paramref name="end"/>; unknown time counts nowhere.
+    /// </summary>
     private void EndTenure(int c, long end)
     {
         ref readonly var cpu = ref _cpus[c];

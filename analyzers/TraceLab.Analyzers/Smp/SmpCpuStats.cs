@@ -6,7 +6,9 @@ public sealed class SmpCpuStats
     internal SmpCpuStats(int cpu) => Cpu = cpu;
 
     public int Cpu { get; }
-    /// <summary>At least one event was logged on this CPU; a CPU number below the highest one seen may never be.</summary>
+    /// <summary>
+    /// At least one event was logged on this CPU; a CPU number below the highest one seen may never be.
+    /// </summary>
     public bool Seen { get; internal set; }
     /// <summary>Time a thread (not the idle task) was current.</summary>
     public long BusyNs { get; internal set; }

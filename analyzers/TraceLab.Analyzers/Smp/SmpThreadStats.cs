@@ -27,7 +27,9 @@ public sealed class SmpThreadStats
 
     /// <summary>sched_migrate_task events naming this thread.</summary>
     public long Migrations { get; internal set; }
-    /// <summary>Starts of a run on another CPU than the previous run's, whether or not a migration was logged.</summary>
+    /// <summary>
+    /// Starts of a run on another CPU than the previous run's, whether or not a migration was logged.
+    /// </summary>
     public long CpuChanges { get; internal set; }
     public long WakeupsReceivedSameCpu { get; internal set; }
     public long WakeupsReceivedCrossCpu { get; internal set; }

@@ -13,7 +13,9 @@ namespace TraceLab.Analyzers.Timeline;
 /// </summary>
 public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeupObserver
 {
-    /// <summary>Default cap per item kind: far above what a few ms hold, low enough that a wrong window cannot exhaust memory.</summary>
+    /// <summary>
+    /// Default cap per item kind: far above what a few ms hold, low enough that a wrong window cannot exhaust memory.
+    /// </summary>
     public const int DefaultMaxItems = 200_000;
 
     private readonly ThreadAccounting _accounting;
@@ -37,9 +39,10 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     private long _lastTimestamp;
     private readonly bool _markersPossible;
 
-    /// <param name="recordSegments">False for consumers that have the scheduling events themselves (exports) and want only the analysis items.</param>
-    /// <param name="accounting">Runs before this analyzer on every event: the region, and where a thread's switch-in was
-    /// not logged, the repaired start of its run (so running time here agrees with the report's).</param>
+    /// <param name="recordSegments">False for consumers that have the scheduling events themselves (exports) and want
+    /// only the analysis items.</param>
+    /// <param name="accounting">Runs before this analyzer on every event: the region, and where a thread's switch-in
+    /// was not logged, the repaired start of its run (so running time here agrees with the report's).</param>
     /// <param name="markersPossible">False when the trace cannot hold markers (<see cref="TraceInfo.MayHaveMarkers"/>):
     /// no region can begin, so the window anchored at the first event never moves.</param>
     public TimelineAnalyzer(ThreadAccounting accounting, TimelineWindow window, bool recordSegments = true,
@@ -56,10 +59,15 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
 
     public int MaxItems { get; }
 
-    /// <summary>False: keep tracking every thread to the end of the trace (the tests' reference for the shortcut).</summary>
+    /// <summary>
+    /// False: keep tracking every thread to the end of the trace (the tests' reference for the shortcut).
+    /// </summary>
     internal bool StopAfterWindow { get; init; } = true;
 
-    /// <summary>The pass went past a window that can no longer move: every thread's state was closed at the window's end (see <see cref="OnEvent"/>).</summary>
+    /// <summary>
+    /// The pass went past a window that can no longer move: every thread's state was closed at the window's end (see
+    /// <see cref="OnEvent"/>).
+    /// </summary>
     internal bool StoppedAfterWindow { get; private set; }
 
     private sealed class ThreadState
@@ -70,7 +78,9 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
         public int Cpu = -1;
     }
 
-    /// <summary>Subscribes to the analyzers' findings (either may be null when that analysis is not selected).</summary>
+    /// <summary>
+    /// Subscribes to the analyzers' findings (either may be null when that analysis is not selected).
+    /// </summary>
     public void Observe(ConvoyAnalyzer? convoys, WakeupAnalyzer? wakeups)
     {
         if (convoys is not null) { convoys.AddObserver(this); _hasConvoys = true; }
@@ -101,14 +111,16 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
             return;
         }
         // Any other event logged by a thread in thread context shows it running, even if its switch-in was lost.
-        if (e.Kind != KernelEventKind.Switch && e.Pid > 0 && !EventFlags.InInterrupt(e.Flags)) Evidence(e.Pid, t, e.Cpu);
+        if (e.Kind != KernelEventKind.Switch && e.Pid > 0 && !EventFlags.InInterrupt(e.Flags))
+            Evidence(e.Pid, t, e.Cpu);
         switch (e.Kind)
         {
             case KernelEventKind.Switch:
                 if (e.PrevTid > 0 && (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0)
                     Gone(e.PrevTid, t); // it exited: no more row time
                 else if (e.PrevTid > 0)
-                    Enter(e.PrevTid, TaskState.IsPreempted(e.PrevState) ? ThreadRunState.Runnable : ThreadRunState.Blocked, t, -1);
+                    Enter(e.PrevTid,
+                        TaskState.IsPreempted(e.PrevState) ? ThreadRunState.Runnable : ThreadRunState.Blocked, t, -1);
                 if (e.NextTid > 0) Enter(e.NextTid, ThreadRunState.Running, t, e.Cpu);
                 break;
             case KernelEventKind.Waking or KernelEventKind.WakeupNew:
@@ -119,7 +131,8 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
                 if (s.Known && s.State != ThreadRunState.Blocked) break; // already running or runnable: nothing changes
                 Enter(woken, ThreadRunState.Runnable, t, -1);
                 if (InWindow(t) && Room(_wakes))
-                    _wakes.Add(new TimelineWake(t, e.Pid > 0 && !EventFlags.InInterrupt(e.Flags) ? e.Pid : 0, woken, e.TargetCpu));
+                    _wakes.Add(new TimelineWake(
+                        t, e.Pid > 0 && !EventFlags.InInterrupt(e.Flags) ? e.Pid : 0, woken, e.TargetCpu));
                 break;
             }
             case KernelEventKind.Exit:
@@ -141,7 +154,8 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
         if (s.Known && s.State == ThreadRunState.Running) return;
         // The repaired start counts only if it follows the thread's last known state change (after an exit, or past
         // the region's end, the accounting's value can be stale).
-        var since = s.Known && _accounting.TryGetRunningSince(tid, out var repaired) && repaired <= t && repaired >= s.Since ? repaired : t;
+        var since = s.Known && _accounting.TryGetRunningSince(tid, out var repaired) && repaired <= t
+            && repaired >= s.Since ? repaired : t;
         Enter(tid, ThreadRunState.Running, since, cpu);
     }
 
@@ -176,18 +190,22 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
         s.Cpu = cpu;
     }
 
-    /// <summary>Ends the thread's current state at <paramref name="t"/>, recording the part inside the window.</summary>
+    /// <summary>
+    /// Ends the thread's current state at <paramref name="t"/>, recording the part inside the window.
+    /// </summary>
     private void Close(int tid, ThreadState s, long t)
     {
         if (!_recordSegments) return;
         var lo = Math.Max(s.Since, _start);
         var hi = Math.Min(t, _end);
-        if (hi > lo && Room(_segments)) _segments.Add(new TimelineSegment(tid, s.State, lo, hi, s.State == ThreadRunState.Running ? s.Cpu : -1));
+        if (hi > lo && Room(_segments))
+            _segments.Add(new TimelineSegment(tid, s.State, lo, hi, s.State == ThreadRunState.Running ? s.Cpu : -1));
     }
 
     public void OnHandoff(in Handoff handoff, bool inRegion)
     {
-        if (inRegion && (InWindow(handoff.WokenAt) || InWindow(handoff.RunningAt)) && Room(_handoffs)) _handoffs.Add(handoff);
+        if (inRegion && (InWindow(handoff.WokenAt) || InWindow(handoff.RunningAt)) && Room(_handoffs))
+            _handoffs.Add(handoff);
     }
 
     public void OnEpisode(in ConvoyEpisode episode)
@@ -197,7 +215,8 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
 
     public void OnFutileWakeup(int tid, long wokenAt, long blockedAt)
     {
-        if ((InWindow(wokenAt) || InWindow(blockedAt)) && Room(_futile)) _futile.Add(new TimelineFutileWakeup(tid, wokenAt, blockedAt));
+        if ((InWindow(wokenAt) || InWindow(blockedAt)) && Room(_futile))
+            _futile.Add(new TimelineFutileWakeup(tid, wokenAt, blockedAt));
     }
 
     /// <summary>The window moves to the region's begin: what was recorded against the first event is dropped.</summary>

@@ -13,13 +13,21 @@ public enum ThreadRunState : byte
     Blocked,
 }
 
-/// <summary>One state interval of one thread, clipped to the window. <see cref="Cpu"/> is the CPU for running segments, else -1.</summary>
+/// <summary>
+/// One state interval of one thread, clipped to the window. <see cref="Cpu"/> is the CPU for running segments, else -1.
+/// </summary>
 public readonly record struct TimelineSegment(int Tid, ThreadRunState State, long Start, long End, int Cpu);
 
-/// <summary>A wakeup that made <see cref="Wakee"/> runnable; <see cref="Waker"/> is 0 when it came from an interrupt or the idle task.</summary>
+/// <summary>
+/// A wakeup that made <see cref="Wakee"/> runnable; <see cref="Waker"/> is 0 when it came from an interrupt or the idle
+/// task.
+/// </summary>
 public readonly record struct TimelineWake(long Timestamp, int Waker, int Wakee, int Cpu);
 
-/// <summary>A futile wakeup (docs/metrics.md#futile-wakeups): woken at <see cref="WokenAt"/>, blocked again at <see cref="BlockedAt"/> without progress.</summary>
+/// <summary>
+/// A futile wakeup (docs/metrics.md#futile-wakeups): woken at <see cref="WokenAt"/>, blocked again at
+/// <see cref="BlockedAt"/> without progress.
+/// </summary>
 public readonly record struct TimelineFutileWakeup(int Tid, long WokenAt, long BlockedAt);
 
 /// <summary>Everything a <see cref="TimelineAnalyzer"/> recorded, in the order it was seen.</summary>
@@ -27,10 +35,14 @@ public sealed class TimelineData
 {
     /// <summary>The requested window.</summary>
     public required TimelineWindow Window { get; init; }
-    /// <summary>Absolute window bounds on the trace clock (ns); <see cref="End"/> is clipped to the trace's end.</summary>
+    /// <summary>
+    /// Absolute window bounds on the trace clock (ns); <see cref="End"/> is clipped to the trace's end.
+    /// </summary>
     public long Start { get; init; }
     public long End { get; init; }
-    /// <summary>Where the window is anchored: the region's begin, or the first event when the trace has no begin marker.</summary>
+    /// <summary>
+    /// Where the window is anchored: the region's begin, or the first event when the trace has no begin marker.
+    /// </summary>
     public long Anchor { get; init; }
     public required IReadOnlyList<TimelineSegment> Segments { get; init; }
     public required IReadOnlyList<TimelineWake> Wakes { get; init; }

@@ -1,7 +1,10 @@
 namespace TraceLab.Analyzers.Timeline;
 
-/// <summary>Per thread, time in each state inside the window and the number of segments (docs/metrics.md#timeline).</summary>
-public readonly record struct TimelineThreadTotals(int Tid, long RunningNs, long RunnableNs, long BlockedNs, int Segments, int WakesReceived);
+/// <summary>
+/// Per thread, time in each state inside the window and the number of segments (docs/metrics.md#timeline).
+/// </summary>
+public readonly record struct TimelineThreadTotals(
+    int Tid, long RunningNs, long RunnableNs, long BlockedNs, int Segments, int WakesReceived);
 
 /// <summary>Sums a <see cref="TimelineData"/>'s segments per thread and state.</summary>
 public static class TimelineSummary

@@ -27,8 +27,10 @@ public readonly record struct TimelineWindow(long StartOffsetNs, long LengthNs)
             || !double.TryParse(parts[0], NumberStyles.Float, CultureInfo.InvariantCulture, out var start)
             || !double.TryParse(parts[1], NumberStyles.Float, CultureInfo.InvariantCulture, out var length))
             throw new FormatException($"timeline window '{text}' is not START:LENGTH in ms (e.g. 10:4)");
-        if (start < 0 || double.IsNaN(start) || start > 1e9) throw new FormatException($"timeline window start {parts[0]} ms must be 0 or more");
-        if (!(length > 0) || length > 1e9) throw new FormatException($"timeline window length {parts[1]} ms must be more than 0");
+        if (start < 0 || double.IsNaN(start) || start > 1e9)
+            throw new FormatException($"timeline window start {parts[0]} ms must be 0 or more");
+        if (!(length > 0) || length > 1e9)
+            throw new FormatException($"timeline window length {parts[1]} ms must be more than 0");
         return new TimelineWindow((long)Math.Round(start * 1e6), Math.Max(1, (long)Math.Round(length * 1e6)));
     }
 

@@ -9,7 +9,9 @@ internal sealed class CascadeAttributor
 {
     private readonly WaitStateTable _threads;
     private readonly int _maxDepth;
-    /// <summary>[0] is the waiter, [k] the vertex reached after k − 1 hops; a waker already on it would close a cycle.</summary>
+    /// <summary>
+    /// [0] is the waiter, [k] the vertex reached after k − 1 hops; a waker already on it would close a cycle.
+    /// </summary>
     private readonly int[] _path;
     private int[] _culprits = new int[8];
     private long[] _weights = new long[8];

@@ -38,7 +38,8 @@ internal sealed class KnotFinder
             var members = component.ToHashSet();
             component.Sort();
             var internalNs = edges.Where(e => members.Contains(e.From) && members.Contains(e.To)).Sum(e => e.WeightNs);
-            var isSink = !significant.Any(e => members.Contains(e.From) && !members.Contains(e.To) && e.To != WaitVertex.Unknown);
+            var isSink = !significant.Any(
+                e => members.Contains(e.From) && !members.Contains(e.To) && e.To != WaitVertex.Unknown);
             knots.Add(new WaitKnot(component, internalNs, isSink));
         }
         knots.Sort((a, b) => b.InternalWeightNs.CompareTo(a.InternalWeightNs));

@@ -13,7 +13,10 @@ internal sealed class WaitEdgeTable
 {
     private struct Entry
     {
-        /// <summary>(from &lt;&lt; 32) | (uint)to; 0 marks a free entry (a waiter is a thread, from &gt; 0, so no edge packs to 0).</summary>
+        /// <summary>
+        /// (from &lt;&lt; 32) | (uint)to; 0 marks a free entry (a waiter is a thread, from &gt; 0, so no edge packs to
+        /// 0).
+        /// </summary>
         public long Key;
         public long WeightNs;
         public long Count;
@@ -54,7 +57,9 @@ internal sealed class WaitEdgeTable
         _used++;
     }
 
-    /// <summary>Fibonacci hashing: the high bits of key × 2^64/φ spread packed (tid, tid) pairs over a power-of-two table.</summary>
+    /// <summary>
+    /// Fibonacci hashing: the high bits of key × 2^64/φ spread packed (tid, tid) pairs over a power-of-two table.
+    /// </summary>
     private static int Slot(long key, int length) =>
         (int)(((ulong)key * 0x9E3779B97F4A7C15UL) >> (64 - BitOperations.Log2((uint)length)));
 

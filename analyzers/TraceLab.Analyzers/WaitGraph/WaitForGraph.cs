@@ -51,7 +51,9 @@ public sealed class WaitForGraph
     /// <summary>Per thread: its in-region wait time, the sum of its out-edges.</summary>
     public IReadOnlyDictionary<int, long> WaitNs { get; }
 
-    /// <summary>Per vertex (threads and pseudo-vertices): wait time of others attributed to it, the sum of its in-edges.</summary>
+    /// <summary>
+    /// Per vertex (threads and pseudo-vertices): wait time of others attributed to it, the sum of its in-edges.
+    /// </summary>
     public IReadOnlyDictionary<int, long> WaitedOnNs { get; }
 
     public long TotalWaitNs { get; }
@@ -62,7 +64,8 @@ public sealed class WaitForGraph
     /// <summary>Cascade lookups that may have missed waits because a thread's history had overflowed.</summary>
     public long TruncatedCascades { get; }
 
-    public WaitEdge Edge(int from, int to) => _byPair.TryGetValue(((long)from << 32) | (uint)to, out var e) ? e : new WaitEdge(from, to, 0, 0);
+    public WaitEdge Edge(int from, int to) =>
+        _byPair.TryGetValue(((long)from << 32) | (uint)to, out var e) ? e : new WaitEdge(from, to, 0, 0);
 
     /// <summary>
     /// The <paramref name="n"/> vertices the threads in <paramref name="tids"/> waited on longest (members included:

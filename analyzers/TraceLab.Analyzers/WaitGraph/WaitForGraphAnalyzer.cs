@@ -28,7 +28,8 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
     {
     }
 
-    /// <param name="slots">tid → slot map shared with the rest of the pass (<see cref="ThreadAccounting.Slots"/>).</param>
+    /// <param name="slots">tid → slot map shared with the rest of the pass
+    /// (<see cref="ThreadAccounting.Slots"/>).</param>
     public WaitForGraphAnalyzer(MeasuredRegion region, ThreadSlots slots, WaitForGraphOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(slots);
@@ -39,7 +40,8 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
         _cascade = new CascadeAttributor(_threads, _options.MaxCascadeDepth);
     }
 
-    public WaitForGraph Result => _result ?? throw new InvalidOperationException("The wait-for graph is built by Complete().");
+    public WaitForGraph Result =>
+        _result ?? throw new InvalidOperationException("The wait-for graph is built by Complete().");
 
     public void OnEvent(in KernelEvent e)
     {
@@ -66,7 +68,9 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
         }
     }
 
-    /// <summary>Ends <paramref name="pid"/>'s open wait, if any, and remembers it as running on <paramref name="cpu"/>.</summary>
+    /// <summary>
+    /// Ends <paramref name="pid"/>'s open wait, if any, and remembers it as running on <paramref name="cpu"/>.
+    /// </summary>
     private void EndWaitOf(int pid, int cpu, long t)
     {
         if (_threads.Find(pid) is { Waiting: true } s) EndWait(pid, s, t, WaitVertex.Unknown);

@@ -1,6 +1,8 @@
 namespace TraceLab.Analyzers.WaitGraph;
 
-/// <summary>Bounds and thresholds of <see cref="WaitForGraphAnalyzer"/> (defined in docs/metrics.md#wait-for-graph).</summary>
+/// <summary>
+/// Bounds and thresholds of <see cref="WaitForGraphAnalyzer"/> (defined in docs/metrics.md#wait-for-graph).
+/// </summary>
 public sealed record WaitForGraphOptions
 {
     /// <summary>Completed waits kept per thread for cascading.</summary>
@@ -14,8 +16,11 @@ public sealed record WaitForGraphOptions
 
     internal void Validate()
     {
-        if (HistoryCapacity < 1) throw new ArgumentOutOfRangeException(nameof(HistoryCapacity), HistoryCapacity, "must be at least 1");
-        if (MaxCascadeDepth < 0) throw new ArgumentOutOfRangeException(nameof(MaxCascadeDepth), MaxCascadeDepth, "must not be negative");
-        if (KnotMinEdgeShare is < 0 or >= 1) throw new ArgumentOutOfRangeException(nameof(KnotMinEdgeShare), KnotMinEdgeShare, "must be in [0, 1)");
+        if (HistoryCapacity < 1)
+            throw new ArgumentOutOfRangeException(nameof(HistoryCapacity), HistoryCapacity, "must be at least 1");
+        if (MaxCascadeDepth < 0)
+            throw new ArgumentOutOfRangeException(nameof(MaxCascadeDepth), MaxCascadeDepth, "must not be negative");
+        if (KnotMinEdgeShare is < 0 or >= 1)
+            throw new ArgumentOutOfRangeException(nameof(KnotMinEdgeShare), KnotMinEdgeShare, "must be in [0, 1)");
     }
 }

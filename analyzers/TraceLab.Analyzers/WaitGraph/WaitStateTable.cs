@@ -1,6 +1,8 @@
 namespace TraceLab.Analyzers.WaitGraph;
 
-/// <summary>The <see cref="ThreadWaitState"/> of every thread that ever blocked, by <see cref="ThreadSlots"/> slot.</summary>
+/// <summary>
+/// The <see cref="ThreadWaitState"/> of every thread that ever blocked, by <see cref="ThreadSlots"/> slot.
+/// </summary>
 internal sealed class WaitStateTable
 {
     private readonly ThreadSlots _slots;
@@ -21,7 +23,9 @@ internal sealed class WaitStateTable
     /// <summary>The state of the thread in <paramref name="slot"/>, or null if it never blocked.</summary>
     public ThreadWaitState? AtSlot(int slot) => _states.Find(slot);
 
-    /// <summary>The slot of a wait-for vertex: its <see cref="ThreadSlots"/> slot for a thread, -1 for a pseudo-vertex.</summary>
+    /// <summary>
+    /// The slot of a wait-for vertex: its <see cref="ThreadSlots"/> slot for a thread, -1 for a pseudo-vertex.
+    /// </summary>
     public int SlotOfVertex(int vertex) => WaitVertex.IsThread(vertex) ? _slots.SlotOf(vertex) : -1;
 
     public ThreadWaitState GetOrAdd(int tid) => _states.At(_slots.SlotOf(tid), tid);

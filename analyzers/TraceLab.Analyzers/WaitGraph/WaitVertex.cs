@@ -21,7 +21,9 @@ public static class WaitVertex
     /// </summary>
     public const int Timer = -2;
 
-    /// <summary>The end of the wait was never attributed: no wakeup was logged, or the wait was still open at the end.</summary>
+    /// <summary>
+    /// The end of the wait was never attributed: no wakeup was logged, or the wait was still open at the end.
+    /// </summary>
     public const int Unknown = -3;
 
     public static bool IsThread(int vertex) => vertex > 0;

@@ -13,7 +13,9 @@ namespace TraceLab.Analyzers.Wakeups;
 /// </summary>
 public sealed class WakeupAnalyzer : IPerKindAnalyzer
 {
-    /// <summary>A woken thread that blocks again after less CPU than this, without progress, was woken for nothing.</summary>
+    /// <summary>
+    /// A woken thread that blocks again after less CPU than this, without progress, was woken for nothing.
+    /// </summary>
     public const long FutileCpuNs = 50_000;
 
     private readonly ThreadAccounting _accounting;
@@ -92,7 +94,8 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
         if (!ThreadContext(e)) return;
         var s = Evidence(slot, e.Pid, e.Timestamp);
         // Releasing or taking a lock is progress; waiting again on it is not. Only asked while a wakeup is open.
-        if (s.Evaluating && LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other) s.Progress = true;
+        if (s.Evaluating && LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other)
+            s.Progress = true;
     }
 
     /// <summary>Any other kind: the logging thread's own event shows it running.</summary>
@@ -158,7 +161,8 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
             {
                 p.State = Run.Blocked;
                 p.LatencyPending = false;
-                if (p.Evaluating) Conclude(e.PrevTid, prevSlot, p, futile: !p.Progress && p.CpuSinceWake < FutileCpuNs, t);
+                if (p.Evaluating)
+                    Conclude(e.PrevTid, prevSlot, p, futile: !p.Progress && p.CpuSinceWake < FutileCpuNs, t);
             }
         }
         if (e.NextTid > 0)

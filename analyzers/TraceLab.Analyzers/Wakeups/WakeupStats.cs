@@ -6,7 +6,9 @@ public sealed class WakeupStats
     public WakeupStats(int tid) => Tid = tid;
 
     public int Tid { get; }
-    /// <summary>Wakeups of this thread from a blocked state whose outcome is known (it blocked again, or the trace ended).</summary>
+    /// <summary>
+    /// Wakeups of this thread from a blocked state whose outcome is known (it blocked again, or the trace ended).
+    /// </summary>
     public long Wakeups { get; internal set; }
     /// <summary>Woken, then blocked again without progress (see <see cref="WakeupAnalyzer.FutileCpuNs"/>).</summary>
     public long Futile { get; internal set; }

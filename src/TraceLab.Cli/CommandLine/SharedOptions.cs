@@ -1,9 +1,9 @@
-using TraceLab.Reporting;
 using System.CommandLine;
 using System.CommandLine.Parsing;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Parallel;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Reporting;
 
 namespace TraceLab.Cli.CommandLine;
 

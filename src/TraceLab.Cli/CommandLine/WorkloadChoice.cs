@@ -10,7 +10,8 @@ internal sealed record WorkloadChoice(WorkloadDefinition Workload, Scenario Scen
     /// Finds the workload and scenario by name and validates the values; a bad name or value is a
     /// <see cref="UsageException"/> listing what is valid (one line, exit 2).
     /// </summary>
-    public static WorkloadChoice Resolve(string workload, string scenario, IReadOnlyDictionary<string, string> overrides)
+    public static WorkloadChoice Resolve(
+        string workload, string scenario, IReadOnlyDictionary<string, string> overrides)
     {
         var w = WorkloadCatalog.Find(workload)
             ?? throw new UsageException($"unknown workload '{workload}': valid workloads are " +

@@ -9,13 +9,17 @@ using TraceLab.Workloads;
 
 namespace TraceLab.Cli.Commands;
 
-/// <summary>`tracelab analyze TRACE`: re-analyzes an existing trace; uses workload.json beside it when present.</summary>
+/// <summary>
+/// `tracelab analyze TRACE`: re-analyzes an existing trace; uses workload.json beside it when present.
+/// </summary>
 public sealed class AnalyzeCommand
 {
     /// <param name="TraceFile">Any format the trace format registry reads.</param>
     public sealed record Settings(string TraceFile)
     {
-        /// <summary>Where the reports go; null: beside the trace (replacing its reports needs <see cref="Force"/>).</summary>
+        /// <summary>
+        /// Where the reports go; null: beside the trace (replacing its reports needs <see cref="Force"/>).
+        /// </summary>
         public string? Out { get; init; }
         public bool Force { get; init; }
         public int? Pid { get; init; }
@@ -24,7 +28,9 @@ public sealed class AnalyzeCommand
         public bool Salvage { get; init; }
         /// <summary>trace.dat: the buffer (instance) to read; null: the reader's default.</summary>
         public string? Buffer { get; init; }
-        /// <summary>The window report.html's thread timeline shows (null: <see cref="TimelineWindow.Default"/>).</summary>
+        /// <summary>
+        /// The window report.html's thread timeline shows (null: <see cref="TimelineWindow.Default"/>).
+        /// </summary>
         public TimelineWindow? Timeline { get; init; }
         /// <summary>Analysis threads besides the reader (null: the default for this machine).</summary>
         public int? AnalysisThreads { get; init; }
@@ -83,7 +89,8 @@ public sealed class AnalyzeCommand
         // Default: next to the trace, which already holds a report from the capture, so replacing needs --force.
         var output = OutputDirectory.Prepare(s.Out ?? Path.GetDirectoryName(traceFile)!, "", s.Force || s.Out is null);
         if (s.Out is null && !s.Force && File.Exists(output.File("report.json")))
-            throw new UsageException($"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
+            throw new UsageException(
+                $"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
         // The drawing library loads while the trace is read, not after.
         if (!s.NoCharts) ReportChartImages.WarmUp();
@@ -91,7 +98,8 @@ public sealed class AnalyzeCommand
         // The charts are drawn on another thread from when their data is built, while the sections are.
         Task<IReadOnlyList<ChartImage>>? drawing = null;
         var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
-            s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads,
+            s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline
+                ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads,
             topProcesses: s.Top, chartsBuilt: s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts));
         // The terminal report is drawn while the files are written (both only read the finished report); only
         // this thread writes to the console, so the terminal shows what it showed when the files came first.

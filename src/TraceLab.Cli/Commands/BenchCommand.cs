@@ -57,7 +57,9 @@ public sealed class BenchCommand
         return command;
     }
 
-    /// <summary>Writes a trace.dat of <paramref name="threads"/> threads (issue 21's 100,000-thread shape).</summary>
+    /// <summary>
+    /// Writes a trace.dat of <paramref name="threads"/> threads (the shape of a busy system's 100,000-thread trace).
+    /// </summary>
     public void Generate(string path, int threads)
     {
         if (threads is < 1 or > 10_000_000)
@@ -85,10 +87,13 @@ public sealed class BenchCommand
             $"in {sw.Elapsed.TotalSeconds:F2} s"));
     }
 
-    /// <summary>Seconds per run: wall time and the process's CPU time (user + system, all threads) over the run.</summary>
+    /// <summary>
+    /// Seconds per run: wall time and the process's CPU time (user + system, all threads) over the run.
+    /// </summary>
     public sealed record Timing(double[] Wall, double[] Cpu);
 
-    public sealed record Result(long Events, long Bytes, Timing Read, Timing Analyze, Timing? AnalyzeThreaded, int AnalysisThreads,
+    public sealed record Result(
+        long Events, long Bytes, Timing Read, Timing Analyze, Timing? AnalyzeThreaded, int AnalysisThreads,
         long PeakRssBytes);
 
     /// <param name="analysisThreads">
@@ -100,14 +105,17 @@ public sealed class BenchCommand
         if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
         var r = Measure(traceFile, repeat, analyses, analysisThreads);
         var inv = CultureInfo.InvariantCulture;
-        _console.WriteLine(string.Create(inv, $"trace {traceFile}: {r.Bytes / 1e6:F1} MB, {r.Events:N0} events; {repeat} run(s) each, {Environment.ProcessorCount} CPUs, .NET {Environment.Version}"));
+        _console.WriteLine(string.Create(inv, $"trace {traceFile}: {r.Bytes / 1e6:F1} MB, {r.Events:N0} events; ")
+            + string.Create(
+                inv, $"{repeat} run(s) each, {Environment.ProcessorCount} CPUs, .NET {Environment.Version}"));
         // The analyses on a line of their own: in a figures line they pushed it past the terminal's width.
         _console.WriteLine($"analyses: {string.Join(",", AnalysisNames.Format(analyses))}");
         Line("read (decode + merge)", r.Events, r.Bytes, r.Read);
         Line("read + analysis, one thread", r.Events, r.Bytes, r.Analyze);
         if (r.AnalyzeThreaded is { } threaded)
             Line($"read + analysis, reader + {r.AnalysisThreads} analysis thread(s)", r.Events, r.Bytes, threaded);
-        _console.WriteLine(string.Create(inv, $"peak RSS {r.PeakRssBytes / (1024.0 * 1024):F0} MiB (VmHWM; includes the runtime)"));
+        _console.WriteLine(
+            string.Create(inv, $"peak RSS {r.PeakRssBytes / (1024.0 * 1024):F0} MiB (VmHWM; includes the runtime)"));
         return ExitCodes.Ok;
     }
 

@@ -83,14 +83,16 @@ public sealed class ExportCommand
         Directory.CreateDirectory(dir);
 
         var watch = Stopwatch.StartNew();
-        using var reader = TraceFiles.Open(traceFile, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer });
+        using var reader =
+            TraceFiles.Open(traceFile, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer });
         var tmp = Path.Combine(dir, $".{Path.GetFileName(final)}.tmp");
         IExportSummary summary;
         try
         {
             using (var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16))
             {
-                summary = s.Exporter.Export(reader, fs, new ExportOptions { Pid = s.Pid, Annotator = new FindingsAnnotator() });
+                summary = s.Exporter.Export(
+                    reader, fs, new ExportOptions { Pid = s.Pid, Annotator = new FindingsAnnotator() });
                 fs.Flush(flushToDisk: true);
             }
             File.Move(tmp, final, overwrite: true);

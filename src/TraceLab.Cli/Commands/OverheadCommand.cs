@@ -51,10 +51,13 @@ public sealed class OverheadCommand
         return command;
     }
 
-    public sealed record Settings(string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, int Repeat,
+    public sealed record Settings(
+        string Workload, string Scenario, IReadOnlyDictionary<string, string> Overrides, int Repeat,
         IReadOnlyList<SyscallSet> Sets, int BufferKb);
 
-    /// <summary>One run's own figures: elapsed (the measured region) and the process's user + system CPU time (getrusage).</summary>
+    /// <summary>
+    /// One run's own figures: elapsed (the measured region) and the process's user + system CPU time (getrusage).
+    /// </summary>
     public readonly record struct RunTimes(long ElapsedNs, long CpuNs)
     {
         public static RunTimes Of(WorkloadResult r) => new(r.ElapsedNs, r.Process.UserNs + r.Process.SystemNs);
@@ -64,9 +67,13 @@ public sealed class OverheadCommand
     public sealed record SetResult(SyscallSet Set, RunTimes[] Untraced, RunTimes[] Traced, long LostEvents)
     {
         /// <summary>traced elapsed / untraced elapsed of the same round − 1.</summary>
-        public double[] Slowdowns { get; } = [.. Traced.Select((t, i) => (double)t.ElapsedNs / Untraced[i].ElapsedNs - 1)];
-        /// <summary>The same for the workload's CPU time (user + system): the work tracing adds, whatever the scheduling luck.</summary>
-        public double[] CpuSlowdowns { get; } = [.. Traced.Select((t, i) => Untraced[i].CpuNs > 0 ? (double)t.CpuNs / Untraced[i].CpuNs - 1 : double.NaN)];
+        public double[] Slowdowns { get; } =
+            [.. Traced.Select((t, i) => (double)t.ElapsedNs / Untraced[i].ElapsedNs - 1)];
+        /// <summary>
+        /// The same for the workload's CPU time (user + system): the work tracing adds, whatever the scheduling luck.
+        /// </summary>
+        public double[] CpuSlowdowns { get; } =
+            [.. Traced.Select((t, i) => Untraced[i].CpuNs > 0 ? (double)t.CpuNs / Untraced[i].CpuNs - 1 : double.NaN)];
         public long[] UntracedNs => [.. Untraced.Select(r => r.ElapsedNs)];
         public long[] TracedNs => [.. Traced.Select(r => r.ElapsedNs)];
         public double Median => OverheadCommand.Median(Slowdowns);
@@ -74,26 +81,31 @@ public sealed class OverheadCommand
         public double Max => Slowdowns.Max();
         /// <summary>95 % distribution-free interval of the median slowdown; null under 6 rounds.</summary>
         public (double Low, double High, double Coverage)? MedianInterval => Overhead.MedianInterval.Of(Slowdowns);
-        public double CpuMedian => CpuSlowdowns.Any(x => !double.IsNaN(x)) ? OverheadCommand.Median([.. CpuSlowdowns.Where(x => !double.IsNaN(x))]) : double.NaN;
+        public double CpuMedian => CpuSlowdowns.Any(x => !double.IsNaN(x))
+            ? OverheadCommand.Median([.. CpuSlowdowns.Where(x => !double.IsNaN(x))]) : double.NaN;
     }
 
     public async Task<int> RunAsync(Settings s, CancellationToken cancellationToken = default)
     {
         var results = await MeasureAsync(s, cancellationToken);
-        var table = new Table().Title("Capture overhead (workload's own elapsed; slowdown = traced / untraced of the same round − 1)");
-        foreach (var c in new[] { "syscalls", "rounds", "untraced median ms", "traced median ms", "slowdown median", "95 % CI of median", "min", "max", "CPU time slowdown median", "lost events" })
+        var table = new Table()
+            .Title("Capture overhead (workload's own elapsed; slowdown = traced / untraced of the same round − 1)");
+        foreach (var c in new[] { "syscalls", "rounds", "untraced median ms", "traced median ms", "slowdown median",
+            "95 % CI of median", "min", "max", "CPU time slowdown median", "lost events" })
             table.AddColumn(new TableColumn(c).RightAligned());
         var inv = CultureInfo.InvariantCulture;
         foreach (var r in results)
         {
             table.AddRow(r.Set.ToString().ToLowerInvariant(), r.Slowdowns.Length.ToString(inv),
                 (Median(r.UntracedNs) / 1e6).ToString("F1", inv), (Median(r.TracedNs) / 1e6).ToString("F1", inv),
-                Percent(r.Median), r.MedianInterval is { } ci ? $"{Percent(ci.Low)} … {Percent(ci.High)}" : "n/a (< 6 rounds)",
+                Percent(r.Median), r.MedianInterval is { } ci ? $"{Percent(ci.Low)} … {Percent(ci.High)}"
+                    : "n/a (< 6 rounds)",
                 Percent(r.Min), Percent(r.Max), Percent(r.CpuMedian), r.LostEvents.ToString("N0", inv));
         }
 
         _console.Write(table);
-        _console.MarkupLine("[grey]CI: order-statistic interval of the median (no distribution assumed). CPU time: the workload's user + system (getrusage), traced / untraced − 1. Definitions: docs/metrics.md#overhead[/]");
+        _console.MarkupLine("[grey]CI: order-statistic interval of the median (no distribution assumed). CPU time: the "
+            + "workload's user + system (getrusage), traced / untraced − 1. Definitions: docs/metrics.md#overhead[/]");
         return ExitCodes.Ok;
     }
 
@@ -103,7 +115,8 @@ public sealed class OverheadCommand
         var (workload, scenario, values) = WorkloadChoice.Resolve(s.Workload, s.Scenario, s.Overrides);
         Tracefs.Locate();
         var exe = new NativeWorkloadBuilder(RepositoryLayout.FindRoot()).EnsureBuilt(workload.Name);
-        var quiet = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No });
+        var quiet = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null),
+            Interactive = InteractionSupport.No });
 
         var untraced = new List<RunTimes>();
         var traced = s.Sets.ToDictionary(x => x, _ => new List<RunTimes>());
@@ -113,7 +126,8 @@ public sealed class OverheadCommand
         {
             for (var round = 0; round < s.Repeat; round++)
             {
-                _console.MarkupLine(Markup.Escape($"round {round + 1}/{s.Repeat}: untraced, then traced with {string.Join(", ", s.Sets).ToLowerInvariant()}"));
+                _console.MarkupLine(Markup.Escape($"round {round + 1}/{s.Repeat}: untraced, then traced with "
+                    + $"{string.Join(", ", s.Sets).ToLowerInvariant()}"));
                 untraced.Add(await RunUntracedAsync(exe, workload.Arguments(values), scratch, cancellationToken));
                 foreach (var set in s.Sets)
                 {
@@ -125,7 +139,8 @@ public sealed class OverheadCommand
                     };
                     var code = await new TraceCommand(quiet).RunAsync(settings);
                     if (code != ExitCodes.Ok) throw new WorkloadException($"traced run ({set}) exited {code}");
-                    var result = WorkloadResult.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "workload.json"), cancellationToken), "workload.json");
+                    var result = WorkloadResult.Parse(await File.ReadAllTextAsync(
+                        Path.Combine(dir, "workload.json"), cancellationToken), "workload.json");
                     traced[set].Add(RunTimes.Of(result));
                     lost[set] += LostEvents(Path.Combine(dir, "report.json"));
                     Directory.Delete(dir, recursive: true);
@@ -141,10 +156,12 @@ public sealed class OverheadCommand
         return s.Sets.Select(set => new SetResult(set, [.. untraced], [.. traced[set]], lost[set])).ToList();
     }
 
-    private static async Task<RunTimes> RunUntracedAsync(string exe, IReadOnlyList<string> arguments, string scratch, CancellationToken cancellationToken)
+    private static async Task<RunTimes> RunUntracedAsync(
+        string exe, IReadOnlyList<string> arguments, string scratch, CancellationToken cancellationToken)
     {
         var result = Path.Combine(scratch, "untraced.json");
-        using var run = WorkloadRun.Start(exe, arguments, markerPath: null, result, Path.Combine(scratch, "untraced.log"));
+        using var run =
+            WorkloadRun.Start(exe, arguments, markerPath: null, result, Path.Combine(scratch, "untraced.log"));
         var code = await run.WaitAsync(cancellationToken);
         if (code != 0) throw new WorkloadException($"untraced run exited {code}: {run.ErrorText()}");
         return RunTimes.Of(run.ReadResult());
@@ -166,7 +183,8 @@ public sealed class OverheadCommand
         return sorted.Length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
     }
 
-    private static string Percent(double ratio) => double.IsNaN(ratio) ? "n/a" : (ratio * 100).ToString("+0.0;-0.0;0.0", CultureInfo.InvariantCulture) + " %";
+    private static string Percent(double ratio) =>
+        double.IsNaN(ratio) ? "n/a" : (ratio * 100).ToString("+0.0;-0.0;0.0", CultureInfo.InvariantCulture) + " %";
 
     /// <summary>"none,lock,all" or a subset.</summary>
     /// <summary>"none,lock,all" as sets, each once.</summary>

@@ -24,14 +24,19 @@ public sealed class ScenariosCommand
         foreach (var w in WorkloadCatalog.All)
         {
             _console.MarkupLine($"[bold]{w.Name}[/] (seed {w.Seed}): {Markup.Escape(w.Description)}");
-            var table = new Table().Border(TableBorder.Simple).AddColumns("scenario", "claims", "description", "parameters");
+            var table =
+                new Table().Border(TableBorder.Simple).AddColumns("scenario", "claims", "description", "parameters");
             foreach (var s in w.Scenarios)
                 table.AddRow(s.Name, string.Join(",", s.Claims), Markup.Escape(s.Description),
                     Markup.Escape(string.Join(" ", s.Parameters.Select(kv => $"--{kv.Key} {kv.Value}"))));
             _console.Write(table);
             _console.MarkupLine("  parameters (each is also an option of `tracelab trace`):");
             foreach (var p in w.Parameters)
-                _console.MarkupLine($"    --{p.Name,-13} {Markup.Escape(p.Description)} [grey](default {Markup.Escape(p.DefaultText ?? p.Default.ToString(System.Globalization.CultureInfo.InvariantCulture))})[/]");
+            {
+                var value = p.DefaultText ?? p.Default.ToString(System.Globalization.CultureInfo.InvariantCulture);
+                _console.MarkupLine($"    --{p.Name,-13} {Markup.Escape(p.Description)} [grey](default "
+                    + $"{Markup.Escape(value)})[/]");
+            }
         }
         return ExitCodes.Ok;
     }

@@ -132,8 +132,11 @@ public sealed class SweepCommand
             : new UntracedPointRunner(workload, exe, timeout);
 
         var done = state.Runs.Count;
-        _console.MarkupLine($"sweep [bold]{Markup.Escape(definition.Name)}[/] ({Markup.Escape(workload.Name)}: {Markup.Escape(definition.Title)}): " +
-            $"{state.Points.Count} points × {state.Repeats} repeats = {state.Order.Count} runs{(done > 0 ? $", {done} already done" : "")}{(state.Traced ? ", traced" : "")} → {Markup.Escape(directory)}");
+        _console.MarkupLine($"sweep [bold]{Markup.Escape(definition.Name)}[/] ({Markup.Escape(workload.Name)}: "
+            + $"{Markup.Escape(definition.Title)}): " +
+            $"{state.Points.Count} points × {state.Repeats} repeats = {state.Order.Count} "
+                + $"runs{(done > 0 ? $", {done} already done" : "")}{(state.Traced ? ", traced" : "")} → "
+                + $"{Markup.Escape(directory)}");
 
         bool complete;
         using (var interruption = new Interruption(hangUp: true))
@@ -147,14 +150,18 @@ public sealed class SweepCommand
         Render(summary, directory);
         if (!complete)
         {
-            _console.MarkupLine($"[yellow]interrupted after {state.Runs.Count} of {state.Order.Count} runs; the results so far are written. Resume: tracelab sweep --resume {Markup.Escape(directory)}[/]");
+            _console.MarkupLine($"[yellow]interrupted after {state.Runs.Count} of {state.Order.Count} runs; the "
+                + $"results so far are written. Resume: tracelab sweep --resume {Markup.Escape(directory)}[/]");
             return ExitCodes.Interrupted;
         }
-        if (summary.RunsOk == 0) throw new WorkloadException($"every run of the sweep failed (first: {summary.Failures.FirstOrDefault()}); see {directory}/report.md");
+        if (summary.RunsOk == 0) throw new WorkloadException(
+            $"every run of the sweep failed (first: {summary.Failures.FirstOrDefault()}); see {directory}/report.md");
         return ExitCodes.Ok;
     }
 
-    /// <summary>The runs with the definition's verdicts; parameter names in rules are canonicalized by the workload.</summary>
+    /// <summary>
+    /// The runs with the definition's verdicts; parameter names in rules are canonicalized by the workload.
+    /// </summary>
     public static SweepData Data(SweepDefinition definition, SweepState state, WorkloadDefinition workload) =>
         new(definition, state.SweepPoints(), state.Runs, state.Repeats)
         {
@@ -175,20 +182,25 @@ public sealed class SweepCommand
         List<string>? values = null, seriesValues = null;
         if (s.Sweep is not null)
         {
-            if (s.Param is not null || s.Values is not null) throw new UsageException("give either a sweep name or --param/--values, not both");
-            var names = string.Join(", ", PredefinedSweeps.All.Where(d => d.Workload == workload.Name).Select(d => d.Name));
+            if (s.Param is not null || s.Values is not null)
+                throw new UsageException("give either a sweep name or --param/--values, not both");
+            var names =
+                string.Join(", ", PredefinedSweeps.All.Where(d => d.Workload == workload.Name).Select(d => d.Name));
             definition = PredefinedSweeps.Find(workload.Name, s.Sweep) ?? throw new UsageException(
-                $"unknown sweep '{s.Sweep}' for {workload.Name}: valid sweeps are {(names.Length > 0 ? names : "none")} (see tracelab sweeps)");
+                $"unknown sweep '{s.Sweep}' for {workload.Name}: valid sweeps are "
+                    + $"{(names.Length > 0 ? names : "none")} (see tracelab sweeps)");
         }
         else
         {
-            if (s.Param is null || s.Values is null) throw new UsageException("sweep needs a sweep name (see tracelab sweeps) or --param NAME --values LIST");
+            if (s.Param is null || s.Values is null) throw new UsageException(
+                "sweep needs a sweep name (see tracelab sweeps) or --param NAME --values LIST");
             try
             {
                 var isText = workload.FindParameter(s.Param)?.IsText == true;
                 values = [.. CustomSweep.ParseList(s.Values, expandRanges: !isText)];
                 if (s.SeriesValues is not null)
-                    seriesValues = [.. CustomSweep.ParseList(s.SeriesValues, expandRanges: workload.FindParameter(s.SeriesParam ?? "")?.IsText != true)];
+                    seriesValues = [.. CustomSweep.ParseList(
+                        s.SeriesValues, expandRanges: workload.FindParameter(s.SeriesParam ?? "")?.IsText != true)];
                 definition = CustomSweep.Create(workload.Name, s.Param, values, s.SeriesParam, seriesValues);
             }
             catch (SweepException ex) { throw new UsageException(ex.Message, ex); }
@@ -196,7 +208,8 @@ public sealed class SweepCommand
         foreach (var p in definition.ParametersUsed)
         {
             if (workload.FindParameter(p) is null) throw new UsageException($"{workload.Name} has no parameter '{p}'");
-            if (s.Overrides.ContainsKey(p)) throw new UsageException($"--{p} is what this sweep varies; it cannot also be fixed");
+            if (s.Overrides.ContainsKey(p))
+                throw new UsageException($"--{p} is what this sweep varies; it cannot also be fixed");
         }
 
         IReadOnlyList<SweepPoint> points;
@@ -221,7 +234,8 @@ public sealed class SweepCommand
             Repeats = s.Repeat,
             Traced = s.Trace,
             OrderSeed = seed,
-            Points = points.Select(p => new SweepPointState(p.Index, p.Series, p.X, p.Values.ToDictionary(kv => kv.Key, kv => kv.Value))).ToList(),
+            Points = points.Select(p => new SweepPointState(
+                p.Index, p.Series, p.X, p.Values.ToDictionary(kv => kv.Key, kv => kv.Value))).ToList(),
             Order = [.. SweepPlan.Order(points.Count, s.Repeat, seed)],
             StartedUtc = DateTimeOffset.UtcNow,
         };
@@ -232,7 +246,8 @@ public sealed class SweepCommand
     private static (string, SweepState, SweepDefinition, WorkloadDefinition) Resume(Settings s)
     {
         if (s.Workload is not null || s.Sweep is not null || s.Param is not null)
-            throw new UsageException("--resume takes the sweep from its state.json: give no workload, sweep or --param");
+            throw new UsageException(
+                "--resume takes the sweep from its state.json: give no workload, sweep or --param");
         var directory = Path.GetFullPath(s.Resume!);
         if (!Directory.Exists(directory)) throw new UsageException($"{directory}: no such directory");
         SweepState state;
@@ -243,17 +258,22 @@ public sealed class SweepCommand
         try
         {
             definition = state.Sweep == CustomSweep.Name
-                ? CustomSweep.Create(state.Workload, state.Param ?? "", state.Values ?? [], state.SeriesParam, state.SeriesValues)
-                : PredefinedSweeps.Find(state.Workload, state.Sweep) ?? throw new SweepException($"{directory}: unknown sweep '{state.Sweep}' in state.json");
+                ? CustomSweep.Create(
+                    state.Workload, state.Param ?? "", state.Values ?? [], state.SeriesParam, state.SeriesValues)
+                : PredefinedSweeps.Find(state.Workload, state.Sweep)
+                    ?? throw new SweepException($"{directory}: unknown sweep '{state.Sweep}' in state.json");
         }
         catch (SweepException ex) { throw new UsageException(ex.Message, ex); }
         return (directory, state, definition, workload);
     }
 
     private static WorkloadDefinition FindWorkload(string name) => WorkloadCatalog.Find(name)
-        ?? throw new UsageException($"unknown workload '{name}': valid workloads are {string.Join(", ", WorkloadCatalog.All.Select(w => w.Name))}");
+        ?? throw new UsageException($"unknown workload '{name}': valid workloads are "
+            + $"{string.Join(", ", WorkloadCatalog.All.Select(w => w.Name))}");
 
-    /// <summary>Runs the sweep's calibration pilots if it needs them; false when interrupted (nothing is recorded).</summary>
+    /// <summary>
+    /// Runs the sweep's calibration pilots if it needs them; false when interrupted (nothing is recorded).
+    /// </summary>
     internal static async Task<bool> Calibrate(IAnsiConsole console, string directory, SweepState state,
         IterationCalibration? calibration, IPointRunner runner, CancellationToken token,
         Action<string, long, SweepRunRecord>? piloted = null)
@@ -262,7 +282,8 @@ public sealed class SweepCommand
         var c = calibration!;
         var series = state.Points.Select(p => p.Series).Distinct().Count();
         console.MarkupLine(Markup.Escape(FormattableString.Invariant(
-            $"calibrating {c.Parameter} for {series} series (every point ≥ {c.MinSeconds:0.##} s; docs/sweeps.md#calibration)")));
+            $"calibrating {c.Parameter} for {series} series (every point ≥ {c.MinSeconds:0.##} s; ")
+            + "docs/sweeps.md#calibration)"));
         try
         {
             await new SweepCalibrator(runner, directory) { Piloted = piloted }.CalibrateAsync(state, c, token);
@@ -272,8 +293,13 @@ public sealed class SweepCommand
             return false;
         }
         foreach (var r in state.Calibration!)
+        {
+            var pilots = r.Pilots.Where(p => p.Value == r.Pilots[^1].Value)
+                .Select(p => p.Seconds.ToString("0.###", CultureInfo.InvariantCulture));
             console.MarkupLine(Markup.Escape(FormattableString.Invariant(
-                $"  {r.Series}: {c.Parameter} {r.Value:#,0} (pilots at {r.Pilots[^1].Value:#,0}: {string.Join(", ", r.Pilots.Where(p => p.Value == r.Pilots[^1].Value).Select(p => p.Seconds.ToString("0.###", CultureInfo.InvariantCulture)))} s)")));
+                $"  {r.Series}: {c.Parameter} {r.Value:#,0} (pilots at {r.Pilots[^1].Value:#,0}: ")
+                + string.Join(", ", pilots) + " s)"));
+        }
         return true;
     }
 
@@ -291,23 +317,27 @@ public sealed class SweepCommand
         }
     }
 
-    private async Task<bool> RunWithProgress(string directory, SweepState state, IPointRunner runner, CancellationToken token)
+    private async Task<bool> RunWithProgress(
+        string directory, SweepState state, IPointRunner runner, CancellationToken token)
     {
         var points = state.SweepPoints();
-        string Describe(SweepPoint p) => p.Series == SweepSeries.Single.Label ? $"{p.Id} x={p.X}" : $"{p.Id} {p.Series} x={p.X}";
+        string Describe(SweepPoint p) =>
+            p.Series == SweepSeries.Single.Label ? $"{p.Id} x={p.X}" : $"{p.Id} {p.Series} x={p.X}";
         if (!_console.Profile.Capabilities.Interactive)
         {
             var plain = new SweepRunner(directory, state, runner)
             {
                 Finished = (done, total, r) => _console.MarkupLine(Markup.Escape(
-                    $"[{done}/{total}] {Describe(points[r.Point])} repeat {r.Repeat}: {(r.Ok ? $"{r.ElapsedNs / 1e9:0.###} s" : "FAILED " + r.Error)}")),
+                    $"[{done}/{total}] {Describe(points[r.Point])} repeat {r.Repeat}: "
+                        + $"{(r.Ok ? $"{r.ElapsedNs / 1e9:0.###} s" : "FAILED " + r.Error)}")),
                 Rerunning = reruns => SayReruns(_console, reruns, points),
             };
             return await plain.RunAsync(token);
         }
         var complete = false;
         await _console.Progress()
-            .Columns(new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new RemainingTimeColumn(), new ElapsedTimeColumn())
+            .Columns(new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(),
+                new RemainingTimeColumn(), new ElapsedTimeColumn())
             .StartAsync(async ctx =>
             {
                 var task = ctx.AddTask("sweep", maxValue: state.Order.Count);
@@ -319,7 +349,11 @@ public sealed class SweepCommand
                     {
                         task.Value = done;
                         task.Description = Markup.Escape($"{done}/{state.Order.Count} runs");
-                        if (!r.Ok) _console.MarkupLine($"[yellow]{Markup.Escape($"{Describe(points[r.Point])} repeat {r.Repeat} failed: {r.Error}")}[/]");
+                        if (!r.Ok)
+                        {
+                            var failed = $"{Describe(points[r.Point])} repeat {r.Repeat} failed: {r.Error}";
+                            _console.MarkupLine($"[yellow]{Markup.Escape(failed)}[/]");
+                        }
                     },
                     Rerunning = reruns =>
                     {
@@ -339,14 +373,17 @@ public sealed class SweepCommand
             var table = new Table().Border(TableBorder.Simple).AddColumns("claim", "aspect", "outcome");
             foreach (var v in s.Verdicts)
             {
-                var color = v.Outcome switch { "reproduced" => "green", "inverted" => "red", "not reproduced" => "yellow", _ => "grey" };
-                table.AddRow(Markup.Escape(v.Claim), Markup.Escape(v.Aspect), $"[{color}]{Markup.Escape(v.Outcome)}[/]");
+                var color = v.Outcome switch { "reproduced" => "green", "inverted" => "red",
+                    "not reproduced" => "yellow", _ => "grey" };
+                table.AddRow(
+                    Markup.Escape(v.Claim), Markup.Escape(v.Aspect), $"[{color}]{Markup.Escape(v.Outcome)}[/]");
             }
             _console.Write(table);
         }
         foreach (var w in s.Warnings) _console.MarkupLine($"[yellow]{Markup.Escape(w)}[/]");
         if (s.RunsFailed > 0) _console.MarkupLine($"[yellow]{s.RunsFailed} run(s) failed (listed in report.md)[/]");
         var files = SweepFiles.Concat(s.Plots);
-        _console.MarkupLine($"[bold]Files[/] {Markup.Escape(directory)}: {Markup.Escape(string.Join(", ", files))}, runs/");
+        _console.MarkupLine(
+            $"[bold]Files[/] {Markup.Escape(directory)}: {Markup.Escape(string.Join(", ", files))}, runs/");
     }
 }

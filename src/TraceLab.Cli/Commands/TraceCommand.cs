@@ -18,7 +18,9 @@ namespace TraceLab.Cli.Commands;
 /// </summary>
 public sealed class TraceCommand
 {
-    /// <summary>What one `tracelab trace` run does; every setting but the workload and scenario has a default.</summary>
+    /// <summary>
+    /// What one `tracelab trace` run does; every setting but the workload and scenario has a default.
+    /// </summary>
     public sealed record Settings(string Workload, string Scenario)
     {
         /// <summary>Workload parameters given on the command line, by name.</summary>
@@ -40,7 +42,8 @@ public sealed class TraceCommand
     private readonly IAnsiConsole _console;
     private readonly ICaptureBackend _backend;
 
-    /// <param name="backend">Capture backend; default: the one for this OS (<see cref="CaptureBackends.ForThisMachine"/>).</param>
+    /// <param name="backend">Capture backend; default: the one for this OS
+    /// (<see cref="CaptureBackends.ForThisMachine"/>).</param>
     public TraceCommand(IAnsiConsole console, ICaptureBackend? backend = null)
     {
         _console = console;
@@ -147,7 +150,8 @@ public sealed class TraceCommand
         var (exitCode, partial) = await capture.RunAsync(workload.Name, exe, arguments, (run, token) =>
         {
             live?.Follow(run.Pid);
-            return WaitWithProgress(run, capture.Session, $"{workload.Name} {scenario.Name}", token, plain: live is not null);
+            return WaitWithProgress(
+                run, capture.Session, $"{workload.Name} {scenario.Name}", token, plain: live is not null);
         }, interruption.Token);
         if (partial)
             _console.MarkupLine(interruption.Interrupted
@@ -165,20 +169,24 @@ public sealed class TraceCommand
             ExitCode = exitCode,
             StartedUtc = started,
         };
-        var (report, _, traceFile) = capture.Finish(runSection, partial, s.Analyses, s.Timeline ?? TimelineWindow.Default);
+        var (report, _, traceFile) =
+            capture.Finish(runSection, partial, s.Analyses, s.Timeline ?? TimelineWindow.Default);
 
         TerminalReport.Render(_console, report);
-        var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html", "workload.json", "workload.log" }
+        var files =
+            new[] { _backend.TraceFileName, "report.md", "report.json", "report.html", "workload.json", "workload.log" }
             .Where(f => File.Exists(output.File(f))).Concat(ReportFiles.ChartsIn(output));
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", files)}");
         _console.MarkupLine($"[grey]{Markup.Escape(_backend.OpenHint(traceFile))}[/]");
         if (partial && !interruption.Interrupted)
-            throw new WorkloadException($"{workload.Name} {scenario.Name} timed out after {s.TimeoutSeconds} s and was killed with its child processes; the partial trace and report are in {output.Path}");
+            throw new WorkloadException($"{workload.Name} {scenario.Name} timed out after {s.TimeoutSeconds} s and was "
+                + $"killed with its child processes; the partial trace and report are in {output.Path}");
         return partial ? ExitCodes.Interrupted : ExitCodes.Ok;
     }
 
     /// <param name="plain">No status spinner (the live view prints lines from another thread).</param>
-    private async Task<int> WaitWithProgress(WorkloadRun run, ICaptureSession session, string what, CancellationToken token, bool plain = false)
+    private async Task<int> WaitWithProgress(
+        WorkloadRun run, ICaptureSession session, string what, CancellationToken token, bool plain = false)
     {
         var wait = run.WaitAsync(token);
         if (plain || !_console.Profile.Capabilities.Interactive)
@@ -190,7 +198,8 @@ public sealed class TraceCommand
         {
             while (!wait.IsCompleted)
             {
-                ctx.Status($"running {Markup.Escape(what)} (pid {run.Pid}): {run.StartedAt.Elapsed.TotalSeconds:0} s, {session.BytesCaptured / 1048576.0:0} MB of raw trace — Ctrl-C stops");
+                ctx.Status($"running {Markup.Escape(what)} (pid {run.Pid}): {run.StartedAt.Elapsed.TotalSeconds:0} s, "
+                    + $"{session.BytesCaptured / 1048576.0:0} MB of raw trace — Ctrl-C stops");
                 await Task.WhenAny(wait, Task.Delay(500, CancellationToken.None));
             }
             return await wait;

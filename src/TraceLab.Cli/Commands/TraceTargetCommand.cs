@@ -263,7 +263,8 @@ internal sealed class TargetMarkers(string? markerPath)
         if (markerPath is null) return;
         foreach (var chunk in starts.Chunk(100))
             Write(MeasuredRegion.ProcessStartsMarker + string.Join(',', chunk.Select(s =>
-                s.Pid.ToString(CultureInfo.InvariantCulture) + "=" + s.StartNs.ToString(CultureInfo.InvariantCulture))));
+                s.Pid.ToString(CultureInfo.InvariantCulture) + "="
+                    + s.StartNs.ToString(CultureInfo.InvariantCulture))));
     }
 
     public void ThreadsOf(IEnumerable<int> pids) =>

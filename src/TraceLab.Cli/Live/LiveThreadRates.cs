@@ -6,7 +6,9 @@ namespace TraceLab.Cli.Live;
 /// <summary>One thread's activity over one live interval.</summary>
 public readonly record struct LiveThreadRow(int Tid, long Switches, long ReadyNs, long RunNs);
 
-/// <summary>What the followed process's threads did in [<see cref="BeginNs"/>, <see cref="EndNs"/>) of trace time.</summary>
+/// <summary>
+/// What the followed process's threads did in [<see cref="BeginNs"/>, <see cref="EndNs"/>) of trace time.
+/// </summary>
 /// <param name="OriginNs">Timestamp of the first event of the stream (times are shown relative to it).</param>
 public sealed record LiveInterval(long BeginNs, long EndNs, IReadOnlyList<LiveThreadRow> Threads, long OriginNs = 0);
 
@@ -58,7 +60,8 @@ public sealed class LiveThreadRates : IKernelEventSink
             var now = (st.VoluntarySwitches + st.InvoluntarySwitches, st.ReadyNs, st.RunNs);
             var before = _previous.GetValueOrDefault(tid);
             _previous[tid] = now;
-            var row = new LiveThreadRow(tid, now.Item1 - before.Switches, now.ReadyNs - before.ReadyNs, now.RunNs - before.RunNs);
+            var row = new LiveThreadRow(
+                tid, now.Item1 - before.Switches, now.ReadyNs - before.ReadyNs, now.RunNs - before.RunNs);
             if (row.Switches != 0 || row.ReadyNs != 0 || row.RunNs != 0) rows.Add(row);
         }
         rows.Sort((a, b) => a.Tid.CompareTo(b.Tid));

@@ -23,7 +23,8 @@ public sealed class LiveView : IDisposable
     public static LiveView Start(ICaptureSession session, TextWriter output)
     {
         if (session is not ILiveCapture live)
-            throw new UsageException("--live needs a capture that can deliver events while it runs; this backend cannot: run without --live and read the report");
+            throw new UsageException("--live needs a capture that can deliver events while it runs; this backend "
+                + "cannot: run without --live and read the report");
         var rates = new LiveThreadRates(interval => Print(output, interval));
         return new LiveView(rates, live.StartLive(rates));
     }
@@ -35,8 +36,10 @@ public sealed class LiveView : IDisposable
     {
         var seconds = (interval.EndNs - interval.BeginNs) / 1e9;
         var parts = interval.Threads.Select(t => string.Create(CultureInfo.InvariantCulture,
-            $"{t.Tid}: {t.Switches / seconds:N0} sw/s ready {t.ReadyNs / 1e6 / seconds:0.0} ms/s run {t.RunNs / 1e6 / seconds:0.0} ms/s"));
-        return $"live {(interval.EndNs - interval.OriginNs) / 1e9:0.0} s | " + (interval.Threads.Count == 0 ? "no activity" : string.Join(" | ", parts));
+            $"{t.Tid}: {t.Switches / seconds:N0} sw/s ready {t.ReadyNs / 1e6 / seconds:0.0} ms/s ")
+            + string.Create(CultureInfo.InvariantCulture, $"run {t.RunNs / 1e6 / seconds:0.0} ms/s"));
+        return $"live {(interval.EndNs - interval.OriginNs) / 1e9:0.0} s | "
+            + (interval.Threads.Count == 0 ? "no activity" : string.Join(" | ", parts));
     }
 
     private static void Print(TextWriter output, LiveInterval interval)

@@ -9,7 +9,10 @@ namespace TraceLab.Cli.Overhead;
 /// </summary>
 public static class MedianInterval
 {
-    /// <summary>The interval and its exact coverage, or null when n is too small to reach <paramref name="level"/> at all (n &lt; 6 for 95 %).</summary>
+    /// <summary>
+    /// The interval and its exact coverage, or null when n is too small to reach <paramref name="level"/> at all (n
+    /// &lt; 6 for 95 %).
+    /// </summary>
     public static (double Low, double High, double Coverage)? Of(IReadOnlyList<double> values, double level = 0.95)
     {
         var n = values.Count;

@@ -19,8 +19,10 @@ public sealed class TracedPointRunner : IPointRunner
 
     private readonly ICaptureBackend _backend;
 
-    /// <param name="backend">Capture backend; default: the one for this OS (<see cref="CaptureBackends.ForThisMachine"/>).</param>
-    public TracedPointRunner(WorkloadDefinition workload, string executable, string sweepName, IReadOnlyList<string> claims, TimeSpan timeout,
+    /// <param name="backend">Capture backend; default: the one for this OS
+    /// (<see cref="CaptureBackends.ForThisMachine"/>).</param>
+    public TracedPointRunner(WorkloadDefinition workload, string executable, string sweepName,
+        IReadOnlyList<string> claims, TimeSpan timeout,
         ICaptureBackend? backend = null)
     {
         _backend = backend ?? CaptureBackends.ForThisMachine();
@@ -36,15 +38,18 @@ public sealed class TracedPointRunner : IPointRunner
     /// <summary>False: delete trace.dat once analyzed, keep the reports (`claims --run --trace`).</summary>
     public bool KeepTraceFile { get; init; } = true;
 
-    public async Task<SweepRunRecord> RunAsync(SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)
+    public async Task<SweepRunRecord> RunAsync(
+        SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)
     {
         var output = OutputDirectory.Prepare(runDirectory, "", force: true);
-        using var capture = TracedCapture.Start(_backend, _workload.Name, TracedCapture.Stamp(), output, BufferKb, Syscalls);
+        using var capture =
+            TracedCapture.Start(_backend, _workload.Name, TracedCapture.Stamp(), output, BufferKb, Syscalls);
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         if (_timeout > TimeSpan.Zero) timeout.CancelAfter(_timeout);
         var arguments = _workload.Arguments(point.Values);
         var started = DateTimeOffset.UtcNow;
-        var (exitCode, partial) = await capture.RunAsync(_workload.Name, _executable, arguments, (run, token) => run.WaitAsync(token), timeout.Token);
+        var (exitCode, partial) = await capture.RunAsync(
+            _workload.Name, _executable, arguments, (run, token) => run.WaitAsync(token), timeout.Token);
         // A run cut short by Ctrl-C is not recorded (resume redoes it); one cut short by the timeout is a failure.
         cancellationToken.ThrowIfCancellationRequested();
         if (partial) throw new WorkloadException($"timed out after {_timeout.TotalSeconds:0} s and was killed");

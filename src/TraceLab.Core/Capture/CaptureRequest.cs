@@ -4,7 +4,9 @@ namespace TraceLab.Core.Capture;
 public enum CaptureSyscalls
 {
     None,
-    /// <summary>Lock syscalls only where the backend can filter (tracefs); ETW's SystemCall keyword records all.</summary>
+    /// <summary>
+    /// Lock syscalls only where the backend can filter (tracefs); ETW's SystemCall keyword records all.
+    /// </summary>
     Lock,
     All,
 }
@@ -12,7 +14,9 @@ public enum CaptureSyscalls
 /// <summary>What one run asks of a capture backend.</summary>
 public sealed class CaptureRequest
 {
-    /// <summary>Identifies the run in the kernel object's name (with the owner pid), so stale ones can be found.</summary>
+    /// <summary>
+    /// Identifies the run in the kernel object's name (with the owner pid), so stale ones can be found.
+    /// </summary>
     public required string RunId { get; init; }
 
     /// <summary>The run's output directory: temporary capture files go here.</summary>
@@ -27,7 +31,9 @@ public sealed class CaptureRequest
     public bool SampledStacks { get; init; }
 }
 
-/// <summary>Capture cannot be used here (privilege, platform, kernel support); the message is one actionable line.</summary>
+/// <summary>
+/// Capture cannot be used here (privilege, platform, kernel support); the message is one actionable line.
+/// </summary>
 public class CaptureUnavailableException : Exception
 {
     public CaptureUnavailableException(string message) : base(message) { }

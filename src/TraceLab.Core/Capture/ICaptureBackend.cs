@@ -15,20 +15,29 @@ public interface ICaptureBackend
     /// <summary>How to open the committed trace with the platform's own tools (one line for the user).</summary>
     string OpenHint(string traceFile);
 
-    /// <summary>Throws <see cref="CaptureUnavailableException"/> (one actionable line) when capture cannot work here.</summary>
+    /// <summary>
+    /// Throws <see cref="CaptureUnavailableException"/> (one actionable line) when capture cannot work here.
+    /// </summary>
     void EnsureAvailable();
 
     /// <summary>Starts recording; the caller disposes the session whatever happens.</summary>
     ICaptureSession Start(CaptureRequest request);
 }
 
-/// <summary>One running capture. Disposing it always releases the kernel state it created (instance, session).</summary>
+/// <summary>
+/// One running capture. Disposing it always releases the kernel state it created (instance, session).
+/// </summary>
 public interface ICaptureSession : IDisposable
 {
-    /// <summary>Marker file handed to the workload (tracefs trace_marker); null when the workload logs markers itself (ETW provider).</summary>
+    /// <summary>
+    /// Marker file handed to the workload (tracefs trace_marker); null when the workload logs markers itself (ETW
+    /// provider).
+    /// </summary>
     string? MarkerPath { get; }
 
-    /// <summary>What was cleaned up before the capture started (stale instances or sessions of TraceLab runs that died).</summary>
+    /// <summary>
+    /// What was cleaned up before the capture started (stale instances or sessions of TraceLab runs that died).
+    /// </summary>
     IReadOnlyList<string> Notices { get; }
 
     /// <summary>Events asked for that this kernel does not have (skipped with a warning).</summary>
@@ -50,12 +59,16 @@ public interface ICaptureSession : IDisposable
 /// <summary>A stopped capture, not yet committed to its final file.</summary>
 public interface ICapturedTrace
 {
-    /// <summary>Notes for the user about the recording (events lost by the session, a merge that was not possible).</summary>
+    /// <summary>
+    /// Notes for the user about the recording (events lost by the session, a merge that was not possible).
+    /// </summary>
     IReadOnlyList<string> Notes { get; }
 
     /// <summary>Writes the trace file to <paramref name="path"/> (a temporary name the caller renames).</summary>
     void WriteTo(string path);
 
-    /// <summary>Deletes whatever the capture left in its work directory; safe to call after <see cref="WriteTo"/>.</summary>
+    /// <summary>
+    /// Deletes whatever the capture left in its work directory; safe to call after <see cref="WriteTo"/>.
+    /// </summary>
     void Discard();
 }

@@ -1,6 +1,8 @@
 namespace TraceLab.Core.Capture;
 
-/// <summary>A running capture that can also deliver its kernel events while the workload runs (the `--live` view).</summary>
+/// <summary>
+/// A running capture that can also deliver its kernel events while the workload runs (the `--live` view).
+/// </summary>
 public interface ILiveCapture
 {
     /// <summary>

@@ -59,7 +59,10 @@ public sealed class AnalysisTrackWriter
     public long MarkerInstants { get; private set; }
     public long Slices { get; private set; }
 
-    /// <summary>SystemInfo (kernel release: how trace_processor reads prev_state) and the ProcessTree, stamped at <paramref name="firstTimestamp"/>.</summary>
+    /// <summary>
+    /// SystemInfo (kernel release: how trace_processor reads prev_state) and the ProcessTree, stamped at
+    /// <paramref name="firstTimestamp"/>.
+    /// </summary>
     public void WriteMetadata(string? kernelRelease, int cpus, long firstTimestamp)
     {
         var info = new SystemInfo { NumCpus = (uint)Math.Max(0, cpus) };
@@ -67,7 +70,8 @@ public sealed class AnalysisTrackWriter
         _writer.Write(new TracePacket { Timestamp = Ts(firstTimestamp), SystemInfo = info });
         if (Process is null) return;
         var tree = new ProcessTree();
-        tree.Processes.Add(new ProcessTree.Types.Process { Pid = Process.Pid, Cmdline = { Process.Name }, CmdlineIsComm = true });
+        tree.Processes.Add(
+            new ProcessTree.Types.Process { Pid = Process.Pid, Cmdline = { Process.Name }, CmdlineIsComm = true });
         // Kernel tids: the later threads of a reused tid are new threads in the ftrace events (task_newtask,
         // sched_process_free), and the tree lists a tid once.
         foreach (var id in Process.Threads.Prepend(Process.Pid).DistinctBy(ThreadIds.KernelTid))
@@ -97,9 +101,11 @@ public sealed class AnalysisTrackWriter
             var track = ObjectTrack(ep.Object);
             var begin = Event(TrackEvent.Types.Type.SliceBegin, track, $"convoy: {ep.Handoffs} handoffs");
             begin.DebugAnnotations.Add(new DebugAnnotation { Name = "handoffs", IntValue = ep.Handoffs });
-            begin.DebugAnnotations.Add(new DebugAnnotation { Name = "lock object", StringValue = ep.Object.ToString() });
+            begin.DebugAnnotations.Add(
+                new DebugAnnotation { Name = "lock object", StringValue = ep.Object.ToString() });
             Emit(ep.Start, begin);
-            Emit(Math.Max(ep.Start, ep.End), new TrackEvent { Type = TrackEvent.Types.Type.SliceEnd, TrackUuid = track });
+            Emit(Math.Max(ep.Start, ep.End),
+                new TrackEvent { Type = TrackEvent.Types.Type.SliceEnd, TrackUuid = track });
             EpisodeSlices++;
         }
         foreach (var h in data.Handoffs)
@@ -113,11 +119,13 @@ public sealed class AnalysisTrackWriter
             var receive = Event(TrackEvent.Types.Type.SliceBegin, receiverTrack,
                 $"handoff from {_names.NameOf(h.Giver)} ({ThreadIds.Display(h.Giver)})");
             receive.TerminatingFlowIds.Add(flow);
-            receive.DebugAnnotations.Add(new DebugAnnotation { Name = "lock object", StringValue = h.Object.ToString() });
+            receive.DebugAnnotations.Add(
+                new DebugAnnotation { Name = "lock object", StringValue = h.Object.ToString() });
             receive.DebugAnnotations.Add(new DebugAnnotation { Name = "queue wait ns", IntValue = h.QueueWaitNs });
             receive.DebugAnnotations.Add(new DebugAnnotation { Name = "gap ns", IntValue = h.GapNs });
             Emit(h.WokenAt, receive);
-            Emit(Math.Max(h.WokenAt, h.RunningAt), new TrackEvent { Type = TrackEvent.Types.Type.SliceEnd, TrackUuid = receiverTrack });
+            Emit(Math.Max(h.WokenAt, h.RunningAt),
+                new TrackEvent { Type = TrackEvent.Types.Type.SliceEnd, TrackUuid = receiverTrack });
             HandoffFlows++;
         }
         foreach (var f in data.FutileWakeups)
@@ -130,7 +138,10 @@ public sealed class AnalysisTrackWriter
         }
     }
 
-    /// <summary>Labelled slices (e.g. the findings' worst windows), one track per <see cref="ExportSlice.Track"/>, under the process's.</summary>
+    /// <summary>
+    /// Labelled slices (e.g. the findings' worst windows), one track per <see cref="ExportSlice.Track"/>, under the
+    /// process's.
+    /// </summary>
     public void WriteSlices(IReadOnlyList<ExportSlice> slices)
     {
         foreach (var group in slices.GroupBy(s => s.Track))
@@ -146,7 +157,8 @@ public sealed class AnalysisTrackWriter
                 var s = ordered[i];
                 var end = i + 1 < ordered.Count ? Math.Min(s.End, ordered[i + 1].Start) : s.End;
                 Emit(s.Start, Event(TrackEvent.Types.Type.SliceBegin, uuid, s.Name));
-                Emit(Math.Max(s.Start, end), new TrackEvent { Type = TrackEvent.Types.Type.SliceEnd, TrackUuid = uuid });
+                Emit(Math.Max(s.Start, end),
+                    new TrackEvent { Type = TrackEvent.Types.Type.SliceEnd, TrackUuid = uuid });
                 Slices++;
             }
         }
@@ -161,7 +173,8 @@ public sealed class AnalysisTrackWriter
 
     private void Emit(long timestamp, TrackEvent ev)
     {
-        var packet = new TracePacket { Timestamp = Ts(timestamp), TrackEvent = ev, TrustedPacketSequenceId = SequenceId };
+        var packet =
+            new TracePacket { Timestamp = Ts(timestamp), TrackEvent = ev, TrustedPacketSequenceId = SequenceId };
         Mark(packet);
         _writer.Write(packet);
     }
@@ -192,7 +205,8 @@ public sealed class AnalysisTrackWriter
             Describe(new TrackDescriptor
             {
                 Uuid = uuid,
-                Process = new ProcessDescriptor { Pid = pid, ProcessName = Process?.Pid == pid ? Process.Name : _names.NameOf(pid) },
+                Process = new ProcessDescriptor { Pid = pid,
+                    ProcessName = Process?.Pid == pid ? Process.Name : _names.NameOf(pid) },
             });
         return uuid;
     }

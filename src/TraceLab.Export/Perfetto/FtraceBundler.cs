@@ -13,7 +13,8 @@ namespace TraceLab.Export.Perfetto;
 /// (trace_processor ends the thread there; the kernel logs it a little later, when the task is reaped).
 /// Syscall and exec events, and forks that do not say whether they made a thread or a process, are not written
 /// (counted in <see cref="Skipped"/>).
-/// Memory: one open bundle per CPU; allocation per event is the protobuf messages themselves (export path, not analysis).
+/// Memory: one open bundle per CPU; allocation per event is the protobuf messages themselves (export path, not
+/// analysis).
 /// </summary>
 public sealed class FtraceBundler : IKernelEventSink
 {
@@ -55,13 +56,15 @@ public sealed class FtraceBundler : IKernelEventSink
 
     public void OnEvent(in KernelEvent e)
     {
-        var ev = new FtraceEvent { Timestamp = (ulong)Math.Max(0, e.Timestamp), Pid = (uint)Math.Max(0, e.Pid), CommonFlags = e.Flags };
+        var ev = new FtraceEvent { Timestamp = (ulong)Math.Max(0, e.Timestamp), Pid = (uint)Math.Max(0, e.Pid),
+            CommonFlags = e.Flags };
         switch (e.Kind)
         {
             case KernelEventKind.Switch:
                 ev.SchedSwitch = new SchedSwitchFtraceEvent
                 {
-                    PrevComm = Comm(e.PrevTid, e.Cpu), PrevPid = e.PrevTid, PrevPrio = e.PrevPrio, PrevState = e.PrevState,
+                    PrevComm = Comm(e.PrevTid, e.Cpu), PrevPid = e.PrevTid, PrevPrio = e.PrevPrio, PrevState =
+                        e.PrevState,
                     NextComm = Comm(e.NextTid, e.Cpu), NextPid = e.NextTid, NextPrio = e.NextPrio,
                 };
                 Switches++;

@@ -20,11 +20,13 @@ public static class PerfettoExporter
     {
         var writer = new PerfettoPacketWriter(output);
         var lost = reader.Info.LostEventsPerCpu;
-        var bundler = new FtraceBundler(writer, reader.Threads, cpu => lost is not null && cpu >= 0 && cpu < lost.Length && lost[cpu] > 0);
+        var bundler = new FtraceBundler(
+            writer, reader.Threads, cpu => lost is not null && cpu >= 0 && cpu < lost.Length && lost[cpu] > 0);
         // With the reader's names: a later thread of a reused tid is named as it was (ThreadInstanceMap).
         var kinds = AnalysisKind.Convoys | AnalysisKind.Wakeups | (annotator?.Kinds ?? AnalysisKind.None);
         var session = new AnalysisSession(kinds, names: reader.Threads);
-        var timeline = new TimelineAnalyzer(session.Accounting, TimelineWindow.Everything, recordSegments: false, maxItems: int.MaxValue);
+        var timeline = new TimelineAnalyzer(
+            session.Accounting, TimelineWindow.Everything, recordSegments: false, maxItems: int.MaxValue);
         timeline.Observe(session.Convoys, session.Wakeups);
         var pass = new ExportPass(bundler, session, timeline);
         reader.Read(pass, cancellationToken);
@@ -36,16 +38,20 @@ public static class PerfettoExporter
 
         var processId = pid ?? (accounting.Region.MarkerTid > 0 ? accounting.Region.MarkerTid : 0);
         var process = processId > 0
-            ? new ExportProcess(processId, reader.Threads.NameOf(processId), accounting.Descendants(processId).Where(t => t != processId).Prepend(processId).ToList())
+            ? new ExportProcess(processId, reader.Threads.NameOf(processId),
+                accounting.Descendants(processId).Where(t => t != processId).Prepend(processId).ToList())
             : null;
         var tracks = new AnalysisTrackWriter(writer, reader.Threads, process);
-        tracks.WriteMetadata(reader.Info.KernelRelease, reader.Info.CpuCount, accounting.FirstTimestamp == long.MaxValue ? 0 : accounting.FirstTimestamp);
+        tracks.WriteMetadata(reader.Info.KernelRelease, reader.Info.CpuCount,
+            accounting.FirstTimestamp == long.MaxValue ? 0 : accounting.FirstTimestamp);
         tracks.WriteMarkers(pass.Markers);
         tracks.WriteAnalysis(timeline.Result());
         if (annotator is not null) tracks.WriteSlices(annotator.Slices(reader, session, pid));
         output.Flush();
-        return new PerfettoExportSummary(writer.Packets, bundler.Switches, bundler.Wakings, bundler.WakeupNews, bundler.Migrations,
-            bundler.Exits, bundler.Prints, bundler.Skipped, tracks.EpisodeSlices, tracks.HandoffFlows, tracks.FutileInstants,
+        return new PerfettoExportSummary(
+            writer.Packets, bundler.Switches, bundler.Wakings, bundler.WakeupNews, bundler.Migrations,
+            bundler.Exits, bundler.Prints, bundler.Skipped, tracks.EpisodeSlices, tracks.HandoffFlows,
+                tracks.FutileInstants,
             tracks.MarkerInstants, process)
         {
             NewTasks = bundler.NewTasks,
@@ -53,8 +59,12 @@ public static class PerfettoExporter
         };
     }
 
-    /// <summary>One event to the ftrace writer, the analyzers and the timeline, delivering the region begin like <see cref="AnalysisPass"/>.</summary>
-    private sealed class ExportPass(FtraceBundler bundler, AnalysisSession session, TimelineAnalyzer timeline) : IKernelEventSink
+    /// <summary>
+    /// One event to the ftrace writer, the analyzers and the timeline, delivering the region begin like
+    /// <see cref="AnalysisPass"/>.
+    /// </summary>
+    private sealed class ExportPass(
+        FtraceBundler bundler, AnalysisSession session, TimelineAnalyzer timeline) : IKernelEventSink
     {
         public List<ExportMarker> Markers { get; } = [];
 

@@ -85,7 +85,9 @@ public sealed class EtlFileReader : IKernelTraceReader
     /// <summary>Sees every record in delivery order before it is mapped (tests count event kinds with it).</summary>
     internal Action<EtlEventRecord, int>? RecordObserver { get; set; }
 
-    /// <summary>Sees every record with its raw payload before it is mapped (tests decode payloads on their own).</summary>
+    /// <summary>
+    /// Sees every record with its raw payload before it is mapped (tests decode payloads on their own).
+    /// </summary>
     internal EtlPayloadObserver? PayloadObserver { get; set; }
 
     /// <summary>Events whose time stamp went back within their CPU (damage); delivered at the previous time.</summary>

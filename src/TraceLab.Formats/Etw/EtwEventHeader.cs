@@ -8,12 +8,15 @@ namespace TraceLab.Formats.Etw;
 /// For the classic (MOF) kernel events this is the task GUID (the kernel logger writes it in EVENT_HEADER.ProviderId),
 /// e.g. <see cref="EtwKernelEvents.ThreadGuid"/>.
 /// </param>
-/// <param name="Opcode">Selects the event within <paramref name="EventGuid"/> (classic events have no event id).</param>
+/// <param name="Opcode">Selects the event within <paramref name="EventGuid"/> (classic events have no event
+/// id).</param>
 /// <param name="Version">EVENT_HEADER.Version: the payload layout revision.</param>
 /// <param name="Timestamp">Nanoseconds on the trace clock.</param>
 /// <param name="Cpu">The processor that logged the event (BufferContext.ProcessorNumber).</param>
-/// <param name="ThreadId">EVENT_HEADER.ThreadId; -1 (<see cref="UnknownThread"/>) when the kernel did not record it.</param>
-/// <param name="PointerSize">4 or 8: the pointer size of the machine that logged the event (header 32/64-bit flag).</param>
+/// <param name="ThreadId">EVENT_HEADER.ThreadId; -1 (<see cref="UnknownThread"/>) when the kernel did not record
+/// it.</param>
+/// <param name="PointerSize">4 or 8: the pointer size of the machine that logged the event (header 32/64-bit
+/// flag).</param>
 public readonly record struct EtwEventHeader(
     Guid EventGuid, byte Opcode, byte Version, long Timestamp, int Cpu, int ThreadId, int PointerSize)
 {

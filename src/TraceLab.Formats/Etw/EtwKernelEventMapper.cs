@@ -164,7 +164,9 @@ public sealed class EtwKernelEventMapper
         if (Processes.TryGetImage(pid, out var image)) Threads.SetName(tid, image);
     }
 
-    /// <remarks>ETW logs the service routine's address, not a syscall number: SyscallNr is -1, Arg0 the address.</remarks>
+    /// <remarks>
+    /// ETW logs the service routine's address, not a syscall number: SyscallNr is -1, Arg0 the address.
+    /// </remarks>
     private static bool MapSyscallEnter(in EtwEventHeader h, ReadOnlySpan<byte> payload, ref KernelEvent e)
     {
         if (!SysCallRecord.TryReadEnter(payload, h.PointerSize, out var address)) return false;

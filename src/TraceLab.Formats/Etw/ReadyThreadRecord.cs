@@ -12,7 +12,9 @@ public readonly record struct ReadyThreadRecord(int ThreadId, byte AdjustReason,
     /// <summary>Bytes needed to read every field above (the last byte is reserved).</summary>
     public const int MinLength = 7;
 
-    /// <summary>Flag bit: readied by a deferred procedure call, so the header thread is only the interrupted one.</summary>
+    /// <summary>
+    /// Flag bit: readied by a deferred procedure call, so the header thread is only the interrupted one.
+    /// </summary>
     public const byte ReadiedFromDpc = 1;
 
     public bool FromDpc => (Flag & ReadiedFromDpc) != 0;

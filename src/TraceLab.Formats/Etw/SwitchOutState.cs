@@ -8,7 +8,9 @@ namespace TraceLab.Formats.Etw;
 /// </summary>
 public static class SwitchOutState
 {
-    /// <summary>CSwitch.OldThreadWaitMode: the wait can be ended by user-mode APCs (alertable from user mode).</summary>
+    /// <summary>
+    /// CSwitch.OldThreadWaitMode: the wait can be ended by user-mode APCs (alertable from user mode).
+    /// </summary>
     public const byte UserMode = 1;
 
     public static long ToTaskState(KThreadState state, byte waitMode) => state switch

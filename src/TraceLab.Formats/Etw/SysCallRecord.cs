@@ -2,7 +2,9 @@ using System.Buffers.Binary;
 
 namespace TraceLab.Formats.Etw;
 
-/// <summary>PerfInfo SysClEnter (SysCallAddress, pointer-sized) and SysClExit (SysCallNtStatus, 32 bits) payloads.</summary>
+/// <summary>
+/// PerfInfo SysClEnter (SysCallAddress, pointer-sized) and SysClExit (SysCallNtStatus, 32 bits) payloads.
+/// </summary>
 public static class SysCallRecord
 {
     public static bool TryReadEnter(ReadOnlySpan<byte> payload, int pointerSize, out long sysCallAddress)
@@ -19,7 +21,9 @@ public static class SysCallRecord
         return ok64;
     }
 
-    /// <summary>The status is read as the signed NTSTATUS it is, so failures are negative as on Linux (-errno).</summary>
+    /// <summary>
+    /// The status is read as the signed NTSTATUS it is, so failures are negative as on Linux (-errno).
+    /// </summary>
     public static bool TryReadExit(ReadOnlySpan<byte> payload, out int ntStatus)
     {
         var ok = payload.Length >= 4;

@@ -26,7 +26,9 @@ public readonly ref struct ThreadRecord
 
     public int ProcessId { get; }
     public int ThreadId { get; }
-    /// <summary>The ThreadName bytes up to the end of the payload (NUL terminator included if logged); empty if absent.</summary>
+    /// <summary>
+    /// The ThreadName bytes up to the end of the payload (NUL terminator included if logged); empty if absent.
+    /// </summary>
     public ReadOnlySpan<byte> NameUtf16 { get; }
 
     public static int ThreadNameOffset(int pointerSize) => ThreadName32Offset + PointersBeforeName * (pointerSize - 4);

@@ -3,7 +3,9 @@ using TraceLab.Core;
 
 namespace TraceLab.Formats.Etw;
 
-/// <summary>Records ETW's UTF-16 thread names in a <see cref="ThreadTable"/>, allocating only when a name changes.</summary>
+/// <summary>
+/// Records ETW's UTF-16 thread names in a <see cref="ThreadTable"/>, allocating only when a name changes.
+/// </summary>
 internal static class Utf16ThreadName
 {
     public static void Record(ThreadTable threads, int tid, ReadOnlySpan<byte> utf16)

@@ -4,7 +4,9 @@ using System.Runtime.InteropServices;
 
 namespace TraceLab.Formats.Ftrace;
 
-/// <summary>A resolved field position: reads a scalar of 1, 2, 4 or 8 bytes, sign-extending when the format says signed.</summary>
+/// <summary>
+/// A resolved field position: reads a scalar of 1, 2, 4 or 8 bytes, sign-extending when the format says signed.
+/// </summary>
 internal readonly struct FieldReader
 {
     private readonly int _offset;
@@ -18,7 +20,8 @@ internal readonly struct FieldReader
         _signed = signed;
     }
 
-    public static FieldReader From(FtraceField? f) => f is null ? default : new FieldReader(f.Offset, Math.Min(f.Size, 8), f.IsSigned);
+    public static FieldReader From(FtraceField? f) =>
+        f is null ? default : new FieldReader(f.Offset, Math.Min(f.Size, 8), f.IsSigned);
 
     public static FieldReader FromArrayElement(FtraceField f, int index, int elementSize) =>
         new(f.Offset + (index * elementSize), elementSize, f.IsSigned);
@@ -66,7 +69,8 @@ internal readonly struct FieldReader
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public long ReadKnown(ref byte record)
     {
-        if (!BitConverter.IsLittleEndian) return ReadPortable(MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref record, _offset), _size));
+        if (!BitConverter.IsLittleEndian)
+            return ReadPortable(MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref record, _offset), _size));
         ref var at = ref Unsafe.Add(ref record, _offset);
         if (_size == 8) return Unsafe.ReadUnaligned<long>(ref at);
         if (_size == 4) return _signed ? Unsafe.ReadUnaligned<int>(ref at) : Unsafe.ReadUnaligned<uint>(ref at);
@@ -76,13 +80,14 @@ internal readonly struct FieldReader
     }
 
     /// <summary>
-    /// <c>(int)ReadKnown(record)</c>: for 4- and 8-byte fields that is the low 32 bits whatever the signedness, one load
-    /// on little-endian hosts.
+    /// <c>(int)ReadKnown(record)</c>: for 4- and 8-byte fields that is the low 32 bits whatever the signedness, one
+    /// load on little-endian hosts.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public int ReadInt32Known(ref byte record)
     {
-        if (BitConverter.IsLittleEndian && (_size == 4 || _size == 8)) return Unsafe.ReadUnaligned<int>(ref Unsafe.Add(ref record, _offset));
+        if (BitConverter.IsLittleEndian && (_size == 4 || _size == 8))
+            return Unsafe.ReadUnaligned<int>(ref Unsafe.Add(ref record, _offset));
         return (int)ReadKnown(ref record);
     }
 

@@ -2,7 +2,9 @@ using System.Globalization;
 
 namespace TraceLab.Formats.Ftrace;
 
-/// <summary>Parses the "field:DECL;\toffset:N;\tsize:N;\tsigned:N;" lines shared by event formats and header_page.</summary>
+/// <summary>
+/// Parses the "field:DECL;\toffset:N;\tsize:N;\tsigned:N;" lines shared by event formats and header_page.
+/// </summary>
 internal static class FormatFieldLine
 {
     // No record or page is larger than the 16 MiB page-size bound, so larger values can only come from corruption.
@@ -19,7 +21,8 @@ internal static class FormatFieldLine
         if (semi < 0) return false;
         var decl = text[..semi].Trim();
         var rest = text[(semi + 1)..];
-        if (!TryGetAttribute(rest, "offset:", out var offset) || !TryGetAttribute(rest, "size:", out var size)) return false;
+        if (!TryGetAttribute(rest, "offset:", out var offset) || !TryGetAttribute(rest, "size:", out var size))
+            return false;
         // A negative or huge position would index outside every record; such a line is not understood, like any other.
         if (offset is < 0 or > MaxOffsetOrSize || size is < 0 or > MaxOffsetOrSize) return false;
         var signed = TryGetAttribute(rest, "signed:", out var s) && s != 0;
@@ -35,7 +38,8 @@ internal static class FormatFieldLine
             var close = nameToken.IndexOf(']');
             if (close < bracket) return false;
             var inside = nameToken[(bracket + 1)..close];
-            arrayLength = inside.IsEmpty ? 0 : int.TryParse(inside, NumberStyles.Integer, CultureInfo.InvariantCulture, out var n) ? n : 0;
+            arrayLength = inside.IsEmpty ? 0
+                : int.TryParse(inside, NumberStyles.Integer, CultureInfo.InvariantCulture, out var n) ? n : 0;
             typeText = $"{typeText.ToString()}{nameToken[bracket..].ToString()}".AsSpan();
             nameToken = nameToken[..bracket];
         }

@@ -8,7 +8,8 @@ public sealed class FtraceEventFormat
 {
     private readonly Dictionary<string, FtraceField> _byName;
 
-    private FtraceEventFormat(string system, string name, int id, IReadOnlyList<FtraceField> fields, string printFormat, string text)
+    private FtraceEventFormat(
+        string system, string name, int id, IReadOnlyList<FtraceField> fields, string printFormat, string text)
     {
         System = system;
         Name = name;
@@ -50,7 +51,8 @@ public sealed class FtraceEventFormat
             if (line.StartsWith("name:", StringComparison.Ordinal))
                 name = line["name:".Length..].Trim();
             else if (line.StartsWith("ID:", StringComparison.Ordinal))
-                id = int.TryParse(line["ID:".Length..].Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out var n) ? n : null;
+                id = int.TryParse(line["ID:".Length..].Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture,
+                    out var n) ? n : null;
             else if (line.StartsWith("print fmt:", StringComparison.Ordinal))
                 printFormat = line["print fmt:".Length..].Trim();
             else if (line.Trim().Length == 0)
@@ -65,7 +67,8 @@ public sealed class FtraceEventFormat
         }
 
         if (name is null || id is null)
-            throw new TraceFormatException($"event format{(system.Length > 0 ? " in system " + system : "")}: expected 'name:' and 'ID:' lines");
+            throw new TraceFormatException(
+                $"event format{(system.Length > 0 ? " in system " + system : "")}: expected 'name:' and 'ID:' lines");
         return new FtraceEventFormat(system, name, id.Value, fields, printFormat, text);
     }
 

@@ -66,7 +66,9 @@ public sealed class KernelEventDecoder
     private static class ForkSlot { public const int ParentPid = 0, ChildPid = 1; }
     private static class NewTaskSlot { public const int Pid = 0, CloneFlags = 1; }
 
-    /// <summary>clone(2)'s CLONE_THREAD (include/uapi/linux/sched.h): the new task joins its creator's process.</summary>
+    /// <summary>
+    /// clone(2)'s CLONE_THREAD (include/uapi/linux/sched.h): the new task joins its creator's process.
+    /// </summary>
     private const long CloneThread = 0x00010000;
     private static class ExecSlot { public const int Pid = 0, OldPid = 1; }
     private static class ExitSlot { public const int Pid = 0, Prio = 1; }
@@ -205,7 +207,9 @@ public sealed class KernelEventDecoder
         _quick = BuildQuick(_entries);
     }
 
-    /// <summary>Events whose type id has no format; they are passed on as <see cref="KernelEventKind.Other"/>.</summary>
+    /// <summary>
+    /// Events whose type id has no format; they are passed on as <see cref="KernelEventKind.Other"/>.
+    /// </summary>
     public long UnknownEventCount { get; private set; }
 
     /// <summary>Whether events of format <paramref name="id"/> decode to markers (ftrace's print event).</summary>
@@ -374,7 +378,10 @@ public sealed class KernelEventDecoder
     private const int QuickNames = 1 << 30;
     private const int QuickLengthMask = QuickNames - 1;
 
-    /// <summary>Per event type id, for <see cref="Check"/>: the shortest payload decoded, and <see cref="QuickNames"/> when the payload names threads.</summary>
+    /// <summary>
+    /// Per event type id, for <see cref="Check"/>: the shortest payload decoded, and <see cref="QuickNames"/> when the
+    /// payload names threads.
+    /// </summary>
     private int[] _quick;
 
     private static int[] BuildQuick(Entry[] entries)
@@ -386,7 +393,8 @@ public sealed class KernelEventDecoder
             if (!x.Known || x.Kind == DecodeKind.Other) continue;
             var names = x.Comm1Tid >= 0;
             // A minimum length beyond the mask cannot be met by a perf record (u16 size): Inspect answers those.
-            quick[id] = x.MinLength > QuickLengthMask ? QuickNames : Math.Max(x.MinLength, 0) | (names ? QuickNames : 0);
+            quick[id] =
+                x.MinLength > QuickLengthMask ? QuickNames : Math.Max(x.MinLength, 0) | (names ? QuickNames : 0);
         }
 
         return quick;
@@ -449,7 +457,8 @@ public sealed class KernelEventDecoder
         {
             ref var at = ref Unsafe.Add(ref MemoryMarshal.GetReference(payload), comm.Offset);
             var lo = BinaryPrimitives.ReadUInt64LittleEndian(MemoryMarshal.CreateReadOnlySpan(ref at, 8));
-            var hi = BinaryPrimitives.ReadUInt64LittleEndian(MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref at, 8), 8));
+            var hi =
+                BinaryPrimitives.ReadUInt64LittleEndian(MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref at, 8), 8));
             ref readonly var slot = ref _nameCache[tid & (NameCacheSize - 1)];
             if (slot.Tid == tid && slot.Lo == lo && slot.Hi == hi) return;
             NameChanged(tid, comm, payload, lo, hi);

@@ -12,7 +12,9 @@ public ref struct RingBufferPageReader
 {
     /// <summary>Set in the commit word when events were lost before this page.</summary>
     public const ulong MissedEventsFlag = 1UL << 31;
-    /// <summary>Set with <see cref="MissedEventsFlag"/> when the lost count is stored after the committed data.</summary>
+    /// <summary>
+    /// Set with <see cref="MissedEventsFlag"/> when the lost count is stored after the committed data.
+    /// </summary>
     public const ulong MissedStoredFlag = 1UL << 30;
 
     private const ulong CommitMask = (1UL << 27) - 1;
@@ -29,7 +31,8 @@ public ref struct RingBufferPageReader
 
     /// <param name="file">Named in exceptions.</param>
     /// <param name="fileOffset">File offset of the page start, so exceptions point at the corrupt byte.</param>
-    public RingBufferPageReader(ReadOnlySpan<byte> page, HeaderPageLayout layout, string file = "<page>", long fileOffset = 0)
+    public RingBufferPageReader(
+        ReadOnlySpan<byte> page, HeaderPageLayout layout, string file = "<page>", long fileOffset = 0)
     {
         _page = page;
         _file = file;
@@ -70,13 +73,16 @@ public ref struct RingBufferPageReader
     }
 
     /// <summary>The decoded page header plus the state positioned at the first record.</summary>
-    public readonly record struct PageHeader(ulong Timestamp, int CommitLength, bool MissedEvents, bool MissedStored, long MissedCount, RingBufferPageState InitialState);
+    public readonly record struct PageHeader(ulong Timestamp, int CommitLength, bool MissedEvents, bool MissedStored,
+        long MissedCount, RingBufferPageState InitialState);
 
-    /// <exception cref="TraceFormatException">The page is shorter than the layout or the commit exceeds the data area.</exception>
+    /// <exception cref="TraceFormatException">The page is shorter than the layout or the commit exceeds the data
+    /// area.</exception>
     public static PageHeader ReadHeader(ReadOnlySpan<byte> page, HeaderPageLayout layout, string file, long fileOffset)
     {
         if (page.Length < layout.DataOffset)
-            throw new TraceFormatException(file, fileOffset, $"a ring-buffer page header of {layout.DataOffset} bytes, found only {page.Length}");
+            throw new TraceFormatException(
+                file, fileOffset, $"a ring-buffer page header of {layout.DataOffset} bytes, found only {page.Length}");
         var ts = BinaryPrimitives.ReadUInt64LittleEndian(page[layout.TimestampOffset..]);
         var commitWord = layout.CommitSize == 8
             ? BinaryPrimitives.ReadUInt64LittleEndian(page[layout.CommitOffset..])
@@ -105,7 +111,8 @@ public ref struct RingBufferPageReader
             }
         }
 
-        var state = new RingBufferPageState { Position = layout.DataOffset, End = layout.DataOffset + (int)commit, Timestamp = ts };
+        var state = new RingBufferPageState { Position = layout.DataOffset, End = layout.DataOffset + (int)commit,
+            Timestamp = ts };
         return new PageHeader(ts, (int)commit, missed, stored, missedCount, state);
     }
 
@@ -113,7 +120,8 @@ public ref struct RingBufferPageReader
     /// Core record walk shared with the per-CPU cursors: advances <paramref name="state"/> past time extends, absolute
     /// stamps and padding to the next data record, returning its payload position inside <paramref name="page"/>.
     /// </summary>
-    public static bool TryReadRecord(ReadOnlySpan<byte> page, ref RingBufferPageState state, out int payloadStart, out int payloadLength,
+    public static bool TryReadRecord(
+        ReadOnlySpan<byte> page, ref RingBufferPageState state, out int payloadStart, out int payloadLength,
         string file, long fileOffset)
     {
         var pos = state.Position;
@@ -128,11 +136,13 @@ public ref struct RingBufferPageReader
             {
                 case 0:
                 {
-                    if (end - pos < 8) throw Corrupt(file, fileOffset, pos, "a length word after a type_len 0 record header");
+                    if (end - pos < 8)
+                        throw Corrupt(file, fileOffset, pos, "a length word after a type_len 0 record header");
                     var len = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
                     // array[0] counts itself plus the payload.
                     if (len < 4 || len > (uint)(end - pos - 4))
-                        throw Corrupt(file, fileOffset, pos, $"a type_len 0 record length between 4 and {end - pos - 4}, found {len}");
+                        throw Corrupt(file, fileOffset, pos,
+                            $"a type_len 0 record length between 4 and {end - pos - 4}, found {len}");
                     var total = 4 + (((int)len + 3) & ~3);
                     if (total > end - pos) total = end - pos;
                     ts += delta;
@@ -151,11 +161,14 @@ public ref struct RingBufferPageReader
                         break;
                     }
 
-                    if (end - pos < 8) throw Corrupt(file, fileOffset, pos, "a length word after a padding record header");
+                    if (end - pos < 8)
+                        throw Corrupt(file, fileOffset, pos, "a length word after a padding record header");
                     var len = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
                     if (len > (uint)(end - pos - 4))
-                        throw Corrupt(file, fileOffset, pos, $"a padding length of at most {end - pos - 4}, found {len}");
-                    // libtraceevent (what trace-cmd report uses) keeps a discarded event's delta, so later deltas stay aligned.
+                        throw Corrupt(
+                            file, fileOffset, pos, $"a padding length of at most {end - pos - 4}, found {len}");
+                    // libtraceevent (what trace-cmd report uses) keeps a discarded event's delta, so later deltas stay
+                    // aligned.
                     ts += delta;
                     pos += 4 + Math.Max(4, ((int)len + 3) & ~3);
                     break;
@@ -170,7 +183,8 @@ public ref struct RingBufferPageReader
                 }
                 case TypeTimeStamp:
                 {
-                    if (end - pos < 8) throw Corrupt(file, fileOffset, pos, "8 bytes for an absolute time-stamp record");
+                    if (end - pos < 8)
+                        throw Corrupt(file, fileOffset, pos, "8 bytes for an absolute time-stamp record");
                     ulong abs = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
                     abs = (abs << TimeShift) | delta;
                     ts = FixAbsoluteTimestamp(abs, ts);
@@ -181,7 +195,8 @@ public ref struct RingBufferPageReader
                 {
                     var total = 4 + (typeLen * 4);
                     if (total > end - pos)
-                        throw Corrupt(file, fileOffset, pos, $"a {total}-byte record within the {end - pos} committed bytes left");
+                        throw Corrupt(file, fileOffset, pos,
+                            $"a {total}-byte record within the {end - pos} committed bytes left");
                     ts += delta;
                     payloadStart = pos + 4;
                     payloadLength = typeLen * 4;

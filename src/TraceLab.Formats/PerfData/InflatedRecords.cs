@@ -40,7 +40,7 @@ internal sealed unsafe class InflatedRecords : IDisposable
     public const long MaxBytes = 1L << 30;
     /// <summary>
     /// Overall inflation limit: perf's zstd level 1 makes 7-13x on sched captures and ~100x on samples with zero-filled
-    /// user stacks (the perf.data of ../shared/external-traces: 97x); zstd's own format allows ~32,000x.
+    /// user stacks (the external perf.data the tests read: 97x); zstd's own format allows ~32,000x.
     /// </summary>
     public const long MaxRatio = 2048;
     /// <summary>

@@ -16,7 +16,8 @@ internal sealed class PerfDataMetadataParser
     private const int MaxAttrs = 1 << 16;
     private const int MaxFormatText = 1 << 20;
     private const int MaxCount = 1 << 20;
-    private static readonly byte[] TracingMagic = [0x17, 0x08, 0x44, (byte)'t', (byte)'r', (byte)'a', (byte)'c', (byte)'i', (byte)'n', (byte)'g'];
+    private static readonly byte[] TracingMagic =
+        [0x17, 0x08, 0x44, (byte)'t', (byte)'r', (byte)'a', (byte)'c', (byte)'i', (byte)'n', (byte)'g'];
 
     private readonly BoundedFileReader _r;
     private readonly PerfDataMetadata _m = new();
@@ -31,10 +32,12 @@ internal sealed class PerfDataMetadataParser
     private PerfDataMetadata Run()
     {
         var magic = _r.U64("perf.data magic");
-        if (magic != 0x32454c4946524550UL) { _r.Seek(0, "magic"); throw _r.Fail("the perf.data magic PERFILE2 (little-endian)"); }
+        if (magic != 0x32454c4946524550UL) { _r.Seek(0, "magic"); throw _r.Fail(
+            "the perf.data magic PERFILE2 (little-endian)"); }
         var headerSize = _r.U64("header size");
         if (headerSize == 16)
-            throw _r.Fail("a perf.data file (this is perf's pipe format: re-record with -o FILE, or convert with 'perf inject -i IN -o OUT')");
+            throw _r.Fail("a perf.data file (this is perf's pipe format: re-record with -o FILE, or convert with 'perf "
+                + "inject -i IN -o OUT')");
         if (headerSize != HeaderSize) throw _r.Fail($"a header of {HeaderSize} bytes, found {headerSize}");
         var attrSize = _r.U64("attr size");
         var attrsOffset = (long)_r.U64("attrs offset");
@@ -47,7 +50,8 @@ internal sealed class PerfDataMetadataParser
         for (var i = 0; i < 4; i++) features[i] = _r.U64("feature bits");
         bool Feature(int bit) => (features[bit / 64] & (1UL << (bit % 64))) != 0;
 
-        if (Feature(PerfFeature.DirFormat)) throw _r.Fail("a single-file perf.data (directory format, perf record --threads, is not supported)");
+        if (Feature(PerfFeature.DirFormat))
+            throw _r.Fail("a single-file perf.data (directory format, perf record --threads, is not supported)");
         ParseAttrs(attrSize, attrsOffset, attrsSize);
         CheckData(dataOffset, dataSize);
 
@@ -66,7 +70,8 @@ internal sealed class PerfDataMetadataParser
         foreach (var (bit, (offset, size)) in sections)
         {
             if (offset < 0 || size < 0 || offset > _r.Length || size > _r.Length - offset)
-                throw new TraceFormatException(_r.File, table, $"feature {bit} inside the file, found offset {offset} size {size}");
+                throw new TraceFormatException(
+                    _r.File, table, $"feature {bit} inside the file, found offset {offset} size {size}");
             _r.Seek(offset, $"feature {bit}");
             switch (bit)
             {
@@ -114,7 +119,8 @@ internal sealed class PerfDataMetadataParser
     private void ParseAttrs(ulong attrSize, long offset, long size)
     {
         // attr_size covers one perf_file_attr: the perf_event_attr and the {offset, size} of its ids.
-        if (attrSize < MinAttrSize + 16 || attrSize > 4096) throw _r.Fail($"an attr size between {MinAttrSize + 16} and 4096 bytes, found {attrSize}");
+        if (attrSize < MinAttrSize + 16 || attrSize > 4096)
+            throw _r.Fail($"an attr size between {MinAttrSize + 16} and 4096 bytes, found {attrSize}");
         var entry = (long)attrSize;
         if (size < 0 || size % entry != 0 || size / entry > MaxAttrs)
             throw _r.Fail($"an attrs section that is a whole number of {entry}-byte entries, found {size} bytes");
@@ -144,7 +150,8 @@ internal sealed class PerfDataMetadataParser
 
         foreach (var (idsOffset, idsSize, attr) in positions)
         {
-            if (idsSize < 0 || idsSize % 8 != 0 || idsSize > MaxCount * 8L) throw _r.Fail($"an ids section of whole 8-byte ids, found {idsSize} bytes");
+            if (idsSize < 0 || idsSize % 8 != 0 || idsSize > MaxCount * 8L)
+                throw _r.Fail($"an ids section of whole 8-byte ids, found {idsSize} bytes");
             _r.Seek(idsOffset, "attr ids");
             var ids = new ulong[idsSize / 8];
             for (var i = 0; i < ids.Length; i++) ids[i] = _r.U64("sample id");
@@ -157,14 +164,16 @@ internal sealed class PerfDataMetadataParser
     private void CheckData(long offset, long size)
     {
         if (offset < 0 || size < 0 || offset > _r.Length)
-            throw new TraceFormatException(_r.File, 40, $"a data section inside the file, found offset {offset} size {size}");
+            throw new TraceFormatException(
+                _r.File, 40, $"a data section inside the file, found offset {offset} size {size}");
         _m.DataOffset = offset;
         _m.DataSize = size;
         if (size <= _r.Length - offset) return;
         // perf writes the tracepoint formats (a feature section) after the data, so a cut file has none: its events
         // cannot be decoded at all, salvaging or not.
         throw new TraceFormatException(_r.File, offset,
-            $"{size} bytes of data, but the file ends after {_r.Length - offset}: the perf.data is truncated, and its tracepoint formats, which perf writes after the data, are lost with the end (nothing to salvage)");
+            $"{size} bytes of data, but the file ends after {_r.Length - offset}: the perf.data is truncated, and its "
+                + $"tracepoint formats, which perf writes after the data, are lost with the end (nothing to salvage)");
     }
 
     /// <summary>A perf_header_string: u32 length (padded), then NUL-terminated text.</summary>
@@ -183,7 +192,8 @@ internal sealed class PerfDataMetadataParser
     private void ParseTracingData(long end)
     {
         for (var i = 0; i < TracingMagic.Length; i++)
-            if (_r.U8("tracing data magic") != TracingMagic[i]) throw _r.Fail("the tracing data magic \\x17\\x08\\x44tracing");
+            if (_r.U8("tracing data magic") != TracingMagic[i])
+                throw _r.Fail("the tracing data magic \\x17\\x08\\x44tracing");
         var version = _r.CString("tracing data version", 16);
         if (_r.U8("endianness") != 0) throw _r.Fail("little-endian tracing data");
         _r.U8("long size");
@@ -228,7 +238,8 @@ internal sealed class PerfDataMetadataParser
     private int Count(string what)
     {
         var n = _r.U32(what);
-        if (n > MaxCount || n > _r.Remaining / 4) throw _r.Fail($"a {what} of at most {Math.Min(MaxCount, _r.Remaining / 4)}, found {n}");
+        if (n > MaxCount || n > _r.Remaining / 4)
+            throw _r.Fail($"a {what} of at most {Math.Min(MaxCount, _r.Remaining / 4)}, found {n}");
         return (int)n;
     }
 }

@@ -5,8 +5,8 @@ using System.Runtime.InteropServices;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.PerfData;
 
@@ -52,7 +52,8 @@ public sealed class PerfDataReader : IKernelTraceReader
         var tracepoints = meta.Attrs.Where(a => a.IsTracepoint).ToList();
         if (tracepoints.Count == 0 && !meta.Attrs.Any(a => a.ContextSwitch))
             throw new TraceFormatException($"{path}: expected tracepoint events " +
-                "(perf record -e 'sched:sched_switch,...') or context switch records (perf record --switch-events), found neither");
+                "(perf record -e 'sched:sched_switch,...') or context switch records (perf record --switch-events), "
+                    + "found neither");
         var lead = tracepoints.Count > 0 ? tracepoints[0] : meta.Attrs[0];
         _samples = tracepoints.Count > 0 ? new SampleFormat(meta.Attrs, lead, path) : SampleFormat.WithoutTracepoints();
         _uniformTidOffset = _samples.UniformTidOffset;
@@ -147,7 +148,8 @@ public sealed class PerfDataReader : IKernelTraceReader
 
     public void Read(IKernelEventSink sink, CancellationToken cancellationToken = default)
     {
-        if (_read) throw new InvalidOperationException("PerfDataReader.Read streams the file once; open it again to re-read.");
+        if (_read)
+            throw new InvalidOperationException("PerfDataReader.Read streams the file once; open it again to re-read.");
         _read = true;
         var counter = new CountingSink(sink);
         var stream = _meta.Compression is { } compression
@@ -200,7 +202,8 @@ public sealed class PerfDataReader : IKernelTraceReader
     /// <summary>
     /// Reads the records in file order; events are held for the merge (or delivered late), the rest applied.
     /// </summary>
-    private void Scan(PerfRecordStream stream, RoundMerger queue, CountingSink counter, CancellationToken cancellationToken)
+    private void Scan(
+        PerfRecordStream stream, RoundMerger queue, CountingSink counter, CancellationToken cancellationToken)
     {
         long records = 0, check = 0x10000;
         try
@@ -244,7 +247,9 @@ public sealed class PerfDataReader : IKernelTraceReader
             var skipped = stream.End - error.Offset;
             Info.SkippedBytesPerCpu = [skipped];
             Info.Damage = string.Create(CultureInfo.InvariantCulture,
-                $"salvaged a damaged perf.data: {skipped:N0} bytes of events skipped from offset {error.Offset} ({Expected(error)}); the events after the damage are missing");
+                $"salvaged a damaged perf.data: {skipped:N0} bytes of events skipped from offset {error.Offset} ")
+                + string.Create(CultureInfo.InvariantCulture, $"({Expected(error)}); ")
+                + "the events after the damage are missing";
         }
     }
 
@@ -264,7 +269,8 @@ public sealed class PerfDataReader : IKernelTraceReader
         {
             var head = ahead.Slice(at, 8);
             int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
-            if (BinaryPrimitives.ReadUInt32LittleEndian(head) != PerfRecordType.Sample || size < 8 || size > ahead.Length - at) break;
+            if (BinaryPrimitives.ReadUInt32LittleEndian(head) != PerfRecordType.Sample || size < 8
+                || size > ahead.Length - at) break;
             Sample(ahead.Slice(at + 8, size - 8), origin + at, queue, sink);
             at += size;
             n++;
@@ -356,7 +362,8 @@ public sealed class PerfDataReader : IKernelTraceReader
 
     /// <summary>Older than what was delivered already: delivered now (perf does the same and warns).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void Late(long recordOffset, RoundMerger queue, CountingSink sink, long time, int cpu, ReadOnlySpan<byte> raw)
+    private void Late(
+        long recordOffset, RoundMerger queue, CountingSink sink, long time, int cpu, ReadOnlySpan<byte> raw)
     {
         queue.CountLate();
         var late = new KernelEvent();
@@ -467,6 +474,7 @@ public sealed class PerfDataReader : IKernelTraceReader
     private static string Expected(TraceFormatException e)
     {
         var prefix = $"{e.File}: at offset {e.Offset}: ";
-        return "expected " + (e.Message.StartsWith(prefix, StringComparison.Ordinal) ? e.Message[prefix.Length..] : e.Message);
+        return "expected "
+            + (e.Message.StartsWith(prefix, StringComparison.Ordinal) ? e.Message[prefix.Length..] : e.Message);
     }
 }

@@ -1,7 +1,8 @@
 namespace TraceLab.Formats.PerfData;
 
 /// <summary>The parts of one perf_event_attr (plus its sample ids) that decoding the data section needs.</summary>
-internal sealed record PerfEventAttr(uint Type, ulong Config, ulong SampleType, ulong ReadFormat, bool SampleIdAll, ulong[] Ids)
+internal sealed record PerfEventAttr(
+    uint Type, ulong Config, ulong SampleType, ulong ReadFormat, bool SampleIdAll, ulong[] Ids)
 {
     public const uint TracepointType = 2;
 

@@ -62,7 +62,8 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     private readonly InflatedRecords? _inflated;
     private readonly Func<long> _keepFrom;
 
-    public PerfRecordStream(SafeFileHandle handle, string path, long offset, long size, int windowBytes = DefaultWindowBytes)
+    public PerfRecordStream(
+        SafeFileHandle handle, string path, long offset, long size, int windowBytes = DefaultWindowBytes)
     {
         _handle = handle;
         _path = path;
@@ -155,7 +156,8 @@ internal sealed unsafe class PerfRecordStream : IDisposable
         {
             var left = _end - (_bufferFileOffset + _pos);
             if (left == 0) return false;
-            throw new TraceFormatException(_path, _bufferFileOffset + _pos, $"a record header (8 bytes), but the data section ends after {left}");
+            throw new TraceFormatException(
+                _path, _bufferFileOffset + _pos, $"a record header (8 bytes), but the data section ends after {left}");
         }
 
         RecordOffset = _bufferFileOffset + _pos;
@@ -163,7 +165,8 @@ internal sealed unsafe class PerfRecordStream : IDisposable
         Type = BinaryPrimitives.ReadUInt32LittleEndian(head);
         Misc = BinaryPrimitives.ReadUInt16LittleEndian(head[4..]);
         int size = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
-        if (size < HeaderBytes) throw new TraceFormatException(_path, RecordOffset, $"a record size of at least 8 bytes, found {size} (type {Type})");
+        if (size < HeaderBytes) throw new TraceFormatException(
+            _path, RecordOffset, $"a record size of at least 8 bytes, found {size} (type {Type})");
         if (Type == PerfRecordType.Auxtrace) return Auxtrace(size);
         if (_bufferLength - _pos < size && !Ensure(size)) throw Past(size);
         _bodyStart = _pos + HeaderBytes;
@@ -232,7 +235,8 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     }
 
     private TraceFormatException Past(long size) =>
-        new(_path, RecordOffset, $"a record of {size} bytes (type {Type}) inside the data section ending at offset {_end}");
+        new(_path, RecordOffset,
+            $"a record of {size} bytes (type {Type}) inside the data section ending at offset {_end}");
 
     /// <summary>
     /// Makes <paramref name="count"/> bytes from the current position available; false if the section has fewer.
@@ -253,7 +257,8 @@ internal sealed unsafe class PerfRecordStream : IDisposable
 
     /// <summary>The file's mapping, which the window and the detached run cursors take their views of.</summary>
     public MemoryMappedFile Mapping =>
-        _file ??= MemoryMappedFile.CreateFromFile(_handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+        _file ??= MemoryMappedFile.CreateFromFile(
+            _handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
 
     private void Map(long offset, int length)
     {

@@ -206,7 +206,8 @@ internal sealed class RoundMerger : IWindowKeeper
                 2 => _heap[1],
                 _ => Before(_heap[2], _heap[1]) ? _heap[2] : _heap[1],
             };
-            var delivered = top.Deliver(_decoder, sink, ref _event, next, limit, count - n, _path, _samples, out var more, out var last);
+            var delivered = top.Deliver(
+                _decoder, sink, ref _event, next, limit, count - n, _path, _samples, out var more, out var last);
             n += delivered;
             _held -= delivered;
             _lastFlushed = last;
@@ -254,7 +255,8 @@ internal sealed class RoundMerger : IWindowKeeper
     private TraceFormatException RunChanged(SampleRun run) =>
         new(_path, run.Start, "the events read there before (the file changed while it was read)");
 
-    private static bool Before(SampleRun a, SampleRun b) => a.Time < b.Time || (a.Time == b.Time && a.Offset < b.Offset);
+    private static bool Before(SampleRun a, SampleRun b) =>
+        a.Time < b.Time || (a.Time == b.Time && a.Offset < b.Offset);
 
     private void Push(SampleRun run)
     {

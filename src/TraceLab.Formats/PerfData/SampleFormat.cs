@@ -65,13 +65,15 @@ internal sealed class SampleFormat
     {
         _layout = new SampleLayout(first.SampleType, first.ReadFormat);
         if (!_layout.HasTime || !_layout.HasCpu || !_layout.HasRaw)
-            throw new TraceFormatException($"{path}: expected tracepoint samples with time, CPU and raw data (perf record -a records them)");
+            throw new TraceFormatException(
+                $"{path}: expected tracepoint samples with time, CPU and raw data (perf record -a records them)");
         // Attributes whose samples differ in layout are told apart by the sample id (at the same place in all).
         if (attrs.Any(a => a.SampleType != first.SampleType || a.ReadFormat != first.ReadFormat))
         {
             _idOffset = SampleLayout.IdOffset(first.SampleType);
             if (_idOffset < 0)
-                throw new TraceFormatException($"{path}: expected sample ids to tell events of different layouts apart (sample_type ID or IDENTIFIER)");
+                throw new TraceFormatException($"{path}: expected sample ids to tell events of different layouts apart "
+                    + $"(sample_type ID or IDENTIFIER)");
             _attrById = new Dictionary<ulong, int>();
             _layoutByAttr = new SampleLayout?[attrs.Count];
             for (var i = 0; i < attrs.Count; i++)
@@ -93,7 +95,8 @@ internal sealed class SampleFormat
                     {
                         _attrByIdOffset[id - _minId] = (ushort)(i + 1);
                         var layout = _layoutByAttr[i]!;
-                        if (layout.Fast) _fastById[id - _minId] = new FastLayout(layout.TimeOffset, layout.CpuOffset, layout.RawSizeOffset);
+                        if (layout.Fast) _fastById[id - _minId] =
+                            new FastLayout(layout.TimeOffset, layout.CpuOffset, layout.RawSizeOffset);
                     }
                 }
             }
@@ -182,7 +185,8 @@ internal sealed class SampleFormat
             time = 0;
             cpu = -1;
             raw = default;
-            if (body.Length < _idOffset + 8 || !TryGetAttr(BinaryPrimitives.ReadUInt64LittleEndian(body[_idOffset..]), out var a))
+            if (body.Length < _idOffset + 8
+                || !TryGetAttr(BinaryPrimitives.ReadUInt64LittleEndian(body[_idOffset..]), out var a))
                 return SampleParse.UnknownId;
             layout = _layoutByAttr[a]!;
             if (!layout.HasRaw) return SampleParse.NoPayload;

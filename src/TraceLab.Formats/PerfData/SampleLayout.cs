@@ -20,7 +20,10 @@ internal sealed class SampleLayout
     /// <summary>Offset of READ or, when READ and CALLCHAIN are absent, of RAW; -1 when neither follows.</summary>
     private readonly int _variableStart;
     private readonly bool _fixedRaw;
-    /// <summary>Time, CPU and a raw payload at fixed offsets on a little-endian host: <see cref="TryRead"/> checks the length once.</summary>
+    /// <summary>
+    /// Time, CPU and a raw payload at fixed offsets on a little-endian host: <see cref="TryRead"/> checks the length
+    /// once.
+    /// </summary>
     private readonly bool _fast;
 
     public SampleLayout(ulong sampleType, ulong readFormat)
@@ -45,7 +48,9 @@ internal sealed class SampleLayout
         _fast = BitConverter.IsLittleEndian && _fixedRaw && HasTime && HasCpu && HasRaw;
     }
 
-    /// <summary>True when time, CPU and the raw payload sit at fixed offsets (see <see cref="TryRead"/>'s fast path).</summary>
+    /// <summary>
+    /// True when time, CPU and the raw payload sit at fixed offsets (see <see cref="TryRead"/>'s fast path).
+    /// </summary>
     public bool Fast => _fast;
     public int TimeOffset => _timeOffset;
     public int CpuOffset => _cpuOffset;
@@ -59,7 +64,9 @@ internal sealed class SampleLayout
     public bool HasCpu => _cpuOffset >= 0;
     public bool HasRaw => Has(PerfSampleType.Raw);
 
-    /// <summary>Reads time, CPU and the raw tracepoint payload. False when the body is too short for its layout.</summary>
+    /// <summary>
+    /// Reads time, CPU and the raw tracepoint payload. False when the body is too short for its layout.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryRead(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)
     {
@@ -113,7 +120,8 @@ internal sealed class SampleLayout
         if (Has(PerfSampleType.Read))
         {
             var perValue = 8 + (HasRead(PerfReadFormat.Id) ? 8 : 0) + (HasRead(PerfReadFormat.Lost) ? 8 : 0);
-            var times = (HasRead(PerfReadFormat.TotalTimeEnabled) ? 8 : 0) + (HasRead(PerfReadFormat.TotalTimeRunning) ? 8 : 0);
+            var times =
+                (HasRead(PerfReadFormat.TotalTimeEnabled) ? 8 : 0) + (HasRead(PerfReadFormat.TotalTimeRunning) ? 8 : 0);
             if (HasRead(PerfReadFormat.Group))
             {
                 if (p > body.Length - 8) return false;
@@ -168,7 +176,8 @@ internal readonly struct SampleIdTrailer
     {
         _timeFromEnd = _cpuFromEnd = _tidFromEnd = _idFromEnd = -1;
         if (!sampleIdAll) return;
-        ReadOnlySpan<ulong> order = [PerfSampleType.Tid, PerfSampleType.Time, PerfSampleType.Id, PerfSampleType.StreamId, PerfSampleType.Cpu, PerfSampleType.Identifier];
+        ReadOnlySpan<ulong> order = [PerfSampleType.Tid, PerfSampleType.Time, PerfSampleType.Id,
+            PerfSampleType.StreamId, PerfSampleType.Cpu, PerfSampleType.Identifier];
         var offsets = new int[order.Length];
         var size = 0;
         for (var i = 0; i < order.Length; i++)
@@ -200,7 +209,8 @@ internal readonly struct SampleIdTrailer
             : (int)BinaryPrimitives.ReadUInt32LittleEndian(body[^_tidFromEnd..]);
 
     public long Time(ReadOnlySpan<byte> body) =>
-        _timeFromEnd < 0 || body.Length < _timeFromEnd ? -1 : (long)BinaryPrimitives.ReadUInt64LittleEndian(body[^_timeFromEnd..]);
+        _timeFromEnd < 0 || body.Length < _timeFromEnd ? -1
+            : (long)BinaryPrimitives.ReadUInt64LittleEndian(body[^_timeFromEnd..]);
 
     /// <summary>The sample id (IDENTIFIER or ID) in the trailer; null when absent.</summary>
     public ulong? Id(ReadOnlySpan<byte> body) =>
@@ -209,5 +219,6 @@ internal readonly struct SampleIdTrailer
             : BinaryPrimitives.ReadUInt64LittleEndian(body[^_idFromEnd..]);
 
     public int Cpu(ReadOnlySpan<byte> body) =>
-        _cpuFromEnd < 0 || body.Length < _cpuFromEnd ? -1 : (int)BinaryPrimitives.ReadUInt32LittleEndian(body[^_cpuFromEnd..]);
+        _cpuFromEnd < 0 || body.Length < _cpuFromEnd ? -1
+            : (int)BinaryPrimitives.ReadUInt32LittleEndian(body[^_cpuFromEnd..]);
 }

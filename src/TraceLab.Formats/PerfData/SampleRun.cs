@@ -81,7 +81,9 @@ internal sealed unsafe class SampleRun
     /// <summary>True while the cursor reads from the scan's window rather than from the file.</summary>
     public bool InWindow => _window is not null;
 
-    /// <summary>The oldest file offset the cursor still reads: its current event's record, or where it resumes.</summary>
+    /// <summary>
+    /// The oldest file offset the cursor still reads: its current event's record, or where it resumes.
+    /// </summary>
     public long Need => _started ? Offset : _pos;
 
     // The cursor's current event (after a true MoveNext).
@@ -118,7 +120,9 @@ internal sealed unsafe class SampleRun
         if (_started) Map(path, Offset, (int)(_rawAt + _rawLength - Offset));
     }
 
-    /// <summary>A detached cursor maps about <paramref name="bytes"/> at a time (never more than the run needs).</summary>
+    /// <summary>
+    /// A detached cursor maps about <paramref name="bytes"/> at a time (never more than the run needs).
+    /// </summary>
     public void Attach(int bytes)
     {
         if (_window is not null || _viewBytes > 0) return;
@@ -132,7 +136,8 @@ internal sealed unsafe class SampleRun
     /// is false when the run is done; <paramref name="last"/> is the time of the last event delivered.
     /// </summary>
     /// <exception cref="TraceFormatException">The file no longer holds what the scan found there.</exception>
-    public long Deliver(KernelEventDecoder decoder, CountingSink sink, ref KernelEvent e, SampleRun? next, long limit, long max,
+    public long Deliver(
+        KernelEventDecoder decoder, CountingSink sink, ref KernelEvent e, SampleRun? next, long limit, long max,
         string path, SampleFormat samples, out bool more, out long last)
     {
         long n = 0;
@@ -140,7 +145,8 @@ internal sealed unsafe class SampleRun
         {
             if (_isTask) e = _task;
             else if (!decoder.Decode(Raw, Time, Cpu, ref e, updateNames: false))
-                throw new TraceFormatException(path, Start, "the events read there before (the file changed while it was read)");
+                throw new TraceFormatException(
+                    path, Start, "the events read there before (the file changed while it was read)");
             sink.OnEvent(in e);
             n++;
             last = Time;
@@ -150,7 +156,8 @@ internal sealed unsafe class SampleRun
                 return n;
             }
 
-            if (n >= max || Time > limit || (next is not null && !(Time < next.Time || (Time == next.Time && Offset < next.Offset))))
+            if (n >= max || Time > limit
+                || (next is not null && !(Time < next.Time || (Time == next.Time && Offset < next.Offset))))
             {
                 more = true;
                 return n;

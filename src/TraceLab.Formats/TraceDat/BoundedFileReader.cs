@@ -48,7 +48,8 @@ internal sealed class BoundedFileReader
 
     public void Seek(long position, string what)
     {
-        if (position < 0 || position > Length) throw Fail($"{what} at an offset inside the file (0..{Length}), found {position}");
+        if (position < 0 || position > Length)
+            throw Fail($"{what} at an offset inside the file (0..{Length}), found {position}");
         Position = position;
     }
 
@@ -64,7 +65,8 @@ internal sealed class BoundedFileReader
     public TraceFormatException Error(long at, string expected)
     {
         // Names read from a corrupt file can hold line breaks; the error stays one line.
-        expected = expected.Replace("\n", "\\n", StringComparison.Ordinal).Replace("\r", "\\r", StringComparison.Ordinal);
+        expected =
+            expected.Replace("\n", "\\n", StringComparison.Ordinal).Replace("\r", "\\r", StringComparison.Ordinal);
         return _memory is null
             ? new TraceFormatException(File, at, expected)
             : new TraceFormatException(File, _sectionOffset, $"(byte {at} of the decompressed section) {expected}");
@@ -104,7 +106,8 @@ internal sealed class BoundedFileReader
         var sb = new StringBuilder();
         while (true)
         {
-            if (Position - start > max) { Position = start; throw Fail($"a NUL-terminated {what} of at most {max} bytes"); }
+            if (Position - start > max) { Position = start; throw Fail(
+                $"a NUL-terminated {what} of at most {max} bytes"); }
             var b = U8(what);
             if (b == 0) return sb.ToString();
             sb.Append((char)b);

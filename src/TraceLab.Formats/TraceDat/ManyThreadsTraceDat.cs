@@ -5,7 +5,7 @@ using TraceLab.Formats.Ftrace;
 namespace TraceLab.Formats.TraceDat;
 
 /// <summary>
-/// Writes a synthetic trace.dat with many short-lived threads (issue 21: a trace with 100,000 threads must not take
+/// Writes a synthetic trace.dat with many short-lived threads (a trace with 100,000 threads must not take
 /// minutes or gigabytes). Every thread is forked by one of a few process leaders, woken, runs, blocks, is woken again,
 /// runs and exits, so each tid appears once with switches, wakeups and a parent — the shape of a busy system that
 /// starts far more threads than a machine's pid_max lets a real capture keep apart. The kernel's own event formats

@@ -42,8 +42,8 @@ internal sealed class SalvageLog
         }
 
         info.SkippedBytesPerCpu = perCpu;
-        info.Damage = string.Create(CultureInfo.InvariantCulture,
-            $"salvaged a damaged trace: {string.Join("; ", parts)}; the events after the damage are missing, so the analysis of each damaged CPU ends early");
+        info.Damage = "salvaged a damaged trace: " + string.Join("; ", parts)
+            + "; the events after the damage are missing, so the analysis of each damaged CPU ends early";
     }
 
     private void Add(DataDamage d)

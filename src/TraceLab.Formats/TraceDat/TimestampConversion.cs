@@ -41,7 +41,8 @@ internal sealed class TimestampConversion
     public long Convert(ulong raw, int cpu)
     {
         var ts = raw;
-        if (_shiftPerCpu is not null && (uint)cpu < (uint)_shiftPerCpu.Length) ts = _shiftPerCpu[cpu].Apply(ts, _interpolate);
+        if (_shiftPerCpu is not null && (uint)cpu < (uint)_shiftPerCpu.Length) ts =
+            _shiftPerCpu[cpu].Apply(ts, _interpolate);
         if (Mult != 0)
         {
             var high = Math.BigMul(ts, Mult, out var low);

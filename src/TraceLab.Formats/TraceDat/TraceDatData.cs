@@ -46,8 +46,10 @@ internal sealed unsafe class TraceDatData : IDisposable
         {
             try
             {
-                var mapped = MemoryMappedFile.CreateFromFile(handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-                var window = Math.Clamp(MappedBytesForAllStreams / Math.Max(1, streams), ReadWindowBytes, MaxMappedWindowBytes);
+                var mapped = MemoryMappedFile.CreateFromFile(
+                    handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+                var window =
+                    Math.Clamp(MappedBytesForAllStreams / Math.Max(1, streams), ReadWindowBytes, MaxMappedWindowBytes);
                 return new TraceDatData(handle, file, mapped, length, window);
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException)
@@ -70,7 +72,8 @@ internal sealed unsafe class TraceDatData : IDisposable
         {
             previous?.Dispose();
             if (offset + length > _mappedLength)
-                throw new TraceFormatException(_file, Math.Max(offset, _mappedLength), $"CPU {cpu} data continuing to offset {end}, but the file ended");
+                throw new TraceFormatException(_file, Math.Max(offset, _mappedLength),
+                    $"CPU {cpu} data continuing to offset {end}, but the file ended");
             return new MappedWindow(new MappedFileView(_map, offset, length));
         }
 
@@ -131,7 +134,8 @@ internal sealed unsafe class TraceDatData : IDisposable
             while (done < length)
             {
                 var n = RandomAccess.Read(handle, _buffer.AsSpan(done, length - done), offset + done);
-                if (n <= 0) throw new TraceFormatException(file, offset + done, $"CPU {cpu} data continuing to offset {end}, but the file ended");
+                if (n <= 0) throw new TraceFormatException(
+                    file, offset + done, $"CPU {cpu} data continuing to offset {end}, but the file ended");
                 done += n;
             }
         }

@@ -36,22 +36,26 @@ internal sealed class TraceDatMetadataParser
     }
 
     /// <param name="salvage">Cut CPU data ranges at the end of the file (recording the cut) instead of failing.</param>
-    public static TraceDatMetadata Parse(BoundedFileReader reader, bool salvage = false) => new TraceDatMetadataParser(reader, salvage).Run();
+    public static TraceDatMetadata Parse(BoundedFileReader reader, bool salvage = false) =>
+        new TraceDatMetadataParser(reader, salvage).Run();
 
     private TraceDatMetadata Run()
     {
         Span<byte> magic = stackalloc byte[10];
         for (var i = 0; i < magic.Length; i++) magic[i] = _r.U8("trace.dat magic");
-        if (!magic.SequenceEqual(TraceDatWriter.Magic)) { _r.Seek(0, "magic"); throw _r.Fail("the trace.dat magic \\x17\\x08\\x44tracing"); }
+        if (!magic.SequenceEqual(TraceDatWriter.Magic)) { _r.Seek(0, "magic"); throw _r.Fail(
+            "the trace.dat magic \\x17\\x08\\x44tracing"); }
 
         var versionText = _r.CString("file version", 16);
-        if (!int.TryParse(versionText, NumberStyles.Integer, CultureInfo.InvariantCulture, out var version) || version is < 6 or > 7)
+        if (!int.TryParse(versionText, NumberStyles.Integer, CultureInfo.InvariantCulture, out var version)
+            || version is < 6 or > 7)
             throw _r.Fail($"file version 6 or 7, found '{versionText}'");
         _m.Version = version;
         if (_r.U8("endianness") != 0) throw _r.Fail("a little-endian file (big-endian trace.dat is not supported)");
         _r.U8("long size");
         var pageSize = _r.U32("page size");
-        if (pageSize is < 256 or > 1 << 24) throw _r.Fail($"a page size between 256 bytes and 16 MiB, found {pageSize}");
+        if (pageSize is < 256 or > 1 << 24)
+            throw _r.Fail($"a page size between 256 bytes and 16 MiB, found {pageSize}");
         _m.PageSize = (int)pageSize;
 
         if (version == 6) ParseV6(); else ParseV7();
@@ -73,16 +77,19 @@ internal sealed class TraceDatMetadataParser
         {
             var d = _m.Data[i];
             if (d.Offset < 0 || d.Size < 0)
-                throw new TraceFormatException(_r.File, d.Offset, $"CPU {d.Cpu} data at a non-negative offset and size, found offset {d.Offset} size {d.Size}");
+                throw new TraceFormatException(_r.File, d.Offset,
+                    $"CPU {d.Cpu} data at a non-negative offset and size, found offset {d.Offset} size {d.Size}");
             if (d.Offset <= _r.Length && d.Size <= _r.Length - d.Offset) continue;
             if (!_salvage)
-                throw new TraceFormatException(_r.File, d.Offset, $"CPU {d.Cpu} data of {d.Size} bytes inside the {_r.Length}-byte file");
-            // Whole pages only: the partial page at the cut has lost its tail, and the kernel fills pages front to back.
-            // A compressed stream keeps what is there; its chunk reader stops at the first chunk the cut damaged.
+                throw new TraceFormatException(
+                    _r.File, d.Offset, $"CPU {d.Cpu} data of {d.Size} bytes inside the {_r.Length}-byte file");
+            // Whole pages only: the partial page at the cut has lost its tail, and the kernel fills pages front to
+            // back. A compressed stream keeps what is there; its chunk reader stops at the first chunk the cut damaged.
             var available = Math.Max(0, _r.Length - d.Offset);
             var kept = d.Compressed ? available : available / _m.PageSize * _m.PageSize;
             _m.Damage.Add(new DataDamage(d.Buffer, d.Cpu, d.Offset + kept, d.Offset + d.Size,
-                $"expected CPU {d.Cpu} data up to offset {d.Offset + d.Size}, but the file ends at offset {_r.Length}"));
+                $"expected CPU {d.Cpu} data up to offset {d.Offset + d.Size}, but the file ends at offset "
+                    + $"{_r.Length}"));
             _m.Data[i] = d with { Size = kept };
         }
 
@@ -91,7 +98,8 @@ internal sealed class TraceDatMetadataParser
         {
             if (used[i].Offset < used[i - 1].Offset + used[i - 1].Size)
                 throw new TraceFormatException(_r.File, used[i].Offset,
-                    $"CPU {used[i].Cpu} data to start after CPU {used[i - 1].Cpu} data ends at offset {used[i - 1].Offset + used[i - 1].Size}");
+                    $"CPU {used[i].Cpu} data to start after CPU {used[i - 1].Cpu} data ends at offset "
+                        + $"{used[i - 1].Offset + used[i - 1].Size}");
         }
     }
 
@@ -257,7 +265,8 @@ internal sealed class TraceDatMetadataParser
                 case TraceDatOptionId.TraceClock: _m.TraceClock = SelectedClock(OptionText(data)); break;
                 case TraceDatOptionId.Uname: _m.Uname = OptionText(data).Trim(); break;
                 case TraceDatOptionId.CpuCount when size >= 4:
-                    _m.CpuCount = Math.Max(_m.CpuCount, (int)Math.Min(4096, BinaryPrimitives.ReadUInt32LittleEndian(data)));
+                    _m.CpuCount =
+                        Math.Max(_m.CpuCount, (int)Math.Min(4096, BinaryPrimitives.ReadUInt32LittleEndian(data)));
                     break;
                 case TraceDatOptionId.Offset: ParseOffset(OptionText(data)); break;
                 case TraceDatOptionId.Tsc2Nsec when size >= 16: ParseTsc2Nsec(data, dataStart); break;
@@ -452,7 +461,8 @@ internal sealed class TraceDatMetadataParser
         }
 
         if (cpu < 0) return;
-        if (!_m.LostByBuffer.TryGetValue(_statsBuffer, out var perCpu)) _m.LostByBuffer[_statsBuffer] = perCpu = new Dictionary<int, long>();
+        if (!_m.LostByBuffer.TryGetValue(_statsBuffer, out var perCpu)) _m.LostByBuffer[_statsBuffer] = perCpu =
+            new Dictionary<int, long>();
         perCpu[cpu] = lost;
     }
 
@@ -522,7 +532,8 @@ internal sealed class TraceDatMetadataParser
     {
         var n = _r.U32(what);
         // Every counted item takes at least 8 bytes, so a count beyond that is corrupt whatever the limit.
-        if (n > MaxCount || n > _r.Remaining / 4) throw _r.Fail($"a {what} of at most {Math.Min(MaxCount, _r.Remaining / 4)}, found {n}");
+        if (n > MaxCount || n > _r.Remaining / 4)
+            throw _r.Fail($"a {what} of at most {Math.Min(MaxCount, _r.Remaining / 4)}, found {n}");
         return (int)n;
     }
 }

@@ -8,8 +8,8 @@ namespace TraceLab.Formats.TraceDat;
 
 /// <summary>
 /// Reads trace-cmd trace.dat files (v6, and v7 uncompressed or compressed with zlib or zstd): metadata at
-/// <see cref="Open"/>, then the events of one buffer (the top-level one unless <see cref="TraceReadOptions.BufferName"/>
-/// names an instance) from every CPU merged in timestamp order.
+/// <see cref="Open"/>, then the events of one buffer (the top-level one unless
+/// <see cref="TraceReadOptions.BufferName"/> names an instance) from every CPU merged in timestamp order.
 /// </summary>
 public sealed class TraceDatReader : IKernelTraceReader
 {
@@ -84,7 +84,8 @@ public sealed class TraceDatReader : IKernelTraceReader
     /// <summary>Streams every event once; a second call throws because the reader is single-pass.</summary>
     public void Read(IKernelEventSink sink, CancellationToken cancellationToken = default)
     {
-        if (_read) throw new InvalidOperationException("TraceDatReader.Read streams the file once; open it again to re-read.");
+        if (_read)
+            throw new InvalidOperationException("TraceDatReader.Read streams the file once; open it again to re-read.");
         _read = true;
 
         var layout = _meta.HeaderPage!;

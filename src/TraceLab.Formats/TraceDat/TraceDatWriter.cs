@@ -10,7 +10,8 @@ namespace TraceLab.Formats.TraceDat;
 /// </summary>
 public static class TraceDatWriter
 {
-    internal static ReadOnlySpan<byte> Magic => [0x17, 0x08, 0x44, (byte)'t', (byte)'r', (byte)'a', (byte)'c', (byte)'i', (byte)'n', (byte)'g'];
+    internal static ReadOnlySpan<byte> Magic =>
+        [0x17, 0x08, 0x44, (byte)'t', (byte)'r', (byte)'a', (byte)'c', (byte)'i', (byte)'n', (byte)'g'];
 
     public static void Write(string path, TraceDatContents contents)
     {
@@ -34,7 +35,8 @@ public static class TraceDatWriter
         {
             sizes[cpu] = new FileInfo(contents.CpuDataFiles[cpu]).Length;
             if (sizes[cpu] % pageSize != 0)
-                throw new ArgumentException($"{contents.CpuDataFiles[cpu]}: length {sizes[cpu]} is not a multiple of the {pageSize}-byte page size", nameof(contents));
+                throw new ArgumentException($"{contents.CpuDataFiles[cpu]}: length {sizes[cpu]} is not a multiple of "
+                    + $"the {pageSize}-byte page size", nameof(contents));
         }
 
         var w = new Writer(output);
@@ -93,10 +95,12 @@ public static class TraceDatWriter
         for (var cpu = 0; cpu < cpuCount; cpu++)
         {
             w.Zeros(offsets[cpu] - w.Position);
-            using var input = new FileStream(contents.CpuDataFiles[cpu], FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1 << 16, FileOptions.SequentialScan);
+            using var input = new FileStream(contents.CpuDataFiles[cpu], FileMode.Open, FileAccess.Read,
+                FileShare.ReadWrite, 1 << 16, FileOptions.SequentialScan);
             var copied = w.CopyFrom(input);
             if (copied != sizes[cpu])
-                throw new IOException($"{contents.CpuDataFiles[cpu]} changed size while being written ({sizes[cpu]} then {copied} bytes)");
+                throw new IOException($"{contents.CpuDataFiles[cpu]} changed size while being written ({sizes[cpu]} "
+                    + $"then {copied} bytes)");
         }
 
         output.Flush();

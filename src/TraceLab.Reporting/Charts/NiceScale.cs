@@ -26,7 +26,10 @@ public static class NiceScale
         return nice * Math.Pow(10, exp);
     }
 
-    /// <summary>Ticks at 1, 2, 5 × 10^k from just below <paramref name="min"/> to just above <paramref name="max"/> (both &gt; 0).</summary>
+    /// <summary>
+    /// Ticks at 1, 2, 5 × 10^k from just below <paramref name="min"/> to just above <paramref name="max"/> (both &gt;
+    /// 0).
+    /// </summary>
     public static IReadOnlyList<double> LogTicks(double min, double max)
     {
         if (!(min > 0)) min = max > 0 ? max / 10 : 1;

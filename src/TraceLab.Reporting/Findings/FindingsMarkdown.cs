@@ -80,7 +80,8 @@ public static class FindingsMarkdown
             var evidence = string.Join("; ", f.Evidence.Select(e => $"{e.Metric} = {Value(e.Value)}"));
             yield return $"   [grey]evidence:[/] {Format.Escape(evidence)}";
             if (f.Windows.Count > 0)
-                yield return "   [grey]worst windows (--timeline-window):[/] " + Format.Escape(string.Join(", ", f.Windows));
+                yield return "   [grey]worst windows (--timeline-window):[/] "
+                    + Format.Escape(string.Join(", ", f.Windows));
             var claims = Format.Escape(string.Join(", ", f.Claims));
             yield return $"   [grey]remedy:[/] {Format.Escape(f.Remedy)} [grey]({claims})[/]";
         }

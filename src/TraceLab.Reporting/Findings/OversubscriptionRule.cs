@@ -30,7 +30,7 @@ public sealed class OversubscriptionRule : IFindingRule
         var ready = own.Sum(x => x.Ns);
         var behindOwn = threads.Sum(t =>
             t.ReadyByPreemptor.Where(kv => context.Reported.Contains(kv.Key)).Sum(kv => kv.Value));
-        // A set, not threads.Any per reported thread: a whole-system trace reports 100,000 threads (issue 21).
+        // A set, not threads.Any per reported thread: a whole-system trace reports 100,000 threads.
         var tids = threads.Select(t => t.Tid).ToHashSet();
         var run = context.Report.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => t.RunNs);
         if (threads.Count == 0 || ready < MinReadyToRun * run) yield break;

@@ -4,29 +4,36 @@ namespace TraceLab.Reporting.Html;
 internal static class HtmlAssets
 {
     public const string Css = """
-        :root { --run:#2e7d32; --ready:#f9a825; --blocked:#cfd8dc; --episode:#7e57c2; --wake:#1565c0; --handoff:#6a1b9a; --futile:#d32f2f; }
+        :root { --run:#2e7d32; --ready:#f9a825; --blocked:#cfd8dc; --episode:#7e57c2; --wake:#1565c0;
+            --handoff:#6a1b9a; --futile:#d32f2f; }
         * { box-sizing: border-box; }
-        body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; color: #212121; background: #fafafa; }
+        body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif;
+            color: #212121; background: #fafafa; }
         main { max-width: 1320px; margin: 0 auto; padding: 20px 28px 40px; }
         h1 { font-size: 24px; margin: 8px 0 12px; }
         h2 { font-size: 19px; margin: 28px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #e0e0e0; }
         h3 { font-size: 16px; margin: 20px 0 8px; }
         ul { margin: 6px 0 12px; padding-left: 22px; }
-        code { font: 12.5px ui-monospace, "DejaVu Sans Mono", monospace; background: #eeeeee; padding: 1px 4px; border-radius: 3px; word-break: break-all; }
-        .table-wrap { width: fit-content; max-width: 100%; overflow-x: auto; margin: 8px 0 16px; border: 1px solid #e0e0e0; border-radius: 6px; background: #fff; }
+        code { font: 12.5px ui-monospace, "DejaVu Sans Mono", monospace; background: #eeeeee; padding: 1px 4px;
+            border-radius: 3px; word-break: break-all; }
+        .table-wrap { width: fit-content; max-width: 100%; overflow-x: auto; margin: 8px 0 16px;
+            border: 1px solid #e0e0e0; border-radius: 6px; background: #fff; }
         table { border-collapse: collapse; font-size: 12.5px; white-space: nowrap; }
         th, td { padding: 4px 9px; border-bottom: 1px solid #eeeeee; text-align: left; }
         th { background: #f5f5f5; font-weight: 600; position: sticky; top: 0; }
         td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
         tbody tr:nth-child(even) { background: #fcfcfc; }
         tbody tr:hover { background: #e3f2fd; }
-        .card { background: #fff; border: 1px solid #e0e0e0; border-radius: 8px; padding: 14px 16px; margin: 12px 0 18px; }
+        .card { background: #fff; border: 1px solid #e0e0e0; border-radius: 8px; padding: 14px 16px;
+            margin: 12px 0 18px; }
         .timeline-scroll { overflow-x: auto; }
         .legend { display: flex; flex-wrap: wrap; gap: 16px; align-items: center; margin: 4px 0 10px; font-size: 13px; }
         .legend span { display: inline-flex; align-items: center; gap: 6px; }
         .sw { width: 16px; height: 12px; border-radius: 2px; display: inline-block; }
-        .sw.run { background: var(--run); } .sw.ready { background: var(--ready); } .sw.blocked { background: var(--blocked); }
-        .sw.episode { background: var(--episode); } .sw.wake { background: var(--wake); height: 3px; } .sw.handoff { background: var(--handoff); height: 3px; }
+        .sw.run { background: var(--run); } .sw.ready { background: var(--ready); }
+        .sw.blocked { background: var(--blocked); }
+        .sw.episode { background: var(--episode); } .sw.wake { background: var(--wake); height: 3px; }
+        .sw.handoff { background: var(--handoff); height: 3px; }
         .sw.futile { background: var(--futile); width: 10px; height: 10px; border-radius: 50%; }
         .controls label { margin-right: 14px; font-size: 13px; cursor: pointer; }
         .note { color: #616161; font-size: 13px; }

@@ -58,7 +58,8 @@ public static class HtmlReport
         if (split >= 0 && markdown.AsSpan(split + 1).StartsWith(FindingsMarkdown.Heading, StringComparison.Ordinal))
             split = markdown.IndexOf("\n## ", split + 1, StringComparison.Ordinal);
         var headEnd = split < 0 ? markdown.Length : split + 1;
-        var title = report.Run is null ? "TraceLab analysis" : $"TraceLab: {report.Run.Workload} {report.Run.Scenario}".TrimEnd();
+        var title = report.Run is null ? "TraceLab analysis"
+            : $"TraceLab: {report.Run.Workload} {report.Run.Scenario}".TrimEnd();
 
         html.Write("<!DOCTYPE html>\n<html lang=\"en\" data-ready=\"0\">\n<head>\n<meta charset=\"utf-8\">\n");
         html.Write("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -83,7 +84,8 @@ public static class HtmlReport
                 html.Write("\n</figure>\n");
             }
         }
-        html.Write("<footer>Written by TraceLab. Definitions: docs/metrics.md; how to open the trace in other viewers: " +
+        html.Write(
+            "<footer>Written by TraceLab. Definitions: docs/metrics.md; how to open the trace in other viewers: " +
             "docs/viewers.md.</footer>\n");
         html.Write("</main>\n<script>\n");
         html.Write(HtmlAssets.Script);
@@ -122,34 +124,56 @@ public static class HtmlReport
         }
         var names = report.Threads.ToDictionary(t => t.Tid, t => t.Name);
         string NameOf(int tid) => names.TryGetValue(tid, out var n) ? n : $"tid {tid}";
-        var rows = report.Threads.Select(t => new TimelineRow(t.Tid, $"{t.Name} ({t.Tid}){(t.Role is null ? "" : " " + t.Role)}")).ToList();
+        var rows = report.Threads.Select(
+            t => new TimelineRow(t.Tid, $"{t.Name} ({t.Tid}){(t.Role is null ? "" : " " + t.Role)}")).ToList();
         string Ms(long ns) => (ns / 1e6).ToString("0.000", Inv);
 
         var begin = data.Start - data.Anchor;
         var shown = data.End - data.Start;
         var handoffArrows = data.Handoffs.Count;
         sb.Append("<div class=\"card\">\n");
-        sb.Append(Inv, $"<p>Window <b>{Ms(begin)}–{Ms(begin + shown)} ms</b> from the region's begin ({Ms(shown)} ms{(shown < data.Window.LengthNs ? $" of the {Ms(data.Window.LengthNs)} ms asked: the trace ends" : "")}; choose another with <code>--timeline-window START:LENGTH</code>, in ms). ");
-        sb.Append($"{EnglishCount.Of(data.Segments.Count, "segment")}, {EnglishCount.Of(data.Wakes.Count, "wakeup")} ({EnglishCount.Of(handoffArrows, "lock handoff")}), {EnglishCount.Of(data.Episodes.Count, "convoy episode")}, {EnglishCount.Of(data.FutileWakeups.Count, "futile wakeup")} in the window.");
+        sb.Append(Inv, $"<p>Window <b>{Ms(begin)}–{Ms(begin + shown)} ms</b> from the region's begin ({Ms(shown)} ms");
+        if (shown < data.Window.LengthNs)
+            sb.Append(Inv, $" of the {Ms(data.Window.LengthNs)} ms asked: the trace ends");
+        sb.Append("; choose another with <code>--timeline-window START:LENGTH</code>, in ms). ");
+        sb.Append($"{EnglishCount.Of(data.Segments.Count, "segment")}, {EnglishCount.Of(data.Wakes.Count, "wakeup")} ");
+        sb.Append($"({EnglishCount.Of(handoffArrows, "lock handoff")}), ");
+        sb.Append($"{EnglishCount.Of(data.Episodes.Count, "convoy episode")}, ");
+        sb.Append($"{EnglishCount.Of(data.FutileWakeups.Count, "futile wakeup")} in the window.");
         if (report.Region.EndNs > report.Region.BeginNs && data.Start >= report.Region.EndNs)
-            sb.Append(Inv, $" <b>The window starts after the measured region ends</b> (the region is {Ms(report.Region.DurationNs)} ms long): choose an earlier one.");
+        {
+            sb.Append(Inv, $" <b>The window starts after the measured region ends</b> (the region is ");
+            sb.Append(Inv, $"{Ms(report.Region.DurationNs)} ms long): choose an earlier one.");
+        }
         else if (data.Segments.Count == 0)
-            sb.Append(" <b>Nothing to draw:</b> the window starts after the trace's last event; choose an earlier one.");
-        if (data.Truncated) sb.Append(" <b>Truncated:</b> the window held more items than the timeline keeps; later ones are not drawn.");
+            sb.Append(
+                " <b>Nothing to draw:</b> the window starts after the trace's last event; choose an earlier one.");
+        if (data.Truncated) sb.Append(
+            " <b>Truncated:</b> the window held more items than the timeline keeps; later ones are not drawn.");
         sb.Append("</p>\n");
-        sb.Append("<div class=\"legend\"><span><i class=\"sw run\"></i>running</span><span><i class=\"sw ready\"></i>runnable</span><span><i class=\"sw blocked\"></i>blocked</span>");
-        sb.Append("<span><i class=\"sw wake\"></i>wakeup (waker → wakee)</span><span><i class=\"sw handoff\"></i>lock handoff</span><span><i class=\"sw episode\"></i>convoy episode</span><span><i class=\"sw futile\"></i>futile wakeup</span></div>\n");
-        sb.Append("<div class=\"controls\"><label><input type=\"checkbox\" checked data-toggle=\"#timeline .tl-wakes\"> wake arrows</label>");
-        sb.Append("<label><input type=\"checkbox\" checked data-toggle=\"#timeline .episode-band\"> convoy shading</label>");
-        sb.Append("<label><input type=\"checkbox\" checked data-toggle=\"#timeline .tl-futile\"> futile wakeups</label></div>\n");
+        sb.Append("<div class=\"legend\"><span><i class=\"sw run\"></i>running</span><span><i class=\"sw "
+            + "ready\"></i>runnable</span><span><i class=\"sw blocked\"></i>blocked</span>");
+        sb.Append("<span><i class=\"sw wake\"></i>wakeup (waker → wakee)</span><span><i class=\"sw handoff\"></i>lock "
+            + "handoff</span><span><i class=\"sw episode\"></i>convoy episode</span><span><i class=\"sw "
+            + "futile\"></i>futile wakeup</span></div>\n");
+        sb.Append("<div class=\"controls\"><label><input type=\"checkbox\" checked data-toggle=\"#timeline "
+            + ".tl-wakes\"> wake arrows</label>");
+        sb.Append(
+            "<label><input type=\"checkbox\" checked data-toggle=\"#timeline .episode-band\"> convoy shading</label>");
+        sb.Append("<label><input type=\"checkbox\" checked data-toggle=\"#timeline .tl-futile\"> futile "
+            + "wakeups</label></div>\n");
         html.Write(sb.Append("<div class=\"timeline-scroll\">\n"));
         sb.Clear();
         TimelineSvg.Write(html, data, rows, NameOf);
         sb.Append("\n</div>\n");
-        if (!data.HasConvoys) sb.Append("<p class=\"note\">The convoy analysis was not selected: no handoffs or episodes are drawn.</p>\n");
+        if (!data.HasConvoys) sb.Append(
+            "<p class=\"note\">The convoy analysis was not selected: no handoffs or episodes are drawn.</p>\n");
 
         // The window's numbers per thread (docs/metrics.md#timeline).
-        sb.Append("<div class=\"table-wrap\"><table id=\"timeline-threads\">\n<thead><tr><th class=\"num\">tid</th><th>name</th><th class=\"num\">running ms</th><th class=\"num\">runnable ms</th><th class=\"num\">blocked ms</th><th class=\"num\">segments</th><th class=\"num\">wakeups received</th></tr></thead>\n<tbody>\n");
+        sb.Append("<div class=\"table-wrap\"><table id=\"timeline-threads\">\n<thead><tr><th "
+            + "class=\"num\">tid</th><th>name</th><th class=\"num\">running ms</th><th class=\"num\">runnable "
+            + "ms</th><th class=\"num\">blocked ms</th><th class=\"num\">segments</th><th class=\"num\">wakeups "
+            + "received</th></tr></thead>\n<tbody>\n");
         foreach (var row in rows)
         {
             var t = TimelineSummary.For(data, row.Tid);
@@ -158,7 +182,10 @@ public static class HtmlReport
                 html.Write(sb);
                 sb.Clear();
             }
-            sb.Append(Inv, $"<tr><td class=\"num\">{row.Tid}</td><td>{WebUtility.HtmlEncode(NameOf(row.Tid))}</td><td class=\"num\">{Ms(t.RunningNs)}</td><td class=\"num\">{Ms(t.RunnableNs)}</td><td class=\"num\">{Ms(t.BlockedNs)}</td><td class=\"num\">{t.Segments:N0}</td><td class=\"num\">{t.WakesReceived:N0}</td></tr>\n");
+            sb.Append(Inv, $"<tr><td class=\"num\">{row.Tid}</td><td>{WebUtility.HtmlEncode(NameOf(row.Tid))}</td>");
+            sb.Append(Inv, $"<td class=\"num\">{Ms(t.RunningNs)}</td><td class=\"num\">{Ms(t.RunnableNs)}</td>");
+            sb.Append(Inv, $"<td class=\"num\">{Ms(t.BlockedNs)}</td><td class=\"num\">{t.Segments:N0}</td>");
+            sb.Append(Inv, $"<td class=\"num\">{t.WakesReceived:N0}</td></tr>\n");
         }
         html.Write(sb.Append("</tbody></table></div>\n</div>\n"));
     }

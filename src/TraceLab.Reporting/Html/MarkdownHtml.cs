@@ -37,7 +37,8 @@ public static partial class MarkdownHtml
                 i++;
                 continue;
             }
-            if (line.StartsWith("<summary>", StringComparison.Ordinal) && line.EndsWith("</summary>", StringComparison.Ordinal))
+            if (line.StartsWith("<summary>", StringComparison.Ordinal)
+                && line.EndsWith("</summary>", StringComparison.Ordinal))
             {
                 html.Write("<summary>");
                 html.Write(Inline(line["<summary>".Length..^"</summary>".Length]));

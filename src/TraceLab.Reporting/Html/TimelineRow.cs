@@ -6,7 +6,9 @@ public sealed record TimelineRow(int Tid, string Label);
 /// <summary>An SVG to embed in report.html (e.g. a sweep plot), with its caption.</summary>
 public sealed record EmbeddedPlot(string Title, string Svg)
 {
-    /// <summary>Reads an SVG file; the XML declaration and doctype are dropped so that it can sit inline in HTML.</summary>
+    /// <summary>
+    /// Reads an SVG file; the XML declaration and doctype are dropped so that it can sit inline in HTML.
+    /// </summary>
     public static EmbeddedPlot FromFile(string path, string? title = null)
     {
         var svg = File.ReadAllText(path);

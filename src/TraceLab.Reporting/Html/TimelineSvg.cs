@@ -35,7 +35,8 @@ public static class TimelineSvg
         Func<int, string> nameOf)
     {
         var length = Math.Max(1, data.End - data.Start);
-        double X(long t) => LabelWidth + (double)(Math.Clamp(t, data.Start, data.End) - data.Start) / length * PlotWidth;
+        double X(long t) =>
+            LabelWidth + (double)(Math.Clamp(t, data.Start, data.End) - data.Start) / length * PlotWidth;
         string F(double v) => v.ToString("0.##", Inv);
         string Ms(long t) => ((t - data.Anchor) / 1e6).ToString("0.000", Inv);
         string Us(long ns) => (ns / 1e3).ToString("0.0", Inv);
@@ -47,24 +48,30 @@ public static class TimelineSvg
         var height = top + rows.Count * (RowHeight + RowGap) + 4;
 
         var sb = new StringBuilder();
-        sb.Append(Inv, $"<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {Width} {height}\" width=\"{Width}\" height=\"{height}\" role=\"img\" aria-label=\"thread timeline\">\n");
-        sb.Append("<defs><marker id=\"arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"5\" markerHeight=\"5\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\" fill=\"#1565c0\"/></marker>");
-        sb.Append("<marker id=\"arrow-handoff\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"5\" markerHeight=\"5\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\" fill=\"#6a1b9a\"/></marker></defs>\n");
+        sb.Append(Inv, $"<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {Width} {height}\" ");
+        sb.Append(Inv, $"width=\"{Width}\" height=\"{height}\" role=\"img\" aria-label=\"thread timeline\">\n");
+        sb.Append("<defs><marker id=\"arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"5\" "
+            + "markerHeight=\"5\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\" fill=\"#1565c0\"/></marker>");
+        sb.Append("<marker id=\"arrow-handoff\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"5\" "
+            + "markerHeight=\"5\" orient=\"auto\"><path d=\"M0,0 L6,3 L0,6 z\" fill=\"#6a1b9a\"/></marker></defs>\n");
 
         // Axis: about ten ticks at a 1-2-5 step, labelled in ms from the region's begin.
         var step = NiceStep(length / 10.0);
         sb.Append("<g class=\"tl-axis\">");
-        sb.Append(Inv, $"<line x1=\"{LabelWidth}\" y1=\"{AxisHeight - 6}\" x2=\"{LabelWidth + PlotWidth}\" y2=\"{AxisHeight - 6}\"/>");
+        sb.Append(Inv, $"<line x1=\"{LabelWidth}\" y1=\"{AxisHeight - 6}\" x2=\"{LabelWidth + PlotWidth}\" ");
+        sb.Append(Inv, $"y2=\"{AxisHeight - 6}\"/>");
         var firstTick = (long)Math.Ceiling((data.Start - data.Anchor) / step) * step + data.Anchor;
         for (var t = (double)firstTick; t <= data.End; t += step)
         {
             var x = X((long)t);
-            sb.Append(Inv, $"<line x1=\"{F(x)}\" y1=\"{AxisHeight - 10}\" x2=\"{F(x)}\" y2=\"{height}\" class=\"grid\"/>");
+            sb.Append(
+                Inv, $"<line x1=\"{F(x)}\" y1=\"{AxisHeight - 10}\" x2=\"{F(x)}\" y2=\"{height}\" class=\"grid\"/>");
             // Labels at the edges are aligned inwards so that they neither overlap the unit nor leave the picture.
             var anchor = x < LabelWidth + 25 ? "start" : x > LabelWidth + PlotWidth - 25 ? "end" : "middle";
             sb.Append(Inv, $"<text x=\"{F(x)}\" y=\"{AxisHeight - 13}\" text-anchor=\"{anchor}\">{Ms((long)t)}</text>");
         }
-        sb.Append(Inv, $"<text x=\"{LabelWidth - 8}\" y=\"{AxisHeight - 13}\" text-anchor=\"end\" class=\"unit\">ms from region begin</text>");
+        sb.Append(Inv, $"<text x=\"{LabelWidth - 8}\" y=\"{AxisHeight - 13}\" text-anchor=\"end\" class=\"unit\">ms ");
+        sb.Append(Inv, $"from region begin</text>");
         sb.Append("</g>\n");
 
         // Convoy episodes: a row per lock object, and a shaded band across the thread rows.
@@ -72,14 +79,19 @@ public static class TimelineSvg
         for (var i = 0; i < objects.Count; i++)
         {
             var y = AxisHeight + i * (ObjectRowHeight + 4);
-            sb.Append(Inv, $"<text x=\"{LabelWidth - 8}\" y=\"{y + 12}\" text-anchor=\"end\" class=\"obj-label\">convoy: {Esc(objects[i].ToString())}</text>");
+            sb.Append(Inv, $"<text x=\"{LabelWidth - 8}\" y=\"{y + 12}\" text-anchor=\"end\" ");
+            sb.Append(Inv, $"class=\"obj-label\">convoy: {Esc(objects[i].ToString())}</text>");
             foreach (var e in data.Episodes.Where(e => e.Object == objects[i]))
             {
                 double x1 = X(e.Start), x2 = X(e.End);
                 var title = $"convoy on {e.Object}: {e.Handoffs:N0} handoffs, {Ms(e.Start)}–{Ms(e.End)} ms";
-                sb.Append(Inv, $"<rect class=\"episode\" x=\"{F(x1)}\" y=\"{y}\" width=\"{F(Math.Max(1, x2 - x1))}\" height=\"{ObjectRowHeight}\"><title>{Esc(title)}</title></rect>");
+                sb.Append(Inv, $"<rect class=\"episode\" x=\"{F(x1)}\" y=\"{y}\" width=\"{F(Math.Max(1, x2 - x1))}\" ");
+                sb.Append(Inv, $"height=\"{ObjectRowHeight}\"><title>{Esc(title)}</title></rect>");
                 if (rows.Count > 0)
-                    sb.Append(Inv, $"<rect class=\"episode-band\" x=\"{F(x1)}\" y=\"{top - 3}\" width=\"{F(Math.Max(1, x2 - x1))}\" height=\"{height - top}\"/>");
+                {
+                    sb.Append(Inv, $"<rect class=\"episode-band\" x=\"{F(x1)}\" y=\"{top - 3}\" ");
+                    sb.Append(Inv, $"width=\"{F(Math.Max(1, x2 - x1))}\" height=\"{height - top}\"/>");
+                }
             }
         }
         sb.Append("</g>\n");
@@ -90,8 +102,10 @@ public static class TimelineSvg
             Spill(svg, sb);
             var y = rowY[row.Tid];
             sb.Append(Inv, $"<g class=\"tl-row\" data-tid=\"{row.Tid}\">");
-            sb.Append(Inv, $"<text x=\"{LabelWidth - 8}\" y=\"{F(y + 16)}\" text-anchor=\"end\" class=\"row-label\">{Esc(row.Label)}</text>");
-            sb.Append(Inv, $"<rect class=\"lane\" x=\"{LabelWidth}\" y=\"{F(y)}\" width=\"{PlotWidth}\" height=\"{RowHeight}\"/>");
+            sb.Append(Inv, $"<text x=\"{LabelWidth - 8}\" y=\"{F(y + 16)}\" text-anchor=\"end\" ");
+            sb.Append(Inv, $"class=\"row-label\">{Esc(row.Label)}</text>");
+            sb.Append(Inv,
+                $"<rect class=\"lane\" x=\"{LabelWidth}\" y=\"{F(y)}\" width=\"{PlotWidth}\" height=\"{RowHeight}\"/>");
             foreach (var s in data.Segments)
             {
                 if (s.Tid != row.Tid) continue;
@@ -102,7 +116,9 @@ public static class TimelineSvg
                     ThreadRunState.Runnable => ("ready", "runnable (waiting for a CPU)"),
                     _ => ("blocked", "blocked"),
                 };
-                sb.Append(Inv, $"<rect class=\"seg {cls}\" x=\"{F(x1)}\" y=\"{F(y)}\" width=\"{F(Math.Max(0.4, x2 - x1))}\" height=\"{RowHeight}\"><title>{what}: {Ms(s.Start)}–{Ms(s.End)} ms ({Us(s.End - s.Start)} µs)</title></rect>");
+                sb.Append(Inv, $"<rect class=\"seg {cls}\" x=\"{F(x1)}\" y=\"{F(y)}\" ");
+                sb.Append(Inv, $"width=\"{F(Math.Max(0.4, x2 - x1))}\" height=\"{RowHeight}\"><title>{what}: ");
+                sb.Append(Inv, $"{Ms(s.Start)}–{Ms(s.End)} ms ({Us(s.End - s.Start)} µs)</title></rect>");
             }
             sb.Append("</g>\n");
         }
@@ -117,14 +133,19 @@ public static class TimelineSvg
             var x = F(X(w.Timestamp));
             var handoff = handoffs.Contains((w.Timestamp, w.Wakee));
             var by = w.Waker == 0 ? "an interrupt" : $"{nameOf(w.Waker)} ({w.Waker})";
-            var title = Esc($"{(handoff ? "lock handoff" : "wakeup")}: {by} woke {nameOf(w.Wakee)} ({w.Wakee}) at {Ms(w.Timestamp)} ms");
+            var title = Esc($"{(handoff ? "lock handoff" : "wakeup")}: {by} woke {nameOf(w.Wakee)} ({w.Wakee}) at "
+                + $"{Ms(w.Timestamp)} ms");
             if (w.Waker != 0 && rowY.TryGetValue(w.Waker, out var yFrom) && w.Waker != w.Wakee)
             {
                 double y1 = yFrom + RowHeight / 2.0, y2 = yTo < yFrom ? yTo + RowHeight : yTo;
-                sb.Append(Inv, $"<line class=\"wake{(handoff ? " handoff" : "")}\" x1=\"{x}\" y1=\"{F(y1)}\" x2=\"{x}\" y2=\"{F(y2)}\" marker-end=\"url(#{(handoff ? "arrow-handoff" : "arrow")})\"><title>{title}</title></line>");
+                sb.Append(Inv, $"<line class=\"wake{(handoff ? " handoff" : "")}\" x1=\"{x}\" y1=\"{F(y1)}\" ");
+                sb.Append(Inv, $"x2=\"{x}\" y2=\"{F(y2)}\" ");
+                sb.Append(
+                    Inv, $"marker-end=\"url(#{(handoff ? "arrow-handoff" : "arrow")})\"><title>{title}</title></line>");
             }
             else
-                sb.Append(Inv, $"<path class=\"wake-ext\" d=\"M{x},{F(yTo)} l-3,-6 h6 z\"><title>{title}</title></path>");
+                sb.Append(
+                    Inv, $"<path class=\"wake-ext\" d=\"M{x},{F(yTo)} l-3,-6 h6 z\"><title>{title}</title></path>");
         }
         sb.Append("</g>\n");
 
@@ -133,7 +154,9 @@ public static class TimelineSvg
         {
             Spill(svg, sb);
             if (!rowY.TryGetValue(f.Tid, out var y)) continue;
-            sb.Append(Inv, $"<circle class=\"futile\" cx=\"{F(X(f.BlockedAt))}\" cy=\"{F(y + RowHeight / 2.0)}\" r=\"3.5\"><title>futile wakeup: woken at {Ms(f.WokenAt)} ms, blocked again after {Us(f.BlockedAt - f.WokenAt)} µs without progress</title></circle>");
+            sb.Append(Inv, $"<circle class=\"futile\" cx=\"{F(X(f.BlockedAt))}\" cy=\"{F(y + RowHeight / 2.0)}\" ");
+            sb.Append(Inv, $"r=\"3.5\"><title>futile wakeup: woken at {Ms(f.WokenAt)} ms, blocked again after ");
+            sb.Append(Inv, $"{Us(f.BlockedAt - f.WokenAt)} µs without progress</title></circle>");
         }
         svg.Write(sb.Append("</g>\n</svg>"));
     }

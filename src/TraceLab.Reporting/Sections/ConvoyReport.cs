@@ -46,7 +46,8 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
         [
             Column.Left("object"), new("handoffs"), new("handoffs/s", TerminalHeading: "/s"),
             Column.MarkdownOnly("acquisitions"), new("handoff share", TerminalHeading: "share"),
-            Column.MarkdownOnly("fast acquisitions"), new("blocking waits", TerminalHeading: "blocking"), new("lost races"), new("episodes"), Column.MarkdownOnly("handoffs in convoys"),
+            Column.MarkdownOnly("fast acquisitions"), new("blocking waits", TerminalHeading: "blocking"),
+                new("lost races"), new("episodes"), Column.MarkdownOnly("handoffs in convoys"),
             Column.MarkdownOnly("convoy ms"), new("convoy % of region", TerminalHeading: "convoy %"),
             new("longest chain", TerminalHeading: "longest"), new("gap p50 µs"),
             new("gap p99 µs", TerminalHeading: "p99 µs"), Column.MarkdownOnly("queue wait p50 µs"),

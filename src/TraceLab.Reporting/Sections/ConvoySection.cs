@@ -7,7 +7,9 @@ namespace TraceLab.Reporting.Sections;
 /// <summary>report.json "convoys": lock handoffs and convoy episodes per object and per thread.</summary>
 public sealed class ConvoySection
 {
-    /// <summary>"syscalls" (objects named by futex/semop/read syscalls) or "inferred" (no lock syscalls in the trace).</summary>
+    /// <summary>
+    /// "syscalls" (objects named by futex/semop/read syscalls) or "inferred" (no lock syscalls in the trace).
+    /// </summary>
     public required string ObjectSource { get; init; }
     public int MinEpisodeHandoffs { get; init; }
     public long UnconfirmedHandoffs { get; init; }
@@ -62,8 +64,10 @@ internal static class ConvoySectionBuilder
         var selected = tids.ToHashSet();
         var seconds = regionNs / 1e9;
         var objects = c.Objects
-            .Where(o => o.Handoffs + o.BlockingWaits + o.LostRaces > 0 && (o.Participants.Overlaps(selected) || o.Waiters.Overlaps(selected)))
-            .OrderByDescending(o => o.Handoffs).ThenByDescending(o => o.BlockingWaits).ThenBy(o => o.Object.ToString(), StringComparer.Ordinal)
+            .Where(o => o.Handoffs + o.BlockingWaits + o.LostRaces > 0
+                && (o.Participants.Overlaps(selected) || o.Waiters.Overlaps(selected)))
+            .OrderByDescending(o => o.Handoffs).ThenByDescending(o => o.BlockingWaits)
+                .ThenBy(o => o.Object.ToString(), StringComparer.Ordinal)
             .Select(o => new LockObjectSection
             {
                 Object = o.Object.ToString(),

@@ -5,7 +5,9 @@ using TraceLab.Workloads;
 
 namespace TraceLab.Reporting.Sections;
 
-/// <summary>report.json "kernel": time in traced syscalls per thread, split into CPU (kernel time), blocked and runnable.</summary>
+/// <summary>
+/// report.json "kernel": time in traced syscalls per thread, split into CPU (kernel time), blocked and runnable.
+/// </summary>
 public sealed class KernelSection
 {
     /// <summary>False when the trace has no syscall events: kernel time is "not captured", not zero.</summary>
@@ -14,13 +16,20 @@ public sealed class KernelSection
     public long UnmatchedExits { get; init; }
     /// <summary>Sum of the threads' kernel CPU time in traced syscalls.</summary>
     public long KernelCpuNs { get; init; }
-    /// <summary>Estimated per-call kernel cost outside the syscall tracepoints (entry/exit paths) of a call that stayed on CPU; 0 when not estimated.</summary>
+    /// <summary>
+    /// Estimated per-call kernel cost outside the syscall tracepoints (entry/exit paths) of a call that stayed on CPU;
+    /// 0 when not estimated.
+    /// </summary>
     public long BoundaryNsPerCall { get; init; }
     public long BoundarySamples { get; init; }
-    /// <summary>The same for a call during which the thread was switched out (its exit path restores more state).</summary>
+    /// <summary>
+    /// The same for a call during which the thread was switched out (its exit path restores more state).
+    /// </summary>
     public long BoundaryNsPerOffCpuCall { get; init; }
     public long BoundaryOffCpuSamples { get; init; }
-    /// <summary>Sum of the threads' estimated kernel time (<see cref="KernelThreadSection.EstimatedKernelNs"/>).</summary>
+    /// <summary>
+    /// Sum of the threads' estimated kernel time (<see cref="KernelThreadSection.EstimatedKernelNs"/>).
+    /// </summary>
     public long EstimatedKernelNs { get; init; }
     /// <summary>The workload's getrusage system time summed over its threads (RUSAGE_THREAD), for comparison.</summary>
     public long? RusageSystemNs { get; init; }
@@ -35,7 +44,9 @@ public sealed class KernelThreadSection
     public long KernelCpuNs { get; init; }
     /// <summary>Kernel CPU in traced syscalls + calls × the boundary cost, at most the run time.</summary>
     public long EstimatedKernelNs { get; init; }
-    /// <summary>Run time outside traced syscalls: user time plus untraced kernel work (faults, interrupts, untraced syscalls).</summary>
+    /// <summary>
+    /// Run time outside traced syscalls: user time plus untraced kernel work (faults, interrupts, untraced syscalls).
+    /// </summary>
     public long OutsideSyscallsNs { get; init; }
     public long SyscallCalls { get; init; }
     /// <summary>Calls during which the thread was switched out at least once (blocked or preempted).</summary>
@@ -60,14 +71,16 @@ public sealed class SyscallSection
 
 internal static class KernelSectionBuilder
 {
-    public static KernelSection Build(KernelTimeAnalyzer k, ThreadAccounting accounting, IReadOnlyList<int> tids, ThreadTable names,
+    public static KernelSection Build(
+        KernelTimeAnalyzer k, ThreadAccounting accounting, IReadOnlyList<int> tids, ThreadTable names,
         WorkloadResult? workload)
     {
         if (!k.SawSyscalls)
             return new KernelSection
             {
                 Captured = false,
-                Note = "not captured: the trace has no syscall events (Linux: trace with --syscalls lock or all; ETW: enable the SystemCall keyword)",
+                Note = "not captured: the trace has no syscall events (Linux: trace with --syscalls lock or all; ETW: "
+                    + "enable the SystemCall keyword)",
             };
         var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
         var threads = new List<KernelThreadSection>();
@@ -85,7 +98,8 @@ internal static class KernelSectionBuilder
                 RunNs = run,
                 KernelCpuNs = s?.KernelCpuNs ?? 0,
                 EstimatedKernelNs = Math.Min(run,
-                    (s?.KernelCpuNs ?? 0) + (calls - offCpuCalls) * k.BoundaryNs + offCpuCalls * k.BoundaryAfterOffCpuNs),
+                    (s?.KernelCpuNs ?? 0) + (calls - offCpuCalls) * k.BoundaryNs
+                        + offCpuCalls * k.BoundaryAfterOffCpuNs),
                 OutsideSyscallsNs = Math.Max(0, run - (s?.KernelCpuNs ?? 0)),
                 SyscallCalls = calls,
                 OffCpuCalls = offCpuCalls,
@@ -94,8 +108,10 @@ internal static class KernelSectionBuilder
                 ReadyInSyscallsNs = s?.ReadyNs ?? 0,
                 RusageSystemNs = w?.SystemNs,
                 RusageUserNs = w?.UserNs,
-                Syscalls = s is null ? [] : s.BySyscall.Values.Where(c => c.Calls > 0).OrderByDescending(c => c.TotalNs).ThenBy(c => c.Key)
-                    .Select(c => new SyscallSection { Name = c.Name, Calls = c.Calls, TotalNs = c.TotalNs, CpuNs = c.CpuNs, BlockedNs = c.BlockedNs, ReadyNs = c.ReadyNs })
+                Syscalls = s is null ? []
+                    : s.BySyscall.Values.Where(c => c.Calls > 0).OrderByDescending(c => c.TotalNs).ThenBy(c => c.Key)
+                    .Select(c => new SyscallSection { Name = c.Name, Calls = c.Calls, TotalNs = c.TotalNs,
+                        CpuNs = c.CpuNs, BlockedNs = c.BlockedNs, ReadyNs = c.ReadyNs })
                     .ToList(),
             });
         }

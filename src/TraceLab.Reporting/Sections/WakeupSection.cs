@@ -4,14 +4,17 @@ using TraceLab.Core;
 
 namespace TraceLab.Reporting.Sections;
 
-/// <summary>report.json "wakeups": who woke whom, futile and spurious wakeups, wakeup latency by CPU placement.</summary>
+/// <summary>
+/// report.json "wakeups": who woke whom, futile and spurious wakeups, wakeup latency by CPU placement.
+/// </summary>
 public sealed class WakeupSection
 {
     public long FutileCpuThresholdNs { get; init; }
     /// <summary>
     /// Column heads of the matrix: its threads (the <see cref="WakeupSectionBuilder.MatrixThreads"/> reported threads
     /// woken most, in report order: all of them in a small process), then -1 (interrupt/idle context) and 0 (any other
-    /// thread). The matrix is a view for people; every thread's wakers are in <see cref="WakeupThreadSection.WokenBy"/>.
+    /// thread). The matrix is a view for people; every thread's wakers are in
+    /// <see cref="WakeupThreadSection.WokenBy"/>.
     /// </summary>
     public List<int> Wakers { get; init; } = [];
     public List<WakeupRowSection> Matrix { get; init; } = [];

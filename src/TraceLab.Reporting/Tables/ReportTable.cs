@@ -163,7 +163,9 @@ public sealed record RowLimit(
 {
     public static readonly RowLimit None = new();
 
-    /// <summary>The number of rows to show of <paramref name="table"/>, given its own limit for this renderer.</summary>
+    /// <summary>
+    /// The number of rows to show of <paramref name="table"/>, given its own limit for this renderer.
+    /// </summary>
     public int Shown(ReportTable table, int? tableLimit)
     {
         var n = table.RowCount;

@@ -5,7 +5,9 @@ using TraceLab.Sweeps.Verdicts;
 
 namespace TraceLab.Sweeps.Output;
 
-/// <summary>Writes a sweep's result files (sweep.csv, sweep.json, *.svg, report.md), each via a temporary file and a rename.</summary>
+/// <summary>
+/// Writes a sweep's result files (sweep.csv, sweep.json, *.svg, report.md), each via a temporary file and a rename.
+/// </summary>
 public static class SweepOutputs
 {
     public static SweepSummary Write(string directory, SweepData data, SweepState state, MachineInfo machine)
@@ -23,7 +25,9 @@ public static class SweepOutputs
         return summary;
     }
 
-    /// <summary>The report table's columns: the built-in times and switches, then what the plots and verdicts use.</summary>
+    /// <summary>
+    /// The report table's columns: the built-in times and switches, then what the plots and verdicts use.
+    /// </summary>
     public static IReadOnlyList<string> TableMetrics(SweepDefinition d) =>
         SweepMetrics.BuiltIn
             .Concat(d.PlotMetrics)

@@ -24,10 +24,14 @@ public sealed class SweepSummary
     public Dictionary<string, string> ClaimOutcomes { get; init; } = [];
     public List<string> Plots { get; init; } = [];
     public List<string> Failures { get; init; } = [];
-    /// <summary>Cautions about the data itself (e.g. runs too short to time reliably), shown above the verdicts.</summary>
+    /// <summary>
+    /// Cautions about the data itself (e.g. runs too short to time reliably), shown above the verdicts.
+    /// </summary>
     public List<string> Warnings { get; init; } = [];
 
-    /// <summary>Below this median elapsed a run's timing is of the order of a shared machine's scheduling noise.</summary>
+    /// <summary>
+    /// Below this median elapsed a run's timing is of the order of a shared machine's scheduling noise.
+    /// </summary>
     public const double ShortRunSeconds = 0.1;
 
     public static SweepSummary Build(SweepData data, SweepState state, MachineInfo machine, IReadOnlyList<string> plots)
@@ -35,7 +39,8 @@ public sealed class SweepSummary
         var d = data.Definition;
         var metrics = SweepMetrics.BuiltIn
             .Concat(data.Runs.SelectMany(r => r.Metrics.Keys).Distinct().Order(StringComparer.Ordinal))
-            .Concat(data.Runs.SelectMany(r => r.Traced.Keys).Distinct().Order(StringComparer.Ordinal).Select(k => "traced." + k))
+            .Concat(data.Runs.SelectMany(r => r.Traced.Keys).Distinct().Order(StringComparer.Ordinal)
+                .Select(k => "traced." + k))
             .ToList();
         var verdicts = d.Verdicts.Select(v => v.Judge(data.ForVerdicts())).ToList();
         return new SweepSummary
@@ -63,13 +68,18 @@ public sealed class SweepSummary
                 Parameters = p.Values.ToDictionary(),
                 Ok = data.Runs.Count(r => r.Point == p.Index && r.Ok),
                 Failed = data.Runs.Count(r => r.Point == p.Index && !r.Ok),
-                Stats = metrics.Select(m => (m, s: data.Stat(p, m))).Where(t => t.s is not null).ToDictionary(t => t.m, t => t.s!),
+                Stats = metrics.Select(m => (m, s: data.Stat(p, m))).Where(t => t.s is not null)
+                    .ToDictionary(t => t.m, t => t.s!),
             }).ToList(),
-            Verdicts = verdicts.Select(v => new VerdictSummary(v.Claim, v.Aspect, v.OutcomeText, v.Criterion, [.. v.Evidence])).ToList(),
-            ClaimOutcomes = verdicts.GroupBy(v => v.Claim).ToDictionary(g => g.Key, g => Verdict.Text(Verdict.Combine(g))),
+            Verdicts = verdicts.Select(
+                v => new VerdictSummary(v.Claim, v.Aspect, v.OutcomeText, v.Criterion, [.. v.Evidence])).ToList(),
+            ClaimOutcomes =
+                verdicts.GroupBy(v => v.Claim).ToDictionary(g => g.Key, g => Verdict.Text(Verdict.Combine(g))),
             Plots = [.. plots],
             Failures = data.Runs.Where(r => !r.Ok)
-                .Select(r => $"{data.Points[r.Point].Id} ({Describe(data.Points[r.Point])}) repeat {r.Repeat}: {r.Error}").ToList(),
+                .Select(
+                    r => $"{data.Points[r.Point].Id} ({Describe(data.Points[r.Point])}) repeat {r.Repeat}: {r.Error}")
+                    .ToList(),
             Warnings = new[] { ShortRunWarning(data), Calibration.ShortPointReruns.Warning(state, data.Points) }
                 .OfType<string>().ToList(),
         };
@@ -85,8 +95,12 @@ public sealed class SweepSummary
         var shortOnes = medians.Where(t => t.s!.Median < ShortRunSeconds).OrderBy(t => t.s!.Median).ToList();
         if (shortOnes.Count == 0) return null;
         var (p, st) = shortOnes[0];
-        return FormattableString.Invariant($"short runs: {shortOnes.Count} of {medians.Count} points have a median elapsed under {ShortRunSeconds * 1000:0} ms (shortest {st!.Median * 1000:0.#} ms at {p.Id}, {Describe(p)})")
-            + "; timing noise is of that order, so elapsed verdicts on them may be undecided — make the runs longer (e.g. --iterations) to judge them";
+        return FormattableString.Invariant(
+                $"short runs: {shortOnes.Count} of {medians.Count} points have a median elapsed under ")
+            + FormattableString.Invariant(
+                $"{ShortRunSeconds * 1000:0} ms (shortest {st!.Median * 1000:0.#} ms at {p.Id}, {Describe(p)})")
+            + "; timing noise is of that order, so elapsed verdicts on them may be undecided — make the runs longer "
+            + "(e.g. --iterations) to judge them";
     }
 
     private static string Describe(SweepPoint p) => p.Series == SweepSeries.Single.Label ? p.X : $"{p.Series} @ {p.X}";
@@ -99,7 +113,8 @@ public sealed record SeriesSummary(string Label, Dictionary<string, string> Valu
 
 public sealed record SettingsSummary(int Repeats, bool Traced, int OrderSeed, Dictionary<string, string> Overrides);
 
-public sealed record VerdictSummary(string Claim, string Aspect, string Outcome, string Criterion, List<string> Evidence);
+public sealed record VerdictSummary(
+    string Claim, string Aspect, string Outcome, string Criterion, List<string> Evidence);
 
 public sealed class PointSummary
 {

@@ -20,8 +20,10 @@ public static class SweepPlots
     public static LineChart Chart(SweepData data, string metric)
     {
         var d = data.Definition;
-        var categorical = data.Points.Any(p => !double.TryParse(p.X, NumberStyles.Float, CultureInfo.InvariantCulture, out _));
-        var numeric = categorical ? [] : data.Points.Select(p => double.Parse(p.X, CultureInfo.InvariantCulture)).ToList();
+        var categorical =
+            data.Points.Any(p => !double.TryParse(p.X, NumberStyles.Float, CultureInfo.InvariantCulture, out _));
+        var numeric =
+            categorical ? [] : data.Points.Select(p => double.Parse(p.X, CultureInfo.InvariantCulture)).ToList();
         var maxPositive = numeric.Where(x => x > 0).DefaultIfEmpty(1).Max();
         var order = d.XValues.Select((x, i) => (x, i)).ToDictionary(t => t.x, t => (double)t.i);
         double Position(string x)
@@ -60,7 +62,8 @@ public static class SweepPlots
         return new LineChart
         {
             // The x axis is labelled anyway: a title that would run past the legend leaves out "vs X".
-            Title = $"{claims}{label} vs {d.XLabel ?? d.XParameter}" is { Length: <= 72 } full ? full : $"{claims}{label}",
+            Title = $"{claims}{label} vs {d.XLabel ?? d.XParameter}" is { Length: <= 72 } full ? full
+                : $"{claims}{label}",
             Subtitle = $"{d.Workload} — {d.Title}; median of {data.Repeats} repeats, band = min–max" +
                 (expected.Count > 0 ? ", dashed = the claim's expected shape" : ""),
             XLabel = d.XLabel ?? d.XParameter,

@@ -7,7 +7,8 @@ namespace TraceLab.Sweeps.Verdicts;
 /// </summary>
 public sealed class ArgminRule : VerdictRule
 {
-    public ArgminRule(string claim, string aspect, string metric, string target, double tolerance = 0.05) : base(claim, aspect, metric)
+    public ArgminRule(string claim, string aspect, string metric, string target, double tolerance = 0.05)
+        : base(claim, aspect, metric)
     {
         Target = target;
         Tolerance = tolerance;
@@ -17,14 +18,18 @@ public sealed class ArgminRule : VerdictRule
     /// <summary>The series the claim is about (null = all).</summary>
     public IReadOnlyList<string>? Series { get; init; }
 
-    private IEnumerable<string> Judged(SweepData data) => data.SeriesLabels.Where(s => Series is null || Series.Contains(s));
+    private IEnumerable<string> Judged(SweepData data) =>
+        data.SeriesLabels.Where(s => Series is null || Series.Contains(s));
     public double Tolerance { get; }
 
     public override string Criterion =>
-        $"{Metric}: in every series{(Series is null ? "" : $" ({string.Join(", ", Series)})")} the median at x = {Target} is ≤ (1 + {Tolerance:P0}) × the lowest median over x → reproduced; it is the highest median of the series → inverted; otherwise not reproduced";
+        $"{Metric}: in every series{(Series is null ? "" : $" ({string.Join(", ", Series)})")} the median at x = "
+            + $"{Target} is ≤ (1 + {Tolerance:P0}) × the lowest median over x → reproduced; it is the highest median "
+            + $"of the series → inverted; otherwise not reproduced";
 
     protected override IEnumerable<SweepPoint> Involved(SweepData data) =>
-        Judged(data).Any(s => data.Find(s, Resolve(Target, data)) is not null) ? data.Points.Where(p => Judged(data).Contains(p.Series)) : [];
+        Judged(data).Any(s => data.Find(s, Resolve(Target, data)) is not null)
+            ? data.Points.Where(p => Judged(data).Contains(p.Series)) : [];
 
     protected override (VerdictOutcome, IEnumerable<string>) Decide(SweepData data)
     {
@@ -42,10 +47,14 @@ public sealed class ArgminRule : VerdictRule
             var max = medians.MaxBy(t => t.s!.Median);
             if (at.s.Median <= (1 + Tolerance) * min.s!.Median) best++;
             else if (at.p == max.p) worst++;
-            evidence.Add($"{series}: at {target} {Range(at.s)}; lowest median at {min.p.X} ({SweepMetrics.Format(min.s.Median)}), highest at {max.p.X} ({SweepMetrics.Format(max.s!.Median)})");
+            evidence.Add($"{series}: at {target} {Range(at.s)}; lowest median at {min.p.X} "
+                + $"({SweepMetrics.Format(min.s.Median)}), highest at {max.p.X} "
+                + $"({SweepMetrics.Format(max.s!.Median)})");
         }
         if (n == 0) return (VerdictOutcome.NotTested, [$"no series has a point at {target}"]);
-        evidence.Insert(0, $"target x = {target}{(Target != target ? $" ({Target})" : "")}: best within {Tolerance:P0} in {best} of {n} series");
-        return (best == n ? VerdictOutcome.Reproduced : worst == n ? VerdictOutcome.Inverted : VerdictOutcome.NotReproduced, evidence);
+        evidence.Insert(0, $"target x = {target}{(Target != target ? $" ({Target})" : "")}: best within {Tolerance:P0} "
+            + $"in {best} of {n} series");
+        return (best == n ? VerdictOutcome.Reproduced : worst == n ? VerdictOutcome.Inverted
+            : VerdictOutcome.NotReproduced, evidence);
     }
 }

@@ -13,7 +13,8 @@ namespace TraceLab.Sweeps.Verdicts;
 /// </summary>
 public sealed class DegradationPointRule : VerdictRule
 {
-    public DegradationPointRule(string claim, string aspect, string metric, PointPairs pairs, string along, double knee = 1.5, int steps = 1)
+    public DegradationPointRule(
+        string claim, string aspect, string metric, PointPairs pairs, string along, double knee = 1.5, int steps = 1)
         : base(claim, aspect, metric)
     {
         Pairs = pairs;
@@ -25,13 +26,18 @@ public sealed class DegradationPointRule : VerdictRule
     public PointPairs Pairs { get; }
     public string Along { get; }
     public double Knee { get; }
-    /// <summary>How many grid steps apart the two lines' degradation points may be and still count as "the same point".</summary>
+    /// <summary>
+    /// How many grid steps apart the two lines' degradation points may be and still count as "the same point".
+    /// </summary>
     public int Steps { get; }
 
     public override string Criterion =>
-        $"{Metric} along {Along}: degradation point of a line = first {Along} whose segment slope exceeds {Knee:0.##} × the first segment's slope (none if no segment does), " +
-        $"one per repeat; in every line pair ({Pairs.Describe}, other parameters equal) all points of both lines within {StepsText} → reproduced; " +
-        $"{(Steps == 0 ? "the two min–max ranges disjoint" : $"the two min–max ranges more than {StepsText} apart")} in every pair → inverted; otherwise not reproduced";
+        $"{Metric} along {Along}: degradation point of a line = first {Along} whose segment slope exceeds {Knee:0.##} "
+            + $"× the first segment's slope (none if no segment does), " +
+        $"one per repeat; in every line pair ({Pairs.Describe}, other parameters equal) all points of both lines "
+            + $"within {StepsText} → reproduced; " +
+        $"{(Steps == 0 ? "the two min–max ranges disjoint" : $"the two min–max ranges more than {StepsText} apart")} "
+            + $"in every pair → inverted; otherwise not reproduced";
 
     private string StepsText => Steps == 0 ? "the same grid point" : $"{Steps} grid step{(Steps == 1 ? "" : "s")}";
 
@@ -50,7 +56,8 @@ public sealed class DegradationPointRule : VerdictRule
             var pb = Positions(data, b);
             var label = Lines.Label(a[0], Along, Pairs.Param, data);
             if (pa.Count < MinimumRepeats || pb.Count < MinimumRepeats)
-                return (VerdictOutcome.InsufficientRepeats, [$"{label}: {Math.Min(pa.Count, pb.Count)} complete repeat curve(s) (every point of the line in the same repeat); a verdict needs {MinimumRepeats}"]);
+                return (VerdictOutcome.InsufficientRepeats, [$"{label}: {Math.Min(pa.Count, pb.Count)} complete repeat "
+                    + $"curve(s) (every point of the line in the same repeat); a verdict needs {MinimumRepeats}"]);
             n++;
             var span = Math.Max(pa.Max(), pb.Max()) - Math.Min(pa.Min(), pb.Min());
             var gap = Math.Max(pa.Min(), pb.Min()) - Math.Min(pa.Max(), pb.Max());
@@ -58,11 +65,14 @@ public sealed class DegradationPointRule : VerdictRule
             var isMoved = gap > Steps;
             if (isSame) same++;
             if (isMoved) moved++;
-            evidence.Add($"{label}: {Pairs.A} degrades at {Describe(a, pa)}, {Pairs.B} at {Describe(b, pb)} → {(isSame ? "same point" : isMoved ? "moved" : "no decision")}");
+            evidence.Add($"{label}: {Pairs.A} degrades at {Describe(a, pa)}, {Pairs.B} at {Describe(b, pb)} → "
+                + $"{(isSame ? "same point" : isMoved ? "moved" : "no decision")}");
         }
         if (n == 0) return (VerdictOutcome.NotTested, [$"no pair of lines with ≥ 3 values of {Along}"]);
-        evidence.Insert(0, $"{same} of {n} line pairs degrade at the same point (within {StepsText}), {moved} surely at different points");
-        return (same == n ? VerdictOutcome.Reproduced : moved == n ? VerdictOutcome.Inverted : VerdictOutcome.NotReproduced, evidence);
+        evidence.Insert(0, $"{same} of {n} line pairs degrade at the same point (within {StepsText}), {moved} surely "
+            + $"at different points");
+        return (same == n ? VerdictOutcome.Reproduced : moved == n ? VerdictOutcome.Inverted
+            : VerdictOutcome.NotReproduced, evidence);
     }
 
     /// <summary>The degradation position (index of the P value; Count = none) of each complete repeat curve.</summary>

@@ -4,7 +4,10 @@ public enum Expectation
 {
     /// <summary>A is lower than B (by <see cref="DominanceRule.Factor"/>) at every pair.</summary>
     Lower,
-    /// <summary>A is not lower than B beyond <see cref="DominanceRule.Tolerance"/> at every pair (e.g. "concurrent is not faster").</summary>
+    /// <summary>
+    /// A is not lower than B beyond <see cref="DominanceRule.Tolerance"/> at every pair (e.g. "concurrent is not
+    /// faster").
+    /// </summary>
     NotLower,
 }
 
@@ -16,7 +19,8 @@ public enum Expectation
 /// </summary>
 public sealed class DominanceRule : VerdictRule
 {
-    public DominanceRule(string claim, string aspect, string metric, PointPairs pairs, Expectation expect = Expectation.Lower)
+    public DominanceRule(
+        string claim, string aspect, string metric, PointPairs pairs, Expectation expect = Expectation.Lower)
         : base(claim, aspect, metric)
     {
         Pairs = pairs;
@@ -27,7 +31,9 @@ public sealed class DominanceRule : VerdictRule
     public Expectation Expect { get; }
     /// <summary>"Many times more": A × Factor must still be below B.</summary>
     public double Factor { get; init; } = 1;
-    /// <summary>For <see cref="Expectation.NotLower"/>: A may be this fraction below B and still count as "not lower".</summary>
+    /// <summary>
+    /// For <see cref="Expectation.NotLower"/>: A may be this fraction below B and still count as "not lower".
+    /// </summary>
     public double Tolerance { get; init; } = 0.03;
     /// <summary>Compare medians instead of whole ranges, for claims of marginal differences.</summary>
     public bool MediansOnly { get; init; }
@@ -37,11 +43,16 @@ public sealed class DominanceRule : VerdictRule
     public override string Criterion => Expect switch
     {
         Expectation.Lower when MediansOnly =>
-            $"{Metric}: median at {Pairs.A}{FactorText} < median at {Pairs.B} at every compared point ({Pairs.Param} differs only) → reproduced; the opposite at every point → inverted; otherwise not reproduced",
+            $"{Metric}: median at {Pairs.A}{FactorText} < median at {Pairs.B} at every compared point ({Pairs.Param} "
+                + $"differs only) → reproduced; the opposite at every point → inverted; otherwise not reproduced",
         Expectation.Lower =>
-            $"{Metric}: every repeat at {Pairs.Param}={Pairs.A}{FactorText} below every repeat at {Pairs.Param}={Pairs.B} (min–max ranges do not overlap) at every compared point → reproduced; {Pairs.B} entirely below {Pairs.A} at every point → inverted; otherwise not reproduced",
+            $"{Metric}: every repeat at {Pairs.Param}={Pairs.A}{FactorText} below every repeat at "
+                + $"{Pairs.Param}={Pairs.B} (min–max ranges do not overlap) at every compared point → reproduced; "
+                + $"{Pairs.B} entirely below {Pairs.A} at every point → inverted; otherwise not reproduced",
         _ =>
-            $"{Metric}: median at {Pairs.Param}={Pairs.A} ≥ (1 − {Tolerance:P0}) × median at {Pairs.Param}={Pairs.B} at every compared point → reproduced; {Pairs.A} entirely below {Pairs.B} (ranges do not overlap) at every point → inverted; otherwise not reproduced",
+            $"{Metric}: median at {Pairs.Param}={Pairs.A} ≥ (1 − {Tolerance:P0}) × median at {Pairs.Param}={Pairs.B} "
+                + $"at every compared point → reproduced; {Pairs.A} entirely below {Pairs.B} (ranges do not overlap) "
+                + $"at every point → inverted; otherwise not reproduced",
     };
 
     private string FactorText => Factor == 1 ? "" : $" × {Factor:0.##}";
@@ -49,7 +60,8 @@ public sealed class DominanceRule : VerdictRule
     private List<(SweepPoint A, SweepPoint B)> Find(SweepData data) =>
         Pairs.Find(data, v => Resolve(Pairs.Param, v, data)).Where(p => Where is null || Where(p.A)).ToList();
 
-    protected override IEnumerable<SweepPoint> Involved(SweepData data) => Find(data).SelectMany(p => new[] { p.A, p.B });
+    protected override IEnumerable<SweepPoint> Involved(SweepData data) =>
+        Find(data).SelectMany(p => new[] { p.A, p.B });
 
     protected override (VerdictOutcome, IEnumerable<string>) Decide(SweepData data)
     {
@@ -73,7 +85,8 @@ public sealed class DominanceRule : VerdictRule
             if (ok) holds++;
             if (inv) opposite++;
             var ratio = b.Median == 0 ? double.NaN : a.Median / b.Median;
-            evidence.Add($"{Describe(pa)}: {Range(a)} vs {Describe(pb)}: {Range(b)} (ratio {ratio:0.###}) {(ok ? "holds" : inv ? "opposite" : "no decision")}");
+            evidence.Add($"{Describe(pa)}: {Range(a)} vs {Describe(pb)}: {Range(b)} (ratio {ratio:0.###}) "
+                + $"{(ok ? "holds" : inv ? "opposite" : "no decision")}");
         }
         if (compared == 0) return (VerdictOutcome.NotTested, ["no pair of points has the metric"]);
         evidence.Insert(0, $"{holds} of {compared} compared points hold, {opposite} show the opposite");

@@ -10,7 +10,8 @@ public sealed class EvenOddRule : VerdictRule
     public EvenOddRule(string claim, string aspect, string metric) : base(claim, aspect, metric) { }
 
     public override string Criterion =>
-        $"{Metric}: some pair of thread counts (2n−1, 2n) where every repeat at 2n is below every repeat at 2n−1 (min–max ranges do not overlap) → reproduced; no such pair → not reproduced";
+        $"{Metric}: some pair of thread counts (2n−1, 2n) where every repeat at 2n is below every repeat at 2n−1 "
+            + $"(min–max ranges do not overlap) → reproduced; no such pair → not reproduced";
 
     private static IEnumerable<(SweepPoint Odd, SweepPoint Even)> Pairs(SweepData data) =>
         from even in data.Points
@@ -19,7 +20,8 @@ public sealed class EvenOddRule : VerdictRule
         where odd is not null
         select (odd, even);
 
-    protected override IEnumerable<SweepPoint> Involved(SweepData data) => Pairs(data).SelectMany(p => new[] { p.Odd, p.Even });
+    protected override IEnumerable<SweepPoint> Involved(SweepData data) =>
+        Pairs(data).SelectMany(p => new[] { p.Odd, p.Even });
 
     protected override (VerdictOutcome, IEnumerable<string>) Decide(SweepData data)
     {

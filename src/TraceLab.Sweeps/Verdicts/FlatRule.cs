@@ -6,7 +6,8 @@ namespace TraceLab.Sweeps.Verdicts;
 /// </summary>
 public sealed class FlatRule : VerdictRule
 {
-    public FlatRule(string claim, string aspect, string metric, Func<string, SweepData, bool> select, string selection, double tolerance = 0.25)
+    public FlatRule(string claim, string aspect, string metric, Func<string, SweepData, bool> select, string selection,
+        double tolerance = 0.25)
         : base(claim, aspect, metric)
     {
         Select = select;
@@ -19,7 +20,8 @@ public sealed class FlatRule : VerdictRule
     public double Tolerance { get; }
 
     public override string Criterion =>
-        $"{Metric} over x in {Selection}: highest median ÷ lowest median ≤ {1 + Tolerance:0.##} in every series → reproduced; otherwise not reproduced";
+        $"{Metric} over x in {Selection}: highest median ÷ lowest median ≤ {1 + Tolerance:0.##} in every series → "
+            + $"reproduced; otherwise not reproduced";
 
     protected override IEnumerable<SweepPoint> Involved(SweepData data) => data.Points.Where(p => Select(p.X, data));
 
@@ -36,7 +38,9 @@ public sealed class FlatRule : VerdictRule
             var hi = medians.Max(t => t.s!.Median);
             var spread = lo > 0 ? hi / lo : double.PositiveInfinity;
             if (spread <= 1 + Tolerance) flat++;
-            evidence.Add($"{g.Key}: medians {string.Join(", ", medians.Select(t => $"{t.p.X}→{SweepMetrics.Format(t.s!.Median)}"))}; highest ÷ lowest {spread:0.###}");
+            evidence.Add($"{g.Key}: medians "
+                + $"{string.Join(", ", medians.Select(t => $"{t.p.X}→{SweepMetrics.Format(t.s!.Median)}"))}; highest ÷ "
+                + $"lowest {spread:0.###}");
         }
         if (n == 0) return (VerdictOutcome.NotTested, [$"fewer than 2 points in {Selection}"]);
         return (flat == n ? VerdictOutcome.Reproduced : VerdictOutcome.NotReproduced, evidence);

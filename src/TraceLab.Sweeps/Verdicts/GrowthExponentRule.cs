@@ -13,7 +13,8 @@ namespace TraceLab.Sweeps.Verdicts;
 /// </summary>
 public sealed class GrowthExponentRule : VerdictRule
 {
-    public GrowthExponentRule(string claim, string aspect, string metric, PointPairs pairs, string along, GrowthModel a, GrowthModel b)
+    public GrowthExponentRule(
+        string claim, string aspect, string metric, PointPairs pairs, string along, GrowthModel a, GrowthModel b)
         : base(claim, aspect, metric)
     {
         Pairs = pairs;
@@ -31,8 +32,10 @@ public sealed class GrowthExponentRule : VerdictRule
 
     public override string Criterion =>
         $"{Metric} vs {Along}: exponent = least-squares slope of ln({Metric}) against ln({Along}), one per repeat; " +
-        $"{Pairs.A} within ±{Tolerance:0.##} of the exponent of {ModelA.Formula}, {Pairs.B} within ±{Tolerance:0.##} of that of {ModelB.Formula} " +
-        $"(fitted at the same {Along} values), and min exponent({Pairs.A}) − max exponent({Pairs.B}) ≥ {Margin:0.##} → reproduced; " +
+        $"{Pairs.A} within ±{Tolerance:0.##} of the exponent of {ModelA.Formula}, {Pairs.B} within ±{Tolerance:0.##} "
+            + $"of that of {ModelB.Formula} " +
+        $"(fitted at the same {Along} values), and min exponent({Pairs.A}) − max exponent({Pairs.B}) ≥ {Margin:0.##} → "
+            + $"reproduced; " +
         $"max exponent({Pairs.A}) < min exponent({Pairs.B}) → inverted; otherwise not reproduced";
 
     private IReadOnlyList<(IReadOnlyList<SweepPoint> A, IReadOnlyList<SweepPoint> B)> Find(SweepData data) =>
@@ -48,12 +51,15 @@ public sealed class GrowthExponentRule : VerdictRule
         {
             var x = a.Select(p => Num(p.Values[Along])).ToArray();
             var label = Lines.Label(a[0], Along, Pairs.Param, data);
-            if (x.Any(v => v <= 0)) return (VerdictOutcome.NotTested, [$"{label}: {Along} must be positive for a log-log fit"]);
+            if (x.Any(v => v <= 0))
+                return (VerdictOutcome.NotTested, [$"{label}: {Along} must be positive for a log-log fit"]);
             var ea = Exponents(data, a, x);
             var eb = Exponents(data, b, x);
-            if (ea is null || eb is null) return (VerdictOutcome.NotTested, [$"{label}: {Metric} is 0 or negative in some run (no logarithm)"]);
+            if (ea is null || eb is null)
+                return (VerdictOutcome.NotTested, [$"{label}: {Metric} is 0 or negative in some run (no logarithm)"]);
             if (ea.Count < MinimumRepeats || eb.Count < MinimumRepeats)
-                return (VerdictOutcome.InsufficientRepeats, [$"{label}: {Math.Min(ea.Count, eb.Count)} complete repeat curve(s) (every point of the line in the same repeat); a verdict needs {MinimumRepeats}"]);
+                return (VerdictOutcome.InsufficientRepeats, [$"{label}: {Math.Min(ea.Count, eb.Count)} complete repeat "
+                    + $"curve(s) (every point of the line in the same repeat); a verdict needs {MinimumRepeats}"]);
             n++;
             var expectA = Exponent(x, x.Select(ModelA.Value).ToArray());
             var expectB = Exponent(x, x.Select(ModelB.Value).ToArray());
@@ -64,13 +70,19 @@ public sealed class GrowthExponentRule : VerdictRule
             var inv = ea.Max() < eb.Min();
             if (ok) holds++;
             if (inv) inverted++;
-            evidence.Add($"{label}: exponent {Pairs.A} {Spread(ea)} (expected {expectA:0.##}{(shapeA ? "" : ", outside ±" + Tolerance.ToString("0.##", CultureInfo.InvariantCulture))}), " +
-                $"{Pairs.B} {Spread(eb)} (expected {expectB:0.##}{(shapeB ? "" : ", outside ±" + Tolerance.ToString("0.##", CultureInfo.InvariantCulture))}), " +
-                $"min({Pairs.A}) − max({Pairs.B}) = {apart:0.###} → {(ok ? "holds" : inv ? "opposite" : "no decision")}");
+            var outside = ", outside ±" + Tolerance.ToString("0.##", CultureInfo.InvariantCulture);
+            evidence.Add($"{label}: exponent {Pairs.A} {Spread(ea)} (expected "
+                + $"{expectA:0.##}{(shapeA ? "" : outside)}), " +
+                $"{Pairs.B} {Spread(eb)} (expected "
+                    + $"{expectB:0.##}{(shapeB ? "" : outside)}), " +
+                $"min({Pairs.A}) − max({Pairs.B}) = {apart:0.###} → "
+                    + $"{(ok ? "holds" : inv ? "opposite" : "no decision")}");
         }
         if (n == 0) return (VerdictOutcome.NotTested, [$"no pair of lines with ≥ 3 values of {Along}"]);
-        evidence.Insert(0, $"{holds} of {n} line pairs have the expected growth exponents, {inverted} the opposite order");
-        return (holds == n ? VerdictOutcome.Reproduced : inverted == n ? VerdictOutcome.Inverted : VerdictOutcome.NotReproduced, evidence);
+        evidence.Insert(
+            0, $"{holds} of {n} line pairs have the expected growth exponents, {inverted} the opposite order");
+        return (holds == n ? VerdictOutcome.Reproduced : inverted == n ? VerdictOutcome.Inverted
+            : VerdictOutcome.NotReproduced, evidence);
     }
 
     /// <returns>Null when a value has no logarithm.</returns>
@@ -90,10 +102,13 @@ public sealed class GrowthExponentRule : VerdictRule
         LinearFitRule.Fit(x.Zip(y, (a, b) => (Math.Log(a), Math.Log(b))).ToList()).Slope;
 
     private static string Spread(List<double> e) =>
-        e.Min().ToString("0.###", CultureInfo.InvariantCulture) + "–" + e.Max().ToString("0.###", CultureInfo.InvariantCulture);
+        e.Min().ToString("0.###", CultureInfo.InvariantCulture) + "–" + e.Max()
+            .ToString("0.###", CultureInfo.InvariantCulture);
 }
 
-/// <summary>An expected growth shape: the cost at parameter value x (any scale) and its formula for the report.</summary>
+/// <summary>
+/// An expected growth shape: the cost at parameter value x (any scale) and its formula for the report.
+/// </summary>
 public sealed record GrowthModel(string Formula, Func<double, double> Value)
 {
     /// <summary>Serial execution of computations lasting 1, 2, …, N units: the sum N(N+1)/2.</summary>

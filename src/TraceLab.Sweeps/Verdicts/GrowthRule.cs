@@ -24,10 +24,13 @@ public sealed class GrowthRule : VerdictRule
     public double Factor { get; }
 
     public override string Criterion =>
-        $"{Metric} per thread (median / x): growth = mean over x ∈ {{{string.Join(",", High)}}} ÷ mean over x ∈ {{{string.Join(",", Low)}}}; growth({Degrading}) ≥ {Factor:0.##} and growth({Graceful}) < {Factor:0.##} → reproduced; the reverse → inverted; otherwise not reproduced";
+        $"{Metric} per thread (median / x): growth = mean over x ∈ {{{string.Join(",", High)}}} ÷ mean over x ∈ "
+            + $"{{{string.Join(",", Low)}}}; growth({Degrading}) ≥ {Factor:0.##} and growth({Graceful}) < "
+            + $"{Factor:0.##} → reproduced; the reverse → inverted; otherwise not reproduced";
 
     protected override IEnumerable<SweepPoint> Involved(SweepData data) =>
-        data.Points.Where(p => (p.Series == Degrading || p.Series == Graceful) && (Low.Contains(p.X) || High.Contains(p.X)));
+        data.Points.Where(
+            p => (p.Series == Degrading || p.Series == Graceful) && (Low.Contains(p.X) || High.Contains(p.X)));
 
     private double? Growth(SweepData data, string series, List<string> evidence)
     {
@@ -37,11 +40,13 @@ public sealed class GrowthRule : VerdictRule
         if (lo.Count == 0 || hi.Count == 0) return null;
         if (lo.Average() <= 0)
         {
-            evidence.Add($"{series}: per-thread {Metric} is 0 at the low thread counts (below the clock's resolution): run more iterations");
+            evidence.Add($"{series}: per-thread {Metric} is 0 at the low thread counts (below the clock's resolution): "
+                + $"run more iterations");
             return null;
         }
         var g = hi.Average() / lo.Average();
-        evidence.Add($"{series}: per-thread {Metric} low {SweepMetrics.Format(lo.Average())}, high {SweepMetrics.Format(hi.Average())}, growth {g:0.###}");
+        evidence.Add($"{series}: per-thread {Metric} low {SweepMetrics.Format(lo.Average())}, high "
+            + $"{SweepMetrics.Format(hi.Average())}, growth {g:0.###}");
         return g;
     }
 
@@ -50,7 +55,8 @@ public sealed class GrowthRule : VerdictRule
         var evidence = new List<string>();
         var a = Growth(data, Degrading, evidence);
         var b = Growth(data, Graceful, evidence);
-        if (a is null || b is null) return (VerdictOutcome.NotTested, evidence.Append("no growth for a series: it lacks the low or high thread counts, or its cost there is 0").ToList());
+        if (a is null || b is null) return (VerdictOutcome.NotTested, evidence.Append(
+            "no growth for a series: it lacks the low or high thread counts, or its cost there is 0").ToList());
         var outcome = a >= Factor && b < Factor ? VerdictOutcome.Reproduced
             : b >= Factor && a < Factor ? VerdictOutcome.Inverted
             : VerdictOutcome.NotReproduced;

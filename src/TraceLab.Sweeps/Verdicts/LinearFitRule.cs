@@ -7,7 +7,8 @@ namespace TraceLab.Sweeps.Verdicts;
 /// </summary>
 public sealed class LinearFitRule : VerdictRule
 {
-    public LinearFitRule(string claim, string aspect, string metric, string along, double minR2 = 0.9) : base(claim, aspect, metric)
+    public LinearFitRule(string claim, string aspect, string metric, string along, double minR2 = 0.9)
+        : base(claim, aspect, metric)
     {
         Along = along;
         MinR2 = minR2;
@@ -17,13 +18,16 @@ public sealed class LinearFitRule : VerdictRule
     public double MinR2 { get; }
 
     public override string Criterion =>
-        $"{Metric} vs {Along}: least-squares fit of the medians in every group of points that differ only in {Along}; slope > 0 and R² ≥ {MinR2:0.##} in every group → reproduced; slope < 0 and R² ≥ {MinR2:0.##} in every group → inverted; otherwise not reproduced";
+        $"{Metric} vs {Along}: least-squares fit of the medians in every group of points that differ only in {Along}; "
+            + $"slope > 0 and R² ≥ {MinR2:0.##} in every group → reproduced; slope < 0 and R² ≥ {MinR2:0.##} in every "
+            + $"group → inverted; otherwise not reproduced";
 
     protected override IEnumerable<SweepPoint> Involved(SweepData data) => Groups(data).SelectMany(g => g);
 
     private IEnumerable<List<SweepPoint>> Groups(SweepData data) =>
         data.Points.Where(p => p.Values.TryGetValue(Along, out var v) && IsNum(v))
-            .GroupBy(p => string.Join("|", p.Values.Where(kv => !string.Equals(kv.Key, Along, StringComparison.OrdinalIgnoreCase))
+            .GroupBy(p =>
+                string.Join("|", p.Values.Where(kv => !string.Equals(kv.Key, Along, StringComparison.OrdinalIgnoreCase))
                 .OrderBy(kv => kv.Key, StringComparer.OrdinalIgnoreCase).Select(kv => $"{kv.Key}={kv.Value}")))
             .Select(g => g.ToList())
             .Where(g => g.Select(p => p.Values[Along]).Distinct().Count() >= 3);
@@ -34,18 +38,21 @@ public sealed class LinearFitRule : VerdictRule
         int up = 0, down = 0, n = 0;
         foreach (var g in Groups(data))
         {
-            var pts = g.Select(p => (x: Num(p.Values[Along]), s: data.Stat(p, Metric))).Where(t => t.s is not null).Select(t => (t.x, y: t.s!.Median)).ToList();
+            var pts = g.Select(p => (x: Num(p.Values[Along]), s: data.Stat(p, Metric))).Where(t => t.s is not null)
+                .Select(t => (t.x, y: t.s!.Median)).ToList();
             if (pts.Count < 3) continue;
             n++;
             var (slope, r2) = Fit(pts);
             if (slope > 0 && r2 >= MinR2) up++;
             if (slope < 0 && r2 >= MinR2) down++;
             var label = Label(g[0], data);
-            evidence.Add($"{label}: slope {SweepMetrics.Format(slope)} per unit of {Along}, R² {r2:0.###} ({string.Join(", ", pts.Select(p => $"{p.x:0.##}→{SweepMetrics.Format(p.y)}"))})");
+            evidence.Add($"{label}: slope {SweepMetrics.Format(slope)} per unit of {Along}, R² {r2:0.###} "
+                + $"({string.Join(", ", pts.Select(p => $"{p.x:0.##}→{SweepMetrics.Format(p.y)}"))})");
         }
         if (n == 0) return (VerdictOutcome.NotTested, [$"no group of ≥ 3 points differing only in {Along}"]);
         evidence.Insert(0, $"{up} of {n} groups rise linearly (R² ≥ {MinR2:0.##}), {down} fall");
-        return (up == n ? VerdictOutcome.Reproduced : down == n ? VerdictOutcome.Inverted : VerdictOutcome.NotReproduced, evidence);
+        return (up == n ? VerdictOutcome.Reproduced : down == n ? VerdictOutcome.Inverted
+            : VerdictOutcome.NotReproduced, evidence);
     }
 
     // A group is named by the parameters the sweep varies (besides the fitted one); constant ones would drown it.

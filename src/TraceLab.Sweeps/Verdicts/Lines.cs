@@ -20,7 +20,8 @@ public static class Lines
             .GroupBy(p => Key(p.A, along))
             .Select(g => g.OrderBy(p => Num(p.A.Values[along])).ToList())
             .Where(g => g.Count >= minPoints)
-            .Select(g => ((IReadOnlyList<SweepPoint>)g.Select(p => p.A).ToList(), (IReadOnlyList<SweepPoint>)g.Select(p => p.B).ToList()))
+            .Select(g => ((IReadOnlyList<SweepPoint>)g.Select(p => p.A).ToList(),
+                (IReadOnlyList<SweepPoint>)g.Select(p => p.B).ToList()))
             .ToList();
 
     /// <summary>
@@ -46,7 +47,10 @@ public static class Lines
         return curves;
     }
 
-    /// <summary>The values of a line's points other than <paramref name="along"/> and <paramref name="pairParam"/>, for evidence.</summary>
+    /// <summary>
+    /// The values of a line's points other than <paramref name="along"/> and <paramref name="pairParam"/>, for
+    /// evidence.
+    /// </summary>
     public static string Label(SweepPoint p, string along, string pairParam, SweepData data)
     {
         var varying = p.Values.Where(kv => !Is(kv.Key, along) && !Is(kv.Key, pairParam)
@@ -61,6 +65,7 @@ public static class Lines
     private static bool Is(string a, string b) => string.Equals(a, b, StringComparison.OrdinalIgnoreCase);
 
     private static string Key(SweepPoint p, string along) =>
-        string.Join("|", p.Values.Where(kv => !Is(kv.Key, along)).OrderBy(kv => kv.Key, StringComparer.OrdinalIgnoreCase)
+        string.Join(
+            "|", p.Values.Where(kv => !Is(kv.Key, along)).OrderBy(kv => kv.Key, StringComparer.OrdinalIgnoreCase)
             .Select(kv => $"{kv.Key}={kv.Value}"));
 }

@@ -6,7 +6,8 @@ namespace TraceLab.Sweeps.Verdicts;
 /// </summary>
 public sealed class RatioRule : VerdictRule
 {
-    public RatioRule(string claim, string aspect, string metric, PointPairs pairs, double low, double high) : base(claim, aspect, metric)
+    public RatioRule(string claim, string aspect, string metric, PointPairs pairs, double low, double high)
+        : base(claim, aspect, metric)
     {
         Pairs = pairs;
         Low = low;
@@ -18,7 +19,9 @@ public sealed class RatioRule : VerdictRule
     public double High { get; }
 
     public override string Criterion =>
-        $"{Metric}: median({Pairs.Param}={Pairs.A}) / median({Pairs.Param}={Pairs.B}) within [{Low:0.##}, {High:0.##}] at every compared point → reproduced; {Pairs.A} entirely below {Pairs.B} at every point → inverted; otherwise not reproduced";
+        $"{Metric}: median({Pairs.Param}={Pairs.A}) / median({Pairs.Param}={Pairs.B}) within [{Low:0.##}, {High:0.##}] "
+            + $"at every compared point → reproduced; {Pairs.A} entirely below {Pairs.B} at every point → inverted; "
+            + $"otherwise not reproduced";
 
     protected override IEnumerable<SweepPoint> Involved(SweepData data) =>
         Pairs.Find(data, v => Resolve(Pairs.Param, v, data)).SelectMany(p => new[] { p.A, p.B });
@@ -34,10 +37,12 @@ public sealed class RatioRule : VerdictRule
             var r = a.Median / b.Median;
             if (r >= Low && r <= High) within++;
             if (a.Max < b.Min) below++;
-            evidence.Add($"{Describe(pa)} / {Describe(pb)}: {SweepMetrics.Format(a.Median)} / {SweepMetrics.Format(b.Median)} = {r:0.###}");
+            evidence.Add($"{Describe(pa)} / {Describe(pb)}: {SweepMetrics.Format(a.Median)} / "
+                + $"{SweepMetrics.Format(b.Median)} = {r:0.###}");
         }
         if (n == 0) return (VerdictOutcome.NotTested, ["no pair of points has the metric"]);
         evidence.Insert(0, $"{within} of {n} ratios within [{Low:0.##}, {High:0.##}]");
-        return (within == n ? VerdictOutcome.Reproduced : below == n ? VerdictOutcome.Inverted : VerdictOutcome.NotReproduced, evidence);
+        return (within == n ? VerdictOutcome.Reproduced : below == n ? VerdictOutcome.Inverted
+            : VerdictOutcome.NotReproduced, evidence);
     }
 }

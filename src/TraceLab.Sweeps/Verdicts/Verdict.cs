@@ -5,14 +5,19 @@ public enum VerdictOutcome
     Reproduced,
     NotReproduced,
     Inverted,
-    /// <summary>Fewer than <see cref="VerdictRule.MinimumRepeats"/> successful repeats at a point the rule needs.</summary>
+    /// <summary>
+    /// Fewer than <see cref="VerdictRule.MinimumRepeats"/> successful repeats at a point the rule needs.
+    /// </summary>
     InsufficientRepeats,
     /// <summary>The sweep lacks a point or metric the rule needs (e.g. traced metrics without --trace).</summary>
     NotTested,
 }
 
-/// <summary>A rule's judgement of one claim (or one aspect of it), with the criterion and the numbers behind it.</summary>
-public sealed record Verdict(string Claim, string Aspect, VerdictOutcome Outcome, string Criterion, IReadOnlyList<string> Evidence)
+/// <summary>
+/// A rule's judgement of one claim (or one aspect of it), with the criterion and the numbers behind it.
+/// </summary>
+public sealed record Verdict(
+    string Claim, string Aspect, VerdictOutcome Outcome, string Criterion, IReadOnlyList<string> Evidence)
 {
     public string OutcomeText => Text(Outcome);
 
@@ -32,7 +37,8 @@ public sealed record Verdict(string Claim, string Aspect, VerdictOutcome Outcome
         if (o.Count == 0) return VerdictOutcome.NotTested;
         if (o.Contains(VerdictOutcome.InsufficientRepeats)) return VerdictOutcome.InsufficientRepeats;
         if (o.All(x => x == VerdictOutcome.Reproduced)) return VerdictOutcome.Reproduced;
-        if (o.Contains(VerdictOutcome.Inverted) && !o.Contains(VerdictOutcome.Reproduced)) return VerdictOutcome.Inverted;
+        if (o.Contains(VerdictOutcome.Inverted) && !o.Contains(VerdictOutcome.Reproduced))
+            return VerdictOutcome.Inverted;
         if (o.All(x => x == VerdictOutcome.NotTested)) return VerdictOutcome.NotTested;
         return VerdictOutcome.NotReproduced;
     }

@@ -31,11 +31,13 @@ public abstract class VerdictRule : IVerdictRule
             return Make(VerdictOutcome.NotTested, [$"the sweep has none of the points this rule compares"]);
         // Without any successful run the problem is the missing repeats, not the metric.
         if (!data.HasMetric(Metric) && data.Runs.Any(r => r.Ok))
-            return Make(VerdictOutcome.NotTested, [$"no run has the metric {Metric}{(Metric.StartsWith("traced.", StringComparison.Ordinal) ? " (run the sweep with --trace)" : "")}"]);
+            return Make(VerdictOutcome.NotTested, [$"no run has the metric {Metric}"
+                + (Metric.StartsWith("traced.", StringComparison.Ordinal) ? " (run the sweep with --trace)" : "")]);
         var repeats = data.MinOkRepeats(involved);
         if (repeats < MinimumRepeats)
             return Make(VerdictOutcome.InsufficientRepeats,
-                [$"{repeats} successful repeat(s) at the weakest point; a verdict needs at least {MinimumRepeats} (use --repeat {MinimumRepeats} or more)"]);
+                [$"{repeats} successful repeat(s) at the weakest point; a verdict needs at least {MinimumRepeats} (use "
+                    + $"--repeat {MinimumRepeats} or more)"]);
         var (outcome, evidence) = Decide(data);
         var all = evidence.ToList();
         foreach (var name in Cite)
@@ -54,7 +56,8 @@ public abstract class VerdictRule : IVerdictRule
 
     protected abstract (VerdictOutcome, IEnumerable<string>) Decide(SweepData data);
 
-    private Verdict Make(VerdictOutcome o, IReadOnlyList<string> evidence) => new(Claim, Aspect, o, Criterion, evidence);
+    private Verdict Make(VerdictOutcome o, IReadOnlyList<string> evidence) =>
+        new(Claim, Aspect, o, Criterion, evidence);
 
     protected static string Describe(SweepPoint p) =>
         p.Series == SweepSeries.Single.Label ? p.X : $"{p.Series} @ {p.X}";
@@ -64,7 +67,8 @@ public abstract class VerdictRule : IVerdictRule
 
     protected static double Num(string x) => double.Parse(x, CultureInfo.InvariantCulture);
 
-    protected static bool IsNum(string x) => double.TryParse(x, NumberStyles.Float, CultureInfo.InvariantCulture, out _);
+    protected static bool IsNum(string x) =>
+        double.TryParse(x, NumberStyles.Float, CultureInfo.InvariantCulture, out _);
 
     /// <summary>"{cpus}" and "{2cpus}" in rule values stand for this machine's CPU count M and 2M.</summary>
     protected static string Resolve(string value, SweepData data) => value switch
@@ -74,6 +78,9 @@ public abstract class VerdictRule : IVerdictRule
         _ => value,
     };
 
-    /// <summary><see cref="Resolve(string, SweepData)"/>, then the parameter's canonical form (names → numbers).</summary>
-    protected static string Resolve(string param, string value, SweepData data) => data.Canonical(param, Resolve(value, data));
+    /// <summary>
+    /// <see cref="Resolve(string, SweepData)"/>, then the parameter's canonical form (names → numbers).
+    /// </summary>
+    protected static string Resolve(string param, string value, SweepData data) =>
+        data.Canonical(param, Resolve(value, data));
 }

@@ -23,7 +23,9 @@ internal static partial class ProcNative
     [LibraryImport("libc", EntryPoint = "sysconf")]
     private static partial long SysConf(int name);
 
-    /// <summary>The kernel's USER_HZ: /proc/PID/stat times are in these ticks (100 on every Linux port but alpha).</summary>
+    /// <summary>
+    /// The kernel's USER_HZ: /proc/PID/stat times are in these ticks (100 on every Linux port but alpha).
+    /// </summary>
     public static long ClockTicksPerSecond() => SysConf(ScClkTck) is var hz and > 0 ? hz : 100;
 
     /// <summary>

@@ -2,11 +2,11 @@ using System.Collections.Concurrent;
 using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Formats.Etl;
-using TraceLab.Formats.TraceDat;
+using TraceLab.Formats.Registry;
 using TraceLab.Formats.Tests.Fuzz;
+using TraceLab.Formats.TraceDat;
 using static TraceLab.Formats.Tests.Etl.EtlTestWriter;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
-using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.Etl;
 

@@ -3,10 +3,10 @@ using System.Text;
 using TraceLab.Core;
 using TraceLab.Formats.Etl;
 using TraceLab.Formats.Etw;
+using TraceLab.Formats.Registry;
 using TraceLab.Formats.TraceDat;
 using static TraceLab.Formats.Tests.Etl.EtlTestWriter;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
-using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.Etl;
 

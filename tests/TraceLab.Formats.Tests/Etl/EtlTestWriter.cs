@@ -4,8 +4,8 @@ using System.Text;
 namespace TraceLab.Formats.Tests.Etl;
 
 /// <summary>
-/// Writes complete .etl files from the documented layouts (shared/reference/etl-file-format.md §1–§4, §8), with its
-/// own constants, independently of the reader: a header buffer holding the logfile header event, then per-CPU
+/// Writes complete .etl files from the documented layouts (docs/formats.md#etl: file, buffers, header, records), with
+/// its own constants, independently of the reader: a header buffer holding the logfile header event, then per-CPU
 /// buffers of 8-aligned event records, 0xFF-filled, numbered by one global sequence counter, optionally compressed
 /// (MS-XCA Plain LZ77, flag 0x40) and written to the file out of sequence order as real loggers flush them.
 /// </summary>

@@ -27,7 +27,7 @@ public sealed class EtlZipFormatTests
     private static string[] CopiesLeft() =>
         Directory.GetDirectories(Path.GetTempPath(), "tracelab-etlzip-*");
 
-    /// <summary>Reference counts from ../shared/external-traces/README.md (dissect.etl and TraceEvent).</summary>
+    /// <summary>Reference counts published with the external traces (dissect.etl and TraceEvent).</summary>
     [ExternalTraceTheory(ExternalEtl.PerfView, ExternalEtl.TraceLoggingTester)]
     [InlineData(ExternalEtl.PerfView, 179_474)]
     [InlineData(ExternalEtl.TraceLoggingTester, 172_716)]

@@ -3,8 +3,8 @@ using System.IO.Compression;
 namespace TraceLab.Formats.Tests.Etl;
 
 /// <summary>
-/// The real .etl files in ../shared/external-traces/etw; the zipped ones are extracted into a temporary folder
-/// (deleted on dispose) because a reader needs the file itself.
+/// The real .etl files among the external traces (<see cref="ExternalTraces"/>); the zipped ones are extracted into a
+/// temporary folder (deleted on dispose) because a reader needs the file itself.
 /// </summary>
 internal sealed class ExternalEtl : IDisposable
 {

@@ -22,7 +22,8 @@ public class EtwKernelEventMapperTests
         return e;
     }
 
-    private static EtwEventHeader CSwitchHeader(int headerTid = -1) => ThreadHeader(EtwKernelEvents.CSwitch, Ts, Cpu, headerTid);
+    private static EtwEventHeader CSwitchHeader(int headerTid = -1) =>
+        ThreadHeader(EtwKernelEvents.CSwitch, Ts, Cpu, headerTid);
 
     [Theory]
     [InlineData(KThreadState.Ready, (byte)KWaitReason.WrPreempted)]
@@ -30,7 +31,8 @@ public class EtwKernelEventMapperTests
     [InlineData(KThreadState.Standby, (byte)KWaitReason.WrQuantumEnd)]
     public void CSwitch_runnable_old_thread_is_a_preemption(KThreadState state, byte reason)
     {
-        var e = Map(CSwitchHeader(), CSwitch(newTid: 4242, oldTid: 1717, newPrio: 9, oldPrio: 8, reason, waitMode: 0, state));
+        var e = Map(
+            CSwitchHeader(), CSwitch(newTid: 4242, oldTid: 1717, newPrio: 9, oldPrio: 8, reason, waitMode: 0, state));
 
         Assert.Equal(KernelEvent.Switch(Ts, Cpu, 1717, 8, TaskState.Running, 4242, 9, reason), e);
         Assert.Equal(1717, e.Pid);
@@ -40,7 +42,8 @@ public class EtwKernelEventMapperTests
     [Fact]
     public void CSwitch_user_mode_wait_is_an_interruptible_sleep()
     {
-        var e = Map(CSwitchHeader(), CSwitch(200, 100, 10, 11, (byte)KWaitReason.UserRequest, waitMode: 1, KThreadState.Waiting));
+        var e = Map(CSwitchHeader(),
+            CSwitch(200, 100, 10, 11, (byte)KWaitReason.UserRequest, waitMode: 1, KThreadState.Waiting));
 
         Assert.Equal(KernelEvent.Switch(Ts, Cpu, 100, 11, TaskState.Interruptible, 200, 10, 6), e);
         Assert.False(TaskState.IsPreempted(e.PrevState));
@@ -49,7 +52,8 @@ public class EtwKernelEventMapperTests
     [Fact]
     public void CSwitch_kernel_mode_wait_is_an_uninterruptible_sleep()
     {
-        var e = Map(CSwitchHeader(), CSwitch(200, 100, 10, 11, (byte)KWaitReason.WrAlertByThreadId, waitMode: 0, KThreadState.Waiting));
+        var e = Map(CSwitchHeader(),
+            CSwitch(200, 100, 10, 11, (byte)KWaitReason.WrAlertByThreadId, waitMode: 0, KThreadState.Waiting));
 
         Assert.Equal(KernelEvent.Switch(Ts, Cpu, 100, 11, TaskState.Uninterruptible, 200, 10, 37), e);
         Assert.Equal(37, e.PrevWaitReason);
@@ -58,7 +62,8 @@ public class EtwKernelEventMapperTests
     [Fact]
     public void CSwitch_terminated_old_thread_is_dead()
     {
-        var e = Map(CSwitchHeader(), CSwitch(0, 100, 0, 11, (byte)KWaitReason.WrTerminated, 0, KThreadState.Terminated));
+        var e = Map(
+            CSwitchHeader(), CSwitch(0, 100, 0, 11, (byte)KWaitReason.WrTerminated, 0, KThreadState.Terminated));
 
         Assert.Equal(KernelEvent.Switch(Ts, Cpu, 100, 11, TaskState.ExitDead, 0, 0, 22), e);
     }
@@ -127,7 +132,8 @@ public class EtwKernelEventMapperTests
     [InlineData((byte)(1 | 2 | 4))]
     public void ReadyThread_from_a_DPC_is_flagged_as_interrupt_context(byte flag)
     {
-        var e = Map(ThreadHeader(EtwKernelEvents.ReadyThread, Ts, Cpu, 555), ReadyThread(777, adjustReason: 2, flag: flag));
+        var e = Map(
+            ThreadHeader(EtwKernelEvents.ReadyThread, Ts, Cpu, 555), ReadyThread(777, adjustReason: 2, flag: flag));
 
         Assert.Equal(KernelEventKind.Waking, e.Kind);
         Assert.Equal(555, e.Pid);
@@ -149,7 +155,8 @@ public class EtwKernelEventMapperTests
     [InlineData(4)]
     public void Thread_start_is_a_fork_from_the_process_and_records_membership_and_name(int pointerSize)
     {
-        var e = Map(ThreadHeader(EtwKernelEvents.ThreadStart, Ts, Cpu, 900, pointerSize), Thread(pointerSize, pid: 4000, tid: 4004, "worker-1"));
+        var e = Map(ThreadHeader(EtwKernelEvents.ThreadStart, Ts, Cpu, 900, pointerSize),
+            Thread(pointerSize, pid: 4000, tid: 4004, "worker-1"));
 
         Assert.Equal(KernelEvent.Fork(Ts, Cpu, 4000, 4004) with { Pid = 900 }, e);
         Assert.Equal(4000, _processes.Processes[4004]);
@@ -161,7 +168,8 @@ public class EtwKernelEventMapperTests
     [InlineData(4)]
     public void Thread_rundown_start_is_a_fork_too(int pointerSize)
     {
-        var e = Map(ThreadHeader(EtwKernelEvents.ThreadDCStart, Ts, Cpu, 4, pointerSize), Thread(pointerSize, 4000, 4008, "pool"));
+        var e = Map(ThreadHeader(EtwKernelEvents.ThreadDCStart, Ts, Cpu, 4, pointerSize),
+            Thread(pointerSize, 4000, 4008, "pool"));
 
         Assert.Equal(KernelEvent.Fork(Ts, Cpu, 4000, 4008) with { Pid = 4 }, e);
         Assert.Equal("pool", _threads.Names[4008]);
@@ -172,7 +180,8 @@ public class EtwKernelEventMapperTests
     [InlineData(4)]
     public void Thread_end_is_an_exit(int pointerSize)
     {
-        var e = Map(ThreadHeader(EtwKernelEvents.ThreadEnd, Ts, Cpu, 4004, pointerSize), Thread(pointerSize, 4000, 4004, ""));
+        var e = Map(
+            ThreadHeader(EtwKernelEvents.ThreadEnd, Ts, Cpu, 4004, pointerSize), Thread(pointerSize, 4000, 4004, ""));
 
         Assert.Equal(KernelEvent.Exit(Ts, Cpu, 4004), e);
         Assert.Equal(4000, _processes.Processes[4004]);
@@ -194,7 +203,8 @@ public class EtwKernelEventMapperTests
     [InlineData(4)]
     public void Thread_version_2_has_no_name(int pointerSize)
     {
-        var e = Map(ThreadHeader(EtwKernelEvents.ThreadStart, Ts, Cpu, 900, pointerSize, version: 2), Thread(pointerSize, 4000, 4004, null, version: 2));
+        var e = Map(ThreadHeader(EtwKernelEvents.ThreadStart, Ts, Cpu, 900, pointerSize, version: 2),
+            Thread(pointerSize, 4000, 4004, null, version: 2));
 
         Assert.Equal(KernelEvent.Fork(Ts, Cpu, 4000, 4004) with { Pid = 900 }, e);
         Assert.False(_threads.TryGetName(4004, out _));
@@ -248,7 +258,8 @@ public class EtwKernelEventMapperTests
     [Fact]
     public void SysClEnter_32_bit_reads_four_bytes()
     {
-        var e = Map(PerfInfoHeader(EtwKernelEvents.SysClEnter, Ts, Cpu, 321, pointerSize: 4), SysClEnter(4, 0x81234567));
+        var e = Map(
+            PerfInfoHeader(EtwKernelEvents.SysClEnter, Ts, Cpu, 321, pointerSize: 4), SysClEnter(4, 0x81234567));
 
         Assert.Equal(KernelEventKind.SyscallEnter, e.Kind);
         Assert.Equal(0x81234567L, e.Arg0);
@@ -322,7 +333,8 @@ public class EtwKernelEventMapperTests
             _ => new Guid("9e814aad-3204-11d2-9a82-006008a86939"), // Process task
         };
 
-        var e = Map(new EtwEventHeader(guid, opcode, 2, Ts, Cpu, 66, 8), CSwitch(1, 2, 3, 4, 5, 0, KThreadState.Waiting));
+        var e = Map(
+            new EtwEventHeader(guid, opcode, 2, Ts, Cpu, 66, 8), CSwitch(1, 2, 3, 4, 5, 0, KThreadState.Waiting));
 
         Assert.Equal(new KernelEvent { Timestamp = Ts, Cpu = Cpu, Pid = 66 }, e);
     }

@@ -91,7 +91,8 @@ internal static class EtwPayloads
         return b;
     }
 
-    public static EtwEventHeader ThreadHeader(byte opcode, long ts, int cpu, int tid, int pointerSize = 8, byte version = 3) =>
+    public static EtwEventHeader ThreadHeader(
+        byte opcode, long ts, int cpu, int tid, int pointerSize = 8, byte version = 3) =>
         new(EtwKernelEvents.ThreadGuid, opcode, version, ts, cpu, tid, pointerSize);
 
     public static EtwEventHeader PerfInfoHeader(byte opcode, long ts, int cpu, int tid, int pointerSize = 8) =>

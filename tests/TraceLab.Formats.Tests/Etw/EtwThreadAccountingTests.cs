@@ -35,13 +35,15 @@ public class EtwThreadAccountingTests
         yield return (ThreadHeader(EtwKernelEvents.ReadyThread, 1500, Cpu, A), ReadyThread(B));
         yield return (Switch(2000), CSwitch(B, A, 9, 9, (byte)KWaitReason.UserRequest, user, KThreadState.Waiting));
         yield return (ThreadHeader(EtwKernelEvents.ReadyThread, 2600, Cpu, B), ReadyThread(A));
-        yield return (Switch(3000), CSwitch(A, B, 9, 9, (byte)KWaitReason.WrAlertByThreadId, kernel, KThreadState.Waiting));
+        yield return (Switch(3000),
+            CSwitch(A, B, 9, 9, (byte)KWaitReason.WrAlertByThreadId, kernel, KThreadState.Waiting));
         yield return (ThreadHeader(EtwKernelEvents.ReadyThread, 3500, Cpu, A), ReadyThread(B, flag: 1));
         yield return (Switch(4000), CSwitch(B, A, 9, 9, (byte)KWaitReason.WrPreempted, kernel, KThreadState.Ready));
         yield return (PerfInfoHeader(EtwKernelEvents.SysClEnter, 4200, Cpu, B), SysClEnter(8, 0xFFFFF80000001000));
         yield return (PerfInfoHeader(EtwKernelEvents.SysClExit, 4300, Cpu, B), SysClExit(0));
         yield return (ThreadHeader(EtwKernelEvents.ThreadEnd, 4800, Cpu, B), Thread(8, Pid, B, "pong"));
-        yield return (Switch(5000), CSwitch(A, B, 9, 9, (byte)KWaitReason.WrTerminated, kernel, KThreadState.Terminated));
+        yield return (Switch(5000),
+            CSwitch(A, B, 9, 9, (byte)KWaitReason.WrTerminated, kernel, KThreadState.Terminated));
         yield return (Switch(6000), CSwitch(0, A, 0, 9, (byte)KWaitReason.UserRequest, user, KThreadState.Waiting));
     }
 

@@ -2,7 +2,8 @@ namespace TraceLab.Formats.Tests.Fuzz;
 
 /// <summary>One damaged variant of the base trace: an optional cut, then byte overwrites.</summary>
 /// <param name="MetadataIntact">Only CPU data was touched, so a salvaging read must succeed.</param>
-internal sealed record FuzzCase(string Description, int? CutAt, IReadOnlyList<(int Offset, byte[] Bytes)> Writes, bool MetadataIntact)
+internal sealed record FuzzCase(
+    string Description, int? CutAt, IReadOnlyList<(int Offset, byte[] Bytes)> Writes, bool MetadataIntact)
 {
     public byte[] Apply(byte[] source)
     {

@@ -33,7 +33,8 @@ internal static class FuzzCases
         var text = Encoding.ASCII.GetString(trace, start, end - start);
         foreach (var key in new[] { "offset:", "size:", "ID: " })
         {
-            for (var at = text.IndexOf(key, StringComparison.Ordinal); at >= 0; at = text.IndexOf(key, at + 1, StringComparison.Ordinal))
+            for (var at = text.IndexOf(key, StringComparison.Ordinal); at >= 0; at = text.IndexOf(
+                key, at + 1, StringComparison.Ordinal))
             {
                 var digits = at + key.Length;
                 var n = 0;
@@ -41,12 +42,14 @@ internal static class FuzzCases
                 if (n == 0) continue;
                 var where = start + digits;
                 yield return Text($"'{key}' at {where}: all nines", where, new string('9', n));
-                if (n >= 2) yield return Text($"'{key}' at {where}: negative", where, string.Concat("-", text.AsSpan(digits + 1, n - 1)));
+                if (n >= 2) yield return Text(
+                    $"'{key}' at {where}: negative", where, string.Concat("-", text.AsSpan(digits + 1, n - 1)));
                 yield return Text($"'{key}' at {where}: key unrecognizable", start + at, "X");
             }
         }
 
-        for (var at = text.IndexOf("name: ", StringComparison.Ordinal); at >= 0; at = text.IndexOf("name: ", at + 1, StringComparison.Ordinal))
+        for (var at = text.IndexOf("name: ", StringComparison.Ordinal); at >= 0; at = text.IndexOf(
+            "name: ", at + 1, StringComparison.Ordinal))
             yield return Text($"'name:' at {start + at}: unrecognizable", start + at, "X");
     }
 
@@ -71,7 +74,8 @@ internal static class FuzzCases
         for (var page = dataStart; page < trace.Length; page += layout.PageSize)
         {
             foreach (var into in new[] { 0, 1, 12, 17, 2049 })
-                yield return new FuzzCase($"cut at {page + into} (page boundary +{into})", page + into, [], MetadataIntact: true);
+                yield return new FuzzCase(
+                    $"cut at {page + into} (page boundary +{into})", page + into, [], MetadataIntact: true);
         }
     }
 
@@ -97,11 +101,14 @@ internal static class FuzzCases
             }
 
             var where = string.Join(", ", writes.Select(w => $"{w.Item1}={w.Item2[0]:x2}"));
-            yield return new FuzzCase($"flip #{i} (seed {seed}): {where}", null, writes, writes.All(w => w.Item1 >= dataStart));
+            yield return new FuzzCase(
+                $"flip #{i} (seed {seed}): {where}", null, writes, writes.All(w => w.Item1 >= dataStart));
         }
     }
 
-    /// <summary>Lengths, counts, sizes and offsets set to values a bounded reader must refuse before allocating.</summary>
+    /// <summary>
+    /// Lengths, counts, sizes and offsets set to values a bounded reader must refuse before allocating.
+    /// </summary>
     private static IEnumerable<FuzzCase> SteeringFields(byte[] trace, TraceDatLayout layout)
     {
         foreach (var f in layout.Fields)
@@ -113,17 +120,21 @@ internal static class FuzzCases
                 _ => BinaryPrimitives.ReadUInt64LittleEndian(trace.AsSpan(f.Offset)),
             };
             var top = 1UL << ((f.Size * 8) - 1);
-            var values = new[] { ulong.MaxValue, top, top - 1, 0UL, (ulong)trace.Length, (ulong)trace.Length + 1, current + 1, current - 1, current * 4096 };
+            var values = new[] { ulong.MaxValue, top, top - 1, 0UL, (ulong)trace.Length, (ulong)trace.Length + 1,
+                current + 1, current - 1, current * 4096 };
             foreach (var v in values.Distinct())
             {
                 var bytes = new byte[8];
                 BinaryPrimitives.WriteUInt64LittleEndian(bytes, v);
-                yield return new FuzzCase($"{f.Name} at {f.Offset} set to {v:x}", null, [(f.Offset, bytes[..f.Size])], MetadataIntact: false);
+                yield return new FuzzCase(
+                    $"{f.Name} at {f.Offset} set to {v:x}", null, [(f.Offset, bytes[..f.Size])], MetadataIntact: false);
             }
         }
     }
 
-    /// <summary>Ring-buffer page headers and first records with out-of-range commits, flags, stamps and lengths.</summary>
+    /// <summary>
+    /// Ring-buffer page headers and first records with out-of-range commits, flags, stamps and lengths.
+    /// </summary>
     private static IEnumerable<FuzzCase> PageHeaders(byte[] trace, TraceDatLayout layout)
     {
         var cpus = layout.Cpus.Where(c => c.Size > 0).ToList();
@@ -132,14 +143,20 @@ internal static class FuzzCases
             for (var page = (int)cpu.Offset; page < cpu.Offset + cpu.Size; page += layout.PageSize)
             {
                 var commit = BinaryPrimitives.ReadUInt64LittleEndian(trace.AsSpan(page + 8)) & 0x3FFFFFFF;
-                var commits = new[] { ulong.MaxValue, 0x3FFFFFFFUL, (ulong)layout.PageSize - 15, 0UL, commit | (1UL << 31), commit | (3UL << 30) };
-                foreach (var c in commits) yield return Write($"CPU {cpu.Cpu} page at {page}: commit word {c:x}", page + 8, c);
+                var commits = new[] { ulong.MaxValue, 0x3FFFFFFFUL, (ulong)layout.PageSize - 15, 0UL,
+                    commit | (1UL << 31), commit | (3UL << 30) };
+                foreach (var c in commits)
+                    yield return Write($"CPU {cpu.Cpu} page at {page}: commit word {c:x}", page + 8, c);
                 yield return Write($"CPU {cpu.Cpu} page at {page}: timestamp ffffffffffffffff", page, ulong.MaxValue);
                 // type_len 0 with a huge length word; a time extend; an absolute stamp with every bit set.
-                yield return Write($"CPU {cpu.Cpu} page at {page}: first record type_len 0, length fffffff0", page + 16, 0xFFFFFFF0_00000000UL);
-                yield return Write($"CPU {cpu.Cpu} page at {page}: first record time extend", page + 16, 0xFFFFFFFF_FFFFFFFEUL);
-                yield return Write($"CPU {cpu.Cpu} page at {page}: first record absolute stamp", page + 16, 0xFFFFFFFF_FFFFFFFFUL);
-                yield return Write($"CPU {cpu.Cpu} page at {page}: first record padding, length ffffffff", page + 16, 0xFFFFFFFF_0000003DUL);
+                yield return Write($"CPU {cpu.Cpu} page at {page}: first record type_len 0, length fffffff0", page + 16,
+                    0xFFFFFFF0_00000000UL);
+                yield return Write(
+                    $"CPU {cpu.Cpu} page at {page}: first record time extend", page + 16, 0xFFFFFFFF_FFFFFFFEUL);
+                yield return Write(
+                    $"CPU {cpu.Cpu} page at {page}: first record absolute stamp", page + 16, 0xFFFFFFFF_FFFFFFFFUL);
+                yield return Write($"CPU {cpu.Cpu} page at {page}: first record padding, length ffffffff", page + 16,
+                    0xFFFFFFFF_0000003DUL);
             }
         }
     }

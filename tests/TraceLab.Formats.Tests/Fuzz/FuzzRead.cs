@@ -1,8 +1,8 @@
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Findings;
 using TraceLab.Core;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.Fuzz;
 
@@ -36,7 +36,9 @@ internal static class FuzzRead
         }
     }
 
-    /// <summary>Raises <paramref name="target"/> to <paramref name="value"/> when larger, from parallel cases.</summary>
+    /// <summary>
+    /// Raises <paramref name="target"/> to <paramref name="value"/> when larger, from parallel cases.
+    /// </summary>
     public static void InterlockedMax(ref long target, long value)
     {
         long seen;

@@ -10,7 +10,8 @@ internal sealed record FuzzSummary(IReadOnlyList<string> Failures, long MaxAlloc
 {
     public string Describe(int cases, string what) =>
         $"{cases} fuzz cases ({cases * 2} reads, strict and salvaging) of {what} in {Elapsed.TotalSeconds:F1} s: " +
-        $"{Read} read, {Refused} refused with one line, {Other} other; most allocated by one read: {MaxAllocated >> 20} MB";
+        $"{Read} read, {Refused} refused with one line, {Other} other; most allocated by one read: "
+            + $"{MaxAllocated >> 20} MB";
 }
 
 /// <summary>The loop every trace.dat fuzz test runs: each case written beside the base, read twice, judged.</summary>
@@ -39,7 +40,8 @@ internal static class FuzzRunner
             File.WriteAllBytes(path, c.Apply(baseTrace));
             foreach (var salvage in StrictThenSalvage)
             {
-                var problem = Check(c, path, salvage, caseTimeout, maxAllocated, judge, out var allocated, out var kind);
+                var problem =
+                    Check(c, path, salvage, caseTimeout, maxAllocated, judge, out var allocated, out var kind);
                 Interlocked.Increment(ref outcomes[kind]);
                 FuzzRead.InterlockedMax(ref maxSeen, allocated);
                 if (problem is not null) failures.Enqueue($"{c} [{(salvage ? "salvage" : "strict")}]: {problem}");

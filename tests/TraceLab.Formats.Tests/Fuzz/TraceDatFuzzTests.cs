@@ -14,7 +14,8 @@ public sealed class TraceDatFuzzTests(ITestOutputHelper output) : IDisposable
     private const int Seed = 20250611;
     private const int PagesPerCpu = 24;
     private static readonly TimeSpan CaseTimeout = TimeSpan.FromSeconds(5);
-    // The intact base allocates a few MB through the analysis; a length field trusted before checking would ask for GBs.
+    // The intact base allocates a few MB through the analysis; a length field trusted before checking would ask for
+    // GBs.
     private const long MaxAllocatedBytes = 64L << 20;
 
     private readonly TempDirectory _dir = new("tracelab-fuzz-");
@@ -36,7 +37,8 @@ public sealed class TraceDatFuzzTests(ITestOutputHelper output) : IDisposable
         var cases = FuzzCases.All(baseTrace, Seed);
         var run = FuzzRunner.Run(_dir.Path, baseTrace, cases, CaseTimeout, MaxAllocatedBytes,
             (c, path, salvage, o) => Judge(c, path, salvage, o, intact.Info.EventCount));
-        output.WriteLine(run.Describe(cases.Count, $"a {baseTrace.Length}-byte trace ({intact.Info.EventCount} events)"));
+        output.WriteLine(
+            run.Describe(cases.Count, $"a {baseTrace.Length}-byte trace ({intact.Info.EventCount} events)"));
         Assert.True(run.Failures.Count == 0,
             $"{run.Failures.Count} failing cases:\n" + string.Join("\n", run.Failures.Take(30)));
     }
@@ -48,11 +50,14 @@ public sealed class TraceDatFuzzTests(ITestOutputHelper output) : IDisposable
         {
             case null when c.CutAt is not null && !salvage:
                 return "a cut trace read without error";
-            case null when c.CutAt is not null && (o.Info!.Damage is null || o.Info.SkippedBytes <= 0 || o.Info.EventCount >= intactEvents):
-                return $"a cut trace salvaged {o.Info.EventCount} of {intactEvents} events, skipping {o.Info.SkippedBytes} bytes, damage: {o.Info.Damage ?? "none"}";
+            case null when c.CutAt is not null
+                && (o.Info!.Damage is null || o.Info.SkippedBytes <= 0 || o.Info.EventCount >= intactEvents):
+                return $"a cut trace salvaged {o.Info.EventCount} of {intactEvents} events, skipping "
+                    + $"{o.Info.SkippedBytes} bytes, damage: {o.Info.Damage ?? "none"}";
             case null:
                 return null;
-            case TraceFormatException e when e.File != path || !e.Message.StartsWith(path + ": at offset ", StringComparison.Ordinal):
+            case TraceFormatException e when e.File != path
+                || !e.Message.StartsWith(path + ": at offset ", StringComparison.Ordinal):
                 return $"TraceFormatException without the file and offset: {e.Message}";
             case TraceFormatException e when salvage && c.MetadataIntact:
                 return $"salvaging failed although only CPU data was damaged: {e.Message}";

@@ -3,7 +3,9 @@ using System.Text;
 
 namespace TraceLab.Formats.Tests.Fuzz;
 
-/// <summary>A numeric field of the trace.dat v6 header area that steers the reader: a length, count, size or offset.</summary>
+/// <summary>
+/// A numeric field of the trace.dat v6 header area that steers the reader: a length, count, size or offset.
+/// </summary>
 internal readonly record struct LayoutField(string Name, int Offset, int Size);
 
 /// <summary>One CPU's page range, and where its offset/size pair sits in the flyrecord section.</summary>

@@ -31,14 +31,17 @@ public sealed class TraceDatV7FuzzTests(ITestOutputHelper output) : IDisposable
     public void Dispose() => _dir.Dispose();
 
 
-    /// <summary>A real zlib v7 file (trace-cmd 3.2, tsc2nsec, TIME_SHIFT) cut to its first pages, rewritten with zlib and zstd.</summary>
+    /// <summary>
+    /// A real zlib v7 file (trace-cmd 3.2, tsc2nsec, TIME_SHIFT) cut to its first pages, rewritten with zlib and zstd.
+    /// </summary>
     [ExternalTraceTheory(ZlibSource)]
     [InlineData("zlib")]
     [InlineData("zstd")]
     public void Damaged_variants_of_a_real_compressed_v7_trace_fail_cleanly_or_salvage(string compression)
     {
         var basePath = _dir.File($"base-{compression}.dat");
-        var layout = V7Writer.Rewrite(ExternalTraces.PathOf(ZlibSource), basePath, compression, PagesPerCpu, dropSymbols: true);
+        var layout =
+            V7Writer.Rewrite(ExternalTraces.PathOf(ZlibSource), basePath, compression, PagesPerCpu, dropSymbols: true);
         Fuzz(basePath, Cases(File.ReadAllBytes(basePath), layout, dataIsLast: true));
     }
 
@@ -53,7 +56,8 @@ public sealed class TraceDatV7FuzzTests(ITestOutputHelper output) : IDisposable
         var v6 = _dir.File("base-v6.dat");
         File.WriteAllBytes(v6, FuzzBaseTrace.Build(sample, PagesPerCpu));
         var basePath = _dir.File("base-tracecmd-zstd.dat");
-        var (exit, _, stderr) = ProcessOutput.Run("trace-cmd", "convert", "-i", v6, "-o", basePath, "--file-version", "7", "--compression", "zstd");
+        var (exit, _, stderr) = ProcessOutput.Run(
+            "trace-cmd", "convert", "-i", v6, "-o", basePath, "--file-version", "7", "--compression", "zstd");
         Assert.True(exit == 0, stderr);
         var bytes = File.ReadAllBytes(basePath);
         var cpus = CpuRanges(basePath);
@@ -68,9 +72,11 @@ public sealed class TraceDatV7FuzzTests(ITestOutputHelper output) : IDisposable
         Assert.Null(intact.Error);
         Assert.True(intact.Info!.EventCount > 1000, $"the base trace has only {intact.Info.EventCount} events");
 
-        var run = FuzzRunner.Run(_dir.Path, baseTrace, cases, CaseTimeout, intact.AllocatedBytes + MaxExtraAllocatedBytes,
+        var run =
+            FuzzRunner.Run(_dir.Path, baseTrace, cases, CaseTimeout, intact.AllocatedBytes + MaxExtraAllocatedBytes,
             (c, path, salvage, o) => Judge(c, path, salvage, o, intact.Info.EventCount));
-        output.WriteLine(run.Describe(cases.Count, $"a {baseTrace.Length}-byte v7 trace ({intact.Info.EventCount} events)")
+        output.WriteLine(
+            run.Describe(cases.Count, $"a {baseTrace.Length}-byte v7 trace ({intact.Info.EventCount} events)")
             + $" (intact: {intact.AllocatedBytes >> 20} MB)");
         Assert.True(run.Failures.Count == 0,
             $"{run.Failures.Count} failing cases:\n" + string.Join("\n", run.Failures.Take(30)));
@@ -94,37 +100,46 @@ public sealed class TraceDatV7FuzzTests(ITestOutputHelper output) : IDisposable
             var at = inData ? rng.Next(layout.DataStart, dataEnd) : rng.Next(0, layout.DataStart);
             var bytes = new byte[rng.Next(1, 5)];
             rng.NextBytes(bytes);
-            cases.Add(new($"{bytes.Length} random bytes at {at}", null, [(at, bytes)], MetadataIntact: inData && InData(layout, at)));
+            cases.Add(new($"{bytes.Length} random bytes at {at}", null, [(at, bytes)],
+                MetadataIntact: inData && InData(layout, at)));
         }
 
         foreach (var (at, name) in layout.Fields)
         {
             var inData = InData(layout, at);
-            foreach (var value in new ulong[] { 0, 1, 0xFFFF_FFFF, 0x7FFF_FFFF, 0x0100_0000, ulong.MaxValue, (ulong)at, (ulong)layout.DataStart })
+            foreach (var value in new ulong[] { 0, 1, 0xFFFF_FFFF, 0x7FFF_FFFF, 0x0100_0000, ulong.MaxValue, (ulong)at,
+                (ulong)layout.DataStart })
             {
-                var b = new byte[name.Contains("offset", StringComparison.Ordinal) || name.Contains("header", StringComparison.Ordinal) ? 8 : 4];
-                if (b.Length == 8) BinaryPrimitives.WriteUInt64LittleEndian(b, value); else BinaryPrimitives.WriteUInt32LittleEndian(b, (uint)value);
+                var b = new byte[name.Contains("offset", StringComparison.Ordinal)
+                    || name.Contains("header", StringComparison.Ordinal) ? 8 : 4];
+                if (b.Length == 8) BinaryPrimitives.WriteUInt64LittleEndian(
+                    b, value); else BinaryPrimitives.WriteUInt32LittleEndian(b, (uint)value);
                 // A section header's size field is 8 bytes into it; its id and flags at 0 and 2.
                 var target = name.Contains("header", StringComparison.Ordinal) ? at + 8 : at;
                 cases.Add(new($"{name} at {at} set to {value:X}", null, [(target, b)], MetadataIntact: inData));
                 if (name.Contains("header", StringComparison.Ordinal))
-                    cases.Add(new($"{name} at {at}: id/flags {value:X}", null, [(at, BitConverter.GetBytes((uint)value))], false));
+                    cases.Add(new($"{name} at {at}: id/flags {value:X}", null,
+                        [(at, BitConverter.GetBytes((uint)value))], false));
             }
 
             // Chunk sizes: the decompressed size (4 bytes on) as a bomb and as zero.
             if (name == "chunk sizes")
             {
-                cases.Add(new($"chunk at {at} declares 4 GiB", null, [(at + 4, BitConverter.GetBytes(uint.MaxValue))], true));
-                cases.Add(new($"chunk at {at} declares 4 MiB", null, [(at + 4, BitConverter.GetBytes(4u << 20))], true));
+                cases.Add(
+                    new($"chunk at {at} declares 4 GiB", null, [(at + 4, BitConverter.GetBytes(uint.MaxValue))], true));
+                cases.Add(
+                    new($"chunk at {at} declares 4 MiB", null, [(at + 4, BitConverter.GetBytes(4u << 20))], true));
                 cases.Add(new($"chunk at {at} declares one byte less", null,
-                    [(at + 4, BitConverter.GetBytes(BinaryPrimitives.ReadUInt32LittleEndian(trace.AsSpan(at + 4)) - 1))], true));
+                    [(at + 4, BitConverter.GetBytes(
+                        BinaryPrimitives.ReadUInt32LittleEndian(trace.AsSpan(at + 4)) - 1))], true));
             }
         }
 
         return cases;
     }
 
-    private static bool InData(V7Layout layout, int at) => layout.Cpus.Any(c => at >= c.Offset && at < c.Offset + c.Size);
+    private static bool InData(V7Layout layout, int at) =>
+        layout.Cpus.Any(c => at >= c.Offset && at < c.Offset + c.Size);
 
     private static List<(int Offset, int Size)> CpuRanges(string path)
     {
@@ -140,10 +155,12 @@ public sealed class TraceDatV7FuzzTests(ITestOutputHelper output) : IDisposable
         {
             case null when c.CutAt is not null && salvage && c.MetadataIntact &&
                            (o.Info!.Damage is null || o.Info.EventCount >= intactEvents):
-                return $"a cut trace salvaged {o.Info.EventCount} of {intactEvents} events, damage: {o.Info.Damage ?? "none"}";
+                return $"a cut trace salvaged {o.Info.EventCount} of {intactEvents} events, damage: "
+                    + $"{o.Info.Damage ?? "none"}";
             case null:
                 return null;
-            case TraceFormatException e when e.File != path || !e.Message.StartsWith(path + ": at offset ", StringComparison.Ordinal):
+            case TraceFormatException e when e.File != path
+                || !e.Message.StartsWith(path + ": at offset ", StringComparison.Ordinal):
                 return $"TraceFormatException without the file and offset: {e.Message}";
             case TraceFormatException e when e.Message.Contains('\n'):
                 return $"a message of more than one line: {e.Message}";

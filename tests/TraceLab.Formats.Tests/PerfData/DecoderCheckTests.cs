@@ -54,12 +54,15 @@ public sealed class DecoderCheckTests
             // Mostly real type ids (a few unknown ones), small tids, printable comms (so names get set).
             var id = random.Next(20) == 0 ? maxId + 1 + random.Next(100) : f.Id;
             BitConverter.TryWriteBytes(payload.AsSpan(f.Field("common_type")!.Offset), (ushort)id);
-            foreach (var field in f.Fields.Where(x => !x.IsCommon && x.Name.EndsWith("pid", StringComparison.Ordinal) && x.Size == 4))
+            foreach (var field in f.Fields.Where(
+                x => !x.IsCommon && x.Name.EndsWith("pid", StringComparison.Ordinal) && x.Size == 4))
                 BitConverter.TryWriteBytes(payload.AsSpan(field.Offset), random.Next(-2, 400));
-            foreach (var field in f.Fields.Where(x => x.Name.EndsWith("comm", StringComparison.Ordinal) && !x.IsDynamic))
+            foreach (var field in f.Fields.Where(
+                x => x.Name.EndsWith("comm", StringComparison.Ordinal) && !x.IsDynamic))
             {
                 var name = $"t{random.Next(50)}";
-                for (var b = 0; b < field.Size; b++) payload[field.Offset + b] = b < name.Length ? (byte)name[b] : (byte)0;
+                for (var b = 0; b < field.Size; b++) payload[field.Offset + b] =
+                    b < name.Length ? (byte)name[b] : (byte)0;
             }
 
             // Cut a quarter of them anywhere (too short for their type, or for the common fields).

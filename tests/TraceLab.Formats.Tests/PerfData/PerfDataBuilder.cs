@@ -2,8 +2,8 @@ using System.Buffers;
 using System.Buffers.Binary;
 using System.Text;
 using TraceLab.Formats.PerfData;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -177,7 +177,9 @@ internal sealed class PerfDataBuilder : IDisposable
         return Record(71, body);
     }
 
-    /// <summary>Writes the file into <paramref name="directory"/> and reads it whole; the caller disposes the reader.</summary>
+    /// <summary>
+    /// Writes the file into <paramref name="directory"/> and reads it whole; the caller disposes the reader.
+    /// </summary>
     public PerfDataReader WriteAndRead(string directory)
     {
         var path = Path.Combine(directory, $"{Guid.NewGuid():N}.perf.data");
@@ -380,9 +382,11 @@ internal sealed class PerfDataBuilder : IDisposable
         return s.ToArray();
     }
 
-    private static void U32(List<byte> b, uint v) { var x = new byte[4]; BinaryPrimitives.WriteUInt32LittleEndian(x, v); b.AddRange(x); }
+    private static void U32(
+        List<byte> b, uint v) { var x = new byte[4]; BinaryPrimitives.WriteUInt32LittleEndian(x, v); b.AddRange(x); }
 
-    private static void U64(List<byte> b, ulong v) { var x = new byte[8]; BinaryPrimitives.WriteUInt64LittleEndian(x, v); b.AddRange(x); }
+    private static void U64(
+        List<byte> b, ulong v) { var x = new byte[8]; BinaryPrimitives.WriteUInt64LittleEndian(x, v); b.AddRange(x); }
 
     public void Dispose() => _data.Dispose();
 }

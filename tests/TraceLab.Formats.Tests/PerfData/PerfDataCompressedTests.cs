@@ -1,8 +1,8 @@
 using System.Buffers.Binary;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -10,7 +10,7 @@ namespace TraceLab.Formats.Tests.PerfData;
 /// perf record -z files (COMPRESSED records: one zstd stream cut into records, records cut across them) built by
 /// <see cref="PerfDataBuilder"/> with known answers: the same events as the uncompressed file of the same records;
 /// damage reported at the COMPRESSED record, salvaged up to it; decompression bombs refused. And the real -z file
-/// in ../shared/external-traces, checked against the record counts perf 6.1 gives for it.
+/// among the external traces, checked against the record counts perf 6.1 gives for it.
 /// </summary>
 public sealed class PerfDataCompressedTests : IDisposable
 {
@@ -200,7 +200,7 @@ public sealed class PerfDataCompressedTests : IDisposable
     {
         var (reader, events) = ReadAll(ExternalTraces.PathOf(External));
         using var _ = reader;
-        // Reference counts (../shared/external-traces/README.md, perf 6.1 report --stats).
+        // Reference counts (published with the external traces: perf 6.1 report --stats).
         Assert.Equal(7, reader.RecordCount(PerfRecordType.Compressed));
         Assert.Equal(242, reader.RecordCount(PerfRecordType.Sample));
         Assert.Equal(42, reader.RecordCount(PerfRecordType.Switch));

@@ -2,9 +2,9 @@ using System.Collections.Concurrent;
 using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
-using TraceLab.Formats.TraceDat;
-using TraceLab.Formats.Tests.Fuzz;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.Tests.Fuzz;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
@@ -104,19 +104,22 @@ public sealed class PerfDataFuzzTests : IDisposable
         }).ToList();
         long succeeded = 0, refused = 0;
 
-        Parallel.ForEach(Enumerable.Range(0, cases.Count), new ParallelOptions { MaxDegreeOfParallelism = Environment.ProcessorCount }, i =>
+        Parallel.ForEach(Enumerable.Range(0, cases.Count),
+            new ParallelOptions { MaxDegreeOfParallelism = Environment.ProcessorCount }, i =>
         {
             var (what, bytes) = cases[i];
             var path = Path.Combine(_dir, $"case{i}.perf.data");
             File.WriteAllBytes(path, bytes);
             foreach (var salvage in StrictThenSalvage)
             {
-                var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+                var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None,
+                    TaskCreationOptions.LongRunning, TaskScheduler.Default);
                 if (!task.Wait(CaseTimeout)) { failures.Enqueue($"{what}: hang"); continue; }
                 var (error, allocated) = task.Result;
                 if (allocated > MaxAllocatedBytes) failures.Enqueue($"{what}: allocated {allocated:N0} bytes");
                 if (error is null) Interlocked.Increment(ref succeeded);
-                var oneLine = error is TraceFormatException && error.Message.StartsWith(path + ": ", StringComparison.Ordinal);
+                var oneLine =
+                    error is TraceFormatException && error.Message.StartsWith(path + ": ", StringComparison.Ordinal);
                 if (error is null || (oneLine
                     && !error.Message.Contains('\n', StringComparison.Ordinal)))
                 {
@@ -124,7 +127,8 @@ public sealed class PerfDataFuzzTests : IDisposable
                     continue;
                 }
 
-                failures.Enqueue($"{what} [{(salvage ? "salvage" : "strict")}]: {error.GetType().Name}: {error.Message}\n{error.StackTrace}");
+                failures.Enqueue($"{what} [{(salvage ? "salvage" : "strict")}]: {error.GetType().Name}: "
+                    + $"{error.Message}\n{error.StackTrace}");
             }
 
             File.Delete(path);

@@ -118,8 +118,10 @@ public sealed class PerfDataMergeTests : IDisposable
                     var dice = random.Next(100);
                     if (dice < 4) time -= random.Next(1, 30);
                     else if (dice < 7) time -= random.Next(100, 400);
-                    // With the small window, large records make the held rounds outgrow it (cursors then read the file).
-                    Event(b, time, cpu, id, padding: smallWindow ? random.Next(1_000, 6_000) : random.Next(3) == 0 ? random.Next(1, 200) : 0);
+                    // With the small window, large records make the held rounds outgrow it (cursors then read the
+                    // file).
+                    Event(b, time, cpu, id, padding: smallWindow ? random.Next(1_000, 6_000) : random.Next(3) == 0
+                        ? random.Next(1, 200) : 0);
                     model.Sample(time, id++);
                     switch (random.Next(40))
                     {
@@ -148,8 +150,9 @@ public sealed class PerfDataMergeTests : IDisposable
 
     /// <summary>
     /// Rounds of 1,000 and of 10,000 events per CPU chunk (~0.13 and ~1.3 MB each) read through a 4 MiB window (it
-    /// keeps up to 2 MiB behind the scan): the small rounds' records stay in the window until delivered, the large rounds' do not, and their
-    /// cursors read them again from the file through small mapped views — so what is held is the window plus a few cursor
+    /// keeps up to 2 MiB behind the scan): the small rounds' records stay in the window until delivered, the large
+    /// rounds' do not, and their cursors read them again from the file through small mapped views — so what is held is
+    /// the window plus a few cursor
     /// views either way, where holding the events grew with the round. Same events, same order as the model.
     /// </summary>
     [Fact]
@@ -168,7 +171,9 @@ public sealed class PerfDataMergeTests : IDisposable
         Assert.InRange(large.Bytes, 1, 4 * RoundMerger.RunViewBytes);
     }
 
-    /// <summary>With the default window the large rounds' records stay in it: nothing is read twice from the file.</summary>
+    /// <summary>
+    /// With the default window the large rounds' records stay in it: nothing is read twice from the file.
+    /// </summary>
     [Fact]
     public void Rounds_that_fit_the_window_are_read_from_the_file_once()
     {
@@ -280,7 +285,8 @@ public sealed class PerfDataMergeTests : IDisposable
     [Fact]
     public void A_real_perf_record_file_is_cut_only_per_cpu_and_round()
     {
-        using var reader = PerfDataReader.Open(Path.Combine(RepoPaths.SampleTraces, "perf-timemutex-mutex", "capture.perf.data"));
+        using var reader =
+            PerfDataReader.Open(Path.Combine(RepoPaths.SampleTraces, "perf-timemutex-mutex", "capture.perf.data"));
         var sink = new TraceDatRoundTripTests.ListSink();
         reader.Read(sink);
 
@@ -289,7 +295,8 @@ public sealed class PerfDataMergeTests : IDisposable
         Assert.True(reader.Rounds > 0);
         Assert.InRange(reader.TotalRuns, 1, (reader.Rounds + 1) * cpus);
         Assert.InRange(reader.PeakHeldRuns, 1, 2 * cpus + 1);
-        Assert.True(sink.Events.Count > 10_000 && cpuChanges > reader.TotalRuns, "the merge must have interleaved the CPUs");
+        Assert.True(
+            sink.Events.Count > 10_000 && cpuChanges > reader.TotalRuns, "the merge must have interleaved the CPUs");
         Assert.Equal(0, reader.LateEvents);
     }
 
@@ -301,7 +308,8 @@ public sealed class PerfDataMergeTests : IDisposable
     public void Thread_names_follow_file_order_not_delivery_order()
     {
         var b = new PerfDataBuilder();
-        b.Sample(30, 0, TestTraceFile.Switch(4, 5)).Comm(5, 5, "renamed", 31, 0).Sample(10, 1, TestTraceFile.Switch(6, 7)).FinishedRound();
+        b.Sample(30, 0, TestTraceFile.Switch(4, 5)).Comm(5, 5, "renamed", 31, 0)
+            .Sample(10, 1, TestTraceFile.Switch(6, 7)).FinishedRound();
         var (reader, events) = Read(b);
 
         Assert.Equal([10L, 30], events.Select(e => e.Timestamp));

@@ -1,7 +1,7 @@
 using TraceLab.Analyzers;
 using TraceLab.Formats.PerfData;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.PerfData;
 

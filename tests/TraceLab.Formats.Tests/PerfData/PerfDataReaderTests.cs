@@ -1,11 +1,13 @@
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.PerfData;
 
-/// <summary>Hand-built perf.data files with known answers: decoding, time order across rounds, names, loss, damage.</summary>
+/// <summary>
+/// Hand-built perf.data files with known answers: decoding, time order across rounds, names, loss, damage.
+/// </summary>
 public sealed class PerfDataReaderTests : IDisposable
 {
     private readonly TestTraceFile _files = new();
@@ -47,13 +49,14 @@ public sealed class PerfDataReaderTests : IDisposable
     }
 
     /// <summary>
-    /// A perf.data that did not record ftrace's print event holds no markers: the reader says so (the timeline relies on
-    /// it) and a print payload in a sample of another event (a forged file) is not turned into one.
+    /// A perf.data that did not record ftrace's print event holds no markers: the reader says so (the timeline relies
+    /// on it) and a print payload in a sample of another event (a forged file) is not turned into one.
     /// </summary>
     [Fact]
     public void A_file_without_the_print_event_has_no_markers()
     {
-        var print = KernelEventDecoderTests.Payload(TestData.Format("ftrace", "print"), 7, w => w.Tail("TRACELAB_REGION_BEGIN"));
+        var print = KernelEventDecoderTests.Payload(
+            TestData.Format("ftrace", "print"), 7, w => w.Tail("TRACELAB_REGION_BEGIN"));
         var path = Write(new PerfDataBuilder()
             .Sample(1000, 0, TestTraceFile.Switch(501, 502))
             .Sample(2000, 0, print, pid: 7, tid: 7)
@@ -111,7 +114,8 @@ public sealed class PerfDataReaderTests : IDisposable
     [Fact]
     public void Comm_record_names_a_thread_that_has_no_event_with_a_comm()
     {
-        var path = Write(new PerfDataBuilder().Comm(700, 702, "only-comm", 5, 1).Sample(10, 0, TestTraceFile.Switch(1, 2)));
+        var path =
+            Write(new PerfDataBuilder().Comm(700, 702, "only-comm", 5, 1).Sample(10, 0, TestTraceFile.Switch(1, 2)));
         var (reader, _) = ReadAll(path);
         reader.Dispose();
         Assert.Equal("only-comm", reader.Threads.NameOf(702));
@@ -145,7 +149,8 @@ public sealed class PerfDataReaderTests : IDisposable
         Assert.StartsWith(path + ": at offset ", error.Message, StringComparison.Ordinal);
         Assert.DoesNotContain('\n', error.Message);
         // perf writes the tracepoint formats after the data: without them there is nothing to decode.
-        error = Assert.Throws<TraceFormatException>(() => PerfDataReader.Open(path, new TraceReadOptions { Salvage = true }).Dispose());
+        error = Assert.Throws<TraceFormatException>(
+            () => PerfDataReader.Open(path, new TraceReadOptions { Salvage = true }).Dispose());
         Assert.Contains("truncated", error.Message, StringComparison.Ordinal);
     }
 

@@ -1,9 +1,9 @@
 using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
+using TraceLab.Formats.Registry;
 using TraceLab.Formats.TraceDat;
 using Xunit;
-using TraceLab.Formats.Registry;
 
 namespace TraceLab.Formats.Tests.PerfData;
 

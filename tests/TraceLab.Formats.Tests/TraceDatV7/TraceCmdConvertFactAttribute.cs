@@ -12,12 +12,14 @@ public sealed class TraceCmdConvertFactAttribute : FactAttribute
     public TraceCmdConvertFactAttribute(params string[] externalTraces)
     {
         if (Reason.Value is { } reason) Skip = reason;
-        else if (externalTraces.Select(ExternalTraces.MissingReason).FirstOrDefault(r => r is not null) is { } missing) Skip = missing;
+        else if (externalTraces.Select(ExternalTraces.MissingReason).FirstOrDefault(r => r is not null) is { } missing)
+            Skip = missing;
     }
 
     private static string? Find()
     {
-        if (!OperatingSystem.IsLinux() || !TestEnvironment.OnPath("trace-cmd")) return "trace-cmd not installed (apt-get install -y trace-cmd)";
+        if (!OperatingSystem.IsLinux() || !TestEnvironment.OnPath("trace-cmd"))
+            return "trace-cmd not installed (apt-get install -y trace-cmd)";
         var (_, stdout, stderr) = ProcessOutput.Run("trace-cmd", "list", "-c");
         return (stdout + stderr).Contains("zstd", StringComparison.Ordinal)
             ? null

@@ -1,6 +1,6 @@
 using TraceLab.Core;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.TraceDatV7;
 
@@ -44,7 +44,8 @@ public sealed class TraceDatBufferTests : IDisposable
     {
         var path = Path.Combine(_dir, "two-buffers.dat");
         V7Writer.Rewrite(ExternalTraces.PathOf(Source), path, "zlib", instance: "guest0");
-        var e = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(path, new TraceReadOptions { BufferName = "guest1" }));
+        var e = Assert.Throws<TraceFormatException>(
+            () => TraceDatReader.Open(path, new TraceReadOptions { BufferName = "guest1" }));
         Assert.Contains("the buffers 'top', 'guest0'", e.Message, StringComparison.Ordinal);
     }
 }

@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using TraceLab.Core;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.TraceDatV7;
 
@@ -16,7 +16,8 @@ public sealed class TraceDatV7BadInputTests : IDisposable
     private (string Path, byte[] Bytes, V7Layout Layout) Base(string compression)
     {
         var path = Path.Combine(_dir, $"base-{compression}.dat");
-        var layout = V7Writer.Rewrite(ExternalTraces.PathOf(Source), path, compression, maxPagesPerCpu: 48, dropSymbols: true);
+        var layout =
+            V7Writer.Rewrite(ExternalTraces.PathOf(Source), path, compression, maxPagesPerCpu: 48, dropSymbols: true);
         return (path, File.ReadAllBytes(path), layout);
     }
 
@@ -52,20 +53,23 @@ public sealed class TraceDatV7BadInputTests : IDisposable
         var section = (byte[])bytes.Clone();
         BinaryPrimitives.WriteUInt32LittleEndian(section.AsSpan(formats + 20), 1u << 31);
         var e = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(Write("section-bomb.dat", section)));
-        Assert.Contains("decompressing to at most 33554432 bytes, found 2147483648", e.Message, StringComparison.Ordinal);
+        Assert.Contains(
+            "decompressing to at most 33554432 bytes, found 2147483648", e.Message, StringComparison.Ordinal);
 
         // A chunk declaring 4 GiB, and one declaring a byte less than its data decompresses to.
         var chunk = layout.Fields.First(f => f.Name == "chunk sizes").Offset;
         var huge = (byte[])bytes.Clone();
         BinaryPrimitives.WriteUInt32LittleEndian(huge.AsSpan(chunk + 4), uint.MaxValue);
         e = Assert.Throws<TraceFormatException>(() => ReadAll(Write("chunk-bomb.dat", huge)));
-        Assert.Contains("a chunk decompressing to 1..4194304 bytes, found 4294967295", e.Message, StringComparison.Ordinal);
+        Assert.Contains(
+            "a chunk decompressing to 1..4194304 bytes, found 4294967295", e.Message, StringComparison.Ordinal);
 
         var less = (byte[])bytes.Clone();
         var declared = BinaryPrimitives.ReadUInt32LittleEndian(less.AsSpan(chunk + 4));
         BinaryPrimitives.WriteUInt32LittleEndian(less.AsSpan(chunk + 4), declared - 1);
         e = Assert.Throws<TraceFormatException>(() => ReadAll(Write("chunk-short.dat", less)));
-        Assert.Contains($"decompresses to its declared {declared - 1} bytes, found more", e.Message, StringComparison.Ordinal);
+        Assert.Contains(
+            $"decompresses to its declared {declared - 1} bytes, found more", e.Message, StringComparison.Ordinal);
     }
 
     [ExternalTraceTheory(Source)]

@@ -74,7 +74,9 @@ public sealed partial class TraceDatV7ConvertTests : IDisposable
         return output;
     }
 
-    /// <summary>Every event line of `trace-cmd report -t` (nanosecond timestamps): timestamp, CPU, event name.</summary>
+    /// <summary>
+    /// Every event line of `trace-cmd report -t` (nanosecond timestamps): timestamp, CPU, event name.
+    /// </summary>
     private static List<(long Ts, int Cpu, string Name)> Report(string file)
     {
         var events = new List<(long, int, string)>();

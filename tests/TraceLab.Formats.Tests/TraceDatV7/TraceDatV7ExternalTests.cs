@@ -1,11 +1,11 @@
 using TraceLab.Core;
-using TraceLab.Formats.TraceDat;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Tests.TraceDatV7;
 
 /// <summary>
-/// The zlib-compressed v7 files written by trace-cmd 3.2 on other machines (../shared/external-traces), checked
+/// The zlib-compressed v7 files written by trace-cmd 3.2 on other machines (the external traces), checked
 /// against the reference counts in that folder's README (an independent v7 reader, checked against trace-cmd).
 /// </summary>
 public sealed class TraceDatV7ExternalTests
@@ -17,7 +17,8 @@ public sealed class TraceDatV7ExternalTests
     [ExternalTraceTheory(TasksetGuest, TestGuest)]
     [InlineData(TasksetGuest, 226_013, 7_961, 4_526, 4_526)]
     [InlineData(TestGuest, 90_029, 3_835, 2_162, 2_162)]
-    public void Zlib_guest_files_read_with_the_reference_counts(string file, long events, long switches, long wakings, long wakeups)
+    public void Zlib_guest_files_read_with_the_reference_counts(
+        string file, long events, long switches, long wakings, long wakeups)
     {
         var path = ExternalTraces.PathOf(file);
         var (info, sink) = Read(path);
@@ -66,7 +67,8 @@ public sealed class TraceDatV7ExternalTests
     {
         var path = ExternalTraces.PathOf(TestGuest);
         var first = ReadEvents(path);
-        Assert.True(first.Zip(first.Skip(1)).All(p => p.First.Timestamp <= p.Second.Timestamp), "events out of timestamp order");
+        Assert.True(first.Zip(first.Skip(1)).All(p => p.First.Timestamp <= p.Second.Timestamp),
+            "events out of timestamp order");
         Assert.Equal(first, ReadEvents(path));
     }
 
@@ -74,7 +76,8 @@ public sealed class TraceDatV7ExternalTests
     public void An_unknown_buffer_name_is_refused_with_the_buffers_the_file_has()
     {
         var path = ExternalTraces.PathOf(TestGuest);
-        var e = Assert.Throws<TraceFormatException>(() => TraceDatReader.Open(path, new TraceReadOptions { BufferName = "nope" }));
+        var e = Assert.Throws<TraceFormatException>(
+            () => TraceDatReader.Open(path, new TraceReadOptions { BufferName = "nope" }));
         Assert.Contains("a buffer named 'nope'; the file has the buffers 'top'", e.Message, StringComparison.Ordinal);
         using var top = TraceDatReader.Open(path, new TraceReadOptions { BufferName = "top" });
         Assert.Equal("", top.Info.Buffer);

@@ -6,7 +6,8 @@ using ZstdSharp;
 namespace TraceLab.Formats.Tests.TraceDatV7;
 
 /// <summary>Where a <see cref="V7Writer"/> put things: metadata up to <see cref="DataStart"/>, then CPU data.</summary>
-internal sealed record V7Layout(int PageSize, int DataStart, List<(int Offset, int Size)> Cpus, List<(int Offset, string Name)> Fields);
+internal sealed record V7Layout(
+    int PageSize, int DataStart, List<(int Offset, int Size)> Cpus, List<(int Offset, string Name)> Fields);
 
 /// <summary>
 /// Rewrites a trace.dat v7 (any compression) with zlib, zstd or no compression, from the layout in
@@ -22,7 +23,8 @@ internal static class V7Writer
 
     /// <param name="maxPagesPerCpu">Keep only each CPU's first pages (a small base for fuzzing).</param>
     /// <param name="dropSymbols">Leave out the kallsyms and printk sections (the reader skips them anyway).</param>
-    /// <param name="instance">Also write a trace instance of this name holding a copy of the first buffer's first CPU.</param>
+    /// <param name="instance">Also write a trace instance of this name holding a copy of the first buffer's first
+    /// CPU.</param>
     public static V7Layout Rewrite(string source, string target, string compression, int maxPagesPerCpu = int.MaxValue,
         bool dropSymbols = false, string? instance = null)
     {
@@ -107,7 +109,8 @@ internal static class V7Writer
             var (optAt, _) = bufferOptionData[bi];
             var bytes = o.GetBuffer();
             BinaryPrimitives.WriteUInt64LittleEndian(bytes.AsSpan(bodyAt + optAt), (ulong)sectionAt);
-            var entry = bodyAt + optAt + 8 + Encoding.ASCII.GetByteCount(buffers[bi].Name + "\0" + buffers[bi].Clock + "\0") + 8;
+            var entry = bodyAt + optAt + 8
+                + Encoding.ASCII.GetByteCount(buffers[bi].Name + "\0" + buffers[bi].Clock + "\0") + 8;
             for (var c = 0; c < buffers[bi].Cpus.Count; c++, entry += 20)
             {
                 Pad(o, pageSize);
@@ -121,11 +124,13 @@ internal static class V7Writer
                 if (size > 0) cpus.Add(((int)at, (int)size));
             }
 
-            BinaryPrimitives.WriteUInt64LittleEndian(o.GetBuffer().AsSpan((int)sectionAt + 8), (ulong)(o.Position - sectionAt - 16));
+            BinaryPrimitives.WriteUInt64LittleEndian(
+                o.GetBuffer().AsSpan((int)sectionAt + 8), (ulong)(o.Position - sectionAt - 16));
         }
 
         var result = o.ToArray();
-        foreach (var (at, value) in patches) BinaryPrimitives.WriteUInt64LittleEndian(result.AsSpan(bodyAt + at), value());
+        foreach (var (at, value) in patches)
+            BinaryPrimitives.WriteUInt64LittleEndian(result.AsSpan(bodyAt + at), value());
         File.WriteAllBytes(target, result);
         return new V7Layout(pageSize, cpus.Count == 0 ? result.Length : cpus.Min(c => c.Item1), cpus, fields);
     }
@@ -134,7 +139,8 @@ internal static class V7Writer
         (string Name, string Clock, List<(uint Cpu, byte[] Data)> Cpus) b, int maxPages, int pageSize)
     {
         var max = (long)maxPages * pageSize;
-        return (b.Name, b.Clock, b.Cpus.Select(c => (c.Cpu, c.Data.Length <= max ? c.Data : c.Data[..(int)max])).ToList());
+        return (b.Name, b.Clock,
+            b.Cpus.Select(c => (c.Cpu, c.Data.Length <= max ? c.Data : c.Data[..(int)max])).ToList());
     }
 
     private static (int PageSize, string Compression, List<(ushort Id, byte[] Data)>) ReadOptions(byte[] f)
@@ -259,7 +265,8 @@ internal static class V7Writer
         o.Write(packed);
     }
 
-    private static void WriteCpuData(MemoryStream o, byte[] data, string compression, int pageSize, List<(int, string)> fields)
+    private static void WriteCpuData(
+        MemoryStream o, byte[] data, string compression, int pageSize, List<(int, string)> fields)
     {
         if (compression == "none" || data.Length == 0)
         {
@@ -304,7 +311,10 @@ internal static class V7Writer
 
     private static ulong U64(byte[] b, int at) => BinaryPrimitives.ReadUInt64LittleEndian(b.AsSpan(at));
 
-    private static void WriteU16(Stream s, ushort v) { Span<byte> b = stackalloc byte[2]; BinaryPrimitives.WriteUInt16LittleEndian(b, v); s.Write(b); }
-    private static void WriteU32(Stream s, uint v) { Span<byte> b = stackalloc byte[4]; BinaryPrimitives.WriteUInt32LittleEndian(b, v); s.Write(b); }
-    private static void WriteU64(Stream s, ulong v) { Span<byte> b = stackalloc byte[8]; BinaryPrimitives.WriteUInt64LittleEndian(b, v); s.Write(b); }
+    private static void WriteU16(Stream s,
+        ushort v) { Span<byte> b = stackalloc byte[2]; BinaryPrimitives.WriteUInt16LittleEndian(b, v); s.Write(b); }
+    private static void WriteU32(Stream s,
+        uint v) { Span<byte> b = stackalloc byte[4]; BinaryPrimitives.WriteUInt32LittleEndian(b, v); s.Write(b); }
+    private static void WriteU64(Stream s,
+        ulong v) { Span<byte> b = stackalloc byte[8]; BinaryPrimitives.WriteUInt64LittleEndian(b, v); s.Write(b); }
 }

@@ -97,7 +97,9 @@ public sealed class AnalysisPassDispatchTests
         Assert.Contains(perKind.Smp.Cpus, c => c.Seen && c.Cpu == 4);
     }
 
-    /// <summary>A semaphore convoy over two CPUs, with every irregularity the dispatch has to route the same way.</summary>
+    /// <summary>
+    /// A semaphore convoy over two CPUs, with every irregularity the dispatch has to route the same way.
+    /// </summary>
     private static IEnumerable<KernelEvent> OddStream()
     {
         const int A = 101, B = 102, C = 103;
@@ -107,8 +109,10 @@ public sealed class AnalysisPassDispatchTests
         // CPU 3's first event is an evidence-only one from pid -1 (the accounting's "unknown" task), then pid 0 (idle)
         // in interrupt context; CPU 4 logs nothing else.
         yield return new KernelEvent { Timestamp = t++, Cpu = 3, Pid = -1, Kind = KernelEventKind.Other };
-        yield return new KernelEvent { Timestamp = t++, Cpu = 4, Pid = -1, Kind = KernelEventKind.Other }; // CPU 4's only event
-        yield return new KernelEvent { Timestamp = t++, Cpu = 3, Pid = -1, Kind = KernelEventKind.SyscallEnter, SyscallNr = 0 };
+        // CPU 4's only event
+        yield return new KernelEvent { Timestamp = t++, Cpu = 4, Pid = -1, Kind = KernelEventKind.Other };
+        yield return new KernelEvent { Timestamp = t++, Cpu = 3, Pid = -1, Kind = KernelEventKind.SyscallEnter,
+            SyscallNr = 0 };
         yield return Enter(t++, 3, 0, nr, 7).WithFlags(HardIrq);
         yield return KernelEvent.Fork(t++, 0, A, B);
         yield return KernelEvent.Fork(t++, 0, A, C);
@@ -153,35 +157,44 @@ public sealed class AnalysisPassDispatchTests
         yield return Enter(t += 10, 0, A, nr, 7);
     }
 
-    private static string Dump(ThreadAccounting acc, KernelTimeAnalyzer kernel, ConvoyAnalyzer convoys, WakeupAnalyzer wakeups, SmpAnalyzer smp)
+    private static string Dump(ThreadAccounting acc, KernelTimeAnalyzer kernel, ConvoyAnalyzer convoys,
+        WakeupAnalyzer wakeups, SmpAnalyzer smp)
     {
         var sb = new StringBuilder();
-        void Line(params object?[] values) => sb.AppendLine(string.Join(' ', values.Select(v => Convert.ToString(v, CultureInfo.InvariantCulture))));
+        void Line(params object?[] values) =>
+            sb.AppendLine(string.Join(' ', values.Select(v => Convert.ToString(v, CultureInfo.InvariantCulture))));
         string H(LatencyHistogram h) => $"[{h.Count} {h.Sum} {h.Min} {h.Max} {h.Percentile(50)} {h.Percentile(99)}]";
         string D(IEnumerable<KeyValuePair<int, long>> d) => string.Join(',', d.Select(kv => $"{kv.Key}:{kv.Value}"));
 
         Line("chain", acc.ChainBreaks, acc.ChainBreaksInRegion, acc.SwitchEvents);
         foreach (var s in acc.Threads.Values.OrderBy(s => s.Tid))
-            Line("thread", s.Tid, s.RunNs, s.ReadyNs, s.WaitNs, s.VoluntarySwitches, s.InvoluntarySwitches, s.Migrations,
+            Line("thread", s.Tid, s.RunNs, s.ReadyNs, s.WaitNs, s.VoluntarySwitches, s.InvoluntarySwitches,
+                s.Migrations,
                 s.WakeupsReceived, s.WakeupsGiven, s.RepairedStarts, H(s.ReadyLatency), D(s.Wakers));
-        Line("kernel", kernel.SawSyscalls, kernel.UnmatchedExits, kernel.BoundaryNs, kernel.BoundarySamples, kernel.BoundaryAfterOffCpuNs,
+        Line("kernel", kernel.SawSyscalls, kernel.UnmatchedExits, kernel.BoundaryNs, kernel.BoundarySamples,
+            kernel.BoundaryAfterOffCpuNs,
             kernel.BoundaryAfterOffCpuSamples);
         foreach (var s in kernel.Threads.Values.OrderBy(s => s.Tid))
         {
             Line("kthread", s.Tid, s.Calls, s.SyscallNs, s.KernelCpuNs, s.BlockedNs, s.ReadyNs, s.OffCpuCalls);
-            foreach (var c in s.BySyscall.Values.OrderBy(c => c.Key)) Line("  sc", c.Key, c.Calls, c.TotalNs, c.CpuNs, c.BlockedNs, c.ReadyNs, c.OffCpuCalls);
+            foreach (var c in s.BySyscall.Values.OrderBy(c => c.Key))
+                Line("  sc", c.Key, c.Calls, c.TotalNs, c.CpuNs, c.BlockedNs, c.ReadyNs, c.OffCpuCalls);
         }
         Line("convoys", convoys.SawLockSyscalls, convoys.UnconfirmedHandoffs);
         foreach (var o in convoys.Objects.OrderBy(o => o.Object.ToString(), StringComparer.Ordinal))
-            Line("object", o.Object, o.Handoffs, o.HandoffsInConvoys, o.BlockingWaits, o.Acquisitions, o.FastAcquisitions, o.LostRaces,
-                o.Episodes, o.ConvoyNs, o.LongestChain, H(o.HandoffGap), H(o.QueueWait), string.Join(',', o.Participants), string.Join(',', o.Waiters));
+            Line("object", o.Object, o.Handoffs, o.HandoffsInConvoys, o.BlockingWaits, o.Acquisitions,
+                o.FastAcquisitions, o.LostRaces,
+                o.Episodes, o.ConvoyNs, o.LongestChain, H(o.HandoffGap), H(o.QueueWait),
+                    string.Join(',', o.Participants), string.Join(',', o.Waiters));
         foreach (var s in convoys.Threads.Values.OrderBy(s => s.Tid))
-            Line("cthread", s.Tid, s.HandoffsReceived, s.HandoffsGiven, s.TimeInConvoyNs, s.HandoffsReceivedInConvoys, s.LostRaces,
+            Line("cthread", s.Tid, s.HandoffsReceived, s.HandoffsGiven, s.TimeInConvoyNs, s.HandoffsReceivedInConvoys,
+                s.LostRaces,
                 H(s.QueueWait), H(s.ReadyLatency), D(s.ReceivedFrom), D(s.GivenTo));
         foreach (var s in wakeups.Threads.Values.OrderBy(s => s.Tid))
             Line("wthread", s.Tid, s.Wakeups, s.Futile, s.Spurious, H(s.SameCpuLatency), H(s.CrossCpuLatency));
         foreach (var s in smp.Threads.Values.OrderBy(s => s.Tid))
-            Line("sthread", s.Tid, string.Join(',', s.ResidencyNs), s.Migrations, s.CpuChanges, s.WakeupsReceivedSameCpu,
+            Line("sthread", s.Tid, string.Join(',', s.ResidencyNs), s.Migrations, s.CpuChanges,
+                s.WakeupsReceivedSameCpu,
                 s.WakeupsReceivedCrossCpu, s.WakeupsGivenSameCpu, s.WakeupsGivenCrossCpu, s.RunnableWhileIdleNs);
         foreach (var c in smp.Cpus) Line("cpu", c.Cpu, c.Seen, c.BusyNs, c.IdleNs, c.Switches);
         return sb.ToString();
@@ -202,7 +215,8 @@ public sealed class AnalysisPassDispatchTests
                 D(t.ReadyByPreemptor), t.HigherPriorityReadyNs, t.StartReadyNs, B(t.PreemptedReady));
         foreach (var o in f.Objects.Values.OrderBy(o => o.Object.ToString(), StringComparer.Ordinal))
             Line("fobject", o.Object, D(o.BlockedNs), o.BlockingWaits, string.Join(',', o.Releasers),
-                D(o.HolderDescheduledNs), o.DeschedulesWhileHolding, D(o.WaitBehindDescheduledNs), D(o.WakeWhileHoldingCycles),
+                D(o.HolderDescheduledNs), o.DeschedulesWhileHolding, D(o.WaitBehindDescheduledNs),
+                    D(o.WakeWhileHoldingCycles),
                 D(o.WakeWhileHoldingNs), D(o.HolderWakePreemptedNs), o.WakePreemptionsWhileHolding,
                 D(o.WaitBehindWakePreemptedNs), string.Join(',', o.WakeWhileHoldingWakers), B(o.Blocked));
         return sb.ToString();

@@ -4,13 +4,16 @@ using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Analyzers;
 
-/// <summary>The kernel, convoy, wakeup and SMP analyses allocate nothing per event once their threads and objects are known.</summary>
+/// <summary>
+/// The kernel, convoy, wakeup and SMP analyses allocate nothing per event once their threads and objects are known.
+/// </summary>
 public sealed class AnalyzerAllocationTests
 {
     [Fact]
     public void Steady_state_lock_convoy_allocates_nothing()
     {
-        var session = new AnalysisSession(AnalysisKind.Threads | AnalysisKind.Kernel | AnalysisKind.Convoys | AnalysisKind.Wakeups | AnalysisKind.Smp);
+        var session = new AnalysisSession(AnalysisKind.Threads | AnalysisKind.Kernel | AnalysisKind.Convoys
+            | AnalysisKind.Wakeups | AnalysisKind.Smp);
         var script = ConvoyAnalyzerTests.SemaphoreConvoy();
         var events = new KernelEvent[script.Length];
         var offset = 0L;

@@ -3,7 +3,9 @@ using static TraceLab.Tests.Analyzers.EventScript;
 
 namespace TraceLab.Tests.Analyzers;
 
-/// <summary>Switches that were never logged (docs/metrics.md#chain-break-repair): the chain is repaired from common_pid.</summary>
+/// <summary>
+/// Switches that were never logged (docs/metrics.md#chain-break-repair): the chain is repaired from common_pid.
+/// </summary>
 public sealed class ChainBreakRepairTests
 {
     private const int X = 100, Y = 200, W = 300;

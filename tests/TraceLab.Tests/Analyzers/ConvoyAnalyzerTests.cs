@@ -23,7 +23,8 @@ public sealed class ConvoyAnalyzerTests
         Semop(150, C, Sem), KernelEvent.Switch(160, 0, C, 120, S, A, 120),   // C queues at 150
         Semop(170, A, Sem), KernelEvent.Waking(175, 0, A, B, 0), SemopDone(180, A),   // A: V grants B
         Semop(190, A, Sem), KernelEvent.Switch(200, 0, A, 120, S, B, 120),            // A queues at 190
-        SemopDone(210, B),                                                            // #1 A→B: queued 130, woken 175, running 200
+        // #1 A→B: queued 130, woken 175, running 200
+        SemopDone(210, B),
         Semop(220, B, Sem), KernelEvent.Waking(225, 0, B, C, 0), SemopDone(230, B),
         Semop(240, B, Sem), KernelEvent.Switch(250, 0, B, 120, S, C, 120),            // B queues at 240
         SemopDone(260, C),                                                            // #2 B→C: 150, 225, 250
@@ -168,7 +169,8 @@ public sealed class ConvoyAnalyzerTests
             KernelEvent.Switch(90, 0, 0, 120, R, B, 120),
             Semop(100, B, Sem), KernelEvent.Switch(110, 0, B, 120, S, A, 120),
             KernelEvent.Waking(120, 0, A, B, 0).WithFlags(EventFlags.HardIrq),  // e.g. a timeout
-            KernelEvent.Switch(130, 0, A, 120, R, B, 120), Exit(140, 0, B, TraceLab.Core.Syscalls.LinuxSyscalls.Semtimedop, -11),
+            KernelEvent.Switch(130, 0, A, 120, R, B, 120),
+                Exit(140, 0, B, TraceLab.Core.Syscalls.LinuxSyscalls.Semtimedop, -11),
             Semop(150, B, Sem), KernelEvent.Switch(160, 0, B, 120, S, A, 120),
             Futex(170, A, Lock, FutexWake), KernelEvent.Waking(175, 0, A, B, 0), FutexDone(180, A, 1),  // wrong object
             KernelEvent.Switch(190, 0, A, 120, S, B, 120), SemopDone(200, B));
@@ -208,7 +210,8 @@ public sealed class ConvoyAnalyzerTests
     public void Handoffs_before_the_region_are_not_counted()
     {
         var events = SemaphoreConvoy().ToList();
-        events.Insert(events.FindIndex(e => e.Timestamp == 310), KernelEvent.Marker(305, 0, A, "TRACELAB_REGION_BEGIN"));
+        events.Insert(
+            events.FindIndex(e => e.Timestamp == 310), KernelEvent.Marker(305, 0, A, "TRACELAB_REGION_BEGIN"));
         var o = Assert.Single(Run(a => new ConvoyAnalyzer(a), [.. events]).Objects);
         // Handoffs count by grant time: #3 was granted at 275, before the region; #4 and #5 are in it. The chain
         // #3-#4-#5 is still one episode, clipped to the region: 305 → 380.
@@ -243,14 +246,16 @@ public sealed class ConvoyAnalyzerTests
         Assert.Equal(2 * ((200 - 130) + (340 - 240)), c.Threads[B].TimeInConvoyNs);
         Assert.Equal(2 * ((250 - 150) + (380 - 290)), c.Threads[C].TimeInConvoyNs);
         Assert.Equal(2 * (300 - 190), c.Threads[A].TimeInConvoyNs);
-        Assert.Equal((4, 4, 2), (c.Threads[B].HandoffsReceivedInConvoys, c.Threads[C].HandoffsReceivedInConvoys, c.Threads[A].HandoffsReceivedInConvoys));
+        Assert.Equal((4, 4, 2), (c.Threads[B].HandoffsReceivedInConvoys, c.Threads[C].HandoffsReceivedInConvoys,
+            c.Threads[A].HandoffsReceivedInConvoys));
     }
 
     [Fact]
     public void A_receiver_that_holds_the_lock_long_ends_the_episode()
     {
         // The convoy trace with every event from B's second release (#5's grant at 365) on moved 2 ms later: B held
-        // the lock 2 ms after running with it at 340, so #5 starts a new chain and the first (4 handoffs) stays one episode.
+        // the lock 2 ms after running with it at 340, so #5 starts a new chain and the first (4 handoffs) stays one
+        // episode.
         var shifted = SemaphoreConvoy().Select(e =>
         {
             if (e.Timestamp >= 360) e.Timestamp += 2_000_000;

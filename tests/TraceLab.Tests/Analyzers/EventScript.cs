@@ -20,7 +20,9 @@ internal static class EventScript
         return accounting;
     }
 
-    /// <summary>Any event logged on <paramref name="cpu"/> while <paramref name="pid"/> runs there (e.g. a syscall).</summary>
+    /// <summary>
+    /// Any event logged on <paramref name="cpu"/> while <paramref name="pid"/> runs there (e.g. a syscall).
+    /// </summary>
     public static KernelEvent SyscallBy(long ts, int cpu, int pid) => new()
     {
         Timestamp = ts, Cpu = cpu, Pid = pid, Kind = KernelEventKind.SyscallEnter, SyscallNr = 202,

@@ -19,8 +19,10 @@ public sealed class KernelEventModelTests
     [Fact]
     public void Switch_names_both_threads_and_the_wait_reason()
     {
-        var e = ThroughPacking(KernelEvent.Switch(10, 1, 100, 120, TaskState.Interruptible, 200, 110, prevWaitReason: 255));
-        Assert.Equal((100, 120, TaskState.Interruptible, 200, 110), (e.PrevTid, e.PrevPrio, e.PrevState, e.NextTid, e.NextPrio));
+        var e = ThroughPacking(
+            KernelEvent.Switch(10, 1, 100, 120, TaskState.Interruptible, 200, 110, prevWaitReason: 255));
+        Assert.Equal(
+            (100, 120, TaskState.Interruptible, 200, 110), (e.PrevTid, e.PrevPrio, e.PrevState, e.NextTid, e.NextPrio));
         Assert.True(e.HasPrevWaitReason);
         Assert.Equal(255, e.PrevWaitReason);
         var linux = KernelEvent.Switch(10, 1, 100, 120, 0, 200, 110);

@@ -164,8 +164,10 @@ public sealed class KernelTimeAnalyzerTests
         var report = ReportBuilder.Build(new TraceInfo { Backend = "test", TraceFile = "hand-built", CpuCount = 1 },
             new ThreadTable(), session, workload: null, pidOverride: A);
         var row = report.Kernel!.Threads.Single(r => r.Tid == A);
-        Assert.Equal((150L, k.BoundaryNs, k.BoundaryAfterOffCpuNs), (row.OffCpuCalls, report.Kernel.BoundaryNsPerCall, report.Kernel.BoundaryNsPerOffCpuCall));
-        Assert.Equal(Math.Min(row.RunNs, a.KernelCpuNs + 150 * k.BoundaryNs + 150 * k.BoundaryAfterOffCpuNs), row.EstimatedKernelNs);
+        Assert.Equal((150L, k.BoundaryNs, k.BoundaryAfterOffCpuNs),
+            (row.OffCpuCalls, report.Kernel.BoundaryNsPerCall, report.Kernel.BoundaryNsPerOffCpuCall));
+        Assert.Equal(Math.Min(row.RunNs, a.KernelCpuNs + 150 * k.BoundaryNs + 150 * k.BoundaryAfterOffCpuNs),
+            row.EstimatedKernelNs);
     }
 
     [Fact]

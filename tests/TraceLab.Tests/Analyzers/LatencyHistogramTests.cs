@@ -41,8 +41,9 @@ public sealed class LatencyHistogramTests
     }
 
     /// <summary>
-    /// The bucket of <paramref name="v"/> as docs/metrics.md#latency-histogram defines it, computed with a loop instead of the
-    /// histogram's bit arithmetic: below 64 one value per bucket; above, 32 buckets per power of two, so a bucket
+    /// The bucket of <paramref name="v"/> as docs/metrics.md#latency-histogram defines it, computed with a loop instead
+    /// of the histogram's bit arithmetic: below 64 one value per bucket; above, 32 buckets per power of two, so a
+    /// bucket
     /// is 2^(bit length − 6) wide and starts at a multiple of its width.
     /// </summary>
     private static long ReferenceMidpoint(long v)
@@ -59,8 +60,10 @@ public sealed class LatencyHistogramTests
     public void Percentiles_are_the_midpoint_of_the_nearest_rank_samples_bucket()
     {
         // Bucket edges (2^k − 1, 2^k, 2^k + 1 around 64 and up), huge values, and a negative one (counted as 0).
-        var samples = new List<long> { -5, 0, 1, 31, 32, 63, 64, 65, 95, 96, 127, 128, 129, 191, 192, 255, 256, 1L << 40, (1L << 62) + 12345 };
-        for (var k = 7; k < 62; k += 5) samples.AddRange([(1L << k) - 1, 1L << k, (1L << k) + 1, (1L << k) + (1L << (k - 1))]);
+        var samples = new List<long> { -5, 0, 1, 31, 32, 63, 64, 65, 95, 96, 127, 128, 129, 191, 192, 255, 256,
+            1L << 40, (1L << 62) + 12345 };
+        for (var k = 7; k < 62; k += 5)
+            samples.AddRange([(1L << k) - 1, 1L << k, (1L << k) + 1, (1L << k) + (1L << (k - 1))]);
         var random = new Random(7);
         for (var i = 0; i < 2000; i++) samples.Add((long)(random.NextDouble() * random.NextDouble() * 5_000_000));
 

@@ -12,7 +12,8 @@ internal static class LockEvents
 
     public static KernelEvent Enter(long ts, int cpu, int tid, int nr, long arg0, long arg1 = 0) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = tid, Kind = KernelEventKind.SyscallEnter, SyscallNr = nr, Arg0 = arg0, Arg1 = arg1,
+        Timestamp = ts, Cpu = cpu, Pid = tid, Kind = KernelEventKind.SyscallEnter, SyscallNr = nr, Arg0 = arg0, Arg1 =
+            arg1,
     };
 
     public static KernelEvent Exit(long ts, int cpu, int tid, int nr, long ret = 0) => new()
@@ -22,10 +23,13 @@ internal static class LockEvents
 
     public static KernelEvent Semop(long ts, int tid, long semid) => Enter(ts, 0, tid, LinuxSyscalls.Semtimedop, semid);
     public static KernelEvent SemopDone(long ts, int tid) => Exit(ts, 0, tid, LinuxSyscalls.Semtimedop);
-    public static KernelEvent Futex(long ts, int tid, long uaddr, int op) => Enter(ts, 0, tid, LinuxSyscalls.Futex, uaddr, op);
+    public static KernelEvent Futex(long ts, int tid, long uaddr, int op) =>
+        Enter(ts, 0, tid, LinuxSyscalls.Futex, uaddr, op);
     public static KernelEvent FutexDone(long ts, int tid, long ret = 0) => Exit(ts, 0, tid, LinuxSyscalls.Futex, ret);
 
-    /// <summary>Runs <paramref name="analyzer"/> (built from the pass's accounting) over the events, in order, and completes it.</summary>
+    /// <summary>
+    /// Runs <paramref name="analyzer"/> (built from the pass's accounting) over the events, in order, and completes it.
+    /// </summary>
     public static T Run<T>(Func<ThreadAccounting, T> analyzer, params KernelEvent[] events) where T : IKernelAnalyzer
     {
         var accounting = new ThreadAccounting();

@@ -5,7 +5,7 @@ using TraceLab.Reporting;
 namespace TraceLab.Tests.Analyzers;
 
 /// <summary>
-/// What the analysis pass keeps per thread (issue 21: a trace of 100,000 threads must not take gigabytes). The
+/// What the analysis pass keeps per thread (a trace of 100,000 threads must not take gigabytes). The
 /// threads have the shape of `tracelab bench --generate-threads` (ManyThreadsTraceDat): forked and woken by their
 /// process's leader, run, block, woken from idle, run, exit. Counted in bytes allocated on the test's thread (the
 /// pass runs there), which does not depend on timing or on the garbage collector.
@@ -18,8 +18,9 @@ public sealed class PerThreadMemoryTests
 
     /// <summary>
     /// Bytes per thread all analyses may allocate (garbage of grown arrays included). Measured 2,976 when this test
-    /// was written, 2,984 now (the same in every run since the session selects the registered analyses); 5,714 before histograms counted their first values in fields, findings kept only the buckets a
-    /// thread used, wait histories grew as needed and tables indexed by tid only when read
+    /// was written, 2,984 now (the same in every run since the session selects the registered analyses); 5,714 before
+    /// histograms counted their first values in fields, findings kept only the buckets a thread used, wait histories
+    /// grew as needed and tables indexed by tid only when read
     /// (docs/performance.md#many-threads).
     /// </summary>
     private const int MaxBytesPerThread = 3_300;

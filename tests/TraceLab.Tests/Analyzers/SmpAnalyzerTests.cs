@@ -72,8 +72,8 @@ public sealed class SmpAnalyzerTests
     /// <summary>
     /// ETW logs ReadyThread before the readied thread's own CSwitch: A is readied at 2000 while still running and
     /// switches out (with a wait reason) at 2100, so it is runnable from then, not blocked; cpu1 idles the whole time,
-    /// so all 900 ns until A runs again at 3000 are runnable-while-idle — the same state the accounting's ready time uses
-    /// (the SMP analysis once kept its own state machine and called this time blocked).
+    /// so all 900 ns until A runs again at 3000 are runnable-while-idle — the same state the accounting's ready time
+    /// uses (the SMP analysis once kept its own state machine and called this time blocked).
     /// </summary>
     [Fact]
     public void Etw_thread_readied_before_its_own_switch_out_is_runnable_while_a_cpu_idles()
@@ -148,7 +148,8 @@ public sealed class SmpAnalyzerTests
             KernelEvent.Waking(2100, 0, A, D, 1),                                        // A -> D cross
             KernelEvent.Waking(2200, 1, B, C, 0).WithFlags(EventFlags.HardIrq),          // irq -> C cross
             KernelEvent.Waking(2300, 1, B, D, 1).WithFlags(EventFlags.SoftIrq),          // irq -> D same
-            KernelEvent.Waking(2400, 1, B, C, 0).WithFlags(EventFlags.IrqsOff),          // B (thread context) -> C cross
+            // B (thread context) -> C cross
+            KernelEvent.Waking(2400, 1, B, C, 0).WithFlags(EventFlags.IrqsOff),
             KernelEvent.Switch(3000, 1, B, 120, S, 0, 120),
             KernelEvent.Waking(3500, 1, 0, B, 0),                                        // idle task -> B cross
             KernelEvent.WakeupNew(4000, 0, A, E, 1),                                     // new thread: not a wakeup
@@ -313,7 +314,8 @@ public sealed class SmpAnalyzerTests
 
     /// <summary>
     /// Region = [2500, 6000] (markers by A then B, on cpu0).
-    /// cpu0: A 1000..5000, B 5000..8000. cpu1: B 1000..1500, idle 1500..3000, B 3000..4000, idle 4000..7000, A 7000..8000.
+    /// cpu0: A 1000..5000, B 5000..8000. cpu1: B 1000..1500, idle 1500..3000, B 3000..4000, idle 4000..7000, A
+    /// 7000..8000.
     /// </summary>
     [Fact]
     public void Region_markers_clip_durations_and_limit_counts()
@@ -326,13 +328,16 @@ public sealed class SmpAnalyzerTests
             KernelEvent.Waking(2000, 0, A, B, 1),                               // before BEGIN; B runnable, cpu1 idle
             SyscallBy(2200, 0, A),                                              // idle time 2000..2200 must not leak in
             KernelEvent.Marker(2500, 0, A, MeasuredRegion.BeginMarker),
-            KernelEvent.Switch(3000, 1, 0, 120, R, B, 120),                     // B runnable 2000..3000, clipped 2500..3000
+            // B runnable 2000..3000, clipped 2500..3000
+            KernelEvent.Switch(3000, 1, 0, 120, R, B, 120),
             KernelEvent.Migrate(3500, 0, A, B, 1, 0),                           // counted
             KernelEvent.Switch(4000, 1, B, 120, S, 0, 120),
             KernelEvent.Waking(4500, 0, A, B, 0),                               // same-CPU, counted
-            KernelEvent.Switch(5000, 0, A, 120, R, B, 120),                     // B: cpu1 -> cpu0; A preempted, cpu1 idle
+            // B: cpu1 -> cpu0; A preempted, cpu1 idle
+            KernelEvent.Switch(5000, 0, A, 120, R, B, 120),
             KernelEvent.Marker(6000, 0, B, MeasuredRegion.EndMarker),
-            KernelEvent.Switch(7000, 1, 0, 120, R, A, 120),                     // A: runnable 5000..7000, clipped 5000..6000
+            // A: runnable 5000..7000, clipped 5000..6000
+            KernelEvent.Switch(7000, 1, 0, 120, R, A, 120),
             KernelEvent.Migrate(7200, 1, A, B, 0, 1),                           // after END
             KernelEvent.Waking(7500, 1, A, C, 0),                               // after END
             KernelEvent.Switch(8000, 0, B, 120, S, 0, 120),

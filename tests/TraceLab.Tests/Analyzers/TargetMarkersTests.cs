@@ -105,7 +105,8 @@ public sealed class TargetMarkersTests
             KernelEvent.Marker(11, 0, Tl, MeasuredRegion.ThreadsMarker + "100 100,101"),
             .. withCloneFlags ? [KernelEvent.Fork(20, 0, P1, Child, ForkChild.Process)] : Array.Empty<KernelEvent>(),
             KernelEvent.Fork(21, 0, P1, Child),
-            .. withCloneFlags ? [KernelEvent.Fork(30, 0, Child, ChildThread, ForkChild.Thread)] : Array.Empty<KernelEvent>(),
+            .. withCloneFlags ? [KernelEvent.Fork(30, 0, Child, ChildThread, ForkChild.Thread)]
+                : Array.Empty<KernelEvent>(),
             KernelEvent.Fork(31, 0, Child, ChildThread),
             KernelEvent.Fork(32, 0, Child, ChildWaker, withCloneFlags ? ForkChild.Thread : ForkChild.Unknown),
             .. WaitAndWake(T1, P1, FutexWaitPrivate, FutexWakePrivate, 100),

@@ -22,7 +22,8 @@ public sealed class ThreadAccountingPingPongTests
         KernelEvent.Switch(5600, 1, 0, 120, R, B, 120),                 // B runs after 600 ns ready
         KernelEvent.Waking(6000, 1, B, C, 0),                           // B wakes C (first sighting)
         KernelEvent.Switch(7000, 0, A, 120, R, C, 120),                 // A preempted (involuntary)
-        KernelEvent.Switch(8000, 0, C, 120, S | TaskState.PreemptedFlag, A, 120), // "S+": preempted while going to sleep
+        // "S+": preempted while going to sleep
+        KernelEvent.Switch(8000, 0, C, 120, S | TaskState.PreemptedFlag, A, 120),
         KernelEvent.Switch(9000, 1, B, 120, S, 0, 120),
         KernelEvent.Waking(9500, 0, A, B, 1),
         KernelEvent.Switch(10000, 1, 0, 120, R, B, 120),
@@ -126,7 +127,8 @@ public sealed class ThreadAccountingPingPongTests
             KernelEvent.Switch(1000, 0, 0, 120, R, A, 120),
             KernelEvent.Waking(2000, 0, A, B, 1).WithFlags(EventFlags.HardIrq),          // timer/IRQ while A runs
             KernelEvent.Waking(2500, 0, A, C, 1).WithFlags(EventFlags.SoftIrq | EventFlags.IrqsOff),
-            KernelEvent.Waking(3000, 0, A, C, 1).WithFlags(EventFlags.IrqsOff),          // A itself, irqs off: thread context
+            // A itself, irqs off: thread context
+            KernelEvent.Waking(3000, 0, A, C, 1).WithFlags(EventFlags.IrqsOff),
             KernelEvent.Waking(3500, 1, 0, B, 1),                                         // from idle
             KernelEvent.Switch(4000, 0, A, 120, S, 0, 120));
 

@@ -51,7 +51,8 @@ public class ThreadSlotsTests
         var prev = 0;
         foreach (var tid in order)
         {
-            accounting.OnEvent(KernelEvent.Switch(t += 100, 0, prev, 120, prev == 0 ? 0 : TaskState.Interruptible, tid, 120));
+            accounting.OnEvent(
+                KernelEvent.Switch(t += 100, 0, prev, 120, prev == 0 ? 0 : TaskState.Interruptible, tid, 120));
             prev = tid;
         }
         accounting.OnEvent(KernelEvent.Switch(t += 100, 0, prev, 120, TaskState.Interruptible, 0, 120));

@@ -5,8 +5,9 @@ namespace TraceLab.Tests.Analyzers;
 
 /// <summary>
 /// One analysis pass rewrites reused tids itself and lets a syscall of the thread its CPU runs skip the map while that
-/// tid still stands for it (<see cref="AnalysisPass"/>); passes on analysis threads get events the session rewrote. Both
-/// must see the same threads, including when a tid is retired on another CPU than the one still believed to run it.
+/// tid still stands for it (<see cref="AnalysisPass"/>); passes on analysis threads get events the session rewrote.
+/// Both must see the same threads, including when a tid is retired on another CPU than the one still believed to run
+/// it.
 /// </summary>
 public sealed class TidReuseFastPathTests
 {
@@ -56,7 +57,8 @@ public sealed class TidReuseFastPathTests
     {
         var session = Analyze(analysisThreads, viaSink);
         var kernel = session.Kernel!.Threads;
-        // Each of the four threads made one syscall: the second Y's on CPU 0, where the first Y was still thought to run.
+        // Each of the four threads made one syscall: the second Y's on CPU 0, where the first Y was still thought to
+        // run.
         foreach (var id in new[] { X, ThreadIds.Of(X, 2), Y, ThreadIds.Of(Y, 2) })
             Assert.True(kernel.TryGetValue(id, out var t) && t.BySyscall[Futex].Calls == 1, $"thread {id}");
         Assert.Equal([X, Y], session.Instances.ReusedTids.Order());

@@ -105,7 +105,8 @@ public sealed class TimelineAnalyzerTests
         var d = timeline.Result();
         var o = Assert.Single(convoys.Objects);
         Assert.Equal(o.Handoffs, d.Handoffs.Count);
-        Assert.Equal([(A, B, 81L, 90L), (B, C, 101L, 110L)], d.Handoffs.Select(h => (h.Giver, h.Receiver, h.WokenAt, h.RunningAt)));
+        Assert.Equal([(A, B, 81L, 90L), (B, C, 101L, 110L)],
+            d.Handoffs.Select(h => (h.Giver, h.Receiver, h.WokenAt, h.RunningAt)));
         Assert.Equal(0, o.Episodes);
         Assert.Empty(d.Episodes);
     }
@@ -123,7 +124,8 @@ public sealed class TimelineAnalyzerTests
     // A perf.data without ftrace's print event cannot hold markers: no region can begin, the window cannot move.
     [InlineData("perf-timemutex-mutex/capture.perf.data", "2:3", false, true)]
     [InlineData("perf-timemutex-mutex/capture.perf.data", "0:0.5", false, true)]
-    public void Stopping_after_the_window_records_what_tracking_to_the_end_records(string sample, string window, bool markers, bool stops)
+    public void Stopping_after_the_window_records_what_tracking_to_the_end_records(
+        string sample, string window, bool markers, bool stops)
     {
         var w = TimelineWindow.Parse(window);
         (TimelineData Data, bool Stopped, bool HasBegin) Record(bool stop)
@@ -150,7 +152,8 @@ public sealed class TimelineAnalyzerTests
         Assert.False(neverStops);
         Assert.Equal(stops, stopped);
         Assert.NotEmpty(reference.Segments);
-        Assert.Equal((reference.Start, reference.End, reference.Truncated), (shortcut.Start, shortcut.End, shortcut.Truncated));
+        Assert.Equal(
+            (reference.Start, reference.End, reference.Truncated), (shortcut.Start, shortcut.End, shortcut.Truncated));
         Assert.Equal(Sorted(reference.Segments), Sorted(shortcut.Segments));
         Assert.Equal(reference.Wakes, shortcut.Wakes);
         Assert.Equal(reference.Handoffs, shortcut.Handoffs);

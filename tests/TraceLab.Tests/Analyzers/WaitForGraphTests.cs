@@ -86,7 +86,8 @@ public sealed class WaitForGraphTests
         Assert.Equal(3000 + 3000, g.WaitedOnNs[C]);
 
         // A alone: B explains 5000/8000, C 3000/8000. A and B together: C 6000/11000, B 5000/11000.
-        Assert.Equal([new WaitedOnShare(B, 5000, 5000 / 8000.0), new WaitedOnShare(C, 3000, 3000 / 8000.0)], g.TopWaitedOn([A], 5));
+        Assert.Equal([new WaitedOnShare(B, 5000, 5000 / 8000.0), new WaitedOnShare(C, 3000, 3000 / 8000.0)],
+            g.TopWaitedOn([A], 5));
         Assert.Equal([new WaitedOnShare(C, 6000, 6000 / 11000.0)], g.TopWaitedOn([A, B], 1));
     }
 
@@ -138,7 +139,8 @@ public sealed class WaitForGraphTests
     [Theory]
     [InlineData(32, 6000, 3000, 0)]
     [InlineData(2, 7000, 2000, 1)]
-    public void History_overflow_keeps_the_lost_part_on_the_direct_edge(int capacity, long aOnB, long aOnC, long truncated)
+    public void History_overflow_keeps_the_lost_part_on_the_direct_edge(
+        int capacity, long aOnB, long aOnC, long truncated)
     {
         var g = Analyze(new WaitForGraphOptions { HistoryCapacity = capacity },
             KernelEvent.Switch(500, 0, 0, 120, R, A, 120),
@@ -237,7 +239,9 @@ public sealed class WaitForGraphTests
         Assert.Equal([new WaitedOnShare(A, 20200, 20200 / 58300.0), new WaitedOnShare(B, 19000, 19000 / 58300.0)], top);
     }
 
-    /// <summary>A and B wait on each other 100 ns each; C waits 100,000 ns on a soft interrupt. 1 % of 100,200 = 1002.</summary>
+    /// <summary>
+    /// A and B wait on each other 100 ns each; C waits 100,000 ns on a soft interrupt. 1 % of 100,200 = 1002.
+    /// </summary>
     [Theory]
     [InlineData(0.01, false)]
     [InlineData(0.0, true)]

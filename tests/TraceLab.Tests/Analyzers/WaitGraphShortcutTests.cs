@@ -78,7 +78,8 @@ public sealed class WaitGraphShortcutTests
             events.Add(KernelEvent.Switch(start, 0, 0, 120, R, 1000 + i, 120));
             events.Add(KernelEvent.Switch(start + 100, 0, 1000 + i, 120, S, 0, 120));
         }
-        for (var i = 0; i < n; i++) events.Add(KernelEvent.Waking(1_000_000 + (10L * i), 1, 5000 + (i % 150), 1000 + i, 0));
+        for (var i = 0; i < n; i++)
+            events.Add(KernelEvent.Waking(1_000_000 + (10L * i), 1, 5000 + (i % 150), 1000 + i, 0));
         const long second = 2_000_000;
         for (var i = 0; i < n; i++)
         {

@@ -28,7 +28,8 @@ public sealed class EtwBackendCommandTests : IDisposable
         var job = new FakeProcessJob();
         var backend = new EtwCaptureBackend(etw, pid => pid == Environment.ProcessId, (from, to) => File.Copy(from, to),
             Environment.ProcessId, createJob: () => job);
-        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No });
+        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null),
+            Interactive = InteractionSupport.No });
         var settings = new TraceCommand.Settings("timemutex", "mutex")
         {
             Overrides = new Dictionary<string, string> { ["iterations"] = "200" },
@@ -36,7 +37,8 @@ public sealed class EtwBackendCommandTests : IDisposable
         };
 
         // The fake session's trace.etl is one header buffer without a logfile header: reading it fails.
-        var ex = await Assert.ThrowsAsync<TraceFormatException>(() => new TraceCommand(console, backend).RunAsync(settings));
+        var ex =
+            await Assert.ThrowsAsync<TraceFormatException>(() => new TraceCommand(console, backend).RunAsync(settings));
 
         Assert.Contains("TRACE_LOGFILE_HEADER", ex.Message, StringComparison.Ordinal);
         Assert.Equal(["TraceLab-999999-killed-run"], etw.StopCalls);       // the stale one, swept first
@@ -45,13 +47,16 @@ public sealed class EtwBackendCommandTests : IDisposable
         var left = Directory.GetFiles(_out).Select(f => Path.GetFileName(f)).Order().ToArray();
         Assert.Equal(["trace.etl", "workload.json", "workload.log"], left);  // no .capture.etl, no .tmp
         // The built-in workload was put in the kill-on-close job (it dies with TraceLab), closed with the session.
-        var result = TraceLab.Workloads.WorkloadResult.Parse(File.ReadAllText(Path.Combine(_out, "workload.json")), "w");
+        var result =
+            TraceLab.Workloads.WorkloadResult.Parse(File.ReadAllText(Path.Combine(_out, "workload.json")), "w");
         Assert.Equal([result.Pid], job.Added);
         Assert.True(job.Disposed);
     }
 }
 
-/// <summary>Needs cmake and a C compiler (the real workload) and a non-Windows OS (the .etl read must fail); reason computed.</summary>
+/// <summary>
+/// Needs cmake and a C compiler (the real workload) and a non-Windows OS (the .etl read must fail); reason computed.
+/// </summary>
 public sealed class EtwOffWindowsWorkloadFactAttribute : FactAttribute
 {
     public EtwOffWindowsWorkloadFactAttribute()

@@ -47,11 +47,14 @@ public sealed class EtwBackendPlatformTests
         // platform_win32.c: { 0x6b1e5b9a, 0x3f0e, 0x4c55, { 0x9a, 0x2e, 0x7d, 0x1f, 0x0c, 0x3a, 0x5e, 0x11 } }
         var source = File.ReadAllText(Path.Combine(RepoPaths.Root, "native-workloads", "platform", "platform_win32.c"));
         Assert.Contains("0x6b1e5b9a, 0x3f0e, 0x4c55, { 0x9a, 0x2e, 0x7d, 0x1f, 0x0c, 0x3a, 0x5e, 0x11 }", source);
-        Assert.Equal(new Guid(0x6b1e5b9a, 0x3f0e, 0x4c55, 0x9a, 0x2e, 0x7d, 0x1f, 0x0c, 0x3a, 0x5e, 0x11), WorkloadMarkers.ProviderGuid);
+        Assert.Equal(new Guid(0x6b1e5b9a, 0x3f0e, 0x4c55, 0x9a, 0x2e, 0x7d, 0x1f, 0x0c, 0x3a, 0x5e, 0x11),
+            WorkloadMarkers.ProviderGuid);
     }
 }
 
-/// <summary>Checks the refusal of ETW off Windows; skipped on Windows, where ETW is available (reason computed).</summary>
+/// <summary>
+/// Checks the refusal of ETW off Windows; skipped on Windows, where ETW is available (reason computed).
+/// </summary>
 public sealed class EtwRefusalFactAttribute : FactAttribute
 {
     public EtwRefusalFactAttribute()

@@ -31,9 +31,12 @@ public sealed class EtwCaptureTests : IDisposable
         // Values from the reference (EVENT_TRACE_FLAG_*): Process 0x1, Thread 0x2, ImageLoad 0x4, ContextSwitch 0x10,
         // SystemCall 0x80, Dispatcher 0x800, Profile 0x01000000.
         Assert.Equal(0x1UL | 0x2 | 0x4 | 0x10 | 0x800, (ulong)EtwKernelKeywords.For(Request(CaptureSyscalls.None)));
-        Assert.Equal(0x1UL | 0x2 | 0x4 | 0x10 | 0x800 | 0x80, (ulong)EtwKernelKeywords.For(Request(CaptureSyscalls.Lock)));
-        Assert.Equal(0x1UL | 0x2 | 0x4 | 0x10 | 0x800 | 0x80, (ulong)EtwKernelKeywords.For(Request(CaptureSyscalls.All)));
-        var stacks = new CaptureRequest { RunId = "r", WorkDirectory = _dir, Syscalls = CaptureSyscalls.None, SampledStacks = true };
+        Assert.Equal(
+            0x1UL | 0x2 | 0x4 | 0x10 | 0x800 | 0x80, (ulong)EtwKernelKeywords.For(Request(CaptureSyscalls.Lock)));
+        Assert.Equal(
+            0x1UL | 0x2 | 0x4 | 0x10 | 0x800 | 0x80, (ulong)EtwKernelKeywords.For(Request(CaptureSyscalls.All)));
+        var stacks = new CaptureRequest { RunId = "r", WorkDirectory = _dir, Syscalls = CaptureSyscalls.None,
+            SampledStacks = true };
         Assert.Equal(0x1UL | 0x2 | 0x4 | 0x10 | 0x800 | 0x01000000, (ulong)EtwKernelKeywords.For(stacks));
         Assert.Equal(KernelTraceEventParser.Keywords.None, EtwKernelKeywords.StacksFor(Request()));
         Assert.Equal(0x2UL | 0x10 | 0x800, (ulong)EtwKernelKeywords.Live);
@@ -52,17 +55,20 @@ public sealed class EtwCaptureTests : IDisposable
     [InlineData("TraceLab--1-x", null)]
     [InlineData("NT Kernel Logger", null)]
     [InlineData("tracelab-123-x", null)]
-    public void Session_names_carry_the_owner_pid(string name, int? owner) => Assert.Equal(owner, EtwSessionName.OwnerOf(name));
+    public void Session_names_carry_the_owner_pid(string name, int? owner) =>
+        Assert.Equal(owner, EtwSessionName.OwnerOf(name));
 
     [Fact]
     public void Start_stops_only_stale_TraceLab_sessions_then_starts_one_named_after_the_run()
     {
-        _etw.Active.AddRange(["NT Kernel Logger", "TraceLab-999-old-run", "TraceLab-777-live-run", "Other-999-x", "TraceLab-999"]);
+        _etw.Active.AddRange(
+            ["NT Kernel Logger", "TraceLab-999-old-run", "TraceLab-777-live-run", "Other-999-x", "TraceLab-999"]);
 
         using var session = (EtwCaptureSession)Backend().Start(Request());
 
         Assert.Equal(["TraceLab-999-old-run"], _etw.StopCalls);
-        Assert.Equal(["stopped stale ETW session TraceLab-999-old-run left by a TraceLab run that died"], session.Notices);
+        Assert.Equal(
+            ["stopped stale ETW session TraceLab-999-old-run left by a TraceLab run that died"], session.Notices);
         var settings = Assert.Single(_etw.Started);
         Assert.Equal($"TraceLab-{OwnPid}-timemutex-1", settings.Name);
         Assert.Equal(Path.Combine(_dir, ".capture.etl"), settings.EtlPath);
@@ -88,7 +94,8 @@ public sealed class EtwCaptureTests : IDisposable
     {
         _etw.Elevated = false;
         var ex = Assert.Throws<CaptureUnavailableException>(() => Backend().EnsureAvailable());
-        Assert.Equal("ETW kernel capture needs Administrator: run from an elevated prompt (Run as administrator)", ex.Message);
+        Assert.Equal(
+            "ETW kernel capture needs Administrator: run from an elevated prompt (Run as administrator)", ex.Message);
         Assert.Throws<CaptureUnavailableException>(() => Backend().Start(Request()));
         Assert.Empty(_etw.Started);
         Assert.False(Directory.Exists(_dir));
@@ -99,7 +106,8 @@ public sealed class EtwCaptureTests : IDisposable
     {
         _etw.StartFailure = new UnauthorizedAccessException("Access is denied");
         var ex = Assert.Throws<CaptureUnavailableException>(() => Backend().Start(Request()));
-        Assert.StartsWith($"cannot start ETW kernel session TraceLab-{OwnPid}-timemutex-1: Access is denied", ex.Message);
+        Assert.StartsWith(
+            $"cannot start ETW kernel session TraceLab-{OwnPid}-timemutex-1: Access is denied", ex.Message);
         Assert.False(File.Exists(Path.Combine(_dir, ".capture.etl")));
     }
 
@@ -112,7 +120,8 @@ public sealed class EtwCaptureTests : IDisposable
 
         Assert.Equal(1234, captured.EventsLost);
         Assert.False(_etw.Last!.Running);
-        Assert.Contains(captured.Notes, n => n.StartsWith("the ETW session lost 1,234 events", StringComparison.Ordinal));
+        Assert.Contains(
+            captured.Notes, n => n.StartsWith("the ETW session lost 1,234 events", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -170,7 +179,8 @@ public sealed class EtwCaptureTests : IDisposable
         captured.WriteTo(final);
 
         Assert.Equal(FakeEtwController.HeaderBuffer, File.ReadAllBytes(final));
-        Assert.Contains(captured.Notes, n => n.Contains("not merged (KernelTraceControl.dll)", StringComparison.Ordinal));
+        Assert.Contains(
+            captured.Notes, n => n.Contains("not merged (KernelTraceControl.dll)", StringComparison.Ordinal));
     }
 
     [Fact]

@@ -12,7 +12,8 @@ namespace TraceLab.Tests.Capture;
 public sealed class EtwGuardTests : IDisposable
 {
     private const int OwnPid = 4242;
-    private readonly string _dir = Path.Combine(Path.GetTempPath(), "tracelab-etwguard-" + Guid.NewGuid().ToString("N"));
+    private readonly string _dir =
+        Path.Combine(Path.GetTempPath(), "tracelab-etwguard-" + Guid.NewGuid().ToString("N"));
     private readonly FakeEtwController _etw = new();
     private readonly List<InProcessEtwGuard> _guards = [];
     private readonly List<FakeProcessJob> _jobs = [];
@@ -148,7 +149,8 @@ public sealed class EtwGuardTests : IDisposable
     [InlineData(@"C:\tools\tracelab.exe", @"C:\tools\tracelab.dll", @"C:\tools\tracelab.exe", new string[0])]
     [InlineData(@"C:\Program Files\dotnet\dotnet.exe", @"C:\src\tracelab.dll",
         @"C:\Program Files\dotnet\dotnet.exe", new[] { @"C:\src\tracelab.dll" })]
-    [InlineData("/usr/share/dotnet/dotnet", "/src/tracelab.dll", "/usr/share/dotnet/dotnet", new[] { "/src/tracelab.dll" })]
+    [InlineData(
+        "/usr/share/dotnet/dotnet", "/src/tracelab.dll", "/usr/share/dotnet/dotnet", new[] { "/src/tracelab.dll" })]
     [InlineData(@"C:\tools\tracelab.exe", "", @"C:\tools\tracelab.exe", new string[0])]
     public void TraceLab_starts_itself_again_through_its_own_executable_or_the_dotnet_host(
         string processPath, string entry, string file, string[] arguments)

@@ -14,7 +14,8 @@ namespace TraceLab.Tests.Capture;
 /// </summary>
 public sealed class EtwSessionWindowsTests : IDisposable
 {
-    private readonly string _dir = Path.Combine(Path.GetTempPath(), "tracelab-etw-real-" + Guid.NewGuid().ToString("N"));
+    private readonly string _dir =
+        Path.Combine(Path.GetTempPath(), "tracelab-etw-real-" + Guid.NewGuid().ToString("N"));
 
     public void Dispose()
     {
@@ -39,7 +40,8 @@ public sealed class EtwSessionWindowsTests : IDisposable
         var backend = new EtwCaptureBackend();
         var controller = new TraceEventSessionController();
         string etl;
-        using (var session = (EtwCaptureSession)backend.Start(new CaptureRequest { RunId = "test-" + Guid.NewGuid().ToString("N")[..8], WorkDirectory = _dir, BufferSizeKb = 1024 }))
+        using (var session = (EtwCaptureSession)backend.Start(new CaptureRequest { RunId = "test-" + Guid.NewGuid()
+            .ToString("N")[..8], WorkDirectory = _dir, BufferSizeKb = 1024 }))
         {
             Assert.Contains(session.SessionName, controller.ActiveSessionNames());
             Churn();
@@ -93,7 +95,8 @@ public sealed class EtwSessionWindowsTests : IDisposable
     {
         var intervals = new List<LiveInterval>();
         var rates = new LiveThreadRates(i => { lock (intervals) intervals.Add(i); }, intervalNs: 200_000_000);
-        using (EtwLiveSession.Start(EtwSessionName.For(Environment.ProcessId, "live-" + Guid.NewGuid().ToString("N")[..8]), rates))
+        using (EtwLiveSession.Start(
+            EtwSessionName.For(Environment.ProcessId, "live-" + Guid.NewGuid().ToString("N")[..8]), rates))
         {
             var deadline = DateTime.UtcNow.AddSeconds(20);
             while (DateTime.UtcNow < deadline)

@@ -10,7 +10,8 @@ namespace TraceLab.Tests.Capture;
 /// <summary>
 /// `trace -- PROGRAM`, `--pid`, `--system` on the ETW backend through the fake session API: the session runs from
 /// before the program starts until its tree has exited (or the duration has passed), the program is never killed,
-/// and the session is stopped whatever happens after. The analysis then fails (the fake session's .etl holds no events).
+/// and the session is stopped whatever happens after. The analysis then fails (the fake session's .etl holds no
+/// events).
 /// </summary>
 public sealed class EtwTargetModesTests : IDisposable
 {

@@ -63,7 +63,8 @@ public sealed class LiveThreadRatesTests
     [Fact]
     public void A_line_per_second_in_rates()
     {
-        var line = LiveView.Format(new LiveInterval(1000 * Ms, 2000 * Ms, [new LiveThreadRow(102, 1500, 250 * Ms, 500 * Ms)]));
+        var line =
+            LiveView.Format(new LiveInterval(1000 * Ms, 2000 * Ms, [new LiveThreadRow(102, 1500, 250 * Ms, 500 * Ms)]));
         Assert.Equal("live 2.0 s | 102: 1,500 sw/s ready 250.0 ms/s run 500.0 ms/s", line);
     }
 }

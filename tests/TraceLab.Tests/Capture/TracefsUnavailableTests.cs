@@ -5,7 +5,8 @@ namespace TraceLab.Tests.Capture;
 /// <summary>
 /// Issue "Reliability": tracefs absent, and tracefs that cannot be mounted. The first points the locate logic at a
 /// root that does not exist; the second runs the real `tracelab trace` in a user + mount namespace where
-/// /sys/kernel is an empty tmpfs and mounting tracefs is refused by the kernel (it is not mountable in a user namespace).
+/// /sys/kernel is an empty tmpfs and mounting tracefs is refused by the kernel (it is not mountable in a user
+/// namespace).
 /// </summary>
 public sealed class TracefsUnavailableTests
 {
@@ -14,7 +15,8 @@ public sealed class TracefsUnavailableTests
     {
         var missing = Path.Combine(Path.GetTempPath(), "no-tracefs-" + Guid.NewGuid().ToString("N"));
         var ex = Assert.Throws<TracingUnavailableException>(() => Tracefs.Locate(mountIfNeeded: true, [missing]));
-        Assert.Equal($"tracefs is not mounted: run 'mount -t tracefs nodev {missing}' (kernel needs CONFIG_FTRACE)", ex.Message);
+        Assert.Equal(
+            $"tracefs is not mounted: run 'mount -t tracefs nodev {missing}' (kernel needs CONFIG_FTRACE)", ex.Message);
         Assert.False(Directory.Exists(missing));
     }
 

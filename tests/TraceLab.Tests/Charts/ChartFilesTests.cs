@@ -22,7 +22,8 @@ public sealed class ChartFilesTests
         Assert.All(expected, f => Assert.Contains(f, stdout));
         Assert.Contains("id=\"chart-wakers\"", File.ReadAllText(Path.Combine(dir.Path, "report.html")));
 
-        (code, _, err) = ProcessOutput.Run("dotnet", [Tool, "analyze", Sample, "--out", dir.Path, "--force", "--no-charts"]);
+        (code, _, err) =
+            ProcessOutput.Run("dotnet", [Tool, "analyze", Sample, "--out", dir.Path, "--force", "--no-charts"]);
         Assert.True(code == 0, err);
         // The earlier charts would contradict the new report.html, which says none were drawn.
         Assert.Empty(ChartFiles(dir.Path));

@@ -37,8 +37,8 @@ public sealed class ChartRenderingTests
     }
 
     /// <summary>
-    /// Our PNG is encoded with cheaper settings than the drawing library's own (<see cref="ChartImage.EncodePng"/>): the
-    /// pixels must be exactly the library's, for every chart of a report.
+    /// Our PNG is encoded with cheaper settings than the drawing library's own (<see cref="ChartImage.EncodePng"/>):
+    /// the pixels must be exactly the library's, for every chart of a report.
     /// </summary>
     [ChartsFact]
     public void The_fast_png_has_exactly_the_drawing_librarys_pixels()

@@ -1,6 +1,8 @@
 namespace TraceLab.Tests.Cli;
 
-/// <summary>The real `tracelab` program given bad input: one line on stderr, the documented exit code, no stack trace.</summary>
+/// <summary>
+/// The real `tracelab` program given bad input: one line on stderr, the documented exit code, no stack trace.
+/// </summary>
 public sealed class BadInputTests
 {
     private static readonly string Tool = Path.Combine(AppContext.BaseDirectory, "tracelab.dll");
@@ -41,7 +43,8 @@ public sealed class BadInputTests
     [InlineData("--syscalls", "some", "unknown syscall set")]
     public void Out_of_range_parameter_is_refused_before_anything_runs(string option, string value, string expected)
     {
-        var (code, _, err) = Run("trace", "timemutex", "cs", option, value, "--out", Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid()));
+        var (code, _, err) = Run("trace", "timemutex", "cs", option, value, "--out",
+            Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid()));
         Assert.Equal(2, code);
         AssertOneLineError(err, expected);
     }
@@ -53,7 +56,8 @@ public sealed class BadInputTests
     {
         var trace = Path.Combine(RepoPaths.SampleTraces, "timemutex-cs", "trace.dat");
         string[] args = command == "analyze"
-            ? [command, trace, "--analysis-threads", "7", "--out", Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid())]
+            ? [command, trace, "--analysis-threads", "7", "--out",
+                Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid())]
             : [command, trace, "--analysis-threads", "7"];
         var (code, _, err) = Run(args);
         Assert.Equal(2, code);
@@ -198,7 +202,8 @@ public sealed class BadInputTests
     {
         var (code, stdout, _) = Run("scenarios");
         Assert.Equal(0, code);
-        foreach (var s in new[] { "cs", "cs-nested", "mutex", "event", "semaphore", "sleep-holding", "sleep-released", "many-threads", "serialized" })
+        foreach (var s in new[] { "cs", "cs-nested", "mutex", "event", "semaphore", "sleep-holding", "sleep-released",
+            "many-threads", "serialized" })
             Assert.Contains(s, stdout);
         Assert.Contains("TM6", stdout);
     }
@@ -213,10 +218,12 @@ public sealed class PrivilegeTests
         var tool = Path.Combine(AppContext.BaseDirectory, "tracelab.dll");
         var outDir = Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid());
         var (code, _, err) = ProcessOutput.Run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-            "env", "HOME=/tmp", "DOTNET_CLI_HOME=/tmp", "DOTNET_NOLOGO=1", "dotnet", tool, "trace", "timemutex", "cs", "--out", outDir);
+            "env", "HOME=/tmp", "DOTNET_CLI_HOME=/tmp", "DOTNET_NOLOGO=1", "dotnet", tool, "trace", "timemutex", "cs",
+                "--out", outDir);
         Assert.Equal(1, code);
         var line = Assert.Single(err.Split('\n', StringSplitOptions.RemoveEmptyEntries));
-        Assert.Equal("tracelab: kernel tracing needs root (or CAP_SYS_ADMIN with tracefs access): run as root, e.g. sudo dotnet run -- ...", line);
+        Assert.Equal("tracelab: kernel tracing needs root (or CAP_SYS_ADMIN with tracefs access): run as root, e.g. "
+            + "sudo dotnet run -- ...", line);
         Assert.False(Directory.Exists(outDir));
     }
 }

@@ -2,7 +2,9 @@ using System.Text.Json.Nodes;
 
 namespace TraceLab.Tests.Cli;
 
-/// <summary>`tracelab analyze` of a truncated sample trace: one-line error by default, a warned partial report with --salvage.</summary>
+/// <summary>
+/// `tracelab analyze` of a truncated sample trace: one-line error by default, a warned partial report with --salvage.
+/// </summary>
 public sealed class SalvageTests : IDisposable
 {
     private static readonly string Tool = Path.Combine(AppContext.BaseDirectory, "tracelab.dll");
@@ -20,7 +22,8 @@ public sealed class SalvageTests : IDisposable
 
     public void Dispose() => _dir.Dispose();
 
-    private static (int Code, string Out, string Err) Run(params string[] args) => ProcessOutput.Run("dotnet", [Tool, .. args]);
+    private static (int Code, string Out, string Err) Run(params string[] args) =>
+        ProcessOutput.Run("dotnet", [Tool, .. args]);
 
     [Fact]
     public void Without_salvage_a_truncated_trace_is_one_line_naming_the_file_and_exit_1()
@@ -44,8 +47,10 @@ public sealed class SalvageTests : IDisposable
         var events = report["capture"]!["events"]!.GetValue<long>();
         Assert.InRange(events, 1, full["capture"]!["events"]!.GetValue<long>() - 1);
 
-        var warning = report["warnings"]!.AsArray().Select(w => w!.GetValue<string>()).Single(w => w.StartsWith("salvaged", StringComparison.Ordinal));
-        Assert.Matches(@"CPU 1: [\d,]+ bytes \([\d,]+ pages\) skipped from offset \d+ \(expected CPU 1 data up to offset 1441792, but the file ends at offset 961194\)", warning);
+        var warning = report["warnings"]!.AsArray().Select(w => w!.GetValue<string>())
+            .Single(w => w.StartsWith("salvaged", StringComparison.Ordinal));
+        Assert.Matches(@"CPU 1: [\d,]+ bytes \([\d,]+ pages\) skipped from offset \d+ "
+            + @"\(expected CPU 1 data up to offset 1441792, but the file ends at offset 961194\)", warning);
         Assert.DoesNotContain("CPU 0:", warning, StringComparison.Ordinal);
         Assert.Contains("warning:", stdout, StringComparison.Ordinal);
         Assert.Contains("salvaged a damaged trace", stdout, StringComparison.Ordinal);
@@ -59,6 +64,7 @@ public sealed class SalvageTests : IDisposable
         var (code, _, err) = Run("analyze", intact, "--out", _dir.File("intact-out"), "--salvage");
         Assert.True(code == 0, $"exit {code}: {err}");
         var report = JsonNode.Parse(File.ReadAllText(_dir.File(Path.Combine("intact-out", "report.json"))))!;
-        Assert.DoesNotContain(report["warnings"]!.AsArray(), w => w!.GetValue<string>().StartsWith("salvaged", StringComparison.Ordinal));
+        Assert.DoesNotContain(
+            report["warnings"]!.AsArray(), w => w!.GetValue<string>().StartsWith("salvaged", StringComparison.Ordinal));
     }
 }

@@ -5,13 +5,17 @@ using TraceLab.Tests.Workloads;
 
 namespace TraceLab.Tests.Cli;
 
-/// <summary>The real `tracelab sweep` on small timemutex sweeps: files, numbers against the runs' own results, resume, bad input.</summary>
+/// <summary>
+/// The real `tracelab sweep` on small timemutex sweeps: files, numbers against the runs' own results, resume, bad
+/// input.
+/// </summary>
 public sealed class SweepCliTests
 {
     private static readonly string[] DecidedOutcomes = ["reproduced", "not reproduced", "inverted"];
     private static readonly string Tool = Path.Combine(AppContext.BaseDirectory, "tracelab.dll");
 
-    private static (int Code, string Out, string Err) Run(params string[] args) => ProcessOutput.Run("dotnet", [Tool, .. args]);
+    private static (int Code, string Out, string Err) Run(params string[] args) =>
+        ProcessOutput.Run("dotnet", [Tool, .. args]);
 
     private static string[] Row(string line) => line.Split(',');
 
@@ -19,10 +23,12 @@ public sealed class SweepCliTests
     public void Small_sweep_writes_every_file_and_the_csv_matches_each_runs_workload_json()
     {
         using var dir = new TempDirectory("sweep-cli");
-        var (code, stdout, err) = Run("sweep", "timemutex", "--param", "threads", "--values", "1,2", "--series", "which", "--series-values", "cs,mutex",
+        var (code, stdout, err) = Run("sweep", "timemutex", "--param", "threads", "--values", "1,2", "--series",
+            "which", "--series-values", "cs,mutex",
             "--repeat", "3", "--iterations", "2000", "--out", dir.Path, "--force");
         Assert.True(code == 0, $"exit {code}: {err}\n{stdout}");
-        foreach (var f in new[] { "sweep.csv", "sweep.json", "report.md", "state.json", "custom-elapsed.svg", "custom-user.svg", "custom-system.svg" })
+        foreach (var f in new[] { "sweep.csv", "sweep.json", "report.md", "state.json", "custom-elapsed.svg",
+            "custom-user.svg", "custom-system.svg" })
             Assert.True(File.Exists(dir.File(f)), f);
 
         var lines = File.ReadAllLines(dir.File("sweep.csv"));
@@ -32,21 +38,27 @@ public sealed class SweepCliTests
         {
             var r = Row(line);
             Assert.Equal("ok", r[h["status"]]);
-            using var result = JsonDocument.Parse(File.ReadAllText(Path.Combine(dir.Path, r[h["directory"]], "workload.json")));
+            using var result =
+                JsonDocument.Parse(File.ReadAllText(Path.Combine(dir.Path, r[h["directory"]], "workload.json")));
             var root = result.RootElement;
-            Assert.Equal(root.GetProperty("elapsedNs").GetInt64().ToString(CultureInfo.InvariantCulture), r[h["elapsed_ns"]]);
-            Assert.Equal(root.GetProperty("process").GetProperty("systemNs").GetInt64().ToString(CultureInfo.InvariantCulture), r[h["system_ns"]]);
+            Assert.Equal(
+                root.GetProperty("elapsedNs").GetInt64().ToString(CultureInfo.InvariantCulture), r[h["elapsed_ns"]]);
+            Assert.Equal(root.GetProperty("process").GetProperty("systemNs").GetInt64()
+                .ToString(CultureInfo.InvariantCulture), r[h["system_ns"]]);
             // The point's parameters reached the workload: its own params echo them.
-            Assert.Equal(r[h["threads"]], root.GetProperty("params").GetProperty("threads").GetInt32().ToString(CultureInfo.InvariantCulture));
+            Assert.Equal(r[h["threads"]],
+                root.GetProperty("params").GetProperty("threads").GetInt32().ToString(CultureInfo.InvariantCulture));
             Assert.Equal(r[h["series"]] == "cs" ? 1 : 3, root.GetProperty("params").GetProperty("which").GetInt32());
             // Total iterations = threads × 2000, counted by the workload's threads.
-            Assert.Equal(int.Parse(r[h["threads"]], CultureInfo.InvariantCulture) * 2000, double.Parse(r[h["metric.iterations"]], CultureInfo.InvariantCulture));
+            Assert.Equal(int.Parse(r[h["threads"]], CultureInfo.InvariantCulture) * 2000,
+                double.Parse(r[h["metric.iterations"]], CultureInfo.InvariantCulture));
         }
 
         using var json = JsonDocument.Parse(File.ReadAllText(dir.File("sweep.json")));
         var points = json.RootElement.GetProperty("points");
         Assert.Equal(4, points.GetArrayLength());
-        Assert.All(points.EnumerateArray(), p => Assert.Equal(3, p.GetProperty("stats").GetProperty("elapsed").GetProperty("n").GetInt32()));
+        Assert.All(points.EnumerateArray(),
+            p => Assert.Equal(3, p.GetProperty("stats").GetProperty("elapsed").GetProperty("n").GetInt32()));
         Assert.Contains("custom-elapsed.svg", File.ReadAllText(dir.File("report.md")));
     }
 
@@ -54,7 +66,8 @@ public sealed class SweepCliTests
     public void Predefined_sweep_ends_with_a_verdict_per_claim_aspect()
     {
         using var dir = new TempDirectory("sweep-tm1");
-        var (code, stdout, err) = Run("sweep", "timemutex", "tm1", "--repeat", "3", "--iterations", "2000", "--out", dir.Path, "--force");
+        var (code, stdout, err) =
+            Run("sweep", "timemutex", "tm1", "--repeat", "3", "--iterations", "2000", "--out", dir.Path, "--force");
         Assert.True(code == 0, $"exit {code}: {err}\n{stdout}");
         using var json = JsonDocument.Parse(File.ReadAllText(dir.File("sweep.json")));
         var verdicts = json.RootElement.GetProperty("verdicts").EnumerateArray().ToList();
@@ -73,12 +86,14 @@ public sealed class SweepCliTests
     public void Resume_runs_only_the_runs_missing_from_the_state()
     {
         using var dir = new TempDirectory("sweep-resume-cli");
-        var (code, _, err) = Run("sweep", "timemutex", "--param", "threads", "--values", "1,2", "--repeat", "3", "--iterations", "2000", "--out", dir.Path, "--force");
+        var (code, _, err) = Run("sweep", "timemutex", "--param", "threads", "--values", "1,2", "--repeat", "3",
+            "--iterations", "2000", "--out", dir.Path, "--force");
         Assert.True(code == 0, err);
         // Forget two runs, as if the sweep had been killed before them.
         var state = JsonNode.Parse(File.ReadAllText(dir.File("state.json")))!;
         var runs = state["runs"]!.AsArray();
-        var forgotten = new[] { runs[^1]!["directory"]!.GetValue<string>(), runs[^2]!["directory"]!.GetValue<string>() };
+        var forgotten =
+            new[] { runs[^1]!["directory"]!.GetValue<string>(), runs[^2]!["directory"]!.GetValue<string>() };
         runs.RemoveAt(runs.Count - 1);
         runs.RemoveAt(runs.Count - 1);
         state["complete"] = false;
@@ -132,7 +147,8 @@ public sealed class SweepCliTests
     {
         var (code, stdout, _) = Run("sweeps");
         Assert.Equal(0, code);
-        foreach (var name in new[] { "tm1", "tm2", "tm4", "tm5", "tm6", "tm7", "tm8", "tm9", "tm10", "th1", "sr", "tp1", "tp2", "tp3" })
+        foreach (var name in new[] { "tm1", "tm2", "tm4", "tm5", "tm6", "tm7", "tm8", "tm9", "tm10", "th1", "sr", "tp1",
+            "tp2", "tp3" })
             Assert.Contains($" {name} ", stdout);
         Assert.Contains("TM2,TM3", stdout);
         Assert.Contains("SR1,SR2,SR3,SR4", stdout);

@@ -6,8 +6,8 @@ using Xunit;
 namespace TraceLab.Tests.Cli;
 
 /// <summary>
-/// Findings on the terminal fit the 160-column rule (issue 21): a finding whose evidence, windows and remedy run to
-/// hundreds of characters is wrapped and cut there, and report.md keeps every word.
+/// Findings on the terminal fit the 160-column rule (docs/metrics.md#terminal-width): a finding whose evidence, windows
+/// and remedy run to hundreds of characters is wrapped and cut there, and report.md keeps every word.
 /// </summary>
 public sealed class TerminalFindingsWidthTests
 {
@@ -16,14 +16,17 @@ public sealed class TerminalFindingsWidthTests
         Kind = "lock-convoy",
         Severity = 0.42,
         Title = "Threads queue on one lock [futex 0x7f00] and hand it over one by one",
-        Evidence = [.. Enumerable.Range(0, 40).Select(i => new FindingFigure { Metric = $"convoy.figure{i}", Value = i * 1000.5 })],
+        Evidence = [.. Enumerable.Range(0, 40)
+            .Select(i => new FindingFigure { Metric = $"convoy.figure{i}", Value = i * 1000.5 })],
         Threads = [.. Enumerable.Range(1000, 30)],
         Windows = [.. Enumerable.Range(0, 100).Select(i => $"{i * 100}:50")],
         Remedy = string.Join(" ", Enumerable.Repeat("shorten the critical section or split the lock;", 12)),
         Claims = ["TM1", "TM2"],
     };
 
-    /// <summary>Renders with a console wider than any line, so only TraceLab's own fitting can keep lines short.</summary>
+    /// <summary>
+    /// Renders with a console wider than any line, so only TraceLab's own fitting can keep lines short.
+    /// </summary>
     private static List<string> Terminal(bool fit)
     {
         var text = new StringWriter();

@@ -7,8 +7,8 @@ using TraceLab.Workloads;
 namespace TraceLab.Tests.Cli;
 
 /// <summary>
-/// Every line of the terminal report fits 160 columns (issue 21) when the output is redirected to a file, where the
-/// console has no width of its own: process headings, per-process thread tables, long warnings.
+/// Every line of the terminal report fits 160 columns (docs/metrics.md#terminal-width) when the output is redirected to
+/// a file, where the console has no width of its own: process headings, per-process thread tables, long warnings.
 /// </summary>
 public sealed class TerminalReportWidthTests
 {
@@ -98,7 +98,9 @@ public sealed class TerminalReportWidthTests
         Assert.Contains("Microsoft.CodeAnalysis", text, StringComparison.Ordinal);
     }
 
-    /// <summary>The sample's threads table (16 columns) is too wide with its names: low-priority columns leave.</summary>
+    /// <summary>
+    /// The sample's threads table (16 columns) is too wide with its names: low-priority columns leave.
+    /// </summary>
     [Fact]
     public void A_too_wide_threads_table_leaves_out_its_low_priority_columns_and_says_so_report_md_keeps_them()
     {

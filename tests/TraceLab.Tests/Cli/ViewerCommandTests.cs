@@ -8,7 +8,8 @@ public sealed class ViewerCommandTests
     private static readonly string Tool = Path.Combine(AppContext.BaseDirectory, "tracelab.dll");
     private static readonly string SampleTrace = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex", "trace.dat");
 
-    private static (int Code, string Out, string Err) Run(params string[] args) => ProcessOutput.Run("dotnet", [Tool, .. args]);
+    private static (int Code, string Out, string Err) Run(params string[] args) =>
+        ProcessOutput.Run("dotnet", [Tool, .. args]);
 
     private static void AssertOneLineError(string err, string expected)
     {
@@ -50,7 +51,8 @@ public sealed class ViewerCommandTests
     [InlineData("chrome", "valid formats are perfetto")]
     public void Export_to_an_unknown_format_is_a_usage_error(string format, string expected)
     {
-        var (code, _, err) = Run("export", SampleTrace, "--to", format, "-o", Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid()));
+        var (code, _, err) = Run(
+            "export", SampleTrace, "--to", format, "-o", Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid()));
         Assert.Equal(2, code);
         AssertOneLineError(err, expected);
     }

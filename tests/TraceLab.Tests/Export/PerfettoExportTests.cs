@@ -54,12 +54,14 @@ public sealed class PerfettoExportTests
     {
         var (events, names) = Source();
         var f = Exported.Value.File;
-        var switches = events.Where(e => e.Kind == KernelEventKind.Switch).OrderBy(e => e.Timestamp).ThenBy(e => e.Cpu).ToList();
+        var switches =
+            events.Where(e => e.Kind == KernelEventKind.Switch).OrderBy(e => e.Timestamp).ThenBy(e => e.Cpu).ToList();
         var written = f.Ftrace.Where(x => x.Event.EventCase == FtraceEvent.EventOneofCase.SchedSwitch)
             .OrderBy(x => x.Event.Timestamp).ThenBy(x => x.Cpu).ToList();
         Assert.Equal(switches.Count, written.Count);
         Assert.True(switches.Count > 1000, $"sample has only {switches.Count} switches");
-        Assert.Equal((long)switches.Count, JsonNode.Parse(File.ReadAllText(Path.Combine(Sample, "report.json")))!["capture"]!["switchEvents"]!.GetValue<long>());
+        Assert.Equal((long)switches.Count, JsonNode.Parse(
+            File.ReadAllText(Path.Combine(Sample, "report.json")))!["capture"]!["switchEvents"]!.GetValue<long>());
         // A sample of slices: every 97th switch, field by field.
         for (var i = 0; i < switches.Count; i += 97)
         {
@@ -74,7 +76,8 @@ public sealed class PerfettoExportTests
             Assert.Equal(s.NextTid == 0 ? $"swapper/{s.Cpu}" : names.NameOf(s.NextTid), w.SchedSwitch.NextComm);
         }
         var wakings = events.Where(e => e.Kind == KernelEventKind.Waking).ToList();
-        var writtenWakings = f.Ftrace.Where(x => x.Event.EventCase == FtraceEvent.EventOneofCase.SchedWaking).Select(x => x.Event).ToList();
+        var writtenWakings = f.Ftrace.Where(x => x.Event.EventCase == FtraceEvent.EventOneofCase.SchedWaking)
+            .Select(x => x.Event).ToList();
         Assert.Equal(wakings.Count, writtenWakings.Count);
         // The waker is the event's pid: that is where ui.perfetto.dev gets "woken by".
         Assert.Equal(wakings.Select(e => (e.Timestamp, e.Pid, e.WokenTid)).Order(),
@@ -88,8 +91,10 @@ public sealed class PerfettoExportTests
         var markers = events.Where(e => e.Kind == KernelEventKind.Marker).Select(e => e.Text!.TrimEnd('\n')).ToList();
         Assert.Contains(markers, m => m.StartsWith(MeasuredRegion.BeginMarker, StringComparison.Ordinal));
         var f = Exported.Value.File;
-        Assert.Equal(markers, f.Ftrace.Where(x => x.Event.EventCase == FtraceEvent.EventOneofCase.Print).Select(x => x.Event.Print.Buf.TrimEnd('\n')));
-        Assert.Equal(markers, f.TrackEvents.Where(t => t.Event.Categories.Contains("marker")).Select(t => t.Event.Name));
+        Assert.Equal(markers, f.Ftrace.Where(x => x.Event.EventCase == FtraceEvent.EventOneofCase.Print)
+            .Select(x => x.Event.Print.Buf.TrimEnd('\n')));
+        Assert.Equal(
+            markers, f.TrackEvents.Where(t => t.Event.Categories.Contains("marker")).Select(t => t.Event.Name));
     }
 
     [Fact]
@@ -97,7 +102,8 @@ public sealed class PerfettoExportTests
     {
         var report = StoredReport;
         var pid = report["process"]!["pid"]!.GetValue<int>();
-        var tree = Assert.Single(Exported.Value.File.Trace.Packet, p => p.DataCase == TracePacket.DataOneofCase.ProcessTree).ProcessTree;
+        var tree = Assert.Single(
+            Exported.Value.File.Trace.Packet, p => p.DataCase == TracePacket.DataOneofCase.ProcessTree).ProcessTree;
         var process = Assert.Single(tree.Processes);
         Assert.Equal(pid, process.Pid);
         Assert.Equal(report["process"]!["name"]!.GetValue<string>(), process.Cmdline.Single());
@@ -108,7 +114,8 @@ public sealed class PerfettoExportTests
             Assert.Equal(pid, thread.Tgid);
             Assert.Equal(t!["name"]!.GetValue<string>(), thread.Name);
         }
-        var info = Assert.Single(Exported.Value.File.Trace.Packet, p => p.DataCase == TracePacket.DataOneofCase.SystemInfo).SystemInfo;
+        var info = Assert.Single(
+            Exported.Value.File.Trace.Packet, p => p.DataCase == TracePacket.DataOneofCase.SystemInfo).SystemInfo;
         Assert.Equal(report["capture"]!["kernel"]!.GetValue<string>(), info.Utsname.Release);
     }
 
@@ -121,7 +128,8 @@ public sealed class PerfettoExportTests
 
         // Handoff flows: one per handoff the report counts, from the giver's track to the receiver's.
         var starts = f.TrackEvents.Where(t => t.Event.FlowIds.Count > 0).ToList();
-        var ends = f.TrackEvents.Where(t => t.Event.TerminatingFlowIds.Count > 0).ToDictionary(t => t.Event.TerminatingFlowIds.Single());
+        var ends = f.TrackEvents.Where(t => t.Event.TerminatingFlowIds.Count > 0)
+            .ToDictionary(t => t.Event.TerminatingFlowIds.Single());
         Assert.Equal(objects.Sum(o => o!["handoffs"]!.GetValue<long>()), starts.Count);
         Assert.Equal(starts.Count, ends.Count);
         foreach (var (ts, start) in starts)
@@ -135,7 +143,8 @@ public sealed class PerfettoExportTests
         var episodes = f.EpisodeBegins();
         Assert.Equal(objects.Sum(o => o!["episodes"]!.GetValue<long>()), episodes.Count);
         var tracks = f.Tracks;
-        var convoyObjects = objects.Where(o => o!["episodes"]!.GetValue<long>() > 0).Select(o => "convoys: " + o!["object"]!.GetValue<string>()).Order();
+        var convoyObjects = objects.Where(o => o!["episodes"]!.GetValue<long>() > 0)
+            .Select(o => "convoys: " + o!["object"]!.GetValue<string>()).Order();
         Assert.Equal(convoyObjects, episodes.Select(e => tracks[e.Event.TrackUuid].Name).Distinct().Order());
         // The longest episode is the report's longest chain.
         Assert.Equal(objects.Max(o => o!["longestChain"]!.GetValue<long>()),

@@ -116,6 +116,8 @@ public sealed class PerfettoTidReuseTests
         Assert.NotEqual(AnalysisTrackUuidOf(200), marker.Event.TrackUuid);
     }
 
-    /// <summary>The uuid the first thread with a tid gets (a thread track's uuid is its base plus its thread id).</summary>
+    /// <summary>
+    /// The uuid the first thread with a tid gets (a thread track's uuid is its base plus its thread id).
+    /// </summary>
     private static ulong AnalysisTrackUuidOf(int tid) => (1UL << 32) + (uint)tid;
 }

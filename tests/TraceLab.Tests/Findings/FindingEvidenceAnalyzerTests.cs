@@ -155,7 +155,8 @@ public sealed class FindingEvidenceAnalyzerTests
             KernelEvent.Switch(210, 0, G, 120, R, W, 120), FutexDone(215, W),
             Futex(220, W, Event, FutexWait), KernelEvent.Switch(230, 0, W, 120, S, G, 120),
             Futex(290, G, Event, FutexWake), KernelEvent.Waking(300, 0, G, W, 0), FutexDone(305, G, 1));
-        Assert.Empty(again.Objects[new LockObject(LockObjectKind.Futex, Event, LockObject.PerProcess)].WakeWhileHoldingCycles);
+        Assert.Empty(
+            again.Objects[new LockObject(LockObjectKind.Futex, Event, LockObject.PerProcess)].WakeWhileHoldingCycles);
     }
 
     /// <summary>

@@ -6,7 +6,9 @@ using TraceLab.Reporting.Sections;
 
 namespace TraceLab.Tests.Findings;
 
-/// <summary>Each rule's thresholds and severity on hand-built reports and evidence (docs/metrics.md 20).</summary>
+/// <summary>
+/// Each rule's thresholds and severity on hand-built reports and evidence (docs/metrics.md#findings).
+/// </summary>
 public sealed class FindingRuleTests
 {
     private const long Ms = 1_000_000;

@@ -4,7 +4,9 @@ using TraceLab.Reporting.Html;
 
 namespace TraceLab.Tests.Html;
 
-/// <summary>report.html rendered by headless Chromium: scripts run without error and the timeline shows one row per thread.</summary>
+/// <summary>
+/// report.html rendered by headless Chromium: scripts run without error and the timeline shows one row per thread.
+/// </summary>
 public sealed class HtmlReportChromiumTests
 {
     [ChromiumFact]
@@ -22,7 +24,8 @@ public sealed class HtmlReportChromiumTests
         Assert.Contains("data-ready=\"1\"", root);
         Assert.DoesNotContain("data-error", root);
         Assert.Contains($"data-timeline-rows=\"{report.Threads.Count}\"", root);
-        var rows = Regex.Matches(dom, "<g class=\"tl-row\" data-tid=\"(\\d+)\"").Select(m => int.Parse(m.Groups[1].Value));
+        var rows =
+            Regex.Matches(dom, "<g class=\"tl-row\" data-tid=\"(\\d+)\"").Select(m => int.Parse(m.Groups[1].Value));
         Assert.Equal(report.Threads.Select(t => t.Tid), rows);
         // Every embedded chart decoded (none where the drawing library cannot load on this machine).
         Assert.Contains($"data-charts-drawn=\"{charts?.Count ?? 0}\"", root);
@@ -41,7 +44,9 @@ public sealed class HtmlReportChromiumTests
         // The check above is only worth something if a failing script shows up in the dumped DOM.
         using var dir = new TempDirectory("tracelab-html");
         var page = dir.File("broken.html");
-        File.WriteAllText(page, "<!DOCTYPE html><html data-ready=\"0\"><body><script>window.addEventListener('error', function (e) { document.documentElement.setAttribute('data-error', e.message); }); nosuchfunction();</script></body></html>");
+        File.WriteAllText(page, "<!DOCTYPE html><html data-ready=\"0\"><body><script>window.addEventListener('error', "
+            + "function (e) { document.documentElement.setAttribute('data-error', e.message); }); "
+            + "nosuchfunction();</script></body></html>");
         var root = Regex.Match(HeadlessChromium.DumpDom(page), "<html[^>]*>").Value;
         Assert.Contains("data-error=", root);
         Assert.Contains("data-ready=\"0\"", root);

@@ -10,7 +10,9 @@ using TraceLab.Workloads;
 
 namespace TraceLab.Tests.Html;
 
-/// <summary>report.html of the mutex sample, checked as text: report.md's numbers, self-containment, timeline rows.</summary>
+/// <summary>
+/// report.html of the mutex sample, checked as text: report.md's numbers, self-containment, timeline rows.
+/// </summary>
 public sealed partial class HtmlReportTests
 {
     private static readonly string Sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex");
@@ -18,7 +20,8 @@ public sealed partial class HtmlReportTests
     internal static (RunReport Report, TimelineData Timeline) Analyze(TimelineWindow window)
     {
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(Sample, "workload.json")), "workload.json");
-        var (report, timeline) = AnalysisPipeline.AnalyzeWithTimeline(Path.Combine(Sample, "trace.dat"), workload, null, false, null,
+        var (report, timeline) =
+            AnalysisPipeline.AnalyzeWithTimeline(Path.Combine(Sample, "trace.dat"), workload, null, false, null,
             AnalysisKind.All, null, window);
         return (report, timeline!);
     }
@@ -56,7 +59,8 @@ public sealed partial class HtmlReportTests
         var mdCells = md.Split('\n').Where(l => l.StartsWith('|') && !l.Contains("---", StringComparison.Ordinal))
             .SelectMany(MarkdownHtml.Cells).Select(c => c.Replace("`", "", StringComparison.Ordinal)).ToList();
         // The page's tables other than the timeline's own, in order.
-        var html = Regex.Replace(Page.Value.Html, "<table id=\"timeline-threads\">.*?</table>", "", RegexOptions.Singleline);
+        var html =
+            Regex.Replace(Page.Value.Html, "<table id=\"timeline-threads\">.*?</table>", "", RegexOptions.Singleline);
         var htmlCells = CellPattern().Matches(html)
             .Select(m => WebUtility.HtmlDecode(Regex.Replace(m.Groups[1].Value, "<[^>]+>", ""))).ToList();
         Assert.True(mdCells.Count > 100, $"only {mdCells.Count} cells in report.md");
@@ -81,7 +85,8 @@ public sealed partial class HtmlReportTests
     public void Timeline_has_one_row_per_reported_thread_and_the_window_numbers()
     {
         var (report, timeline, html) = Page.Value;
-        var rows = Regex.Matches(html, "<g class=\"tl-row\" data-tid=\"(\\d+)\"").Select(m => int.Parse(m.Groups[1].Value)).ToList();
+        var rows = Regex.Matches(html, "<g class=\"tl-row\" data-tid=\"(\\d+)\"")
+            .Select(m => int.Parse(m.Groups[1].Value)).ToList();
         Assert.Equal(report.Threads.Select(t => t.Tid), rows);
         Assert.Contains("Window <b>10.000–11.000 ms</b>", html);
         Assert.Contains($"{timeline.Segments.Count:N0} segments", html);
@@ -117,9 +122,12 @@ public sealed partial class HtmlReportTests
     {
         using var dir = new TempDirectory("tracelab-plot");
         var file = dir.File("sweep.svg");
-        File.WriteAllText(file, "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"sweep-plot\"><circle r=\"3\"/></svg>");
-        var html = HtmlReport.Render(Page.Value.Report, Page.Value.Timeline, [EmbeddedPlot.FromFile(file, "ready latency vs threads")]);
-        Assert.Contains("<figcaption>ready latency vs threads</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"sweep-plot\">", html);
+        File.WriteAllText(file, "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+            + "id=\"sweep-plot\"><circle r=\"3\"/></svg>");
+        var html = HtmlReport.Render(
+            Page.Value.Report, Page.Value.Timeline, [EmbeddedPlot.FromFile(file, "ready latency vs threads")]);
+        Assert.Contains("<figcaption>ready latency vs threads</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+            + "id=\"sweep-plot\">", html);
         Assert.DoesNotContain("<?xml", html);
     }
 

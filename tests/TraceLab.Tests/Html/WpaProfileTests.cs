@@ -22,6 +22,7 @@ public sealed class WpaProfileTests
         foreach (var name in new[] { "New Thread Id", "Readying Thread Id", "Ready", "Waits", "New Prev Wait Reason" })
             Assert.Contains(name, columns);
         var sorted = Assert.Single(doc.Descendants(ns + "Column"), c => c.Attribute("SortPriority")?.Value == "0");
-        Assert.Equal(("Ready", "Sum", "Descending"), (sorted.Attribute("Name")!.Value, sorted.Attribute("AggregationMode")!.Value, sorted.Attribute("SortOrder")!.Value));
+        Assert.Equal(("Ready", "Sum", "Descending"), (sorted.Attribute("Name")!.Value,
+            sorted.Attribute("AggregationMode")!.Value, sorted.Attribute("SortOrder")!.Value));
     }
 }

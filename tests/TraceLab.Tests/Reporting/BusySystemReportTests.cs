@@ -7,7 +7,7 @@ using TraceLab.Workloads;
 
 namespace TraceLab.Tests.Reporting;
 
-/// <summary>Reports of busy systems rank instead of dumping (issue 21): terminal top-10, sparse who-woke-whom.</summary>
+/// <summary>Reports of busy systems rank instead of dumping: terminal top-10, sparse who-woke-whom.</summary>
 public sealed class BusySystemReportTests
 {
     private const string BusyPerf = "tracecmd/lisa_trappy_tests_trace_v6.dat"; // 50 threads
@@ -90,7 +90,8 @@ public sealed class BusySystemReportTests
     {
         var dir = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex");
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
-        var r = AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false, pid: null);
+        var r = AnalysisPipeline.Analyze(
+            Path.Combine(dir, "trace.dat"), workload, run: null, partial: false, pid: null);
         var w = r.Wakeups!;
 
         Assert.Equal(0, w.ThreadsNotInMatrix);
@@ -105,7 +106,8 @@ public sealed class BusySystemReportTests
                 Assert.Equal(row.Counts[i], t.WokenBy.SingleOrDefault(p => p.Tid == w.Wakers[i])?.Count ?? 0);
             }
             foreach (var wakee in t.TopWakees)
-                Assert.Contains(w.Threads.Single(x => x.Tid == wakee.Tid).WokenBy, p => p.Tid == t.Tid && p.Count == wakee.Count);
+                Assert.Contains(
+                    w.Threads.Single(x => x.Tid == wakee.Tid).WokenBy, p => p.Tid == t.Tid && p.Count == wakee.Count);
         }
     }
 

@@ -70,7 +70,9 @@ public sealed class EtwProcessGroupingTests
         Assert.Equal(("services.exe", expected[600]), (services.Name, services.ThreadCount));
     }
 
-    /// <summary>The trace logged no CSwitch (reference count 0): the report says its findings cannot be judged.</summary>
+    /// <summary>
+    /// The trace logged no CSwitch (reference count 0): the report says its findings cannot be judged.
+    /// </summary>
     [ExternalTraceFact(Shutdown)]
     public void A_windows_trace_without_cswitch_is_reported_as_one_whose_waits_cannot_be_judged()
     {
@@ -79,7 +81,8 @@ public sealed class EtwProcessGroupingTests
         Assert.Equal(17_078, report.Capture.Events);
         Assert.Equal(0, report.Capture.SwitchEvents);
         Assert.Empty(report.Findings!);
-        Assert.Contains(report.Warnings, w => w.StartsWith("the trace has no context switches", StringComparison.Ordinal));
+        Assert.Contains(
+            report.Warnings, w => w.StartsWith("the trace has no context switches", StringComparison.Ordinal));
         Assert.Contains("No findings can be judged", ReportMarkdown.Render(report), StringComparison.Ordinal);
     }
 }

@@ -28,7 +28,8 @@ public sealed class LossFlagTests
         session.Complete();
         var info = new TraceInfo
         {
-            Backend = "test", TraceFile = "hand-built", CpuCount = 2, LostEventsPerCpu = lostPerCpu, PagesWithMissedEvents = missedPages,
+            Backend = "test", TraceFile = "hand-built", CpuCount = 2, LostEventsPerCpu =
+                lostPerCpu, PagesWithMissedEvents = missedPages,
         };
         return ReportBuilder.Build(info, new ThreadTable(), session, workload: null, pidOverride: 100);
     }
@@ -52,7 +53,8 @@ public sealed class LossFlagTests
         Assert.True(Row(r, 102).Flagged);
         Assert.Equal([1], Row(r, 102).T.LossCpus!);
         Assert.False(Row(r, 100).Flagged);   // the process's own tid never ran
-        Assert.Contains("events were lost on CPU 1: the figures of threads 102, which ran there, may be affected (marked ⚠ in report.md)", r.Warnings);
+        Assert.Contains("events were lost on CPU 1: the figures of threads 102, which ran there, may be affected "
+            + "(marked ⚠ in report.md)", r.Warnings);
         Assert.Contains("| 102 ⚠ |", ReportMarkdown.Render(r));
         Assert.DoesNotContain("| 101 ⚠ |", ReportMarkdown.Render(r));
     }
@@ -109,7 +111,8 @@ public sealed class LossFlagTests
     private static int Count(string s, string what)
     {
         var n = 0;
-        for (var i = s.IndexOf(what, StringComparison.Ordinal); i >= 0; i = s.IndexOf(what, i + 1, StringComparison.Ordinal)) n++;
+        for (var i = s.IndexOf(what, StringComparison.Ordinal); i >= 0; i = s.IndexOf(
+            what, i + 1, StringComparison.Ordinal)) n++;
         return n;
     }
 }

@@ -39,7 +39,8 @@ public sealed class NoSwitchesReportTests
         Assert.Equal(0, report.Capture.SwitchEvents);
         Assert.NotNull(report.Findings);
         Assert.Empty(report.Findings!);
-        Assert.Contains(report.Warnings, w => w.StartsWith("the trace has no context switches", StringComparison.Ordinal));
+        Assert.Contains(
+            report.Warnings, w => w.StartsWith("the trace has no context switches", StringComparison.Ordinal));
 
         var md = ReportMarkdown.Render(report);
         Assert.Contains($"No findings can be judged: {FindingsMarkdown.NoSwitches} (see the warnings).", md);
@@ -47,7 +48,8 @@ public sealed class NoSwitchesReportTests
         var terminal = SystemOverviewTests.Terminal(report);
         Assert.Contains(terminal, l => l.StartsWith("Findings none can be judged: the trace has no context switches",
             StringComparison.Ordinal));
-        Assert.Contains(terminal, l => l.Contains("warning: the trace has no context switches", StringComparison.Ordinal));
+        Assert.Contains(
+            terminal, l => l.Contains("warning: the trace has no context switches", StringComparison.Ordinal));
     }
 
     [Fact]

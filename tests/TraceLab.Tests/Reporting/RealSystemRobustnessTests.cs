@@ -5,7 +5,7 @@ using Xunit;
 namespace TraceLab.Tests.Reporting;
 
 /// <summary>
-/// Real-system robustness (issue 21, item 4) on hand-built traces whose answers follow from the events by inspection
+/// Real-system robustness on hand-built traces whose answers follow from the events by inspection
 /// (times in µs): tid reuse, processes named at the right time, kernel threads and idle, CPUs that go offline or
 /// never log, lost events on one CPU.
 /// </summary>
@@ -131,7 +131,8 @@ public sealed class RealSystemRobustnessTests
     [InlineData("loopback-test", false)]
     [InlineData("cardiff", false)]
     [InlineData("stress-ng", false)]
-    public void Kernel_thread_names(string name, bool kernel) => Assert.Equal(kernel, ProcessGrouping.IsKernelName(name));
+    public void Kernel_thread_names(string name, bool kernel) =>
+        Assert.Equal(kernel, ProcessGrouping.IsKernelName(name));
 
     /// <summary>
     /// 4 CPUs: CPU 0 runs a (10) 0 → 1000; CPU 2 runs b (20) 0 → 100, then goes offline (its last event is the

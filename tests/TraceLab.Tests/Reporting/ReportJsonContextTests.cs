@@ -9,7 +9,7 @@ using TraceLab.Sweeps;
 namespace TraceLab.Tests.Reporting;
 
 /// <summary>
-/// report.json and the sweep files go through generated metadata only (issue 21: Native AOT, no reflection warm-up):
+/// report.json and the sweep files go through generated metadata only (Native AOT, no reflection warm-up):
 /// every registered section has its metadata in <see cref="ReportJsonContext"/>, a section type left out of it fails
 /// when its analysis is registered, and the contexts keep the options the files were always written with.
 /// </summary>

@@ -21,7 +21,8 @@ public sealed class StatedProcessTests
     private static SystemScript OlderProcesses(bool stated)
     {
         var s = new SystemScript();
-        (int, string)[] order = [(100, "db"), (101, "db"), (102, "db-io"), (300, "web"), (301, "web-w"), (40, "kworker/0:1")];
+        (int, string)[] order =
+            [(100, "db"), (101, "db"), (102, "db-io"), (300, "web"), (301, "web-w"), (40, "kworker/0:1")];
         var prev = Idle;
         var t = 0L;
         foreach (var next in order)

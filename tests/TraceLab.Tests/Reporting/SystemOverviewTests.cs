@@ -9,8 +9,8 @@ using Xunit;
 namespace TraceLab.Tests.Reporting;
 
 /// <summary>
-/// Reports without a target (issue 21, item 3): the system overview ranks processes by time blocked on lock
-/// objects, then ready time; the top N get a section; the terminal stays short; report.md folds the long tail.
+/// Reports without a target (docs/metrics.md#system-overview): the system overview ranks processes by time blocked on
+/// lock objects, then ready time; the top N get a section; the terminal stays short; report.md folds the long tail.
 /// The trace is hand-built, so every ranking key is known by construction (times in µs):
 /// <list type="bullet">
 /// <item>500 "locky": FUTEX_WAIT entered at 10, blocked from 20 until 600's FUTEX_WAKE hands it the lock at 320
@@ -97,9 +97,11 @@ public sealed class SystemOverviewTests
         var r = Busy().Report(cpus: 3);
         var lines = Terminal(r);
 
-        var header = Array.FindIndex(lines, l => l.StartsWith('│') && l.Split('│', StringSplitOptions.TrimEntries)[1] == "#");
+        var header =
+            Array.FindIndex(lines, l => l.StartsWith('│') && l.Split('│', StringSplitOptions.TrimEntries)[1] == "#");
         var pids = lines.Skip(header + 2).TakeWhile(l => l.StartsWith('│'))
-            .Select(l => int.Parse(l.Split('│', StringSplitOptions.TrimEntries)[2], System.Globalization.CultureInfo.InvariantCulture))
+            .Select(l => int.Parse(
+                l.Split('│', StringSplitOptions.TrimEntries)[2], System.Globalization.CultureInfo.InvariantCulture))
             .ToList();
         Assert.Equal(ExpectedRank.Take(10), pids);
         Assert.Contains(lines, l => l.Contains("… 18 more processes in report.md", StringComparison.Ordinal));
@@ -129,10 +131,12 @@ public sealed class SystemOverviewTests
         Assert.DoesNotContain("## Process 1024", md, StringComparison.Ordinal);
         Assert.Contains("<summary>8 more processes</summary>", md, StringComparison.Ordinal);
         // The Threads section lists the two top processes' threads only.
-        var threadRows = md[threads..].Split('\n').TakeWhile(l => !l.StartsWith("## ", StringComparison.Ordinal) || l == "## Threads")
+        var threadRows = md[threads..].Split('\n')
+            .TakeWhile(l => !l.StartsWith("## ", StringComparison.Ordinal) || l == "## Threads")
             .Where(l => l.StartsWith("| ", StringComparison.Ordinal) && char.IsAsciiDigit(l[2])).ToList();
         Assert.Equal(2, threadRows.Count);
-        Assert.Contains("… 26 more threads of other processes: report.json has every thread.", md, StringComparison.Ordinal);
+        Assert.Contains(
+            "… 26 more threads of other processes: report.json has every thread.", md, StringComparison.Ordinal);
         // report.json keeps every thread.
         Assert.Equal(28, r.Threads.Count);
 
@@ -165,7 +169,8 @@ public sealed class SystemOverviewTests
 
     /// <summary>Real system-wide traces recorded elsewhere: 8 and 20 CPUs, many processes.</summary>
     [ExternalTraceFact("tracecmd/lisa_trappy_tests_trace_v6.dat")]
-    public void An_eight_cpu_android_trace_fits_the_terminal() => FitsTheTerminal("tracecmd/lisa_trappy_tests_trace_v6.dat");
+    public void An_eight_cpu_android_trace_fits_the_terminal() =>
+        FitsTheTerminal("tracecmd/lisa_trappy_tests_trace_v6.dat");
 
     [ExternalTraceFact("tracecmd/hip24_test_host_kvm_v7zlib.dat")]
     public void A_twenty_cpu_host_trace_with_silent_cpus_fits_the_terminal() =>

@@ -24,7 +24,8 @@ internal sealed class SystemScript
     }
 
     /// <summary>A switch naming both threads, as sched_switch's prev_comm / next_comm do.</summary>
-    public SystemScript Switch(long t, int cpu, (int Tid, string Name) prev, long prevState, (int Tid, string Name) next) =>
+    public SystemScript Switch(
+        long t, int cpu, (int Tid, string Name) prev, long prevState, (int Tid, string Name) next) =>
         Add(KernelEvent.Switch(t, cpu, prev.Tid, 120, prevState, next.Tid, 120), prev, next);
 
     public RunReport Report(int cpus = 2, long[]? lostPerCpu = null, int top = SystemOverview.DefaultTop,

@@ -19,7 +19,8 @@ public sealed class PerfSampleTraceTests
         var stored = ReportJson.Deserialize(File.ReadAllText(Path.Combine(Dir, "report.json")));
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(Dir, "workload.json")), "workload.json");
 
-        var now = AnalysisPipeline.Analyze(Path.Combine(Dir, "capture.perf.data"), workload, run: null, partial: false, pid: null);
+        var now = AnalysisPipeline.Analyze(
+            Path.Combine(Dir, "capture.perf.data"), workload, run: null, partial: false, pid: null);
 
         Assert.Equal("perf", now.Capture.Backend);
         Assert.Equal(4, now.Threads.Count(t => t.Workload is not null));
@@ -37,7 +38,8 @@ public sealed class PerfSampleTraceTests
 
         foreach (var salvage in new[] { false, true })
         {
-            string[] args = salvage ? ["analyze", cut, "--out", tmp.File("out"), "--salvage"] : ["analyze", cut, "--out", tmp.File("out")];
+            string[] args = salvage ? ["analyze", cut, "--out", tmp.File("out"), "--salvage"]
+                : ["analyze", cut, "--out", tmp.File("out")];
             var (code, _, err) = ProcessOutput.Run("dotnet", [tool, .. args]);
             Assert.Equal(1, code);
             var line = Assert.Single(err.Split('\n', StringSplitOptions.RemoveEmptyEntries));

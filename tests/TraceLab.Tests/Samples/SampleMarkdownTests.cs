@@ -6,8 +6,8 @@ namespace TraceLab.Tests.Samples;
 /// Each sample's stored report.md is its stored report.json rendered by today's <see cref="ReportMarkdown"/>, so a
 /// deliberate change to report.md's wording shows up here. To regenerate after such a change (the traces and
 /// report.json stay as captured):
-/// <c>TRACELAB_REWRITE_SAMPLE_MD=1 dotnet test tests/TraceLab.Tests --filter "FullyQualifiedName~SampleMarkdownTests"</c>,
-/// then review <c>git diff sample-traces</c>.
+/// <c>TRACELAB_REWRITE_SAMPLE_MD=1 dotnet test tests/TraceLab.Tests --filter
+/// "FullyQualifiedName~SampleMarkdownTests"</c>, then review <c>git diff sample-traces</c>.
 /// </summary>
 public sealed class SampleMarkdownTests
 {

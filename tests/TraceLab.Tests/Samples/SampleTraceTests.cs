@@ -24,7 +24,8 @@ public sealed class SampleTraceTests
         var stored = ReportJson.Deserialize(File.ReadAllText(Path.Combine(dir, "report.json")));
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
 
-        var now = AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false, pid: null);
+        var now =
+            AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false, pid: null);
 
         Assert.Equal(Comparable(stored), Comparable(now));
     }
@@ -45,9 +46,11 @@ public sealed class SampleTraceTests
         var trace = Path.Combine(dir, "trace.dat");
         var window = TimelineWindow.Default;
 
-        var (one, oneTimeline) = AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, null, window,
+        var (one, oneTimeline) =
+            AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, null, window,
             analysisThreads: 0);
-        var (many, manyTimeline) = AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, null, window,
+        var (many, manyTimeline) =
+            AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, null, window,
             analysisThreads: threads);
 
         Assert.Equal(ReportJson.Serialize(one), ReportJson.Serialize(many));
@@ -56,7 +59,7 @@ public sealed class SampleTraceTests
             JsonSerializer.Serialize(manyTimeline, TimelineJsonContext.Default.TimelineData));
     }
 
-    /// <summary>report.json is written as it is produced (issue 21): the same bytes as the one-string form.</summary>
+    /// <summary>report.json is written as it is produced: the same bytes as the one-string form.</summary>
     [Theory]
     [InlineData("timemutex-mutex")]
     [InlineData("timemutex-cs")]
@@ -75,7 +78,8 @@ public sealed class SampleTraceTests
     [Fact]
     public void Mutex_sample_shows_the_convoy_and_cs_sample_does_not()
     {
-        RunReport Load(string s) => ReportJson.Deserialize(File.ReadAllText(Path.Combine(RepoPaths.SampleTraces, s, "report.json")));
+        RunReport Load(string s) =>
+            ReportJson.Deserialize(File.ReadAllText(Path.Combine(RepoPaths.SampleTraces, s, "report.json")));
         var mutex = Load("timemutex-mutex");
         var cs = Load("timemutex-cs");
         var mutexWorkers = mutex.Threads.Where(t => t.Workload is not null).ToList();
@@ -83,14 +87,18 @@ public sealed class SampleTraceTests
         // Roughly one blocking wait per acquisition, and the waker is nearly always another worker.
         foreach (var t in mutexWorkers)
         {
-            Assert.True(t.VoluntarySwitches > t.Workload!.Iterations / 4, $"{t.Tid}: {t.VoluntarySwitches} voluntary switches");
+            Assert.True(
+                t.VoluntarySwitches > t.Workload!.Iterations / 4, $"{t.Tid}: {t.VoluntarySwitches} voluntary switches");
             var fromWorkers = t.TopWakers.Where(w => mutexWorkers.Any(m => m.Tid == w.Tid)).Sum(w => w.Count);
-            Assert.True(fromWorkers > 0.9 * t.WakeupsReceived, $"{t.Tid}: {fromWorkers} of {t.WakeupsReceived} wakeups from workers");
+            Assert.True(fromWorkers > 0.9 * t.WakeupsReceived,
+                $"{t.Tid}: {fromWorkers} of {t.WakeupsReceived} wakeups from workers");
         }
         Assert.True(cs.Threads.Where(t => t.Workload is not null).Sum(t => t.VoluntarySwitches) < 200);
     }
 
-    /// <summary>Everything but the path the trace was read from and the run section (the capture wrote it, analyze does not).</summary>
+    /// <summary>
+    /// Everything but the path the trace was read from and the run section (the capture wrote it, analyze does not).
+    /// </summary>
     private static string Comparable(RunReport r)
     {
         var node = JsonNode.Parse(ReportJson.Serialize(r))!.AsObject();

@@ -47,7 +47,7 @@ public sealed class CalibrationTests
         using var tmp = new TempDirectory("calibrate");
         var state = Tm2State();
         var d = PredefinedSweeps.Find("timemutex", "tm2")!;
-        // At the sweep's own 50,000 iterations the fast series last 2–30 ms (the "no decision" of issue 22).
+        // At the sweep's own 50,000 iterations the fast series last 2–30 ms (too short for the verdicts to decide).
         Assert.Contains(state.Points, p => CostModelRunner.Seconds(p.Values) < 0.01);
         Assert.True(SweepCalibrator.Needed(state, d.Calibration));
 

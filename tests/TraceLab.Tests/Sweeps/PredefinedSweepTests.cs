@@ -13,7 +13,8 @@ public sealed class PredefinedSweepTests
     public static TheoryData<string> Sweeps()
     {
         var data = new TheoryData<string>();
-        foreach (var d in PredefinedSweeps.All.Where(d => WorkloadCatalog.Find(d.Workload) is not null)) data.Add(d.Name);
+        foreach (var d in PredefinedSweeps.All.Where(d => WorkloadCatalog.Find(d.Workload) is not null))
+            data.Add(d.Name);
         return data;
     }
 
@@ -27,18 +28,22 @@ public sealed class PredefinedSweepTests
         var points = SweepPlan.Points(d, new Dictionary<string, string>(), v => workload.Resolve(scenario, v));
         Assert.Equal(d.Series.Sum(s => d.XValues.Count(x => s.OnlyX is null || s.OnlyX.Contains(x))), points.Count);
         // Distinct points: no two run the same resolved values.
-        Assert.Equal(points.Count, points.Select(p => string.Join("|", p.Values.OrderBy(kv => kv.Key).Select(kv => kv.Value))).Distinct().Count());
+        Assert.Equal(points.Count, points.Select(
+            p => string.Join("|", p.Values.OrderBy(kv => kv.Key).Select(kv => kv.Value))).Distinct().Count());
 
-        // Three identical repeats everywhere, with every metric a rule uses: a rule may judge anything but "not tested".
+        // Three identical repeats everywhere, with every metric a rule uses: a rule may judge anything but "not
+        // tested".
         var metrics = d.Verdicts.OfType<VerdictRule>().Select(r => r.Metric).ToList();
         var runs = new List<SweepRunRecord>();
         foreach (var p in points)
             for (var r = 0; r < 3; r++)
             {
-                var run = new SweepRunRecord { Point = p.Index, Repeat = r, ElapsedNs = 1_000_000 * (p.Index + 1), UserNs = 1, SystemNs = 1 + p.Index, VoluntarySwitches = 1, InvoluntarySwitches = 1 };
+                var run = new SweepRunRecord { Point = p.Index, Repeat = r, ElapsedNs = 1_000_000 * (p.Index + 1),
+                    UserNs = 1, SystemNs = 1 + p.Index, VoluntarySwitches = 1, InvoluntarySwitches = 1 };
                 foreach (var m in metrics)
                 {
-                    if (m.StartsWith("traced.", StringComparison.Ordinal)) run.Traced[m["traced.".Length..]] = 1 + p.Index;
+                    if (m.StartsWith("traced.", StringComparison.Ordinal)) run.Traced[m["traced.".Length..]] =
+                        1 + p.Index;
                     // Derived from the run's elapsed time and the workload's iteration count.
                     else if (m == SweepMetrics.ElapsedPerIteration) run.Metrics["iterations"] = 1000;
                     else if (!SweepMetrics.BuiltIn.Contains(m)) run.Metrics[m] = 1 + p.Index;
@@ -52,7 +57,8 @@ public sealed class PredefinedSweepTests
         Assert.All(d.Verdicts, rule =>
         {
             var v = rule.Judge(data);
-            Assert.True(v.Outcome != VerdictOutcome.NotTested, $"{rule.Claim} {rule.Aspect}: {string.Join(" / ", v.Evidence)}");
+            Assert.True(
+                v.Outcome != VerdictOutcome.NotTested, $"{rule.Claim} {rule.Aspect}: {string.Join(" / ", v.Evidence)}");
             Assert.NotEqual(VerdictOutcome.InsufficientRepeats, v.Outcome);
         });
         Assert.NotEmpty(d.Claims);
@@ -74,9 +80,11 @@ public sealed class PredefinedSweepTests
         Assert.Same(GrowthModel.Longest, growth.ModelB);
         // SR: the receiver's own switches for SR1, the process total for congestion (SR3, SR4), each saying so.
         var sr = PredefinedSweeps.Find("sendrecv", "sr")!.Verdicts.OfType<VerdictRule>().ToList();
-        Assert.Contains(sr, r => r.Claim == "SR1" && r.Metric == "receiver.switchesPerIteration" && r.Aspect.Contains("receiver", StringComparison.Ordinal));
+        Assert.Contains(sr, r => r.Claim == "SR1" && r.Metric == "receiver.switchesPerIteration"
+            && r.Aspect.Contains("receiver", StringComparison.Ordinal));
         Assert.DoesNotContain(sr, r => r.Claim == "SR1" && r.Metric == "switches");
-        Assert.All(sr.Where(r => r.Metric == "switches"), r => Assert.Contains("process total", r.Aspect, StringComparison.Ordinal));
+        Assert.All(sr.Where(r => r.Metric == "switches"),
+            r => Assert.Contains("process total", r.Aspect, StringComparison.Ordinal));
         Assert.Equal(["SR3", "SR4"], sr.Where(r => r.Metric == "switches").Select(r => r.Claim));
     }
 }

@@ -19,7 +19,8 @@ public sealed class SendRecvRoleMetricTests : IDisposable
     {
         var w = WorkloadCatalog.Find("sendrecv")!;
         var exe = new NativeWorkloadBuilder(RepoPaths.Root).EnsureBuilt("sendrecv");
-        var values = w.Resolve(w.FindScenario("event-inside-lock")!, new Dictionary<string, string> { ["duration-ms"] = "200" });
+        var values =
+            w.Resolve(w.FindScenario("event-inside-lock")!, new Dictionary<string, string> { ["duration-ms"] = "200" });
         var result = Path.Combine(_dir, "workload.json");
         using (var run = WorkloadRun.Start(exe, w.Arguments(values), null, result, Path.Combine(_dir, "workload.log")))
             Assert.Equal(0, await run.WaitAsync(CancellationToken.None));

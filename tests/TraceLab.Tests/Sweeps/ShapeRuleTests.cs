@@ -13,7 +13,9 @@ public sealed class ShapeRuleTests
 
     private static string S(double v) => v.ToString(CultureInfo.InvariantCulture);
 
-    /// <summary>y at x = 1..5: slope 1 per step before the knee index, 4 from it on (no knee: kneeIndex ≥ 5), times scale.</summary>
+    /// <summary>
+    /// y at x = 1..5: slope 1 per step before the knee index, 4 from it on (no knee: kneeIndex ≥ 5), times scale.
+    /// </summary>
     private static double[] Kneed(int kneeIndex, double scale)
     {
         var y = new double[5];
@@ -23,8 +25,8 @@ public sealed class ShapeRuleTests
     }
 
     /// <summary>
-    /// Lines along "depth" (x = 1..5) for cs and cs-nested at each delay; <paramref name="knees"/> gives, per delay, the
-    /// knee index of cs and of cs-nested for each repeat (nested costs double: the knee must not care).
+    /// Lines along "depth" (x = 1..5) for cs and cs-nested at each delay; <paramref name="knees"/> gives, per delay,
+    /// the knee index of cs and of cs-nested for each repeat (nested costs double: the knee must not care).
     /// </summary>
     private static SyntheticSweep Tm3(params (string Delay, int[] Cs, int[] Nested)[] knees)
     {
@@ -37,13 +39,15 @@ public sealed class ShapeRuleTests
             {
                 // Repeats differ in scale by ±1 %, as repeated runs do; the knee is scale-free.
                 s.Add($"cs, delay={delay}", S(x + 1), cs.Select((k, r) => Kneed(k, 1 + 0.01 * r)[x]).ToArray());
-                s.Add($"cs-nested, delay={delay}", S(x + 1), nested.Select((k, r) => Kneed(k, 2 - 0.01 * r)[x]).ToArray());
+                s.Add($"cs-nested, delay={delay}", S(x + 1),
+                    nested.Select((k, r) => Kneed(k, 2 - 0.01 * r)[x]).ToArray());
             }
         }
         return s;
     }
 
-    private static DegradationPointRule Tm3Rule(int steps = 0) => new("TM3", "same point", "elapsed", NestedVsCs, "depth", steps: steps);
+    private static DegradationPointRule Tm3Rule(int steps = 0) =>
+        new("TM3", "same point", "elapsed", NestedVsCs, "depth", steps: steps);
 
     [Fact]
     public void Position_is_the_first_segment_steeper_than_knee_times_the_first()
@@ -73,7 +77,8 @@ public sealed class ShapeRuleTests
         var v = Tm3(("0", [2, 2, 2], [4, 4, 4]), ("5", [3, 3, 3], [2, 2, 2])).Judge(Tm3Rule());
         Assert.Equal(VerdictOutcome.Inverted, v.Outcome);
         // One step apart: with a one-step tolerance the second pair counts as the same point, so no longer inverted.
-        Assert.Equal(VerdictOutcome.NotReproduced, Tm3(("0", [2, 2, 2], [4, 4, 4]), ("5", [3, 3, 3], [2, 2, 2])).Judge(Tm3Rule(steps: 1)).Outcome);
+        Assert.Equal(VerdictOutcome.NotReproduced,
+            Tm3(("0", [2, 2, 2], [4, 4, 4]), ("5", [3, 3, 3], [2, 2, 2])).Judge(Tm3Rule(steps: 1)).Outcome);
         // Two steps apart is beyond a one-step tolerance.
         Assert.Equal(VerdictOutcome.Inverted, Tm3(("0", [2, 2, 2], [4, 4, 4])).Judge(Tm3Rule(steps: 1)).Outcome);
     }
@@ -81,12 +86,14 @@ public sealed class ShapeRuleTests
     [Fact]
     public void Repeats_that_disagree_on_the_point_are_not_reproduced()
     {
-        // cs degrades at index 2 in two repeats and 3 in one: the ranges [2, 3] and [2, 2] neither coincide nor separate.
+        // cs degrades at index 2 in two repeats and 3 in one: the ranges [2, 3] and [2, 2] neither coincide nor
+        // separate.
         var v = Tm3(("0", [2, 3, 2], [2, 2, 2])).Judge(Tm3Rule());
         Assert.Equal(VerdictOutcome.NotReproduced, v.Outcome);
         Assert.Contains("cs at depth 3–4 (per repeat: 3, 4, 3)", v.Evidence[1]);
         // One pair the same, one moved: mixed.
-        Assert.Equal(VerdictOutcome.NotReproduced, Tm3(("0", [3, 3, 3], [3, 3, 3]), ("5", [2, 2, 2], [4, 4, 4])).Judge(Tm3Rule()).Outcome);
+        Assert.Equal(VerdictOutcome.NotReproduced,
+            Tm3(("0", [3, 3, 3], [3, 3, 3]), ("5", [2, 2, 2], [4, 4, 4])).Judge(Tm3Rule()).Outcome);
     }
 
     [Fact]
@@ -107,7 +114,10 @@ public sealed class ShapeRuleTests
     private static GrowthExponentRule Tp2Rule() =>
         new("TP2", "growth", "elapsed", SerialVsConcurrent, "computations", GrowthModel.SumOneToN, GrowthModel.Longest);
 
-    /// <summary>thrdperf io at bias 10 ms: serial = the sum, concurrent = the longest, each with a fixed overhead and per-repeat scale.</summary>
+    /// <summary>
+    /// thrdperf io at bias 10 ms: serial = the sum, concurrent = the longest, each with a fixed overhead and per-repeat
+    /// scale.
+    /// </summary>
     private static SyntheticSweep Tp2(Func<double, double> serial, Func<double, double> concurrent, int repeats = 3)
     {
         var s = new SyntheticSweep(xParam: "computations", seriesParam: "mode");
@@ -115,7 +125,8 @@ public sealed class ShapeRuleTests
         {
             var x = n;
             s.Add("serial", S(n), Enumerable.Range(0, repeats).Select(r => serial(x) * (1 + 0.01 * r)).ToArray());
-            s.Add("concurrent", S(n), Enumerable.Range(0, repeats).Select(r => concurrent(x) * (1 + 0.02 * r)).ToArray());
+            s.Add("concurrent", S(n),
+                Enumerable.Range(0, repeats).Select(r => concurrent(x) * (1 + 0.02 * r)).ToArray());
         }
         return s;
     }
@@ -128,7 +139,8 @@ public sealed class ShapeRuleTests
     {
         Assert.Equal(2, GrowthExponentRule.Exponent([1, 2, 4], [1, 4, 16]), 12);
         // Two points of N(N+1)/2: N = 1 → 1, N = 3 → 6; slope ln 6 / ln 3.
-        Assert.Equal(Math.Log(6) / Math.Log(3), GrowthExponentRule.Exponent([1, 3], [GrowthModel.SumOneToN.Value(1), GrowthModel.SumOneToN.Value(3)]), 12);
+        Assert.Equal(Math.Log(6) / Math.Log(3),
+            GrowthExponentRule.Exponent([1, 3], [GrowthModel.SumOneToN.Value(1), GrowthModel.SumOneToN.Value(3)]), 12);
     }
 
     [Fact]

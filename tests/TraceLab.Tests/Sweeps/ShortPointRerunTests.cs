@@ -61,7 +61,9 @@ public sealed class ShortPointRerunTests
         }
     }
 
-    /// <summary>tm2 as planned, saved in <paramref name="directory"/>, calibrated by <paramref name="runner"/>.</summary>
+    /// <summary>
+    /// tm2 as planned, saved in <paramref name="directory"/>, calibrated by <paramref name="runner"/>.
+    /// </summary>
     private static async Task<SweepState> CalibratedTm2(string directory, NoisyRunner runner)
     {
         var state = HandMadeResults.Planned("tm2");

@@ -18,7 +18,8 @@ public sealed class ShortRunWarningTests
         var warning = SweepSummary.ShortRunWarning(data);
 
         Assert.NotNull(warning);
-        Assert.StartsWith("short runs: 2 of 4 points have a median elapsed under 100 ms (shortest 12 ms at p00, cs @ 1)", warning);
+        Assert.StartsWith(
+            "short runs: 2 of 4 points have a median elapsed under 100 ms (shortest 12 ms at p00, cs @ 1)", warning);
     }
 
     [Fact]

@@ -15,7 +15,8 @@ public sealed class SweepEngineTests
         public int? CancelOnCall { get; init; }
         public CancellationTokenSource? Cancel { get; init; }
 
-        public Task<SweepRunRecord> RunAsync(SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)
+        public Task<SweepRunRecord> RunAsync(
+            SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)
         {
             Calls.Add((point.Index, repeat));
             Assert.True(Directory.Exists(runDirectory));
@@ -26,7 +27,8 @@ public sealed class SweepEngineTests
             }
             if (FailWhen?.Invoke(point, repeat) == true) throw new InvalidOperationException("boom\nsecond line");
             var x = int.Parse(point.X);
-            return Task.FromResult(new SweepRunRecord { ElapsedNs = (point.Series == "cs" ? 1 : 10) * x * 1_000_000L + repeat, UserNs = 1, SystemNs = 2 });
+            return Task.FromResult(new SweepRunRecord { ElapsedNs = (point.Series == "cs" ? 1 : 10) * x * 1_000_000L
+                + repeat, UserNs = 1, SystemNs = 2 });
         }
     }
 
@@ -71,7 +73,8 @@ public sealed class SweepEngineTests
         }
         Assert.Equal(order, SweepPlan.Order(6, 4, seed: 7));
         // Shuffled: not every repeat in point order, and another seed gives another order.
-        Assert.Contains(Enumerable.Range(0, 4), r => !order.Skip(r * 6).Take(6).Select(x => x.Point).SequenceEqual(Enumerable.Range(0, 6)));
+        Assert.Contains(Enumerable.Range(0, 4),
+            r => !order.Skip(r * 6).Take(6).Select(x => x.Point).SequenceEqual(Enumerable.Range(0, 6)));
         Assert.NotEqual(order, SweepPlan.Order(6, 4, seed: 8));
     }
 
@@ -119,7 +122,8 @@ public sealed class SweepEngineTests
     {
         using var dir = new TempDirectory("sweep-out");
         var state = NewState(3);
-        await new SweepRunner(dir.Path, state, new FakeRunner { FailWhen = (p, r) => p.Index == 0 && r == 0 }).RunAsync(CancellationToken.None);
+        await new SweepRunner(dir.Path, state, new FakeRunner { FailWhen = (p, r) => p.Index == 0 && r == 0 })
+            .RunAsync(CancellationToken.None);
         var data = new SweepData(Definition(), state.SweepPoints(), state.Runs, 3);
         var summary = SweepOutputs.Write(dir.Path, data, state, MachineInfo.Current());
 

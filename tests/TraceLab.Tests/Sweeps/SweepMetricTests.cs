@@ -4,15 +4,20 @@ using TraceLab.Sweeps;
 
 namespace TraceLab.Tests.Sweeps;
 
-/// <summary>The per-run numbers sweeps take from a report and from a workload result, against hand-computed values.</summary>
+/// <summary>
+/// The per-run numbers sweeps take from a report and from a workload result, against hand-computed values.
+/// </summary>
 public sealed class SweepMetricTests
 {
     private static LatencySection NoLatency => new() { Count = 0 };
 
-    private static ThreadSection Thread(int tid, string role, long vol, long invol, long readyNs, long iterations) => new()
+    private static ThreadSection Thread(int tid, string role, long vol, long invol, long readyNs, long iterations) =>
+        new()
     {
-        Tid = tid, Name = "t", Role = role, VoluntarySwitches = vol, InvoluntarySwitches = invol, ReadyNs = readyNs, RunNs = 2_000_000,
-        Migrations = 1, ReadyLatency = NoLatency, Workload = role == "main" ? null : new WorkloadThreadSection { Iterations = iterations },
+        Tid = tid, Name = "t", Role = role, VoluntarySwitches = vol, InvoluntarySwitches = invol, ReadyNs =
+            readyNs, RunNs = 2_000_000,
+        Migrations = 1, ReadyLatency = NoLatency, Workload =
+            role == "main" ? null : new WorkloadThreadSection { Iterations = iterations },
     };
 
     [Fact]
@@ -42,13 +47,16 @@ public sealed class SweepMetricTests
             {
                 Threads =
                 [
-                    new WakeupThreadSection { Tid = 11, Name = "t", Wakeups = 10, Futile = 2, SameCpuLatency = NoLatency, CrossCpuLatency = NoLatency },
-                    new WakeupThreadSection { Tid = 12, Name = "t", Wakeups = 30, Futile = 6, SameCpuLatency = NoLatency, CrossCpuLatency = NoLatency },
+                    new WakeupThreadSection { Tid = 11, Name = "t", Wakeups = 10, Futile = 2,
+                        SameCpuLatency = NoLatency, CrossCpuLatency = NoLatency },
+                    new WakeupThreadSection { Tid = 12, Name = "t", Wakeups = 30, Futile = 6,
+                        SameCpuLatency = NoLatency, CrossCpuLatency = NoLatency },
                 ],
             },
             Smp = new SmpSection
             {
-                Cpus = [new SmpCpuSection { Cpu = 0, IdleNs = 1_500_000 }, new SmpCpuSection { Cpu = 1, IdleNs = 500_000 }],
+                Cpus = [new SmpCpuSection { Cpu = 0, IdleNs = 1_500_000 },
+                    new SmpCpuSection { Cpu = 1, IdleNs = 500_000 }],
                 Threads = [new SmpThreadSection { Tid = 11, Name = "t", RunnableWhileIdleNs = 250_000 }],
                 Totals = new SmpTotalsSection { WakeupsReceivedCrossCpu = 17 },
             },
@@ -87,7 +95,8 @@ public sealed class SweepMetricTests
     {
         // sendrecv's shape: three senders and the receiver, each with its own getrusage(RUSAGE_THREAD) counts.
         const string json = """
-            {"workload":"sendrecv","process":{"voluntarySwitches":1000,"involuntarySwitches":1000},"metrics":{"receiveCount":4},
+            {"workload":"sendrecv","process":{"voluntarySwitches":1000,"involuntarySwitches":1000},
+             "metrics":{"receiveCount":4},
              "threads":[
               {"index":0,"role":"sender 0","voluntarySwitches":10,"involuntarySwitches":2,"iterations":100},
               {"index":1,"role":"sender 1","voluntarySwitches":20,"involuntarySwitches":3,"iterations":200},
@@ -138,7 +147,8 @@ public sealed class SweepMetricTests
     [Fact]
     public void Metric_names_map_to_run_fields_in_seconds_and_counts()
     {
-        var run = new SweepRunRecord { ElapsedNs = 1_500_000_000, UserNs = 250_000_000, SystemNs = 0, VoluntarySwitches = 3, InvoluntarySwitches = 4 };
+        var run = new SweepRunRecord { ElapsedNs = 1_500_000_000, UserNs = 250_000_000, SystemNs = 0,
+            VoluntarySwitches = 3, InvoluntarySwitches = 4 };
         run.Metrics["receiveCount"] = 9;
         run.Traced["involPerThread"] = 2;
         Assert.Equal(1.5, SweepMetrics.Value(run, "elapsed"));

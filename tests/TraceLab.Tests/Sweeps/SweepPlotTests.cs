@@ -132,10 +132,12 @@ public sealed class SweepPlotTests
     {
         var def = new SweepDefinition
         {
-            Name = "th", Workload = "throttle", Title = "t", XParameter = "active", XValues = ["1", "64", "0"], LogX = true,
+            Name = "th", Workload = "throttle", Title = "t", XParameter = "active", XValues = ["1", "64", "0"], LogX =
+                true,
             XNames = new Dictionary<string, string> { ["0"] = "none" },
         };
-        var s = new SyntheticSweep("active").Add("all", "1", 1, 1, 1).Add("all", "64", 2, 2, 2).Add("all", "0", 3, 3, 3);
+        var s = new SyntheticSweep("active").Add("all", "1", 1, 1, 1).Add("all", "64", 2, 2, 2)
+            .Add("all", "0", 3, 3, 3);
         var data = new SweepData(def, s.Data().Points, s.Data().Runs, 3);
         var chart = SweepPlots.Chart(data, "elapsed");
         var none = chart.Series[0].Points.Single(p => p.XLabel == "none");

@@ -3,7 +3,10 @@ using TraceLab.Sweeps.Verdicts;
 
 namespace TraceLab.Tests.Sweeps;
 
-/// <summary>Builds sweep data with known numbers: points from (series parameter value, x) and a list of elapsed seconds per point.</summary>
+/// <summary>
+/// Builds sweep data with known numbers: points from (series parameter value, x) and a list of elapsed seconds per
+/// point.
+/// </summary>
 internal sealed class SyntheticSweep
 {
     private readonly List<SweepPoint> _points = [];
@@ -17,7 +20,10 @@ internal sealed class SyntheticSweep
 
     private readonly Dictionary<string, (string Name, string Value)[]> _seriesValues = [];
 
-    /// <summary>A series defined by several parameters (e.g. which=cs, delay=5) instead of its label as the series parameter's value.</summary>
+    /// <summary>
+    /// A series defined by several parameters (e.g. which=cs, delay=5) instead of its label as the series parameter's
+    /// value.
+    /// </summary>
     public SyntheticSweep Series(string label, params (string Name, string Value)[] values)
     {
         _seriesValues[label] = values;
@@ -29,14 +35,16 @@ internal sealed class SyntheticSweep
     public List<IVerdictRule> Rules { get; } = [];
 
     /// <param name="elapsed">One value per repeat (seconds) of the metric "elapsed".</param>
-    public SyntheticSweep Add(string series, string x, params double[] elapsed) => AddMetric(series, x, "elapsed", elapsed);
+    public SyntheticSweep Add(string series, string x, params double[] elapsed) =>
+        AddMetric(series, x, "elapsed", elapsed);
 
     public SyntheticSweep AddMetric(string series, string x, string metric, params double[] values)
     {
         var point = _points.FirstOrDefault(p => p.Series == series && p.X == x);
         if (point is null)
         {
-            var v = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase) { [XParam] = x, ["iterations"] = "1000" };
+            var v = new Dictionary<string, string>(
+                StringComparer.OrdinalIgnoreCase) { [XParam] = x, ["iterations"] = "1000" };
             if (_seriesValues.TryGetValue(series, out var values0))
                 foreach (var (name, value) in values0) v[name] = value;
             else if (series != SweepSeries.Single.Label) v[SeriesParam] = series;
@@ -48,7 +56,8 @@ internal sealed class SyntheticSweep
             var run = _runs.FirstOrDefault(x => x.Point == point.Index && x.Repeat == r);
             if (run is null)
             {
-                run = new SweepRunRecord { Point = point.Index, Repeat = r, Sequence = _runs.Count, Directory = $"runs/{point.Id}-r{r}" };
+                run = new SweepRunRecord { Point = point.Index, Repeat = r, Sequence = _runs.Count,
+                    Directory = $"runs/{point.Id}-r{r}" };
                 _runs.Add(run);
             }
             switch (metric)
@@ -56,7 +65,8 @@ internal sealed class SyntheticSweep
                 case "elapsed": run.ElapsedNs = (long)Math.Round(values[r] * 1e9); break;
                 case "system": run.SystemNs = (long)Math.Round(values[r] * 1e9); break;
                 default:
-                    if (metric.StartsWith("traced.", StringComparison.Ordinal)) run.Traced[metric["traced.".Length..]] = values[r];
+                    if (metric.StartsWith("traced.", StringComparison.Ordinal)) run.Traced[metric["traced.".Length..]] =
+                        values[r];
                     else run.Metrics[metric] = values[r];
                     break;
             }
@@ -85,11 +95,13 @@ internal sealed class SyntheticSweep
         XValues = _points.Select(p => p.X).Distinct().ToList(),
         Series = _points.Select(p => p.Series).Distinct()
             .Select(s => s == SweepSeries.Single.Label ? SweepSeries.Single
-                : _seriesValues.TryGetValue(s, out var v) ? SweepSeries.Of(s, v) : SweepSeries.Of(s, (SeriesParam, s))).ToList(),
+                : _seriesValues.TryGetValue(s, out var v) ? SweepSeries.Of(s, v) : SweepSeries.Of(s, (SeriesParam, s)))
+                    .ToList(),
         Verdicts = Rules,
     };
 
-    public SweepData Data(int cpus = 2) => new(Definition, _points, _runs, _runs.Count == 0 ? 0 : _runs.Max(r => r.Repeat) + 1) { Cpus = cpus };
+    public SweepData Data(int cpus = 2) =>
+        new(Definition, _points, _runs, _runs.Count == 0 ? 0 : _runs.Max(r => r.Repeat) + 1) { Cpus = cpus };
 
     public Verdict Judge(IVerdictRule rule, int cpus = 2) => rule.Judge(Data(cpus));
 }

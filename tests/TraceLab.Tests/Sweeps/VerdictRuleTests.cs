@@ -92,10 +92,12 @@ public sealed class VerdictRuleTests
         Assert.Equal(VerdictOutcome.NotTested, v.Outcome);
         Assert.Contains("--trace", v.Evidence[0]);
 
-        s.AddMetric("cs", "1", "traced.involPerThread", 5, 6, 7).AddMetric("mutex", "1", "traced.involPerThread", 50, 60, 70);
+        s.AddMetric("cs", "1", "traced.involPerThread", 5, 6, 7)
+            .AddMetric("mutex", "1", "traced.involPerThread", 50, 60, 70);
         var cited = s.Judge(new DominanceRule("TM1", "cs faster", "elapsed", CsVsMutex) { Cite = ["involPerThread"] });
         Assert.Equal(VerdictOutcome.Reproduced, cited.Outcome);
-        Assert.Contains(cited.Evidence, e => e.StartsWith("trace, involuntary switches per worker thread (medians): ", StringComparison.Ordinal) && e.Contains("cs @ 1 6") && e.Contains("mutex @ 1 60"));
+        Assert.Contains(cited.Evidence, e => e.StartsWith("trace, involuntary switches per worker thread (medians): ",
+            StringComparison.Ordinal) && e.Contains("cs @ 1 6") && e.Contains("mutex @ 1 60"));
     }
 
     [Fact]
@@ -142,7 +144,8 @@ public sealed class VerdictRuleTests
         Assert.Equal(VerdictOutcome.Reproduced, s.Judge(rule, cpus: 2).Outcome);
         // On a 4-CPU machine the target is active = 4, which is not the best here but not the worst either.
         Assert.Equal(VerdictOutcome.NotReproduced, s.Judge(rule, cpus: 4).Outcome);
-        var worst = new SyntheticSweep("active").Add("all", "1", 1, 1, 1).Add("all", "2", 5, 5, 5).Add("all", "4", 3, 3, 3);
+        var worst =
+            new SyntheticSweep("active").Add("all", "1", 1, 1, 1).Add("all", "2", 5, 5, 5).Add("all", "4", 3, 3, 3);
         Assert.Equal(VerdictOutcome.Inverted, worst.Judge(rule, cpus: 2).Outcome);
         Assert.Equal(VerdictOutcome.NotTested, s.Judge(rule, cpus: 8).Outcome);
     }
@@ -151,12 +154,15 @@ public sealed class VerdictRuleTests
     public void Growth_compares_per_thread_cost_between_series()
     {
         var rule = new GrowthRule("TM4", "knee", "elapsed", "cs", "mutex", ["2"], ["6"], 1.5);
-        // cs: 2 threads 2 s (1 per thread), 6 threads 12 s (2 per thread): growth 2. mutex: 4 → 12 s: 2 → 2 per thread, growth 1.
-        var s = new SyntheticSweep().Add("cs", "2", 2, 2, 2).Add("cs", "6", 12, 12, 12).Add("mutex", "2", 4, 4, 4).Add("mutex", "6", 12, 12, 12);
+        // cs: 2 threads 2 s (1 per thread), 6 threads 12 s (2 per thread): growth 2. mutex: 4 → 12 s: 2 → 2 per thread,
+        // growth 1.
+        var s = new SyntheticSweep().Add("cs", "2", 2, 2, 2).Add("cs", "6", 12, 12, 12).Add("mutex", "2", 4, 4, 4)
+            .Add("mutex", "6", 12, 12, 12);
         var v = s.Judge(rule);
         Assert.Equal(VerdictOutcome.Reproduced, v.Outcome);
         Assert.Contains(v.Evidence, e => e.StartsWith("cs:", StringComparison.Ordinal) && e.Contains("growth 2"));
-        var swapped = new SyntheticSweep().Add("mutex", "2", 2, 2, 2).Add("mutex", "6", 12, 12, 12).Add("cs", "2", 4, 4, 4).Add("cs", "6", 12, 12, 12);
+        var swapped = new SyntheticSweep().Add("mutex", "2", 2, 2, 2).Add("mutex", "6", 12, 12, 12)
+            .Add("cs", "2", 4, 4, 4).Add("cs", "6", 12, 12, 12);
         Assert.Equal(VerdictOutcome.Inverted, swapped.Judge(rule).Outcome);
     }
 
@@ -174,18 +180,24 @@ public sealed class VerdictRuleTests
     public void Flat_allows_the_tolerance_and_no_more()
     {
         var rule = new FlatRule("TH1", "flat", "elapsed", (x, _) => x is "4" or "8", "4, 8", 0.25);
-        Assert.Equal(VerdictOutcome.Reproduced, new SyntheticSweep("active").Add("all", "4", 1, 1, 1).Add("all", "8", 1.2, 1.2, 1.2).Judge(rule).Outcome);
-        Assert.Equal(VerdictOutcome.NotReproduced, new SyntheticSweep("active").Add("all", "4", 1, 1, 1).Add("all", "8", 1.3, 1.3, 1.3).Judge(rule).Outcome);
+        Assert.Equal(VerdictOutcome.Reproduced,
+            new SyntheticSweep("active").Add("all", "4", 1, 1, 1).Add("all", "8", 1.2, 1.2, 1.2).Judge(rule).Outcome);
+        Assert.Equal(VerdictOutcome.NotReproduced,
+            new SyntheticSweep("active").Add("all", "4", 1, 1, 1).Add("all", "8", 1.3, 1.3, 1.3).Judge(rule).Outcome);
     }
 
     [Fact]
     public void Claim_outcome_needs_every_aspect()
     {
         Verdict V(VerdictOutcome o) => new("X", "a", o, "", []);
-        Assert.Equal(VerdictOutcome.Reproduced, Verdict.Combine([V(VerdictOutcome.Reproduced), V(VerdictOutcome.Reproduced)]));
-        Assert.Equal(VerdictOutcome.NotReproduced, Verdict.Combine([V(VerdictOutcome.Reproduced), V(VerdictOutcome.NotReproduced)]));
-        Assert.Equal(VerdictOutcome.Inverted, Verdict.Combine([V(VerdictOutcome.Inverted), V(VerdictOutcome.NotReproduced)]));
-        Assert.Equal(VerdictOutcome.InsufficientRepeats, Verdict.Combine([V(VerdictOutcome.Reproduced), V(VerdictOutcome.InsufficientRepeats)]));
+        Assert.Equal(
+            VerdictOutcome.Reproduced, Verdict.Combine([V(VerdictOutcome.Reproduced), V(VerdictOutcome.Reproduced)]));
+        Assert.Equal(VerdictOutcome.NotReproduced,
+            Verdict.Combine([V(VerdictOutcome.Reproduced), V(VerdictOutcome.NotReproduced)]));
+        Assert.Equal(
+            VerdictOutcome.Inverted, Verdict.Combine([V(VerdictOutcome.Inverted), V(VerdictOutcome.NotReproduced)]));
+        Assert.Equal(VerdictOutcome.InsufficientRepeats,
+            Verdict.Combine([V(VerdictOutcome.Reproduced), V(VerdictOutcome.InsufficientRepeats)]));
     }
 
     [Fact]

@@ -14,7 +14,8 @@ public sealed class NativeWorkloadSuiteTests
         var builder = new NativeWorkloadBuilder(RepoPaths.Root);
         // ctest runs every workload's tests, so every workload must be built, not just the first.
         foreach (var w in WorkloadCatalog.All) builder.EnsureBuilt(w.Name);
-        var (code, stdout, stderr) = ProcessOutput.Run("ctest", "--test-dir", builder.BuildDirectory, "--output-on-failure", "--parallel", "4");
+        var (code, stdout, stderr) =
+            ProcessOutput.Run("ctest", "--test-dir", builder.BuildDirectory, "--output-on-failure", "--parallel", "4");
         Assert.True(code == 0, stdout + stderr);
         Assert.Contains("100% tests passed", stdout);
     }
@@ -25,11 +26,13 @@ public sealed class NativeWorkloadSuiteTests
         var source = Path.Combine(RepoPaths.Root, "native-workloads");
         var build = Path.Combine(source, "build", "win64-test");
         var toolchain = Path.Combine(source, "cmake", "mingw-w64-x86_64.cmake");
-        var configure = ProcessOutput.Run("cmake", "-S", source, "-B", build, $"-DCMAKE_TOOLCHAIN_FILE={toolchain}", "-DCMAKE_BUILD_TYPE=Release");
+        var configure = ProcessOutput.Run(
+            "cmake", "-S", source, "-B", build, $"-DCMAKE_TOOLCHAIN_FILE={toolchain}", "-DCMAKE_BUILD_TYPE=Release");
         Assert.True(configure.ExitCode == 0, configure.Stdout + configure.Stderr);
         var compile = ProcessOutput.Run("cmake", "--build", build, "--parallel");
         Assert.True(compile.ExitCode == 0, compile.Stdout + compile.Stderr);
-        Assert.All(WorkloadCatalog.All, w => Assert.True(File.Exists(Path.Combine(build, "bin", w.Name + ".exe")), w.Name + ".exe"));
+        Assert.All(WorkloadCatalog.All,
+            w => Assert.True(File.Exists(Path.Combine(build, "bin", w.Name + ".exe")), w.Name + ".exe"));
         // The wine prefix is made once, before the parallel runs: on a new machine four runs creating it at the same
         // time lost their wineserver ("recvmsg: Connection reset by peer", a failed CI run). Then, in parallel: wine
         // keeps one wineserver for overlapping runs instead of starting one per test (8 s vs 200 s here).

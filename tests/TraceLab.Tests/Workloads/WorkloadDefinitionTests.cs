@@ -12,7 +12,8 @@ public sealed class WorkloadDefinitionTests
 {
     private static readonly Dictionary<string, string> None = [];
 
-    private static IReadOnlyDictionary<string, string> Resolve(WorkloadDefinition w, params (string Key, string Value)[] overrides) =>
+    private static IReadOnlyDictionary<string, string> Resolve(
+        WorkloadDefinition w, params (string Key, string Value)[] overrides) =>
         w.Resolve(w.Scenarios[0], overrides.ToDictionary(o => o.Key, o => o.Value, StringComparer.OrdinalIgnoreCase));
 
     private static string Refused(WorkloadDefinition w, string key, string value) =>
@@ -32,7 +33,8 @@ public sealed class WorkloadDefinitionTests
     [Fact]
     public void Every_scenario_resolves_and_names_claims_of_its_own_seed()
     {
-        var claimPrefix = new Dictionary<string, string> { ["000"] = "TM", ["001"] = "TH", ["003"] = "SR", ["004"] = "TP" };
+        var claimPrefix =
+            new Dictionary<string, string> { ["000"] = "TM", ["001"] = "TH", ["003"] = "SR", ["004"] = "TP" };
         foreach (var w in WorkloadCatalog.All)
         {
             Assert.NotEmpty(w.Scenarios);
@@ -52,7 +54,8 @@ public sealed class WorkloadDefinitionTests
     {
         var w = ThrottleWorkload.Definition;
         var actives = w.Scenarios.ToDictionary(s => s.Name, s => w.Resolve(s, None)["active"]);
-        Assert.Equal(new Dictionary<string, string> { ["unthrottled"] = "0", ["one-active"] = "1", ["per-cpu"] = "2", ["oversubscribed"] = "4" }, actives);
+        Assert.Equal(new Dictionary<string, string> { ["unthrottled"] = "0", ["one-active"] = "1", ["per-cpu"] = "2",
+            ["oversubscribed"] = "4" }, actives);
         Assert.All(w.Scenarios, s => Assert.Equal("64", w.Resolve(s, None)["threads"]));
         Assert.Contains("TH2", w.FindScenario("unthrottled")!.Claims);
     }
@@ -72,7 +75,8 @@ public sealed class WorkloadDefinitionTests
     public void Throttle_refuses_a_sum_that_overflows_64_bits_and_accepts_the_seed_size()
     {
         var w = ThrottleWorkload.Definition;
-        var message = Assert.Throws<WorkloadException>(() => Resolve(w, ("threads", "1024"), ("chunk", "30000000"))).Message;
+        var message =
+            Assert.Throws<WorkloadException>(() => Resolve(w, ("threads", "1024"), ("chunk", "30000000"))).Message;
         Assert.Contains("overflows 64 bits", message);
         // The seed's own size: 64 x 30,000,000 terms, sum 1.8e18 < 2^63.
         var seed = Resolve(w, ("threads", "64"), ("chunk", "30000000"));
@@ -96,7 +100,8 @@ public sealed class WorkloadDefinitionTests
         {
             var s = w.FindScenario(name);
             Assert.NotNull(s);
-            Assert.Equal(number.ToString(System.Globalization.CultureInfo.InvariantCulture), w.Resolve(s!, None)["variant"]);
+            Assert.Equal(
+                number.ToString(System.Globalization.CultureInfo.InvariantCulture), w.Resolve(s!, None)["variant"]);
             Assert.Equal([$"SR{number}"], s!.Claims);
         }
     }
@@ -134,7 +139,8 @@ public sealed class WorkloadDefinitionTests
     public void ThrdPerf_scenarios_cover_both_kinds_and_modes_and_a_pinned_run()
     {
         var w = ThrdPerfWorkload.Definition;
-        var combos = w.Scenarios.Select(s => w.Resolve(s, None)).Select(v => (v["kind"], v["mode"], v["affinity"])).ToList();
+        var combos =
+            w.Scenarios.Select(s => w.Resolve(s, None)).Select(v => (v["kind"], v["mode"], v["affinity"])).ToList();
         Assert.Contains(("1", "1", "all"), combos);
         Assert.Contains(("1", "2", "all"), combos);
         Assert.Contains(("2", "1", "all"), combos);
@@ -169,8 +175,10 @@ public sealed class WorkloadDefinitionTests
             {"workload":"thrdperf","pid":7,"params":{},"objects":[],"beginNs":1,"endNs":2,"elapsedNs":1,
              "process":{"userNs":0,"systemNs":0,"voluntarySwitches":0,"involuntarySwitches":0},
              "metrics":{"elapsedMs":81.5,"averageResponse":3.25,"threadsUsed":2},
-             "computations":[{"index":0,"lengthMs":50,"tid":9,"startNs":10,"finishNs":54000000,"turnaroundNs":54000000,"responseRatio":1.08,"endOrder":1}],
-             "threads":[{"index":0,"tid":9,"role":"computation 0","userNs":1,"systemNs":2,"voluntarySwitches":3,"involuntarySwitches":4,"iterations":1}]}
+             "computations":[{"index":0,"lengthMs":50,"tid":9,"startNs":10,"finishNs":54000000,
+                              "turnaroundNs":54000000,"responseRatio":1.08,"endOrder":1}],
+             "threads":[{"index":0,"tid":9,"role":"computation 0","userNs":1,"systemNs":2,"voluntarySwitches":3,
+                         "involuntarySwitches":4,"iterations":1}]}
             """;
         var r = WorkloadResult.Parse(json, "test");
         Assert.Equal(81.5, r.Metrics["elapsedMs"]);
@@ -205,7 +213,8 @@ public sealed class WorkloadDefinitionTests
             Capture = new CaptureSection { Backend = "tracefs", TraceFile = "trace.dat" },
             Region = new RegionSection { Source = "markers" },
             Threads = [],
-            Process = new ProcessSection { Pid = 1, WorkloadMetrics = new Dictionary<string, double> { ["sumOk"] = 1, ["receiveCount"] = 22485 } },
+            Process = new ProcessSection { Pid = 1,
+                WorkloadMetrics = new Dictionary<string, double> { ["sumOk"] = 1, ["receiveCount"] = 22485 } },
         };
         Assert.Contains("Workload's own figures: sumOk 1, receiveCount 22,485", ReportMarkdown.Render(report));
         var back = ReportJson.Deserialize(ReportJson.Serialize(report));

@@ -6,12 +6,16 @@ namespace TraceLab.Tests.Analyzers.Parallel;
 
 public sealed class PackedEventsTests
 {
-    /// <summary>Every field set to a value of its own (none zero) unless its bit in <paramref name="zeros"/> is set.</summary>
+    /// <summary>
+    /// Every field set to a value of its own (none zero) unless its bit in <paramref name="zeros"/> is set.
+    /// </summary>
     private static KernelEvent Event(Random random, int zeros, string? text)
     {
         long Pick(int bit, long value) => (zeros >> bit & 1) != 0 ? 0 : value;
-        long Any() => random.Next(4) switch { 0 => long.MinValue, 1 => long.MaxValue, 2 => -random.NextInt64(1, 1000), _ => random.NextInt64(1, long.MaxValue) };
-        int AnyInt() => random.Next(3) switch { 0 => int.MinValue, 1 => -random.Next(1, 1000), _ => random.Next(1, int.MaxValue) };
+        long Any() => random.Next(4) switch { 0 => long.MinValue, 1 => long.MaxValue, 2 => -random.NextInt64(1, 1000),
+            _ => random.NextInt64(1, long.MaxValue) };
+        int AnyInt() =>
+            random.Next(3) switch { 0 => int.MinValue, 1 => -random.Next(1, 1000), _ => random.Next(1, int.MaxValue) };
         return new KernelEvent
         {
             Timestamp = Any(),
@@ -58,7 +62,8 @@ public sealed class PackedEventsTests
         var expected = new List<KernelEvent>();
         for (var i = 0; i < packed.Capacity; i++)
         {
-            // All zero patterns of the first fields and random ones of the rest; texts on some events, index 0 included.
+            // All zero patterns of the first fields and random ones of the rest; texts on some events, index 0
+            // included.
             var zeros = i < 1024 ? i * 32 + (i & 31) : random.Next(1 << 16);
             var e = Event(random, zeros, i % 7 == 0 ? $"text {i}" : null);
             expected.Add(e);
@@ -95,7 +100,8 @@ public sealed class PackedEventsTests
             .Select(f => f.Name).Order().ToArray();
         string[] packed =
         [
-            "Arg0", "Arg1", "Arg2", "Arg3", "Cpu", "Cpu2", "Cpu3", "Flags", "Kind", "Pid", "Prio", "Prio2", "Ret", "State",
+            "Arg0", "Arg1", "Arg2", "Arg3", "Cpu", "Cpu2", "Cpu3", "Flags", "Kind", "Pid", "Prio", "Prio2", "Ret",
+                "State",
             "SyscallNr", "Text", "Tid", "Tid2", "Timestamp", "WaitReasonPlusOne",
         ];
         Assert.Equal(packed.Order().ToArray(), fields);
