@@ -15,14 +15,20 @@ public static class WaitVertex
     public const int KernelIrq = -1;
 
     /// <summary>
-    /// A timer expiry ended the wait. Only used when the backend says the wait was a timed sleep (ETW wait reason
-    /// DelayExecution / WrDelayExecution); Linux logs timer wakeups in interrupt context without saying so, and they
-    /// land on <see cref="KernelIrq"/>.
+    /// A timer expiry ended the wait: the backend says the wait was a timed sleep (ETW wait reason DelayExecution /
+    /// WrDelayExecution), or an interrupt ended a sleep, a futex or semaphore wait (which only a thread can release),
+    /// or a poll-style wait in hard-interrupt context (docs/metrics.md#wait-for-graph).
     /// </summary>
     public const int Timer = -2;
 
     /// <summary>The end of the wait was never attributed: no wakeup was logged, or the wait was still open at the end.</summary>
     public const int Unknown = -3;
+
+    /// <summary>An interrupt ended an uninterruptible (D) wait in a read, write, fsync or memory syscall.</summary>
+    public const int Disk = -4;
+
+    /// <summary>A soft interrupt (network receive) ended a socket read or a poll-style wait.</summary>
+    public const int Network = -5;
 
     public static bool IsThread(int vertex) => vertex > 0;
 
@@ -31,6 +37,8 @@ public static class WaitVertex
         KernelIrq => "kernel/irq",
         Timer => "timer",
         Unknown => "unknown",
+        Disk => "disk/device",
+        Network => "network",
         _ => vertex.ToString(CultureInfo.InvariantCulture),
     };
 }
