@@ -26,7 +26,8 @@ public sealed class WaitsReport() : AnalysisReport<WaitClassAnalyzer, WaitsSecti
         var processes = threads.GroupBy(t => t.Pid).Select(g => new ProcessWaitsSection
             {
                 Pid = g.Key,
-                Name = context.Names.NameOf(g.Key),
+                // A process whose main thread never ran in the trace is named by a thread of it.
+                Name = context.Names.TryGetName(g.Key, out var name) ? name : g.First().Name,
                 Threads = g.Count(),
                 Ns = Sum(g.Select(t => t.Ns), WaitClasses.Count),
                 SourceNs = Sum(g.Select(t => t.SourceNs), WakeSources.Count),
