@@ -11,6 +11,12 @@ public enum SyscallSet
     /// </summary>
     Lock,
     /// <summary>
+    /// Lock plus the blocking syscalls the wait classification reads (epoll/poll/select, recv/accept/connect,
+    /// sleeps, fsync, signal sending, child waits; docs/metrics.md#wait-classes): the default of --pid and --system.
+    /// Plain read/write are left out (the most frequent syscalls, and TraceLab's own copier reads): use All.
+    /// </summary>
+    Waits,
+    /// <summary>
     /// raw_syscalls:sys_enter/sys_exit: every syscall; costs the most (one pair of events per syscall of every
     /// process).
     /// </summary>
@@ -48,12 +54,29 @@ public static class CaptureEventSet
         "syscalls/sys_exit_sched_yield",
     ];
 
+    /// <summary>The syscalls <see cref="SyscallSet.Waits"/> adds to <see cref="LockSyscalls"/> (names without the
+    /// sys_enter_/sys_exit_ prefix; a kernel without one of them records the rest).</summary>
+    public static readonly string[] WaitSyscallNames =
+    [
+        "epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect6",
+        "recvfrom", "recvmsg", "recvmmsg", "accept", "accept4", "connect", "sendto", "sendmsg",
+        "nanosleep", "clock_nanosleep", "fsync", "fdatasync", "sync_file_range",
+        "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal",
+        "wait4", "waitid", "pause", "rt_sigsuspend", "rt_sigtimedwait",
+        "io_getevents", "io_pgetevents", "io_uring_enter", "flock", "msgrcv", "msgsnd",
+    ];
+
+    /// <summary>The tracepoints of <see cref="SyscallSet.Waits"/> beyond the lock syscalls.</summary>
+    public static readonly string[] WaitSyscalls =
+        [.. WaitSyscallNames.SelectMany(n => new[] { "syscalls/sys_enter_" + n, "syscalls/sys_exit_" + n })];
+
     public static readonly string[] AllSyscalls = ["raw_syscalls/sys_enter", "raw_syscalls/sys_exit"];
 
     public static IReadOnlyList<string> For(SyscallSet syscalls) => syscalls switch
     {
         SyscallSet.None => Scheduler,
         SyscallSet.Lock => [.. Scheduler, .. LockSyscalls],
+        SyscallSet.Waits => [.. Scheduler, .. LockSyscalls, .. WaitSyscalls],
         SyscallSet.All => [.. Scheduler, .. AllSyscalls],
         _ => throw new ArgumentOutOfRangeException(nameof(syscalls)),
     };
@@ -62,7 +85,8 @@ public static class CaptureEventSet
     {
         "none" => SyscallSet.None,
         "lock" => SyscallSet.Lock,
+        "waits" => SyscallSet.Waits,
         "all" => SyscallSet.All,
-        _ => throw new ArgumentException($"unknown syscall set '{text}': use none, lock or all"),
+        _ => throw new ArgumentException($"unknown syscall set '{text}': use none, lock, waits or all"),
     };
 }

@@ -34,6 +34,7 @@ public sealed class TracefsCaptureBackend : ICaptureBackend
         {
             CaptureSyscalls.None => SyscallSet.None,
             CaptureSyscalls.Lock => SyscallSet.Lock,
+            CaptureSyscalls.Waits => SyscallSet.Waits,
             CaptureSyscalls.All => SyscallSet.All,
             _ => throw new ArgumentOutOfRangeException(nameof(request)),
         },

@@ -15,6 +15,7 @@ public static class CaptureBackends
     {
         SyscallSet.None => CaptureSyscalls.None,
         SyscallSet.Lock => CaptureSyscalls.Lock,
+        SyscallSet.Waits => CaptureSyscalls.Waits,
         SyscallSet.All => CaptureSyscalls.All,
         _ => throw new ArgumentOutOfRangeException(nameof(set)),
     };

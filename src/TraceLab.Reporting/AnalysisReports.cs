@@ -17,6 +17,7 @@ public static class AnalysisReports
         new ThreadsReport(),
         new KernelReport(),
         new ConvoyReport(),
+        new Waits.WaitsReport(),
         new WakeupReport(),
         new SmpReport(),
         new WaitGraphReport(),

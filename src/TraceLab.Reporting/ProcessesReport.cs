@@ -1,4 +1,5 @@
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Waits;
 using TraceLab.Core;
 
 namespace TraceLab.Reporting;
@@ -32,6 +33,12 @@ public sealed class ProcessSummary
     /// traced; 0 without). Includes idle waits (a thread pool on a condition variable), so it does not rank.
     /// </summary>
     public long LockBlockedNs { get; init; }
+    /// <summary>
+    /// Time its threads were blocked in waits the wait classification calls lock waits
+    /// (docs/metrics.md#wait-classes; null without the waits analysis): the first ranking key when present, so an
+    /// idle pool parked on a condition variable does not rank as contended.
+    /// </summary>
+    public long? LockClassNs { get; init; }
     public long VoluntarySwitches { get; init; }
     public long InvoluntarySwitches { get; init; }
     /// <summary>True for the group of all kernel threads (pid 2, kthreadd); null (omitted) for a process.</summary>
@@ -54,7 +61,8 @@ public sealed class RestOfSystemSection
 
 /// <summary>
 /// Groups the trace's threads into processes (<see cref="ProcessGrouping"/>) and ranks them: time blocked in lock
-/// objects' queues until handed the lock, then ready time, then pid.
+/// waits (the wait classification, when it ran), then time in lock objects' queues until handed the lock, then
+/// ready time, then pid.
 /// </summary>
 public static class ProcessesReport
 {
@@ -64,6 +72,7 @@ public static class ProcessesReport
         var accounting = analyses.Accounting;
         var convoy = analyses.Convoys;
         var kernel = analyses.Kernel;
+        var waits = analyses.AnalyzerOf(WaitClassAnalyzer.Analysis) as WaitClassAnalyzer;
         var groups = new Dictionary<int, List<int>>();
         foreach (var (tid, s) in accounting.Threads)
         {
@@ -98,13 +107,16 @@ public static class ProcessesReport
                 WaitNs = stats.Sum(s => s.WaitNs),
                 LockWaitNs = lockWait,
                 LockBlockedNs = lockBlocked,
+                LockClassNs = waits is null ? null
+                    : g.Value.Sum(t => waits.Threads.TryGetValue(t, out var w) ? w.Ns(WaitClass.Lock) : 0),
                 VoluntarySwitches = stats.Sum(s => s.VoluntarySwitches),
                 InvoluntarySwitches = stats.Sum(s => s.InvoluntarySwitches),
                 KernelThreads = kernelThreads ? true : null,
                 Target = g.Value.Any(targetTids.Contains),
             };
         })
-        .OrderByDescending(p => p.LockWaitNs).ThenByDescending(p => p.ReadyNs).ThenBy(p => p.Pid).ToList();
+        .OrderByDescending(p => p.LockClassNs ?? 0).ThenByDescending(p => p.LockWaitNs)
+        .ThenByDescending(p => p.ReadyNs).ThenBy(p => p.Pid).ToList();
     }
 
     // The main thread may never have switched in the region: then a thread of it gives the comm.

@@ -32,6 +32,7 @@ namespace TraceLab.Reporting;
 [JsonSerializable(typeof(WakeupSection))]
 [JsonSerializable(typeof(SmpSection))]
 [JsonSerializable(typeof(WaitGraphSection))]
+[JsonSerializable(typeof(Waits.WaitsSection))]
 [JsonSerializable(typeof(List<FindingSection>))]
 public sealed partial class ReportJsonContext : JsonSerializerContext
 {

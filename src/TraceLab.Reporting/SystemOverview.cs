@@ -107,9 +107,12 @@ public static class SystemOverview
 
     private static ReportTable ProcessTable(RunReport r, SystemSection sys, long regionNs)
     {
-        var table = new ReportTable("Processes (lock wait, then ready time)",
+        var classified = r.Processes.Any(p => p.LockClassNs is not null);
+        List<Column> lockClass = classified ? [new("lock waits ms", TerminalHeading: "lock waits")] : [];
+        var table = new ReportTable(classified ? "Processes (lock waits, lock queue wait, then ready time)"
+            : "Processes (lock wait, then ready time)",
         [
-            new("#"), new("pid"), Column.Left("process"), new("threads"),
+            new("#"), new("pid"), Column.Left("process"), new("threads"), .. lockClass,
             new("lock wait ms", TerminalHeading: "lock ms"), Column.MarkdownOnly("blocked in lock calls ms"),
             new("ready ms"), new("run ms"),
             new("CPU %"), new("wait ms"), new("voluntary", TerminalHeading: "vol"),
@@ -118,11 +121,12 @@ public static class SystemOverview
         for (var i = 0; i < r.Processes.Count; i++)
         {
             var p = r.Processes[i];
-            table.Add(Format.Int(i + 1), Format.Int(p.Pid),
-                new(p.Name, Short(p.Name, 28)), Units.N(p.ThreadCount),
+            List<Cell> lockNs = classified ? [Units.Ms(p.LockClassNs ?? 0)] : [];
+            table.Add([Format.Int(i + 1), Format.Int(p.Pid),
+                new(p.Name, Short(p.Name, 28)), Units.N(p.ThreadCount), .. lockNs,
                 Units.Ms(p.LockWaitNs), Units.Ms(p.LockBlockedNs), Units.Ms(p.ReadyNs), Units.Ms(p.RunNs),
                 CpuPct(p.RunNs, regionNs),
-                Units.Ms(p.WaitNs), Units.N(p.VoluntarySwitches), Units.N(p.InvoluntarySwitches));
+                Units.Ms(p.WaitNs), Units.N(p.VoluntarySwitches), Units.N(p.InvoluntarySwitches)]);
         }
         return table;
     }
@@ -138,14 +142,17 @@ public static class SystemOverview
             (null, { }) => ", ended in the trace",
             _ => "",
         };
-        var line = $"{Units.N(p.ThreadCount)} thread{(p.ThreadCount == 1 ? "" : "s")}{life}: lock wait " +
+        var classified = p.LockClassNs is { } lockClass ? $"lock waits {Units.Ms(lockClass)} ms, " : "";
+        var line = $"{Units.N(p.ThreadCount)} thread{(p.ThreadCount == 1 ? "" : "s")}{life}: {classified}lock wait " +
             $"{Units.Ms(p.LockWaitNs)} ms (blocked in lock calls {Units.Ms(p.LockBlockedNs)} ms), ready " +
             $"{Units.Ms(p.ReadyNs)} ms, run {Units.Ms(p.RunNs)} ms ({CpuPct(p.RunNs, regionNs)} % of a CPU), " +
             $"{Units.N(p.VoluntarySwitches)} voluntary / {Units.N(p.InvoluntarySwitches)} involuntary switches";
         var table = new ReportTable($"{title}: threads",
         [
-            new("tid"), Column.Left("name"), new("blocked in lock calls ms", TerminalHeading: "lock ms"),
-                new("ready ms"),
+            new("tid"), Column.Left("name"),
+            ranking.Classified ? new("lock waits ms", TerminalHeading: "lock ms")
+                : new("blocked in lock calls ms", TerminalHeading: "lock ms"),
+            new("ready ms"),
             new("run ms"), new("wait ms"), new("voluntary", TerminalHeading: "vol"),
             new("involuntary", TerminalHeading: "invol"), new("migrations", TerminalHeading: "migr"),
             new("ready p99 µs", TerminalHeading: "rdy p99 µs"), Column.Left("top waker"),

@@ -245,9 +245,9 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
             Assert.Equal(report.Threads.Count(t => t.Pid == pid), process.ThreadCount);
             Assert.True(process.LockWaitNs > 0, $"sysbench {pid} never waited in its lock's queue");
         }
-        // Ranked by lock-queue wait, then ready time; the two lock-bound benchmarks are on top.
-        var ranked = report.Processes.OrderByDescending(p => p.LockWaitNs).ThenByDescending(p => p.ReadyNs)
-            .ThenBy(p => p.Pid).Select(p => p.Pid);
+        // Ranked by lock waits (docs/metrics.md#wait-classes), then lock-queue wait, then ready time.
+        var ranked = report.Processes.OrderByDescending(p => p.LockClassNs ?? 0).ThenByDescending(p => p.LockWaitNs)
+            .ThenByDescending(p => p.ReadyNs).ThenBy(p => p.Pid).Select(p => p.Pid);
         Assert.Equal(ranked, report.Processes.Select(p => p.Pid));
         output.WriteLine(string.Join("; ", report.Processes.Take(4)
             .Select(p => $"{p.Pid} {p.Name} lock wait {p.LockWaitNs / 1e6:0.0} ms ready {p.ReadyNs / 1e6:0.0} ms")));

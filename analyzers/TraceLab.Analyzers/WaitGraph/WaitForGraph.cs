@@ -58,6 +58,12 @@ public sealed class WaitForGraph
 
     public long TotalWaitNs { get; }
 
+    /// <summary>
+    /// Per thread still blocked when the trace ended: the in-region part of that last wait, which went to
+    /// <see cref="WaitVertex.Unknown"/> (the rest of a thread's unknown weight had no wakeup logged).
+    /// </summary>
+    public IReadOnlyDictionary<int, long> OpenAtEndNs { get; init; } = new Dictionary<int, long>();
+
     /// <summary>Edges lighter than this were left out of the knot search.</summary>
     public long KnotMinEdgeWeightNs { get; }
 

@@ -1,3 +1,4 @@
+using TraceLab.Analyzers.Waits;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers.WaitGraph;
@@ -22,6 +23,7 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
     /// </summary>
     private int[] _closedOnCpu = new int[8];
     private WaitForGraph? _result;
+    private readonly Dictionary<int, long> _openAtEndNs = new();
 
     public WaitForGraphAnalyzer(MeasuredRegion region, WaitForGraphOptions? options = null)
         : this(region, new ThreadSlots(), options)
@@ -63,7 +65,16 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
                 break;
             case KernelEventKind.Waking:
                 if (e.WokenTid > 0 && _threads.Find(e.WokenTid) is { Waiting: true } woken)
-                    EndWait(e.WokenTid, woken, t, WakeCause.Of(e, woken.Reason));
+                    EndWait(
+                        e.WokenTid, woken, t, WakeCause.Of(e, woken.Reason, woken.BlockCall, woken.Uninterruptible));
+                break;
+            case KernelEventKind.SyscallEnter:
+                // The open syscall tells what an interrupt that ends the thread's next wait was.
+                if (pid > 0 && e.HasSyscallNumber && !EventFlags.InInterrupt(e.Flags))
+                    StateOf(pid).Call = WaitCalls.Of(e.SyscallNumber, e.SyscallArg1);
+                break;
+            case KernelEventKind.SyscallExit:
+                if (pid > 0 && !EventFlags.InInterrupt(e.Flags) && _threads.Find(pid) is { } x) x.Call = WaitCall.None;
                 break;
         }
     }
@@ -92,6 +103,8 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
                 s.Waiting = true;
                 s.Since = t;
                 s.Reason = e.PrevWaitReason;
+                s.BlockCall = s.Call;
+                s.Uninterruptible = (e.PrevState & TaskState.Uninterruptible) != 0;
                 // Its wait is open again wherever it was last seen running (usually this CPU only).
                 var closed = _closedOnCpu;
                 for (var i = 0; i < closed.Length; i++)
@@ -140,8 +153,13 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
             if (!s.Waiting) continue;
             // Still blocked: counted (as wait time, like ThreadAccounting) but its end is unknown.
             Attribute(tid, s.Since, end, WaitVertex.Unknown, -1);
+            var open = _region.Overlap(s.Since, end);
+            if (open > 0) _openAtEndNs[tid] = open;
             s.Waiting = false;
         }
-        _result = new WaitForGraph(_edges.ToList(), _options.KnotMinEdgeShare, _cascade.TruncatedLookups);
+        _result = new WaitForGraph(_edges.ToList(), _options.KnotMinEdgeShare, _cascade.TruncatedLookups)
+        {
+            OpenAtEndNs = _openAtEndNs,
+        };
     }
 }

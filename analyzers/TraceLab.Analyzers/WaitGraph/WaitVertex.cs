@@ -15,9 +15,9 @@ public static class WaitVertex
     public const int KernelIrq = -1;
 
     /// <summary>
-    /// A timer expiry ended the wait. Only used when the backend says the wait was a timed sleep (ETW wait reason
-    /// DelayExecution / WrDelayExecution); Linux logs timer wakeups in interrupt context without saying so, and they
-    /// land on <see cref="KernelIrq"/>.
+    /// A timer expiry ended the wait: the backend says the wait was a timed sleep (ETW wait reason DelayExecution /
+    /// WrDelayExecution), or an interrupt ended a sleep, a futex or semaphore wait (which only a thread can release),
+    /// or a poll-style wait in hard-interrupt context (docs/metrics.md#wait-for-graph).
     /// </summary>
     public const int Timer = -2;
 
@@ -26,6 +26,12 @@ public static class WaitVertex
     /// </summary>
     public const int Unknown = -3;
 
+    /// <summary>An interrupt ended an uninterruptible (D) wait in a read, write, fsync or memory syscall.</summary>
+    public const int Disk = -4;
+
+    /// <summary>A soft interrupt (network receive) ended a socket read or a poll-style wait.</summary>
+    public const int Network = -5;
+
     public static bool IsThread(int vertex) => vertex > 0;
 
     public static string Name(int vertex) => vertex switch
@@ -33,6 +39,8 @@ public static class WaitVertex
         KernelIrq => "kernel/irq",
         Timer => "timer",
         Unknown => "unknown",
+        Disk => "disk/device",
+        Network => "network",
         _ => vertex.ToString(CultureInfo.InvariantCulture),
     };
 }

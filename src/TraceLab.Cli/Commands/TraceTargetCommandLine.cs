@@ -81,7 +81,8 @@ public static class TraceTargetCommandLine
             SharedOptions.BufferKb(),
             new Option<SyscallSet>("--syscalls")
             {
-                Description = "syscall events: none, lock (futex/semop/sched_yield), all",
+                Description = "syscall events: none, lock (futex/semop/sched_yield), waits (lock plus the blocking " +
+                    "syscalls that tell what a wait was for; default of --pid and --system), all",
                 DefaultValueFactory = _ => SyscallSet.Lock,
                 CustomParser = r => SharedOptions.ParseOrError(r, CaptureEventSet.Parse, SyscallSet.Lock),
             },
@@ -116,9 +117,18 @@ public static class TraceTargetCommandLine
             : TraceTargetMode.System;
         return new TraceTargetCommand.Settings(mode, program, pid, user, duration, r.GetValue(o.Out),
             r.GetValue(o.Force),
-            r.GetValue(o.BufferKb), r.GetValue(o.Syscalls), r.GetValue(o.Analysis), r.GetValue(o.TimelineWindow),
+            r.GetValue(o.BufferKb), SyscallsFor(r, o, mode), r.GetValue(o.Analysis), r.GetValue(o.TimelineWindow),
             r.GetValue(o.Top));
     }
+
+    /// <summary>
+    /// --syscalls as given; by default lock for a program TraceLab starts, waits for --pid and --system, whose
+    /// reports must tell idle, I/O and lock waits of programs it did not write apart (docs/metrics.md#wait-classes).
+    /// </summary>
+    private static SyscallSet SyscallsFor(ParseResult r, Options o, TraceTargetMode mode) =>
+        r.GetResult(o.Syscalls) is { Implicit: false } || mode == TraceTargetMode.Program
+            ? r.GetValue(o.Syscalls)
+            : SyscallSet.Waits;
 
     private static IAnsiConsole StderrConsole()
     {

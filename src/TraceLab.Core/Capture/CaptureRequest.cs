@@ -8,6 +8,8 @@ public enum CaptureSyscalls
     /// Lock syscalls only where the backend can filter (tracefs); ETW's SystemCall keyword records all.
     /// </summary>
     Lock,
+    /// <summary>Lock plus the blocking syscalls the wait classification reads, where the backend can filter.</summary>
+    Waits,
     All,
 }
 

@@ -1,6 +1,7 @@
 using System.Globalization;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Locks;
+using TraceLab.Analyzers.Waits;
 using TraceLab.Reporting.Tables;
 
 namespace TraceLab.Reporting.Sections;
@@ -12,7 +13,8 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
     private const int TerminalObjects = 8;
 
     protected override ConvoySection Build(ConvoyAnalyzer c, ReportContext context) =>
-        ConvoySectionBuilder.Build(c, context.Tids, context.Names, context.RegionNs);
+        ConvoySectionBuilder.Build(c, context.Tids, context.Names, context.RegionNs,
+            context.Session.AnalyzerOf(WaitClassAnalyzer.Analysis) is WaitClassAnalyzer w ? w.IsNotALock : null);
 
     protected override IEnumerable<string> Warnings(ConvoyAnalyzer c) => c.SawLockSyscalls
         ? []
@@ -28,6 +30,11 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
                 $"an episode is a chain of at least {c.MinEpisodeHandoffs} handoffs in which each giver is the " +
                 "previous receiver.",
         ];
+        if (c.EventObjects is { } events)
+        {
+            intro.Add($"{Units.N(events)} objects whose waits were mostly not lock waits (condition, timed out; " +
+                "docs/metrics.md#wait-classes) are left out.");
+        }
         if (c.UnconfirmedHandoffs > 0)
             intro.Add($"{Units.N(c.UnconfirmedHandoffs)} futex handoffs were still unconfirmed when the trace ended.");
         intro.Add("");

@@ -14,6 +14,11 @@ public sealed class ConvoySection
     public int MinEpisodeHandoffs { get; init; }
     public long UnconfirmedHandoffs { get; init; }
     public List<LockObjectSection> Objects { get; init; } = [];
+    /// <summary>
+    /// Objects left out of <see cref="Objects"/> because most of their blocked time was not a lock wait (condition,
+    /// timed out: docs/metrics.md#wait-classes); null when none was.
+    /// </summary>
+    public int? EventObjects { get; init; }
     public List<ConvoyThreadSection> Threads { get; init; } = [];
 }
 
@@ -59,13 +64,21 @@ internal static class ConvoySectionBuilder
 {
     private const int TopPartners = 3;
 
-    public static ConvoySection Build(ConvoyAnalyzer c, IReadOnlyList<int> tids, ThreadTable names, long regionNs)
+    /// <param name="notALock">
+    /// Objects the wait classification found to be events, not locks (docs/metrics.md#wait-classes): left out of the
+    /// table, and counted in <see cref="ConvoySection.EventObjects"/>. Null: every object is listed.
+    /// </param>
+    public static ConvoySection Build(ConvoyAnalyzer c, IReadOnlyList<int> tids, ThreadTable names, long regionNs,
+        Func<LockObject, bool>? notALock = null)
     {
         var selected = tids.ToHashSet();
         var seconds = regionNs / 1e9;
-        var objects = c.Objects
+        var shown = c.Objects
             .Where(o => o.Handoffs + o.BlockingWaits + o.LostRaces > 0
                 && (o.Participants.Overlaps(selected) || o.Waiters.Overlaps(selected)))
+            .ToList();
+        var events = notALock is null ? 0 : shown.RemoveAll(o => notALock(o.Object));
+        var objects = shown
             .OrderByDescending(o => o.Handoffs).ThenByDescending(o => o.BlockingWaits)
                 .ThenBy(o => o.Object.ToString(), StringComparer.Ordinal)
             .Select(o => new LockObjectSection
@@ -112,6 +125,7 @@ internal static class ConvoySectionBuilder
             MinEpisodeHandoffs = ConvoyAnalyzer.MinEpisodeHandoffs,
             UnconfirmedHandoffs = c.UnconfirmedHandoffs,
             Objects = objects,
+            EventObjects = events > 0 ? events : null,
             Threads = threads,
         };
     }

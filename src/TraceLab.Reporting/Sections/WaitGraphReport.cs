@@ -21,6 +21,7 @@ public sealed class WaitGraphReport()
         foreach (var v in g.WaitedOn)
             waitedOn.Add(v.Name, Units.Ms(v.WeightNs), new(Format.Pct(v.Share), Format.P1(v.Share)));
 
+        var unattributed = Unattributed(g);
         List<string> knots = [];
         if (g.Knots.Count == 0) knots.Add($"No knot (edges of at least {Units.Us(g.KnotMinEdgeWeightNs)} µs).");
         foreach (var k in g.Knots)
@@ -44,11 +45,20 @@ public sealed class WaitGraphReport()
                 $"The process's threads waited {Units.Ms(g.WaitNs)} ms in all; cascaded (wPerf) attribution of " +
                 "that time:", ""),
             new TableBlock(waitedOn),
+            new MarkdownText(unattributed, ""),
+            new TerminalLine("[grey]" + Format.Escape(unattributed) + "[/]"),
             new MarkdownText([.. knots]),
             new TableBlock(edges),
             .. g.Knots.Select(KnotLine),
         ];
     }
+
+    /// <summary>How much of the waiting stays unattributed, and why (docs/metrics.md#wait-for-graph).</summary>
+    private static string Unattributed(WaitGraphSection g) =>
+        $"Not attributed: {Units.Ms(g.UnknownNs)} ms unknown ({Units.Ms(g.OpenAtEndNs)} ms still blocked when the " +
+        "trace ended; the rest had no wakeup logged, directly or through the waker's own wait), " +
+        $"{Units.Ms(g.KernelIrqNs)} ms kernel/irq (an interrupt woke a wait whose syscall was not recorded or does " +
+        "not tell timer, disk and network apart).";
 
     private static TerminalLine KnotLine(WaitKnotSection k) =>
         new($"[bold]Knot[/]{(k.IsSink ? " (sink: the bottleneck is inside)" : "")}: " +

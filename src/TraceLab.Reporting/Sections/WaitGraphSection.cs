@@ -10,6 +10,12 @@ public sealed class WaitGraphSection
     public long WaitNs { get; init; }
     public long KnotMinEdgeWeightNs { get; init; }
     public long TruncatedCascades { get; init; }
+    /// <summary>Wait time attributed to "unknown" (docs/metrics.md#wait-for-graph).</summary>
+    public long UnknownNs { get; init; }
+    /// <summary>Of <see cref="UnknownNs"/>: the last waits of threads still blocked when the trace ended.</summary>
+    public long OpenAtEndNs { get; init; }
+    /// <summary>Wait time attributed to "kernel/irq": interrupt wakeups the trace does not tell apart.</summary>
+    public long KernelIrqNs { get; init; }
     /// <summary>What the reported threads, together, waited on (threads and pseudo-vertices), heaviest first.</summary>
     public List<WaitedOnSection> WaitedOn { get; init; } = [];
     /// <summary>Edges leaving the reported threads, heaviest first.</summary>
@@ -61,6 +67,9 @@ internal static class WaitGraphSectionBuilder
             WaitNs = wait,
             KnotMinEdgeWeightNs = min,
             TruncatedCascades = g.TruncatedCascades,
+            UnknownNs = tids.Sum(t => g.Edge(t, WaitVertex.Unknown).WeightNs),
+            OpenAtEndNs = tids.Sum(t => g.OpenAtEndNs.GetValueOrDefault(t)),
+            KernelIrqNs = tids.Sum(t => g.Edge(t, WaitVertex.KernelIrq).WeightNs),
             WaitedOn = g.TopWaitedOn(tids, TopVertices)
                 .Select(s => new WaitedOnSection { Vertex = s.Vertex, Name = Name(s.Vertex), WeightNs = s.WeightNs,
                     Share = Math.Round(s.Share, 4) }).ToList(),

@@ -18,12 +18,13 @@ public sealed class PerThreadMemoryTests
 
     /// <summary>
     /// Bytes per thread all analyses may allocate (garbage of grown arrays included). Measured 2,976 when this test
-    /// was written, 2,984 now (the same in every run since the session selects the registered analyses); 5,714 before
-    /// histograms counted their first values in fields, findings kept only the buckets a thread used, wait histories
-    /// grew as needed and tables indexed by tid only when read
+    /// was written, 2,984 before the waits analysis (the same in every run since the session selects the registered
+    /// analyses), 3,539 with it (its per-thread state and figures, and the wait graph's syscall family per thread
+    /// before one array held the figures); 5,714 before histograms counted their first values in fields, findings kept
+    /// only the buckets a thread used, wait histories grew as needed and tables indexed by tid only when read
     /// (docs/performance.md#many-threads).
     /// </summary>
-    private const int MaxBytesPerThread = 3_300;
+    private const int MaxBytesPerThread = 3_700;
 
     [Fact]
     public void All_analyses_allocate_a_bounded_number_of_bytes_per_short_lived_thread()

@@ -29,7 +29,7 @@ public sealed partial class BenchOutputTests
         Assert.True(code == 0, err);
         var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.All(lines, l => Assert.True(l.Length <= 160, l));
-        Assert.Contains("analyses: threads,kernel,convoys,wakeups,smp,waitgraph,findings", lines);
+        Assert.Contains("analyses: threads,kernel,convoys,waits,wakeups,smp,waitgraph,findings", lines);
         var events = long.Parse(TraceLine().Match(lines[0]).Groups["events"].Value, NumberStyles.AllowThousands,
             CultureInfo.InvariantCulture);
         var figures = lines.Select(l => FiguresLine().Match(l)).Where(m => m.Success).ToList();

@@ -1,0 +1,227 @@
+using TraceLab.Analyzers.Locks;
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers.Waits;
+
+/// <summary>
+/// Classifies every blocked interval of every thread (a switch-out in a sleeping state until the wakeup that ends
+/// it, the same interval as <see cref="ThreadStats.WaitNs"/>) by what it waited for, from the syscall open at the
+/// switch-out, the task state, the wakeup's source and the syscall's result; no stacks (docs/metrics.md#wait-classes).
+/// One streaming pass; memory grows with threads, futex objects and (waiter, object, waker) triples, never with
+/// the trace's length.
+/// </summary>
+public sealed class WaitClassAnalyzer : IPerKindAnalyzer
+{
+    /// <summary>The analysis `--analysis waits` selects.</summary>
+    public static readonly AnalysisDefinition Analysis = new("waits", 10, a => new WaitClassAnalyzer(a));
+
+    private readonly ThreadAccounting _accounting;
+    private readonly MeasuredRegion _region;
+    private readonly ThreadSlots _slots;
+    private SlotTable<WaitThread> _threads = new(static (tid, _) => new WaitThread(tid));
+    private SlotTable<ThreadWaitClassStats> _stats = new(static (tid, _) => new ThreadWaitClassStats(tid));
+    /// <summary>(object, tid) of every thread seen blocked in a futex wait on the object.</summary>
+    private readonly HashSet<(LockObject, int)> _waitersOf = [];
+    /// <summary>Threads seen blocked in a futex wait on a shared (process-shared) futex.</summary>
+    private readonly HashSet<int> _sharedWaiters = [];
+    /// <summary>
+    /// Futex waits ended by a thread, settled at the end: (waiter, object, waker, source) → time, waits.
+    /// </summary>
+    private readonly Dictionary<(int Tid, LockObject Obj, int Waker, WakeSource Source), (long Ns, long Waits)>
+        _futexWaits = new();
+    private readonly Dictionary<LockObject, long[]> _objectNs = new();
+    private bool _completed;
+
+    /// <summary>Makes the analyzer over a pass's accounting (it runs before this analyzer on every event).</summary>
+    public WaitClassAnalyzer(ThreadAccounting accounting)
+    {
+        _accounting = accounting;
+        _region = accounting.Region;
+        _slots = accounting.Slots;
+    }
+
+    private sealed class WaitThread
+    {
+        public WaitThread(int tid) => Tid = tid;
+
+        public readonly int Tid;
+        public bool InCall;
+        public int Nr;
+        public WaitCall Call;
+        public LockObject Obj;
+        public bool Blocked;
+        public long BlockTs;
+        public bool Uninterruptible;
+        public int Reason = -1;
+        public WaitCall BlockCall;
+        public LockObject BlockObj;
+        /// <summary>A finished interval whose class waits for the syscall's result.</summary>
+        public bool Pending;
+        public long PendingNs;
+        public long PendingWaits;
+        public WakeSource PendingSource;
+        public int PendingWaker;
+        public ThreadWaitClassStats? Stats;
+    }
+
+    /// <summary>Any syscall entry with its number was in the trace: without them every Linux wait is unknown.</summary>
+    public bool SawSyscalls { get; private set; }
+
+    /// <summary>Per thread that blocked in the region: its blocked time by class and by wake source.</summary>
+    public IReadOnlyDictionary<int, ThreadWaitClassStats> Threads => _stats.ByTid;
+
+    /// <summary>
+    /// Blocked time of futex and semaphore waits per object, by class (indexed by <see cref="WaitClass"/>): an
+    /// object whose waits are all <see cref="WaitClass.Condition"/> is an event, not a lock.
+    /// </summary>
+    public IReadOnlyDictionary<LockObject, long[]> Objects => _objectNs;
+
+    /// <summary>True when the object's classified waits were mostly (by time) something other than a lock.</summary>
+    public bool IsNotALock(LockObject obj) =>
+        _objectNs.TryGetValue(obj, out var ns) && ns[(int)WaitClass.Lock] * 2 < ns.Sum();
+
+    /// <inheritdoc/>
+    public PerKindEvents Wants => PerKindEvents.SyscallsAndScheduling;
+
+    /// <inheritdoc/>
+    public void OnEvent(in KernelEvent e) => PerKindEntryPoints.Dispatch(this, e, _slots);
+
+    /// <inheritdoc/>
+    public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
+    {
+        if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags) || !e.HasSyscallNumber) return;
+        SawSyscalls = true;
+        var t = _threads.At(slots.Pid, e.Pid);
+        if (t.Blocked) EndBlocked(t, e.Timestamp, WakeSource.None, 0);
+        if (t.Pending) Settle(t, false, 0);
+        t.InCall = true;
+        t.Nr = e.SyscallNumber;
+        t.Call = WaitCalls.Of(t.Nr, e.SyscallArg1);
+        t.Obj = default;
+        if (t.Call is WaitCall.FutexWait or WaitCall.FutexLockPi or WaitCall.Semop
+            && LockOperation.Classify(e, out var obj) != LockOpKind.None)
+            t.Obj = _accounting.Scoped(obj, e.Pid, slots.Pid);
+    }
+
+    /// <inheritdoc/>
+    public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
+    {
+        if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
+        if (_threads.Find(slots.Pid) is not { } t) return;
+        if (t.Blocked) EndBlocked(t, e.Timestamp, WakeSource.None, 0);
+        if (t.Pending) Settle(t, t.InCall, e.SyscallResult);
+        t.InCall = false;
+    }
+
+    /// <inheritdoc/>
+    public void OnSwitch(in KernelEvent e, in EventSlots slots)
+    {
+        var ts = e.Timestamp;
+        var prev = e.PrevTid;
+        if (prev > 0 && !TaskState.IsPreempted(e.PrevState)
+            && (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) == 0)
+        {
+            var t = _threads.At(slots.Prev, prev);
+            if (t.Pending) Settle(t, false, 0);
+            t.Blocked = true;
+            t.BlockTs = ts;
+            t.Uninterruptible = (e.PrevState & TaskState.Uninterruptible) != 0;
+            t.Reason = e.HasPrevWaitReason ? e.PrevWaitReason : -1;
+            t.BlockCall = t.InCall ? t.Call : WaitCall.None;
+            t.BlockObj = t.InCall ? t.Obj : default;
+            if (t.BlockCall == WaitCall.FutexWait)
+            {
+                _waitersOf.Add((t.BlockObj, prev));
+                if (t.BlockObj.Process == 0) _sharedWaiters.Add(prev);
+            }
+        }
+        if (e.NextTid > 0 && _threads.Find(slots.Next) is { Blocked: true } n) EndBlocked(n, ts, WakeSource.None, 0);
+    }
+
+    /// <inheritdoc/>
+    public void OnWaking(in KernelEvent e, in EventSlots slots)
+    {
+        if (e.WokenTid <= 0 || _threads.Find(slots.Woken) is not { Blocked: true } t) return;
+        var (source, waker) = SourceOf(e, slots.Pid, t.Tid);
+        EndBlocked(t, e.Timestamp, source, waker);
+    }
+
+    private (WakeSource, int) SourceOf(in KernelEvent e, int wakerSlot, int woken)
+    {
+        if ((e.Flags & (EventFlags.HardIrq | EventFlags.Nmi)) != 0) return (WakeSource.HardIrq, 0);
+        if ((e.Flags & EventFlags.SoftIrq) != 0) return (WakeSource.SoftIrq, 0);
+        if (e.Pid <= 0) return (WakeSource.HardIrq, 0); // the idle task: an interrupt woke the CPU
+        if (_threads.Find(wakerSlot) is { InCall: true } w && WaitCalls.SendsSignal(w.Nr))
+            return (WakeSource.Signal, e.Pid);
+        return (_accounting.ProcessOf(e.Pid) == _accounting.ProcessOf(woken)
+            ? WakeSource.PeerThread : WakeSource.OtherProcess, e.Pid);
+    }
+
+    private void EndBlocked(WaitThread t, long end, WakeSource source, int waker)
+    {
+        t.Blocked = false;
+        var ns = _region.Overlap(t.BlockTs, end);
+        t.Pending = true;
+        t.PendingNs = ns;
+        t.PendingWaits = ns > 0 ? 1 : 0;
+        t.PendingSource = source;
+        t.PendingWaker = waker;
+        // Only futex and semaphore waits read the syscall's result; the rest are settled now.
+        if (!t.InCall || t.BlockCall is not (WaitCall.FutexWait or WaitCall.Semop)) Settle(t, false, 0);
+    }
+
+    private void Settle(WaitThread t, bool hasResult, long result)
+    {
+        t.Pending = false;
+        if (t.PendingNs == 0 && t.PendingWaits == 0) return;
+        var facts = new WaitFacts(t.BlockCall, t.Uninterruptible, t.PendingSource, hasResult, result, t.Reason);
+        var c = WaitClassifier.Classify(facts, out var needsObject);
+        if (needsObject)
+        {
+            var key = (t.Tid, t.BlockObj, t.PendingWaker, t.PendingSource);
+            var (ns, waits) = _futexWaits.GetValueOrDefault(key);
+            _futexWaits[key] = (ns + t.PendingNs, waits + t.PendingWaits);
+            return;
+        }
+        Add(t, c, t.PendingSource, t.PendingNs, t.PendingWaits);
+    }
+
+    private void Add(WaitThread t, WaitClass c, WakeSource source, long ns, long waits)
+    {
+        (t.Stats ??= _stats.At(_slots.SlotOf(t.Tid), t.Tid)).Add(c, source, ns, waits);
+        if (t.BlockCall is WaitCall.FutexWait or WaitCall.FutexLockPi or WaitCall.Semop) AddObject(t.BlockObj, c, ns);
+    }
+
+    private void AddObject(LockObject obj, WaitClass c, long ns)
+    {
+        if (!_objectNs.TryGetValue(obj, out var a)) _objectNs[obj] = a = new long[WaitClasses.Count];
+        a[(int)c] += ns;
+    }
+
+    /// <inheritdoc/>
+    public void OnRegionBegin()
+    {
+        foreach (var (_, s) in _stats.InOrder) s.Reset();
+        _futexWaits.Clear();
+        _objectNs.Clear();
+    }
+
+    /// <inheritdoc/>
+    public void Complete(long end)
+    {
+        if (_completed) return;
+        _completed = true;
+        foreach (var (_, t) in _threads.InOrder)
+        {
+            if (t.Blocked) EndBlocked(t, end, WakeSource.None, 0);
+            if (t.Pending) Settle(t, false, 0);
+        }
+        foreach (var ((tid, obj, waker, source), (ns, waits)) in _futexWaits.OrderBy(p => p.Key.Tid))
+        {
+            var c = WaitClassifier.SettleFutex(_waitersOf.Contains((obj, waker)), obj.Process == 0,
+                _sharedWaiters.Contains(waker));
+            _stats.At(_slots.SlotOf(tid), tid).Add(c, source, ns, waits);
+            AddObject(obj, c, ns);
+        }
+    }
+}
