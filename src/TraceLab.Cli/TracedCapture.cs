@@ -45,6 +45,9 @@ public sealed class TracedCapture : IDisposable
         {
             RunId = runId, WorkDirectory = output.Path, BufferSizeKb = bufferKb, Syscalls = CaptureBackends.Syscalls(syscalls),
         });
+        // Before anything else is traced: the trace says which processes are TraceLab's own (its guard too).
+        new TargetMarkers(session.MarkerPath)
+            .Self(session is IHelperProcesses helpers ? helpers.HelperPids : []);
         return new TracedCapture(backend, session, output);
     }
 

@@ -245,6 +245,19 @@ internal sealed class TargetMarkers(string? markerPath)
     public void End() => Write(MeasuredRegion.TargetEndMarker);
 
     /// <summary>
+    /// TRACELAB_SELF_PIDS and the listing of TraceLab's own threads: a report on this trace leaves TraceLab's
+    /// processes out and shows their cost once (docs/metrics.md#self-exclusion). Written as the capture starts, so
+    /// threads TraceLab creates later are its own through their fork events.
+    /// </summary>
+    public void Self(IEnumerable<int> helperPids)
+    {
+        var self = Environment.ProcessId;
+        Write(MeasuredRegion.SelfPidsMarker + string.Join(',',
+            new[] { self }.Concat(helperPids).Select(p => p.ToString(CultureInfo.InvariantCulture))));
+        ThreadsOf([self]);
+    }
+
+    /// <summary>
     /// TRACELAB_THREADS lines: which process each thread belongs to, for threads whose creation the trace does not
     /// show (they existed before the capture). Chunked: the kernel truncates a trace_marker write at about 4 KiB.
     /// </summary>
