@@ -199,7 +199,7 @@ public sealed partial class TraceTargetCommand
         var chosen = capture.Session.MarkerPath is null ? pid : null;
         var (report, _, traceFile) =
             capture.Finish(run, partial, s.Analyses ?? AnalysisKind.All, s.Timeline ?? TimelineWindow.Default, chosen,
-                s.Top);
+                s.Top, focusTimeline: s.Timeline is null);
         TerminalReport.Render(_console, report);
         ProcessesTerminal.Render(_console, report, s.Mode == TraceTargetMode.System);
         var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html" }
