@@ -52,8 +52,8 @@ public sealed partial class TraceTargetCaptureTests
         Assert.DoesNotContain(report.Findings!, f => f.Threads.Any(own.Contains));
         Assert.DoesNotContain(report.WaitGraph!.Edges, e => own.Contains(e.From));
         Assert.DoesNotContain(report.WaitGraph.Knots, k => k.Vertices.Any(own.Contains));
-        // The contended program is what the report is about: first in the ranking.
-        Assert.Equal(contended.Id, report.Processes[0].Pid);
+        // The contended program is reported, with its lock waits (its rank depends on what else the machine runs).
+        Assert.Contains(report.Processes, p => p.Pid == contended.Id && p.LockWaitNs > 0);
         // The cost, said once in the overview (terminal and report.md).
         var md = File.ReadAllText(Path.Combine(dir.Path, "report.md"));
         Assert.Single(md.Split('\n'), l => l.Contains("not analysed", StringComparison.Ordinal));
