@@ -30,7 +30,14 @@ public sealed class MeasuredRegion
     /// </summary>
     public const string ProcessStartsMarker = "TRACELAB_PROCESS_STARTS ";
 
+    /// <summary>
+    /// "TRACELAB_SELF_PIDS 12,34": the processes of TraceLab itself (the CLI and its capture guard), which a report
+    /// leaves out of its analysis and shows once as their cost (docs/metrics.md#self-exclusion).
+    /// </summary>
+    public const string SelfPidsMarker = "TRACELAB_SELF_PIDS ";
+
     private readonly List<int> _targetPids = [];
+    private readonly List<int> _selfPids = [];
     private readonly Dictionary<int, long> _processStarts = [];
     private readonly Dictionary<int, int> _processOfThread = [];
     private bool _programMarkers;
@@ -45,6 +52,8 @@ public sealed class MeasuredRegion
     public bool FromTarget => HasBegin && !_programMarkers;
     /// <summary>The processes TraceLab traced (TRACELAB_TARGET_PIDS); empty for workloads and --system.</summary>
     public IReadOnlyList<int> TargetPids => _targetPids;
+    /// <summary>TraceLab's own processes (TRACELAB_SELF_PIDS); empty for traces TraceLab did not record.</summary>
+    public IReadOnlyList<int> SelfPids => _selfPids;
     /// <summary>Thread → process, from TraceLab's TRACELAB_THREADS markers (empty for traces without them).</summary>
     public IReadOnlyDictionary<int, int> ProcessOfThread => _processOfThread;
     /// <summary>Process → start time (trace clock) from TraceLab's TRACELAB_PROCESS_STARTS markers.</summary>
@@ -78,7 +87,12 @@ public sealed class MeasuredRegion
         }
         if (text.StartsWith(TargetPidsMarker, StringComparison.Ordinal))
         {
-            ParsePids(text[TargetPidsMarker.Length..]);
+            ParsePids(text[TargetPidsMarker.Length..], _targetPids);
+            return false;
+        }
+        if (text.StartsWith(SelfPidsMarker, StringComparison.Ordinal))
+        {
+            ParsePids(text[SelfPidsMarker.Length..], _selfPids);
             return false;
         }
         if (_programMarkers)
@@ -134,14 +148,14 @@ public sealed class MeasuredRegion
         }
     }
 
-    private void ParsePids(string list)
+    private static void ParsePids(string list, List<int> pids)
     {
         foreach (var part in list.Split(','))
         {
             if (int.TryParse(part.Trim(), System.Globalization.NumberStyles.None,
                     System.Globalization.CultureInfo.InvariantCulture, out var pid)
-                && pid > 0 && !_targetPids.Contains(pid))
-                _targetPids.Add(pid);
+                && pid > 0 && !pids.Contains(pid))
+                pids.Add(pid);
         }
     }
 

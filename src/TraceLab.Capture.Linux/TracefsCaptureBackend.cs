@@ -40,8 +40,10 @@ public sealed class TracefsCaptureBackend : ICaptureBackend
         },
     }));
 
-    private sealed class Session(LinuxCaptureSession inner) : ICaptureSession, ILiveCapture, ICaptureGuard
+    private sealed class Session(LinuxCaptureSession inner)
+        : ICaptureSession, ILiveCapture, ICaptureGuard, IHelperProcesses
     {
+        public IReadOnlyList<int> HelperPids => [inner.Guard.Pid];
         public void KillWithCapture(int pid) => inner.Guard.KillWithCapture(pid);
         public void Release(int pid) => inner.Guard.Release(pid);
 

@@ -5,6 +5,7 @@ using TraceLab.Core;
 using TraceLab.Formats.Registry;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Charts;
+using TraceLab.Reporting.Html;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli;
@@ -30,7 +31,8 @@ public static class AnalysisPipeline
         RunSection? run, bool partial, int? pid, AnalysisKind analyses, TraceReadOptions? read,
             TimelineWindow? timeline,
         int? analysisThreads = null, int topProcesses = SystemOverview.DefaultTop,
-        Action<ReportCharts>? chartsBuilt = null, CancellationToken cancellationToken = default)
+        Action<ReportCharts>? chartsBuilt = null, bool focusTimeline = false,
+        CancellationToken cancellationToken = default)
     {
         var opening = StageTimes.Begin("open");
         using var reader = TraceFiles.Open(traceFile, read ?? TraceReadOptions.Default);
@@ -42,8 +44,28 @@ public static class AnalysisPipeline
             reader.Read(session.Sink, cancellationToken);
             session.Complete();
         }
+        RunReport report;
         using (StageTimes.Begin("report model"))
-            return (ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
-                topProcesses, chartsBuilt), session.Timeline?.Result());
+            report = ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
+                topProcesses, chartsBuilt);
+        var recorded = session.Timeline?.Result();
+        // A system report's timeline is where its first finding is worst, known only now: recorded in a second
+        // pass (only the analyses the timeline draws from) unless the user chose the window.
+        if (focusTimeline && timeline is { } asked && TimelineFocus.Window(report) is { } worst && worst != asked)
+            using (StageTimes.Begin("timeline"))
+                recorded = RecordTimeline(traceFile, read ?? TraceReadOptions.Default, analyses, worst,
+                    cancellationToken);
+        return (report, recorded);
+    }
+
+    private static TimelineData? RecordTimeline(string traceFile, TraceReadOptions read, AnalysisKind analyses,
+        TimelineWindow window, CancellationToken cancellationToken)
+    {
+        using var reader = TraceFiles.Open(traceFile, read);
+        using var session = new AnalysisSession(analyses & (AnalysisKind.Convoys | AnalysisKind.Wakeups), window,
+            analysisThreads: 0, reader.Threads, reader.Info.MayHaveMarkers);
+        reader.Read(session.Sink, cancellationToken);
+        session.Complete();
+        return session.Timeline?.Result();
     }
 }

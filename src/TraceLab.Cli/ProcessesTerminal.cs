@@ -33,6 +33,7 @@ public static class ProcessesTerminal
                 $"[grey]{Ms(rest.RunNs)}[/]",
                 $"[grey]{Ms(rest.ReadyNs)}[/]", $"[grey]{Ms(rest.WaitNs)}[/]", "");
         console.Write(table);
+        if (SelfExclusion.Line(report) is { } self) console.MarkupLine($"[grey]{Markup.Escape(self)}[/]");
         if (!system) return;
         var top = shown.Select(p => p.Pid).ToHashSet();
         var threads = new Table { Title = new TableTitle("Their threads") };

@@ -51,6 +51,9 @@ public sealed class TracedCapture : IDisposable
             RunId = runId, WorkDirectory = output.Path, BufferSizeKb = bufferKb, Syscalls =
                 CaptureBackends.Syscalls(syscalls),
         });
+        // Before anything else is traced: the trace says which processes are TraceLab's own (its guard too).
+        new TargetMarkers(session.MarkerPath)
+            .Self(session is IHelperProcesses helpers ? helpers.HelperPids : []);
         return new TracedCapture(backend, session, output);
     }
 
@@ -114,8 +117,10 @@ public sealed class TracedCapture : IDisposable
     /// <param name="pid">The process to report on (a traced program or attached process); null: from the
     /// markers.</param>
     /// <param name="topProcesses">Without a target (--system): the top processes that get a detailed section.</param>
+    /// <param name="focusTimeline">The user chose no window: a system report's timeline shows where its first
+    /// finding is worst (<see cref="TraceLab.Reporting.Html.TimelineFocus"/>).</param>
     public TracedRunFiles Finish(RunSection runSection, bool partial, AnalysisKind analyses, TimelineWindow? timeline,
-        int? pid = null, int topProcesses = SystemOverview.DefaultTop)
+        int? pid = null, int topProcesses = SystemOverview.DefaultTop, bool focusTimeline = false)
     {
         var captured = Session.Stop();
         string traceFile;
@@ -140,7 +145,7 @@ public sealed class TracedCapture : IDisposable
         if (timeline is not null) TraceLab.Charts.ReportChartImages.WarmUp();
         var (report, timelineData) =
             AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
-            read: null, timeline, topProcesses: topProcesses);
+            read: null, timeline, topProcesses: topProcesses, focusTimeline: focusTimeline);
         report.Warnings.InsertRange(0, _notices);
         // Charts go with the timeline: sweep runs ask for neither and stay fast.
         ReportFiles.Write(_output, report, timelineData, charts: timeline is not null);

@@ -42,7 +42,10 @@ public static class ReportBuilder
         var fromTargetMarkers = pidOverride is null && workload is null && region.MarkerTid == 0
             && region.TargetPids.Count > 0;
         IReadOnlyList<int> targets = fromTargetMarkers ? region.TargetPids : pid > 0 ? [pid] : [];
-        var tids = SelectThreads(accounting, names, workload, targets);
+        var grouping = new ProcessGrouping(accounting, names);
+        // TraceLab's own processes (a trace it recorded names them) are in no list, ranking or section.
+        var self = SelfExclusion.Of(region, grouping, targets);
+        var tids = SelectThreads(accounting, names, workload, targets).Where(t => !self.Excludes(t)).ToList();
         if (pid == 0 && targets.Count == 0)
             warnings.Add("no target process (no markers, no workload result, no --pid): the report opens with the " +
                 "system overview; report.json has every thread");
@@ -59,11 +62,11 @@ public static class ReportBuilder
                 + $"were never logged; see docs/metrics.md)");
 
         var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
-        var grouping = new ProcessGrouping(accounting, names);
         var reused = analyses.Instances.ReusedTids;
         var threads = tids.Select(tid => Thread(tid, pid, grouping.ProcessOf(tid), names, accounting.Stats(tid),
             byTid.GetValueOrDefault(tid), reused, accounting)).ToList();
-        var processes = ProcessesReport.Build(analyses, grouping, names, tids.ToHashSet(), run, pid);
+        var (processes, selfCost) =
+            self.Split(ProcessesReport.Build(analyses, grouping, names, tids.ToHashSet(), run, pid));
         // A workload measures itself; a program TraceLab ran is measured by TraceLab (the run section).
         var times = workload?.Process ?? run?.Rusage;
         var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
@@ -122,6 +125,7 @@ public static class ReportBuilder
             RestOfSystem = targets.Count > 0 ? ProcessesReport.Rest(processes) : null,
             System = targets.Count > 0 ? null
                 : SystemOverview.Build(info, accounting, processes, topProcesses, reused.Count, end - begin),
+            Self = selfCost,
             Warnings = warnings,
         };
         var building = context with { Report = report };

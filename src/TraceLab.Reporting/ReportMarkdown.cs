@@ -31,7 +31,11 @@ public static class ReportMarkdown
             sb.AppendLine(
                 $"- Lost events may affect the figures of {where}: marked ⚠ below (docs/metrics.md, lost events)");
         }
-        sb.AppendLine($"- Region: {r.Region.Source}, {Units.S(r.Region.DurationNs)} s").AppendLine();
+        sb.AppendLine($"- Region: {r.Region.Source}, {Units.S(r.Region.DurationNs)} s");
+        // A report with a target says TraceLab's cost here; one without says it in the system overview.
+        if (r.System is null && SelfExclusion.Line(r) is { } self)
+            sb.AppendLine($"- {self} (docs/metrics.md#self-exclusion)");
+        sb.AppendLine();
         foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
             if (analysis.View(r) is { } blocks) MarkdownRenderer.Write(sb, blocks);
         // Without a target: the system overview and the top processes, then the sections on their threads only.

@@ -42,6 +42,11 @@ public sealed class RunReport
     /// report is about particular processes.
     /// </summary>
     public SystemSection? System { get; init; }
+    /// <summary>
+    /// TraceLab's own processes, left out of everything else, and their cost (docs/metrics.md#self-exclusion); null
+    /// when the trace does not name them (a trace TraceLab did not record).
+    /// </summary>
+    public SelfCostSection? Self { get; init; }
     public List<string> Warnings { get; init; } = [];
 
     /// <summary>The data of report.html's charts (not part of report.json: it is drawn, not read back).</summary>

@@ -48,6 +48,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
         Property(writer, "Processes", value.Processes, Json.ListProcessSummary);
         Property(writer, "RestOfSystem", value.RestOfSystem, Json.RestOfSystemSection);
         Property(writer, "System", value.System, Json.SystemSection);
+        Property(writer, "Self", value.Self, Json.SelfCostSection);
         foreach (var analysis in AnalysisReports.All)
             if (analysis is { JsonName: { } name, SectionJson: { } json } && value.SectionOf(analysis) is { } section)
             {
@@ -76,6 +77,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
             Processes = Get(root, "Processes", Json.ListProcessSummary) ?? [],
             RestOfSystem = Get(root, "RestOfSystem", Json.RestOfSystemSection),
             System = Get(root, "System", Json.SystemSection),
+            Self = Get(root, "Self", Json.SelfCostSection),
             Warnings = Get(root, "Warnings", Json.ListString) ?? [],
         };
         foreach (var analysis in AnalysisReports.All)

@@ -82,19 +82,23 @@ public static class SystemOverview
             notes.Add($"CPU {string.Join(", ", sys.SilentCpus)} logged no event (offline, or idle throughout)");
         if (sys.ReusedTids > 0)
             notes.Add($"{Units.N(sys.ReusedTids)} tids were reused by new threads: shown as tid#2, #3, …");
+        // TraceLab's own cost, once: its threads are in the busy time above, in no table below.
+        var self = SelfExclusion.Line(r) is { } own ? own + " (in the busy time; in no table or finding)" : null;
+        string[] selfLines = self is null ? [] : [self + ".", ""];
         var blocks = new List<ReportBlock>
         {
-            new MarkdownText("## System overview", "", summary + ".", "",
+            new MarkdownText(["## System overview", "", summary + ".", "", .. selfLines,
                 "Processes ranked by time blocked on lock objects (in a lock's wait queue until handed the lock), " +
                 "then by ready time (runnable, not running). Kernel threads are one row (pid 2, kthreadd); idle "
                     + "(swapper, tid 0) is not a " +
                 "thread: it is the idle CPU time above."
                     + (notes.Count > 0 ? " " + string.Join("; ", notes) + "." : ""),
-                ""),
+                ""]),
             new TerminalLine($"[bold]System[/] {Format.Escape(summary)}" +
                 (notes.Count > 0 ? $" [grey]({Format.Escape(string.Join("; ", notes))})[/]" : "")),
             new TableBlock(ProcessTable(r, sys, regionNs)),
         };
+        if (self is not null) blocks.Insert(2, new TerminalLine($"[grey]{Format.Escape(self)}[/]"));
         var threadsByPid = r.Threads.GroupBy(t => t.Pid).ToDictionary(g => g.Key, g => g.ToList());
         for (var i = 0; i < sys.DetailedPids.Count; i++)
         {

@@ -100,7 +100,8 @@ public sealed class AnalyzeCommand
         var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
             s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline
                 ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads,
-            topProcesses: s.Top, chartsBuilt: s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts));
+            topProcesses: s.Top, chartsBuilt: s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts),
+            focusTimeline: s.Timeline is null);
         // The terminal report is drawn while the files are written (both only read the finished report); only
         // this thread writes to the console, so the terminal shows what it showed when the files came first.
         var writing = Task.Run(() =>

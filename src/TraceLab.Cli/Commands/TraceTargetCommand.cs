@@ -199,7 +199,7 @@ public sealed partial class TraceTargetCommand
         var chosen = capture.Session.MarkerPath is null ? pid : null;
         var (report, _, traceFile) =
             capture.Finish(run, partial, s.Analyses ?? AnalysisKind.All, s.Timeline ?? TimelineWindow.Default, chosen,
-                s.Top);
+                s.Top, focusTimeline: s.Timeline is null);
         TerminalReport.Render(_console, report);
         ProcessesTerminal.Render(_console, report, s.Mode == TraceTargetMode.System);
         var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html" }
@@ -243,6 +243,19 @@ internal sealed class TargetMarkers(string? markerPath)
             string.Join(',', pids.Select(p => p.ToString(CultureInfo.InvariantCulture))));
 
     public void End() => Write(MeasuredRegion.TargetEndMarker);
+
+    /// <summary>
+    /// TRACELAB_SELF_PIDS and the listing of TraceLab's own threads: a report on this trace leaves TraceLab's
+    /// processes out and shows their cost once (docs/metrics.md#self-exclusion). Written as the capture starts, so
+    /// threads TraceLab creates later are its own through their fork events.
+    /// </summary>
+    public void Self(IEnumerable<int> helperPids)
+    {
+        var self = Environment.ProcessId;
+        Write(MeasuredRegion.SelfPidsMarker + string.Join(',',
+            new[] { self }.Concat(helperPids).Select(p => p.ToString(CultureInfo.InvariantCulture))));
+        ThreadsOf([self]);
+    }
 
     /// <summary>
     /// TRACELAB_THREADS lines: which process each thread belongs to, for threads whose creation the trace does not

@@ -124,8 +124,9 @@ public static class HtmlReport
         }
         var names = report.Threads.ToDictionary(t => t.Tid, t => t.Name);
         string NameOf(int tid) => names.TryGetValue(tid, out var n) ? n : $"tid {tid}";
-        var rows = report.Threads.Select(
-            t => new TimelineRow(t.Tid, $"{t.Name} ({t.Tid}){(t.Role is null ? "" : " " + t.Role)}")).ToList();
+        var (threads, why, leftOut) = TimelineFocus.Rows(report);
+        var rows = threads
+            .Select(t => new TimelineRow(t.Tid, $"{t.Name} ({t.Tid}){(t.Role is null ? "" : " " + t.Role)}")).ToList();
         string Ms(long ns) => (ns / 1e6).ToString("0.000", Inv);
 
         var begin = data.Start - data.Anchor;
@@ -148,6 +149,15 @@ public static class HtmlReport
         else if (data.Segments.Count == 0)
             sb.Append(
                 " <b>Nothing to draw:</b> the window starts after the trace's last event; choose an earlier one.");
+        if (why is not null)
+        {
+            // A system report: which threads and which window, and why (docs/metrics.md#timeline-focus).
+            sb.Append(" Rows: ").Append(WebUtility.HtmlEncode(why));
+            if (leftOut > 0) sb.Append(Inv, $" (the first {rows.Count}; {leftOut:N0} more are not drawn)");
+            sb.Append(TimelineFocus.Window(report) == data.Window
+                ? "; window: where the first finding is worst."
+                : ".");
+        }
         if (data.Truncated) sb.Append(
             " <b>Truncated:</b> the window held more items than the timeline keeps; later ones are not drawn.");
         sb.Append("</p>\n");

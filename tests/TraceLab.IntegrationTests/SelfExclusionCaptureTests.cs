@@ -1,0 +1,95 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text.RegularExpressions;
+using TraceLab.Cli;
+using TraceLab.Cli.Commands;
+using TraceLab.TestSupport;
+using Xunit;
+
+namespace TraceLab.IntegrationTests;
+
+/// <summary>
+/// TraceLab never reports on itself (docs/metrics.md#self-exclusion): a real `trace --system` while a lock-bound
+/// sysbench runs. What is TraceLab's is known outside the report: the pid of the process the test started, and the
+/// threads trace-cmd's own reading of trace.dat shows listed for it.
+/// </summary>
+public sealed partial class TraceTargetCaptureTests
+{
+    [TracingProgramFact("sysbench", "trace-cmd")]
+    public void TraceLabs_own_threads_are_in_no_table_of_a_system_report_and_its_cost_is_said_once()
+    {
+        using var dir = new TempDirectory("tracelab-self");
+        using var contended = Background("sysbench", "threads", "--threads=4", "--thread-locks=1", "--time=60", "run");
+        Processes.WaitFor(() => Tasks(contended.Id).Count >= 5 ? "" : null, TimeSpan.FromSeconds(10),
+            "sysbench threads");
+        var (run, tracelab) = RunWithPid("trace", "--system", "--duration", "2", "--out", dir.Path, "--force");
+        contended.Kill();
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var report = Load(dir.Path);
+        Report(report, "--system, TraceLab left out");
+        var traceFile = Path.Combine(dir.Path, "trace.dat");
+
+        // trace-cmd still reads the file, and shows the metadata: TraceLab's pid and its threads.
+        var text = ProcessOutput.Run("trace-cmd", "report", "-i", traceFile);
+        Assert.True(text.ExitCode == 0, text.Stderr);
+        var marker = SelfMarker().Match(text.Stdout);
+        Assert.True(marker.Success, "no TRACELAB_SELF_PIDS in trace-cmd report");
+        var pids = marker.Groups[1].Value.Split(',').Select(p => int.Parse(p, CultureInfo.InvariantCulture)).ToList();
+        Assert.Equal(tracelab, pids[0]);
+        var own = Listing().Matches(text.Stdout)
+            .Where(m => m.Groups[1].Value == tracelab.ToString(CultureInfo.InvariantCulture))
+            .SelectMany(m => m.Groups[2].Value.Split(',')).Select(t => int.Parse(t, CultureInfo.InvariantCulture))
+            .Concat(pids).ToHashSet();
+        output.WriteLine($"TraceLab: pids {string.Join(",", pids)}, {own.Count} threads listed; report: " +
+            $"{report.Self?.Threads} threads, run {Ms(report.Self?.RunNs ?? 0)} ms");
+
+        Assert.Equal(pids, report.Self!.Pids);
+        Assert.InRange(report.Self.Threads, 3, 200);
+        Assert.True(report.Self.RunNs > 0);
+        Assert.DoesNotContain(report.Threads, t => own.Contains(t.Tid) || pids.Contains(t.Pid));
+        Assert.DoesNotContain(report.Processes, p => pids.Contains(p.Pid));
+        Assert.DoesNotContain(report.Convoys!.Objects, o => o.Participants.Any(own.Contains));
+        Assert.DoesNotContain(report.Findings!, f => f.Threads.Any(own.Contains));
+        Assert.DoesNotContain(report.WaitGraph!.Edges, e => own.Contains(e.From));
+        Assert.DoesNotContain(report.WaitGraph.Knots, k => k.Vertices.Any(own.Contains));
+        // The contended program is reported, with its lock waits (its rank depends on what else the machine runs).
+        Assert.Contains(report.Processes, p => p.Pid == contended.Id && p.LockWaitNs > 0);
+        // The cost, said once in the overview (terminal and report.md).
+        var md = File.ReadAllText(Path.Combine(dir.Path, "report.md"));
+        Assert.Single(md.Split('\n'), l => l.Contains("not analysed", StringComparison.Ordinal));
+        Assert.Single(run.Stdout.Split('\n'), l => l.Contains("not analysed", StringComparison.Ordinal));
+        Assert.Contains($"tracelab (pid {string.Join(", ", pids)}): ", md, StringComparison.Ordinal);
+
+        // The same trace about TraceLab itself (--pid names it): its threads are there, waiting most of the time,
+        // so the exclusion above is what kept them out.
+        var itself = AnalysisPipeline.Analyze(traceFile, null, null, false, tracelab);
+        Assert.Contains(itself.Threads, t => own.Contains(t.Tid) && t.WaitNs > 0);
+        Assert.DoesNotContain(itself.Self?.Pids ?? [], p => p == tracelab);
+    }
+
+    /// <summary>The built CLI as a child process (as <see cref="Run"/>), and its pid.</summary>
+    private static (CliRun Run, int Pid) RunWithPid(params string[] args)
+    {
+        var psi = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h
+            ? h : "dotnet")
+        {
+            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+            WorkingDirectory = RepoPaths.Root,
+        };
+        psi.ArgumentList.Add(typeof(TraceCommand).Assembly.Location);
+        foreach (var a in args) psi.ArgumentList.Add(a);
+        using var p = Process.Start(psi)!;
+        var stdout = p.StandardOutput.ReadToEndAsync();
+        var stderr = p.StandardError.ReadToEndAsync();
+        if (!p.WaitForExit(Deadline))
+        {
+            p.Kill(entireProcessTree: true);
+            Assert.Fail($"tracelab {string.Join(' ', args)} did not finish within {Deadline.TotalSeconds:0} s");
+        }
+        p.WaitForExit();
+        return (new CliRun(p.ExitCode, stdout.Result, stderr.Result), p.Id);
+    }
+
+    [GeneratedRegex(@"TRACELAB_SELF_PIDS ([\d,]+)")]
+    private static partial Regex SelfMarker();
+}
