@@ -18,7 +18,7 @@ public static class TraceFiles
     /// <param name="options">Salvage and, for trace.dat, the buffer (instance) to read.</param>
     public static IKernelTraceReader Open(string path, TraceReadOptions options)
     {
-        if (!File.Exists(path)) throw new UsageException($"{path}: no such file");
+        InputFile.Check(path);
         return Formats.Open(path, options);
     }
 }

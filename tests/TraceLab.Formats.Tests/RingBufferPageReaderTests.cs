@@ -165,21 +165,41 @@ public class RingBufferPageReaderTests
     public void RandomGarbageNeverEscapesAsAnotherException()
     {
         var rng = new Random(1234);
+        // How far each page got: refused by the header check, or into the record walk, and how that walk ended.
+        int refusedAtHeader = 0, walked = 0, withRecords = 0, refusedInWalk = 0;
         for (var i = 0; i < 2000; i++)
         {
             var page = new byte[4096];
             rng.NextBytes(page);
             // Keep some commits plausible so the record walk itself gets exercised.
             if (i % 2 == 0) BitConverter.TryWriteBytes(page.AsSpan(8), (ulong)rng.Next(0, 4081));
+            RingBufferPageReader r;
             try
             {
-                var r = new RingBufferPageReader(page, Layout);
-                var n = 0;
+                r = new RingBufferPageReader(page, Layout);
+            }
+            catch (TraceFormatException)
+            {
+                refusedAtHeader++;
+                continue;
+            }
+            walked++;
+            var n = 0;
+            try
+            {
                 while (r.TryReadNext(out _, out _)) Assert.True(++n < 2000);
             }
             catch (TraceFormatException)
             {
+                refusedInWalk++;
             }
+            if (n > 0) withRecords++;
         }
+        // Pages with a plausible commit (every other one) must reach the decoder and yield records; random records
+        // must also be refused there, or the walk never met a malformed record.
+        Assert.Equal(2000, refusedAtHeader + walked);
+        Assert.True(walked >= 1000, $"{walked} of 2000 pages reached the record walk");
+        Assert.True(withRecords >= 500, $"{withRecords} pages yielded a record");
+        Assert.True(refusedInWalk >= 100, $"{refusedInWalk} pages were refused inside the record walk");
     }
 }

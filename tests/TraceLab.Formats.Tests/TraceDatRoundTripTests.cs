@@ -148,6 +148,9 @@ public sealed class TraceDatRoundTripTests : IDisposable
         var full = File.ReadAllBytes(WriteSample());
         var bad = Path.Combine(_dir, "bad.dat");
         var rng = new Random(99);
+        // How far each variant got: refused while opening (headers), refused while decoding the CPU data, or read
+        // to the end with events delivered.
+        int refusedAtOpen = 0, refusedInData = 0, readWithEvents = 0, readEmpty = 0;
         for (var i = 0; i < 300; i++)
         {
             var copy = (byte[])full.Clone();
@@ -155,15 +158,39 @@ public sealed class TraceDatRoundTripTests : IDisposable
             // Also target length fields of the header area, where a bad value would drive a huge allocation.
             copy[rng.Next(10, 400)] = 0xFF;
             File.WriteAllBytes(bad, copy);
+            TraceDatReader r;
             try
             {
-                using var r = TraceDatReader.Open(bad);
-                r.Read(new CountingSink());
+                r = TraceDatReader.Open(bad);
             }
             catch (TraceFormatException)
             {
+                refusedAtOpen++;
+                continue;
+            }
+            using (r)
+            {
+                var sink = new CountingSink();
+                try
+                {
+                    r.Read(sink);
+                    if (sink.All > 0) readWithEvents++;
+                    else readEmpty++;
+                }
+                catch (TraceFormatException)
+                {
+                    refusedInData++;
+                }
             }
         }
+        // Any other exception fails the test above. Most variants must get past the headers into the event decoder
+        // (the damage mostly lands in the CPU pages), and some must be refused there: a fuzz that only ever met the
+        // header checks would test nothing of the decoder.
+        Assert.Equal(300, refusedAtOpen + refusedInData + readWithEvents + readEmpty);
+        Assert.True(readWithEvents + refusedInData >= 150,
+            $"{readWithEvents} read with events, {refusedInData} refused in the data, {refusedAtOpen} at open");
+        Assert.True(readWithEvents >= 50, $"{readWithEvents} variants delivered events");
+        Assert.True(refusedAtOpen >= 10, $"{refusedAtOpen} variants were refused while opening");
     }
 
     [Fact]

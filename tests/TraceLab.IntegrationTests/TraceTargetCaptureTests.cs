@@ -279,11 +279,23 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         var doc = File.ReadAllText(Path.Combine(RepoPaths.Root, "docs", "tracing-programs.md"));
         var start = doc.IndexOf("```c\n", StringComparison.Ordinal) + 5;
         var example = doc[start..doc.IndexOf("```", start, StringComparison.Ordinal)];
+        // The program prints CLOCK_MONOTONIC (the trace's clock) just before and after each mark: the region's
+        // bounds must lie between them, however late a loaded machine ran the program after its sleeps.
         File.WriteAllText(build.File("marks.c"), example + """
+            #include <stdio.h>
             #include <time.h>
             static void ms(long n) { struct timespec t = { n / 1000, (n % 1000) * 1000000L }; nanosleep(&t, 0); }
+            static long long now(void) {
+                struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec;
+            }
             int main(void) {
-                ms(200); mark("TRACELAB_REGION_BEGIN"); ms(300); mark("TRACELAB_REGION_END"); ms(200); return 0;
+                ms(200);
+                long long b0 = now(); mark("TRACELAB_REGION_BEGIN"); long long b1 = now();
+                ms(300);
+                long long e0 = now(); mark("TRACELAB_REGION_END"); long long e1 = now();
+                ms(200);
+                printf("%lld %lld %lld %lld\n", b0, b1, e0, e1);
+                return 0;
             }
             """);
         var cc = ProcessOutput.Run("cc", "-O2", "-Wall", "-Werror", "-o", build.File("marks"), build.File("marks.c"));
@@ -293,7 +305,10 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         var report = Load(dir.Path);
         Report(report, "marks (own region)");
         Assert.Equal("markers", report.Region.Source);
-        Assert.InRange(report.Region.DurationNs, 300_000_000, 340_000_000);
+        var clock = run.Stdout.Trim().Split(' ').Select(v => long.Parse(v, CultureInfo.InvariantCulture)).ToArray();
+        Assert.InRange(report.Region.BeginNs, clock[0], clock[1]);
+        Assert.InRange(report.Region.EndNs, clock[2], clock[3]);
+        Assert.True(report.Region.DurationNs >= 300_000_000, $"region {report.Region.DurationNs} ns, slept 300 ms");
     }
 
     [TracingFact(needsWorkloads: false)]

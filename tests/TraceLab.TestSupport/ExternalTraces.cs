@@ -19,7 +19,10 @@ public static class ExternalTraces
 
     /// <summary>Why the file cannot be read here, or null when it exists.</summary>
     public static string? MissingReason(string relative) =>
-        File.Exists(PathOf(relative)) ? null : $"external trace {relative} not found under {Folder}";
+        File.Exists(PathOf(relative))
+            ? null
+            : $"external trace {relative} not found under {Folder} (not a package: copy the external-traces " +
+              "collection, described in its README.md, to that folder)";
 }
 
 /// <summary>

@@ -33,7 +33,7 @@ public sealed class TmpfsMount : IDisposable
         if (!OperatingSystem.IsLinux()) return "tmpfs mounts need Linux";
         if (Environment.UserName != "root") return "mounting a tmpfs needs root";
         if (!TestEnvironment.OnPath("mount") || !TestEnvironment.OnPath("umount"))
-            return "mount/umount not installed (util-linux)";
+            return "mount/umount not installed (apt-get install -y mount)";
         try
         {
             using (new TmpfsMount("size=64k")) { }

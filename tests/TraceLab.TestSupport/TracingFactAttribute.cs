@@ -116,7 +116,7 @@ public static class TestEnvironment
     {
         if (!OperatingSystem.IsLinux()) return "Linux only";
         if (System.Environment.UserName != "root") return "needs root to run a child as an unprivileged user";
-        if (!OnPath("setpriv")) return "setpriv not installed (util-linux)";
+        if (!OnPath("setpriv")) return "setpriv not installed (apt-get install -y util-linux)";
         return null;
     }
 

@@ -48,9 +48,10 @@ internal static class CommandActions
         or TracingUnavailableException or CaptureUnavailableException or TraceFormatException or IOException
         or UnauthorizedAccessException or PlatformNotSupportedException;
 
+    /// <summary>Writes `tracelab: MESSAGE` as one line (a message that quotes input may hold line breaks).</summary>
     internal static int Fail(string message, int code)
     {
-        Console.Error.WriteLine($"tracelab: {message}");
+        Console.Error.WriteLine($"tracelab: {SweepException.OneLine(message)}");
         return code;
     }
 }

@@ -129,8 +129,9 @@ internal static class SharedOptions
         argument.Validators.Add(r =>
         {
             var path = r.GetValueOrDefault<string>();
-            if (!string.IsNullOrEmpty(path) && !File.Exists(path))
-                r.AddError($"{Path.GetFullPath(path)}: no such file");
+            // A path this user cannot reach is left to the command, which fails with exit 1 rather than 2.
+            if (!string.IsNullOrEmpty(path) && InputFile.Problem(Path.GetFullPath(path)) is { Usage: true } problem)
+                r.AddError(problem.Message);
         });
         return argument;
     }

@@ -82,7 +82,7 @@ public sealed class AnalyzeCommand
     public int Run(Settings s)
     {
         var traceFile = Path.GetFullPath(s.TraceFile);
-        if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
+        InputFile.Check(traceFile);
         var beside = Path.Combine(Path.GetDirectoryName(traceFile)!, "workload.json");
         var workload = File.Exists(beside) ? WorkloadResult.Parse(File.ReadAllText(beside), beside) : null;
 

@@ -102,7 +102,7 @@ public sealed class BenchCommand
     public int Run(string traceFile, int repeat, AnalysisKind analyses, int analysisThreads = 0)
     {
         if (repeat is < 1 or > 1000) throw new UsageException("--repeat must be between 1 and 1000");
-        if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
+        InputFile.Check(traceFile);
         var r = Measure(traceFile, repeat, analyses, analysisThreads);
         var inv = CultureInfo.InvariantCulture;
         _console.WriteLine(string.Create(inv, $"trace {traceFile}: {r.Bytes / 1e6:F1} MB, {r.Events:N0} events; ")

@@ -87,6 +87,9 @@ public sealed class ClaimsCommand
         var results = Path.GetFullPath(s.Results);
         if (File.Exists(results)) throw new UsageException($"--results {results} is a file, not a folder");
         var directory = ClaimsRunPlan.ModeDirectory(results, s.Quick, s.Trace);
+        // A results folder this user cannot look into would otherwise read as "no results yet".
+        if (!Directory.Exists(directory) && InputFile.Problem(directory) is { Usage: false } unreachable)
+            throw new UnauthorizedAccessException(unreachable.Message);
         var markdown = s.Markdown is null ? null : CheckMarkdownTarget(s.Markdown, s.Force);
 
         // Held until the report is written: a second Ctrl-C or a closed terminal does not cut the report short.

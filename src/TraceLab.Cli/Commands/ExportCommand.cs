@@ -73,7 +73,7 @@ public sealed class ExportCommand
     public int Run(Settings s)
     {
         var traceFile = Path.GetFullPath(s.TraceFile);
-        if (!File.Exists(traceFile)) throw new UsageException($"{traceFile}: no such file");
+        InputFile.Check(traceFile);
         var final = Path.GetFullPath(s.Output ?? Path.ChangeExtension(traceFile, s.Exporter.Extension));
         if (final == traceFile) throw new UsageException($"{final} is the input trace: choose another -o");
         if (Directory.Exists(final)) throw new UsageException($"{final} is a directory: -o takes a file name");

@@ -39,13 +39,18 @@ public sealed partial class TraceTargetCommand
 
     private readonly IAnsiConsole _console;
     private readonly ICaptureBackend _backend;
+    private readonly TimeProvider _time;
 
     /// <param name="console">Where TraceLab's own output goes; with `--` the CLI passes stderr, so the program's
     /// stdout stays the program's alone.</param>
-    public TraceTargetCommand(IAnsiConsole console, ICaptureBackend? backend = null)
+    /// <param name="backend">The capture backend; the one of this OS when null.</param>
+    /// <param name="time">The clock that ends a `--duration`; the system's when null (tests pass one they advance,
+    /// so that no test depends on how fast a loaded machine runs).</param>
+    public TraceTargetCommand(IAnsiConsole console, ICaptureBackend? backend = null, TimeProvider? time = null)
     {
         _console = console;
         _backend = backend ?? CaptureBackends.ForThisMachine();
+        _time = time ?? TimeProvider.System;
     }
 
     public async Task<int> RunAsync(Settings s)
@@ -176,11 +181,14 @@ public sealed partial class TraceTargetCommand
     /// <summary>
     /// Until <paramref name="ended"/> completes, the duration passes or Ctrl-C: all three end the run normally.
     /// </summary>
-    private static async Task WaitForEnd(Func<CancellationToken, Task> ended, double durationSeconds,
+    private async Task WaitForEnd(Func<CancellationToken, Task> ended, double durationSeconds,
         Interruption interruption, ICaptureSession session)
     {
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(interruption.Token, session.Failed);
-        if (durationSeconds > 0) stop.CancelAfter(TimeSpan.FromSeconds(durationSeconds));
+        using var duration = durationSeconds > 0
+            ? new CancellationTokenSource(TimeSpan.FromSeconds(durationSeconds), _time)
+            : new CancellationTokenSource();
+        using var stop =
+            CancellationTokenSource.CreateLinkedTokenSource(interruption.Token, session.Failed, duration.Token);
         try
         {
             await ended(stop.Token);

@@ -105,6 +105,10 @@ public sealed class EtlFuzzTests : IDisposable
             + $"{clean} read whole, {salvaged} salvaged, {rejected} rejected with a one-line error, "
             + $"{failures.Count} failures");
         Assert.True(failures.IsEmpty, $"{failures.Count} failing cases:\n" + string.Join("\n", failures.Take(20)));
+        // Both outcomes common: reads that went through the decoder and the analysis (whole or salvaged), and reads
+        // refused by a check. A fuzz whose damage never got past (or never tripped) the first check tests nothing.
+        Assert.True(clean + salvaged >= cases * 2 / 10, $"only {clean + salvaged} of {2 * cases} reads completed");
+        Assert.True(rejected >= cases * 2 / 10, $"only {rejected} of {2 * cases} reads were refused");
     }
 
     private static (string What, byte[] Bytes) Damage(byte[] baseFile, int bufferSize, int i, int cases, Random rng)

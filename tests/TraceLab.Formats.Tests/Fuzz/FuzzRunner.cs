@@ -12,6 +12,18 @@ internal sealed record FuzzSummary(IReadOnlyList<string> Failures, long MaxAlloc
         $"{cases} fuzz cases ({cases * 2} reads, strict and salvaging) of {what} in {Elapsed.TotalSeconds:F1} s: " +
         $"{Read} read, {Refused} refused with one line, {Other} other; most allocated by one read: "
             + $"{MaxAllocated >> 20} MB";
+
+    /// <summary>
+    /// Fails unless every case was read twice and both outcomes are common: at least a tenth of the reads went through
+    /// the decoder and the whole analysis, and at least a tenth were refused by a check. A fuzz whose damage never
+    /// got past the first header check (or never tripped one) would pass without testing the decoder.
+    /// </summary>
+    public void AssertBothOutcomesCommon(int cases)
+    {
+        Assert.Equal(2 * cases, Read + Refused + Other);
+        Assert.True(Read >= cases * 2 / 10, $"only {Read} of {2 * cases} reads went through the analysis");
+        Assert.True(Refused >= cases * 2 / 10, $"only {Refused} of {2 * cases} reads were refused");
+    }
 }
 
 /// <summary>The loop every trace.dat fuzz test runs: each case written beside the base, read twice, judged.</summary>

@@ -41,6 +41,7 @@ public sealed class TraceDatFuzzTests(ITestOutputHelper output) : IDisposable
             run.Describe(cases.Count, $"a {baseTrace.Length}-byte trace ({intact.Info.EventCount} events)"));
         Assert.True(run.Failures.Count == 0,
             $"{run.Failures.Count} failing cases:\n" + string.Join("\n", run.Failures.Take(30)));
+        run.AssertBothOutcomesCommon(cases.Count);
     }
 
     /// <summary>Null when the outcome of a read that ended is allowed, else what went wrong.</summary>

@@ -80,6 +80,7 @@ public sealed class TraceDatV7FuzzTests(ITestOutputHelper output) : IDisposable
             + $" (intact: {intact.AllocatedBytes >> 20} MB)");
         Assert.True(run.Failures.Count == 0,
             $"{run.Failures.Count} failing cases:\n" + string.Join("\n", run.Failures.Take(30)));
+        run.AssertBothOutcomesCommon(cases.Count);
     }
 
     /// <summary>Cuts, random overwrites and adversarial values in every field the layout names.</summary>

@@ -138,6 +138,10 @@ public sealed class PerfDataFuzzTests : IDisposable
         _output.WriteLine($"{count} cases of a {baseFile.Length}-byte perf.data{kind}, each strict " +
             $"and salvaging: {succeeded} reads completed, {refused} refused with one line, {failures.Count} failures");
         Assert.True(failures.IsEmpty, $"{failures.Count} failing cases:\n" + string.Join("\n", failures.Take(20)));
+        // Both outcomes common: reads that went through the decoder and the analysis, and reads refused by a check.
+        // A fuzz whose damage never got past (or never tripped) the first check would test nothing of the decoder.
+        Assert.True(succeeded >= count * 2 / 10, $"only {succeeded} of {2 * count} reads completed");
+        Assert.True(refused >= count * 2 / 10, $"only {refused} of {2 * count} reads were refused");
     }
 
     private static (Exception? Error, long Allocated) Run(string path, bool salvage)

@@ -23,6 +23,7 @@ public sealed class TraceCmdConvertFactAttribute : FactAttribute
         var (_, stdout, stderr) = ProcessOutput.Run("trace-cmd", "list", "-c");
         return (stdout + stderr).Contains("zstd", StringComparison.Ordinal)
             ? null
-            : "this trace-cmd cannot write zstd (`trace-cmd list -c` does not list it)";
+            : "this trace-cmd cannot write zstd (`trace-cmd list -c` does not list it): install a trace-cmd built " +
+              "with libzstd (Debian 12's: apt-get install -y trace-cmd)";
     }
 }

@@ -209,22 +209,99 @@ public sealed class BadInputTests
     }
 }
 
-/// <summary>Without root, `trace` says what privilege is needed in one line and creates nothing.</summary>
-public sealed class PrivilegeTests
+/// <summary>
+/// TraceLab run as an unprivileged user (nobody): without root, `trace` says what privilege is needed in one line and
+/// creates nothing; a path that user cannot reach gives one line and exit 1. The user runs a copy of the build output
+/// in a folder it can read, since the checkout itself may sit in a 0700 home directory it cannot enter.
+/// </summary>
+public sealed class PrivilegeTests : IDisposable
 {
+    private readonly TempDirectory _tool = new("tracelab-unprivileged-tool");
+    private readonly TempDirectory _private = new("tracelab-unprivileged-private");
+
+    public PrivilegeTests()
+    {
+        // The tests skip elsewhere (UnprivilegedFact); file modes are POSIX.
+        if (!OperatingSystem.IsLinux()) return;
+        foreach (var file in Directory.EnumerateFiles(AppContext.BaseDirectory, "*", SearchOption.AllDirectories))
+        {
+            var copy = Path.Combine(_tool.Path, Path.GetRelativePath(AppContext.BaseDirectory, file));
+            Directory.CreateDirectory(Path.GetDirectoryName(copy)!);
+            File.Copy(file, copy);
+        }
+        // Readable by everyone (the temp folder itself is: /tmp, or TMPDIR, which the tests expect world-searchable).
+        new DirectoryInfo(_tool.Path).UnixFileMode |= UnixFileMode.OtherRead | UnixFileMode.OtherExecute;
+        foreach (var entry in new DirectoryInfo(_tool.Path).EnumerateFileSystemInfos("*", SearchOption.AllDirectories))
+            entry.UnixFileMode |= UnixFileMode.OtherRead | (entry is DirectoryInfo ? UnixFileMode.OtherExecute : 0);
+        // Only root may enter this one.
+        new DirectoryInfo(_private.Path).UnixFileMode = UnixFileMode.UserRead | UnixFileMode.UserWrite |
+            UnixFileMode.UserExecute;
+    }
+
+    public void Dispose()
+    {
+        _tool.Dispose();
+        _private.Dispose();
+    }
+
+    /// <summary>
+    /// Runs the copy as nobody, in the copy's folder (the test's own may be one nobody cannot enter).
+    /// </summary>
+    private (int Code, string Err) RunAsNobody(params string[] args)
+    {
+        var (code, _, err) = ProcessOutput.Run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+            "env", "-C", _tool.Path, "HOME=/tmp", "DOTNET_CLI_HOME=/tmp", "DOTNET_NOLOGO=1", "dotnet",
+            Path.Combine(_tool.Path, "tracelab.dll"), .. args]);
+        return (code, err);
+    }
+
+    private static string OneLine(string err)
+    {
+        Assert.DoesNotContain("   at ", err);
+        return Assert.Single(err.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
     [UnprivilegedFact]
     public void Trace_as_an_unprivileged_user_says_root_is_needed()
     {
-        var tool = Path.Combine(AppContext.BaseDirectory, "tracelab.dll");
         var outDir = Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid());
-        var (code, _, err) = ProcessOutput.Run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-            "env", "HOME=/tmp", "DOTNET_CLI_HOME=/tmp", "DOTNET_NOLOGO=1", "dotnet", tool, "trace", "timemutex", "cs",
-                "--out", outDir);
+        var (code, err) = RunAsNobody("trace", "timemutex", "cs", "--out", outDir);
+        Assert.Equal("tracelab: kernel tracing needs root (or CAP_SYS_ADMIN with tracefs access): run as root, " +
+            "e.g. sudo dotnet run -- ...", OneLine(err));
         Assert.Equal(1, code);
-        var line = Assert.Single(err.Split('\n', StringSplitOptions.RemoveEmptyEntries));
-        Assert.Equal("tracelab: kernel tracing needs root (or CAP_SYS_ADMIN with tracefs access): run as root, e.g. "
-            + "sudo dotnet run -- ...", line);
         Assert.False(Directory.Exists(outDir));
+    }
+
+    [UnprivilegedFact]
+    public void A_trace_the_user_cannot_reach_is_one_line_and_exit_1_not_no_such_file()
+    {
+        var trace = Path.Combine(_private.Path, "trace.dat");
+        File.Copy(Path.Combine(RepoPaths.SampleTraces, "timemutex-cs", "trace.dat"), trace);
+        foreach (var args in new[]
+        {
+            new[] { "analyze", trace, "--out", Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid()) },
+            ["export", trace, "--to", "perfetto", "-o", Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid())],
+            ["bench", trace],
+        })
+        {
+            var (code, err) = RunAsNobody(args);
+            Assert.Equal($"tracelab: {trace}: permission denied: this user cannot reach it (a directory on its path " +
+                "is not searchable)", OneLine(err));
+            Assert.Equal(1, code);
+        }
+        // A path that does not exist is still a usage error.
+        var (missingCode, missingErr) = RunAsNobody("analyze", Path.Combine(_tool.Path, "none.dat"));
+        Assert.EndsWith("none.dat: no such file", OneLine(missingErr).Split(" (see", 2)[0], StringComparison.Ordinal);
+        Assert.Equal(2, missingCode);
+    }
+
+    [UnprivilegedFact]
+    public void A_results_folder_the_user_cannot_reach_is_not_reported_as_empty()
+    {
+        var (code, err) = RunAsNobody("claims", "--results", _private.Path);
+        Assert.StartsWith($"tracelab: {Path.Combine(_private.Path, "full")}: permission denied", OneLine(err),
+            StringComparison.Ordinal);
+        Assert.Equal(1, code);
     }
 }
 

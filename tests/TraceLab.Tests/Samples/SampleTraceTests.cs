@@ -4,6 +4,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Sections;
 using TraceLab.Workloads;
 
 namespace TraceLab.Tests.Samples;
@@ -75,15 +76,26 @@ public sealed class SampleTraceTests
         Assert.Equal(System.Text.Encoding.UTF8.GetBytes(ReportJson.Serialize(report)), stream.ToArray());
     }
 
+    /// <summary>
+    /// The sample traces re-analyzed now (not the stored reports): the mutex run is a lock convoy on the workload's
+    /// own System V semaphore, checked against what the workload itself recorded (its semaphore id, its threads,
+    /// their iterations and getrusage switch counts); the critical-section run has no convoy.
+    /// </summary>
     [Fact]
     public void Mutex_sample_shows_the_convoy_and_cs_sample_does_not()
     {
-        RunReport Load(string s) =>
-            ReportJson.Deserialize(File.ReadAllText(Path.Combine(RepoPaths.SampleTraces, s, "report.json")));
-        var mutex = Load("timemutex-mutex");
-        var cs = Load("timemutex-cs");
+        (RunReport Report, WorkloadResult Workload) Analyze(string sample)
+        {
+            var dir = Path.Combine(RepoPaths.SampleTraces, sample);
+            var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
+            return (AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false,
+                pid: null), workload);
+        }
+
+        var (mutex, mutexRun) = Analyze("timemutex-mutex");
+        var (cs, _) = Analyze("timemutex-cs");
         var mutexWorkers = mutex.Threads.Where(t => t.Workload is not null).ToList();
-        Assert.Equal(4, mutexWorkers.Count);
+        Assert.Equal(mutexRun.Threads.Select(t => t.Tid).Order(), mutexWorkers.Select(t => t.Tid).Order());
         // Roughly one blocking wait per acquisition, and the waker is nearly always another worker.
         foreach (var t in mutexWorkers)
         {
@@ -93,7 +105,33 @@ public sealed class SampleTraceTests
             Assert.True(fromWorkers > 0.9 * t.WakeupsReceived,
                 $"{t.Tid}: {fromWorkers} of {t.WakeupsReceived} wakeups from workers");
         }
+
+        // The convoy section: the lock is the semaphore the workload names, acquired once per iteration of each
+        // worker; every handoff needs its receiver to have blocked, so handoffs cannot exceed the workers' voluntary
+        // switches by getrusage; every worker takes part, receiving and giving handoffs; the convoy covers most of
+        // the region.
+        var convoys = Assert.IsType<ConvoySection>(mutex.Convoys);
+        var semId = Assert.Single(mutexRun.Objects, o => o.Kind == "sysv-sem").Id;
+        var sem = Assert.Single(convoys.Objects, o => o.Kind == "SysVSemaphore");
+        Assert.StartsWith($"sysv-sem {semId} ", sem.Object, StringComparison.Ordinal);
+        Assert.Equal(mutexRun.Threads.Sum(t => t.Iterations), sem.Acquisitions);
+        Assert.Equal(sem.Acquisitions, sem.FastAcquisitions + sem.BlockingWaits);
+        Assert.InRange(sem.Handoffs, 1, mutexRun.Threads.Sum(t => t.VoluntarySwitches));
+        Assert.True(sem.Episodes >= 1, $"{sem.Episodes} convoy episodes");
+        Assert.True(sem.ConvoyShareOfRegion > 0.5, $"convoy covers {sem.ConvoyShareOfRegion:P0} of the region");
+        Assert.Equal(mutexRun.Threads.Select(t => t.Tid).Order(), sem.Participants.Order());
+        Assert.All(mutexWorkers, w =>
+        {
+            var c = Assert.Single(convoys.Threads, t => t.Tid == w.Tid);
+            Assert.True(c.HandoffsReceived > 0 && c.HandoffsGiven > 0 && c.TimeInConvoyNs > 0, $"worker {w.Tid}");
+        });
+        Assert.Equal(sem.Handoffs, convoys.Threads.Sum(t => t.HandoffsReceived));
+
         Assert.True(cs.Threads.Where(t => t.Workload is not null).Sum(t => t.VoluntarySwitches) < 200);
+        var csConvoys = Assert.IsType<ConvoySection>(cs.Convoys);
+        Assert.NotEmpty(csConvoys.Objects);
+        Assert.All(csConvoys.Objects, o => Assert.Equal(0, o.Episodes));
+        Assert.True(csConvoys.Objects.Sum(o => o.Handoffs) < 10, "the critical section's futex handed over often");
     }
 
     /// <summary>

@@ -1,5 +1,6 @@
 using TraceLab.Sweeps;
 using TraceLab.Sweeps.Verdicts;
+using TraceLab.Tests.Workloads;
 using TraceLab.Workloads;
 
 namespace TraceLab.Tests.Sweeps;
@@ -31,9 +32,16 @@ public sealed class PredefinedSweepTests
         Assert.Equal(points.Count, points.Select(
             p => string.Join("|", p.Values.OrderBy(kv => kv.Key).Select(kv => kv.Value))).Distinct().Count());
 
+        // Traced metrics, and what rules cite, must be names the trace gives (TracedMetrics); a workload metric's name
+        // is checked against a real run of the workload (Every_workload_metric_a_sweep_names_is_in_a_real_result).
+        var metrics = d.Verdicts.OfType<VerdictRule>().Select(r => r.Metric).ToList();
+        foreach (var m in metrics.Concat(d.PlotMetrics).Where(m => m.StartsWith("traced.", StringComparison.Ordinal)))
+            Assert.Contains(m["traced.".Length..], TracedMetrics.Names);
+        foreach (var cited in d.Verdicts.OfType<VerdictRule>().SelectMany(r => r.Cite))
+            Assert.Contains(cited, TracedMetrics.Names);
+
         // Three identical repeats everywhere, with every metric a rule uses: a rule may judge anything but "not
         // tested".
-        var metrics = d.Verdicts.OfType<VerdictRule>().Select(r => r.Metric).ToList();
         var runs = new List<SweepRunRecord>();
         foreach (var p in points)
             for (var r = 0; r < 3; r++)
@@ -63,6 +71,63 @@ public sealed class PredefinedSweepTests
         });
         Assert.NotEmpty(d.Claims);
         Assert.All(d.Verdicts, r => Assert.Contains(r.Claim, d.Claims));
+    }
+
+    /// <summary>Short runs of each workload: parameter values that finish in well under a second.</summary>
+    private static readonly Dictionary<string, Dictionary<string, string>> QuickRuns = new()
+    {
+        ["timemutex"] = new() { ["iterations"] = "200" },
+        ["throttle"] = new() { ["threads"] = "2", ["chunk"] = "1000", ["repeat"] = "1" },
+        ["sendrecv"] = new() { ["duration-ms"] = "50" },
+        ["thrdperf"] = new() { ["kind"] = "io", ["computations"] = "2", ["bias"] = "1" },
+    };
+
+    public static TheoryData<string> SweptWorkloads()
+    {
+        var data = new TheoryData<string>();
+        foreach (var w in PredefinedSweeps.All.Select(d => d.Workload).Distinct()
+            .Where(w => WorkloadCatalog.Find(w) is not null))
+            data.Add(w);
+        return data;
+    }
+
+    /// <summary>
+    /// A workload metric that a verdict rule or a plot of a predefined sweep names must be one the workload writes:
+    /// a misspelt name would leave the rule "not tested" on every real sweep. Each series of each sweep runs once,
+    /// briefly, and its result is read the way a sweep reads it.
+    /// </summary>
+    [NativeToolsTheory]
+    [MemberData(nameof(SweptWorkloads))]
+    public async Task Every_workload_metric_a_sweep_names_is_in_a_real_result(string name)
+    {
+        var workload = WorkloadCatalog.Find(name)!;
+        var exe = new NativeWorkloadBuilder(RepoPaths.Root).EnsureBuilt(name);
+        var scenario = new Scenario("sweep", "", [], new Dictionary<string, string>());
+        var produced = new HashSet<string>(SweepMetrics.BuiltIn) { SweepMetrics.ElapsedPerIteration };
+        var named = new List<(string Sweep, string Metric)>();
+        using var tmp = new TempDirectory("sweep-metrics");
+        var run = 0;
+        foreach (var d in PredefinedSweeps.All.Where(d => d.Workload == name))
+        {
+            named.AddRange(d.Verdicts.OfType<VerdictRule>().Select(r => r.Metric).Concat(d.PlotMetrics)
+                .Where(m => !m.StartsWith("traced.", StringComparison.Ordinal)).Select(m => (d.Name, m)));
+            foreach (var series in d.Series)
+            {
+                var values = new Dictionary<string, string>(d.Base);
+                foreach (var (k, v) in series.Values) values[k] = v;
+                values[d.XParameter] = series.OnlyX is { Count: > 0 } only ? only[0] : d.XValues[0];
+                foreach (var (k, v) in QuickRuns[name]) values[k] = v;
+                var resolved = workload.Resolve(scenario, values);
+                var result = Path.Combine(tmp.Path, $"run{run}.json");
+                using (var w = WorkloadRun.Start(exe, workload.Arguments(resolved), null, result,
+                    Path.Combine(tmp.Path, $"run{run++}.log")))
+                    Assert.Equal(0, await w.WaitAsync(CancellationToken.None));
+                produced.UnionWith(WorkloadMetrics.Read(File.ReadAllText(result)).Keys);
+            }
+        }
+        Assert.NotEmpty(named);
+        Assert.All(named, n => Assert.True(produced.Contains(n.Metric),
+            $"{n.Sweep} names the metric {n.Metric}, which no run of {name} gives ({string.Join(", ", produced)})"));
     }
 
     [Fact]

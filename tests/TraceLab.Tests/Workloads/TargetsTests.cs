@@ -118,14 +118,18 @@ public sealed class TargetsTests
         // The program leaves a child that outlives it (re-parented to this process, the subreaper); meanwhile this
         // process starts children of its own, one short (it must exit and be reaped by .NET, not by the tree: were
         // the tree to reap it, .NET would end this test process), one long (the wait must not last for it).
-        using var program = TargetProgram.Start("/bin/sh", ["-c", "(sleep 0.6) & exit 0"], null, null);
+        // The orphan leaves a file as it ends: the wait returned after it, whatever the machine's speed; and the
+        // host's long child is still running, so the wait did not last for it.
+        using var done = new TempDirectory("tracelab-orphan");
+        var orphanDone = done.File("orphan-done");
+        using var program = TargetProgram.Start("/bin/sh", ["-c", $"(sleep 0.6; touch {orphanDone}) & exit 0"], null,
+            null);
         using var mine = Process.Start("sleep", "0.2");
-        using var mineLong = Process.Start("sleep", "30");
+        using var mineLong = Process.Start("sleep", "600");
         try
         {
-            var watch = Stopwatch.StartNew();
             await program.WaitForTreeAsync(CancellationToken.None, (_, _) => { });
-            Assert.InRange(watch.Elapsed.TotalSeconds, 0.4, 20);
+            Assert.True(File.Exists(orphanDone), "the wait returned before the program's orphan ended");
             Assert.DoesNotContain(mine.Id, program.TreePids);
             Assert.DoesNotContain(mineLong.Id, program.TreePids);
             Assert.True(program.TreePids.Count >= 2, "the program's orphan was not in its tree");
