@@ -5,7 +5,10 @@ public enum SyscallSet
 {
     /// <summary>No syscall events: cheapest; the analyzers cannot name lock objects.</summary>
     None,
-    /// <summary>futex, semop/semtimedop, sched_yield: names the futex and System V semaphore objects (eventfd waits need All: read/write).</summary>
+    /// <summary>
+    /// futex, semop/semtimedop, sched_yield, epoll_wait and kill: names the futex and System V semaphore objects and
+    /// the waits of wake chains (eventfd waits need All: read/write).
+    /// </summary>
     Lock,
     /// <summary>raw_syscalls:sys_enter/sys_exit: every syscall; costs the most (one pair of events per syscall of every process).</summary>
     All,
@@ -40,6 +43,16 @@ public static class CaptureEventSet
         "syscalls/sys_exit_semtimedop",
         "syscalls/sys_enter_sched_yield",
         "syscalls/sys_exit_sched_yield",
+        // Latches and event loops: a waiter parked in epoll_wait and released by a peer's kill is a lock found
+        // through its wake chain (docs/metrics.md#wake-chains); a kernel without one records the others.
+        "syscalls/sys_enter_epoll_wait",
+        "syscalls/sys_exit_epoll_wait",
+        "syscalls/sys_enter_epoll_pwait",
+        "syscalls/sys_exit_epoll_pwait",
+        "syscalls/sys_enter_epoll_pwait2",
+        "syscalls/sys_exit_epoll_pwait2",
+        "syscalls/sys_enter_kill",
+        "syscalls/sys_exit_kill",
     ];
 
     public static readonly string[] AllSyscalls = ["raw_syscalls/sys_enter", "raw_syscalls/sys_exit"];
