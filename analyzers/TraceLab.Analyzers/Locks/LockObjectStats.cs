@@ -6,6 +6,8 @@ public sealed class LockObjectStats
     public LockObjectStats(LockObject obj) => Object = obj;
 
     public LockObject Object { get; }
+    /// <summary>What the report calls the object when its kernel name says too little (a wake chain's wait).</summary>
+    public string? Name { get; internal set; }
     public long Handoffs { get; internal set; }
     /// <summary>Handoffs that belong to convoy episodes.</summary>
     public long HandoffsInConvoys { get; internal set; }

@@ -63,10 +63,12 @@ internal static class ConvoySectionBuilder
         var seconds = regionNs / 1e9;
         var objects = c.Objects
             .Where(o => o.Handoffs + o.BlockingWaits + o.LostRaces > 0 && (o.Participants.Overlaps(selected) || o.Waiters.Overlaps(selected)))
+            // A wake chain is a lock only when its handoffs chain (docs/metrics.md#wake-chains).
+            .Where(o => o.Object.Kind != LockObjectKind.WakeChain || o.Episodes > 0)
             .OrderByDescending(o => o.Handoffs).ThenByDescending(o => o.BlockingWaits).ThenBy(o => o.Object.ToString(), StringComparer.Ordinal)
             .Select(o => new LockObjectSection
             {
-                Object = o.Object.ToString(),
+                Object = o.Name ?? o.Object.ToString(),
                 Kind = o.Object.Kind.ToString(),
                 Handoffs = o.Handoffs,
                 HandoffsPerSecond = seconds > 0 ? Math.Round(o.Handoffs / seconds, 1) : 0,
