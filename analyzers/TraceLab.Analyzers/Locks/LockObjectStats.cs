@@ -25,6 +25,11 @@ public sealed class LockObjectStats
     public long Episodes { get; internal set; }
     public long ConvoyNs { get; internal set; }
     public long LongestChain { get; internal set; }
+    /// <summary>
+    /// Wake chains: Σ over the releases of a blocked waiter by a peer of its time blocked in that wait, clipped to
+    /// the region (docs/metrics.md#wake-chain-queued); lost races included.
+    /// </summary>
+    public long PeerReleasedWaitNs { get; internal set; }
     public LatencyHistogram HandoffGap { get; } = new();
     public LatencyHistogram QueueWait { get; } = new();
     public HashSet<int> Participants { get; } = [];
@@ -33,6 +38,7 @@ public sealed class LockObjectStats
     internal void Reset()
     {
         Handoffs = HandoffsInConvoys = BlockingWaits = FastAcquisitions = LostRaces = Episodes = ConvoyNs = LongestChain = 0;
+        PeerReleasedWaitNs = 0;
         if (Acquisitions is not null) Acquisitions = 0;
         HandoffGap.Clear();
         QueueWait.Clear();

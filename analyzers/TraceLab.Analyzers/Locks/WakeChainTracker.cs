@@ -143,6 +143,7 @@ internal sealed class WakeChainTracker
         {
             var stats = _objects[key];
             stats.BlockingWaits++;
+            stats.PeerReleasedWaitNs += _accounting.Region.Overlap(b.EnterTs, ts);
             stats.Waiters.Add(woken);
         }
     }

@@ -4,8 +4,8 @@ namespace TraceLab.Reporting.Findings;
 
 /// <summary>
 /// `lock-convoy` on a lock found through its wake chain (docs/metrics.md#wake-chains): the waiters take turns,
-/// each parked on an object of its own until the previous holder releases it. Severity as for any convoy: the
-/// reported threads' time in its episodes; the title adds the share of the participating threads' own time
+/// each parked on an object of its own until the previous holder releases it. Severity: the chain's queued time
+/// over the reported threads' time; the title adds it over the participating threads' own time
 /// (docs/metrics.md#wake-chain-share), the figure to compare with a server's own wait accounting.
 /// </summary>
 internal static class WakeChainFinding
@@ -16,11 +16,14 @@ internal static class WakeChainFinding
         var participants = threads.Select(t => t.Tid).ToHashSet();
         var ownNs = context.Report.Threads.Where(t => participants.Contains(t.Tid))
             .Sum(t => t.RunNs + t.ReadyNs + t.WaitNs);
-        var share = ownNs > 0 ? Math.Clamp(explainedNs / ownNs, 0, 1) : 0;
+        // The chain's own queued time: a backend in two chains (its row lock and an LWLock) has one time in
+        // convoys, which the shared rule would split between them by handoff counts.
+        var queuedNs = o.QueuedNs ?? explainedNs;
+        var share = ownNs > 0 ? Math.Clamp(queuedNs / ownNs, 0, 1) : 0;
         return new FindingSection
         {
             Kind = "lock-convoy",
-            Severity = FindingEngine.Round(context.Share(explainedNs)),
+            Severity = FindingEngine.Round(context.Share(queuedNs)),
             Title = $"Threads queue behind one another on {o.Object}: " +
                 $"{EnglishCount.Of(o.HandoffsInConvoys, "handoff")} from each holder to the next waiter in " +
                 $"{EnglishCount.Of(o.Episodes, "episode")} (longest chain {o.LongestChain:N0}); waiting in the queue " +
@@ -33,6 +36,7 @@ internal static class WakeChainFinding
                 Figure.Of("convoys.objects[].lostRaces", o.LostRaces),
                 Figure.Of("convoys.objects[].queueWait.p50Ns", o.QueueWait.P50Ns),
                 Figure.Of("convoys.threads[].timeInConvoyNs", threads.Sum(t => t.TimeInConvoyNs)),
+                Figure.Of("convoys.objects[].queuedNs", queuedNs),
                 Figure.Of("findings.wakeChainShareOfThreads", share),
             ],
             Threads = threads.Select(t => t.Tid).ToList(),

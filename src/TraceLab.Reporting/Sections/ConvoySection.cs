@@ -35,6 +35,11 @@ public sealed class LockObjectSection
     public long LongestChain { get; init; }
     public required LatencySection HandoffGap { get; init; }
     public required LatencySection QueueWait { get; init; }
+    /// <summary>
+    /// Wake chains only (null otherwise): the time its waiters spent blocked in waits a peer ended, lost races
+    /// included (docs/metrics.md#wake-chain-queued).
+    /// </summary>
+    public long? QueuedNs { get; init; }
     public List<int> Participants { get; init; } = [];
 }
 
@@ -73,6 +78,7 @@ internal static class ConvoySectionBuilder
                 Handoffs = o.Handoffs,
                 HandoffsPerSecond = seconds > 0 ? Math.Round(o.Handoffs / seconds, 1) : 0,
                 Acquisitions = o.Acquisitions,
+                QueuedNs = o.Object.Kind == LockObjectKind.WakeChain ? o.PeerReleasedWaitNs : null,
                 HandoffShare = o.Acquisitions is > 0 ? Math.Round((double)o.Handoffs / o.Acquisitions.Value, 4) : null,
                 FastAcquisitions = o.FastAcquisitions,
                 BlockingWaits = o.BlockingWaits,
