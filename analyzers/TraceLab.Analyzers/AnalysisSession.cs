@@ -129,7 +129,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
 
     private AnalysisPass Build(PassPlan plan, TimelineWindow? timeline, ThreadInstanceMap? instances)
     {
-        var accounting = new ThreadAccounting();
+        var accounting = new ThreadAccounting { Names = _names };
         var analyzers = new List<IKernelAnalyzer>();
         foreach (var analysis in Analyses.Selected(plan.Kinds))
         {

@@ -71,6 +71,12 @@ public sealed class ThreadAccounting : IKernelEventSink
     public MeasuredRegion Region { get; } = new();
 
     /// <summary>
+    /// The reader's thread names, when the session has them: a wake chain's program is its processes' name
+    /// (docs/metrics.md#wake-chains).
+    /// </summary>
+    public ThreadTable? Names { get; init; }
+
+    /// <summary>
     /// tid → dense slot, shared by every analyzer of the pass so each indexes its per-thread arrays by slot.
     /// </summary>
     public ThreadSlots Slots { get; } = new();

@@ -6,8 +6,8 @@ public enum SyscallSet
     /// <summary>No syscall events: cheapest; the analyzers cannot name lock objects.</summary>
     None,
     /// <summary>
-    /// futex, semop/semtimedop, sched_yield: names the futex and System V semaphore objects (eventfd waits need All:
-    /// read/write).
+    /// futex, semop/semtimedop, sched_yield, epoll_wait and kill: names the futex and System V semaphore objects and
+    /// the waits of wake chains (eventfd waits need All: read/write).
     /// </summary>
     Lock,
     /// <summary>
@@ -52,16 +52,26 @@ public static class CaptureEventSet
         "syscalls/sys_exit_semtimedop",
         "syscalls/sys_enter_sched_yield",
         "syscalls/sys_exit_sched_yield",
+        // Latches and event loops: a waiter parked in epoll_wait and released by a peer's kill is a lock found
+        // through its wake chain (docs/metrics.md#wake-chains); a kernel without one records the others.
+        "syscalls/sys_enter_epoll_wait",
+        "syscalls/sys_exit_epoll_wait",
+        "syscalls/sys_enter_epoll_pwait",
+        "syscalls/sys_exit_epoll_pwait",
+        "syscalls/sys_enter_epoll_pwait2",
+        "syscalls/sys_exit_epoll_pwait2",
+        "syscalls/sys_enter_kill",
+        "syscalls/sys_exit_kill",
     ];
 
     /// <summary>The syscalls <see cref="SyscallSet.Waits"/> adds to <see cref="LockSyscalls"/> (names without the
     /// sys_enter_/sys_exit_ prefix; a kernel without one of them records the rest).</summary>
     public static readonly string[] WaitSyscallNames =
     [
-        "epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect6",
+        "poll", "ppoll", "select", "pselect6",
         "recvfrom", "recvmsg", "recvmmsg", "accept", "accept4", "connect", "sendto", "sendmsg",
         "nanosleep", "clock_nanosleep", "fsync", "fdatasync", "sync_file_range",
-        "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal",
+        "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal",
         "wait4", "waitid", "pause", "rt_sigsuspend", "rt_sigtimedwait",
         "io_getevents", "io_pgetevents", "io_uring_enter", "flock", "msgrcv", "msgsnd",
     ];

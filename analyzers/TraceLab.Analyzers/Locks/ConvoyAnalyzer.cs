@@ -37,6 +37,8 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
     private SlotTable<ThreadConvoyStats> _stats = new(static (tid, _) => new ThreadConvoyStats(tid));
     /// <summary>An array, not a list: looping over none (the usual case) costs nothing per handoff.</summary>
     private IConvoyObserver[] _observers = [];
+    /// <summary>Locks found through their wake chains (docs/metrics.md#wake-chains), fed the same events.</summary>
+    private readonly WakeChainTracker _chains;
 
     /// <param name="accounting">
     /// Runs before this analyzer on every event (see <see cref="AnalysisPass"/>): gives the measured region, the
@@ -48,6 +50,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         _accounting = accounting;
         _region = accounting.Region;
         _slots = accounting.Slots;
+        _chains = new WakeChainTracker(this, accounting);
     }
 
     /// <summary>True once any syscall on a lock object was seen: objects are named, not inferred.</summary>
@@ -107,6 +110,8 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
     {
         public ObjectState(LockObject obj) => Stats = new LockObjectStats(obj);
         public readonly LockObjectStats Stats;
+        /// <summary>Longest hold that keeps an episode going (<see cref="MaxHoldNs"/>, or a wake chain's).</summary>
+        public long MaxHoldNs = ConvoyAnalyzer.MaxHoldNs;
         public int EpisodeCount;
         public long EpisodeStart;
         public long EpisodeEnd;
@@ -143,17 +148,41 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
 
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnEnter(e, _threads.At(slots.Pid, e.Pid));
+        if (EventFlags.InInterrupt(e.Flags) || e.Pid <= 0) return;
+        OnEnter(e, _threads.At(slots.Pid, e.Pid));
+        _chains.OnSyscallEnter(e, slots.Pid);
     }
 
     public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
     {
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) OnExit(e, _threads.At(slots.Pid, e.Pid));
+        if (EventFlags.InInterrupt(e.Flags) || e.Pid <= 0) return;
+        OnExit(e, _threads.At(slots.Pid, e.Pid));
+        _chains.OnSyscallExit(e, slots.Pid);
     }
 
-    public void OnWaking(in KernelEvent e, in EventSlots slots) => OnWaking(e, slots.Pid, slots.Woken);
+    public void OnWaking(in KernelEvent e, in EventSlots slots)
+    {
+        OnWaking(e, slots.Pid, slots.Woken);
+        _chains.OnWaking(e, slots.Pid, slots.Woken);
+    }
 
-    public void OnSwitch(in KernelEvent e, in EventSlots slots) => OnSwitch(e, slots.Prev, slots.Next);
+    public void OnSwitch(in KernelEvent e, in EventSlots slots)
+    {
+        OnSwitch(e, slots.Prev, slots.Next);
+        _chains.OnSwitch(e, slots.Prev, slots.Next);
+    }
+
+    /// <summary>The statistics of a wake-chain lock, made when its first handoff or lost race is seen.</summary>
+    internal LockObjectStats ChainObject(in LockObject obj, string name, long maxHoldNs)
+    {
+        var o = Object(obj);
+        o.Stats.Name = name;
+        o.MaxHoldNs = maxHoldNs;
+        return o.Stats;
+    }
+
+    /// <summary>A wake-chain handoff, counted like a futex handoff (episodes use the object's hold limit).</summary>
+    internal void ConfirmChain(in Handoff h, int receiverSlot, int giverSlot) => Confirm(h, receiverSlot, giverSlot);
 
 
     private ThreadConvoyStats Stats(int tid) => _stats.At(_slots.SlotOf(tid), tid);
@@ -389,16 +418,21 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
                 s.Participants.Add(h.Receiver);
                 r.ParticipantOf = s;
             }
-            r.HandoffsReceived++;
-            r.QueueWait.Add(queueWait);
-            r.ReadyLatency.Add(gap);
-            r.ReceivedFromCounts.Add(h.Giver);
-            g.HandoffsGiven++;
-            g.GivenToCounts.Add(h.Receiver);
+            // A wake chain is a lock only when its handoffs chain into counted episodes (docs/metrics.md#wake-chains):
+            // its threads get only their time in those episodes, not a lock wait per handoff.
+            if (h.Object.Kind != LockObjectKind.WakeChain)
+            {
+                r.HandoffsReceived++;
+                r.QueueWait.Add(queueWait);
+                r.ReadyLatency.Add(gap);
+                r.ReceivedFromCounts.Add(h.Giver);
+                g.HandoffsGiven++;
+                g.GivenToCounts.Add(h.Receiver);
+            }
         }
 
         if (o.EpisodeCount > 0 && h.Giver == o.LastReceiver && !o.FastSinceHandoff
-            && h.WokenAt - o.EpisodeEnd <= MaxHoldNs)
+            && h.WokenAt - o.EpisodeEnd <= o.MaxHoldNs)
         {
             o.EpisodeCount++;
             o.EpisodeEnd = h.RunningAt;

@@ -15,6 +15,11 @@ public enum LockObjectKind : byte
     /// each other.
     /// </summary>
     Inferred,
+    /// <summary>
+    /// A lock found through its wake chain (docs/metrics.md#wake-chains): waiters parked on objects of their own,
+    /// released one after another by the previous holder; <see cref="LockObject.Id"/> numbers the chain.
+    /// </summary>
+    WakeChain,
 }
 
 /// <summary>
@@ -35,6 +40,7 @@ public readonly record struct LockObject(LockObjectKind Kind, long Id, int Proce
         LockObjectKind.Futex => "futex 0x" + Id.ToString("x", CultureInfo.InvariantCulture) + Scope(),
         LockObjectKind.SysVSemaphore => "sysv-sem " + Id.ToString(CultureInfo.InvariantCulture) + " (system-wide)",
         LockObjectKind.FileDescriptor => "fd " + Id.ToString(CultureInfo.InvariantCulture) + Scope(),
+        LockObjectKind.WakeChain => "wake chain " + Id.ToString(CultureInfo.InvariantCulture),
         _ => "inferred (process " + Id.ToString(CultureInfo.InvariantCulture) + ")",
     };
 

@@ -8,6 +8,8 @@ public sealed class LockObjectStats
     public LockObjectStats(LockObject obj) => Object = obj;
 
     public LockObject Object { get; }
+    /// <summary>What the report calls the object when its kernel name says too little (a wake chain's wait).</summary>
+    public string? Name { get; internal set; }
     public long Handoffs { get; internal set; }
     /// <summary>Handoffs that belong to convoy episodes.</summary>
     public long HandoffsInConvoys { get; internal set; }
@@ -27,6 +29,11 @@ public sealed class LockObjectStats
     public long Episodes { get; internal set; }
     public long ConvoyNs { get; internal set; }
     public long LongestChain { get; internal set; }
+    /// <summary>
+    /// Wake chains: Σ over the releases of a blocked waiter by a peer of its time blocked in that wait, clipped to
+    /// the region (docs/metrics.md#wake-chain-queued); lost races included.
+    /// </summary>
+    public long PeerReleasedWaitNs { get; internal set; }
     public LatencyHistogram HandoffGap { get; } = new();
     public LatencyHistogram QueueWait { get; } = new();
     public HashSet<int> Participants { get; } = [];
@@ -36,6 +43,7 @@ public sealed class LockObjectStats
     {
         Handoffs = HandoffsInConvoys = BlockingWaits = FastAcquisitions = LostRaces = Episodes = ConvoyNs =
             LongestChain = 0;
+        PeerReleasedWaitNs = 0;
         if (Acquisitions is not null) Acquisitions = 0;
         HandoffGap.Clear();
         QueueWait.Clear();

@@ -9,6 +9,13 @@ public static class LinuxSyscalls
     public const int Read = 0, Write = 1, Readv = 19, Writev = 20, SchedYield = 24, Semop = 65, Futex = 202,
         Semtimedop = 220, FutexWaitv = 449, FutexWake = 454, FutexWait = 455;
 
+    /// <summary>Waits for one of several sources (event loops, latches): waits a wake chain can pass through.</summary>
+    public const int Poll = 7, Select = 23, EpollWait = 232, Pselect6 = 270, Ppoll = 271, EpollPwait = 281,
+        EpollPwait2 = 441;
+
+    /// <summary>Signals: a latch is set by signalling the waiting process (PostgreSQL's SetLatch).</summary>
+    public const int Kill = 62, Tgkill = 234;
+
     private static readonly string[] Names =
     [
         "read", "write", "open", "close", "stat", "fstat", "lstat", "poll",

@@ -27,6 +27,11 @@ public sealed class LockConvoyRule : IFindingRule
                 var all = inConvoy.Where(x => x.Participants.Contains(t.Tid)).Sum(x => x.HandoffsInConvoys);
                 explained += t.TimeInConvoyNs * (double)o.HandoffsInConvoys / all;
             }
+            if (o.Kind == nameof(Analyzers.Locks.LockObjectKind.WakeChain))
+            {
+                yield return WakeChainFinding.Of(context, o, threads, explained);
+                continue;
+            }
             var causes = context.Evidence is null
                 ? 0
                 : ExplainedElsewhere(context, ObjectWindows.Find(context.Evidence, o.Object));

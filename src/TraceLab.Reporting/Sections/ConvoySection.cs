@@ -42,6 +42,11 @@ public sealed class LockObjectSection
     public long LongestChain { get; init; }
     public required LatencySection HandoffGap { get; init; }
     public required LatencySection QueueWait { get; init; }
+    /// <summary>
+    /// Wake chains only (null otherwise): the time its waiters spent blocked in waits a peer ended, lost races
+    /// included (docs/metrics.md#wake-chain-queued).
+    /// </summary>
+    public long? QueuedNs { get; init; }
     public List<int> Participants { get; init; } = [];
 }
 
@@ -76,6 +81,8 @@ internal static class ConvoySectionBuilder
         var shown = c.Objects
             .Where(o => o.Handoffs + o.BlockingWaits + o.LostRaces > 0
                 && (o.Participants.Overlaps(selected) || o.Waiters.Overlaps(selected)))
+            // A wake chain is a lock only when its handoffs chain (docs/metrics.md#wake-chains).
+            .Where(o => o.Object.Kind != LockObjectKind.WakeChain || o.Episodes > 0)
             .ToList();
         var events = notALock is null ? 0 : shown.RemoveAll(o => notALock(o.Object));
         var objects = shown
@@ -83,11 +90,12 @@ internal static class ConvoySectionBuilder
                 .ThenBy(o => o.Object.ToString(), StringComparer.Ordinal)
             .Select(o => new LockObjectSection
             {
-                Object = o.Object.ToString(),
+                Object = o.Name ?? o.Object.ToString(),
                 Kind = o.Object.Kind.ToString(),
                 Handoffs = o.Handoffs,
                 HandoffsPerSecond = seconds > 0 ? Math.Round(o.Handoffs / seconds, 1) : 0,
                 Acquisitions = o.Acquisitions,
+                QueuedNs = o.Object.Kind == LockObjectKind.WakeChain ? o.PeerReleasedWaitNs : null,
                 HandoffShare = o.Acquisitions is > 0 ? Math.Round((double)o.Handoffs / o.Acquisitions.Value, 4) : null,
                 FastAcquisitions = o.FastAcquisitions,
                 BlockingWaits = o.BlockingWaits,

@@ -1,0 +1,187 @@
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers.Locks;
+
+/// <summary>
+/// Finds locks through their wake chains (docs/metrics.md#wake-chains): waiters that park on objects of their own
+/// (a per-waiter semaphore, a latch in epoll_wait) and are released one after another by the previous holder. A
+/// wake chain is one wait (syscall and operation) in one program: threads, or processes of the same name (a server's
+/// forked workers), count together. A peer's wakeup of a thread parked in that wait is a tentative handoff; it is
+/// confirmed when the woken thread releases the next waiter in the same wait (it held the lock), and is a lost race
+/// when a peer releases the woken thread again first (another waiter got the lock; it queued again). Waits in
+/// between that something else ends (a client's request under the same epoll_wait) neither confirm nor cancel it.
+/// Confirmed handoffs go to <see cref="ConvoyAnalyzer"/>'s handoff and episode accounting on a
+/// <see cref="LockObjectKind.WakeChain"/> object. Objects that several threads wait on are shared lock objects, which
+/// <see cref="ConvoyAnalyzer"/> already names:
+/// wakeups of their waiters are left out here.
+/// </summary>
+internal sealed class WakeChainTracker
+{
+    /// <summary>
+    /// A holder that releases the next waiter later than this after it was released itself ends the episode. Longer
+    /// than a futex convoy's <see cref="ConvoyAnalyzer.MaxHoldNs"/>: a wake-chain lock is typically held for a whole
+    /// unit of work (a transaction up to its commit), and the serialization of those units is what it reports.
+    /// </summary>
+    public const long MaxHoldNs = 100_000_000;
+
+    /// <summary>First waiter of a wait object; this value once a second thread waited on it.</summary>
+    private const int Shared = -1;
+
+    private readonly ConvoyAnalyzer _convoys;
+    private readonly ThreadAccounting _accounting;
+    private SlotTable<ChainThread> _threads = new(static (_, slot) => new ChainThread(slot));
+    private readonly Dictionary<WakeChainWaitObject, int> _firstWaiter = new();
+    private readonly Dictionary<(int Program, int Syscall, int Operation), int> _keys = new();
+    private readonly Dictionary<string, int> _programs = new(StringComparer.Ordinal);
+    private readonly List<LockObjectStats> _objects = [];
+
+    public WakeChainTracker(ConvoyAnalyzer convoys, ThreadAccounting accounting)
+    {
+        _convoys = convoys;
+        _accounting = accounting;
+    }
+
+    private sealed class ChainThread(int slot)
+    {
+        public readonly int Slot = slot;
+        /// <summary>0: not looked up yet; &gt; 0 a named program; &lt; 0 an unnamed process (negated pid).</summary>
+        public int Program;
+        public bool InWait;
+        public bool Blocked;
+        public int Syscall;
+        public int Operation;
+        public WakeChainWaitObject WaitObj;
+        public long EnterTs;
+        /// <summary>When this thread joined the queue: kept across lost races (it still waits for the lock).</summary>
+        public long QueueStart;
+        /// <summary>The wait (syscall, operation) <see cref="QueueStart"/> belongs to: a queue of another wait is not
+        /// this one's (a backend released from its row-lock wait then waiting for an LWLock).</summary>
+        public int QueueSyscall, QueueOperation;
+        public bool Pending;
+        public int PendingKey;
+        public int Giver;
+        public int GiverSlot;
+        public long QueuedAt;
+        public long WokenAt;
+        public bool Ran;
+        public long RunningAt;
+    }
+
+    public void OnSyscallEnter(in KernelEvent e, int slot)
+    {
+        var t = _threads.At(slot, e.Pid);
+        Running(t, e.Timestamp);
+        if (!WakeChainWaits.IsWait(e, _accounting.ProcessOf(e.Pid), out var op, out var obj)) return;
+        t.InWait = true;
+        t.Blocked = false;
+        t.Syscall = obj.Syscall;
+        t.Operation = op;
+        t.WaitObj = obj;
+        t.EnterTs = e.Timestamp;
+    }
+
+    public void OnSyscallExit(in KernelEvent e, int slot)
+    {
+        if (_threads.Find(slot) is not { InWait: true } t) return;
+        t.InWait = false;
+        // Ended by something other than a peer (a client, a timeout): the thread is no longer queued for this wait.
+        if ((!t.Pending || t.WokenAt < t.EnterTs) && t.QueueSyscall == t.Syscall && t.QueueOperation == t.Operation)
+            t.QueueStart = 0;
+    }
+
+    public void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
+    {
+        if (e.PrevTid > 0 && _threads.Find(prevSlot) is { InWait: true, Blocked: false } p
+            && !TaskState.IsPreempted(e.PrevState))
+        {
+            p.Blocked = true;
+            ref var first = ref System.Runtime.InteropServices.CollectionsMarshal.GetValueRefOrAddDefault(
+                _firstWaiter, p.WaitObj, out var exists);
+            if (!exists) first = e.PrevTid;
+            else if (first != e.PrevTid) first = Shared;
+        }
+        if (e.NextTid > 0 && _threads.Find(nextSlot) is { } n) Running(n, e.Timestamp);
+    }
+
+    public void OnWaking(in KernelEvent e, int giverSlot, int wokenSlot)
+    {
+        var woken = e.WokenTid;
+        var giver = e.Pid;
+        if (woken <= 0 || giver <= 0 || giver == woken || EventFlags.InInterrupt(e.Flags)) return;
+        if (_threads.Find(wokenSlot) is not { InWait: true } b) return;
+        if (_firstWaiter.TryGetValue(b.WaitObj, out var first) && first == Shared) return;
+        var program = ProgramOf(b, woken);
+        var g = _threads.At(giverSlot, giver);
+        if (ProgramOf(g, giver) != program) return;
+        var key = KeyOf(program, b.Syscall, b.Operation, woken, giver);
+        if (g.Pending && g.PendingKey == key)
+        {
+            g.Pending = false;
+            g.QueueStart = 0;
+            _convoys.ConfirmChain(new Handoff(LockObjectOf(key), g.Giver, giver, g.QueuedAt, g.WokenAt,
+                g.Ran ? g.RunningAt : g.WokenAt, e.Timestamp), giverSlot, g.GiverSlot);
+        }
+        var ts = e.Timestamp;
+        // Released again by a peer before it released anyone: the earlier release went to a waiter that got the
+        // lock first, and this one queued again.
+        if (b.Pending && b.PendingKey == key && _accounting.Region.Contains(ts)) _objects[key].LostRaces++;
+        if (b.QueueStart == 0 || b.QueueSyscall != b.Syscall || b.QueueOperation != b.Operation)
+        {
+            b.QueueStart = b.EnterTs;
+            b.QueueSyscall = b.Syscall;
+            b.QueueOperation = b.Operation;
+        }
+        b.Pending = true;
+        b.PendingKey = key;
+        b.Giver = giver;
+        b.GiverSlot = giverSlot;
+        b.QueuedAt = b.QueueStart;
+        b.WokenAt = ts;
+        // Woken before it got off the CPU: it is already running.
+        b.Ran = !b.Blocked;
+        b.RunningAt = ts;
+        if (b.Blocked && _accounting.Region.Contains(ts))
+        {
+            var stats = _objects[key];
+            stats.BlockingWaits++;
+            stats.PeerReleasedWaitNs += _accounting.Region.Overlap(b.EnterTs, ts);
+            stats.Waiters.Add(woken);
+        }
+    }
+
+    private static void Running(ChainThread t, long ts)
+    {
+        if (!t.Pending || t.Ran) return;
+        t.Ran = true;
+        t.RunningAt = ts;
+    }
+
+    private static LockObject LockObjectOf(int key) => new(LockObjectKind.WakeChain, key);
+
+    private int ProgramOf(ChainThread t, int tid)
+    {
+        if (t.Program != 0) return t.Program;
+        var process = _accounting.ProcessOf(tid);
+        var names = _accounting.Names;
+        if (names is not null && (names.TryGetName(process, out var name) || names.TryGetName(tid, out name)))
+        {
+            if (!_programs.TryGetValue(name, out var id)) _programs[name] = id = _programs.Count + 1;
+            return t.Program = id;
+        }
+        return t.Program = -Math.Max(1, process);
+    }
+
+    private int KeyOf(int program, int syscall, int operation, int woken, int giver)
+    {
+        if (_keys.TryGetValue((program, syscall, operation), out var key)) return key;
+        key = _objects.Count;
+        _keys[(program, syscall, operation)] = key;
+        var programName = _programs.FirstOrDefault(p => p.Value == program).Key
+            ?? "process " + (-program).ToString(System.Globalization.CultureInfo.InvariantCulture);
+        var peers = _accounting.ProcessOf(woken) == _accounting.ProcessOf(giver) ? "threads" : "processes";
+        var name = $"{WakeChainWaits.Describe(syscall, operation)} waits in {programName} released by peer " +
+            $"{peers} (wake chain)";
+        _objects.Add(_convoys.ChainObject(LockObjectOf(key), name, MaxHoldNs));
+        return key;
+    }
+}

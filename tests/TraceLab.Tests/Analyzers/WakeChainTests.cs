@@ -1,0 +1,153 @@
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Locks;
+using TraceLab.Core;
+using TraceLab.Core.Syscalls;
+using static TraceLab.Tests.Analyzers.LockEvents;
+
+namespace TraceLab.Tests.Analyzers;
+
+/// <summary>
+/// Locks found through their wake chains (docs/metrics.md#wake-chains) on hand-built traces: four single-threaded
+/// processes named "srv" each park in epoll_wait on an epoll fd of their own and release one another with kill, the
+/// way PostgreSQL's backends pass a row lock; "cli" is a client of another program. Answers worked out in comments.
+/// </summary>
+public sealed class WakeChainTests
+{
+    private const int A = 201, B = 202, C = 203, D = 204, X = 299;
+    private const int Epfd = 3;
+
+    private static KernelEvent Epoll(long ts, int tid) => Enter(ts, 0, tid, LinuxSyscalls.EpollWait, Epfd);
+    private static KernelEvent EpollDone(long ts, int tid) => Exit(ts, 0, tid, LinuxSyscalls.EpollWait, 1);
+    private static KernelEvent Kill(long ts, int tid, int target) => Enter(ts, 0, tid, LinuxSyscalls.Kill, target);
+    private static KernelEvent KillDone(long ts, int tid) => Exit(ts, 0, tid, LinuxSyscalls.Kill);
+    private static KernelEvent Sw(long ts, int prev, long state, int next) =>
+        KernelEvent.Switch(ts, 0, prev, 120, state, next, 120);
+    private static KernelEvent Wake(long ts, int waker, int woken) => KernelEvent.Waking(ts, 0, waker, woken, 0);
+
+    /// <summary>B, C, D queue; A releases B, B releases C, C releases D, D releases B (never confirmed).</summary>
+    private static List<KernelEvent> Chain(bool lostRace) =>
+    [
+        Sw(90, 0, R, B),
+        Epoll(100, B), Sw(101, B, S, C),                                    // B queued at 100
+        Epoll(110, C), Sw(111, C, S, D),                                    // C queued at 110
+        Epoll(120, D), Sw(121, D, S, A),                                    // D queued at 120
+        Kill(200, A, B), Wake(201, A, B), KillDone(202, A),                 // A releases B
+        Epoll(203, A), Sw(204, A, S, B), EpollDone(206, B),                 // B running at 204
+        Kill(300, B, C), Wake(301, B, C), KillDone(302, B),                 // #1 A→B confirmed: 100, 201, 204
+        .. lostRace ? [Kill(303, B, D), Wake(304, B, D), KillDone(305, B)] : Array.Empty<KernelEvent>(),
+        Epoll(306, B), Sw(307, B, S, C), EpollDone(308, C),                 // C running at 307
+        Epoll(310, C), Sw(311, C, S, X),                                    // C waits for its client
+        Wake(320, X, C), Sw(321, X, S, C), EpollDone(322, C),               // the client is no peer
+        // D lost the race: it runs on CPU 1 and parks in the same wait again.
+        .. lostRace
+            ? [KernelEvent.Switch(323, 1, 0, 120, R, D, 120), Exit(324, 1, D, LinuxSyscalls.EpollWait, 1),
+                Enter(325, 1, D, LinuxSyscalls.EpollWait, Epfd), KernelEvent.Switch(326, 1, D, 120, S, 0, 120)]
+            : Array.Empty<KernelEvent>(),
+        Kill(400, C, D), Wake(401, C, D), KillDone(402, C),                 // #2 B→C confirmed: 110, 301, 307
+        Epoll(403, C), Sw(404, C, S, D), EpollDone(406, D),                 // D running at 404
+        Kill(500, D, B), Wake(501, D, B), KillDone(502, D),                 // #3 C→D confirmed: 120, 401, 404
+    ];
+
+    private static ConvoyAnalyzer Run(IEnumerable<KernelEvent> events)
+    {
+        var names = new ThreadTable();
+        foreach (var tid in new[] { A, B, C, D }) names.SetName(tid, "srv");
+        names.SetName(X, "cli");
+        var accounting = new ThreadAccounting { Names = names };
+        var convoys = new ConvoyAnalyzer(accounting);
+        var pass = new AnalysisPass(accounting, convoys);
+        foreach (var e in events) pass.OnEvent(e);
+        pass.Complete();
+        return convoys;
+    }
+
+    [Fact]
+    public void Peers_releasing_one_another_from_waits_of_their_own_are_one_lock_with_a_convoy_episode()
+    {
+        var c = Run(Chain(lostRace: false));
+        var o = Assert.Single(c.Objects);
+        Assert.Equal(LockObjectKind.WakeChain, o.Object.Kind);
+        Assert.Equal("epoll_wait waits in srv released by peer processes (wake chain)", o.Name);
+        Assert.Equal(3, o.Handoffs);
+        Assert.Equal(1, o.Episodes);
+        Assert.Equal(3, o.LongestChain);
+        Assert.Equal(3, o.HandoffsInConvoys);
+        Assert.Equal(404 - 201, o.ConvoyNs);                    // first release → last new holder running
+        Assert.Equal(4, o.BlockingWaits);                       // B, C, D, B released while off the CPU
+        Assert.Equal(0, o.LostRaces);
+        Assert.Equal((201 - 100) + (301 - 110) + (401 - 120), o.QueueWait.Sum);
+        Assert.Equal((204 - 201) + (307 - 301) + (404 - 401), o.HandoffGap.Sum);
+        Assert.Equal(new[] { A, B, C, D }, o.Participants.Order());
+        Assert.Equal(204 - 100, c.Threads[B].TimeInConvoyNs);
+        Assert.Equal(307 - 110, c.Threads[C].TimeInConvoyNs);
+        Assert.Equal(404 - 120, c.Threads[D].TimeInConvoyNs);
+        Assert.False(c.Threads.ContainsKey(X));
+    }
+
+    [Fact]
+    public void A_waiter_released_again_before_it_released_anyone_lost_the_race_and_stays_queued()
+    {
+        var c = Run(Chain(lostRace: true));
+        var o = Assert.Single(c.Objects);
+        Assert.Equal(3, o.Handoffs);
+        Assert.Equal(1, o.LostRaces);                            // B released D at 304, C released it again at 401
+        Assert.Equal(1, o.Episodes);
+        Assert.Equal(404 - 120, c.Threads[D].TimeInConvoyNs);   // queued since its first wait
+    }
+
+    [Fact]
+    public void A_queue_belongs_to_its_wait_a_thread_released_from_one_wait_queues_anew_in_another()
+    {
+        // B is released from its epoll_wait (queued since 100), then parks on a futex of its own at 210 and is
+        // released from that by C at 301; it releases A's futex at 311, confirming C→B: queued 210, not 100.
+        List<KernelEvent> events =
+        [
+            Sw(90, 0, R, B),
+            Epoll(100, B), Sw(101, B, S, A),
+            Kill(200, A, B), Wake(201, A, B), KillDone(202, A),
+            Futex(203, A, 0x500, FutexWait), Sw(204, A, S, B), EpollDone(205, B),
+            Futex(210, B, 0x600, FutexWait), Sw(211, B, S, C),
+            Futex(300, C, 0x600, FutexWake), Wake(301, C, B), FutexDone(302, C, 1), Sw(303, C, S, B),
+            FutexDone(304, B), Futex(310, B, 0x500, FutexWake), Wake(311, B, A), FutexDone(312, B, 1),
+        ];
+        var chains = Run(events).Objects.Where(o => o.Object.Kind == LockObjectKind.WakeChain).ToList();
+        var futex = Assert.Single(chains, o => o.Handoffs > 0);
+        Assert.Equal("futex WAIT waits in srv released by peer processes (wake chain)", futex.Name);
+        Assert.Equal(1, futex.Handoffs);
+        Assert.Equal(301 - 210, futex.QueueWait.Sum);
+    }
+
+    [Fact]
+    public void Releases_by_another_program_are_no_handoffs()
+    {
+        // Every release comes from the client program: no chain.
+        List<KernelEvent> events =
+        [
+            Sw(90, 0, R, B),
+            Epoll(100, B), Sw(101, B, S, C),
+            Epoll(110, C), Sw(111, C, S, X),
+            Wake(200, X, B), Wake(201, X, C), Sw(202, X, S, B), EpollDone(203, B),
+            Kill(300, B, C), KillDone(302, B), Sw(303, B, S, C), EpollDone(304, C),
+        ];
+        Assert.Empty(Run(events).Objects);
+    }
+
+    [Fact]
+    public void Waiters_on_one_shared_futex_are_left_to_the_futex_convoy()
+    {
+        // B and C block on one shared futex word (no FUTEX_PRIVATE_FLAG: one object across processes): a shared lock
+        // object, named by the convoy analysis, not a wake chain.
+        const long Word = 0x7000;
+        const int SharedWait = 0, SharedWake = 1;
+        List<KernelEvent> events =
+        [
+            Sw(90, 0, R, B),
+            Futex(100, B, Word, SharedWait), Sw(101, B, S, C),
+            Futex(110, C, Word, SharedWait), Sw(111, C, S, A),
+            Futex(200, A, Word, SharedWake), Wake(201, A, B), FutexDone(202, A, 1), Sw(203, A, S, B),
+            FutexDone(204, B), Futex(300, B, Word, SharedWake), Wake(301, B, C), FutexDone(302, B, 1),
+        ];
+        var c = Run(events);
+        Assert.DoesNotContain(c.Objects, o => o.Object.Kind == LockObjectKind.WakeChain);
+    }
+}
