@@ -26,6 +26,7 @@ namespace TraceLab.Reporting;
 [JsonSerializable(typeof(List<ProcessSummary>))]
 [JsonSerializable(typeof(RestOfSystemSection))]
 [JsonSerializable(typeof(SystemSection))]
+[JsonSerializable(typeof(Stacks.StacksSection))]
 // The analyses' sections (AnalysisReports.All).
 [JsonSerializable(typeof(KernelSection))]
 [JsonSerializable(typeof(ConvoySection))]

@@ -35,6 +35,11 @@ public sealed class RunReport
     /// report is about particular processes.
     /// </summary>
     public SystemSection? System { get; init; }
+    /// <summary>
+    /// The call stacks of waits and wakes and the lock names they give (docs/report-schema.md#stacks); null when the
+    /// trace recorded no stacks.
+    /// </summary>
+    public Stacks.StacksSection? Stacks { get; set; }
     public List<string> Warnings { get; init; } = [];
 
     /// <summary>The data of report.html's charts (not part of report.json: it is drawn, not read back).</summary>

@@ -55,6 +55,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
                 JsonSerializer.Serialize(writer, section, json);
                 flush?.Invoke();
             }
+        Property(writer, "Stacks", value.Stacks, Json.StacksSection);
         Property(writer, "Warnings", value.Warnings, Json.ListString);
         writer.WriteEndObject();
     }
@@ -76,6 +77,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
             Processes = Get(root, "Processes", Json.ListProcessSummary) ?? [],
             RestOfSystem = Get(root, "RestOfSystem", Json.RestOfSystemSection),
             System = Get(root, "System", Json.SystemSection),
+            Stacks = Get(root, "Stacks", Json.StacksSection),
             Warnings = Get(root, "Warnings", Json.ListString) ?? [],
         };
         foreach (var analysis in AnalysisReports.All)

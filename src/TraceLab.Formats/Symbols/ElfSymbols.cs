@@ -107,8 +107,8 @@ public sealed class ElfSymbols
         var objects = new List<ElfSymbol>();
         foreach (var entry in table.Entries)
         {
-            if (string.IsNullOrEmpty(entry.Name) || entry.PointedSectionIndex == 0
-                || entry.SpecialPointedSectionIndex != SpecialSectionIndex.Common && entry.IsPointedIndexSpecial)
+            // Undefined (index 0), absolute and common symbols name nothing mapped from this file.
+            if (string.IsNullOrEmpty(entry.Name) || entry.PointedSectionIndex == 0 || entry.IsPointedIndexSpecial)
                 continue;
             if (entry.Type is SymbolType.Function or SymbolType.ProcessorSpecific)
                 functions.Add((new ElfSymbol(entry.Value, entry.Size, entry.Name), Rank(entry)));
