@@ -50,7 +50,10 @@ public static class AnalysisPipeline
             var report = ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
                 topProcesses, chartsBuilt);
             if (stacks is not null && reader is IStackTraceReader withStacks)
+            {
                 report.Stacks = StacksReportBuilder.Build(stacks, withStacks.Stacks, Symbolizer(withStacks));
+                StacksReportBuilder.NameLocksInFindings(report);
+            }
             return (report, session.Timeline?.Result());
         }
     }

@@ -24,6 +24,7 @@ public sealed class StackTable
         public int Process;
         public long FirstSeen;
         public int Hash;
+        public int Generation;
     }
 
     /// <summary>Distinct stacks interned so far; ids run from 1 to this.</summary>
@@ -44,26 +45,28 @@ public sealed class StackTable
     /// </summary>
     /// <param name="time">When the stack was recorded: a new stack keeps its first time, at which its addresses are
     /// looked up in the process's module maps.</param>
-    public int Intern(int process, long time, ReadOnlySpan<ulong> frames, int kernelFrames)
+    /// <param name="generation">The process's program: its exec count so far (equal addresses in two programs of
+    /// one process are different code).</param>
+    public int Intern(int process, long time, ReadOnlySpan<ulong> frames, int kernelFrames, int generation = 0)
     {
         if (frames.IsEmpty) return 0;
         Interned++;
         kernelFrames = Math.Clamp(kernelFrames, 0, frames.Length);
-        var hash = Hash(process, frames, kernelFrames);
+        var hash = Hash(process, frames, kernelFrames) ^ generation;
         var mask = _slots.Length - 1;
-        for (var slot = hash & mask; ; slot = (slot + 1) & mask)
+        for (var slot = (hash & int.MaxValue) & mask; ; slot = (slot + 1) & mask)
         {
             var id = _slots[slot];
             if (id == 0)
             {
-                id = Add(process, time, frames, kernelFrames, hash);
+                id = Add(process, time, frames, kernelFrames, hash, generation);
                 _slots[slot] = id;
                 if (Count * 2 > _slots.Length) Rehash();
                 return id;
             }
 
             ref var e = ref _entries[id];
-            if (e.Hash == hash && e.Process == process && e.KernelFrames == kernelFrames
+            if (e.Hash == hash && e.Process == process && e.KernelFrames == kernelFrames && e.Generation == generation
                 && frames.SequenceEqual(_frames.AsSpan(e.Start, e.Length)))
                 return id;
         }
@@ -91,7 +94,7 @@ public sealed class StackTable
         return ref _entries[id];
     }
 
-    private int Add(int process, long time, ReadOnlySpan<ulong> frames, int kernelFrames, int hash)
+    private int Add(int process, long time, ReadOnlySpan<ulong> frames, int kernelFrames, int hash, int generation)
     {
         if (_frameCount + frames.Length > _frames.Length)
             Array.Resize(ref _frames, Math.Max(_frames.Length * 2, _frameCount + frames.Length));
@@ -101,7 +104,7 @@ public sealed class StackTable
         _entries[id] = new Entry
         {
             Start = _frameCount, Length = frames.Length, KernelFrames = kernelFrames, Process = process,
-            FirstSeen = time, Hash = hash,
+            FirstSeen = time, Hash = hash, Generation = generation,
         };
         _frameCount += frames.Length;
         return id;
@@ -113,7 +116,7 @@ public sealed class StackTable
         var mask = slots.Length - 1;
         for (var id = 1; id <= Count; id++)
         {
-            var slot = _entries[id].Hash & mask;
+            var slot = (_entries[id].Hash & int.MaxValue) & mask;
             while (slots[slot] != 0) slot = (slot + 1) & mask;
             slots[slot] = id;
         }

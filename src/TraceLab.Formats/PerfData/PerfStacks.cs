@@ -31,6 +31,20 @@ internal sealed class PerfStacks
 
     private readonly ulong[] _frames = new ulong[MaxFrames];
     private readonly SampleIdTrailer _trailer;
+    /// <summary>
+    /// Exec times per process: a stack after one is a stack of another program. By time, not by count: the scan
+    /// reads an exec before samples older than it are delivered.
+    /// </summary>
+    private readonly Dictionary<int, List<long>> _execs = new();
+
+    private int Generation(int pid, long time)
+    {
+        if (!_execs.TryGetValue(pid, out var times)) return 0;
+        var n = 0;
+        foreach (var t in times)
+            if (t <= time) n++;
+        return n;
+    }
 
     public PerfStacks(SampleIdTrailer trailer) => _trailer = trailer;
 
@@ -73,7 +87,7 @@ internal sealed class PerfStacks
             _frames[n++] = ip;
         }
 
-        return Table.Intern(pid, time, _frames.AsSpan(0, n), kernel);
+        return Table.Intern(pid, time, _frames.AsSpan(0, n), kernel, _execs.Count == 0 ? 0 : Generation(pid, time));
     }
 
     /// <summary>
@@ -125,7 +139,10 @@ internal sealed class PerfStacks
     public void Comm(ushort misc, ReadOnlySpan<byte> body)
     {
         if ((misc & MiscCommExec) == 0 || body.Length < 8) return;
-        Maps.Exec((int)BinaryPrimitives.ReadUInt32LittleEndian(body), Math.Max(0, _trailer.Time(body)));
+        var pid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body);
+        Maps.Exec(pid, Math.Max(0, _trailer.Time(body)));
+        if (!_execs.TryGetValue(pid, out var times)) _execs[pid] = times = [];
+        times.Add(Math.Max(0, _trailer.Time(body)));
     }
 
     /// <summary>PERF_RECORD_FORK (u32 pid, ppid, tid, ptid, u64 time): a new process inherits its parent's maps.</summary>

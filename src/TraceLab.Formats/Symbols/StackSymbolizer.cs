@@ -99,8 +99,8 @@ public sealed class StackSymbolizer
 
         var elf = File(mapping);
         if (elf?.AddressOfFileOffset(fileOffset) is { } linked && elf.Function(linked) is { } f)
-            return new SymbolFrame(address, mapping.Path, f.Name, f.Offset, false);
-        return new SymbolFrame(address, mapping.Path, null, fileOffset, false);
+            return new SymbolFrame(address, mapping.Path, f.Name, f.Offset, false) { ModuleOffset = fileOffset };
+        return new SymbolFrame(address, mapping.Path, null, fileOffset, false) { ModuleOffset = fileOffset };
     }
 
     /// <summary>

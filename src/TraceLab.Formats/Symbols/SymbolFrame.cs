@@ -14,6 +14,13 @@ namespace TraceLab.Formats.Symbols;
 /// <param name="Kernel">A kernel frame.</param>
 public readonly record struct SymbolFrame(ulong Address, string Module, string? Symbol, ulong Offset, bool Kernel)
 {
+    /// <summary>
+    /// The address in the module's terms, as perf script prints it: address − mapping start + pgoff (the file
+    /// offset; for a PIE or library's text, the link-time address); the address itself for kernel frames and
+    /// addresses no file mapping holds.
+    /// </summary>
+    public ulong ModuleOffset { get; init; } = Address;
+
     /// <summary>The module of an address no mapping holds.</summary>
     public const string Unknown = "[unknown]";
 

@@ -67,6 +67,32 @@ public static class StacksReportBuilder
         return ("futex " + Hex(key.Address), "address", null);
     }
 
+    /// <summary>
+    /// Puts each named lock's name into the findings' titles and remedies, where they call it by its address
+    /// ("futex 0x55…080 (pid 14366)" becomes "g_stats_lock (futex 0x55…080, pid 14366)"); the findings' object ids
+    /// stay as they are.
+    /// </summary>
+    public static void NameLocksInFindings(RunReport report)
+    {
+        if (report.Stacks is not { } stacks || report.Findings is not { } findings) return;
+        var names = stacks.Locks.Where(l => l.NameKind != "address")
+            .Select(l => (Old: $"futex {l.Address} (pid {l.Process})",
+                New: $"{l.Name} (futex {l.Address}, pid {l.Process})"))
+            .ToList();
+        if (names.Count == 0) return;
+        string Rename(string text)
+        {
+            foreach (var (old, named) in names) text = text.Replace(old, named, StringComparison.Ordinal);
+            return text;
+        }
+
+        report.Findings = findings.Select(f => new Findings.FindingSection
+        {
+            Kind = f.Kind, Severity = f.Severity, Title = Rename(f.Title), Evidence = f.Evidence, Threads = f.Threads,
+            Objects = f.Objects, Windows = f.Windows, Remedy = Rename(f.Remedy), Claims = f.Claims,
+        }).ToList();
+    }
+
     private static bool IsImplementation(FrameEntry f) =>
         IsLockImplementation(new SymbolFrame(0, f.Module, f.Symbol, 0,
             f.Module == "[kernel.kallsyms]"));
@@ -86,6 +112,7 @@ public static class StacksReportBuilder
     public static FrameEntry Frame(SymbolFrame f) => new()
     {
         Address = Hex(f.Address), Module = f.Module, Symbol = f.Symbol, Offset = Hex(f.Offset),
+        ModuleOffset = f.ModuleOffset == f.Address ? null : Hex(f.ModuleOffset),
     };
 
     private static double Ms(long ns) => Math.Round(ns / 1e6, 3);

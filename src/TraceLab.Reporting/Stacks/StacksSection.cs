@@ -70,4 +70,6 @@ public sealed class FrameEntry
     public string? Symbol { get; init; }
     /// <summary>Hex offset into the function, or into the module's file when there is none.</summary>
     public required string Offset { get; init; }
+    /// <summary>Hex address in the module's terms (file offset), as perf script prints it.</summary>
+    public string? ModuleOffset { get; init; }
 }

@@ -17,6 +17,13 @@ public sealed class PerfStacksTests : IDisposable
 
     public void Dispose() => Directory.Delete(_dir, recursive: true);
 
+    private PerfDataReader Open(PerfDataBuilder b)
+    {
+        var path = Path.Combine(_dir, $"{Guid.NewGuid():N}.perf.data");
+        File.WriteAllBytes(path, b.Build());
+        return PerfDataReader.Open(path);
+    }
+
     private sealed class Collect : IKernelEventSink
     {
         public List<KernelEvent> Events { get; } = [];
@@ -32,7 +39,7 @@ public sealed class PerfStacksTests : IDisposable
         b.Sample(200, 1, TestTraceFile.Switch(11, 10), pid: 10, tid: 11, callchain: chain);
         b.Sample(300, 0, TestTraceFile.Switch(10, 11), pid: 10, tid: 10, callchain: [User, 0x401000, Guest, 0x999]);
         b.Sample(400, 1, TestTraceFile.Switch(11, 10), pid: 10, tid: 11, callchain: []);
-        using var reader = b.WriteAndRead(_dir);
+        using var reader = Open(b);
         var sink = new Collect();
         reader.Read(sink);
 
@@ -55,7 +62,7 @@ public sealed class PerfStacksTests : IDisposable
         var b = new PerfDataBuilder { Callchains = true };
         b.Sample(100, 0, TestTraceFile.Switch(10, 11), pid: 10, tid: 10, callchain: [User, 0x401000],
             callchainCount: 1_000_000);
-        using var reader = b.WriteAndRead(_dir);
+        using var reader = Open(b);
         var sink = new Collect();
         try
         {
@@ -82,7 +89,7 @@ public sealed class PerfStacksTests : IDisposable
         b.Exec(10, "other", 200, 0);
         b.Mmap2(10, 0x400000, 0x1000, 0, "/bin/other", 210, 0);
         b.Sample(300, 0, TestTraceFile.Switch(10, 11), pid: 10, tid: 10, callchain: [User, 0x400010]);
-        using var reader = b.WriteAndRead(_dir);
+        using var reader = Open(b);
         reader.Read(new Collect());
 
         var maps = reader.Maps;
@@ -101,7 +108,7 @@ public sealed class PerfStacksTests : IDisposable
     {
         var b = new PerfDataBuilder();
         b.Sample(100, 0, TestTraceFile.Switch(10, 11), pid: 10, tid: 10);
-        using var reader = b.WriteAndRead(_dir);
+        using var reader = Open(b);
         var sink = new Collect();
         reader.Read(sink);
         Assert.False(reader.HasStacks);
