@@ -27,7 +27,8 @@ public static class StacksTerminal
         foreach (var l in stacks.Locks.Where(l => l.Waits > 0).Take(TopLocks))
         {
             console.MarkupLine(Markup.Escape(Fit(string.Create(CultureInfo.InvariantCulture,
-                $" {l.Name}  (futex {l.Address}, pid {l.Process})  {l.Waits:N0} wait{(l.Waits == 1 ? "" : "s")}, {l.WaitMs:0.###} ms"))));
+                $" {l.Name}  (futex {l.Address}, pid {l.Process})  " +
+                $"{l.Waits:N0} wait{(l.Waits == 1 ? "" : "s")}, {l.WaitMs:0.###} ms"))));
             Side(console, "blocked in", l.Blocking);
             Side(console, "released by", l.Releasing);
         }

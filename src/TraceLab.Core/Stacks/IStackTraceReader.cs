@@ -6,7 +6,9 @@ namespace TraceLab.Core;
 /// </summary>
 public interface IStackTraceReader : IKernelTraceReader
 {
-    /// <summary>True when the trace's events may carry stacks (known once open; the table fills while reading).</summary>
+    /// <summary>
+    /// True when the trace's events may carry stacks (known once open; the table fills while reading).
+    /// </summary>
     bool HasStacks { get; }
 
     /// <summary>The stacks read so far (all of them once <see cref="IKernelTraceReader.Read"/> returns).</summary>

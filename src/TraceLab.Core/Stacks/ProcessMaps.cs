@@ -54,7 +54,9 @@ public sealed class ProcessMaps
     public ModuleMapping? Find(int process, ulong address, long time)
     {
         if (_byProcess.TryGetValue(process, out var list) && Newest(list, address, time) is { } found) return found;
-        return process != Kernel && _byProcess.TryGetValue(Kernel, out var kernel) ? Newest(kernel, address, time) : null;
+        return process != Kernel && _byProcess.TryGetValue(Kernel, out var kernel)
+            ? Newest(kernel, address, time)
+            : null;
     }
 
     /// <summary>Every mapping of <paramref name="process"/>, in the order recorded.</summary>

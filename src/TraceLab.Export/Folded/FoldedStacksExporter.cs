@@ -34,7 +34,8 @@ public sealed class FoldedStacksExporter : ITraceExporter
     {
         if (reader is not IStackTraceReader { HasStacks: true } stacks)
             throw new TraceFormatException($"{reader.Info.TraceFile}: no call stacks in the trace " +
-                "(record them with perf record -g, e.g. perf record -g -e sched:sched_switch -e sched:sched_waking -a)");
+                "(record them with perf record -g, " +
+                "e.g. perf record -g -e sched:sched_switch -e sched:sched_waking -a)");
         var analyzer = new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var p) ? p : tid);
         reader.Read(analyzer, cancellationToken);
         var symbolizer = Symbolizer(stacks);

@@ -145,7 +145,9 @@ internal sealed class PerfStacks
         times.Add(Math.Max(0, _trailer.Time(body)));
     }
 
-    /// <summary>PERF_RECORD_FORK (u32 pid, ppid, tid, ptid, u64 time): a new process inherits its parent's maps.</summary>
+    /// <summary>
+    /// PERF_RECORD_FORK (u32 pid, ppid, tid, ptid, u64 time): a new process inherits its parent's maps.
+    /// </summary>
     public void Fork(ReadOnlySpan<byte> body)
     {
         if (body.Length < 24) return;

@@ -132,7 +132,8 @@ public sealed class ElfSymbols
     private static ElfSymbol[] Deduplicate(List<(ElfSymbol Symbol, int Rank)> functions)
     {
         var sorted = functions.GroupBy(f => f.Symbol.Start)
-            .Select(g => g.OrderByDescending(f => f.Rank).ThenBy(f => f.Symbol.Name, StringComparer.Ordinal).First().Symbol)
+            .Select(g => g.OrderByDescending(f => f.Rank).ThenBy(f => f.Symbol.Name, StringComparer.Ordinal)
+                .First().Symbol)
             .OrderBy(f => f.Start).ToArray();
         // A zero-sized function reaches to the next one (perf's symbols__fixup_end).
         for (var i = 0; i < sorted.Length; i++)
@@ -149,11 +150,14 @@ public sealed class ElfSymbols
         HasSymtab |= debug.HasSymtab;
     }
 
-    /// <summary>The link-time address of file offset <paramref name="offset"/> (inside a PT_LOAD's file part).</summary>
+    /// <summary>
+    /// The link-time address of file offset <paramref name="offset"/> (inside a PT_LOAD's file part).
+    /// </summary>
     public ulong? AddressOfFileOffset(ulong offset)
     {
         foreach (var l in Loads)
-            if (offset >= l.Offset && offset - l.Offset < Math.Max(l.FileSize, 1)) return l.Address + (offset - l.Offset);
+            if (offset >= l.Offset && offset - l.Offset < Math.Max(l.FileSize, 1))
+                return l.Address + (offset - l.Offset);
         return null;
     }
 

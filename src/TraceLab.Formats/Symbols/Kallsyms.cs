@@ -20,7 +20,9 @@ public sealed class Kallsyms
     /// <summary>Symbols read.</summary>
     public int Count => _starts.Length;
 
-    /// <summary>Parses kallsyms text; lines that do not parse, and zero addresses (hidden without root), are skipped.</summary>
+    /// <summary>
+    /// Parses kallsyms text; lines that do not parse, and zero addresses (hidden without root), are skipped.
+    /// </summary>
     public static Kallsyms Parse(TextReader text)
     {
         var list = new List<(ulong, string)>();
@@ -38,7 +40,9 @@ public sealed class Kallsyms
         return new Kallsyms(list.Select(x => x.Item1).ToArray(), list.Select(x => x.Item2).ToArray());
     }
 
-    /// <summary>The symbol at or below <paramref name="address"/> and the offset into it; null below the first.</summary>
+    /// <summary>
+    /// The symbol at or below <paramref name="address"/> and the offset into it; null below the first.
+    /// </summary>
     public (string Name, ulong Offset)? Find(ulong address)
     {
         var i = Array.BinarySearch(_starts, address);

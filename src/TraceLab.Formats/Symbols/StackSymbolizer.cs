@@ -37,7 +37,9 @@ public sealed class StackSymbolizer
     private bool _kallsymsAsked;
 
     /// <param name="maps">The trace's module maps.</param>
-    /// <param name="recordedBuildIds">Build-ids by path as recorded (perf.data's HEADER_BUILD_ID); may be empty.</param>
+    /// <param name="recordedBuildIds">
+    /// Build-ids by path as recorded (perf.data's HEADER_BUILD_ID); may be empty.
+    /// </param>
     /// <param name="options">Where to look for debug files, perf maps and kernel symbols.</param>
     public StackSymbolizer(ProcessMaps maps, IReadOnlyDictionary<string, byte[]>? recordedBuildIds = null,
         SymbolOptions? options = null)
@@ -56,7 +58,9 @@ public sealed class StackSymbolizer
     /// <summary>Frames named so far.</summary>
     public long Frames { get; private set; }
 
-    /// <summary>The named frames of stack <paramref name="id"/> of <paramref name="stacks"/>, innermost first.</summary>
+    /// <summary>
+    /// The named frames of stack <paramref name="id"/> of <paramref name="stacks"/>, innermost first.
+    /// </summary>
     public IReadOnlyList<SymbolFrame> Stack(StackTable stacks, int id)
     {
         if (_stacks.TryGetValue(id, out var named)) return named;
@@ -120,7 +124,9 @@ public sealed class StackSymbolizer
         return null;
     }
 
-    /// <summary>The modules mapped in <paramref name="process"/> at <paramref name="time"/>, with their load bias.</summary>
+    /// <summary>
+    /// The modules mapped in <paramref name="process"/> at <paramref name="time"/>, with their load bias.
+    /// </summary>
     private IEnumerable<(string Path, ulong Bias, ElfSymbols Elf)> Modules(int process, long time)
     {
         var seen = new HashSet<string>(StringComparer.Ordinal);
@@ -152,10 +158,12 @@ public sealed class StackSymbolizer
 
     private static bool IsAnonymous(string path) =>
         path.Length == 0 || path.StartsWith("//anon", StringComparison.Ordinal) || path.StartsWith('[')
-        || path.StartsWith("/memfd:", StringComparison.Ordinal) || path.StartsWith("anon_inode:", StringComparison.Ordinal);
+        || path.StartsWith("/memfd:", StringComparison.Ordinal)
+        || path.StartsWith("anon_inode:", StringComparison.Ordinal);
 
     private string PerfMapPath(int process) =>
-        System.IO.Path.Combine(_options.PerfMapDirectory, "perf-" + process.ToString(CultureInfo.InvariantCulture) + ".map");
+        System.IO.Path.Combine(_options.PerfMapDirectory,
+            "perf-" + process.ToString(CultureInfo.InvariantCulture) + ".map");
 
     private PerfMap? PerfMapOf(int process)
     {
@@ -182,7 +190,9 @@ public sealed class StackSymbolizer
         return map;
     }
 
-    /// <summary>The symbols of a mapping's file: null when missing, unreadable or changed since the recording.</summary>
+    /// <summary>
+    /// The symbols of a mapping's file: null when missing, unreadable or changed since the recording.
+    /// </summary>
     private ElfSymbols? File(ModuleMapping mapping)
     {
         var path = mapping.Path;
@@ -192,7 +202,8 @@ public sealed class StackSymbolizer
             Note(path, $"{path}: deleted since it was mapped; its frames are named module+offset");
         else if (ElfSymbols.TryLoad(path, out var error) is not { } loaded)
             Note(path, $"{path}: {error}; its frames are named module+offset");
-        else if (Recorded(mapping) is { } recorded && loaded.BuildId is { } now && !recorded.AsSpan().SequenceEqual(now))
+        else if (Recorded(mapping) is { } recorded && loaded.BuildId is { } now
+                 && !recorded.AsSpan().SequenceEqual(now))
             Note(path, $"{path}: build-id {Hex(now)} differs from the recorded {Hex(recorded)} (the file changed " +
                 "since the recording); its frames are named module+offset, not with the new file's symbols");
         else
@@ -208,7 +219,9 @@ public sealed class StackSymbolizer
     private byte[]? Recorded(ModuleMapping mapping) =>
         mapping.BuildId ?? _recordedBuildIds.GetValueOrDefault(mapping.Path);
 
-    /// <summary>A debug file with .symtab: by build-id, then by .gnu_debuglink (gdb's and perf's search order).</summary>
+    /// <summary>
+    /// A debug file with .symtab: by build-id, then by .gnu_debuglink (gdb's and perf's search order).
+    /// </summary>
     private ElfSymbols? FindDebugFile(ElfSymbols elf)
     {
         var candidates = new List<string>();
@@ -229,7 +242,8 @@ public sealed class StackSymbolizer
 
         foreach (var candidate in candidates)
         {
-            if (candidate == elf.Path || ElfSymbols.TryLoad(candidate, out _) is not { HasSymtab: true } debug) continue;
+            if (candidate == elf.Path || ElfSymbols.TryLoad(candidate, out _) is not { HasSymtab: true } debug)
+                continue;
             // A debug file found by name must be the same build; one found by build-id is by construction.
             if (elf.BuildId is { } want && debug.BuildId is { } have && !want.AsSpan().SequenceEqual(have)) continue;
             return debug;

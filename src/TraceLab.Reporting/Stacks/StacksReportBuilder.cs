@@ -11,7 +11,9 @@ namespace TraceLab.Reporting.Stacks;
 /// </summary>
 public static class StacksReportBuilder
 {
-    /// <summary>The frames of a stack that belong to the lock implementation, skipped when naming a call site.</summary>
+    /// <summary>
+    /// The frames of a stack that belong to the lock implementation, skipped when naming a call site.
+    /// </summary>
     public static bool IsLockImplementation(SymbolFrame f) =>
         f.Kernel || f.ModuleName.StartsWith("libc.so", StringComparison.Ordinal)
         || f.ModuleName.StartsWith("libc-", StringComparison.Ordinal)

@@ -1,6 +1,8 @@
 namespace TraceLab.Reporting.Stacks;
 
-/// <summary>report.json "stacks": the call stacks of a trace recorded with them (docs/report-schema.md#stacks).</summary>
+/// <summary>
+/// report.json "stacks": the call stacks of a trace recorded with them (docs/report-schema.md#stacks).
+/// </summary>
 public sealed class StacksSection
 {
     /// <summary>Events that carried a stack.</summary>
@@ -30,7 +32,9 @@ public sealed class LockStacksEntry
     public int Process { get; init; }
     /// <summary>The futex word's address, hex.</summary>
     public required string Address { get; init; }
-    /// <summary>The lock's name (docs/metrics.md#lock-name): its variable, else its call site, else the address.</summary>
+    /// <summary>
+    /// The lock's name (docs/metrics.md#lock-name): its variable, else its call site, else the address.
+    /// </summary>
     public required string Name { get; init; }
     /// <summary>"variable", "call site" or "address": what <see cref="Name"/> is.</summary>
     public required string NameKind { get; init; }

@@ -17,7 +17,8 @@ public sealed class LibcFactAttribute : FactAttribute
 }
 
 /// <summary>
-/// ELF symbols through ELFSharp on a binary of this machine (libc.so.6), checked against its own symbol table, and ELF files that lie: truncated and overwritten copies give a module+offset name or a
+/// ELF symbols through ELFSharp on a binary of this machine (libc.so.6), checked against its own symbol table, and ELF
+/// files that lie: truncated and overwritten copies give a module+offset name or a
 /// reason, never an exception or a hang.
 /// </summary>
 public sealed class ElfSymbolsTests : IDisposable

@@ -4,7 +4,9 @@ using TraceLab.Core.Syscalls;
 
 namespace TraceLab.Formats.Tests.Symbols;
 
-/// <summary>Blocking, releasing and off-CPU stacks on a hand-built trace with known sums (docs/metrics.md#stacks).</summary>
+/// <summary>
+/// Blocking, releasing and off-CPU stacks on a hand-built trace with known sums (docs/metrics.md#stacks).
+/// </summary>
 public sealed class LockStackAnalyzerTests
 {
     private const long Lock = 0x5000;

@@ -2,7 +2,9 @@ using TraceLab.Core;
 
 namespace TraceLab.Formats.Tests.Symbols;
 
-/// <summary>The interning table: one id per (process, frames, kernel part), no allocation for a stack seen before.</summary>
+/// <summary>
+/// The interning table: one id per (process, frames, kernel part), no allocation for a stack seen before.
+/// </summary>
 public sealed class StackTableTests
 {
     [Fact]

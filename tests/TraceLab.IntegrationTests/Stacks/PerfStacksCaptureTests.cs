@@ -9,7 +9,9 @@ using TraceLab.Reporting.Stacks;
 
 namespace TraceLab.IntegrationTests.Stacks;
 
-/// <summary>perf record works here (<see cref="PerfEnvironment"/>), and gcc and nm are installed; else skipped.</summary>
+/// <summary>
+/// perf record works here (<see cref="PerfEnvironment"/>), and gcc and nm are installed; else skipped.
+/// </summary>
 public sealed class PerfStacksFactAttribute : FactAttribute
 {
     public PerfStacksFactAttribute()
@@ -91,7 +93,8 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
 
         _output.WriteLine($"{equal} of {compared} stacks equal perf script's; differences:");
         foreach (var d in differences.Take(20)) _output.WriteLine("  " + d);
-        Assert.True(equal >= compared * 0.99, $"{equal} of {compared} stacks equal; first: {differences.FirstOrDefault()}");
+        Assert.True(equal >= compared * 0.99,
+            $"{equal} of {compared} stacks equal; first: {differences.FirstOrDefault()}");
 
         // Lock names: nm's object symbol containing each futex address (less the load bias perf script shows).
         var section = StacksReportBuilder.Build(sink.Locks, reader.Stacks, symbolizer);
@@ -122,7 +125,9 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         Assert.True(named > 0);
     }
 
-    /// <summary>Null when perf's frames and TraceLab's agree: same addresses, same names where perf names one.</summary>
+    /// <summary>
+    /// Null when perf's frames and TraceLab's agree: same addresses, same names where perf names one.
+    /// </summary>
     private static string? Difference(List<(ulong Address, string Name)> perf, IReadOnlyList<SymbolFrame> ours)
     {
         if (perf.Count != ours.Count) return $"{perf.Count} frames in perf script, {ours.Count} in TraceLab";
@@ -168,7 +173,8 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     private static ulong LoadBias(string data, string program)
     {
         foreach (var line in ProcessOutput.Lines("perf", "script", "-i", data, "--show-mmap-events", "-F", "tid"))
-            if (line.Contains("PERF_RECORD_MMAP", StringComparison.Ordinal) && line.EndsWith(program, StringComparison.Ordinal)
+            if (line.Contains("PERF_RECORD_MMAP", StringComparison.Ordinal)
+                && line.EndsWith(program, StringComparison.Ordinal)
                 && MmapLine().Match(line) is { Success: true } m)
                 return ulong.Parse(m.Groups[1].Value, NumberStyles.HexNumber, CultureInfo.InvariantCulture)
                     - ulong.Parse(m.Groups[2].Value, NumberStyles.HexNumber, CultureInfo.InvariantCulture);
