@@ -1,11 +1,15 @@
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Parallel;
+using TraceLab.Analyzers.Stacks;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Core;
+using TraceLab.Formats.PerfData;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.Symbols;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Charts;
 using TraceLab.Reporting.Html;
+using TraceLab.Reporting.Stacks;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli;
@@ -39,15 +43,26 @@ public static class AnalysisPipeline
         opening.Dispose();
         using var session = new AnalysisSession(AnalysisReports.Select(analyses), timeline,
             analysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads, reader.Info.MayHaveMarkers);
+        // Stacks are read only from traces that recorded them; the others keep their one sink and cost.
+        var stacks = reader is IStackTraceReader { HasStacks: true }
+            ? new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var process) ? process : tid)
+            : null;
         using (StageTimes.Begin("pass"))
         {
-            reader.Read(session.Sink, cancellationToken);
+            reader.Read(stacks is null ? session.Sink : new TeeSink(session.Sink, stacks), cancellationToken);
             session.Complete();
         }
         RunReport report;
         using (StageTimes.Begin("report model"))
+        {
             report = ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
                 topProcesses, chartsBuilt);
+            if (stacks is not null && reader is IStackTraceReader withStacks)
+            {
+                report.Stacks = StacksReportBuilder.Build(stacks, withStacks.Stacks, Symbolizer(withStacks));
+                StacksReportBuilder.NameLocksInFindings(report);
+            }
+        }
         var recorded = session.Timeline?.Result();
         // A system report's timeline is where its first finding is worst, known only now: recorded in a second
         // pass (only the analyses the timeline draws from) unless the user chose the window.
@@ -67,5 +82,20 @@ public static class AnalysisPipeline
         reader.Read(session.Sink, cancellationToken);
         session.Complete();
         return session.Timeline?.Result();
+    }
+
+    /// <summary>The symbolizer of a trace's stacks: this machine's binaries, debug files and kernel symbols.</summary>
+    public static StackSymbolizer Symbolizer(IStackTraceReader reader) =>
+        new(reader.Maps, (reader as PerfDataReader)?.RecordedBuildIds,
+            new SymbolOptions { KernelSymbols = SymbolOptions.RunningKernel(reader.Info.KernelRelease) });
+
+    /// <summary>Feeds every event to two sinks, in order.</summary>
+    private sealed class TeeSink(IKernelEventSink first, IKernelEventSink second) : IKernelEventSink
+    {
+        public void OnEvent(in KernelEvent e)
+        {
+            first.OnEvent(in e);
+            second.OnEvent(in e);
+        }
     }
 }

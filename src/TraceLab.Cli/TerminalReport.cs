@@ -54,6 +54,7 @@ public static class TerminalReport
         }
         foreach (var analysis in AnalysisReports.All.Where(a => !a.OpensReport))
             if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit);
+        StacksTerminal.Write(console, r.Stacks);
         foreach (var warning in r.Warnings) console.MarkupLine($"[yellow]warning:[/] {Markup.Escape(warning)}");
     }
 

@@ -3,6 +3,21 @@ namespace TraceLab.Core;
 /// <summary>Per kind: the factory that builds the event and the accessors that read it, in one place.</summary>
 public partial struct KernelEvent
 {
+    // ---- Any kind: the call stack recorded with the event, for the thread that logged it (Pid; a switch's PrevTid).
+    /// <summary>
+    /// The event's call stack: an id in the reader's <see cref="StackTable"/> (<see cref="IStackTraceReader"/>); 0 when
+    /// the trace recorded none for it.
+    /// </summary>
+    public readonly int StackId => Stack;
+
+    /// <summary>The same event with the call stack <paramref name="stackId"/> (0: none).</summary>
+    public readonly KernelEvent WithStack(int stackId)
+    {
+        var e = this;
+        e.Stack = stackId;
+        return e;
+    }
+
     // ---- Switch: PrevTid leaves the CPU, NextTid runs.
     public readonly int PrevTid => Tid;
     public readonly int PrevPrio => Prio;

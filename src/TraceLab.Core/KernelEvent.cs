@@ -45,6 +45,11 @@ public partial struct KernelEvent
     /// </summary>
     internal ushort WaitReasonPlusOne;
     /// <summary>
+    /// The call stack recorded with the event: an id in the reader's <see cref="StackTable"/> (0: none), so that a
+    /// stack costs the event four bytes and no allocation.
+    /// </summary>
+    internal int Stack;
+    /// <summary>
     /// Marker text, exec file name or an exiting thread's comm; null for every other kind (no allocation on the hot
     /// path).
     /// </summary>

@@ -11,7 +11,7 @@ namespace TraceLab.Core;
 /// </summary>
 public static class KernelEventPacking
 {
-    private const int IntFields = 9;
+    private const int IntFields = 10;
     private const int LongFields = 6;
     private const int UShortFields = 1;
     /// <summary>Timestamp 8, kind 1, flags 1, then the 3-byte field mask.</summary>
@@ -46,6 +46,7 @@ public static class KernelEventPacking
         v.Long(ref e.Arg3, 1 << 13);
         v.Long(ref e.Ret, 1 << 14);
         v.UShort(ref e.WaitReasonPlusOne, 1 << 15);
+        v.Int(ref e.Stack, 1 << 16);
     }
 
     /// <summary>
@@ -74,7 +75,7 @@ public static class KernelEventPacking
                 mask |= TextBit;
             }
 
-            // Three mask bytes, so the text bit fits above the 16 field bits.
+            // Three mask bytes, so the text bit fits above the 17 field bits.
             Unsafe.WriteUnaligned(at + 10, (ushort)mask);
             at[12] = (byte)(mask >> 16);
             return p;

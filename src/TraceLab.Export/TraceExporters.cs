@@ -1,4 +1,7 @@
+using TraceLab.Export.Folded;
 using TraceLab.Export.Perfetto;
+using TraceLab.Formats.PerfData;
+using TraceLab.Formats.Symbols;
 
 namespace TraceLab.Export;
 
@@ -10,6 +13,11 @@ public static class TraceExporters
     public static IReadOnlyList<ITraceExporter> All { get; } =
     [
         new PerfettoTraceExporter(),
+        new FoldedStacksExporter
+        {
+            Symbolizer = r => new StackSymbolizer(r.Maps, (r as PerfDataReader)?.RecordedBuildIds,
+                new SymbolOptions { KernelSymbols = SymbolOptions.RunningKernel(r.Info.KernelRelease) }),
+        },
     ];
 
     public static IEnumerable<string> Names => All.Select(e => e.Name);

@@ -27,6 +27,7 @@ namespace TraceLab.Reporting;
 [JsonSerializable(typeof(RestOfSystemSection))]
 [JsonSerializable(typeof(SystemSection))]
 [JsonSerializable(typeof(SelfCostSection))]
+[JsonSerializable(typeof(Stacks.StacksSection))]
 // The analyses' sections (AnalysisReports.All).
 [JsonSerializable(typeof(KernelSection))]
 [JsonSerializable(typeof(ConvoySection))]

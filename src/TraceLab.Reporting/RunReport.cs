@@ -47,6 +47,12 @@ public sealed class RunReport
     /// when the trace does not name them (a trace TraceLab did not record).
     /// </summary>
     public SelfCostSection? Self { get; init; }
+
+    /// <summary>
+    /// The call stacks of waits and wakes and the lock names they give (docs/report-schema.md#stacks); null when the
+    /// trace recorded no stacks.
+    /// </summary>
+    public Stacks.StacksSection? Stacks { get; set; }
     public List<string> Warnings { get; init; } = [];
 
     /// <summary>The data of report.html's charts (not part of report.json: it is drawn, not read back).</summary>

@@ -56,6 +56,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
                 JsonSerializer.Serialize(writer, section, json);
                 flush?.Invoke();
             }
+        Property(writer, "Stacks", value.Stacks, Json.StacksSection);
         Property(writer, "Warnings", value.Warnings, Json.ListString);
         writer.WriteEndObject();
     }
@@ -78,6 +79,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
             RestOfSystem = Get(root, "RestOfSystem", Json.RestOfSystemSection),
             System = Get(root, "System", Json.SystemSection),
             Self = Get(root, "Self", Json.SelfCostSection),
+            Stacks = Get(root, "Stacks", Json.StacksSection),
             Warnings = Get(root, "Warnings", Json.ListString) ?? [],
         };
         foreach (var analysis in AnalysisReports.All)

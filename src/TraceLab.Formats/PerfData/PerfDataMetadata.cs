@@ -22,7 +22,12 @@ internal sealed class PerfDataMetadata
     /// HEADER_COMPRESSED: the data section holds zstd-compressed records (perf record -z); null when absent.
     /// </summary>
     public PerfCompression? Compression { get; set; }
+    /// <summary>HEADER_BUILD_ID: the build-id perf saw for each file it found samples in.</summary>
+    public List<PerfBuildId> BuildIds { get; } = new();
 }
+
+/// <summary>One HEADER_BUILD_ID entry: a file's build-id at recording time (pid -1: the kernel's).</summary>
+internal sealed record PerfBuildId(int Pid, string Path, byte[] BuildId);
 
 /// <summary>HEADER_COMPRESSED: zstd level and mmap_len, the most one COMPRESSED record inflates to.</summary>
 internal sealed record PerfCompression(int Level, uint MmapLength);

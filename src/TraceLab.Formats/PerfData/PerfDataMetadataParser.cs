@@ -83,6 +83,7 @@ internal sealed class PerfDataMetadataParser
                     _m.OnlineCpus = (int)Math.Min(4096, _r.U32("CPUs online"));
                     break;
                 case PerfFeature.Compressed: ParseCompressed(size); break;
+                case PerfFeature.BuildId: ParseBuildIds(size); break;
             }
         }
 
@@ -97,6 +98,31 @@ internal sealed class PerfDataMetadataParser
                 "tracepoint formats (HEADER_TRACING_DATA) or context switch records: record sched tracepoints, " +
                 "e.g. perf record -e 'sched:*' -a, or perf record --switch-events -a");
         return _m;
+    }
+
+    /// <summary>
+    /// HEADER_BUILD_ID (tools/perf/util/header.c, write_build_id): one perf_record_header_build_id per file perf
+    /// found samples in: u32 type, u16 misc, u16 size, s32 pid, 24 bytes of build-id (its length in byte 20 when
+    /// misc has PERF_RECORD_MISC_BUILD_ID_SIZE, else 20), the NUL-padded file name. Only read to tell whether a
+    /// binary changed since the recording: an entry that does not fit ends the list, it does not fail the file.
+    /// </summary>
+    private void ParseBuildIds(long size)
+    {
+        var end = _r.Position + size;
+        while (end - _r.Position >= 36)
+        {
+            _r.U32("build-id record type");
+            var misc = _r.U16("build-id record misc");
+            var length = _r.U16("build-id record size");
+            if (length < 36 || length > end - _r.Position + 8) return;
+            var pid = (int)_r.U32("build-id pid");
+            var id = _r.Bytes(24, "build-id");
+            var idLength = (misc & (1 << 15)) != 0 ? Math.Min((int)id[20], 20) : 20;
+            var name = _r.Bytes(length - 36, "build-id file name");
+            var nul = Array.IndexOf(name, (byte)0);
+            var path = System.Text.Encoding.UTF8.GetString(name, 0, nul < 0 ? name.Length : nul);
+            if (path.Length > 0) _m.BuildIds.Add(new PerfBuildId(pid, path, id[..idLength]));
+        }
     }
 
     /// <summary>

@@ -17,9 +17,11 @@ namespace TraceLab.Formats.PerfData;
 /// rule (<see cref="RoundMerger"/>: the file is scanned once in file order — thread names, lost counts, late events,
 /// checks — and read again in time order at delivery, so memory does not grow with perf's rounds); COMM records
 /// name threads; the pid of samples, COMM and FORK records gives each thread its process
-/// (<see cref="ThreadTable.Processes"/>); LOST / LOST_SAMPLES records count lost events.
+/// (<see cref="ThreadTable.Processes"/>); LOST / LOST_SAMPLES records count lost events. Samples recorded with
+/// callchains (perf record -g) carry their stack (<see cref="KernelEvent.StackId"/>), named through the module maps
+/// of the MMAP / MMAP2 records (<see cref="PerfStacks"/>).
 /// </summary>
-public sealed class PerfDataReader : IKernelTraceReader
+public sealed class PerfDataReader : IStackTraceReader
 {
     private readonly SafeFileHandle _handle;
     private readonly string _path;
@@ -59,6 +61,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         _uniformTidOffset = _samples.UniformTidOffset;
         _trailer = new SampleIdTrailer(lead.SampleType, meta.Attrs.All(a => a.SampleIdAll));
         _tasks = new TaskRecords(meta.Attrs, meta.Formats, _trailer);
+        if (_samples.HasCallchains) _stacks = new PerfStacks(_trailer);
         var cpus = Math.Max(1, meta.CpuCount);
         // HEADER_NRCPUS gives the CPUs the machine had; without it the kernel's own limit bounds a CPU number.
         _cpuLimit = meta.CpuCount > 0 ? meta.CpuCount : 4096;
@@ -82,6 +85,34 @@ public sealed class PerfDataReader : IKernelTraceReader
 
     public TraceInfo Info { get; }
     public ThreadTable Threads { get; }
+
+    private readonly PerfStacks? _stacks;
+    private readonly PerfStacks _noStacks = new(default);
+
+    /// <inheritdoc/>
+    public bool HasStacks => _stacks is not null;
+
+    /// <inheritdoc/>
+    public StackTable Stacks => (_stacks ?? _noStacks).Table;
+
+    /// <inheritdoc/>
+    public ProcessMaps Maps => (_stacks ?? _noStacks).Maps;
+
+    /// <summary>
+    /// HEADER_BUILD_ID: the build-id perf saw for each file it found samples in, by path (the kernel's as
+    /// "[kernel.kallsyms]"): tells a binary that changed since the recording.
+    /// </summary>
+    public IReadOnlyDictionary<string, byte[]> RecordedBuildIds =>
+        _buildIds ??= _meta.BuildIds.GroupBy(b => b.Path, StringComparer.Ordinal)
+            .ToDictionary(g => g.Key, g => g.First().BuildId, StringComparer.Ordinal);
+
+    private Dictionary<string, byte[]>? _buildIds;
+
+    /// <summary>Frames in guest or hypervisor context left out of the stacks.</summary>
+    public long OtherContextFrames => _stacks?.OtherContextFrames ?? 0;
+
+    /// <summary>MMAP / MMAP2 records that could not be read.</summary>
+    public long BadMappings => _stacks?.BadMappings ?? 0;
 
     /// <summary>Tracepoint formats stored in the file.</summary>
     public IReadOnlyList<FtraceEventFormat> Formats => _meta.Formats;
@@ -156,7 +187,7 @@ public sealed class PerfDataReader : IKernelTraceReader
             ? new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, compression, WindowBytes)
             : new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes);
         _stream = stream;
-        var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream, _tasks);
+        var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream, _tasks, _stacks);
         try
         {
             Scan(stream, queue, counter, cancellationToken);
@@ -230,7 +261,14 @@ public sealed class PerfDataReader : IKernelTraceReader
                         Task(stream, queue, counter);
                         break;
                     case PerfRecordType.FinishedRound: Rounds++; queue.FinishRound(counter); break;
-                    case PerfRecordType.Comm: Comm(stream.Body); break;
+                    case PerfRecordType.Comm:
+                        Comm(stream.Body);
+                        _stacks?.Comm(stream.Misc, stream.Body);
+                        break;
+                    case PerfRecordType.Mmap:
+                    case PerfRecordType.Mmap2:
+                        _stacks?.Mapping(type, stream.Misc, stream.Body);
+                        break;
                     case PerfRecordType.Lost: Lost(stream.Body, 8, _trailer.Cpu(stream.Body), _lostRecords); break;
                     case PerfRecordType.LostSamples: LostSamples(stream.Body, stream.Misc); break;
                     case PerfRecordType.Compressed:
@@ -301,7 +339,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         NoteThread(body, cpu);
         if (queue.IsLate(time))
         {
-            Late(recordOffset, queue, sink, time, cpu, raw);
+            Late(recordOffset, queue, sink, time, cpu, raw, _stacks?.Intern(_samples, body, time) ?? 0);
             return;
         }
 
@@ -362,12 +400,13 @@ public sealed class PerfDataReader : IKernelTraceReader
 
     /// <summary>Older than what was delivered already: delivered now (perf does the same and warns).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void Late(
-        long recordOffset, RoundMerger queue, CountingSink sink, long time, int cpu, ReadOnlySpan<byte> raw)
+    private void Late(long recordOffset, RoundMerger queue, CountingSink sink, long time, int cpu,
+        ReadOnlySpan<byte> raw, int stack)
     {
         queue.CountLate();
         var late = new KernelEvent();
         if (!_decoder.Decode(raw, time, cpu, ref late)) throw TooShort(recordOffset, raw);
+        late.Stack = stack;
         sink.OnEvent(in late);
     }
 
@@ -391,6 +430,7 @@ public sealed class PerfDataReader : IKernelTraceReader
         var body = stream.Body;
         var type = stream.Type;
         _tasks.Scan(type, body);
+        if (type == PerfRecordType.Fork) _stacks?.Fork(body);
         // FORK: u32 pid, ppid, tid, ptid — the new task's process, whether or not the record is an event.
         if (type == PerfRecordType.Fork && body.Length >= 16)
             Threads.SetProcess((int)BinaryPrimitives.ReadUInt32LittleEndian(body[8..]),

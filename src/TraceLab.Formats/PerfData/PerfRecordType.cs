@@ -5,11 +5,13 @@ namespace TraceLab.Formats.PerfData;
 /// </summary>
 internal static class PerfRecordType
 {
+    public const uint Mmap = 1;
     public const uint Lost = 2;
     public const uint Comm = 3;
     public const uint Exit = 4;
     public const uint Fork = 7;
     public const uint Sample = 9;
+    public const uint Mmap2 = 10;
     public const uint LostSamples = 13;
     /// <summary>Context switch of a task the event follows (per-task event): misc tells in from out.</summary>
     public const uint Switch = 14;
@@ -72,6 +74,7 @@ internal static class PerfReadFormat
 internal static class PerfFeature
 {
     public const int TracingData = 1;
+    public const int BuildId = 2;
     public const int OsRelease = 4;
     public const int NrCpus = 7;
     public const int DirFormat = 24;

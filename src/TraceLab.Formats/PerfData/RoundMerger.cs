@@ -73,11 +73,13 @@ internal sealed class RoundMerger : IWindowKeeper
     private KernelEvent _event;
     private readonly ViewBudget _views = new();
     private readonly TaskRecords _tasks;
+    private readonly PerfStacks? _stacks;
 
     public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window,
-        TaskRecords tasks)
+        TaskRecords tasks, PerfStacks? stacks = null)
     {
         _tasks = tasks;
+        _stacks = stacks;
         _maxRuns = RunLimit(cpus);
         _path = path;
         _samples = samples;
@@ -125,7 +127,7 @@ internal sealed class RoundMerger : IWindowKeeper
             Close();
             _open = _spare.TryPop(out var spare)
                 ? spare.Reuse(recordOffset, _lastFlushed)
-                : new SampleRun(recordOffset, _lastFlushed, _window, _views, _tasks);
+                : new SampleRun(recordOffset, _lastFlushed, _window, _views, _tasks, _stacks);
             TotalRuns++;
             if (Runs > PeakRuns) PeakRuns = Runs;
         }

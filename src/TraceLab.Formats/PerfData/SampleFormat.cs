@@ -169,6 +169,32 @@ internal sealed class SampleFormat
         return true;
     }
 
+    /// <summary>True when any attribute's samples carry a callchain (perf record -g).</summary>
+    public bool HasCallchains =>
+        !_none && (_layout.HasCallchain || _layoutByAttr.Any(l => l is { HasCallchain: true }));
+
+    /// <summary>
+    /// The sample's callchain (see <see cref="SampleLayout.TryCallchain"/>); false when its layout has none or the
+    /// sample cannot be placed.
+    /// </summary>
+    public bool TryCallchain(ReadOnlySpan<byte> body, out ReadOnlySpan<byte> entries, out int pid, out int tid,
+        out bool truncated)
+    {
+        entries = default;
+        pid = tid = 0;
+        truncated = false;
+        if (_none) return false;
+        var layout = _layout;
+        if (_attrById is not null)
+        {
+            if (body.Length < _idOffset + 8
+                || !TryGetAttr(BinaryPrimitives.ReadUInt64LittleEndian(body[_idOffset..]), out var a)) return false;
+            layout = _layoutByAttr[a]!;
+        }
+
+        return layout.TryCallchain(body, out entries, out pid, out tid, out truncated);
+    }
+
     private SampleParse ParseChecked(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)
     {
         if (_none)

@@ -115,6 +115,59 @@ internal sealed class SampleLayout
         return true;
     }
 
+    /// <summary>True when the samples carry a callchain (PERF_SAMPLE_CALLCHAIN: perf record -g).</summary>
+    public bool HasCallchain => Has(PerfSampleType.Callchain);
+
+    /// <summary>
+    /// The sample's callchain entries (u64 each, context markers in line) and its thread; false when the layout has
+    /// no callchain or no TID, or the body is too short for them. A count larger than the body leaves
+    /// <paramref name="truncated"/> set and the entries that are there.
+    /// </summary>
+    public bool TryCallchain(ReadOnlySpan<byte> body, out ReadOnlySpan<byte> entries, out int pid, out int tid,
+        out bool truncated)
+    {
+        entries = default;
+        pid = tid = 0;
+        truncated = false;
+        if (!HasCallchain || _tidOffset < 0 || body.Length < _tidOffset + 8) return false;
+        pid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[_tidOffset..]);
+        tid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[(_tidOffset + 4)..]);
+        var p = _variableStart;
+        if (!SkipRead(body, ref p) || p > body.Length - 8) return false;
+        var nr = BinaryPrimitives.ReadUInt64LittleEndian(body[p..]);
+        p += 8;
+        var room = (ulong)((body.Length - p) / 8);
+        if (nr > room)
+        {
+            truncated = true;
+            nr = room;
+        }
+
+        entries = body.Slice(p, (int)nr * 8);
+        return true;
+    }
+
+    private bool SkipRead(ReadOnlySpan<byte> body, ref int p)
+    {
+        if (!Has(PerfSampleType.Read)) return true;
+        var perValue = 8 + (HasRead(PerfReadFormat.Id) ? 8 : 0) + (HasRead(PerfReadFormat.Lost) ? 8 : 0);
+        var times =
+            (HasRead(PerfReadFormat.TotalTimeEnabled) ? 8 : 0) + (HasRead(PerfReadFormat.TotalTimeRunning) ? 8 : 0);
+        if (HasRead(PerfReadFormat.Group))
+        {
+            if (p > body.Length - 8) return false;
+            var nr = BinaryPrimitives.ReadUInt64LittleEndian(body[p..]);
+            if (nr > (ulong)body.Length / (ulong)perValue) return false;
+            p += 8 + times + (int)nr * perValue;
+        }
+        else
+        {
+            p += times + perValue;
+        }
+
+        return p <= body.Length;
+    }
+
     private bool SkipVariable(ReadOnlySpan<byte> body, ref int p)
     {
         if (Has(PerfSampleType.Read))

@@ -41,8 +41,13 @@ internal sealed unsafe class SampleRun
     private int _rawLength;
     private bool _started;
 
-    public SampleRun(long start, long lateLimit, PerfRecordStream window, ViewBudget views, TaskRecords tasks)
+    /// <summary>The file's stacks when its samples carry callchains; null otherwise (no cost per sample).</summary>
+    private readonly PerfStacks? _stacks;
+
+    public SampleRun(long start, long lateLimit, PerfRecordStream window, ViewBudget views, TaskRecords tasks,
+        PerfStacks? stacks = null)
     {
+        _stacks = stacks;
         _views = views;
         _stream = window;
         _tasks = tasks;
@@ -66,6 +71,7 @@ internal sealed unsafe class SampleRun
         _window = _stream;
         _isTask = _started = false;
         _task = default;
+        Stack = 0;
         return this;
     }
 
@@ -91,6 +97,8 @@ internal sealed unsafe class SampleRun
     public int Cpu { get; private set; }
     /// <summary>File offset of the current event's record: orders events of equal time as the file does.</summary>
     public long Offset { get; private set; }
+    /// <summary>The current event's stack id (0: none).</summary>
+    public int Stack { get; private set; }
 
     /// <summary>The current event's tracepoint payload (valid until the window or the cursor moves on).</summary>
     public ReadOnlySpan<byte> Raw => _window is { } w
@@ -147,6 +155,7 @@ internal sealed unsafe class SampleRun
             else if (!decoder.Decode(Raw, Time, Cpu, ref e, updateNames: false))
                 throw new TraceFormatException(
                     path, Start, "the events read there before (the file changed while it was read)");
+            if (_stacks is not null) e.Stack = _isTask ? 0 : Stack;
             sink.OnEvent(in e);
             n++;
             last = Time;
@@ -242,6 +251,7 @@ internal sealed unsafe class SampleRun
         Time = time;
         Cpu = cpu;
         Offset = offset;
+        if (_stacks is not null) Stack = _stacks.Intern(samples, body, time);
         _rawAt = offset + HeaderBytes + ByteOffset(body, raw);
         _rawLength = raw.Length;
         _started = true;

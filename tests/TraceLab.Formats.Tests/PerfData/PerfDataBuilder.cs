@@ -61,9 +61,16 @@ internal sealed class PerfDataBuilder : IDisposable
     /// </summary>
     public bool ContextSwitch { get; init; }
 
+    /// <summary>Samples carry PERF_SAMPLE_CALLCHAIN (perf record -g): the callchain given to
+    /// <see cref="Sample"/>, empty when none is.</summary>
+    public bool Callchains { get; init; }
+
     /// <param name="pid">PERF_SAMPLE_TID's pid: the process of the thread the sample was taken in.</param>
     /// <param name="tid">PERF_SAMPLE_TID's tid.</param>
-    public PerfDataBuilder Sample(long time, int cpu, byte[] raw, int pid = 1, int tid = 1)
+    /// <param name="callchain">With <see cref="Callchains"/>: the entries, context markers included.</param>
+    /// <param name="callchainCount">The count written before the entries (default: their number).</param>
+    public PerfDataBuilder Sample(long time, int cpu, byte[] raw, int pid = 1, int tid = 1, ulong[]? callchain = null,
+        ulong? callchainCount = null)
     {
         var body = new List<byte>();
         U64(body, IdOf(cpu));
@@ -72,6 +79,11 @@ internal sealed class PerfDataBuilder : IDisposable
         U64(body, (ulong)time);
         U32(body, (uint)cpu); U32(body, 0);
         U64(body, 1);
+        if (Callchains)
+        {
+            U64(body, callchainCount ?? (ulong)(callchain?.Length ?? 0));
+            foreach (var ip in callchain ?? []) U64(body, ip);
+        }
         // The raw block (u32 size + data) is padded so that the record stays 8-byte aligned.
         var padded = (raw.Length + 4 + 7) / 8 * 8 - 4;
         U32(body, (uint)padded);
@@ -123,6 +135,44 @@ internal sealed class PerfDataBuilder : IDisposable
         U64(body, (ulong)time);
         Trailer(body, time, cpu, tid);
         return Record(type, body);
+    }
+
+    /// <summary>
+    /// PERF_RECORD_MMAP2 (with the build-id instead of device and inode when <paramref name="buildId"/> is given).
+    /// </summary>
+    public PerfDataBuilder Mmap2(int pid, ulong start, ulong length, ulong pgoff, string path, long time, int cpu,
+        byte[]? buildId = null, bool executable = true)
+    {
+        var body = new List<byte>();
+        U32(body, (uint)pid); U32(body, (uint)pid);
+        U64(body, start); U64(body, length); U64(body, pgoff);
+        var id = new byte[24];
+        if (buildId is not null)
+        {
+            id[0] = (byte)buildId.Length;
+            buildId.CopyTo(id, 4);
+        }
+
+        body.AddRange(id);
+        U32(body, executable ? 5u : 3u); U32(body, 2);
+        var bytes = Encoding.ASCII.GetBytes(path);
+        body.AddRange(bytes);
+        body.AddRange(new byte[(bytes.Length + 8) / 8 * 8 - bytes.Length]);
+        Trailer(body, time, cpu, pid);
+        ushort misc = (ushort)((buildId is null ? 0 : 1 << 14) | (executable ? 0 : 1 << 13));
+        return Record(10, body, misc);
+    }
+
+    /// <summary>PERF_RECORD_COMM of an exec (PERF_RECORD_MISC_COMM_EXEC).</summary>
+    public PerfDataBuilder Exec(int pid, string comm, long time, int cpu)
+    {
+        var body = new List<byte>();
+        U32(body, (uint)pid); U32(body, (uint)pid);
+        var bytes = Encoding.ASCII.GetBytes(comm);
+        body.AddRange(bytes);
+        body.AddRange(new byte[(bytes.Length + 8) / 8 * 8 - bytes.Length]);
+        Trailer(body, time, cpu, pid);
+        return Record(3, body, 1 << 13);
     }
 
     public PerfDataBuilder Comm(int pid, int tid, string comm, long time, int cpu)
@@ -199,7 +249,8 @@ internal sealed class PerfDataBuilder : IDisposable
         // config: the sched_switch format's id (the tracepoint recorded), or a software clock.
         BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(8), Tracepoints ? SchedSwitchId() : 0);
         BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(16), 1);
-        BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(24), Tracepoints ? SampleType : SoftwareSampleType);
+        BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(24),
+            (Tracepoints ? SampleType : SoftwareSampleType) | (Callchains ? 32UL : 0));
         var contextSwitch = !Tracepoints || ContextSwitch ? 1UL << 26 : 0;
         BinaryPrimitives.WriteUInt64LittleEndian(attr.AsSpan(40), (1UL << 18) | contextSwitch);
 

@@ -1,8 +1,10 @@
 using System.Collections.Concurrent;
 using TraceLab.Analyzers;
+using TraceLab.Analyzers.Stacks;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.Symbols;
 using TraceLab.Formats.Tests.Fuzz;
 using TraceLab.Formats.TraceDat;
 
@@ -87,7 +89,15 @@ public sealed class PerfDataFuzzTests : IDisposable
     /// Damaged variants of <paramref name="baseFile"/>: a third cut short, the rest with 1-8 random bytes overwritten
     /// (compressed: half of those inside the data section, where the COMPRESSED records are).
     /// </summary>
-    private void Fuzz(byte[] baseFile, int count, int seed, bool compressed = false)
+    private void Fuzz(byte[] baseFile, int count, int seed, bool compressed = false) =>
+        FuzzFile(baseFile, count, seed, _dir, compressed, output: _output);
+
+    /// <summary>
+    /// The damaged variants of <see cref="Fuzz"/>, written to <paramref name="dir"/>; with
+    /// <paramref name="analyzeStacks"/> each read also collects the lock stacks and names every stack's frames.
+    /// </summary>
+    internal static void FuzzFile(byte[] baseFile, int count, int seed, string dir, bool compressed = false,
+        bool analyzeStacks = false, ITestOutputHelper? output = null)
     {
         var rng = new Random(seed);
         var failures = new ConcurrentQueue<string>();
@@ -108,11 +118,11 @@ public sealed class PerfDataFuzzTests : IDisposable
             new ParallelOptions { MaxDegreeOfParallelism = Environment.ProcessorCount }, i =>
         {
             var (what, bytes) = cases[i];
-            var path = Path.Combine(_dir, $"case{i}.perf.data");
+            var path = Path.Combine(dir, $"case{i}.perf.data");
             File.WriteAllBytes(path, bytes);
             foreach (var salvage in StrictThenSalvage)
             {
-                var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None,
+                var task = Task.Factory.StartNew(() => Run(path, salvage, analyzeStacks), CancellationToken.None,
                     TaskCreationOptions.LongRunning, TaskScheduler.Default);
                 if (!task.Wait(CaseTimeout)) { failures.Enqueue($"{what}: hang"); continue; }
                 var (error, allocated) = task.Result;
@@ -135,7 +145,7 @@ public sealed class PerfDataFuzzTests : IDisposable
         });
 
         var kind = compressed ? " (compressed)" : "";
-        _output.WriteLine($"{count} cases of a {baseFile.Length}-byte perf.data{kind}, each strict " +
+        output?.WriteLine($"{count} cases of a {baseFile.Length}-byte perf.data{kind}, each strict " +
             $"and salvaging: {succeeded} reads completed, {refused} refused with one line, {failures.Count} failures");
         Assert.True(failures.IsEmpty, $"{failures.Count} failing cases:\n" + string.Join("\n", failures.Take(20)));
         // Both outcomes common: reads that went through the decoder and the analysis, and reads refused by a check.
@@ -144,20 +154,36 @@ public sealed class PerfDataFuzzTests : IDisposable
         Assert.True(refused >= count * 2 / 10, $"only {refused} of {2 * count} reads were refused");
     }
 
-    private static (Exception? Error, long Allocated) Run(string path, bool salvage)
+    private static (Exception? Error, long Allocated) Run(string path, bool salvage, bool analyzeStacks)
     {
         var before = GC.GetAllocatedBytesForCurrentThread();
         try
         {
             using var reader = PerfDataReader.Open(path, new TraceReadOptions { Salvage = salvage });
             var session = new AnalysisSession(FuzzRead.AllAnalyses);
-            reader.Read(session);
+            if (analyzeStacks)
+            {
+                var stacks = new LockStackAnalyzer(tid => tid);
+                reader.Read(new Both(session, stacks));
+                var symbolizer = new StackSymbolizer(reader.Maps, reader.RecordedBuildIds);
+                for (var id = 1; id <= reader.Stacks.Count; id++) symbolizer.Stack(reader.Stacks, id);
+            }
+            else reader.Read(session);
             session.Complete();
             return (null, GC.GetAllocatedBytesForCurrentThread() - before);
         }
         catch (Exception e)
         {
             return (e, GC.GetAllocatedBytesForCurrentThread() - before);
+        }
+    }
+
+    private sealed class Both(IKernelEventSink first, IKernelEventSink second) : IKernelEventSink
+    {
+        public void OnEvent(in KernelEvent e)
+        {
+            first.OnEvent(in e);
+            second.OnEvent(in e);
         }
     }
 }

@@ -1,0 +1,19 @@
+namespace TraceLab.Core;
+
+/// <summary>
+/// A reader of a trace that can hold call stacks (perf.data recorded with <c>perf record -g</c>): the stacks its
+/// events refer to (<see cref="KernelEvent.StackId"/>) and the processes' module maps to name their frames.
+/// </summary>
+public interface IStackTraceReader : IKernelTraceReader
+{
+    /// <summary>
+    /// True when the trace's events may carry stacks (known once open; the table fills while reading).
+    /// </summary>
+    bool HasStacks { get; }
+
+    /// <summary>The stacks read so far (all of them once <see cref="IKernelTraceReader.Read"/> returns).</summary>
+    StackTable Stacks { get; }
+
+    /// <summary>The module maps of every process, over the trace's time.</summary>
+    ProcessMaps Maps { get; }
+}

@@ -1,0 +1,98 @@
+using System.Globalization;
+using System.Text;
+using TraceLab.Analyzers.Stacks;
+using TraceLab.Core;
+using TraceLab.Formats.Symbols;
+
+namespace TraceLab.Export.Folded;
+
+/// <summary>
+/// Blocked time per call stack in the folded-stack format that flamegraph.pl, inferno and speedscope read (bcc
+/// offcputime -f): one line per process and stack, "process;outermost;…;innermost MICROSECONDS", kernel frames
+/// marked "_[k]". The time is what the thread spent off CPU after a blocking switch-out with that stack
+/// (docs/metrics.md#off-cpu-stacks). Needs a trace recorded with stacks (perf record -g).
+/// </summary>
+public sealed class FoldedStacksExporter : ITraceExporter
+{
+    /// <summary>Builds the symbolizer of a trace's stacks (the CLI gives this machine's binaries and kernel).</summary>
+    public Func<IStackTraceReader, StackSymbolizer> Symbolizer { get; init; } =
+        r => new StackSymbolizer(r.Maps);
+
+    /// <inheritdoc/>
+    public string Name => "folded";
+
+    /// <inheritdoc/>
+    public string Extension => ".folded";
+
+    /// <inheritdoc/>
+    public string Description => "blocked time per call stack, folded (flamegraph.pl, inferno, speedscope)";
+
+    /// <inheritdoc/>
+    /// <exception cref="TraceFormatException">The trace recorded no call stacks.</exception>
+    public IExportSummary Export(IKernelTraceReader reader, Stream output, ExportOptions options,
+        CancellationToken cancellationToken = default)
+    {
+        if (reader is not IStackTraceReader { HasStacks: true } stacks)
+            throw new TraceFormatException($"{reader.Info.TraceFile}: no call stacks in the trace " +
+                "(record them with perf record -g, " +
+                "e.g. perf record -g -e sched:sched_switch -e sched:sched_waking -a)");
+        var analyzer = new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var p) ? p : tid);
+        reader.Read(analyzer, cancellationToken);
+        var symbolizer = Symbolizer(stacks);
+        var lines = new Dictionary<string, long>(StringComparer.Ordinal);
+        foreach (var ((process, stack), totals) in analyzer.OffCpu)
+        {
+            if (options.Pid is { } pid && process != pid) continue;
+            var key = Line(reader.Threads.NameOf(process), symbolizer.Stack(stacks.Stacks, stack));
+            lines[key] = lines.GetValueOrDefault(key) + totals.Nanoseconds;
+        }
+
+        long total = 0;
+        using var writer = new StreamWriter(output, new UTF8Encoding(false), leaveOpen: true) { NewLine = "\n" };
+        foreach (var (line, ns) in lines.OrderBy(l => l.Key, StringComparer.Ordinal))
+        {
+            var us = ns / 1000;
+            if (us <= 0) continue;
+            total += us;
+            writer.Write(line);
+            writer.Write(' ');
+            writer.WriteLine(us.ToString(CultureInfo.InvariantCulture));
+        }
+
+        return new FoldedStacksSummary(lines.Count, total, symbolizer.UnsymbolizedFrames, symbolizer.Frames);
+    }
+
+    /// <summary>One folded line's stack part: the process, then the frames outermost first.</summary>
+    public static string Line(string process, IReadOnlyList<SymbolFrame> frames)
+    {
+        var b = new StringBuilder(Clean(process));
+        for (var i = frames.Count - 1; i >= 0; i--)
+        {
+            b.Append(';').Append(Clean(frames[i].Name));
+            if (frames[i].Kernel) b.Append("_[k]");
+        }
+
+        return b.ToString();
+    }
+
+    /// <summary>';' separates frames and ' ' the count: neither may appear inside a name.</summary>
+    private static string Clean(string name) => name.Replace(';', ':').Replace(' ', '_');
+}
+
+/// <summary>What the folded export wrote.</summary>
+/// <param name="Stacks">Lines written.</param>
+/// <param name="Microseconds">Blocked time in them.</param>
+/// <param name="UnsymbolizedFrames">Frames without a function name.</param>
+/// <param name="Frames">Frames named.</param>
+public sealed record FoldedStacksSummary(int Stacks, long Microseconds, long UnsymbolizedFrames, long Frames)
+    : IExportSummary
+{
+    /// <inheritdoc/>
+    public IReadOnlyList<string> Lines(ExportedFile file) =>
+    [
+        string.Create(CultureInfo.InvariantCulture,
+            $"Folded stacks {file.Path}: {Stacks:N0} stacks, {Microseconds / 1e6:0.000} s blocked; " +
+            $"{UnsymbolizedFrames:N0} of {Frames:N0} frames without a function name"),
+        "Draw it with flamegraph.pl or inferno-flamegraph, or open it at https://www.speedscope.app",
+    ];
+}

@@ -1,0 +1,201 @@
+using ELFSharp.ELF;
+using ELFSharp.ELF.Sections;
+using ELFSharp.ELF.Segments;
+
+namespace TraceLab.Formats.Symbols;
+
+/// <summary>A named address range of an ELF file: a function or a data object (st_value, st_size).</summary>
+/// <param name="Start">The symbol's address (link-time, before the load bias).</param>
+/// <param name="Size">Its size; a function of size 0 reaches to the next function, as perf takes it.</param>
+/// <param name="Name">The symbol's name.</param>
+public readonly record struct ElfSymbol(ulong Start, ulong Size, string Name);
+
+/// <summary>One PT_LOAD segment: where file bytes (and, past them, the zero-filled .bss) are mapped.</summary>
+/// <param name="Address">p_vaddr.</param>
+/// <param name="Offset">p_offset.</param>
+/// <param name="FileSize">p_filesz.</param>
+/// <param name="MemorySize">p_memsz (larger than the file part when .bss follows).</param>
+public readonly record struct ElfLoad(ulong Address, ulong Offset, ulong FileSize, ulong MemorySize);
+
+/// <summary>
+/// What TraceLab needs of an ELF file to name addresses, read once with ELFSharp: its build-id, .gnu_debuglink,
+/// PT_LOAD segments (the load bias of a PIE or shared library, and where an anonymous .bss lies), function symbols
+/// and data objects from .symtab (or .dynsym when stripped). A file ELFSharp cannot read, or that is not 64-bit,
+/// gives null with the reason: its frames are then named module+offset.
+/// </summary>
+public sealed class ElfSymbols
+{
+    private ElfSymbol[] _functions = [];
+    private ElfSymbol[] _objects = [];
+
+    private ElfSymbols(string path) => Path = path;
+
+    /// <summary>The file read.</summary>
+    public string Path { get; }
+
+    /// <summary>The GNU build-id note; null when the file has none.</summary>
+    public byte[]? BuildId { get; private set; }
+
+    /// <summary>The file name in .gnu_debuglink; null when none.</summary>
+    public string? DebugLink { get; private set; }
+
+    /// <summary>The PT_LOAD segments, in file order.</summary>
+    public IReadOnlyList<ElfLoad> Loads { get; private set; } = [];
+
+    /// <summary>True when the symbols came from .symtab (not only .dynsym).</summary>
+    public bool HasSymtab { get; private set; }
+
+    /// <summary>Function symbols, by address.</summary>
+    public IReadOnlyList<ElfSymbol> Functions => _functions;
+
+    /// <summary>Data object symbols (STT_OBJECT, sized, defined), by address.</summary>
+    public IReadOnlyList<ElfSymbol> Objects => _objects;
+
+    /// <summary>Reads <paramref name="path"/>; null, with <paramref name="error"/> set, when it cannot.</summary>
+    public static ElfSymbols? TryLoad(string path, out string? error)
+    {
+        error = null;
+        try
+        {
+            if (!File.Exists(path))
+            {
+                error = "not found";
+                return null;
+            }
+
+            if (!ELFReader.TryLoad<ulong>(path, out var elf))
+            {
+                error = "not a 64-bit ELF file";
+                return null;
+            }
+
+            using (elf)
+            {
+                var symbols = new ElfSymbols(path);
+                symbols.Read(elf);
+                return symbols;
+            }
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            // ELFSharp throws whatever a damaged file leads it to (index, argument, end of stream): the file is
+            // unreadable, which names its frames module+offset, not a failed report.
+            error = "unreadable ELF (" + e.GetType().Name + ")";
+            return null;
+        }
+    }
+
+    private void Read(ELF<ulong> elf)
+    {
+        Loads = elf.Segments.OfType<Segment<ulong>>().Where(s => s.Type == SegmentType.Load)
+            .Select(s => new ElfLoad(s.Address, (ulong)s.Offset, (ulong)s.FileSize, s.Size)).ToArray();
+        foreach (var note in elf.GetSections<NoteSection<ulong>>())
+            if (note.NoteName == "GNU" && note.NoteType == 3 && note.Description.Length > 0) BuildId = note.Description;
+        if (elf.TryGetSection(".gnu_debuglink", out var link) && link is ProgBitsSection<ulong> bits)
+        {
+            var bytes = bits.GetContents();
+            var nul = Array.IndexOf(bytes, (byte)0);
+            if (nul > 0) DebugLink = System.Text.Encoding.UTF8.GetString(bytes, 0, nul);
+        }
+
+        var table = elf.TryGetSection(".symtab", out var symtab) && symtab is SymbolTable<ulong> s
+            ? s
+            : elf.TryGetSection(".dynsym", out var dynsym) ? dynsym as SymbolTable<ulong> : null;
+        HasSymtab = table is not null && table.Name == ".symtab";
+        if (table is null) return;
+        var functions = new List<(ElfSymbol Symbol, int Rank)>();
+        var objects = new List<ElfSymbol>();
+        foreach (var entry in table.Entries)
+        {
+            // Undefined (index 0), absolute and common symbols name nothing mapped from this file.
+            if (string.IsNullOrEmpty(entry.Name) || entry.PointedSectionIndex == 0 || entry.IsPointedIndexSpecial)
+                continue;
+            if (entry.Type is SymbolType.Function or SymbolType.ProcessorSpecific)
+                functions.Add((new ElfSymbol(entry.Value, entry.Size, entry.Name), Rank(entry)));
+            else if (entry.Type == SymbolType.Object && entry.Size > 0)
+                objects.Add(new ElfSymbol(entry.Value, entry.Size, entry.Name));
+        }
+
+        _functions = Deduplicate(functions);
+        _objects = objects.OrderBy(o => o.Start).ThenByDescending(o => o.Size).ToArray();
+    }
+
+    /// <summary>
+    /// perf's choice among symbols at one address (tools/perf/util/symbol.c, choose_best_symbol): sized over
+    /// zero-sized, non-weak over weak, global over local, fewer leading underscores, then the longer name.
+    /// </summary>
+    private static int Rank(SymbolEntry<ulong> e) =>
+        (e.Size > 0 ? 1 << 20 : 0) + (e.Binding != SymbolBinding.Weak ? 1 << 19 : 0)
+        + (e.Binding == SymbolBinding.Global ? 1 << 18 : 0)
+        + ((16 - Math.Min(16, e.Name.TakeWhile(c => c == '_').Count())) << 12) + Math.Min(e.Name.Length, 4095);
+
+    private static ElfSymbol[] Deduplicate(List<(ElfSymbol Symbol, int Rank)> functions)
+    {
+        var sorted = functions.GroupBy(f => f.Symbol.Start)
+            .Select(g => g.OrderByDescending(f => f.Rank).ThenBy(f => f.Symbol.Name, StringComparer.Ordinal)
+                .First().Symbol)
+            .OrderBy(f => f.Start).ToArray();
+        // A zero-sized function reaches to the next one (perf's symbols__fixup_end).
+        for (var i = 0; i < sorted.Length; i++)
+            if (sorted[i].Size == 0 && i + 1 < sorted.Length)
+                sorted[i] = sorted[i] with { Size = sorted[i + 1].Start - sorted[i].Start };
+        return sorted;
+    }
+
+    /// <summary>Takes the symbols of <paramref name="debug"/> (a debug file of this one) when it has more.</summary>
+    public void UseSymbolsOf(ElfSymbols debug)
+    {
+        if (debug._functions.Length >= _functions.Length) _functions = debug._functions;
+        if (debug._objects.Length >= _objects.Length) _objects = debug._objects;
+        HasSymtab |= debug.HasSymtab;
+    }
+
+    /// <summary>
+    /// The link-time address of file offset <paramref name="offset"/> (inside a PT_LOAD's file part).
+    /// </summary>
+    public ulong? AddressOfFileOffset(ulong offset)
+    {
+        foreach (var l in Loads)
+            if (offset >= l.Offset && offset - l.Offset < Math.Max(l.FileSize, 1))
+                return l.Address + (offset - l.Offset);
+        return null;
+    }
+
+    /// <summary>True when <paramref name="address"/> lies in a PT_LOAD's memory image (.bss included).</summary>
+    public bool Loaded(ulong address)
+    {
+        foreach (var l in Loads)
+            if (address >= l.Address && address - l.Address < l.MemorySize) return true;
+        return false;
+    }
+
+    /// <summary>The function holding <paramref name="address"/> and the offset into it; null in a gap.</summary>
+    public (string Name, ulong Offset)? Function(ulong address) => Containing(_functions, address);
+
+    /// <summary>The data object holding <paramref name="address"/> (by containment over its size).</summary>
+    public (string Name, ulong Offset)? DataObject(ulong address) => Containing(_objects, address);
+
+    private static (string Name, ulong Offset)? Containing(ElfSymbol[] symbols, ulong address)
+    {
+        int lo = 0, hi = symbols.Length - 1, found = -1;
+        while (lo <= hi)
+        {
+            var mid = (lo + hi) >>> 1;
+            if (symbols[mid].Start <= address)
+            {
+                found = mid;
+                lo = mid + 1;
+            }
+            else hi = mid - 1;
+        }
+
+        // Objects may nest (a struct symbol and a member alias): the closest start that still contains it.
+        for (var i = found; i >= 0 && i > found - 8; i--)
+        {
+            var s = symbols[i];
+            if (address - s.Start < s.Size) return (s.Name, address - s.Start);
+        }
+
+        return null;
+    }
+}

@@ -1,0 +1,261 @@
+using System.Globalization;
+using TraceLab.Core;
+
+namespace TraceLab.Formats.Symbols;
+
+/// <summary>A data symbol a lock address lies in: the variable, the offset into it and its module.</summary>
+/// <param name="Symbol">The variable's name.</param>
+/// <param name="Offset">Bytes from the variable's start to the address.</param>
+/// <param name="Module">The module (file path) that defines it.</param>
+public readonly record struct DataSymbol(string Symbol, ulong Offset, string Module)
+{
+    /// <summary>"g_stats_lock", or "queue+0x18" inside a larger object.</summary>
+    public string Name => Offset == 0 ? Symbol : Symbol + "+0x" + Offset.ToString("x", CultureInfo.InvariantCulture);
+}
+
+/// <summary>
+/// Names the frames of a trace's stacks and the variables its lock addresses lie in, from the processes' module maps
+/// (<see cref="ProcessMaps"/>) and the binaries on this machine: ELF .symtab/.dynsym (with the PIE or library load
+/// bias), debug files found by build-id or .gnu_debuglink, kernel symbols, JIT perf maps. A binary whose build-id
+/// differs from the one recorded is not used (its frames stay module+offset) and is reported once in
+/// <see cref="Notes"/>. Each file is read once.
+/// </summary>
+public sealed class StackSymbolizer
+{
+    /// <summary>User addresses lie below this on x86-64; kernel addresses above.</summary>
+    private const ulong KernelStart = 0xffff_8000_0000_0000;
+
+    private readonly ProcessMaps _maps;
+    private readonly IReadOnlyDictionary<string, byte[]> _recordedBuildIds;
+    private readonly SymbolOptions _options;
+    private readonly Dictionary<string, ElfSymbols?> _files = new(StringComparer.Ordinal);
+    private readonly Dictionary<int, PerfMap?> _perfMaps = new();
+    private readonly Dictionary<int, SymbolFrame[]> _stacks = new();
+    private readonly List<string> _notes = [];
+    private readonly HashSet<string> _noted = new(StringComparer.Ordinal);
+    private Kallsyms? _kallsyms;
+    private bool _kallsymsAsked;
+
+    /// <param name="maps">The trace's module maps.</param>
+    /// <param name="recordedBuildIds">
+    /// Build-ids by path as recorded (perf.data's HEADER_BUILD_ID); may be empty.
+    /// </param>
+    /// <param name="options">Where to look for debug files, perf maps and kernel symbols.</param>
+    public StackSymbolizer(ProcessMaps maps, IReadOnlyDictionary<string, byte[]>? recordedBuildIds = null,
+        SymbolOptions? options = null)
+    {
+        _maps = maps;
+        _recordedBuildIds = recordedBuildIds ?? new Dictionary<string, byte[]>();
+        _options = options ?? new SymbolOptions();
+    }
+
+    /// <summary>What could not be used, each said once (a changed binary, a missing file).</summary>
+    public IReadOnlyList<string> Notes => _notes;
+
+    /// <summary>Frames named so far without a function (module+offset or [unknown]), counted per stack named.</summary>
+    public long UnsymbolizedFrames { get; private set; }
+
+    /// <summary>Frames named so far.</summary>
+    public long Frames { get; private set; }
+
+    /// <summary>
+    /// The named frames of stack <paramref name="id"/> of <paramref name="stacks"/>, innermost first.
+    /// </summary>
+    public IReadOnlyList<SymbolFrame> Stack(StackTable stacks, int id)
+    {
+        if (_stacks.TryGetValue(id, out var named)) return named;
+        var frames = stacks.Frames(id);
+        var kernel = stacks.KernelFrames(id);
+        var pid = stacks.Process(id);
+        var time = stacks.FirstSeen(id);
+        named = new SymbolFrame[frames.Length];
+        for (var i = 0; i < frames.Length; i++)
+        {
+            named[i] = Frame(pid, frames[i], time, i < kernel);
+            Frames++;
+            if (named[i].Symbol is null) UnsymbolizedFrames++;
+        }
+
+        _stacks[id] = named;
+        return named;
+    }
+
+    /// <summary>Names one address of <paramref name="process"/> at <paramref name="time"/>.</summary>
+    public SymbolFrame Frame(int process, ulong address, long time, bool kernel)
+    {
+        if (kernel || address >= KernelStart) return KernelFrame(process, address, time);
+        var mapping = _maps.Find(process, address, time);
+        if (mapping is null)
+        {
+            // JIT code lives in anonymous memory a perf map may name even without a mapping record.
+            return PerfMapOf(process)?.Find(address) is { } jit
+                ? new SymbolFrame(address, PerfMapPath(process), jit.Name, jit.Offset, false)
+                : new SymbolFrame(address, SymbolFrame.Unknown, null, address, false);
+        }
+
+        var fileOffset = address - mapping.Start + mapping.FileOffset;
+        if (IsAnonymous(mapping.Path))
+        {
+            return PerfMapOf(process)?.Find(address) is { } jit
+                ? new SymbolFrame(address, PerfMapPath(process), jit.Name, jit.Offset, false)
+                : new SymbolFrame(address, mapping.Path, null, address - mapping.Start, false);
+        }
+
+        var elf = File(mapping);
+        if (elf?.AddressOfFileOffset(fileOffset) is { } linked && elf.Function(linked) is { } f)
+            return new SymbolFrame(address, mapping.Path, f.Name, f.Offset, false) { ModuleOffset = fileOffset };
+        return new SymbolFrame(address, mapping.Path, null, fileOffset, false) { ModuleOffset = fileOffset };
+    }
+
+    /// <summary>
+    /// The global or static variable <paramref name="address"/> lies in, by containment over the symbol's size: the
+    /// module whose PT_LOAD image (.bss included, even where it is an anonymous mapping) holds the address, given the
+    /// load bias of that module's mappings in the process. Null for heap and stack addresses and unknown modules.
+    /// </summary>
+    public DataSymbol? DataObject(int process, ulong address, long time)
+    {
+        foreach (var (path, bias, elf) in Modules(process, time))
+        {
+            var linked = address - bias;
+            if (address < bias || !elf.Loaded(linked)) continue;
+            return elf.DataObject(linked) is { } o ? new DataSymbol(o.Name, o.Offset, path) : null;
+        }
+
+        return null;
+    }
+
+    /// <summary>
+    /// The modules mapped in <paramref name="process"/> at <paramref name="time"/>, with their load bias.
+    /// </summary>
+    private IEnumerable<(string Path, ulong Bias, ElfSymbols Elf)> Modules(int process, long time)
+    {
+        var seen = new HashSet<string>(StringComparer.Ordinal);
+        foreach (var m in _maps.Of(process))
+        {
+            if (IsAnonymous(m.Path) || !(m.Since <= time && time < m.Until || m.Holds(m.Start, m.Since))) continue;
+            if (File(m) is not { } elf || elf.AddressOfFileOffset(m.FileOffset) is not { } linked) continue;
+            var bias = m.Start - linked;
+            if (seen.Add(m.Path)) yield return (m.Path, bias, elf);
+        }
+    }
+
+    private SymbolFrame KernelFrame(int process, ulong address, long time)
+    {
+        if (!_kallsymsAsked)
+        {
+            _kallsymsAsked = true;
+            _kallsyms = _options.KernelSymbols?.Invoke();
+            if (_kallsyms is null) Note("[kernel.kallsyms]", "kernel frames are named [kernel.kallsyms]+offset: " +
+                "the trace holds no kernel symbols and this machine runs another kernel (or hides kallsyms)");
+        }
+
+        if (_kallsyms?.Find(address) is { } k)
+            return new SymbolFrame(address, "[kernel.kallsyms]", k.Name, k.Offset, true);
+        var mapping = _maps.Find(ProcessMaps.Kernel, address, time) ?? _maps.Find(process, address, time);
+        return new SymbolFrame(address, "[kernel.kallsyms]", null,
+            mapping is null ? address : address - mapping.Start + mapping.FileOffset, true);
+    }
+
+    private static bool IsAnonymous(string path) =>
+        path.Length == 0 || path.StartsWith("//anon", StringComparison.Ordinal) || path.StartsWith('[')
+        || path.StartsWith("/memfd:", StringComparison.Ordinal)
+        || path.StartsWith("anon_inode:", StringComparison.Ordinal);
+
+    private string PerfMapPath(int process) =>
+        System.IO.Path.Combine(_options.PerfMapDirectory,
+            "perf-" + process.ToString(CultureInfo.InvariantCulture) + ".map");
+
+    private PerfMap? PerfMapOf(int process)
+    {
+        if (_perfMaps.TryGetValue(process, out var map)) return map;
+        try
+        {
+            var path = PerfMapPath(process);
+            if (System.IO.File.Exists(path))
+            {
+                using var text = new StreamReader(path);
+                map = PerfMap.Parse(text);
+            }
+        }
+        catch (IOException)
+        {
+            map = null;
+        }
+        catch (UnauthorizedAccessException)
+        {
+            map = null;
+        }
+
+        _perfMaps[process] = map;
+        return map;
+    }
+
+    /// <summary>
+    /// The symbols of a mapping's file: null when missing, unreadable or changed since the recording.
+    /// </summary>
+    private ElfSymbols? File(ModuleMapping mapping)
+    {
+        var path = mapping.Path;
+        if (_files.TryGetValue(path, out var cached)) return cached;
+        ElfSymbols? elf = null;
+        if (path.EndsWith(" (deleted)", StringComparison.Ordinal))
+            Note(path, $"{path}: deleted since it was mapped; its frames are named module+offset");
+        else if (ElfSymbols.TryLoad(path, out var error) is not { } loaded)
+            Note(path, $"{path}: {error}; its frames are named module+offset");
+        else if (Recorded(mapping) is { } recorded && loaded.BuildId is { } now
+                 && !recorded.AsSpan().SequenceEqual(now))
+            Note(path, $"{path}: build-id {Hex(now)} differs from the recorded {Hex(recorded)} (the file changed " +
+                "since the recording); its frames are named module+offset, not with the new file's symbols");
+        else
+        {
+            elf = loaded;
+            if (!loaded.HasSymtab && FindDebugFile(loaded) is { } debug) loaded.UseSymbolsOf(debug);
+        }
+
+        _files[path] = elf;
+        return elf;
+    }
+
+    private byte[]? Recorded(ModuleMapping mapping) =>
+        mapping.BuildId ?? _recordedBuildIds.GetValueOrDefault(mapping.Path);
+
+    /// <summary>
+    /// A debug file with .symtab: by build-id, then by .gnu_debuglink (gdb's and perf's search order).
+    /// </summary>
+    private ElfSymbols? FindDebugFile(ElfSymbols elf)
+    {
+        var candidates = new List<string>();
+        if (elf.BuildId is { Length: > 1 } id)
+        {
+            var hex = Hex(id);
+            foreach (var root in _options.DebugDirectories)
+                candidates.Add(System.IO.Path.Combine(root, ".build-id", hex[..2], hex[2..] + ".debug"));
+        }
+
+        if (elf.DebugLink is { } link && System.IO.Path.GetDirectoryName(elf.Path) is { } dir)
+        {
+            candidates.Add(System.IO.Path.Combine(dir, link));
+            candidates.Add(System.IO.Path.Combine(dir, ".debug", link));
+            foreach (var root in _options.DebugDirectories)
+                candidates.Add(System.IO.Path.Combine(root, dir.TrimStart('/'), link));
+        }
+
+        foreach (var candidate in candidates)
+        {
+            if (candidate == elf.Path || ElfSymbols.TryLoad(candidate, out _) is not { HasSymtab: true } debug)
+                continue;
+            // A debug file found by name must be the same build; one found by build-id is by construction.
+            if (elf.BuildId is { } want && debug.BuildId is { } have && !want.AsSpan().SequenceEqual(have)) continue;
+            return debug;
+        }
+
+        return null;
+    }
+
+    private void Note(string key, string text)
+    {
+        if (_noted.Add(key)) _notes.Add(text);
+    }
+
+    private static string Hex(byte[] bytes) => Convert.ToHexString(bytes).ToLowerInvariant();
+}
