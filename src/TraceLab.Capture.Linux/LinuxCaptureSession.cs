@@ -24,8 +24,9 @@ public sealed class LinuxCaptureSession : IDisposable
     private bool _rawFilesHandedOver;
 
     private LinuxCaptureSession(TracefsInstance instance, CaptureGuard guard, LinuxCaptureOptions options, int pageSize,
-        StaleInstances stale)
+        StaleInstances stale, IReadOnlyList<string> otherTracing)
     {
+        OtherTracing = otherTracing;
         _instance = instance;
         _guard = guard;
         _options = options;
@@ -43,6 +44,8 @@ public sealed class LinuxCaptureSession : IDisposable
     public IReadOnlyList<string> StaleInstancesRemoved { get; }
     /// <summary>One line per stale instance that could not be removed, saying what holds it.</summary>
     public IReadOnlyList<string> StaleInstancesKept { get; }
+    /// <summary>Other tracing active when this capture started (<see cref="Linux.OtherTracing.Find"/>).</summary>
+    public IReadOnlyList<string> OtherTracing { get; }
     /// <summary>
     /// Cancelled when copying raw pages fails (e.g. disk full): the capture is lost, so the run should stop.
     /// </summary>
@@ -59,6 +62,8 @@ public sealed class LinuxCaptureSession : IDisposable
         var headerPage = File.ReadAllText(Path.Combine(root, "events", "header_page"));
         var pageSize = HeaderPageLayout.Parse(headerPage).PageSize;
         var name = TracefsInstance.NameFor(Environment.ProcessId, options.RunId);
+        // Looked at before this capture's instance exists: what else traces changes the timings about to be taken.
+        var others = Linux.OtherTracing.Find(root, name);
         // The guard first: from the moment the instance exists, TraceLab dying (even by SIGKILL) removes it.
         var path = Path.Combine(root, "instances", name);
         var guard = CaptureGuard.Start(path);
@@ -78,7 +83,7 @@ public sealed class LinuxCaptureSession : IDisposable
             guard.Dispose();
             throw;
         }
-        var session = new LinuxCaptureSession(instance, guard, options, pageSize, stale);
+        var session = new LinuxCaptureSession(instance, guard, options, pageSize, stale, others);
         try
         {
             session.Configure();

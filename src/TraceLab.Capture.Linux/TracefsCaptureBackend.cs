@@ -51,7 +51,8 @@ public sealed class TracefsCaptureBackend : ICaptureBackend
 
         public IReadOnlyList<string> Notices { get; } = inner.StaleInstancesRemoved
             .Select(name => $"removed stale tracefs instance {name} left by a TraceLab run that died")
-            .Concat(inner.StaleInstancesKept).ToList();
+            .Concat(inner.StaleInstancesKept)
+            .Concat(OtherTracing.Notice(inner.OtherTracing) is { } other ? new[] { other } : []).ToList();
 
         public IReadOnlyList<string> MissingEvents => inner.MissingEvents;
         public CancellationToken Failed => inner.CopyFailed;

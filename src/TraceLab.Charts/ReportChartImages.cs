@@ -42,26 +42,31 @@ public static class ReportChartImages
     }
 
     /// <summary>
-    /// Loads the drawing library and compiles the drawing code on a background thread (a tiny chart, thrown away),
-    /// so that the report's charts, drawn when the analysis ends, do not wait for it. Errors are left for the real
-    /// drawing to report.
+    /// Loads the drawing library and compiles the drawing code (a tiny chart, thrown away), so that the report's
+    /// charts, drawn when the analysis ends, do not wait for it; run it on a background thread. Errors are left for
+    /// the real drawing to report. <paramref name="stop"/> ends it at its next step: a process that is ending
+    /// waits for the step it is in (native code must not run while the process exits), not for the whole warm-up.
     /// </summary>
-    public static void WarmUp() => Task.Run(() =>
+    public static void WarmUp(CancellationToken stop)
     {
         try
         {
+            if (stop.IsCancellationRequested) return;
             var plot = new Plot();
             plot.Add.Bars([1.0, 2.0]);
             plot.Add.Heatmap(new double[,] { { 1, 2 } });
             plot.Title("warm-up");
+            if (stop.IsCancellationRequested) return;
             // Also builds the reduced-map typefaces (regular for the labels, bold for the title).
             ReducedCmapLabels.Apply(plot);
+            if (stop.IsCancellationRequested) return;
             ChartImage.EncodePng(plot, 64, 48);
+            if (stop.IsCancellationRequested) return;
             plot.GetSvgXml(64, 48);
         }
         catch (Exception ex) when (ChartLibrary.IsUnavailable(ex))
         {
             // The report's own drawing meets the same error and says why.
         }
-    });
+    }
 }

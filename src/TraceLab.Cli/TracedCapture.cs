@@ -142,7 +142,7 @@ public sealed class TracedCapture : IDisposable
             _output.Commit("workload.json", tmp => File.Move(ResultTemp, tmp));
         }
 
-        if (timeline is not null) TraceLab.Charts.ReportChartImages.WarmUp();
+        if (timeline is not null) BackgroundWork.Run(TraceLab.Charts.ReportChartImages.WarmUp);
         var (report, timelineData) =
             AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
             read: null, timeline, topProcesses: topProcesses, focusTimeline: focusTimeline);

@@ -135,6 +135,7 @@ public static class ReportBuilder
         report.Charts = charts;
         LossFlags.Apply(report.Capture, report.Threads, report.Smp);
         if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);
+        warnings.AddRange(RusageAgreement.Warnings(report));
         return report;
     }
 

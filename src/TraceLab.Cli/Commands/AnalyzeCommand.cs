@@ -93,7 +93,7 @@ public sealed class AnalyzeCommand
                 $"{output.File("report.json")} already exists: add --force to replace it, or --out DIR");
 
         // The drawing library loads while the trace is read, not after.
-        if (!s.NoCharts) ReportChartImages.WarmUp();
+        if (!s.NoCharts) BackgroundWork.Run(ReportChartImages.WarmUp);
         StageTimes.Mark("command line");
         // The charts are drawn on another thread from when their data is built, while the sections are.
         Task<IReadOnlyList<ChartImage>>? drawing = null;

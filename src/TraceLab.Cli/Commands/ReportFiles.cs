@@ -81,8 +81,9 @@ public static class ReportFiles
     /// draw.</summary>
     public static Task<IReadOnlyList<ChartImage>>? StartCharts(ReportCharts charts) => charts.IsEmpty
         ? null
-        : Task.Run(() =>
+        : BackgroundWork.Run(_ =>
         {
+            // Tracked: a failed report must not end the process while Skia still draws.
             using (StageTimes.Begin("charts")) return ReportChartImages.Render(charts);
         });
 
