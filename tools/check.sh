@@ -51,8 +51,9 @@ if [ "$full" = 1 ] || [ -n "$dll" ]; then
   log=$(dotnet test "$tests" "${build[@]}" -v q --nologo \
           --filter "FullyQualifiedName~TraceLab.Tests.Docs.DocListTests" 2>&1); rc=$?
   if [ "$rc" != 0 ]; then
-    printf '%s\n' "$log" | grep -E '^\s+(Failed |Assert|Expected|Actual|Error Message)' | sed 's/^ *//' |
-      sed 's/^/docs-lists: /'
+    # One line per failed test (with -v q only the [FAIL] lines name them), and the assertion where shown.
+    printf '%s\n' "$log" | grep -E '\[FAIL\]|^\s+(Assert|Expected|Actual|Error Message)' |
+      sed -e 's/^\[xUnit[^]]*\] *//' -e 's/^ *//' -e 's/^/docs-lists: /'
     failed=1
   fi
 else

@@ -278,20 +278,20 @@ public sealed class AnalysisPass : IKernelEventSink
         {
             case KernelEventKind.Other:
             case KernelEventKind.Exec:
-            {
-                if (!_accounting.OnEvidenceOnly(e, out var slots)) CpuEvidence(e.Cpu);
-                ThreadEvidence(e, slots);
-                break;
-            }
+                {
+                    if (!_accounting.OnEvidenceOnly(e, out var slots)) CpuEvidence(e.Cpu);
+                    ThreadEvidence(e, slots);
+                    break;
+                }
             case KernelEventKind.Marker:
-            {
-                var openings = _accounting.Region.Openings;
-                var slots = _accounting.OnModelled(e);
-                if (openings != _accounting.Region.Openings) RegionBegan();
-                ThreadEvidence(e, slots);
-                CpuEvidence(e.Cpu);
-                break;
-            }
+                {
+                    var openings = _accounting.Region.Openings;
+                    var slots = _accounting.OnModelled(e);
+                    if (openings != _accounting.Region.Openings) RegionBegan();
+                    ThreadEvidence(e, slots);
+                    CpuEvidence(e.Cpu);
+                    break;
+                }
             default:
                 // WakeupNew, Migrate, Fork, Exit and kinds added later: rare, through each analyzer's own switch.
                 _accounting.OnModelled(e);

@@ -685,7 +685,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             case RunState.Running:
                 ws.WokenWhileRunning = true;
                 break;
-            // Already runnable: the wakeup changes nothing.
+                // Already runnable: the wakeup changes nothing.
         }
         return EventSlots.OfWaking(pidSlot, slot);
     }

@@ -103,8 +103,11 @@ public sealed class LinuxCaptureSession : IDisposable
         _instance.SetTracing(false);
         _instance.Write("buffer_size_kb", _options.BufferSizeKb.ToString(CultureInfo.InvariantCulture));
         try { _instance.Write("trace_clock", _options.Clock); }
-        catch (IOException ex) { throw new TracingUnavailableException(
-            $"this kernel has no '{_options.Clock}' trace clock ({ex.Message})"); }
+        catch (IOException ex)
+        {
+            throw new TracingUnavailableException(
+            $"this kernel has no '{_options.Clock}' trace clock ({ex.Message})");
+        }
         foreach (var ev in _options.Events ?? CaptureEventSet.For(_options.Syscalls))
         {
             if (!_instance.HasEvent(ev)) { _missing.Add(ev); continue; }

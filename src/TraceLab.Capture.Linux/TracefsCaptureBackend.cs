@@ -25,20 +25,20 @@ public sealed class TracefsCaptureBackend : ICaptureBackend
 
     public ICaptureSession Start(CaptureRequest request) =>
         new Session(LinuxCaptureSession.Start(new LinuxCaptureOptions
-    {
-        RunId = request.RunId,
-        WorkDirectory = request.WorkDirectory,
-        BufferSizeKb = request.BufferSizeKb,
-        Events = _events,
-        Syscalls = request.Syscalls switch
         {
-            CaptureSyscalls.None => SyscallSet.None,
-            CaptureSyscalls.Lock => SyscallSet.Lock,
-            CaptureSyscalls.Waits => SyscallSet.Waits,
-            CaptureSyscalls.All => SyscallSet.All,
-            _ => throw new ArgumentOutOfRangeException(nameof(request)),
-        },
-    }));
+            RunId = request.RunId,
+            WorkDirectory = request.WorkDirectory,
+            BufferSizeKb = request.BufferSizeKb,
+            Events = _events,
+            Syscalls = request.Syscalls switch
+            {
+                CaptureSyscalls.None => SyscallSet.None,
+                CaptureSyscalls.Lock => SyscallSet.Lock,
+                CaptureSyscalls.Waits => SyscallSet.Waits,
+                CaptureSyscalls.All => SyscallSet.All,
+                _ => throw new ArgumentOutOfRangeException(nameof(request)),
+            },
+        }));
 
     private sealed class Session(LinuxCaptureSession inner)
         : ICaptureSession, ILiveCapture, ICaptureGuard, IHelperProcesses

@@ -19,9 +19,12 @@ public static class ProcessesTerminal
             ? report.Processes.Take(TopProcesses).ToList()
             : report.Processes.Where(p => p.Target).ToList();
         if (shown.Count == 0) return;
-        var table = new Table { Title = new TableTitle(system
+        var table = new Table
+        {
+            Title = new TableTitle(system
             ? $"Processes: top {shown.Count} of {report.Processes.Count} (lock-queue wait, then ready time)"
-            : "Traced processes") };
+            : "Traced processes")
+        };
         foreach (var c in new[] { "pid", "name", "parent", "threads", "run ms", "ready ms", "wait ms", "lock wait ms" })
             table.AddColumn(new TableColumn(c) { Alignment = c is "name" ? Justify.Left : Justify.Right });
         foreach (var p in shown)

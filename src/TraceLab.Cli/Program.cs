@@ -19,7 +19,8 @@ try
     var console = Console.IsOutputRedirected
         ? AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
+            Ansi = AnsiSupport.No,
+            ColorSystem = ColorSystemSupport.NoColors,
         })
         : AnsiConsole.Console;
     // Redirected output has no width (80 columns by default, too few for the per-thread table): the 160 of the rule.

@@ -48,7 +48,10 @@ public sealed class TracedCapture : IDisposable
             $"{workloadName}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
         var session = backend.Start(new CaptureRequest
         {
-            RunId = runId, WorkDirectory = output.Path, BufferSizeKb = bufferKb, Syscalls =
+            RunId = runId,
+            WorkDirectory = output.Path,
+            BufferSizeKb = bufferKb,
+            Syscalls =
                 CaptureBackends.Syscalls(syscalls),
         });
         // Before anything else is traced: the trace says which processes are TraceLab's own (its guard too).

@@ -34,11 +34,18 @@ public partial struct KernelEvent
     /// <param name="prevWaitReason">A KWAIT_REASON (ETW: 0..255); -1 (or anything negative): unknown.</param>
     public static KernelEvent Switch(long ts, int cpu, int prevTid, int prevPrio, long prevState, int nextTid,
         int nextPrio, int prevWaitReason = -1) => new()
-    {
-        Timestamp = ts, Cpu = cpu, Pid = prevTid, Kind = KernelEventKind.Switch,
-        Tid = prevTid, Prio = prevPrio, State = prevState, Tid2 = nextTid, Prio2 = nextPrio,
-        WaitReasonPlusOne = prevWaitReason is >= 0 and < ushort.MaxValue ? (ushort)(prevWaitReason + 1) : (ushort)0,
-    };
+        {
+            Timestamp = ts,
+            Cpu = cpu,
+            Pid = prevTid,
+            Kind = KernelEventKind.Switch,
+            Tid = prevTid,
+            Prio = prevPrio,
+            State = prevState,
+            Tid2 = nextTid,
+            Prio2 = nextPrio,
+            WaitReasonPlusOne = prevWaitReason is >= 0 and < ushort.MaxValue ? (ushort)(prevWaitReason + 1) : (ushort)0,
+        };
 
     // ---- Waking / WakeupNew: Pid (the waker) makes WokenTid runnable, to run on TargetCpu.
     public readonly int WokenTid => Tid;
@@ -47,16 +54,26 @@ public partial struct KernelEvent
 
     public static KernelEvent Waking(long ts, int cpu, int waker, int woken, int targetCpu, int wokenPrio = 0) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = waker, Kind = KernelEventKind.Waking, Tid = woken, Cpu2 = targetCpu,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = waker,
+        Kind = KernelEventKind.Waking,
+        Tid = woken,
+        Cpu2 = targetCpu,
         Prio = wokenPrio,
     };
 
     public static KernelEvent WakeupNew(long ts, int cpu, int waker, int woken, int targetCpu, int wokenPrio = 0) =>
         new()
-    {
-        Timestamp = ts, Cpu = cpu, Pid = waker, Kind = KernelEventKind.WakeupNew, Tid = woken, Cpu2 = targetCpu,
-        Prio = wokenPrio,
-    };
+        {
+            Timestamp = ts,
+            Cpu = cpu,
+            Pid = waker,
+            Kind = KernelEventKind.WakeupNew,
+            Tid = woken,
+            Cpu2 = targetCpu,
+            Prio = wokenPrio,
+        };
 
     // ---- Migrate: MigratingTid moves from OrigCpu to DestCpu.
     public readonly int MigratingTid => Tid;
@@ -66,10 +83,16 @@ public partial struct KernelEvent
 
     public static KernelEvent Migrate(long ts, int cpu, int pid, int tid, int origCpu, int destCpu, int prio = 0) =>
         new()
-    {
-        Timestamp = ts, Cpu = cpu, Pid = pid, Kind = KernelEventKind.Migrate, Tid = tid, Cpu2 = origCpu, Cpu3 = destCpu,
-        Prio = prio,
-    };
+        {
+            Timestamp = ts,
+            Cpu = cpu,
+            Pid = pid,
+            Kind = KernelEventKind.Migrate,
+            Tid = tid,
+            Cpu2 = origCpu,
+            Cpu3 = destCpu,
+            Prio = prio,
+        };
 
     // ---- Fork: ParentTid creates ChildTid, a thread of the parent's process or a process of its own (ChildKind).
     public readonly int ParentTid => Tid;
@@ -78,7 +101,12 @@ public partial struct KernelEvent
 
     public static KernelEvent Fork(long ts, int cpu, int parent, int child, ForkChild kind = ForkChild.Unknown) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = parent, Kind = KernelEventKind.Fork, Tid = parent, Tid2 = child,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = parent,
+        Kind = KernelEventKind.Fork,
+        Tid = parent,
+        Tid2 = child,
         Prio = (int)kind,
     };
 
@@ -89,7 +117,13 @@ public partial struct KernelEvent
 
     public static KernelEvent Exec(long ts, int cpu, int pid, int tid, int oldTid, string fileName) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = pid, Kind = KernelEventKind.Exec, Tid = tid, Tid2 = oldTid, Text = fileName,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = pid,
+        Kind = KernelEventKind.Exec,
+        Tid = tid,
+        Tid2 = oldTid,
+        Text = fileName,
     };
 
     // ---- Exit: ExitingTid ends.
@@ -100,7 +134,13 @@ public partial struct KernelEvent
 
     public static KernelEvent Exit(long ts, int cpu, int tid, int prio = 0, string? comm = null) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = tid, Kind = KernelEventKind.Exit, Tid = tid, Prio = prio, Text = comm,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = tid,
+        Kind = KernelEventKind.Exit,
+        Tid = tid,
+        Prio = prio,
+        Text = comm,
     };
 
     // ---- SyscallEnter / SyscallExit, made by Pid. Linux logs a number; ETW logs the service routine's address.
@@ -119,21 +159,38 @@ public partial struct KernelEvent
 
     public static KernelEvent SyscallEnter(long ts, int cpu, int tid, int number, long arg0 = 0, long arg1 = 0,
         long arg2 = 0, long arg3 = 0) => new()
-    {
-        Timestamp = ts, Cpu = cpu, Pid = tid, Kind = KernelEventKind.SyscallEnter,
-        SyscallNr = number, Arg0 = arg0, Arg1 = arg1, Arg2 = arg2, Arg3 = arg3,
-    };
+        {
+            Timestamp = ts,
+            Cpu = cpu,
+            Pid = tid,
+            Kind = KernelEventKind.SyscallEnter,
+            SyscallNr = number,
+            Arg0 = arg0,
+            Arg1 = arg1,
+            Arg2 = arg2,
+            Arg3 = arg3,
+        };
 
     /// <summary>An ETW syscall entry: the service routine's address instead of a number.</summary>
     public static KernelEvent SyscallEnterAt(long ts, int cpu, int tid, long address) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = tid, Kind = KernelEventKind.SyscallEnter, SyscallNr = -1, Arg0 = address,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = tid,
+        Kind = KernelEventKind.SyscallEnter,
+        SyscallNr = -1,
+        Arg0 = address,
     };
 
     /// <param name="number">The syscall number; -1 when the backend does not log it (ETW).</param>
     public static KernelEvent SyscallExit(long ts, int cpu, int tid, int number, long result) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = tid, Kind = KernelEventKind.SyscallExit, SyscallNr = number, Ret = result,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = tid,
+        Kind = KernelEventKind.SyscallExit,
+        SyscallNr = number,
+        Ret = result,
     };
 
     // ---- Marker: text written by the traced program (trace_marker, TraceLogging), by Pid.
@@ -141,6 +198,11 @@ public partial struct KernelEvent
 
     public static KernelEvent Marker(long ts, int cpu, int pid, string text) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = pid, Kind = KernelEventKind.Marker, Tid = pid, Text = text,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = pid,
+        Kind = KernelEventKind.Marker,
+        Tid = pid,
+        Text = text,
     };
 }

@@ -111,19 +111,19 @@ public sealed class ThreadInstanceMap
         switch (e.Kind)
         {
             case KernelEventKind.Switch:
-            {
-                var prev = e.Tid;
-                e.Tid = Current(prev);
-                e.Tid2 = Current(e.Tid2);
-                var dead = (e.State & (TaskState.ExitDead | TaskState.ExitZombie)) != 0
-                    && !TaskState.IsPreempted(e.State);
-                if (dead && prev > 0 && State(prev) == Exited)
                 {
-                    SetState(prev, Gone);
-                    Epoch++;
+                    var prev = e.Tid;
+                    e.Tid = Current(prev);
+                    e.Tid2 = Current(e.Tid2);
+                    var dead = (e.State & (TaskState.ExitDead | TaskState.ExitZombie)) != 0
+                        && !TaskState.IsPreempted(e.State);
+                    if (dead && prev > 0 && State(prev) == Exited)
+                    {
+                        SetState(prev, Gone);
+                        Epoch++;
+                    }
+                    break;
                 }
-                break;
-            }
             case KernelEventKind.Waking:
             case KernelEventKind.WakeupNew:
             case KernelEventKind.Migrate:
@@ -136,22 +136,22 @@ public sealed class ThreadInstanceMap
                 e.Tid2 = Current(e.Tid2);
                 break;
             case KernelEventKind.Exit:
-            {
-                var tid = e.Tid;
-                e.Tid = Current(tid);
-                if (tid > 0 && tid < ThreadIds.FirstLaterInstance && State(tid) == Alive)
                 {
-                    Active = true;
-                    SetState(tid, Exited);
-                    // The exit's own comm is the name at that moment; a reader that decodes ahead of delivery (perf
-                    // rounds) may already have given the table a later thread's name.
-                    if (e.Text is { } comm) _namesAtExit[e.Tid] = comm;
-                    else if (_names is not null && _names.TryGetName(tid, out var name)) _namesAtExit[e.Tid] = name;
-                    if (_names is not null && _names.TryGetProcess(tid, out var process))
-                        _processesAtExit[e.Tid] = process;
+                    var tid = e.Tid;
+                    e.Tid = Current(tid);
+                    if (tid > 0 && tid < ThreadIds.FirstLaterInstance && State(tid) == Alive)
+                    {
+                        Active = true;
+                        SetState(tid, Exited);
+                        // The exit's own comm is the name at that moment; a reader that decodes ahead of delivery (perf
+                        // rounds) may already have given the table a later thread's name.
+                        if (e.Text is { } comm) _namesAtExit[e.Tid] = comm;
+                        else if (_names is not null && _names.TryGetName(tid, out var name)) _namesAtExit[e.Tid] = name;
+                        if (_names is not null && _names.TryGetProcess(tid, out var process))
+                            _processesAtExit[e.Tid] = process;
+                    }
+                    break;
                 }
-                break;
-            }
             case KernelEventKind.Exec:
                 e.Tid = Current(e.Tid);
                 e.Tid2 = Current(e.Tid2);

@@ -189,12 +189,19 @@ public static class ReportBuilder
             RepairedStarts = s.RepairedStarts,
             ReadyLatency = LatencySection.From(s.ReadyLatency),
             TopWakers = s.Wakers.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key).Take(TopWakers)
-                .Select(kv => new WakerSection { Tid = kv.Key, Name = kv.Key < 0 ? "<irq>" : names.NameOf(kv.Key),
-                    Count = kv.Value }).ToList(),
+                .Select(kv => new WakerSection
+                {
+                    Tid = kv.Key,
+                    Name = kv.Key < 0 ? "<irq>" : names.NameOf(kv.Key),
+                    Count = kv.Value
+                }).ToList(),
             Workload = w is null ? null : new WorkloadThreadSection
             {
-                UserNs = w.UserNs, SystemNs = w.SystemNs, VoluntarySwitches = w.VoluntarySwitches,
-                InvoluntarySwitches = w.InvoluntarySwitches, Iterations = w.Iterations,
+                UserNs = w.UserNs,
+                SystemNs = w.SystemNs,
+                VoluntarySwitches = w.VoluntarySwitches,
+                InvoluntarySwitches = w.InvoluntarySwitches,
+                Iterations = w.Iterations,
             },
         };
     }

@@ -255,7 +255,10 @@ public sealed class LatencySection
 
     public static LatencySection From(LatencyHistogram h) => new()
     {
-        Count = h.Count, P50Ns = h.Percentile(50), P99Ns = h.Percentile(99), MaxNs = h.Max,
+        Count = h.Count,
+        P50Ns = h.Percentile(50),
+        P99Ns = h.Percentile(99),
+        MaxNs = h.Max,
     };
 }
 

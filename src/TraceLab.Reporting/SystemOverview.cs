@@ -121,7 +121,8 @@ public static class SystemOverview
             new("ready ms"), new("run ms"),
             new("CPU %"), new("wait ms"), new("voluntary", TerminalHeading: "vol"),
             new("involuntary", TerminalHeading: "invol"),
-        ]) { RowNoun = "processes", MarkdownCollapseAfter = MarkdownRows };
+        ])
+        { RowNoun = "processes", MarkdownCollapseAfter = MarkdownRows };
         for (var i = 0; i < r.Processes.Count; i++)
         {
             var p = r.Processes[i];
@@ -160,7 +161,8 @@ public static class SystemOverview
             new("run ms"), new("wait ms"), new("voluntary", TerminalHeading: "vol"),
             new("involuntary", TerminalHeading: "invol"), new("migrations", TerminalHeading: "migr"),
             new("ready p99 µs", TerminalHeading: "rdy p99 µs"), Column.Left("top waker"),
-        ]) { RowNoun = $"threads of {p.Pid}", MarkdownCollapseAfter = MarkdownRows };
+        ])
+        { RowNoun = $"threads of {p.Pid}", MarkdownCollapseAfter = MarkdownRows };
         // report.md lists them in rank order; the terminal picks its 10 by the same ranking.
         table.AddThreadRows(threads.OrderByDescending(t => t.Tid, ranking).ToList(), t => t.Tid, t =>
         {

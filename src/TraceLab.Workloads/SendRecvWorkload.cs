@@ -7,9 +7,12 @@ public static class SendRecvWorkload
 {
     public static readonly IReadOnlyDictionary<string, long> Variants =
         new Dictionary<string, long>(StringComparer.OrdinalIgnoreCase)
-    {
-        ["event-inside-lock"] = 1, ["event-outside-lock"] = 2, ["lock-free"] = 3, ["receiver-only-lock"] = 4,
-    };
+        {
+            ["event-inside-lock"] = 1,
+            ["event-outside-lock"] = 2,
+            ["lock-free"] = 3,
+            ["receiver-only-lock"] = 4,
+        };
 
     public static WorkloadDefinition Definition { get; } = new()
     {

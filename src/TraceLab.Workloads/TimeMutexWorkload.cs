@@ -5,9 +5,13 @@ public static class TimeMutexWorkload
 {
     public static readonly IReadOnlyDictionary<string, long> LockKinds =
         new Dictionary<string, long>(StringComparer.OrdinalIgnoreCase)
-    {
-        ["cs"] = 1, ["cs-nested"] = 2, ["mutex"] = 3, ["event"] = 4, ["semaphore"] = 5,
-    };
+        {
+            ["cs"] = 1,
+            ["cs-nested"] = 2,
+            ["mutex"] = 3,
+            ["event"] = 4,
+            ["semaphore"] = 5,
+        };
 
     public static WorkloadDefinition Definition { get; } = new()
     {

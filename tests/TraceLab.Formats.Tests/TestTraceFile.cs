@@ -19,8 +19,11 @@ internal sealed class TestTraceFile : IDisposable
     public string Write(
         string name, IReadOnlyList<byte[][]> cpuPages, params (string System, string Text)[] extraFormats)
     {
-        var c = new TraceDatContents { HeaderPage = TestData.Resource("header_page"),
-            HeaderEvent = TestData.Resource("header_event") };
+        var c = new TraceDatContents
+        {
+            HeaderPage = TestData.Resource("header_page"),
+            HeaderEvent = TestData.Resource("header_event")
+        };
         foreach (var (system, text) in TestData.AllFormats().Concat(extraFormats))
         {
             if (system == "ftrace") c.FtraceFormats.Add(text);

@@ -31,8 +31,11 @@ public sealed class TraceDatRoundTripTests : IDisposable
 
     private static TraceDatContents Contents()
     {
-        var c = new TraceDatContents { HeaderPage = TestData.Resource("header_page"),
-            HeaderEvent = TestData.Resource("header_event") };
+        var c = new TraceDatContents
+        {
+            HeaderPage = TestData.Resource("header_page"),
+            HeaderEvent = TestData.Resource("header_event")
+        };
         foreach (var (system, text) in TestData.AllFormats())
         {
             if (system == "ftrace") c.FtraceFormats.Add(text);

@@ -28,7 +28,10 @@ public sealed class TracefsIntegrationTests : IDisposable
 
             using var session = LinuxCaptureSession.Start(new LinuxCaptureOptions
             {
-                RunId = "fmt-test", WorkDirectory = _dir, BufferSizeKb = 2048, Syscalls = SyscallSet.None,
+                RunId = "fmt-test",
+                WorkDirectory = _dir,
+                BufferSizeKb = 2048,
+                Syscalls = SyscallSet.None,
             });
             for (var i = 0; i < 10; i++)
             {

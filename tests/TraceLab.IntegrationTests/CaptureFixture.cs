@@ -9,8 +9,11 @@ namespace TraceLab.IntegrationTests;
 public static class Capture
 {
     public static IAnsiConsole QuietConsole() =>
-        AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null),
-            Interactive = InteractionSupport.No });
+        AnsiConsole.Create(new AnsiConsoleSettings
+        {
+            Out = new AnsiConsoleOutput(TextWriter.Null),
+            Interactive = InteractionSupport.No
+        });
 
     public sealed record Result(string Directory, RunReport Report) : IDisposable
     {
@@ -29,7 +32,11 @@ public static class Capture
         var settings = new TraceCommand.Settings(workload, scenario)
         {
             Overrides = overrides.ToDictionary(o => o.Key, o => o.Value),
-            Out = dir, Force = true, BufferKb = 64 * 1024, Syscalls = SyscallSet.Lock, TimeoutSeconds = 300,
+            Out = dir,
+            Force = true,
+            BufferKb = 64 * 1024,
+            Syscalls = SyscallSet.Lock,
+            TimeoutSeconds = 300,
         };
         var code = new TraceCommand(QuietConsole()).RunAsync(settings).GetAwaiter().GetResult();
         if (code != 0) throw new InvalidOperationException($"trace {workload} {scenario} exited {code}");

@@ -23,15 +23,21 @@ public sealed class ClaimsTracedTests
         var m = Environment.ProcessorCount;
         var tiny = new SweepDefinition
         {
-            Name = th1.Name, Workload = th1.Workload, Title = th1.Title, Claims = th1.Claims,
-            XParameter = th1.XParameter, Verdicts = th1.Verdicts,
+            Name = th1.Name,
+            Workload = th1.Workload,
+            Title = th1.Title,
+            Claims = th1.Claims,
+            XParameter = th1.XParameter,
+            Verdicts = th1.Verdicts,
             XValues = [I(m), I(2 * m)],
             Base = new Dictionary<string, string> { ["threads"] = I(4 * m), ["chunk"] = "100000", ["repeat"] = "2" },
         };
         var log = new StringWriter();
         var console = AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(log), Interactive = InteractionSupport.No, Ansi = AnsiSupport.No,
+            Out = new AnsiConsoleOutput(log),
+            Interactive = InteractionSupport.No,
+            Ansi = AnsiSupport.No,
         });
         var run = new ClaimsRun(console, dir, quick: false, TimeSpan.FromSeconds(120), traced: true)
         {

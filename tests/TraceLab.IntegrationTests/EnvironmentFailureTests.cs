@@ -20,7 +20,9 @@ public sealed class EnvironmentFailureTests
         RawCapture raw;
         using (var session = LinuxCaptureSession.Start(new LinuxCaptureOptions
         {
-            RunId = "missing-" + Guid.NewGuid().ToString("N")[..8], WorkDirectory = work.Path, BufferSizeKb = 1024,
+            RunId = "missing-" + Guid.NewGuid().ToString("N")[..8],
+            WorkDirectory = work.Path,
+            BufferSizeKb = 1024,
             Events = [.. CaptureEventSet.Scheduler, Bogus],
         }))
         {
@@ -50,7 +52,10 @@ public sealed class EnvironmentFailureTests
         var runId = "noswitch-" + Guid.NewGuid().ToString("N")[..8];
         var ex = Assert.Throws<TracingUnavailableException>(() => LinuxCaptureSession.Start(new LinuxCaptureOptions
         {
-            RunId = runId, WorkDirectory = work.Path, BufferSizeKb = 1024, Events = ["sched/sched_waking", Bogus],
+            RunId = runId,
+            WorkDirectory = work.Path,
+            BufferSizeKb = 1024,
+            Events = ["sched/sched_waking", Bogus],
         }));
         Assert.Equal("this kernel has no sched:sched_switch tracepoint; TraceLab cannot account scheduling without it",
             ex.Message);
@@ -65,15 +70,22 @@ public sealed class EnvironmentFailureTests
         var console = new StringWriter();
         var ansi = AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(console), Interactive = InteractionSupport.No, Ansi =
-                AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
+            Out = new AnsiConsoleOutput(console),
+            Interactive = InteractionSupport.No,
+            Ansi =
+                AnsiSupport.No,
+            ColorSystem = ColorSystemSupport.NoColors,
         });
         ansi.Profile.Width = 400;
         var backend = new TracefsCaptureBackend([.. CaptureEventSet.For(SyscallSet.Lock), Bogus]);
         var settings = new TraceCommand.Settings("timemutex", "mutex")
         {
             Overrides = new Dictionary<string, string> { ["iterations"] = "2000" },
-            Out = output.Path, Force = true, BufferKb = 4096, Syscalls = SyscallSet.Lock, TimeoutSeconds = 60,
+            Out = output.Path,
+            Force = true,
+            BufferKb = 4096,
+            Syscalls = SyscallSet.Lock,
+            TimeoutSeconds = 60,
         };
 
         var exit = await new TraceCommand(ansi, backend).RunAsync(settings);

@@ -57,7 +57,9 @@ public sealed class NativeAotBuild : IDisposable
     {
         var psi = new ProcessStartInfo("dotnet")
         {
-            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
             WorkingDirectory = _dir.Path,
         };
         foreach (var a in args) psi.ArgumentList.Add(a);

@@ -29,7 +29,9 @@ public sealed class OtherTracingTests
             using var dir = new TempDirectory("tracelab-other-tracing");
             using var session = new TracefsCaptureBackend().Start(new CaptureRequest
             {
-                RunId = "other-tracing-test", WorkDirectory = dir.Path, BufferSizeKb = 1024,
+                RunId = "other-tracing-test",
+                WorkDirectory = dir.Path,
+                BufferSizeKb = 1024,
                 Syscalls = CaptureSyscalls.None,
             });
             var notice = Assert.Single(session.Notices, n => n.StartsWith("other tracing", StringComparison.Ordinal));
@@ -53,7 +55,9 @@ public sealed class OtherTracingTests
     {
         var psi = new ProcessStartInfo("perf")
         {
-            RedirectStandardError = true, RedirectStandardOutput = true, UseShellExecute = false,
+            RedirectStandardError = true,
+            RedirectStandardOutput = true,
+            UseShellExecute = false,
         };
         foreach (var a in (string[])["stat", "-e", "task-clock", "--", "sleep", "30"]) psi.ArgumentList.Add(a);
         using var perf = Process.Start(psi)!;

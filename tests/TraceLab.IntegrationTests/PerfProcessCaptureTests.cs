@@ -30,7 +30,8 @@ public sealed class PerfProcessCaptureTests
         using var sysbench = Process.Start(new ProcessStartInfo("sysbench")
         {
             ArgumentList = { "threads", "--threads=4", "--time=6", "run" },
-            RedirectStandardOutput = true, UseShellExecute = false,
+            RedirectStandardOutput = true,
+            UseShellExecute = false,
         })!;
         try
         {

@@ -159,7 +159,9 @@ public sealed partial class TraceTargetCaptureTests
         {
             var psi = new ProcessStartInfo("runuser")
             {
-                RedirectStandardInput = true, RedirectStandardOutput = true, RedirectStandardError = true,
+                RedirectStandardInput = true,
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
                 UseShellExecute = false,
             };
             foreach (var a in (string[])["-u", "postgres", "--", "timeout", "4.5", Path.Combine(_bin, "psql"),

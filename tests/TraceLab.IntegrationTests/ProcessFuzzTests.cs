@@ -96,24 +96,24 @@ public sealed partial class ProcessFuzzTests(ITestOutputHelper output, NativeAot
                         (byte)(1 << random.Next(8));
                 return b;
             case 2:
-            {
-                var at = random.Next(b.Length);
-                Array.Clear(b, at, Math.Min(random.Next(1, 65537), b.Length - at));
-                return b;
-            }
+                {
+                    var at = random.Next(b.Length);
+                    Array.Clear(b, at, Math.Min(random.Next(1, 65537), b.Length - at));
+                    return b;
+                }
             case 3:
-            {
-                var at = random.Next(b.Length);
-                random.NextBytes(b.AsSpan(at, Math.Min(random.Next(1, 4097), b.Length - at)));
-                return b;
-            }
+                {
+                    var at = random.Next(b.Length);
+                    random.NextBytes(b.AsSpan(at, Math.Min(random.Next(1, 4097), b.Length - at)));
+                    return b;
+                }
             default:
-            {
-                var head = b[..random.Next(1, 65)];
-                var tail = new byte[random.Next(65537)];
-                random.NextBytes(tail);
-                return [.. head, .. tail];
-            }
+                {
+                    var head = b[..random.Next(1, 65)];
+                    var tail = new byte[random.Next(65537)];
+                    random.NextBytes(tail);
+                    return [.. head, .. tail];
+                }
         }
     }
 
@@ -153,7 +153,9 @@ public sealed partial class ProcessFuzzTests(ITestOutputHelper output, NativeAot
     {
         var psi = new ProcessStartInfo(tracelab[0])
         {
-            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
         };
         foreach (var a in tracelab[1..].Concat(args)) psi.ArgumentList.Add(a);
         var err = new StringBuilder();

@@ -44,8 +44,11 @@ public sealed class ReliabilityTests
                     var mine = Instances.OwnedBy(killed.Pid).SingleOrDefault();
                     if (mine is null) return null;
                     // The instance directory shows up before tracefs has populated it: a missing file means "not yet".
-                    try { return File.ReadAllText(Path.Combine(Instances.PathOf(mine), "tracing_on")).Trim() == "1"
-                        ? mine : null; }
+                    try
+                    {
+                        return File.ReadAllText(Path.Combine(Instances.PathOf(mine), "tracing_on")).Trim() == "1"
+                        ? mine : null;
+                    }
                     catch (Exception ex) when (ex is FileNotFoundException or DirectoryNotFoundException)
                     {
                         return null;
@@ -286,8 +289,11 @@ public sealed class ReliabilityTests
         var pageSize = TraceLab.Formats.Ftrace.HeaderPageLayout.Parse(headerPage).PageSize;
         var raw = rawDir.File("cpu0.raw");
         File.WriteAllBytes(raw, new byte[pageSize * (2 * 1024 * 1024 / pageSize)]);
-        var contents = new TraceDatContents { HeaderPage = headerPage,
-            HeaderEvent = File.ReadAllText(Path.Combine(root, "events", "header_event")) };
+        var contents = new TraceDatContents
+        {
+            HeaderPage = headerPage,
+            HeaderEvent = File.ReadAllText(Path.Combine(root, "events", "header_event"))
+        };
         contents.CpuDataFiles.Add(raw);
 
         var previous = "a complete trace.dat from an earlier run"u8.ToArray();
@@ -310,14 +316,21 @@ public sealed class ReliabilityTests
     {
         var ansi = AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(console), Interactive = InteractionSupport.No, Ansi =
-                AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
+            Out = new AnsiConsoleOutput(console),
+            Interactive = InteractionSupport.No,
+            Ansi =
+                AnsiSupport.No,
+            ColorSystem = ColorSystemSupport.NoColors,
         });
         ansi.Profile.Width = 400;
         var settings = new TraceCommand.Settings("timemutex", scenario)
         {
             Overrides = overrides.ToDictionary(o => o.Key, o => o.Value),
-            Out = outDir, Force = true, BufferKb = 16 * 1024, Syscalls = SyscallSet.Lock, TimeoutSeconds = 60,
+            Out = outDir,
+            Force = true,
+            BufferKb = 16 * 1024,
+            Syscalls = SyscallSet.Lock,
+            TimeoutSeconds = 60,
         };
         return new TraceCommand(ansi).RunAsync(settings).GetAwaiter().GetResult();
     }

@@ -111,8 +111,12 @@ public sealed class RunTimeAgreementTests
             var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null) });
             var settings = new TraceCommand.Settings("timemutex", scenario)
             {
-                Overrides = new Dictionary<string, string> { ["iterations"] = iterations }, Out = dir, Force = true,
-                BufferKb = 64 * 1024, Syscalls = SyscallSet.Lock, TimeoutSeconds = 300,
+                Overrides = new Dictionary<string, string> { ["iterations"] = iterations },
+                Out = dir,
+                Force = true,
+                BufferKb = 64 * 1024,
+                Syscalls = SyscallSet.Lock,
+                TimeoutSeconds = 300,
             };
             var exit = await new TraceCommand(console).RunAsync(settings);
             Assert.Equal(0, exit);

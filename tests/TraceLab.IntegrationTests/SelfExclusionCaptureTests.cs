@@ -73,7 +73,9 @@ public sealed partial class TraceTargetCaptureTests
         var psi = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h
             ? h : "dotnet")
         {
-            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
             WorkingDirectory = RepoPaths.Root,
         };
         psi.ArgumentList.Add(typeof(TraceCommand).Assembly.Location);

@@ -155,20 +155,20 @@ public sealed class TraceCmdReportOracle
                     break;
                 case "sched_waking":
                 case "sched_wakeup_new":
-                {
-                    var woken = IntField(rest, " pid=", lineNo);
-                    var task = TaskOf(woken);
-                    if (task.RunningOn < 0 && task.State != Off.Runnable)
                     {
-                        if (task.State == Off.Blocked && task.BlockedInFutex && woken > 0)
-                            Result(woken).FutexBlockedNs += Clip(task.OffSince, t);
-                        task.BlockedInFutex = false;
-                        task.State = Off.Runnable;
-                        task.OffSince = t;
+                        var woken = IntField(rest, " pid=", lineNo);
+                        var task = TaskOf(woken);
+                        if (task.RunningOn < 0 && task.State != Off.Runnable)
+                        {
+                            if (task.State == Off.Blocked && task.BlockedInFutex && woken > 0)
+                                Result(woken).FutexBlockedNs += Clip(task.OffSince, t);
+                            task.BlockedInFutex = false;
+                            task.State = Off.Runnable;
+                            task.OffSince = t;
+                        }
+                        if (ev == "sched_waking" && InRegion(t)) Result(woken).Wakings++;
+                        break;
                     }
-                    if (ev == "sched_waking" && InRegion(t)) Result(woken).Wakings++;
-                    break;
-                }
                 case "sched_migrate_task":
                     if (InRegion(t)) Result(IntField(rest, " pid=", lineNo)).Migrations++;
                     break;

@@ -450,7 +450,9 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     {
         var psi = new ProcessStartInfo(file)
         {
-            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
         };
         foreach (var a in args) psi.ArgumentList.Add(a);
         var p = Process.Start(psi)!;

@@ -27,7 +27,9 @@ public static class HeadlessChromium
         {
             var psi = new ProcessStartInfo(TestEnvironment.ChromiumPath)
             {
-                RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+                UseShellExecute = false,
             };
             foreach (var a in new[]
             {
@@ -51,8 +53,13 @@ public static class HeadlessChromium
         }
         finally
         {
-            try { Directory.Delete(
-                profile, recursive: true); } catch (IOException) { } catch (UnauthorizedAccessException) { }
+            try
+            {
+                Directory.Delete(
+                profile, recursive: true);
+            }
+            catch (IOException) { }
+            catch (UnauthorizedAccessException) { }
         }
     }
 }

@@ -8,7 +8,8 @@ public static class ProcessOutput
     public static (int ExitCode, string Stdout, string Stderr) Run(string file, params string[] args)
     {
         var psi = new ProcessStartInfo(
-            file) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+            file)
+        { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         foreach (var a in args) psi.ArgumentList.Add(a);
         using var p = Process.Start(psi)!;
         var err = p.StandardError.ReadToEndAsync();

@@ -261,31 +261,31 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         switch (t.Op)
         {
             case LockOpKind.Semop:
-            {
-                var o = ObjectOf(t);
-                if (e.SyscallResult != 0) break;
-                var semid = t.Obj.Id;
-                if (t.Woken)
                 {
-                    // System V semaphores complete a waiter's operation in the releaser's context: the waiter owns it
-                    // on wakeup.
-                    t.SemHeld.Add(semid);
-                    if (inRegion) o.Stats.Acquisitions++;
-                    Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
-                }
-                else if (t.OffCpuInOp || !t.SemHeld.Contains(semid))
-                {
-                    t.SemHeld.Add(semid);
-                    if (inRegion)
+                    var o = ObjectOf(t);
+                    if (e.SyscallResult != 0) break;
+                    var semid = t.Obj.Id;
+                    if (t.Woken)
                     {
-                        o.Stats.Acquisitions++;
-                        if (!t.OffCpuInOp) o.Stats.FastAcquisitions++;
+                        // System V semaphores complete a waiter's operation in the releaser's context: the waiter owns
+                        // it on wakeup.
+                        t.SemHeld.Add(semid);
+                        if (inRegion) o.Stats.Acquisitions++;
+                        Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
                     }
-                    if (!t.OffCpuInOp) o.FastSinceHandoff = true;
+                    else if (t.OffCpuInOp || !t.SemHeld.Contains(semid))
+                    {
+                        t.SemHeld.Add(semid);
+                        if (inRegion)
+                        {
+                            o.Stats.Acquisitions++;
+                            if (!t.OffCpuInOp) o.Stats.FastAcquisitions++;
+                        }
+                        if (!t.OffCpuInOp) o.FastSinceHandoff = true;
+                    }
+                    else t.SemHeld.Remove(semid);
+                    break;
                 }
-                else t.SemHeld.Remove(semid);
-                break;
-            }
             case LockOpKind.Wait when t.Woken:
                 if (t.Obj.Kind == LockObjectKind.FileDescriptor)
                 {

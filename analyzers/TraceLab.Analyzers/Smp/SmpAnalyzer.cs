@@ -66,9 +66,11 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
         switch (e.Kind)
         {
             case KernelEventKind.Switch: OnSwitch(e); break;
-            case KernelEventKind.Waking: OnWaking(
+            case KernelEventKind.Waking:
+                OnWaking(
                 e, _slots.SlotOfThread(e.Pid), _slots.SlotOfThread(e.WokenTid)); break;
-            case KernelEventKind.WakeupNew: OnWakeupNew(
+            case KernelEventKind.WakeupNew:
+                OnWakeupNew(
                 e, _slots.SlotOfThread(e.Pid), _slots.SlotOfThread(e.WokenTid)); break;
             case KernelEventKind.Migrate: OnMigrate(e); break;
             default: CpuStats(e.Cpu); break;

@@ -124,17 +124,18 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
                 if (e.NextTid > 0) Enter(e.NextTid, ThreadRunState.Running, t, e.Cpu);
                 break;
             case KernelEventKind.Waking or KernelEventKind.WakeupNew:
-            {
-                var woken = e.WokenTid;
-                if (woken <= 0) break;
-                var s = State(woken);
-                if (s.Known && s.State != ThreadRunState.Blocked) break; // already running or runnable: nothing changes
-                Enter(woken, ThreadRunState.Runnable, t, -1);
-                if (InWindow(t) && Room(_wakes))
-                    _wakes.Add(new TimelineWake(
-                        t, e.Pid > 0 && !EventFlags.InInterrupt(e.Flags) ? e.Pid : 0, woken, e.TargetCpu));
-                break;
-            }
+                {
+                    var woken = e.WokenTid;
+                    if (woken <= 0) break;
+                    var s = State(woken);
+                    // already running or runnable: nothing changes
+                    if (s.Known && s.State != ThreadRunState.Blocked) break;
+                    Enter(woken, ThreadRunState.Runnable, t, -1);
+                    if (InWindow(t) && Room(_wakes))
+                        _wakes.Add(new TimelineWake(
+                            t, e.Pid > 0 && !EventFlags.InInterrupt(e.Flags) ? e.Pid : 0, woken, e.TargetCpu));
+                    break;
+                }
             case KernelEventKind.Exit:
                 if (e.ExitingTid > 0) Gone(e.ExitingTid, t);
                 break;

@@ -115,8 +115,11 @@ public sealed class OverheadCommand
         var (workload, scenario, values) = WorkloadChoice.Resolve(s.Workload, s.Scenario, s.Overrides);
         Tracefs.Locate();
         var exe = new NativeWorkloadBuilder(RepositoryLayout.FindRoot()).EnsureBuilt(workload.Name);
-        var quiet = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null),
-            Interactive = InteractionSupport.No });
+        var quiet = AnsiConsole.Create(new AnsiConsoleSettings
+        {
+            Out = new AnsiConsoleOutput(TextWriter.Null),
+            Interactive = InteractionSupport.No
+        });
 
         var untraced = new List<RunTimes>();
         var traced = s.Sets.ToDictionary(x => x, _ => new List<RunTimes>());
@@ -134,7 +137,11 @@ public sealed class OverheadCommand
                     var dir = Path.Combine(scratch, $"traced-{round}-{set}");
                     var settings = new TraceCommand.Settings(workload.Name, scenario.Name)
                     {
-                        Overrides = s.Overrides, Out = dir, Force = true, BufferKb = s.BufferKb, Syscalls = set,
+                        Overrides = s.Overrides,
+                        Out = dir,
+                        Force = true,
+                        BufferKb = s.BufferKb,
+                        Syscalls = set,
                         Analyses = AnalysisKind.Threads,
                     };
                     var code = await new TraceCommand(quiet).RunAsync(settings);

@@ -48,11 +48,13 @@ public sealed class SweepCommand
     {
         var workload = new Argument<string?>("workload")
         {
-            Description = "workload to sweep (see `tracelab scenarios`)", Arity = ArgumentArity.ZeroOrOne,
+            Description = "workload to sweep (see `tracelab scenarios`)",
+            Arity = ArgumentArity.ZeroOrOne,
         };
         var sweep = new Argument<string?>("sweep")
         {
-            Description = "predefined sweep name or claim id (see `tracelab sweeps`)", Arity = ArgumentArity.ZeroOrOne,
+            Description = "predefined sweep name or claim id (see `tracelab sweeps`)",
+            Arity = ArgumentArity.ZeroOrOne,
         };
         var param = new Option<string?>("--param") { Description = "parameter to sweep (x axis) for an ad-hoc sweep" };
         var values = new Option<string?>("--values")
@@ -69,7 +71,8 @@ public sealed class SweepCommand
         };
         var repeat = new Option<int>("--repeat")
         {
-            Description = "runs per point (verdicts need at least 3)", DefaultValueFactory = _ => 3,
+            Description = "runs per point (verdicts need at least 3)",
+            DefaultValueFactory = _ => 3,
         };
         var trace = new Option<bool>("--trace")
         {
@@ -373,8 +376,13 @@ public sealed class SweepCommand
             var table = new Table().Border(TableBorder.Simple).AddColumns("claim", "aspect", "outcome");
             foreach (var v in s.Verdicts)
             {
-                var color = v.Outcome switch { "reproduced" => "green", "inverted" => "red",
-                    "not reproduced" => "yellow", _ => "grey" };
+                var color = v.Outcome switch
+                {
+                    "reproduced" => "green",
+                    "inverted" => "red",
+                    "not reproduced" => "yellow",
+                    _ => "grey"
+                };
                 table.AddRow(
                     Markup.Escape(v.Claim), Markup.Escape(v.Aspect), $"[{color}]{Markup.Escape(v.Outcome)}[/]");
             }

@@ -218,15 +218,15 @@ public sealed partial class TraceTargetCommand
 
     private static RunSection RunSection(string name, string command, int exitCode, DateTimeOffset started,
         string mode, ProgramUsage? usage = null) => new()
-    {
-        Workload = name,
-        Parameters = new Dictionary<string, string> { ["mode"] = mode },
-        Command = command,
-        ExitCode = exitCode,
-        StartedUtc = started,
-        ElapsedNs = usage?.ElapsedNs,
-        Rusage = usage?.Rusage,
-    };
+        {
+            Workload = name,
+            Parameters = new Dictionary<string, string> { ["mode"] = mode },
+            Command = command,
+            ExitCode = exitCode,
+            StartedUtc = started,
+            ElapsedNs = usage?.ElapsedNs,
+            Rusage = usage?.Rusage,
+        };
 
     /// <summary>A name usable in a directory and a tracefs instance name: letters, digits, '.', '_' and '-'.</summary>
     internal static string SafeName(string text)

@@ -103,8 +103,13 @@ public sealed class StackTable
         if (id >= _entries.Length) Array.Resize(ref _entries, _entries.Length * 2);
         _entries[id] = new Entry
         {
-            Start = _frameCount, Length = frames.Length, KernelFrames = kernelFrames, Process = process,
-            FirstSeen = time, Hash = hash, Generation = generation,
+            Start = _frameCount,
+            Length = frames.Length,
+            KernelFrames = kernelFrames,
+            Process = process,
+            FirstSeen = time,
+            Hash = hash,
+            Generation = generation,
         };
         _frameCount += frames.Length;
         return id;

@@ -77,7 +77,9 @@ public sealed class AnalysisTrackWriter
         foreach (var id in Process.Threads.Prepend(Process.Pid).DistinctBy(ThreadIds.KernelTid))
             tree.Threads.Add(new ProcessTree.Types.Thread
             {
-                Tid = ThreadIds.KernelTid(id), Tgid = Process.Pid, Name = _names.NameOf(id),
+                Tid = ThreadIds.KernelTid(id),
+                Tgid = Process.Pid,
+                Name = _names.NameOf(id),
             });
         _writer.Write(new TracePacket { Timestamp = Ts(firstTimestamp), ProcessTree = tree });
     }
@@ -205,8 +207,11 @@ public sealed class AnalysisTrackWriter
             Describe(new TrackDescriptor
             {
                 Uuid = uuid,
-                Process = new ProcessDescriptor { Pid = pid,
-                    ProcessName = Process?.Pid == pid ? Process.Name : _names.NameOf(pid) },
+                Process = new ProcessDescriptor
+                {
+                    Pid = pid,
+                    ProcessName = Process?.Pid == pid ? Process.Name : _names.NameOf(pid)
+                },
             });
         return uuid;
     }
@@ -220,12 +225,15 @@ public sealed class AnalysisTrackWriter
             var parent = ProcessTrack(pid);
             Describe(new TrackDescriptor
             {
-                Uuid = uuid, ParentUuid = parent,
+                Uuid = uuid,
+                ParentUuid = parent,
                 // One track per thread: a later thread of a reused tid gets its own track, with the kernel's tid,
                 // which trace_processor binds to the thread alive at each event's time.
                 Thread = new ThreadDescriptor
                 {
-                    Pid = pid, Tid = ThreadIds.KernelTid(tid), ThreadName = _names.NameOf(tid),
+                    Pid = pid,
+                    Tid = ThreadIds.KernelTid(tid),
+                    ThreadName = _names.NameOf(tid),
                 },
             });
         }

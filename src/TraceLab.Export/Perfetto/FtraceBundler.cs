@@ -56,16 +56,25 @@ public sealed class FtraceBundler : IKernelEventSink
 
     public void OnEvent(in KernelEvent e)
     {
-        var ev = new FtraceEvent { Timestamp = (ulong)Math.Max(0, e.Timestamp), Pid = (uint)Math.Max(0, e.Pid),
-            CommonFlags = e.Flags };
+        var ev = new FtraceEvent
+        {
+            Timestamp = (ulong)Math.Max(0, e.Timestamp),
+            Pid = (uint)Math.Max(0, e.Pid),
+            CommonFlags = e.Flags
+        };
         switch (e.Kind)
         {
             case KernelEventKind.Switch:
                 ev.SchedSwitch = new SchedSwitchFtraceEvent
                 {
-                    PrevComm = Comm(e.PrevTid, e.Cpu), PrevPid = e.PrevTid, PrevPrio = e.PrevPrio, PrevState =
+                    PrevComm = Comm(e.PrevTid, e.Cpu),
+                    PrevPid = e.PrevTid,
+                    PrevPrio = e.PrevPrio,
+                    PrevState =
                         e.PrevState,
-                    NextComm = Comm(e.NextTid, e.Cpu), NextPid = e.NextTid, NextPrio = e.NextPrio,
+                    NextComm = Comm(e.NextTid, e.Cpu),
+                    NextPid = e.NextTid,
+                    NextPrio = e.NextPrio,
                 };
                 Switches++;
                 Add(e.Cpu, ev);
@@ -74,31 +83,42 @@ public sealed class FtraceBundler : IKernelEventSink
             case KernelEventKind.Waking:
                 ev.SchedWaking = new SchedWakingFtraceEvent
                 {
-                    Comm = Comm(e.WokenTid, e.Cpu), Pid = e.WokenTid, Prio = e.WokenPrio,
-                    Success = 1, TargetCpu = e.TargetCpu,
+                    Comm = Comm(e.WokenTid, e.Cpu),
+                    Pid = e.WokenTid,
+                    Prio = e.WokenPrio,
+                    Success = 1,
+                    TargetCpu = e.TargetCpu,
                 };
                 Wakings++;
                 break;
             case KernelEventKind.WakeupNew:
                 ev.SchedWakeupNew = new SchedWakeupNewFtraceEvent
                 {
-                    Comm = Comm(e.WokenTid, e.Cpu), Pid = e.WokenTid, Prio = e.WokenPrio,
-                    Success = 1, TargetCpu = e.TargetCpu,
+                    Comm = Comm(e.WokenTid, e.Cpu),
+                    Pid = e.WokenTid,
+                    Prio = e.WokenPrio,
+                    Success = 1,
+                    TargetCpu = e.TargetCpu,
                 };
                 WakeupNews++;
                 break;
             case KernelEventKind.Migrate:
                 ev.SchedMigrateTask = new SchedMigrateTaskFtraceEvent
                 {
-                    Comm = Comm(e.MigratingTid, e.Cpu), Pid = e.MigratingTid, Prio = e.MigratingPrio,
-                    OrigCpu = e.OrigCpu, DestCpu = e.DestCpu,
+                    Comm = Comm(e.MigratingTid, e.Cpu),
+                    Pid = e.MigratingTid,
+                    Prio = e.MigratingPrio,
+                    OrigCpu = e.OrigCpu,
+                    DestCpu = e.DestCpu,
                 };
                 Migrations++;
                 break;
             case KernelEventKind.Exit:
                 ev.SchedProcessExit = new SchedProcessExitFtraceEvent
                 {
-                    Comm = Comm(e.ExitingTid, e.Cpu), Pid = e.ExitingTid, Prio = e.ExitingPrio,
+                    Comm = Comm(e.ExitingTid, e.Cpu),
+                    Pid = e.ExitingTid,
+                    Prio = e.ExitingPrio,
                 };
                 if (e.ExitingTid > 0) _exited.Add(e.ExitingTid);
                 Exits++;
@@ -106,7 +126,9 @@ public sealed class FtraceBundler : IKernelEventSink
             case KernelEventKind.Fork when CloneFlags(e) is { } flags:
                 ev.TaskNewtask = new TaskNewtaskFtraceEvent
                 {
-                    Pid = e.ChildTid, Comm = Comm(e.ChildTid, e.Cpu), CloneFlags = flags,
+                    Pid = e.ChildTid,
+                    Comm = Comm(e.ChildTid, e.Cpu),
+                    CloneFlags = flags,
                 };
                 // The FtraceEvent's pid, the running thread, is the creator trace_processor binds the new task to
                 // (on ETW the parent field holds the process id, the running thread the creating thread).
@@ -144,10 +166,13 @@ public sealed class FtraceBundler : IKernelEventSink
         Frees++;
         return new FtraceEvent
         {
-            Timestamp = (ulong)Math.Max(0, e.Timestamp), Pid = (uint)Math.Max(0, e.Pid),
+            Timestamp = (ulong)Math.Max(0, e.Timestamp),
+            Pid = (uint)Math.Max(0, e.Pid),
             SchedProcessFree = new SchedProcessFreeFtraceEvent
             {
-                Comm = Comm(e.PrevTid, e.Cpu), Pid = e.PrevTid, Prio = e.PrevPrio,
+                Comm = Comm(e.PrevTid, e.Cpu),
+                Pid = e.PrevTid,
+                Prio = e.PrevPrio,
             },
         };
     }

@@ -115,7 +115,7 @@ public sealed class EtwKernelEventMapper
                 e = KernelEvent.Exit(h.Timestamp, h.Cpu, r.ThreadId);
                 e.Pid = running;
                 break;
-            // DCEnd lists threads still alive when the session stops: membership and name only.
+                // DCEnd lists threads still alive when the session stops: membership and name only.
         }
 
         return true;

@@ -344,14 +344,14 @@ public sealed class KernelEventDecoder
                 e.Text = x.Comm1Tid >= 0 ? ExitComm(x.Comm1.Resolve(payload)) : null;
                 break;
             case DecodeKind.Print:
-            {
-                e.Kind = KernelEventKind.Marker;
-                e.Tid = e.Pid;
-                var text = x.Text.Resolve(payload);
-                if (!text.IsEmpty && text[^1] == (byte)'\n') text = text[..^1];
-                e.Text = _markers.Get(text);
-                return true;
-            }
+                {
+                    e.Kind = KernelEventKind.Marker;
+                    e.Tid = e.Pid;
+                    var text = x.Text.Resolve(payload);
+                    if (!text.IsEmpty && text[^1] == (byte)'\n') text = text[..^1];
+                    e.Text = _markers.Get(text);
+                    return true;
+                }
         }
 
         if (updateNames) NameThreads(x, payload);

@@ -111,8 +111,12 @@ public ref struct RingBufferPageReader
             }
         }
 
-        var state = new RingBufferPageState { Position = layout.DataOffset, End = layout.DataOffset + (int)commit,
-            Timestamp = ts };
+        var state = new RingBufferPageState
+        {
+            Position = layout.DataOffset,
+            End = layout.DataOffset + (int)commit,
+            Timestamp = ts
+        };
         return new PageHeader(ts, (int)commit, missed, stored, missedCount, state);
     }
 
@@ -135,75 +139,75 @@ public ref struct RingBufferPageReader
             switch (typeLen)
             {
                 case 0:
-                {
-                    if (end - pos < 8)
-                        throw Corrupt(file, fileOffset, pos, "a length word after a type_len 0 record header");
-                    var len = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
-                    // array[0] counts itself plus the payload.
-                    if (len < 4 || len > (uint)(end - pos - 4))
-                        throw Corrupt(file, fileOffset, pos,
-                            $"a type_len 0 record length between 4 and {end - pos - 4}, found {len}");
-                    var total = 4 + (((int)len + 3) & ~3);
-                    if (total > end - pos) total = end - pos;
-                    ts += delta;
-                    payloadStart = pos + 8;
-                    payloadLength = (int)len - 4;
-                    state.Position = pos + total;
-                    state.Timestamp = ts;
-                    return true;
-                }
-                case TypePadding:
-                {
-                    // A zero delta marks the unused tail of the page; otherwise this is a discarded event.
-                    if (delta == 0)
                     {
-                        pos = end;
+                        if (end - pos < 8)
+                            throw Corrupt(file, fileOffset, pos, "a length word after a type_len 0 record header");
+                        var len = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
+                        // array[0] counts itself plus the payload.
+                        if (len < 4 || len > (uint)(end - pos - 4))
+                            throw Corrupt(file, fileOffset, pos,
+                                $"a type_len 0 record length between 4 and {end - pos - 4}, found {len}");
+                        var total = 4 + (((int)len + 3) & ~3);
+                        if (total > end - pos) total = end - pos;
+                        ts += delta;
+                        payloadStart = pos + 8;
+                        payloadLength = (int)len - 4;
+                        state.Position = pos + total;
+                        state.Timestamp = ts;
+                        return true;
+                    }
+                case TypePadding:
+                    {
+                        // A zero delta marks the unused tail of the page; otherwise this is a discarded event.
+                        if (delta == 0)
+                        {
+                            pos = end;
+                            break;
+                        }
+
+                        if (end - pos < 8)
+                            throw Corrupt(file, fileOffset, pos, "a length word after a padding record header");
+                        var len = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
+                        if (len > (uint)(end - pos - 4))
+                            throw Corrupt(
+                                file, fileOffset, pos, $"a padding length of at most {end - pos - 4}, found {len}");
+                        // libtraceevent (what trace-cmd report uses) keeps a discarded event's delta, so later deltas
+                        // stay aligned.
+                        ts += delta;
+                        pos += 4 + Math.Max(4, ((int)len + 3) & ~3);
                         break;
                     }
-
-                    if (end - pos < 8)
-                        throw Corrupt(file, fileOffset, pos, "a length word after a padding record header");
-                    var len = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
-                    if (len > (uint)(end - pos - 4))
-                        throw Corrupt(
-                            file, fileOffset, pos, $"a padding length of at most {end - pos - 4}, found {len}");
-                    // libtraceevent (what trace-cmd report uses) keeps a discarded event's delta, so later deltas stay
-                    // aligned.
-                    ts += delta;
-                    pos += 4 + Math.Max(4, ((int)len + 3) & ~3);
-                    break;
-                }
                 case TypeTimeExtend:
-                {
-                    if (end - pos < 8) throw Corrupt(file, fileOffset, pos, "8 bytes for a time-extend record");
-                    ulong ext = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
-                    ts += (ext << TimeShift) | delta;
-                    pos += 8;
-                    break;
-                }
+                    {
+                        if (end - pos < 8) throw Corrupt(file, fileOffset, pos, "8 bytes for a time-extend record");
+                        ulong ext = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
+                        ts += (ext << TimeShift) | delta;
+                        pos += 8;
+                        break;
+                    }
                 case TypeTimeStamp:
-                {
-                    if (end - pos < 8)
-                        throw Corrupt(file, fileOffset, pos, "8 bytes for an absolute time-stamp record");
-                    ulong abs = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
-                    abs = (abs << TimeShift) | delta;
-                    ts = FixAbsoluteTimestamp(abs, ts);
-                    pos += 8;
-                    break;
-                }
+                    {
+                        if (end - pos < 8)
+                            throw Corrupt(file, fileOffset, pos, "8 bytes for an absolute time-stamp record");
+                        ulong abs = BinaryPrimitives.ReadUInt32LittleEndian(page[(pos + 4)..]);
+                        abs = (abs << TimeShift) | delta;
+                        ts = FixAbsoluteTimestamp(abs, ts);
+                        pos += 8;
+                        break;
+                    }
                 default:
-                {
-                    var total = 4 + (typeLen * 4);
-                    if (total > end - pos)
-                        throw Corrupt(file, fileOffset, pos,
-                            $"a {total}-byte record within the {end - pos} committed bytes left");
-                    ts += delta;
-                    payloadStart = pos + 4;
-                    payloadLength = typeLen * 4;
-                    state.Position = pos + total;
-                    state.Timestamp = ts;
-                    return true;
-                }
+                    {
+                        var total = 4 + (typeLen * 4);
+                        if (total > end - pos)
+                            throw Corrupt(file, fileOffset, pos,
+                                $"a {total}-byte record within the {end - pos} committed bytes left");
+                        ts += delta;
+                        payloadStart = pos + 4;
+                        payloadLength = typeLen * 4;
+                        state.Position = pos + total;
+                        state.Timestamp = ts;
+                        return true;
+                    }
             }
         }
 

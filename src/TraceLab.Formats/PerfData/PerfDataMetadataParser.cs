@@ -32,8 +32,11 @@ internal sealed class PerfDataMetadataParser
     private PerfDataMetadata Run()
     {
         var magic = _r.U64("perf.data magic");
-        if (magic != 0x32454c4946524550UL) { _r.Seek(0, "magic"); throw _r.Fail(
-            "the perf.data magic PERFILE2 (little-endian)"); }
+        if (magic != 0x32454c4946524550UL)
+        {
+            _r.Seek(0, "magic"); throw _r.Fail(
+            "the perf.data magic PERFILE2 (little-endian)");
+        }
         var headerSize = _r.U64("header size");
         if (headerSize == 16)
             throw _r.Fail("a perf.data file (this is perf's pipe format: re-record with -o FILE, or convert with 'perf "

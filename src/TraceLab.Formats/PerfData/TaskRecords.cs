@@ -93,41 +93,41 @@ internal sealed class TaskRecords
         switch (type)
         {
             case PerfRecordType.SwitchCpuWide:
-            {
-                var prev = _trailer.Tid(body);
-                var next = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[4..]);
-                if ((uint)cpu >= (uint)_running.Length)
-                    Array.Resize(ref _running, Math.Max(cpu + 1, 2 * _running.Length));
-                var state = OutState(prev, misc);
-                if (prev == -1)
                 {
-                    // The kernel writes -1 for a task no longer alive (perf_event_pid_type): the thread that exited,
-                    // the one the CPU's previous switch brought in.
-                    prev = _running[cpu];
-                    state = TaskState.ExitDead;
-                }
+                    var prev = _trailer.Tid(body);
+                    var next = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[4..]);
+                    if ((uint)cpu >= (uint)_running.Length)
+                        Array.Resize(ref _running, Math.Max(cpu + 1, 2 * _running.Length));
+                    var state = OutState(prev, misc);
+                    if (prev == -1)
+                    {
+                        // The kernel writes -1 for a task no longer alive (perf_event_pid_type): the thread that
+                        // exited, the one the CPU's previous switch brought in.
+                        prev = _running[cpu];
+                        state = TaskState.ExitDead;
+                    }
 
-                _running[cpu] = next;
-                e = KernelEvent.Switch(time, cpu, prev, UnknownPrio, state, next, UnknownPrio);
-                break;
-            }
+                    _running[cpu] = next;
+                    e = KernelEvent.Switch(time, cpu, prev, UnknownPrio, state, next, UnknownPrio);
+                    break;
+                }
             case PerfRecordType.Switch:
-            {
-                var tid = _trailer.Tid(body);
-                e = (misc & PerfSwitchMisc.Out) != 0
-                    ? KernelEvent.Switch(time, cpu, tid, UnknownPrio, OutState(tid, misc), 0, UnknownPrio)
-                    : KernelEvent.Switch(time, cpu, 0, UnknownPrio, TaskState.Running, tid, UnknownPrio);
-                break;
-            }
+                {
+                    var tid = _trailer.Tid(body);
+                    e = (misc & PerfSwitchMisc.Out) != 0
+                        ? KernelEvent.Switch(time, cpu, tid, UnknownPrio, OutState(tid, misc), 0, UnknownPrio)
+                        : KernelEvent.Switch(time, cpu, 0, UnknownPrio, TaskState.Running, tid, UnknownPrio);
+                    break;
+                }
             case PerfRecordType.Fork:
-            {
-                // u32 pid, ppid, tid, ptid, u64 time. pid is the child's process: its own tid for a new process.
-                var childTid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[8..]);
-                var childPid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body);
-                e = KernelEvent.Fork(time, cpu, (int)BinaryPrimitives.ReadUInt32LittleEndian(body[12..]), childTid,
-                    childPid == childTid ? ForkChild.Process : ForkChild.Thread);
-                break;
-            }
+                {
+                    // u32 pid, ppid, tid, ptid, u64 time. pid is the child's process: its own tid for a new process.
+                    var childTid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[8..]);
+                    var childPid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body);
+                    e = KernelEvent.Fork(time, cpu, (int)BinaryPrimitives.ReadUInt32LittleEndian(body[12..]), childTid,
+                        childPid == childTid ? ForkChild.Process : ForkChild.Thread);
+                    break;
+                }
             default:
                 e = KernelEvent.Exit(time, cpu, (int)BinaryPrimitives.ReadUInt32LittleEndian(body[8..]));
                 break;

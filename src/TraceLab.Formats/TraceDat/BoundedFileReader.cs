@@ -106,8 +106,11 @@ internal sealed class BoundedFileReader
         var sb = new StringBuilder();
         while (true)
         {
-            if (Position - start > max) { Position = start; throw Fail(
-                $"a NUL-terminated {what} of at most {max} bytes"); }
+            if (Position - start > max)
+            {
+                Position = start; throw Fail(
+                $"a NUL-terminated {what} of at most {max} bytes");
+            }
             var b = U8(what);
             if (b == 0) return sb.ToString();
             sb.Append((char)b);

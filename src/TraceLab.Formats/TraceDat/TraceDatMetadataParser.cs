@@ -43,8 +43,11 @@ internal sealed class TraceDatMetadataParser
     {
         Span<byte> magic = stackalloc byte[10];
         for (var i = 0; i < magic.Length; i++) magic[i] = _r.U8("trace.dat magic");
-        if (!magic.SequenceEqual(TraceDatWriter.Magic)) { _r.Seek(0, "magic"); throw _r.Fail(
-            "the trace.dat magic \\x17\\x08\\x44tracing"); }
+        if (!magic.SequenceEqual(TraceDatWriter.Magic))
+        {
+            _r.Seek(0, "magic"); throw _r.Fail(
+            "the trace.dat magic \\x17\\x08\\x44tracing");
+        }
 
         var versionText = _r.CString("file version", 16);
         if (!int.TryParse(versionText, NumberStyles.Integer, CultureInfo.InvariantCulture, out var version)

@@ -82,7 +82,8 @@ public sealed class ConvoyReport() : AnalysisReport<ConvoyAnalyzer, ConvoySectio
             new("queue wait p50 µs", TerminalHeading: "queue p50 µs"),
             new("ready p50 µs"), new("ready p99 µs", TerminalHeading: "p99 µs"),
             Column.Left("received most from"), Column.Left("handed most to"),
-        ]) { RowNoun = "threads" };
+        ])
+        { RowNoun = "threads" };
         threads.AddThreadRows(c.Threads, t => t.Tid, t =>
         [
             Format.Tid(t.Tid), t.Name, Units.Ms(t.TimeInConvoyNs), Units.N(t.HandoffsReceived),

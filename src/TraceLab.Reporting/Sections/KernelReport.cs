@@ -49,7 +49,8 @@ public sealed class KernelReport() : AnalysisReport<KernelTimeAnalyzer, KernelSe
             new("calls"), new("blocked in syscalls ms", TerminalHeading: "blocked ms"),
             new("ready in syscalls ms", TerminalHeading: "ready ms"),
             Column.Left("syscalls (calls, cpu/blocked/ready ms)", "top syscalls (calls, cpu ms, blocked ms)"),
-        ]) { RowNoun = "threads" };
+        ])
+        { RowNoun = "threads" };
         table.AddThreadRows(k.Threads, t => t.Tid, t =>
         [
             Format.Tid(t.Tid), t.Name, Units.Ms(t.RunNs), Units.Ms(t.KernelCpuNs),

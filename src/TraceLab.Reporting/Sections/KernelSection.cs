@@ -110,8 +110,15 @@ internal static class KernelSectionBuilder
                 RusageUserNs = w?.UserNs,
                 Syscalls = s is null ? []
                     : s.BySyscall.Values.Where(c => c.Calls > 0).OrderByDescending(c => c.TotalNs).ThenBy(c => c.Key)
-                    .Select(c => new SyscallSection { Name = c.Name, Calls = c.Calls, TotalNs = c.TotalNs,
-                        CpuNs = c.CpuNs, BlockedNs = c.BlockedNs, ReadyNs = c.ReadyNs })
+                    .Select(c => new SyscallSection
+                    {
+                        Name = c.Name,
+                        Calls = c.Calls,
+                        TotalNs = c.TotalNs,
+                        CpuNs = c.CpuNs,
+                        BlockedNs = c.BlockedNs,
+                        ReadyNs = c.ReadyNs
+                    })
                     .ToList(),
             });
         }

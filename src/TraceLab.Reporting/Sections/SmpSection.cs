@@ -52,8 +52,13 @@ internal static class SmpSectionBuilder
         var totals = SmpTotals.Over(smp.Threads, tids);
         return new SmpSection
         {
-            Cpus = smp.Cpus.Where(c => c.Seen).Select(c => new SmpCpuSection { Cpu = c.Cpu, BusyNs = c.BusyNs,
-                IdleNs = c.IdleNs, Switches = c.Switches }).ToList(),
+            Cpus = smp.Cpus.Where(c => c.Seen).Select(c => new SmpCpuSection
+            {
+                Cpu = c.Cpu,
+                BusyNs = c.BusyNs,
+                IdleNs = c.IdleNs,
+                Switches = c.Switches
+            }).ToList(),
             Threads = tids.Select(tid =>
             {
                 var s = smp.Threads.GetValueOrDefault(tid);
@@ -73,9 +78,12 @@ internal static class SmpSectionBuilder
             }).ToList(),
             Totals = new SmpTotalsSection
             {
-                Migrations = totals.Migrations, CpuChanges = totals.CpuChanges, WakeupsReceived =
+                Migrations = totals.Migrations,
+                CpuChanges = totals.CpuChanges,
+                WakeupsReceived =
                     totals.WakeupsReceived,
-                WakeupsReceivedCrossCpu = totals.WakeupsReceivedCrossCpu, WakeupsGivenCrossCpu =
+                WakeupsReceivedCrossCpu = totals.WakeupsReceivedCrossCpu,
+                WakeupsGivenCrossCpu =
                     totals.WakeupsGivenCrossCpu,
             },
         };

@@ -37,7 +37,8 @@ public sealed class ThreadsReport : IAnalysisReport
             new("user ms (rusage)", TerminalHeading: "user ms*", In: rusage),
             new("sys ms (rusage)", TerminalHeading: "sys ms*", In: rusage),
             Column.MarkdownOnly("iterations"),
-        ]) { RowNoun = "threads" };
+        ])
+        { RowNoun = "threads" };
         table.AddThreadRows(report.Threads, t => t.Tid, t =>
         {
             var top = t.TopWakers.FirstOrDefault();

@@ -17,7 +17,8 @@ public sealed class WaitGraphReport()
         var waitedOn = new ReportTable(title,
         [
             new("waited on", CellAlign.Left, TerminalAlign: CellAlign.Right), new("ms"), new("share"),
-        ]) { RowNoun = "waited-on threads and objects" };
+        ])
+        { RowNoun = "waited-on threads and objects" };
         foreach (var v in g.WaitedOn)
             waitedOn.Add(v.Name, Units.Ms(v.WeightNs), new(Format.Pct(v.Share), Format.P1(v.Share)));
 

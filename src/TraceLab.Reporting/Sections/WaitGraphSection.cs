@@ -71,11 +71,22 @@ internal static class WaitGraphSectionBuilder
             OpenAtEndNs = tids.Sum(t => g.OpenAtEndNs.GetValueOrDefault(t)),
             KernelIrqNs = tids.Sum(t => g.Edge(t, WaitVertex.KernelIrq).WeightNs),
             WaitedOn = g.TopWaitedOn(tids, TopVertices)
-                .Select(s => new WaitedOnSection { Vertex = s.Vertex, Name = Name(s.Vertex), WeightNs = s.WeightNs,
-                    Share = Math.Round(s.Share, 4) }).ToList(),
+                .Select(s => new WaitedOnSection
+                {
+                    Vertex = s.Vertex,
+                    Name = Name(s.Vertex),
+                    WeightNs = s.WeightNs,
+                    Share = Math.Round(s.Share, 4)
+                }).ToList(),
             Edges = g.Edges.Where(e => selected.Contains(e.From)).Take(TopEdges)
-                .Select(e => new WaitEdgeSection { From = e.From, To = e.To, ToName = Name(e.To), WeightNs = e.WeightNs,
-                    Count = e.Count }).ToList(),
+                .Select(e => new WaitEdgeSection
+                {
+                    From = e.From,
+                    To = e.To,
+                    ToName = Name(e.To),
+                    WeightNs = e.WeightNs,
+                    Count = e.Count
+                }).ToList(),
             Knots = knots.Where(k => k.Vertices.Any(selected.Contains))
                 .Select(k => new WaitKnotSection
                 {

@@ -15,11 +15,11 @@ public sealed class WakeupReport() : AnalysisReport<WakeupAnalyzer, WakeupSectio
         List<Column> heads = [Column.Left("woken", "woken \\ waker")];
         heads.AddRange(w.Wakers.Select(x => new Column(x > 0 ? Format.Tid(x) : Format.Int(x),
             TerminalHeading: x switch
-        {
-            -1 => "irq/idle",
-            0 => "other",
-            _ => Format.Tid(x),
-        })));
+            {
+                -1 => "irq/idle",
+                0 => "other",
+                _ => Format.Tid(x),
+            })));
         var matrix = new ReportTable("Who woke whom (wakeups in the region)", heads) { RowNoun = "threads" };
         foreach (var row in w.Matrix)
             matrix.AddForThread(row.Woken, [$"{row.Name} ({Format.Tid(row.Woken)})", .. row.Counts.Select(Count)]);
@@ -30,7 +30,8 @@ public sealed class WakeupReport() : AnalysisReport<WakeupAnalyzer, WakeupSectio
             new("tid"), Column.Left("name"), new("wakeups"), new("futile"), new("futile %"), new("spurious"),
             new("same-CPU n"), new("same-CPU p50 µs", TerminalHeading: "p50 µs"), new("p99 µs"), new("cross-CPU n"),
             new("cross-CPU p50 µs", TerminalHeading: "p50 µs"), new("p99 µs"),
-        ]) { RowNoun = "threads" };
+        ])
+        { RowNoun = "threads" };
         threads.AddThreadRows(w.Threads, t => t.Tid, t =>
         [
             Format.Tid(t.Tid), t.Name, Units.N(t.Wakeups), Units.N(t.Futile),

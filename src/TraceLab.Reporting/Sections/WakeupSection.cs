@@ -123,8 +123,11 @@ internal static class WakeupSectionBuilder
         }
         return new WakeupSection
         {
-            FutileCpuThresholdNs = WakeupAnalyzer.FutileCpuNs, Wakers = columns, Matrix = matrix,
-            ThreadsNotInMatrix = tids.Count - inMatrix.Count, Threads = threads,
+            FutileCpuThresholdNs = WakeupAnalyzer.FutileCpuNs,
+            Wakers = columns,
+            Matrix = matrix,
+            ThreadsNotInMatrix = tids.Count - inMatrix.Count,
+            Threads = threads,
         };
     }
 

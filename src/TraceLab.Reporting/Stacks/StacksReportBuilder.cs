@@ -32,8 +32,15 @@ public static class StacksReportBuilder
             var (name, kind, module) = Name(key, l, blocking, symbolizer);
             locks.Add(new LockStacksEntry
             {
-                Process = key.Process, Address = Hex(key.Address), Name = name, NameKind = kind, Module = module,
-                Waits = l.Waits, WaitMs = Ms(l.WaitNanoseconds), Blocking = blocking, Releasing = releasing,
+                Process = key.Process,
+                Address = Hex(key.Address),
+                Name = name,
+                NameKind = kind,
+                Module = module,
+                Waits = l.Waits,
+                WaitMs = Ms(l.WaitNanoseconds),
+                Blocking = blocking,
+                Releasing = releasing,
             });
         }
 
@@ -41,10 +48,15 @@ public static class StacksReportBuilder
             .Select(o => Entry(o.Key.Stack, o.Value, stacks, symbolizer)).ToList();
         return new StacksSection
         {
-            EventsWithStacks = analyzer.EventsWithStacks, DistinctStacks = stacks.Count,
-            Frames = symbolizer.Frames, UnsymbolizedFrames = symbolizer.UnsymbolizedFrames,
-            TruncatedStacks = stacks.Truncated, InterruptWakeups = analyzer.InterruptWakeups,
-            Notes = symbolizer.Notes.ToList(), Locks = locks, OffCpu = offCpu,
+            EventsWithStacks = analyzer.EventsWithStacks,
+            DistinctStacks = stacks.Count,
+            Frames = symbolizer.Frames,
+            UnsymbolizedFrames = symbolizer.UnsymbolizedFrames,
+            TruncatedStacks = stacks.Truncated,
+            InterruptWakeups = analyzer.InterruptWakeups,
+            Notes = symbolizer.Notes.ToList(),
+            Locks = locks,
+            OffCpu = offCpu,
         };
     }
 
@@ -90,8 +102,15 @@ public static class StacksReportBuilder
 
         report.Findings = findings.Select(f => new Findings.FindingSection
         {
-            Kind = f.Kind, Severity = f.Severity, Title = Rename(f.Title), Evidence = f.Evidence, Threads = f.Threads,
-            Objects = f.Objects, Windows = f.Windows, Remedy = Rename(f.Remedy), Claims = f.Claims,
+            Kind = f.Kind,
+            Severity = f.Severity,
+            Title = Rename(f.Title),
+            Evidence = f.Evidence,
+            Threads = f.Threads,
+            Objects = f.Objects,
+            Windows = f.Windows,
+            Remedy = Rename(f.Remedy),
+            Claims = f.Claims,
         }).ToList();
     }
 
@@ -106,14 +125,19 @@ public static class StacksReportBuilder
 
     private static StackEntry Entry(int id, StackTotals totals, StackTable stacks, StackSymbolizer symbolizer) => new()
     {
-        Process = stacks.Process(id), Count = totals.Count, Ms = Ms(totals.Nanoseconds),
+        Process = stacks.Process(id),
+        Count = totals.Count,
+        Ms = Ms(totals.Nanoseconds),
         Frames = symbolizer.Stack(stacks, id).Select(Frame).ToList(),
     };
 
     /// <summary>A named frame as report.json writes it.</summary>
     public static FrameEntry Frame(SymbolFrame f) => new()
     {
-        Address = Hex(f.Address), Module = f.Module, Symbol = f.Symbol, Offset = Hex(f.Offset),
+        Address = Hex(f.Address),
+        Module = f.Module,
+        Symbol = f.Symbol,
+        Offset = Hex(f.Offset),
         ModuleOffset = f.ModuleOffset == f.Address ? null : Hex(f.ModuleOffset),
     };
 

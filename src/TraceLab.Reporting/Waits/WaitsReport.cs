@@ -26,14 +26,14 @@ public sealed class WaitsReport() : AnalysisReport<WaitClassAnalyzer, WaitsSecti
             });
         }
         var processes = threads.GroupBy(t => t.Pid).Select(g => new ProcessWaitsSection
-            {
-                Pid = g.Key,
-                // A process whose main thread never ran in the trace is named by a thread of it.
-                Name = context.Names.TryGetName(g.Key, out var name) ? name : g.First().Name,
-                Threads = g.Count(),
-                Ns = Sum(g.Select(t => t.Ns), WaitClasses.Count),
-                SourceNs = Sum(g.Select(t => t.SourceNs), WakeSources.Count),
-            })
+        {
+            Pid = g.Key,
+            // A process whose main thread never ran in the trace is named by a thread of it.
+            Name = context.Names.TryGetName(g.Key, out var name) ? name : g.First().Name,
+            Threads = g.Count(),
+            Ns = Sum(g.Select(t => t.Ns), WaitClasses.Count),
+            SourceNs = Sum(g.Select(t => t.SourceNs), WakeSources.Count),
+        })
             .OrderByDescending(p => p.Ns[(int)WaitClass.Lock]).ThenBy(p => p.Pid).ToList();
         return new WaitsSection
         {
@@ -69,7 +69,8 @@ public sealed class WaitsReport() : AnalysisReport<WaitClassAnalyzer, WaitsSecti
         var byProcess = new ReportTable("Blocked time by class, per process (ms)",
         [
             new("pid"), Column.Left("name"), new("threads"), .. w.Classes.Select(c => new Column(c)),
-        ]) { RowNoun = "processes" };
+        ])
+        { RowNoun = "processes" };
         foreach (var p in w.Processes)
             byProcess.Add([Format.Int(p.Pid), p.Name, Format.Int(p.Threads), .. p.Ns.Select(n => (Cell)Units.Ms(n))]);
 
@@ -78,7 +79,8 @@ public sealed class WaitsReport() : AnalysisReport<WaitClassAnalyzer, WaitsSecti
             new("tid"), Column.Left("name"), .. w.Classes.Select(c => new Column(c)),
             new("by peer", In: Shown.Markdown), new("by other process", In: Shown.Markdown),
             new("by signal", In: Shown.Markdown), new("by irq", In: Shown.Markdown),
-        ]) { RowNoun = "threads" };
+        ])
+        { RowNoun = "threads" };
         byThread.AddThreadRows(w.Threads, t => t.Tid, t =>
         [
             Format.Tid(t.Tid), t.Name, .. t.Ns.Select(n => (Cell)Units.Ms(n)),

@@ -22,7 +22,9 @@ public sealed class ClaimsEta
     public void Add(string sweep, int runsLeft, double nominalSecondsPerRun, double extraSeconds = 0) =>
         _sweeps[sweep] = new SweepProgress
         {
-            Nominal = nominalSecondsPerRun, Left = runsLeft, ExtraSeconds = extraSeconds,
+            Nominal = nominalSecondsPerRun,
+            Left = runsLeft,
+            ExtraSeconds = extraSeconds,
         };
 
     /// <summary>Runs added to a sweep while it runs (short points of a calibrated sweep measured again).</summary>

@@ -41,9 +41,20 @@ public static class ClaimsRunPlan
     /// </summary>
     private static readonly Dictionary<string, double> NominalRunSeconds = new()
     {
-        ["tm1"] = 0.62, ["tm2"] = 2.5, ["tm4"] = 1.63, ["tm5"] = 1.19, ["tm6"] = 1.82, ["tm7"] = 0.79,
-        ["tm8"] = 0.19, ["tm9"] = 0.65, ["tm10"] = 0.69, ["th1"] = 1.92, ["sr"] = 2.86, ["tp1"] = 2.06,
-        ["tp2"] = 0.46, ["tp3"] = 2.0,
+        ["tm1"] = 0.62,
+        ["tm2"] = 2.5,
+        ["tm4"] = 1.63,
+        ["tm5"] = 1.19,
+        ["tm6"] = 1.82,
+        ["tm7"] = 0.79,
+        ["tm8"] = 0.19,
+        ["tm9"] = 0.65,
+        ["tm10"] = 0.69,
+        ["th1"] = 1.92,
+        ["sr"] = 2.86,
+        ["tp1"] = 2.06,
+        ["tp2"] = 0.46,
+        ["tp3"] = 2.0,
     };
 
     /// <summary>Calibration pilots of one calibrated sweep (seconds, estimate).</summary>

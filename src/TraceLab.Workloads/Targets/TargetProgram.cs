@@ -165,8 +165,10 @@ public sealed class TargetProgram : IDisposable
             rusage is { } u
                 ? new ProcessTimes
                 {
-                    UserNs = u.UserNs, SystemNs = u.SystemNs,
-                    VoluntarySwitches = u.VoluntarySwitches, InvoluntarySwitches = u.InvoluntarySwitches,
+                    UserNs = u.UserNs,
+                    SystemNs = u.SystemNs,
+                    VoluntarySwitches = u.VoluntarySwitches,
+                    InvoluntarySwitches = u.InvoluntarySwitches,
                 }
                 : null);
         return _process.ExitCode;

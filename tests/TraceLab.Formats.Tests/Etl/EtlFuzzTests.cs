@@ -120,20 +120,21 @@ public sealed class EtlFuzzTests : IDisposable
                 var cut = (int)((long)i * baseFile.Length / cases);
                 return ($"cut at {cut}", bytes[..cut]);
             case 1:
-            {
-                // A buffer header field (size, offsets, sequence, CPU, flags).
-                var buffers = Math.Max(1, baseFile.Length / Math.Max(bufferSize, 0x48));
-                var at = Math.Min(baseFile.Length - 1, rng.Next(buffers) * Math.Max(bufferSize, 0x48) + rng.Next(0x48));
-                return Overwrite(bytes, at, rng, "buffer header");
-            }
+                {
+                    // A buffer header field (size, offsets, sequence, CPU, flags).
+                    var buffers = Math.Max(1, baseFile.Length / Math.Max(bufferSize, 0x48));
+                    var at =
+                        Math.Min(baseFile.Length - 1, rng.Next(buffers) * Math.Max(bufferSize, 0x48) + rng.Next(0x48));
+                    return Overwrite(bytes, at, rng, "buffer header");
+                }
             case 2:
-            {
-                // Just after a buffer header: the first event's marker, size and hook.
-                var buffers = Math.Max(1, baseFile.Length / Math.Max(bufferSize, 0x48));
-                var at = Math.Min(baseFile.Length - 1, rng.Next(buffers) * Math.Max(bufferSize,
-                    0x48) + 0x48 + rng.Next(0x30));
-                return Overwrite(bytes, at, rng, "event header");
-            }
+                {
+                    // Just after a buffer header: the first event's marker, size and hook.
+                    var buffers = Math.Max(1, baseFile.Length / Math.Max(bufferSize, 0x48));
+                    var at = Math.Min(baseFile.Length - 1, rng.Next(buffers) * Math.Max(bufferSize,
+                        0x48) + 0x48 + rng.Next(0x30));
+                    return Overwrite(bytes, at, rng, "event header");
+                }
             default:
                 return Overwrite(bytes, rng.Next(bytes.Length), rng, "anywhere");
         }

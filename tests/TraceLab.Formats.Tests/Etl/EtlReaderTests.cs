@@ -154,8 +154,13 @@ public sealed class EtlReaderTests : IDisposable
     [Fact]
     public void Logfile_header_fills_trace_info_and_losses_are_reported()
     {
-        var w = Convoy(new EtlTestWriter { EventsLost = 5, BuffersLost = 2, Cpus = 4,
-            ExtraFlags = cpu => cpu == 1 ? (ushort)0x2 : (ushort)0 });
+        var w = Convoy(new EtlTestWriter
+        {
+            EventsLost = 5,
+            BuffersLost = 2,
+            Cpus = 4,
+            ExtraFlags = cpu => cpu == 1 ? (ushort)0x2 : (ushort)0
+        });
         var (reader, _) = Read(Write(w));
         using var r = reader;
 

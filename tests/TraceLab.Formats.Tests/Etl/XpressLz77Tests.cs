@@ -12,7 +12,7 @@ public sealed class XpressLz77Tests
         // MS-XCA §3.1: 26 literals, then the unused flag bits set.
         var alphabet = "abcdefghijklmnopqrstuvwxyz"u8.ToArray();
         var output = new byte[26];
-        Assert.Equal(26, XpressLz77.Decompress(Hex("3f000000") .Concat(alphabet).ToArray(), output));
+        Assert.Equal(26, XpressLz77.Decompress(Hex("3f000000").Concat(alphabet).ToArray(), output));
         Assert.Equal(alphabet, output);
 
         // MS-XCA §3.1: "abc" × 100 as three literals and one 297-byte match (half byte 15, byte 255, u16 294).
@@ -34,8 +34,13 @@ public sealed class XpressLz77Tests
         // Runs of repeats of varied length (short, half byte, byte, u16, u32 encodings) between random bytes.
         for (var i = 0; i < length;)
         {
-            var run = rng.Next(4) switch { 0 => rng.Next(1, 10), 1 => rng.Next(10, 40), 2 => rng.Next(40, 600),
-                _ => rng.Next(600, 80_000) };
+            var run = rng.Next(4) switch
+            {
+                0 => rng.Next(1, 10),
+                1 => rng.Next(10, 40),
+                2 => rng.Next(40, 600),
+                _ => rng.Next(600, 80_000)
+            };
             var value = (byte)rng.Next(4);
             for (var k = 0; k < run && i < length; k++, i++) input[i] = rng.Next(8) == 0 ? (byte)rng.Next(256) : value;
         }

@@ -250,7 +250,11 @@ public class EtwKernelEventMapperTests
 
         Assert.Equal(new KernelEvent
         {
-            Timestamp = Ts, Cpu = Cpu, Pid = 321, Kind = KernelEventKind.SyscallEnter, SyscallNr = -1,
+            Timestamp = Ts,
+            Cpu = Cpu,
+            Pid = 321,
+            Kind = KernelEventKind.SyscallEnter,
+            SyscallNr = -1,
             Arg0 = unchecked((long)0xFFFFF80012345678),
         }, e);
     }
@@ -275,7 +279,12 @@ public class EtwKernelEventMapperTests
 
         Assert.Equal(new KernelEvent
         {
-            Timestamp = Ts, Cpu = Cpu, Pid = 321, Kind = KernelEventKind.SyscallExit, SyscallNr = -1, Ret = expected,
+            Timestamp = Ts,
+            Cpu = Cpu,
+            Pid = 321,
+            Kind = KernelEventKind.SyscallExit,
+            SyscallNr = -1,
+            Ret = expected,
         }, e);
     }
 

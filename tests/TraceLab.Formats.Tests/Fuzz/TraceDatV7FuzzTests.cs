@@ -114,7 +114,8 @@ public sealed class TraceDatV7FuzzTests(ITestOutputHelper output) : IDisposable
                 var b = new byte[name.Contains("offset", StringComparison.Ordinal)
                     || name.Contains("header", StringComparison.Ordinal) ? 8 : 4];
                 if (b.Length == 8) BinaryPrimitives.WriteUInt64LittleEndian(
-                    b, value); else BinaryPrimitives.WriteUInt32LittleEndian(b, (uint)value);
+                    b, value);
+                else BinaryPrimitives.WriteUInt32LittleEndian(b, (uint)value);
                 // A section header's size field is 8 bytes into it; its id and flags at 0 and 2.
                 var target = name.Contains("header", StringComparison.Ordinal) ? at + 8 : at;
                 cases.Add(new($"{name} at {at} set to {value:X}", null, [(target, b)], MetadataIntact: inData));

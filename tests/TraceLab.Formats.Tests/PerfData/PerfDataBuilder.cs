@@ -434,10 +434,12 @@ internal sealed class PerfDataBuilder : IDisposable
     }
 
     private static void U32(
-        List<byte> b, uint v) { var x = new byte[4]; BinaryPrimitives.WriteUInt32LittleEndian(x, v); b.AddRange(x); }
+        List<byte> b, uint v)
+    { var x = new byte[4]; BinaryPrimitives.WriteUInt32LittleEndian(x, v); b.AddRange(x); }
 
     private static void U64(
-        List<byte> b, ulong v) { var x = new byte[8]; BinaryPrimitives.WriteUInt64LittleEndian(x, v); b.AddRange(x); }
+        List<byte> b, ulong v)
+    { var x = new byte[8]; BinaryPrimitives.WriteUInt64LittleEndian(x, v); b.AddRange(x); }
 
     public void Dispose() => _data.Dispose();
 }

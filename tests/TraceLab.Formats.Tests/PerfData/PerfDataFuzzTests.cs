@@ -53,7 +53,10 @@ public sealed class PerfDataFuzzTests : IDisposable
         // Switch records without tracepoints: the decompressed records go through the task record path too.
         var b = new PerfDataBuilder
         {
-            Compress = true, Tracepoints = false, CompressChunk = 1500, MmapLength = 64 * 1024,
+            Compress = true,
+            Tracepoints = false,
+            CompressChunk = 1500,
+            MmapLength = 64 * 1024,
         };
         for (var i = 0; i < 3000; i++)
         {

@@ -111,8 +111,14 @@ public sealed class AnalysisPassDispatchTests
         yield return new KernelEvent { Timestamp = t++, Cpu = 3, Pid = -1, Kind = KernelEventKind.Other };
         // CPU 4's only event
         yield return new KernelEvent { Timestamp = t++, Cpu = 4, Pid = -1, Kind = KernelEventKind.Other };
-        yield return new KernelEvent { Timestamp = t++, Cpu = 3, Pid = -1, Kind = KernelEventKind.SyscallEnter,
-            SyscallNr = 0 };
+        yield return new KernelEvent
+        {
+            Timestamp = t++,
+            Cpu = 3,
+            Pid = -1,
+            Kind = KernelEventKind.SyscallEnter,
+            SyscallNr = 0
+        };
         yield return Enter(t++, 3, 0, nr, 7).WithFlags(HardIrq);
         yield return KernelEvent.Fork(t++, 0, A, B);
         yield return KernelEvent.Fork(t++, 0, A, C);

@@ -25,7 +25,11 @@ internal static class EventScript
     /// </summary>
     public static KernelEvent SyscallBy(long ts, int cpu, int pid) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = pid, Kind = KernelEventKind.SyscallEnter, SyscallNr = 202,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = pid,
+        Kind = KernelEventKind.SyscallEnter,
+        SyscallNr = 202,
     };
 
     public static KernelEvent WithFlags(this KernelEvent e, byte flags)

@@ -15,7 +15,10 @@ public sealed class EvidenceOnlyEventTests
 
     private static KernelEvent By(KernelEventKind kind, long ts, int cpu, int pid) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = pid, Kind = kind,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = pid,
+        Kind = kind,
     };
 
     [Theory]

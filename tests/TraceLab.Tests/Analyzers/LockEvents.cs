@@ -12,13 +12,24 @@ internal static class LockEvents
 
     public static KernelEvent Enter(long ts, int cpu, int tid, int nr, long arg0, long arg1 = 0) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = tid, Kind = KernelEventKind.SyscallEnter, SyscallNr = nr, Arg0 = arg0, Arg1 =
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = tid,
+        Kind = KernelEventKind.SyscallEnter,
+        SyscallNr = nr,
+        Arg0 = arg0,
+        Arg1 =
             arg1,
     };
 
     public static KernelEvent Exit(long ts, int cpu, int tid, int nr, long ret = 0) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = tid, Kind = KernelEventKind.SyscallExit, SyscallNr = nr, Ret = ret,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = tid,
+        Kind = KernelEventKind.SyscallExit,
+        SyscallNr = nr,
+        Ret = ret,
     };
 
     public static KernelEvent Semop(long ts, int tid, long semid) => Enter(ts, 0, tid, LinuxSyscalls.Semtimedop, semid);

@@ -29,7 +29,10 @@ public sealed class SmpAnalyzerTests
     /// <summary>An event logged by the idle task, e.g. the sched_wakeup it logs after leaving idle.</summary>
     private static KernelEvent IdleEvidence(long ts, int cpu) => new()
     {
-        Timestamp = ts, Cpu = cpu, Pid = 0, Kind = KernelEventKind.Other,
+        Timestamp = ts,
+        Cpu = cpu,
+        Pid = 0,
+        Kind = KernelEventKind.Other,
     };
 
     /// <summary>
@@ -148,7 +151,8 @@ public sealed class SmpAnalyzerTests
             KernelEvent.Waking(2100, 0, A, D, 1),                                        // A -> D cross
             KernelEvent.Waking(2200, 1, B, C, 0).WithFlags(EventFlags.HardIrq),          // irq -> C cross
             KernelEvent.Waking(2300, 1, B, D, 1).WithFlags(EventFlags.SoftIrq),          // irq -> D same
-            // B (thread context) -> C cross
+                                                                                         // B (thread context) -> C
+                                                                                         // cross
             KernelEvent.Waking(2400, 1, B, C, 0).WithFlags(EventFlags.IrqsOff),
             KernelEvent.Switch(3000, 1, B, 120, S, 0, 120),
             KernelEvent.Waking(3500, 1, 0, B, 0),                                        // idle task -> B cross
@@ -333,7 +337,8 @@ public sealed class SmpAnalyzerTests
             KernelEvent.Migrate(3500, 0, A, B, 1, 0),                           // counted
             KernelEvent.Switch(4000, 1, B, 120, S, 0, 120),
             KernelEvent.Waking(4500, 0, A, B, 0),                               // same-CPU, counted
-            // B: cpu1 -> cpu0; A preempted, cpu1 idle
+                                                                                // B: cpu1 -> cpu0; A preempted, cpu1
+                                                                                // idle
             KernelEvent.Switch(5000, 0, A, 120, R, B, 120),
             KernelEvent.Marker(6000, 0, B, MeasuredRegion.EndMarker),
             // A: runnable 5000..7000, clipped 5000..6000

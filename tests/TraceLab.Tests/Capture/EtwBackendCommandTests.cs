@@ -28,12 +28,18 @@ public sealed class EtwBackendCommandTests : IDisposable
         var job = new FakeProcessJob();
         var backend = new EtwCaptureBackend(etw, pid => pid == Environment.ProcessId, (from, to) => File.Copy(from, to),
             Environment.ProcessId, createJob: () => job);
-        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(TextWriter.Null),
-            Interactive = InteractionSupport.No });
+        var console = AnsiConsole.Create(new AnsiConsoleSettings
+        {
+            Out = new AnsiConsoleOutput(TextWriter.Null),
+            Interactive = InteractionSupport.No
+        });
         var settings = new TraceCommand.Settings("timemutex", "mutex")
         {
             Overrides = new Dictionary<string, string> { ["iterations"] = "200" },
-            Out = _out, BufferKb = 1024, Syscalls = SyscallSet.Lock, TimeoutSeconds = 60,
+            Out = _out,
+            BufferKb = 1024,
+            Syscalls = SyscallSet.Lock,
+            TimeoutSeconds = 60,
         };
 
         // The fake session's trace.etl is one header buffer without a logfile header: reading it fails.

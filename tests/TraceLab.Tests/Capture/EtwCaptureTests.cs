@@ -35,8 +35,13 @@ public sealed class EtwCaptureTests : IDisposable
             0x1UL | 0x2 | 0x4 | 0x10 | 0x800 | 0x80, (ulong)EtwKernelKeywords.For(Request(CaptureSyscalls.Lock)));
         Assert.Equal(
             0x1UL | 0x2 | 0x4 | 0x10 | 0x800 | 0x80, (ulong)EtwKernelKeywords.For(Request(CaptureSyscalls.All)));
-        var stacks = new CaptureRequest { RunId = "r", WorkDirectory = _dir, Syscalls = CaptureSyscalls.None,
-            SampledStacks = true };
+        var stacks = new CaptureRequest
+        {
+            RunId = "r",
+            WorkDirectory = _dir,
+            Syscalls = CaptureSyscalls.None,
+            SampledStacks = true
+        };
         Assert.Equal(0x1UL | 0x2 | 0x4 | 0x10 | 0x800 | 0x01000000, (ulong)EtwKernelKeywords.For(stacks));
         Assert.Equal(KernelTraceEventParser.Keywords.None, EtwKernelKeywords.StacksFor(Request()));
         Assert.Equal(0x2UL | 0x10 | 0x800, (ulong)EtwKernelKeywords.Live);

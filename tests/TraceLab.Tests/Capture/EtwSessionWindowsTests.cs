@@ -40,8 +40,13 @@ public sealed class EtwSessionWindowsTests : IDisposable
         var backend = new EtwCaptureBackend();
         var controller = new TraceEventSessionController();
         string etl;
-        using (var session = (EtwCaptureSession)backend.Start(new CaptureRequest { RunId = "test-" + Guid.NewGuid()
-            .ToString("N")[..8], WorkDirectory = _dir, BufferSizeKb = 1024 }))
+        using (var session = (EtwCaptureSession)backend.Start(new CaptureRequest
+        {
+            RunId = "test-" + Guid.NewGuid()
+            .ToString("N")[..8],
+            WorkDirectory = _dir,
+            BufferSizeKb = 1024
+        }))
         {
             Assert.Contains(session.SessionName, controller.ActiveSessionNames());
             Churn();

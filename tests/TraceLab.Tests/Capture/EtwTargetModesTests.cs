@@ -29,7 +29,8 @@ public sealed class EtwTargetModesTests : IDisposable
     private TraceTargetCommand Command() => new(
         AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No,
+            Out = new AnsiConsoleOutput(TextWriter.Null),
+            Interactive = InteractionSupport.No,
         }),
         new EtwCaptureBackend(_etw, pid => pid == Environment.ProcessId, (from, to) => File.Copy(from, to),
             Environment.ProcessId, createJob: () => _job),

@@ -24,7 +24,8 @@ internal sealed class InProcessEtwGuard : IEtwGuard
         {
             using var reader = new StreamReader(read);
             Stopped = EtwGuardLoop.Run(reader, ownerPid, controller, _log);
-        }) { IsBackground = true };
+        })
+        { IsBackground = true };
         _loop.Start();
     }
 

@@ -96,7 +96,9 @@ public sealed class ClaimsCliTests
         using var tmp = new TempDirectory("claims-signal");
         var psi = new ProcessStartInfo(wholeGroup ? "setsid" : "dotnet")
         {
-            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
         };
         // setsid execs dotnet in place (same pid), as the leader of a new process group.
         if (wholeGroup) psi.ArgumentList.Add("dotnet");

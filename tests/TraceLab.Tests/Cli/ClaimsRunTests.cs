@@ -44,7 +44,9 @@ public sealed class ClaimsRunTests
             // 1 µs per acquisition: the calibration needs 500,000 iterations at depth 1.
             return Task.FromResult(new SweepRunRecord
             {
-                ElapsedNs = (long)(iterations * depth * 1000), UserNs = 1000, SystemNs = 1000,
+                ElapsedNs = (long)(iterations * depth * 1000),
+                UserNs = 1000,
+                SystemNs = 1000,
                 Metrics = new Dictionary<string, double> { ["iterations"] = iterations * 4 },
             });
         }
@@ -52,7 +54,9 @@ public sealed class ClaimsRunTests
 
     private static IAnsiConsole Quiet(StringWriter writer) => AnsiConsole.Create(new AnsiConsoleSettings
     {
-        Out = new AnsiConsoleOutput(writer), Interactive = InteractionSupport.No, Ansi = AnsiSupport.No,
+        Out = new AnsiConsoleOutput(writer),
+        Interactive = InteractionSupport.No,
+        Ansi = AnsiSupport.No,
     });
 
     private static ClaimsRun Run(string dir, CountingRunner runner, StringWriter log, bool traced = false) =>

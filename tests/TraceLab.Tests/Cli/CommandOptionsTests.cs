@@ -18,7 +18,8 @@ public sealed class CommandOptionsTests
     private static readonly string Sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-cs", "trace.dat");
     private static readonly IAnsiConsole Quiet = AnsiConsole.Create(new AnsiConsoleSettings
     {
-        Out = new AnsiConsoleOutput(TextWriter.Null), Interactive = InteractionSupport.No,
+        Out = new AnsiConsoleOutput(TextWriter.Null),
+        Interactive = InteractionSupport.No,
     });
 
     private static ParseResult Analyze(params string[] args) => AnalyzeCommand.Create(Quiet).Parse([Sample, .. args]);

@@ -32,7 +32,9 @@ public sealed class TerminalFindingsWidthTests
         var text = new StringWriter();
         var console = AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(text), Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
+            Out = new AnsiConsoleOutput(text),
+            Ansi = AnsiSupport.No,
+            ColorSystem = ColorSystemSupport.NoColors,
         });
         console.Profile.Width = 2000;
         TerminalSections.Write(console, FindingsMarkdown.View([Long()], hasSwitches: true), fitLines: fit);

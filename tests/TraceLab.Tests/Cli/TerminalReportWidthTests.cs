@@ -18,7 +18,9 @@ public sealed class TerminalReportWidthTests
         var text = new StringWriter();
         var console = AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(text), Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
+            Out = new AnsiConsoleOutput(text),
+            Ansi = AnsiSupport.No,
+            ColorSystem = ColorSystemSupport.NoColors,
         });
         TerminalReport.Render(TerminalWidth.Limit(console, redirected: true), report);
         return [.. text.ToString().Split('\n').Select(l => l.TrimEnd('\r'))];

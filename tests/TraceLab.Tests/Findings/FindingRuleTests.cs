@@ -46,8 +46,15 @@ public sealed class FindingRuleTests
 
     private static LockObjectSection Object(string name, string kind, long episodes, long? acquisitions = null) => new()
     {
-        Object = name, Kind = kind, Episodes = episodes, HandoffsInConvoys = episodes * 10, LongestChain = 10,
-        Acquisitions = acquisitions, Participants = [A, B], HandoffGap = Lat(), QueueWait = Lat(),
+        Object = name,
+        Kind = kind,
+        Episodes = episodes,
+        HandoffsInConvoys = episodes * 10,
+        LongestChain = 10,
+        Acquisitions = acquisitions,
+        Participants = [A, B],
+        HandoffGap = Lat(),
+        QueueWait = Lat(),
     };
 
     [Fact]
@@ -59,8 +66,11 @@ public sealed class FindingRuleTests
         Assert.Equal(0.3, f.Severity);                                  // (60 + 60) / 400
         Assert.Equal([A, B], f.Threads);
 
-        var evidence = new FindingEvidence { Objects = { [Futex] = new ObjectEvidence { Object = Futex,
-            WaitBehindDescheduledNs = { [A] = 40 * Ms, [Other] = 500 * Ms } } } };
+        var evidence = new FindingEvidence
+        {
+            Objects = { [Futex] = new ObjectEvidence { Object = Futex,
+            WaitBehindDescheduledNs = { [A] = 40 * Ms, [Other] = 500 * Ms } } }
+        };
         Assert.Equal(0.2, Assert.Single(Run(report, evidence, new LockConvoyRule())).Severity);   // (120 − 40) / 400
 
         var noEpisodes = With(Report(), convoys: Convoys(Object(Futex.ToString(), "Futex", episodes: 0)));
@@ -104,7 +114,8 @@ public sealed class FindingRuleTests
     {
         var o = new ObjectEvidence
         {
-            Object = Futex, DeschedulesWhileHolding = 7,
+            Object = Futex,
+            DeschedulesWhileHolding = 7,
             HolderDescheduledNs = { [A] = 20 * Ms, [Other] = 100 * Ms },
             WaitBehindDescheduledNs = { [B] = 40 * Ms },
         };
@@ -123,9 +134,11 @@ public sealed class FindingRuleTests
         var o = new ObjectEvidence
         {
             Object = Futex,
-            WakeWhileHoldingCycles = { [D] = 9 }, WakeWhileHoldingNs = { [D] = 20 * Ms },
-                WakeWhileHoldingWakers = { A },
-            HolderWakePreemptedNs = { [A] = 10 * Ms }, WaitBehindWakePreemptedNs = { [B] = 10 * Ms },
+            WakeWhileHoldingCycles = { [D] = 9 },
+            WakeWhileHoldingNs = { [D] = 20 * Ms },
+            WakeWhileHoldingWakers = { A },
+            HolderWakePreemptedNs = { [A] = 10 * Ms },
+            WaitBehindWakePreemptedNs = { [B] = 10 * Ms },
         };
         var evidence = new FindingEvidence { Objects = { [Futex] = o } };
         Assert.Empty(Run(Report(), evidence, new WakeWhileHoldingRule()));
@@ -141,8 +154,10 @@ public sealed class FindingRuleTests
     {
         ObjectEvidence Gate(long meanMs, params int[] releasers) => new()
         {
-            Object = Futex, BlockedNs = { [B] = 60 * Ms, [C] = 60 * Ms }, BlockingWaits = 120 / meanMs,
-                Releasers = [.. releasers],
+            Object = Futex,
+            BlockedNs = { [B] = 60 * Ms, [C] = 60 * Ms },
+            BlockingWaits = 120 / meanMs,
+            Releasers = [.. releasers],
         };
         FindingEvidence E(ObjectEvidence o) => new() { Objects = { [Futex] = o } };
         var f = Assert.Single(Run(Report(), E(Gate(30, A, B)), new SerializationRule()));
@@ -171,7 +186,10 @@ public sealed class FindingRuleTests
         {
             Threads = tids.ToDictionary(t => t, t => new ThreadEvidence
             {
-                Tid = t, Preemptions = 5, WakePreemptions = 1, PreemptedReadyNs = 60 * Ms,
+                Tid = t,
+                Preemptions = 5,
+                WakePreemptions = 1,
+                PreemptedReadyNs = 60 * Ms,
                 ReadyByPreemptor = { [C] = 30 * Ms, [Other] = 20 * Ms },
             }),
         };
@@ -185,7 +203,8 @@ public sealed class FindingRuleTests
         Assert.Empty(Run(Report(), E(A, B), new OversubscriptionRule()));               // demand 2 < 1.5 × 2 CPUs
         var idle = With(Report(), smp: new SmpSection
         {
-            Cpus = [new SmpCpuSection { Cpu = 0, BusyNs = 80 * Ms, IdleNs = 20 * Ms }], Totals = new SmpTotalsSection(),
+            Cpus = [new SmpCpuSection { Cpu = 0, BusyNs = 80 * Ms, IdleNs = 20 * Ms }],
+            Totals = new SmpTotalsSection(),
         });
         Assert.Empty(Run(idle, E(A, B, C, D), new OversubscriptionRule()));             // 20 % idle: placement
     }
@@ -209,8 +228,11 @@ public sealed class FindingRuleTests
     [Fact]
     public void Priority_preemption_needs_ten_preemptions_by_higher_priorities()
     {
-        FindingEvidence E(long n) => new() { Threads = { [A] = new ThreadEvidence { Tid = A,
-            HigherPriorityPreemptions = n, HigherPriorityReadyNs = 80 * Ms } } };
+        FindingEvidence E(long n) => new()
+        {
+            Threads = { [A] = new ThreadEvidence { Tid = A,
+            HigherPriorityPreemptions = n, HigherPriorityReadyNs = 80 * Ms } }
+        };
         Assert.Equal(0.2, Assert.Single(Run(Report(), E(10), new PriorityPreemptionRule())).Severity);
         Assert.Empty(Run(Report(), E(9), new PriorityPreemptionRule()));
     }
@@ -258,8 +280,13 @@ public sealed class FindingRuleTests
 
     private static RunReport With(RunReport r, ConvoySection? convoys = null, KernelSection? kernel = null,
         WakeupSection? wakeups = null, SmpSection? smp = null) => new()
-    {
-        Capture = r.Capture, Region = r.Region, Threads = r.Threads,
-        Convoys = convoys ?? r.Convoys, Kernel = kernel ?? r.Kernel, Wakeups = wakeups ?? r.Wakeups, Smp = smp ?? r.Smp,
-    };
+        {
+            Capture = r.Capture,
+            Region = r.Region,
+            Threads = r.Threads,
+            Convoys = convoys ?? r.Convoys,
+            Kernel = kernel ?? r.Kernel,
+            Wakeups = wakeups ?? r.Wakeups,
+            Smp = smp ?? r.Smp,
+        };
 }

@@ -18,11 +18,17 @@ public sealed class TimelineFocusTests
     {
         ThreadSection T(int tid, int pid, string name) => new()
         {
-            Tid = tid, Pid = pid, Name = name, ReadyLatency = new LatencySection(),
+            Tid = tid,
+            Pid = pid,
+            Name = name,
+            ReadyLatency = new LatencySection(),
         };
         ProcessSummary P(int pid, string name, int threads, bool kernel = false) => new()
         {
-            Pid = pid, Name = name, ThreadCount = threads, KernelThreads = kernel ? true : null,
+            Pid = pid,
+            Name = name,
+            ThreadCount = threads,
+            KernelThreads = kernel ? true : null,
         };
         return new RunReport
         {
@@ -41,7 +47,12 @@ public sealed class TimelineFocusTests
 
     private static FindingSection Finding(string kind, int[] threads, params string[] windows) => new()
     {
-        Kind = kind, Title = kind, Remedy = "", Threads = [.. threads], Windows = [.. windows], Severity = 0.5,
+        Kind = kind,
+        Title = kind,
+        Remedy = "",
+        Threads = [.. threads],
+        Windows = [.. windows],
+        Severity = 0.5,
     };
 
     [Fact]
@@ -97,13 +108,19 @@ public sealed class TimelineFocusTests
         var window = TimelineFocus.Window(r)!.Value;
         var data = new TimelineData
         {
-            Window = window, Anchor = 0, Start = window.StartOffsetNs, End = window.StartOffsetNs + window.LengthNs,
+            Window = window,
+            Anchor = 0,
+            Start = window.StartOffsetNs,
+            End = window.StartOffsetNs + window.LengthNs,
             Segments =
             [
                 new TimelineSegment(11, ThreadRunState.Running, 50_000_000, 52_000_000, 0),
                 new TimelineSegment(3, ThreadRunState.Running, 50_000_000, 52_000_000, 1),
             ],
-            Wakes = [], Episodes = [], Handoffs = [], FutileWakeups = [],
+            Wakes = [],
+            Episodes = [],
+            Handoffs = [],
+            FutileWakeups = [],
         };
 
         var html = HtmlReport.Render(r, data);

@@ -67,7 +67,9 @@ public sealed class ConcurrentRenderingTests
         var text = new StringWriter();
         var console = AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(text), Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
+            Out = new AnsiConsoleOutput(text),
+            Ansi = AnsiSupport.No,
+            ColorSystem = ColorSystemSupport.NoColors,
         });
         console.Profile.Width = 160;
         TerminalReport.Render(console, r);

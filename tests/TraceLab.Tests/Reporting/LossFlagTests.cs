@@ -28,8 +28,12 @@ public sealed class LossFlagTests
         session.Complete();
         var info = new TraceInfo
         {
-            Backend = "test", TraceFile = "hand-built", CpuCount = 2, LostEventsPerCpu =
-                lostPerCpu, PagesWithMissedEvents = missedPages,
+            Backend = "test",
+            TraceFile = "hand-built",
+            CpuCount = 2,
+            LostEventsPerCpu =
+                lostPerCpu,
+            PagesWithMissedEvents = missedPages,
         };
         return ReportBuilder.Build(info, new ThreadTable(), session, workload: null, pidOverride: 100);
     }

@@ -13,7 +13,10 @@ public sealed class RusageAgreementTests
 
     private static ThreadSection Thread(int tid, long runMs, long? userMs, long systemMs = 0) => new()
     {
-        Tid = tid, Name = "w", RunNs = runMs * 1_000_000, ReadyLatency = NoLatency,
+        Tid = tid,
+        Name = "w",
+        RunNs = runMs * 1_000_000,
+        ReadyLatency = NoLatency,
         Workload = userMs is null ? null
             : new WorkloadThreadSection { UserNs = userMs.Value * 1_000_000, SystemNs = systemMs * 1_000_000 },
     };
@@ -64,7 +67,8 @@ public sealed class RusageAgreementTests
         report.Process = new ProcessSection { Pid = 2, TracedRunNs = 300_000_000 };
         report.Run = new RunSection
         {
-            Workload = "sh", Parameters = [],
+            Workload = "sh",
+            Parameters = [],
             Rusage = new ProcessTimes { UserNs = 350_000_000, SystemNs = 50_000_000 },
         };
         var warning = Assert.Single(RusageAgreement.Warnings(report));

@@ -161,7 +161,10 @@ public sealed class SystemOverviewTests
         Assert.NotNull(r.System);
         var md = ReportMarkdown.Render(new RunReport
         {
-            Capture = r.Capture, Region = r.Region, Threads = r.Threads, Processes = r.Processes,
+            Capture = r.Capture,
+            Region = r.Region,
+            Threads = r.Threads,
+            Processes = r.Processes,
             RestOfSystem = new RestOfSystemSection(),
         });
         Assert.DoesNotContain("## System overview", md, StringComparison.Ordinal);
@@ -202,7 +205,9 @@ public sealed class SystemOverviewTests
         var text = new StringWriter();
         var console = AnsiConsole.Create(new AnsiConsoleSettings
         {
-            Out = new AnsiConsoleOutput(text), Ansi = AnsiSupport.No, ColorSystem = ColorSystemSupport.NoColors,
+            Out = new AnsiConsoleOutput(text),
+            Ansi = AnsiSupport.No,
+            ColorSystem = ColorSystemSupport.NoColors,
         });
         console.Profile.Width = 220;
         TerminalReport.Render(console, r);

@@ -41,7 +41,10 @@ internal sealed class SystemScript
         session.Complete();
         var info = new TraceInfo
         {
-            Backend = "test", TraceFile = "hand-built", CpuCount = cpus, LostEventsPerCpu = lostPerCpu,
+            Backend = "test",
+            TraceFile = "hand-built",
+            CpuCount = cpus,
+            LostEventsPerCpu = lostPerCpu,
         };
         return ReportBuilder.Build(info, Names, session, workload: null, pidOverride: pid, topProcesses: top);
     }

@@ -125,7 +125,9 @@ public sealed class CalibrationTests
             var iterations = double.Parse(v["iterations"], CultureInfo.InvariantCulture);
             state.Runs.Add(new SweepRunRecord
             {
-                Point = o.Point, Repeat = o.Repeat, Sequence = seq,
+                Point = o.Point,
+                Repeat = o.Repeat,
+                Sequence = seq,
                 ElapsedNs = (long)(CostModelRunner.Seconds(v, startup: 0) * 1e9 * (1 + 0.001 * o.Repeat)),
                 Metrics = new Dictionary<string, double> { ["iterations"] = iterations * 4 },
             });
@@ -146,7 +148,8 @@ public sealed class CalibrationTests
     {
         var run = new SweepRunRecord
         {
-            ElapsedNs = 2_000_000_000, Metrics = new Dictionary<string, double> { ["iterations"] = 4_000_000 },
+            ElapsedNs = 2_000_000_000,
+            Metrics = new Dictionary<string, double> { ["iterations"] = 4_000_000 },
         };
         Assert.Equal(500, SweepMetrics.Value(run, SweepMetrics.ElapsedPerIteration));
         Assert.Null(SweepMetrics.Value(new SweepRunRecord { ElapsedNs = 1 }, SweepMetrics.ElapsedPerIteration));

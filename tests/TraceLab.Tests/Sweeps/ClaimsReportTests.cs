@@ -182,7 +182,8 @@ public sealed class ClaimsReportFuzzTests(Xunit.Abstractions.ITestOutputHelper o
         var logPath = Path.Combine(tmp.Path, ClaimsRunLog.FileName);
         var originals = new Dictionary<string, byte[]>
         {
-            [statePath] = File.ReadAllBytes(statePath), [logPath] = File.ReadAllBytes(logPath),
+            [statePath] = File.ReadAllBytes(statePath),
+            [logPath] = File.ReadAllBytes(logPath),
         };
         var random = new Random(22);
         int reports = 0, errors = 0;

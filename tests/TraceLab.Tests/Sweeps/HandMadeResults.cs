@@ -43,7 +43,10 @@ internal static class HandMadeResults
         var points = Points(d);
         return new SweepState
         {
-            Sweep = d.Name, Workload = d.Workload, Repeats = repeats, OrderSeed = 1,
+            Sweep = d.Name,
+            Workload = d.Workload,
+            Repeats = repeats,
+            OrderSeed = 1,
             Points = points.Select(p => new SweepPointState(p.Index, p.Series, p.X, p.Values.ToDictionary())).ToList(),
             Order = [.. SweepPlan.Order(points.Count, repeats, 1)],
         };
@@ -58,21 +61,29 @@ internal static class HandMadeResults
 
     public static SweepRunRecord Elapsed(double seconds, double system = 0, long invol = 0) => new()
     {
-        ElapsedNs = (long)(seconds * 1e9), SystemNs = (long)(system * 1e9), UserNs = (long)(seconds * 1e9),
+        ElapsedNs = (long)(seconds * 1e9),
+        SystemNs = (long)(system * 1e9),
+        UserNs = (long)(seconds * 1e9),
         InvoluntarySwitches = invol,
     };
 
     public static void Log(string modeDirectory, int cpus, params LoadWindow[] windows) =>
         new ClaimsRunLog
         {
-            Machine = new MachineInfo(cpus, "test CPU", "Linux", "6.1-test", ".NET test"), Windows = [.. windows],
+            Machine = new MachineInfo(cpus, "test CPU", "Linux", "6.1-test", ".NET test"),
+            Windows = [.. windows],
         }.Save(modeDirectory);
 
     /// <summary>A window in which others used <paramref name="foreign"/> of the CPUs besides our runs' 1 s.</summary>
     public static LoadWindow Window(string sweep, double foreign) => new()
     {
-        Sweep = sweep, StartedUtc = Start, FinishedUtc = Start.AddSeconds(10), Runs = 10,
-        TotalTicks = 1000, BusyTicks = 100 + (long)(foreign * 1000), OwnCpuNs = 1_000_000_000,
+        Sweep = sweep,
+        StartedUtc = Start,
+        FinishedUtc = Start.AddSeconds(10),
+        Runs = 10,
+        TotalTicks = 1000,
+        BusyTicks = 100 + (long)(foreign * 1000),
+        OwnCpuNs = 1_000_000_000,
         LoadAverages = [1.5, 2.5, 3.5],
     };
 }

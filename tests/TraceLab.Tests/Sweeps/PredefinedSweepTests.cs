@@ -46,8 +46,16 @@ public sealed class PredefinedSweepTests
         foreach (var p in points)
             for (var r = 0; r < 3; r++)
             {
-                var run = new SweepRunRecord { Point = p.Index, Repeat = r, ElapsedNs = 1_000_000 * (p.Index + 1),
-                    UserNs = 1, SystemNs = 1 + p.Index, VoluntarySwitches = 1, InvoluntarySwitches = 1 };
+                var run = new SweepRunRecord
+                {
+                    Point = p.Index,
+                    Repeat = r,
+                    ElapsedNs = 1_000_000 * (p.Index + 1),
+                    UserNs = 1,
+                    SystemNs = 1 + p.Index,
+                    VoluntarySwitches = 1,
+                    InvoluntarySwitches = 1
+                };
                 foreach (var m in metrics)
                 {
                     if (m.StartsWith("traced.", StringComparison.Ordinal)) run.Traced[m["traced.".Length..]] =

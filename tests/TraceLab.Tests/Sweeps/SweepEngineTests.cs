@@ -27,14 +27,23 @@ public sealed class SweepEngineTests
             }
             if (FailWhen?.Invoke(point, repeat) == true) throw new InvalidOperationException("boom\nsecond line");
             var x = int.Parse(point.X);
-            return Task.FromResult(new SweepRunRecord { ElapsedNs = (point.Series == "cs" ? 1 : 10) * x * 1_000_000L
-                + repeat, UserNs = 1, SystemNs = 2 });
+            return Task.FromResult(new SweepRunRecord
+            {
+                ElapsedNs = (point.Series == "cs" ? 1 : 10) * x * 1_000_000L
+                + repeat,
+                UserNs = 1,
+                SystemNs = 2
+            });
         }
     }
 
     private static SweepDefinition Definition() => new()
     {
-        Name = "t", Workload = "timemutex", Title = "test", XParameter = "threads", XValues = ["1", "2", "3"],
+        Name = "t",
+        Workload = "timemutex",
+        Title = "test",
+        XParameter = "threads",
+        XValues = ["1", "2", "3"],
         Series = SweepSeries.Grid(("which", ["cs", "mutex"])),
         Verdicts = [new DominanceRule("TM1", "cs faster", "elapsed", new PointPairs("which", "cs", "mutex"))],
     };
@@ -44,7 +53,10 @@ public sealed class SweepEngineTests
         var points = SweepPlan.Points(Definition(), new Dictionary<string, string> { ["iterations"] = "10" }, v => v);
         return new SweepState
         {
-            Sweep = "t", Workload = "timemutex", Repeats = repeats, OrderSeed = seed,
+            Sweep = "t",
+            Workload = "timemutex",
+            Repeats = repeats,
+            OrderSeed = seed,
             Points = points.Select(p => new SweepPointState(p.Index, p.Series, p.X, p.Values.ToDictionary())).ToList(),
             Order = [.. SweepPlan.Order(points.Count, repeats, seed)],
         };

@@ -13,12 +13,20 @@ public sealed class SweepMetricTests
 
     private static ThreadSection Thread(int tid, string role, long vol, long invol, long readyNs, long iterations) =>
         new()
-    {
-        Tid = tid, Name = "t", Role = role, VoluntarySwitches = vol, InvoluntarySwitches = invol, ReadyNs =
-            readyNs, RunNs = 2_000_000,
-        Migrations = 1, ReadyLatency = NoLatency, Workload =
+        {
+            Tid = tid,
+            Name = "t",
+            Role = role,
+            VoluntarySwitches = vol,
+            InvoluntarySwitches = invol,
+            ReadyNs =
+            readyNs,
+            RunNs = 2_000_000,
+            Migrations = 1,
+            ReadyLatency = NoLatency,
+            Workload =
             role == "main" ? null : new WorkloadThreadSection { Iterations = iterations },
-    };
+        };
 
     [Fact]
     public void Traced_metrics_average_over_workers_and_sum_the_analyses()
@@ -147,8 +155,14 @@ public sealed class SweepMetricTests
     [Fact]
     public void Metric_names_map_to_run_fields_in_seconds_and_counts()
     {
-        var run = new SweepRunRecord { ElapsedNs = 1_500_000_000, UserNs = 250_000_000, SystemNs = 0,
-            VoluntarySwitches = 3, InvoluntarySwitches = 4 };
+        var run = new SweepRunRecord
+        {
+            ElapsedNs = 1_500_000_000,
+            UserNs = 250_000_000,
+            SystemNs = 0,
+            VoluntarySwitches = 3,
+            InvoluntarySwitches = 4
+        };
         run.Metrics["receiveCount"] = 9;
         run.Traced["involPerThread"] = 2;
         Assert.Equal(1.5, SweepMetrics.Value(run, "elapsed"));

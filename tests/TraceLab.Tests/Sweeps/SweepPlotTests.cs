@@ -132,7 +132,12 @@ public sealed class SweepPlotTests
     {
         var def = new SweepDefinition
         {
-            Name = "th", Workload = "throttle", Title = "t", XParameter = "active", XValues = ["1", "64", "0"], LogX =
+            Name = "th",
+            Workload = "throttle",
+            Title = "t",
+            XParameter = "active",
+            XValues = ["1", "64", "0"],
+            LogX =
                 true,
             XNames = new Dictionary<string, string> { ["0"] = "none" },
         };

@@ -44,7 +44,8 @@ internal sealed class SyntheticSweep
         if (point is null)
         {
             var v = new Dictionary<string, string>(
-                StringComparer.OrdinalIgnoreCase) { [XParam] = x, ["iterations"] = "1000" };
+                StringComparer.OrdinalIgnoreCase)
+            { [XParam] = x, ["iterations"] = "1000" };
             if (_seriesValues.TryGetValue(series, out var values0))
                 foreach (var (name, value) in values0) v[name] = value;
             else if (series != SweepSeries.Single.Label) v[SeriesParam] = series;
@@ -56,8 +57,13 @@ internal sealed class SyntheticSweep
             var run = _runs.FirstOrDefault(x => x.Point == point.Index && x.Repeat == r);
             if (run is null)
             {
-                run = new SweepRunRecord { Point = point.Index, Repeat = r, Sequence = _runs.Count,
-                    Directory = $"runs/{point.Id}-r{r}" };
+                run = new SweepRunRecord
+                {
+                    Point = point.Index,
+                    Repeat = r,
+                    Sequence = _runs.Count,
+                    Directory = $"runs/{point.Id}-r{r}"
+                };
                 _runs.Add(run);
             }
             switch (metric)

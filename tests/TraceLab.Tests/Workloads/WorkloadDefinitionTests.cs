@@ -54,8 +54,13 @@ public sealed class WorkloadDefinitionTests
     {
         var w = ThrottleWorkload.Definition;
         var actives = w.Scenarios.ToDictionary(s => s.Name, s => w.Resolve(s, None)["active"]);
-        Assert.Equal(new Dictionary<string, string> { ["unthrottled"] = "0", ["one-active"] = "1", ["per-cpu"] = "2",
-            ["oversubscribed"] = "4" }, actives);
+        Assert.Equal(new Dictionary<string, string>
+        {
+            ["unthrottled"] = "0",
+            ["one-active"] = "1",
+            ["per-cpu"] = "2",
+            ["oversubscribed"] = "4"
+        }, actives);
         Assert.All(w.Scenarios, s => Assert.Equal("64", w.Resolve(s, None)["threads"]));
         Assert.Contains("TH2", w.FindScenario("unthrottled")!.Claims);
     }
@@ -200,7 +205,9 @@ public sealed class WorkloadDefinitionTests
     {
         var text = WorkloadMetricsText.Format(new Dictionary<string, double>
         {
-            ["receiveCount"] = 703238, ["averageResponse"] = 3.2578, ["sum"] = 1843200000960000000,
+            ["receiveCount"] = 703238,
+            ["averageResponse"] = 3.2578,
+            ["sum"] = 1843200000960000000,
         });
         Assert.Equal("receiveCount 703,238, averageResponse 3.258, sum 1.8432E+18", text);
     }
@@ -213,8 +220,11 @@ public sealed class WorkloadDefinitionTests
             Capture = new CaptureSection { Backend = "tracefs", TraceFile = "trace.dat" },
             Region = new RegionSection { Source = "markers" },
             Threads = [],
-            Process = new ProcessSection { Pid = 1,
-                WorkloadMetrics = new Dictionary<string, double> { ["sumOk"] = 1, ["receiveCount"] = 22485 } },
+            Process = new ProcessSection
+            {
+                Pid = 1,
+                WorkloadMetrics = new Dictionary<string, double> { ["sumOk"] = 1, ["receiveCount"] = 22485 }
+            },
         };
         Assert.Contains("Workload's own figures: sumOk 1, receiveCount 22,485", ReportMarkdown.Render(report));
         var back = ReportJson.Deserialize(ReportJson.Serialize(report));

@@ -95,11 +95,28 @@ public sealed class EventFanOutTests
             {
                 0 => KernelEvent.Switch(
                     i, i % 2, prevTid: 100 + i % 5, prevPrio: 120, prevState: i % 3, nextTid: 0, nextPrio: 120),
-                1 => new KernelEvent { Timestamp = i, Cpu = 1, Pid = 7, Kind = KernelEventKind.SyscallEnter,
-                    SyscallNr = 202, Arg0 = -i, Arg1 = 128, Arg3 = long.MaxValue },
+                1 => new KernelEvent
+                {
+                    Timestamp = i,
+                    Cpu = 1,
+                    Pid = 7,
+                    Kind = KernelEventKind.SyscallEnter,
+                    SyscallNr = 202,
+                    Arg0 = -i,
+                    Arg1 = 128,
+                    Arg3 = long.MaxValue
+                },
                 2 => KernelEvent.Marker(i, 0, 7, $"marker {i}"),
-                _ => new KernelEvent { Timestamp = i, Cpu = 1, Pid = 7, Kind = KernelEventKind.SyscallExit,
-                    SyscallNr = 202, Ret = -11, Flags = 3 },
+                _ => new KernelEvent
+                {
+                    Timestamp = i,
+                    Cpu = 1,
+                    Pid = 7,
+                    Kind = KernelEventKind.SyscallExit,
+                    SyscallNr = 202,
+                    Ret = -11,
+                    Flags = 3
+                },
             });
         }
 

@@ -12,8 +12,13 @@ public sealed class PackedEventsTests
     private static KernelEvent Event(Random random, int zeros, string? text)
     {
         long Pick(int bit, long value) => (zeros >> bit & 1) != 0 ? 0 : value;
-        long Any() => random.Next(4) switch { 0 => long.MinValue, 1 => long.MaxValue, 2 => -random.NextInt64(1, 1000),
-            _ => random.NextInt64(1, long.MaxValue) };
+        long Any() => random.Next(4) switch
+        {
+            0 => long.MinValue,
+            1 => long.MaxValue,
+            2 => -random.NextInt64(1, 1000),
+            _ => random.NextInt64(1, long.MaxValue)
+        };
         int AnyInt() =>
             random.Next(3) switch { 0 => int.MinValue, 1 => -random.Next(1, 1000), _ => random.Next(1, int.MaxValue) };
         return new KernelEvent
