@@ -24,6 +24,8 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     private readonly HashSet<(LockObject, int)> _waitersOf = [];
     /// <summary>Threads seen blocked in a futex wait on a shared (process-shared) futex.</summary>
     private readonly HashSet<int> _sharedWaiters = [];
+    // Futex words some thread waited on expecting glibc's contended-mutex value (WaitClassifier.ContendedMutexValue).
+    private readonly HashSet<LockObject> _mutexWords = [];
     /// <summary>
     /// Futex waits ended by a thread, settled at the end: (waiter, object, waker, source) → time, waits.
     /// </summary>
@@ -100,7 +102,11 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         t.Obj = default;
         if (t.Call is WaitCall.FutexWait or WaitCall.FutexLockPi or WaitCall.Semop
             && LockOperation.Classify(e, out var obj) != LockOpKind.None)
+        {
             t.Obj = _accounting.Scoped(obj, e.Pid, slots.Pid);
+            if (t.Call == WaitCall.FutexWait && e.SyscallArg2 == WaitClassifier.ContendedMutexValue)
+                _mutexWords.Add(t.Obj);
+        }
     }
 
     /// <inheritdoc/>
@@ -219,7 +225,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         foreach (var ((tid, obj, waker, source), (ns, waits)) in _futexWaits.OrderBy(p => p.Key.Tid))
         {
             var c = WaitClassifier.SettleFutex(_waitersOf.Contains((obj, waker)), obj.Process == 0,
-                _sharedWaiters.Contains(waker));
+                _sharedWaiters.Contains(waker), _mutexWords.Contains(obj));
             _stats.At(_slots.SlotOf(tid), tid).Add(c, source, ns, waits);
             AddObject(obj, c, ns);
         }

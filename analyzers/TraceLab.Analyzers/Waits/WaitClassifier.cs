@@ -64,8 +64,18 @@ public static class WaitClassifier
     /// per-waiter semaphore released by the previous holder, as PostgreSQL's LWLocks are); otherwise a condition
     /// (a producer waking a consumer, a pool's dispatcher waking an idle worker, a join).
     /// </summary>
-    public static WaitClass SettleFutex(bool wakerWaitsOnObject, bool sharedObject, bool wakerWaitsOnShared) =>
-        wakerWaitsOnObject || (sharedObject && wakerWaitsOnShared) ? WaitClass.Lock : WaitClass.Condition;
+    public static WaitClass SettleFutex(bool wakerWaitsOnObject, bool sharedObject, bool wakerWaitsOnShared,
+        bool contendedMutexWord = false) =>
+        wakerWaitsOnObject || contendedMutexWord || (sharedObject && wakerWaitsOnShared)
+            ? WaitClass.Lock
+            : WaitClass.Condition;
+
+    /// <summary>
+    /// The value a FUTEX_WAIT expects at a contended glibc mutex word (lowlevellock: 0 free, 1 locked, 2 locked with
+    /// waiters): a wait that expects 2 is a thread queueing for a mutex, whoever releases it. Condition variables,
+    /// semaphores, barriers and joins wait for other values (a sequence or 0).
+    /// </summary>
+    public const long ContendedMutexValue = 2;
 
     /// <summary>
     /// ETW KWAIT_REASON values mapped to classes; reasons outside the lists are <see cref="WaitClass.Unknown"/>.

@@ -81,11 +81,11 @@ public sealed class TargetMarkersTests
             .. WaitAndWake(T1, P1, FutexWaitPrivate, FutexWakePrivate, 100),
             .. WaitAndWake(T2, P2, FutexWaitPrivate, FutexWakePrivate, 1000)]);
         Assert.Equal(["futex 0x5000 (pid 100)", "futex 0x5000 (pid 200)"],
-            priv.Objects.Select(o => o.Object.ToString()).Order());
+            Futexes(priv));
         var shared = Run(a => new ConvoyAnalyzer(a), [.. listed,
             .. WaitAndWake(T1, P1, FutexWaitShared, FutexWakeShared, 100),
             .. WaitAndWake(T2, P2, FutexWaitShared, FutexWakeShared, 1000)]);
-        Assert.Equal("futex 0x5000 (shared)", Assert.Single(shared.Objects).Object.ToString());
+        Assert.Equal("futex 0x5000 (shared)", Assert.Single(Futexes(shared)));
         Assert.Equal("sysv-sem 7 (system-wide)", new LockObject(LockObjectKind.SysVSemaphore, 7).ToString());
     }
 
@@ -119,12 +119,12 @@ public sealed class TargetMarkersTests
         foreach (var e in Script(withCloneFlags: true)) pass.OnEvent(e);
         pass.Complete();
         Assert.Equal(["futex 0x5000 (pid 100)", "futex 0x5000 (pid 300)"],
-            convoys.Objects.Select(o => o.Object.ToString()).Order());
+            Futexes(convoys));
         Assert.Equal((P1, Child, Child, Child), (accounting.ProcessOf(T1), accounting.ProcessOf(Child),
             accounting.ProcessOf(ChildThread), accounting.ProcessOf(ChildWaker)));
 
         var merged = Run(a => new ConvoyAnalyzer(a), Script(withCloneFlags: false));
-        Assert.Equal("futex 0x5000 (pid 100)", Assert.Single(merged.Objects).Object.ToString());
+        Assert.Equal("futex 0x5000 (pid 100)", Assert.Single(Futexes(merged)));
     }
 
     /// <summary>
@@ -162,4 +162,11 @@ public sealed class TargetMarkersTests
         FutexDone(t + 40, waker, 1),
         KernelEvent.Switch(t + 50, 0, waker, 120, TaskState.Interruptible, waiter, 120), FutexDone(t + 60, waiter),
     ];
+
+    /// <summary>
+    /// The futex objects, by name: each wait here is also a one-wait wake chain (docs/metrics.md#wake-chains), which
+    /// these tests of futex scoping leave aside.
+    /// </summary>
+    private static IEnumerable<string> Futexes(ConvoyAnalyzer convoys) => convoys.Objects
+        .Where(o => o.Object.Kind != LockObjectKind.WakeChain).Select(o => o.Object.ToString()).Order();
 }

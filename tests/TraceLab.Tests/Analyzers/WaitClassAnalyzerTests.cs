@@ -128,6 +128,36 @@ public sealed class WaitClassAnalyzerTests
         Assert.Equal(run.Accounting.Threads[tid].WaitNs, s.TotalNs);
     }
 
+    /// <summary>
+    /// A receiver blocks on a sender's mutex the sender never waits on (the sender only ever releases it): the waker
+    /// does not wait on the word, so only the expected value tells it from a condition. Waiting for 2 (glibc's
+    /// contended mutex word) makes it a lock; the same wait expecting 0 (a condition variable's sequence) does not.
+    /// </summary>
+    [Theory]
+    [InlineData(WaitClassifier.ContendedMutexValue, WaitClass.Lock)]
+    [InlineData(0L, WaitClass.Condition)]
+    public void A_wait_for_a_contended_mutex_word_is_a_lock_whoever_releases_it(long expected, WaitClass cls)
+    {
+        KernelEvent[] events =
+        [
+            In(1000, A), In(1000, B),
+            KernelEvent.SyscallEnter(2000, 0, A, LinuxSyscalls.Futex, Mutex, FutexWait, expected),
+            Out(2100, A),
+            Sys(3000, B, LinuxSyscalls.Futex, Mutex, FutexWake),
+            KernelEvent.Waking(3100, 1, B, A, 0),
+            Ret(3200, B, LinuxSyscalls.Futex),
+            In(3300, A), Ret(3400, A, LinuxSyscalls.Futex),
+            Out(4000, B, R),
+        ];
+        var accounting = new ThreadAccounting();
+        var waits = new WaitClassAnalyzer(accounting);
+        var pass = new AnalysisPass(accounting, waits);
+        foreach (var e in events) pass.OnEvent(e);
+        pass.Complete();
+        Assert.Equal(1000, waits.Threads[A].Ns(cls));
+        Assert.Equal(1000, waits.Threads[A].TotalNs);
+    }
+
     [Fact]
     public void A_futex_only_signalled_is_not_a_lock_and_the_mutex_is()
     {

@@ -42,6 +42,7 @@ public sealed class PackedEventsTests
             Arg3 = Pick(13, Any()),
             Ret = Pick(14, Any()),
             WaitReasonPlusOne = (ushort)Pick(15, random.Next(1, 65536)),
+            Stack = (int)Pick(16, random.Next(1, int.MaxValue)),
             Text = text,
         };
     }
@@ -106,8 +107,7 @@ public sealed class PackedEventsTests
         string[] packed =
         [
             "Arg0", "Arg1", "Arg2", "Arg3", "Cpu", "Cpu2", "Cpu3", "Flags", "Kind", "Pid", "Prio", "Prio2", "Ret",
-                "State",
-            "SyscallNr", "Text", "Tid", "Tid2", "Timestamp", "WaitReasonPlusOne",
+            "Stack", "State", "SyscallNr", "Text", "Tid", "Tid2", "Timestamp", "WaitReasonPlusOne",
         ];
         Assert.Equal(packed.Order().ToArray(), fields);
     }
