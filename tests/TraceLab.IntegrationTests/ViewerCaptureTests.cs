@@ -35,7 +35,9 @@ public sealed class ViewerCaptureTests
         // other processes, e.g. TraceLab's own page-copy threads, have futex handoffs too): the convoy analyzer's
         // totals.
         using var again = TraceFiles.Open(run.TraceFile);
-        var session = new AnalysisSession(AnalysisKind.Convoys);
+        // The exporter's own session: the same analyses and the reader's thread table (which names TraceLab's own
+        // threads, left out of both).
+        var session = new AnalysisSession(AnalysisKind.Convoys | AnalysisKind.Wakeups, names: again.Threads);
         again.Read(session);
         session.Complete();
         var flows = trace.Packet.Count(p => p.TrackEvent is not null && p.TrackEvent.FlowIds.Count > 0);
