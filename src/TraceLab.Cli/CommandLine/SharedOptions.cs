@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
+using System.Globalization;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Parallel;
 using TraceLab.Analyzers.Timeline;
@@ -26,7 +27,11 @@ internal static class SharedOptions
         var option = new Option<int?>("--pid") { Description = description };
         option.Validators.Add(r =>
         {
-            if (r.GetValueOrDefault<int?>() is <= 0) r.AddError("--pid must be a positive process id");
+            // A value that is not one number: GetValueOrDefault would throw (a stack trace, not a usage error).
+            if (r.Tokens.Count > 0 && !int.TryParse(r.Tokens[^1].Value, NumberStyles.Integer,
+                    CultureInfo.InvariantCulture, out _))
+                r.AddError($"--pid takes one process id, not '{r.Tokens[^1].Value}'");
+            else if (r.GetValueOrDefault<int?>() is <= 0) r.AddError("--pid must be a positive process id");
         });
         return option;
     }

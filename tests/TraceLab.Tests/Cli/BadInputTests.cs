@@ -64,6 +64,19 @@ public sealed class BadInputTests
         AssertOneLineError(err, "--analysis-threads must be between 0 and 6");
     }
 
+    /// <summary>A --pid that is not one number is a usage error, not the parser's exception.</summary>
+    [Theory]
+    [InlineData("1,2")]
+    [InlineData("abc")]
+    public void Analyze_pid_that_is_not_one_number_is_a_usage_error(string pid)
+    {
+        var trace = Path.Combine(RepoPaths.SampleTraces, "timemutex-cs", "trace.dat");
+        var (code, _, err) = Run("analyze", trace, "--pid", pid, "--out",
+            Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid()));
+        Assert.Equal(2, code);
+        AssertOneLineError(err, $"--pid takes one process id, not '{pid}'");
+    }
+
     [Fact]
     public void Unknown_option_is_a_usage_error()
     {
