@@ -78,6 +78,25 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     /// </summary>
     public IReadOnlyDictionary<LockObject, long[]> Objects => _objectNs;
 
+    /// <summary>
+    /// True when the object's classified waits were mostly (by time) something other than a lock; for a wake chain,
+    /// when its waiters' blocked time was (docs/metrics.md#wake-chains).
+    /// </summary>
+    public bool IsNotALock(LockObjectStats stats)
+    {
+        if (stats.Object.Kind != LockObjectKind.WakeChain) return IsNotALock(stats.Object);
+        // A wake chain is the waiters' own parking places released one after another; when the waiters' blocked time
+        // is mostly not lock waits (idle pool workers that wake one another), it is not a queue for a lock.
+        long lockNs = 0, totalNs = 0;
+        foreach (var tid in stats.Waiters)
+        {
+            if (!Threads.TryGetValue(tid, out var t)) continue;
+            lockNs += t.Ns(WaitClass.Lock);
+            totalNs += t.TotalNs;
+        }
+        return totalNs > 0 && lockNs * 2 < totalNs;
+    }
+
     /// <summary>True when the object's classified waits were mostly (by time) something other than a lock.</summary>
     public bool IsNotALock(LockObject obj) =>
         _objectNs.TryGetValue(obj, out var ns) && ns[(int)WaitClass.Lock] * 2 < ns.Sum();

@@ -74,7 +74,7 @@ internal static class ConvoySectionBuilder
     /// table, and counted in <see cref="ConvoySection.EventObjects"/>. Null: every object is listed.
     /// </param>
     public static ConvoySection Build(ConvoyAnalyzer c, IReadOnlyList<int> tids, ThreadTable names, long regionNs,
-        Func<LockObject, bool>? notALock = null)
+        Func<LockObjectStats, bool>? notALock = null)
     {
         var selected = tids.ToHashSet();
         var seconds = regionNs / 1e9;
@@ -84,7 +84,7 @@ internal static class ConvoySectionBuilder
             // A wake chain is a lock only when its handoffs chain (docs/metrics.md#wake-chains).
             .Where(o => o.Object.Kind != LockObjectKind.WakeChain || o.Episodes > 0)
             .ToList();
-        var events = notALock is null ? 0 : shown.RemoveAll(o => notALock(o.Object));
+        var events = notALock is null ? 0 : shown.RemoveAll(o => notALock(o));
         var objects = shown
             .OrderByDescending(o => o.Handoffs).ThenByDescending(o => o.BlockingWaits)
                 .ThenBy(o => o.Object.ToString(), StringComparer.Ordinal)

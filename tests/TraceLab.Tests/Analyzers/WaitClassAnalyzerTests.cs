@@ -158,6 +158,22 @@ public sealed class WaitClassAnalyzerTests
         Assert.Equal(1000, waits.Threads[A].TotalNs);
     }
 
+    /// <summary>
+    /// A wake chain whose waiters wait mostly for something other than a lock (C, a pool worker parked on a
+    /// condition) is not a lock; one whose waiters are the mutex's A and B is.
+    /// </summary>
+    [Fact]
+    public void A_wake_chain_of_condition_waiters_is_not_a_lock()
+    {
+        var waits = Analyze().Waits;
+        var pool = new LockObjectStats(new LockObject(LockObjectKind.WakeChain, 1, 0));
+        pool.Waiters.Add(C);
+        var queue = new LockObjectStats(new LockObject(LockObjectKind.WakeChain, 2, 0));
+        queue.Waiters.UnionWith([A, B]);
+        Assert.True(waits.IsNotALock(pool));
+        Assert.False(waits.IsNotALock(queue));
+    }
+
     [Fact]
     public void A_futex_only_signalled_is_not_a_lock_and_the_mutex_is()
     {
