@@ -170,23 +170,7 @@ internal sealed class SampleLayout
 
     private bool SkipVariable(ReadOnlySpan<byte> body, ref int p)
     {
-        if (Has(PerfSampleType.Read))
-        {
-            var perValue = 8 + (HasRead(PerfReadFormat.Id) ? 8 : 0) + (HasRead(PerfReadFormat.Lost) ? 8 : 0);
-            var times =
-                (HasRead(PerfReadFormat.TotalTimeEnabled) ? 8 : 0) + (HasRead(PerfReadFormat.TotalTimeRunning) ? 8 : 0);
-            if (HasRead(PerfReadFormat.Group))
-            {
-                if (p > body.Length - 8) return false;
-                var nr = BinaryPrimitives.ReadUInt64LittleEndian(body[p..]);
-                if (nr > (ulong)body.Length / (ulong)perValue) return false;
-                p += 8 + times + (int)nr * perValue;
-            }
-            else
-            {
-                p += times + perValue;
-            }
-        }
+        if (!SkipRead(body, ref p)) return false;
 
         if (Has(PerfSampleType.Callchain))
         {
