@@ -23,7 +23,14 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// </summary>
     public const int UnknownTask = Unknown;
 
-    private enum RunState : byte { Unknown, Running, Runnable, Blocked, Dead }
+    /// <summary>
+    /// <c>WokenBeforeSwitchOut</c>: switched out to sleep after a waking for it was logged while it still ran. On Linux
+    /// that waking is usually the one that ends this sleep (try_to_wake_up found it already dequeued but still on
+    /// its CPU, and the waker's CPU logged <c>sched_waking</c> before this CPU logged the switch), so the thread
+    /// counts as runnable; unless another waking comes before its switch-in: then the first one found it still
+    /// running and this is a new wait, blocked until that waking.
+    /// </summary>
+    private enum RunState : byte { Unknown, Running, Runnable, Blocked, Dead, WokenBeforeSwitchOut }
 
     private sealed class ThreadState
     {
@@ -448,6 +455,14 @@ public sealed class ThreadAccounting : IKernelEventSink
         return true;
     }
 
+    /// <summary>
+    /// The thread in <paramref name="slot"/> switched out to sleep after a waking for it was logged while it still ran,
+    /// and nothing has settled it yet: it counts as runnable since that switch-out, unless another waking comes before
+    /// its switch-in (docs/metrics.md#woken-before-switch-out). The one place this is decided: analyses that split
+    /// off-CPU time ask here after the switch-out instead of applying the rule themselves.
+    /// </summary>
+    public bool IsWokenBeforeSwitchOut(int slot) => _states.Find(slot) is { State: RunState.WokenBeforeSwitchOut };
+
     /// <summary>Per-thread results; idle (tid 0) is never a thread.</summary>
     public ThreadStats Stats(int tid) => _stats.At(Slots.SlotOf(tid), tid);
 
@@ -487,7 +502,8 @@ public sealed class ThreadAccounting : IKernelEventSink
         var slot = Slots.SlotOf(tid);
         var ts = _states.At(slot, tid);
         var start = cpu.LastEvidence == long.MinValue ? t : cpu.LastEvidence;
-        if (ts.State is RunState.Runnable or RunState.Blocked && ts.Since > start) start = Math.Min(ts.Since, t);
+        if (ts.State is RunState.Runnable or RunState.Blocked or RunState.WokenBeforeSwitchOut && ts.Since > start)
+            start = Math.Min(ts.Since, t);
 
         if (cpu.Current > 0)
         {
@@ -518,7 +534,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                     // start.
                     EndLostRun(Stats(tid), ts, tid, slot, start, t);
                     break;
-                case RunState.Runnable:
+                case RunState.Runnable or RunState.WokenBeforeSwitchOut:
                     Charge(Stats(tid), ts, start);
                     runnableSince = ts.Since;
                     break;
@@ -567,7 +583,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         switch (ts.State)
         {
             case RunState.Running: st.RunNs += ns; break;
-            case RunState.Runnable: st.ReadyNs += ns; break;
+            case RunState.Runnable or RunState.WokenBeforeSwitchOut: st.ReadyNs += ns; break;
             case RunState.Blocked: st.WaitNs += ns; break;
         }
     }
@@ -612,15 +628,19 @@ public sealed class ThreadAccounting : IKernelEventSink
             if (preempted) st.InvoluntarySwitches++;
             else if (!dead) st.VoluntarySwitches++;
         }
-        // Only ETW switches (they carry a wait reason) can follow their own wakeup; on Linux a thread woken while
-        // running stays running, and a later blocking switch-out is a new wait.
-        var alreadyWoken = ps.WokenWhileRunning && !preempted && !dead && e.PrevWaitReason >= 0;
-        ps.State = dead ? RunState.Dead : preempted || alreadyWoken ? RunState.Runnable : RunState.Blocked;
+        // A blocking switch-out can follow its own wakeup: ETW can log ReadyThread before the readied thread's
+        // CSwitch, and Linux's waker CPU can log sched_waking before the sleeper's CPU logs sched_switch. On Linux the
+        // waking may also have found the thread still running (then it stays running and this is a new wait): that is
+        // settled by whichever comes next, another waking or the switch-in.
+        var alreadyWoken = ps.WokenWhileRunning && !preempted && !dead;
+        ps.State = dead ? RunState.Dead
+            : preempted ? RunState.Runnable
+            : alreadyWoken ? RunState.WokenBeforeSwitchOut : RunState.Blocked;
         ps.Woken = alreadyWoken;
         ps.WokenWhileRunning = false;
         ps.Since = t;
         ps.Cpu = Unknown;
-        if (ps.State == RunState.Runnable) BecameRunnable(prev, slot, t);
+        if (ps.State is RunState.Runnable or RunState.WokenBeforeSwitchOut) BecameRunnable(prev, slot, t);
         return slot;
     }
 
@@ -635,7 +655,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         var runnableSince = long.MinValue;
         switch (ns.State)
         {
-            case RunState.Runnable:
+            case RunState.Runnable or RunState.WokenBeforeSwitchOut:
                 runnableSince = ns.Since;
                 st.ReadyNs += Region.Overlap(ns.Since, t);
                 if (inRegion) st.ReadyLatency.Add(t - ns.Since);
@@ -672,6 +692,10 @@ public sealed class ThreadAccounting : IKernelEventSink
         }
         switch (ws.State)
         {
+            case RunState.WokenBeforeSwitchOut:
+                // A second waking: the first found it still running, and it has been waiting since its switch-out.
+                ws.State = RunState.Blocked;
+                goto case RunState.Blocked;
             case RunState.Blocked:
                 Charge(StatsOf(ws, slot, woken), ws, t);
                 goto case RunState.Unknown;

@@ -154,6 +154,13 @@ public sealed class RunTimeAgreementTests
         _output.WriteLine($"timemutex {scenario}: region {report.Region.DurationNs} ns, " +
             $"{oracle.SwitchLines} sched_switch lines, chain breaks: TraceLab {report.Capture.ChainBreaks}, oracle "
                 + $"{oracle.ChainBreaks}");
+        // The early-waking rule (docs/metrics.md#woken-before-switch-out) against the kernel's own order: each such
+        // sleep's sched_wakeup comes after its switch-out.
+        _output.WriteLine($"  sleeps woken before their switch-out: {oracle.EarlyWakings}, confirmed by a later "
+            + $"sched_wakeup: {oracle.EarlyWakingsConfirmed}");
+        if (oracle.EarlyWakingsConfirmed < oracle.EarlyWakings * 0.99)
+            failures.Add($"{scenario}: of {oracle.EarlyWakings} sleeps woken before their switch-out only "
+                + $"{oracle.EarlyWakingsConfirmed} had a sched_wakeup after it");
         double maxRelative = 0;
         foreach (var t in report.Threads)
         {

@@ -1,5 +1,6 @@
 using System.Globalization;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Waits;
 using TraceLab.Workloads;
 
 namespace TraceLab.IntegrationTests;
@@ -80,8 +81,13 @@ public sealed class SeedWorkloadCaptureTests
         // (found by the futex address the workload reported) with blocking waits and the receiver among its waiters.
         var lockAddress = Assert.Single(wi.Objects, o => o.Name == "lock").Address;
         // A private futex: named with the workload's pid (docs/metrics.md#lock-classification).
-        var lockObject =
-            Assert.Single(inside.Report.Convoys!.Objects, o => o.Object == $"futex {lockAddress} (pid {wi.Pid})");
+        var lockName = $"futex {lockAddress} (pid {wi.Pid})";
+        var lockObject = inside.Report.Convoys!.Objects.SingleOrDefault(o => o.Object == lockName);
+        Assert.True(lockObject is not null, $"{lockName} not among the lock objects ["
+            + string.Join(", ", inside.Report.Convoys.Objects.Select(o => o.Object)) + "]; left out as not a lock: "
+            + $"{inside.Report.Convoys.EventObjects}; receiver's waits by class: "
+            + string.Join(", ", (inside.Report.SectionOf(AnalysisReports.Of<WaitsReport>()) as WaitsSection)?.Threads
+                .FirstOrDefault(t => t.Tid == receiver.Tid)?.Ns ?? []));
         Assert.True(lockObject.BlockingWaits > 0, "no blocking waits on the lock");
         Assert.Contains(receiver.Tid, lockObject.Participants);
         var reportedReceiver = Assert.Single(inside.Report.Threads, t => t.Tid == receiver.Tid);

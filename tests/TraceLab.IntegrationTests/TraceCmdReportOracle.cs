@@ -13,9 +13,16 @@ namespace TraceLab.IntegrationTests;
 /// (chain break: an event on c is logged with a common_pid that is not the CPU's occupant); the interval then
 /// starts at the later of (a) the last event on c whose common_pid was the previous occupant and (b) the time the
 /// thread stopped running or, if it was blocked, was woken (docs/metrics.md#chain-break-repair: its last switch-out, or
-/// the sched_waking that ended its sleep; a waking while it runs or is already runnable changes nothing, because the
-/// kernel logs sched_waking before the sleeper's own switch-out when the two race). The previous occupant's interval
-/// ends at that same start. Intervals are clipped to [BEGIN, END].
+/// the sched_waking that ended its sleep). The previous occupant's interval ends at that same start. Intervals are
+/// clipped to [BEGIN, END].
+/// </para>
+/// <para>
+/// Woken before its switch-out: a sched_waking naming a thread that still runs, followed by its sleeping switch-out
+/// with no own event in between, ended that sleep (try_to_wake_up found it dequeued but still on its CPU): it is
+/// runnable from the switch-out, unless another sched_waking names it before its switch-in (then the first found it
+/// running, and it slept until the second). The kernel's own sched_wakeup, logged once the thread is back on a run
+/// queue and so never before its switch-out in the first case, counts how often the rule was right
+/// (<see cref="EarlyWakingsConfirmed"/> of <see cref="EarlyWakings"/>).
 /// </para>
 /// </summary>
 public sealed class TraceCmdReportOracle
@@ -74,6 +81,12 @@ public sealed class TraceCmdReportOracle
         public bool InFutex;
         /// <summary>Its current block began inside a futex call.</summary>
         public bool BlockedInFutex;
+        /// <summary>A sched_waking named it while it ran, and it has logged nothing of its own since.</summary>
+        public bool WokenWhileRunning;
+        /// <summary>Blocked after such a waking: runnable since the switch-out unless another waking comes.</summary>
+        public bool WokenEarly;
+        /// <summary>Woken early and a sched_wakeup for it has been seen since its switch-out.</summary>
+        public bool WakeupSeen;
 
         /// <summary>A repaired start can be no earlier than this.</summary>
         public long EarliestStart => RunningOn < 0 && State is Off.Runnable or Off.Blocked ? OffSince : long.MinValue;
@@ -96,6 +109,12 @@ public sealed class TraceCmdReportOracle
     public long SwitchLines { get; private set; }
     public long EventLines { get; private set; }
     public long ChainBreaks { get; private set; }
+    /// <summary>
+    /// Sleeps ended by a waking logged before their own switch-out (no other waking before the switch-in).
+    /// </summary>
+    public long EarlyWakings { get; private set; }
+    /// <summary>Of <see cref="EarlyWakings"/>, those with a sched_wakeup logged after the switch-out.</summary>
+    public long EarlyWakingsConfirmed { get; private set; }
     public long LastTimestamp { get; private set; }
     public IReadOnlyDictionary<int, ThreadResult> Threads => _results;
 
@@ -147,6 +166,7 @@ public sealed class TraceCmdReportOracle
             var rest = m.Groups["rest"].Value;
 
             Sighting(cpu, pid, t);
+            if (ev.StartsWith("sys_", StringComparison.Ordinal) && pid > 0) TaskOf(pid).WokenWhileRunning = false;
             switch (ev)
             {
                 case "sched_switch":
@@ -158,6 +178,8 @@ public sealed class TraceCmdReportOracle
                     {
                         var woken = IntField(rest, " pid=", lineNo);
                         var task = TaskOf(woken);
+                        if (task.RunningOn >= 0 && ev == "sched_waking") task.WokenWhileRunning = true;
+                        task.WokenEarly = false; // a second waking: the first found it running
                         if (task.RunningOn < 0 && task.State != Off.Runnable)
                         {
                             if (task.State == Off.Blocked && task.BlockedInFutex && woken > 0)
@@ -167,6 +189,12 @@ public sealed class TraceCmdReportOracle
                             task.OffSince = t;
                         }
                         if (ev == "sched_waking" && InRegion(t)) Result(woken).Wakings++;
+                        break;
+                    }
+                case "sched_wakeup":
+                    {
+                        var task = TaskOf(IntField(rest, " pid=", lineNo));
+                        if (task.WokenEarly) task.WakeupSeen = true;
                         break;
                     }
                 case "sched_migrate_task":
@@ -334,6 +362,9 @@ public sealed class TraceCmdReportOracle
             var dead = !preempted && (state.Contains('X') || state.Contains('Z'));
             task.State = preempted ? Off.Runnable : dead ? Off.Dead : Off.Blocked;
             task.BlockedInFutex = task.State == Off.Blocked && task.InFutex;
+            task.WokenEarly = task.State == Off.Blocked && task.WokenWhileRunning;
+            task.WakeupSeen = false;
+            task.WokenWhileRunning = false;
             task.OffSince = t;
             if (InRegion(t))
             {
@@ -350,6 +381,13 @@ public sealed class TraceCmdReportOracle
                 StopRunning(next, Math.Min(other.LastSeen, t));
                 other.Occupant = -1;
             }
+            if (task.RunningOn < 0 && task.State == Off.Blocked && task.WokenEarly)
+            {
+                task.State = Off.Runnable; // its waking came before its switch-out
+                EarlyWakings++;
+                if (task.WakeupSeen) EarlyWakingsConfirmed++;
+            }
+            task.WokenEarly = task.WokenWhileRunning = false;
             if (task.RunningOn < 0 && task.State == Off.Runnable && task.OffSince != long.MinValue)
                 Result(next).ReadyNs += Clip(task.OffSince, t);
             task.State = Off.Unknown;

@@ -71,6 +71,11 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
         public long PieceStart;
         public bool OffCpu;
         public bool Blocked;
+        /// <summary>
+        /// Off CPU after a waking logged before its switch-out (ThreadAccounting.IsWokenBeforeSwitchOut): runnable
+        /// from the switch-out, unless another waking comes first (then it was blocked until that one).
+        /// </summary>
+        public bool WokenEarly;
         public long WokenAt;
         public long CpuNs, BlockedNs, ReadyNs;
         /// <summary>
@@ -115,7 +120,7 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
         f.WentOffCpu = false;
         f.Key = e.HasSyscallNumber ? e.SyscallNumber : e.SyscallAddress;
         f.EnterTs = f.PieceStart = t;
-        f.OffCpu = f.Blocked = false;
+        f.OffCpu = f.Blocked = f.WokenEarly = false;
         f.CpuNs = f.BlockedNs = f.ReadyNs = 0;
     }
 
@@ -146,7 +151,10 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
                 p.CpuNs += _region.Overlap(p.PieceStart, t);
                 p.OffCpu = true;
                 p.WentOffCpu = true;
-                p.Blocked = !TaskState.IsPreempted(e.PrevState);
+                // Woken before its switch-out: runnable from here (ready) unless another waking says otherwise.
+                var preempted = TaskState.IsPreempted(e.PrevState);
+                p.WokenEarly = !preempted && _accounting.IsWokenBeforeSwitchOut(prevSlot);
+                p.Blocked = !preempted && !p.WokenEarly;
                 p.PieceStart = p.WokenAt = t;
             }
         }
@@ -159,10 +167,13 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
     private void OnWaking(in KernelEvent e, int wokenSlot)
     {
         var t = e.Timestamp;
-        if (e.WokenTid > 0 && _inFlight.Find(wokenSlot) is { Active: true } w && w.OffCpu && w.Blocked)
+        if (e.WokenTid <= 0 || _inFlight.Find(wokenSlot) is not { Active: true, OffCpu: true } w) return;
+        // Blocked, or presumed runnable since a switch-out that followed an earlier waking: a waking now shows the
+        // earlier one found it still running, and it was blocked until now.
+        if (w.Blocked || w.WokenEarly)
         {
             w.BlockedNs += _region.Overlap(w.PieceStart, t);
-            w.Blocked = false;
+            w.Blocked = w.WokenEarly = false;
             w.PieceStart = t;
         }
     }
@@ -171,7 +182,7 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
     {
         if (f.Blocked) f.BlockedNs += _region.Overlap(f.PieceStart, t);
         else f.ReadyNs += _region.Overlap(f.PieceStart, t);
-        f.OffCpu = f.Blocked = false;
+        f.OffCpu = f.Blocked = f.WokenEarly = false;
         f.PieceStart = t;
     }
 

@@ -76,6 +76,11 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
         public ThreadRunState State;
         public long Since;
         public int Cpu = -1;
+        /// <summary>
+        /// Runnable because a waking came before its sleeping switch-out (ThreadAccounting.IsWokenBeforeSwitchOut);
+        /// a waking before its switch-in turns the open segment back into a blocked one.
+        /// </summary>
+        public bool WokenEarly;
     }
 
     /// <summary>
@@ -119,8 +124,14 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
                 if (e.PrevTid > 0 && (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0)
                     Gone(e.PrevTid, t); // it exited: no more row time
                 else if (e.PrevTid > 0)
+                {
+                    var slot = _slots.SlotOf(e.PrevTid);
+                    var wokenEarly = !TaskState.IsPreempted(e.PrevState) && _accounting.IsWokenBeforeSwitchOut(slot);
                     Enter(e.PrevTid,
-                        TaskState.IsPreempted(e.PrevState) ? ThreadRunState.Runnable : ThreadRunState.Blocked, t, -1);
+                        TaskState.IsPreempted(e.PrevState) || wokenEarly ? ThreadRunState.Runnable
+                            : ThreadRunState.Blocked, t, -1);
+                    State(e.PrevTid).WokenEarly = wokenEarly;
+                }
                 if (e.NextTid > 0) Enter(e.NextTid, ThreadRunState.Running, t, e.Cpu);
                 break;
             case KernelEventKind.Waking or KernelEventKind.WakeupNew:
@@ -128,6 +139,8 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
                     var woken = e.WokenTid;
                     if (woken <= 0) break;
                     var s = State(woken);
+                    // A second waking: the first found it still running, and it has been blocked since its switch-out.
+                    if (s.WokenEarly) s.State = ThreadRunState.Blocked;
                     // already running or runnable: nothing changes
                     if (s.Known && s.State != ThreadRunState.Blocked) break;
                     Enter(woken, ThreadRunState.Runnable, t, -1);
@@ -186,6 +199,7 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
         var s = State(tid);
         if (s.Known) Close(tid, s, t);
         s.Known = true;
+        s.WokenEarly = false;
         s.State = state;
         s.Since = t;
         s.Cpu = cpu;

@@ -53,6 +53,15 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         public LockObject Obj;
         public bool Blocked;
         public long BlockTs;
+        /// <summary>A waking logged while it was not blocked, since its last switch: its source and waker.</summary>
+        public bool HasEarly;
+        public WakeSource EarlySource;
+        public int EarlyWaker;
+        /// <summary>
+        /// Blocked after such a waking (ThreadAccounting.IsWokenBeforeSwitchOut decides): switched in with no other
+        /// waking first, that waking ended the wait at once.
+        /// </summary>
+        public bool WokenEarly;
         public bool Uninterruptible;
         public int Reason = -1;
         public WaitCall BlockCall;
@@ -113,7 +122,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags) || !e.HasSyscallNumber) return;
         SawSyscalls = true;
         var t = _threads.At(slots.Pid, e.Pid);
-        if (t.Blocked) EndBlocked(t, e.Timestamp, WakeSource.None, 0);
+        if (t.Blocked) BackOnCpu(t, e.Timestamp);
         if (t.Pending) Settle(t, false, 0);
         t.InCall = true;
         t.Nr = e.SyscallNumber;
@@ -133,7 +142,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     {
         if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
         if (_threads.Find(slots.Pid) is not { } t) return;
-        if (t.Blocked) EndBlocked(t, e.Timestamp, WakeSource.None, 0);
+        if (t.Blocked) BackOnCpu(t, e.Timestamp);
         if (t.Pending) Settle(t, t.InCall, e.SyscallResult);
         t.InCall = false;
     }
@@ -154,20 +163,47 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
             t.Reason = e.HasPrevWaitReason ? e.PrevWaitReason : -1;
             t.BlockCall = t.InCall ? t.Call : WaitCall.None;
             t.BlockObj = t.InCall ? t.Obj : default;
+            t.WokenEarly = t.HasEarly && _accounting.IsWokenBeforeSwitchOut(slots.Prev);
+            t.HasEarly = false;
             if (t.BlockCall == WaitCall.FutexWait)
             {
                 _waitersOf.Add((t.BlockObj, prev));
                 if (t.BlockObj.Process == 0) _sharedWaiters.Add(prev);
             }
         }
-        if (e.NextTid > 0 && _threads.Find(slots.Next) is { Blocked: true } n) EndBlocked(n, ts, WakeSource.None, 0);
+        if (e.NextTid > 0 && _threads.Find(slots.Next) is { } n)
+        {
+            if (n.Blocked) BackOnCpu(n, ts);
+            n.HasEarly = false;
+        }
+    }
+
+    /// <summary>
+    /// Running again with no waking logged since its switch-out: a waking logged while it still ran ended the wait
+    /// at its start (0 ns); without one, the wait lasted until now and its waker is unknown.
+    /// </summary>
+    private void BackOnCpu(WaitThread t, long ts)
+    {
+        if (t.WokenEarly) EndBlocked(t, t.BlockTs, t.EarlySource, t.EarlyWaker);
+        else EndBlocked(t, ts, WakeSource.None, 0);
+        t.WokenEarly = false;
     }
 
     /// <inheritdoc/>
     public void OnWaking(in KernelEvent e, in EventSlots slots)
     {
-        if (e.WokenTid <= 0 || _threads.Find(slots.Woken) is not { Blocked: true } t) return;
+        if (e.WokenTid <= 0) return;
+        var t = _threads.At(slots.Woken, e.WokenTid);
         var (source, waker) = SourceOf(e, slots.Pid, t.Tid);
+        if (!t.Blocked)
+        {
+            // Still on its CPU: this may be the waking of the wait it is about to switch out for (OnSwitch).
+            t.HasEarly = true;
+            t.EarlySource = source;
+            t.EarlyWaker = waker;
+            return;
+        }
+        t.WokenEarly = false;
         EndBlocked(t, e.Timestamp, source, waker);
     }
 
@@ -188,7 +224,8 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         var ns = _region.Overlap(t.BlockTs, end);
         t.Pending = true;
         t.PendingNs = ns;
-        t.PendingWaits = ns > 0 ? 1 : 0;
+        // A wait its waking ended before it left the CPU is 0 ns long but still a wait.
+        t.PendingWaits = ns > 0 || (end == t.BlockTs && _region.Contains(end)) ? 1 : 0;
         t.PendingSource = source;
         t.PendingWaker = waker;
         // Only futex and semaphore waits read the syscall's result; the rest are settled now.
@@ -238,7 +275,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         _completed = true;
         foreach (var (_, t) in _threads.InOrder)
         {
-            if (t.Blocked) EndBlocked(t, end, WakeSource.None, 0);
+            if (t.Blocked) BackOnCpu(t, end);
             if (t.Pending) Settle(t, false, 0);
         }
         foreach (var ((tid, obj, waker, source), (ns, waits)) in _futexWaits.OrderBy(p => p.Key.Tid))

@@ -142,11 +142,12 @@ public sealed class ThreadAccountingPingPongTests
     }
 
     [Fact]
-    public void Etw_ready_thread_logged_before_the_switch_out_makes_the_thread_runnable_not_blocked()
+    public void A_waking_logged_before_the_switch_out_makes_the_thread_runnable_not_blocked()
     {
-        // ETW: B readies A at 100 while A is still on CPU; A's CSwitch out (Waiting, UserRequest) follows at 105;
-        // A is switched in at 130. A waited 0 and was ready 105 → 130. On Linux (no wait reason) the same order means
-        // A stayed running after the wakeup, so its later block is a wait.
+        // B wakes A at 100 while A is still on CPU; A's switch-out (sleeping) follows at 105; A is switched in at 130.
+        // ETW logs ReadyThread before the readied thread's CSwitch (the wait reason says so); Linux's waker CPU can log
+        // sched_waking before the sleeper's CPU logs sched_switch (try_to_wake_up found it dequeued, still on CPU).
+        // Either way A waited 0 and was ready 105 → 130.
         const int A = 1, B = 2, UserRequest = 6;
         KernelEvent[] Trace(int reason) =>
         [
@@ -159,6 +160,25 @@ public sealed class ThreadAccountingPingPongTests
         var etw = EventScript.Run(Trace(UserRequest)).Threads[A];
         Assert.Equal((0L, 25L), (etw.WaitNs, etw.ReadyNs));
         var linux = EventScript.Run(Trace(-1)).Threads[A];
-        Assert.Equal((25L, 0L), (linux.WaitNs, linux.ReadyNs));
+        Assert.Equal((0L, 25L), (linux.WaitNs, linux.ReadyNs));
+        Assert.Equal(1, linux.ReadyLatency.Count);
+    }
+
+    [Fact]
+    public void On_linux_a_second_waking_after_the_switch_out_shows_the_first_found_the_thread_still_running()
+    {
+        // B wakes A at 100 while A runs (A's futex wait returned at once), A goes on and sleeps again at 105; the
+        // waking at 120 ends that new wait; A runs at 130: wait 105 → 120, ready 120 → 130.
+        const int A = 1, B = 2;
+        var a = EventScript.Run(
+        [
+            KernelEvent.Switch(0, 0, 0, 120, TaskState.Running, A, 120),
+            KernelEvent.Switch(0, 1, 0, 120, TaskState.Running, B, 120),
+            KernelEvent.Waking(100, 1, B, A, 0),
+            KernelEvent.Switch(105, 0, A, 120, TaskState.Interruptible, 0, 120),
+            KernelEvent.Waking(120, 1, B, A, 0),
+            KernelEvent.Switch(130, 0, 0, 120, TaskState.Running, A, 120),
+        ]).Threads[A];
+        Assert.Equal((15L, 10L), (a.WaitNs, a.ReadyNs));
     }
 }

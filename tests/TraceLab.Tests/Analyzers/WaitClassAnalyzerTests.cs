@@ -159,6 +159,44 @@ public sealed class WaitClassAnalyzerTests
     }
 
     /// <summary>
+    /// B's release wakes A between A's dequeue and A's logged switch-out (the waker's CPU logs sched_waking first,
+    /// as on real traces of a contended mutex): A's wait is a lock wait of 0 ns, ended by B, and the mutex stays a
+    /// lock. With a second waking after the switch-out the first one found A still running: A then waited until
+    /// the second, 2100 → 3100.
+    /// </summary>
+    [Theory]
+    [InlineData(false, 0L)]
+    [InlineData(true, 1000L)]
+    public void A_waking_logged_before_the_switch_out_ends_that_wait(bool secondWaking, long ns)
+    {
+        List<KernelEvent> events =
+        [
+            In(1000, A), In(1000, B),
+            KernelEvent.SyscallEnter(2000, 0, A, LinuxSyscalls.Futex, Mutex, FutexWait, 2),
+            Sys(2050, B, LinuxSyscalls.Futex, Mutex, FutexWake),
+            KernelEvent.Waking(2090, 1, B, A, 0),
+            Out(2100, A),
+            Ret(2150, B, LinuxSyscalls.Futex),
+        ];
+        if (secondWaking)
+        {
+            events.Add(Sys(3000, B, LinuxSyscalls.Futex, Mutex, FutexWake));
+            events.Add(KernelEvent.Waking(3100, 1, B, A, 0));
+        }
+        events.AddRange([In(3300, A), Ret(3400, A, LinuxSyscalls.Futex), Out(4000, B, R)]);
+        var accounting = new ThreadAccounting();
+        var waits = new WaitClassAnalyzer(accounting);
+        var pass = new AnalysisPass(accounting, waits);
+        foreach (var e in events) pass.OnEvent(e);
+        pass.Complete();
+        var a = waits.Threads[A];
+        Assert.Equal((ns, 1L), (a.Ns(WaitClass.Lock), a.Waits(WaitClass.Lock)));
+        Assert.Equal(ns, a.TotalNs);
+        Assert.Equal(accounting.Threads[A].WaitNs, a.TotalNs);
+        Assert.False(waits.IsNotALock(new LockObject(LockObjectKind.Futex, Mutex, LockObject.PerProcess)));
+    }
+
+    /// <summary>
     /// A wake chain whose waiters wait mostly for something other than a lock (C, a pool worker parked on a
     /// condition) is not a lock; one whose waiters are the mutex's A and B is.
     /// </summary>
