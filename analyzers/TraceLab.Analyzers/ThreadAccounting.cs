@@ -69,7 +69,6 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     private SlotTable<ThreadState> _states = new(static (_, _) => new ThreadState());
     private SlotTable<ThreadStats> _stats = new(static (tid, _) => new ThreadStats(tid));
-    private readonly Dictionary<int, int> _parent = new();
     private CpuState[] _cpus = [];
     private ISchedulingObserver[] _observers = [];
     /// <summary>The observer when there is exactly one (the usual case): called without a loop.</summary>
@@ -93,114 +92,13 @@ public sealed class ThreadAccounting : IKernelEventSink
     public long FirstTimestamp { get; private set; } = long.MaxValue;
     public long LastTimestamp { get; private set; } = long.MinValue;
 
-    /// <summary>Thread → the task that forked it (from sched_process_fork).</summary>
-    public IReadOnlyDictionary<int, int> Parents => _parent;
-
-    private readonly HashSet<int> _execed = [];
-    private readonly HashSet<int> _forkedProcesses = [];
-    /// <summary>Bumped by every exec, fork and marker: what <see cref="KnownProcessOf"/> reads changed.</summary>
-    private int _lineageVersion = 1;
-    /// <summary>Per slot, <see cref="KnownProcessOf"/> as of a <see cref="_lineageVersion"/> (0: never).</summary>
-    private (int Version, int Process)[] _knownProcess = [];
-    private readonly Dictionary<int, long> _born = [];
-    private readonly Dictionary<int, long> _ended = [];
-
-    /// <summary>When each thread created in the trace was forked (its fork event's timestamp).</summary>
-    public IReadOnlyDictionary<int, long> Born => _born;
-    /// <summary>When each thread that exited in the trace did (its exit event's timestamp).</summary>
-    public IReadOnlyDictionary<int, long> Ended => _ended;
-
-    /// <summary>Threads that exec'd a program: each is its process's leader (its tid is the pid).</summary>
-    public IReadOnlySet<int> Execed => _execed;
-
     /// <summary>
-    /// Tasks whose creation event said they are a new process (task_newtask without CLONE_THREAD, perf FORK with
-    /// pid = tid): each leads its own process from its creation on, exec or not.
+    /// Which process each thread belongs to (the one place that answers it): fed by this pass's creation, exec, exit
+    /// and marker events.
     /// </summary>
-    public IReadOnlySet<int> ForkedProcesses => _forkedProcesses;
+    public ProcessLineage Lineage { get; }
 
-    /// <summary>
-    /// The process a thread belongs to, as far as the trace says so far: TraceLab's TRACELAB_THREADS listing; a
-    /// thread created as a process (its creation event says so), a thread that exec'd, a target pid or the workload's
-    /// marker thread is a process leader; otherwise the process of the thread that created it (a forked child whose
-    /// creation event does not say what it is counts as its parent's process until listed). A thread with no known
-    /// creator is its own process.
-    /// </summary>
-    public int ProcessOf(int tid) => KnownProcessOf(tid) is var p and > 0 ? p : CreationRoot(tid);
-
-    /// <summary>
-    /// The first creator up <paramref name="tid"/>'s creation chain whose own creator is not in the trace: the
-    /// process of a chain nothing identifies (a trace with sched_process_fork only, where a new thread and a forked
-    /// child look alike), so threads created in the trace join their creator's process as documented.
-    /// </summary>
-    private int CreationRoot(int tid)
-    {
-        var cur = tid;
-        for (var depth = 0; depth < 64 && _parent.TryGetValue(cur, out var parent) && parent > 0; depth++) cur = parent;
-        return cur;
-    }
-
-    /// <summary>
-    /// A per-process lock object (private futex, fd) scoped to <paramref name="tid"/>'s process when the trace
-    /// identifies it; otherwise, and for system-wide objects, unchanged (docs/metrics.md#lock-classification).
-    /// </summary>
-    public Locks.LockObject Scoped(Locks.LockObject obj, int tid) =>
-        obj.Process != Locks.LockObject.PerProcess ? obj
-        : tid > 0 ? Scoped(obj, tid, Slots.SlotOf(tid))
-        : WithProcess(obj, KnownProcessOf(tid));
-
-    /// <summary>
-    /// <see cref="Scoped(Locks.LockObject, int)"/> of a thread (tid &gt; 0) whose <see cref="Slots"/> slot the caller
-    /// holds: one lookup less on every lock syscall.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal Locks.LockObject Scoped(Locks.LockObject obj, int tid, int slot) =>
-        obj.Process == Locks.LockObject.PerProcess ? WithProcess(obj, CachedKnownProcessOf(tid, slot)) : obj;
-
-    private static Locks.LockObject WithProcess(Locks.LockObject obj, int process) =>
-        process > 0 ? obj with { Process = process } : obj;
-
-    /// <summary>
-    /// <see cref="KnownProcessOf"/> of a thread, remembered per slot until an exec, a fork or a marker (the only
-    /// events that change what it reads) bumps <see cref="_lineageVersion"/>: a lock syscall would otherwise walk
-    /// the creation chain through several hashed lookups, on every lock operation.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int CachedKnownProcessOf(int tid, int slot)
-    {
-        var cache = _knownProcess;
-        return (uint)slot < (uint)cache.Length && cache[slot].Version == _lineageVersion
-            ? cache[slot].Process
-            : CacheKnownProcessOf(slot, tid);
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private int CacheKnownProcessOf(int slot, int tid)
-    {
-        if (slot >= _knownProcess.Length)
-            Array.Resize(ref _knownProcess, Math.Max(slot + 1, Math.Max(16, _knownProcess.Length * 2)));
-        var process = KnownProcessOf(tid);
-        _knownProcess[slot] = (_lineageVersion, process);
-        return process;
-    }
-
-    /// <summary>
-    /// <see cref="ProcessOf"/> when the trace identifies the process (a listing, an exec, a target or marker pid up
-    /// the creation chain); 0 when it does not (threads that predate a capture made by another tool).
-    /// </summary>
-    public int KnownProcessOf(int tid)
-    {
-        var cur = tid;
-        for (var depth = 0; depth < 64; depth++)
-        {
-            if (Region.ProcessOfThread.TryGetValue(cur, out var listed)) return listed;
-            if (_forkedProcesses.Contains(cur) || _execed.Contains(cur) || cur == Region.MarkerTid
-                || Region.TargetPids.Contains(cur)) return cur;
-            if (!_parent.TryGetValue(cur, out var parent) || parent <= 0) return 0;
-            cur = parent;
-        }
-        return 0;
-    }
+    public ThreadAccounting() => Lineage = new ProcessLineage(Region);
 
     public IReadOnlyDictionary<int, ThreadStats> Threads => _stats.ByTid;
 
@@ -270,7 +168,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     internal bool OnEvidenceOnly(in KernelEvent e, out EventSlots slots)
     {
         var t = e.Timestamp;
-        if (e.Kind == KernelEventKind.Exec && e.Pid > 0 && _execed.Add(e.Pid)) _lineageVersion++;
+        if (e.Kind == KernelEventKind.Exec) Lineage.OnExec(e.Pid);
         See(t);
         // Fast path: an evidence-only event of the thread this CPU already runs moves its last-seen time, nothing else.
         var cpus = _cpus;
@@ -399,19 +297,13 @@ public sealed class ThreadAccounting : IKernelEventSink
                 if (e.MigratingTid != 0 && Region.Contains(t)) Stats(e.MigratingTid).Migrations++;
                 break;
             case KernelEventKind.Fork:
-                _lineageVersion++;
-                _parent[e.ChildTid] = e.ParentTid;
-                _born[e.ChildTid] = t;
-                // Unknown (sched_process_fork after task_newtask, or an older trace) keeps what is known; a reused
-                // tid is told again by its own creation event.
-                if (e.ChildKind == ForkChild.Process) _forkedProcesses.Add(e.ChildTid);
-                else if (e.ChildKind == ForkChild.Thread) _forkedProcesses.Remove(e.ChildTid);
+                Lineage.OnFork(e.ParentTid, e.ChildTid, e.ChildKind, t);
                 break;
             case KernelEventKind.Exit:
-                if (e.ExitingTid > 0) _ended[e.ExitingTid] = t;
+                Lineage.OnExit(e.ExitingTid, t);
                 break;
             case KernelEventKind.Marker:
-                _lineageVersion++;
+                Lineage.OnMarker();
                 if (e.MarkerText is not null && Region.OnMarker(e.MarkerText, t, e.Pid)) OnRegionBegin();
                 break;
             default:
@@ -751,20 +643,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         return silent;
     }
 
-    /// <summary>The threads that descend (by fork) from <paramref name="rootPid"/>, including it.</summary>
-    public IReadOnlyList<int> Descendants(int rootPid)
-    {
-        var result = new List<int>();
-        foreach (var tid in _stats.ByTid.Keys.Union(_parent.Keys).Distinct())
-        {
-            var cur = tid;
-            for (var depth = 0; depth < 64; depth++)
-            {
-                if (cur == rootPid) { result.Add(tid); break; }
-                if (!_parent.TryGetValue(cur, out cur)) break;
-            }
-        }
-        result.Sort();
-        return result;
-    }
+    /// <summary>The threads seen or created in the trace that descend (by fork) from <paramref name="rootPid"/>,
+    /// including it.</summary>
+    public IReadOnlyList<int> Descendants(int rootPid) => Lineage.Descendants(rootPid, _stats.ByTid.Keys);
 }

@@ -60,16 +60,18 @@ public sealed class RestOfSystemSection
 }
 
 /// <summary>
-/// Groups the trace's threads into processes (<see cref="ProcessGrouping"/>) and ranks them: time blocked in lock
-/// waits (the wait classification, when it ran), then time in lock objects' queues until handed the lock, then
+/// Groups the trace's threads into processes (<see cref="ProcessLineage.ReportedProcessOf"/>) and ranks them: time
+/// blocked in lock waits (the wait classification, when it ran), then time in lock objects' queues until handed the
+/// lock, then
 /// ready time, then pid.
 /// </summary>
 public static class ProcessesReport
 {
-    public static List<ProcessSummary> Build(AnalysisSession analyses, ProcessGrouping grouping, ThreadTable names,
+    public static List<ProcessSummary> Build(AnalysisSession analyses, ThreadTable names,
         IReadOnlySet<int> targetTids, RunSection? run, int targetPid)
     {
         var accounting = analyses.Accounting;
+        var lineage = accounting.Lineage;
         var convoy = analyses.Convoys;
         var kernel = analyses.Kernel;
         var waits = analyses.AnalyzerOf(WaitClassAnalyzer.Analysis) as WaitClassAnalyzer;
@@ -77,7 +79,7 @@ public static class ProcessesReport
         foreach (var (tid, s) in accounting.Threads)
         {
             if (tid <= 0 || s.RunNs + s.ReadyNs + s.WaitNs == 0 && !targetTids.Contains(tid)) continue;
-            var pid = grouping.ProcessOf(tid);
+            var pid = lineage.ReportedProcessOf(tid, names);
             if (!groups.TryGetValue(pid, out var list)) groups[pid] = list = [];
             list.Add(tid);
         }
@@ -88,19 +90,19 @@ public static class ProcessesReport
                 : g.Value.Sum(t => convoy.Threads.TryGetValue(t, out var c) ? c.QueueWait.Sum : 0);
             var lockBlocked = kernel is null ? 0
                 : g.Value.Sum(t => kernel.Threads.TryGetValue(t, out var k) ? LockSyscalls.BlockedNs(k) : 0);
-            var kernelThreads = g.Key == ProcessGrouping.KernelThreadsPid
-                && g.Value.Any(grouping.IsKernelThread);
+            var kernelThreads = g.Key == ProcessLineage.KernelThreadsPid
+                && g.Value.Any(t => lineage.IsKernelThread(t, names));
             int? parent = kernelThreads ? null
-                : accounting.Parents.TryGetValue(g.Key, out var p) && p > 0 ? grouping.ProcessOf(p) : null;
+                : lineage.Parents.TryGetValue(g.Key, out var p) && p > 0 ? lineage.ReportedProcessOf(p, names) : null;
             return new ProcessSummary
             {
                 Pid = g.Key,
-                Name = kernelThreads ? ProcessGrouping.KernelThreadsName : NameOf(g.Key, g.Value, names),
+                Name = kernelThreads ? ProcessLineage.KernelThreadsName : NameOf(g.Key, g.Value, names),
                 CommandLine = g.Key == targetPid ? run?.Command : null,
                 ParentPid = parent,
-                StartNs = accounting.Born.TryGetValue(g.Key, out var b) ? b
+                StartNs = lineage.Born.TryGetValue(g.Key, out var b) ? b
                     : accounting.Region.ProcessStarts.TryGetValue(g.Key, out var listed) ? listed : null,
-                EndNs = accounting.Ended.TryGetValue(g.Key, out var e) ? e : null,
+                EndNs = lineage.Ended.TryGetValue(g.Key, out var e) ? e : null,
                 ThreadCount = g.Value.Count,
                 RunNs = stats.Sum(s => s.RunNs),
                 ReadyNs = stats.Sum(s => s.ReadyNs),

@@ -42,9 +42,9 @@ public static class ReportBuilder
         var fromTargetMarkers = pidOverride is null && workload is null && region.MarkerTid == 0
             && region.TargetPids.Count > 0;
         IReadOnlyList<int> targets = fromTargetMarkers ? region.TargetPids : pid > 0 ? [pid] : [];
-        var grouping = new ProcessGrouping(accounting, names);
+        var lineage = accounting.Lineage;
         // TraceLab's own processes (a trace it recorded names them) are in no list, ranking or section.
-        var self = SelfExclusion.Of(region, grouping, targets);
+        var self = SelfExclusion.Of(lineage, names, region, targets);
         var tids = SelectThreads(accounting, names, workload, targets).Where(t => !self.Excludes(t)).ToList();
         if (pid == 0 && targets.Count == 0)
             warnings.Add("no target process (no markers, no workload result, no --pid): the report opens with the " +
@@ -63,10 +63,11 @@ public static class ReportBuilder
 
         var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
         var reused = analyses.Instances.ReusedTids;
-        var threads = tids.Select(tid => Thread(tid, pid, grouping.ProcessOf(tid), names, accounting.Stats(tid),
+        var threads =
+            tids.Select(tid => Thread(tid, pid, lineage.ReportedProcessOf(tid, names), names, accounting.Stats(tid),
             byTid.GetValueOrDefault(tid), reused, accounting)).ToList();
         var (processes, selfCost) =
-            self.Split(ProcessesReport.Build(analyses, grouping, names, tids.ToHashSet(), run, pid));
+            self.Split(ProcessesReport.Build(analyses, names, tids.ToHashSet(), run, pid));
         // A workload measures itself; a program TraceLab ran is measured by TraceLab (the run section).
         var times = workload?.Process ?? run?.Rusage;
         var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
@@ -173,8 +174,8 @@ public static class ReportBuilder
             Tid = tid,
             KernelTid = reused ? kernelTid : null,
             Instance = reused ? ThreadIds.Instance(tid) : null,
-            StartNs = reused && accounting.Born.TryGetValue(tid, out var born) ? born : null,
-            EndNs = reused && accounting.Ended.TryGetValue(tid, out var ended) ? ended : null,
+            StartNs = reused && accounting.Lineage.Born.TryGetValue(tid, out var born) ? born : null,
+            EndNs = reused && accounting.Lineage.Ended.TryGetValue(tid, out var ended) ? ended : null,
             Pid = process,
             Name = names.NameOf(tid),
             Role = tid == pid ? "main" : w is not null ? w.Role ?? $"worker {w.Index}" : null,

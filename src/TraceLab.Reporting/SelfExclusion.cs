@@ -1,5 +1,6 @@
 using System.Globalization;
 using TraceLab.Analyzers;
+using TraceLab.Core;
 
 namespace TraceLab.Reporting;
 
@@ -30,13 +31,13 @@ public sealed class SelfCostSection
 public sealed class SelfExclusion
 {
     private readonly HashSet<int> _pids;
-    private readonly ProcessGrouping? _grouping;
+    private readonly Func<int, int>? _processOf;
 
-    private SelfExclusion(IReadOnlyList<int> pids, ProcessGrouping? grouping)
+    private SelfExclusion(IReadOnlyList<int> pids, Func<int, int>? processOf)
     {
         Pids = pids;
         _pids = [.. pids];
-        _grouping = grouping;
+        _processOf = processOf;
     }
 
     /// <summary>Excludes nothing.</summary>
@@ -46,17 +47,18 @@ public sealed class SelfExclusion
     /// TraceLab's processes as the trace's marker names them, less any the report is explicitly about
     /// (<paramref name="targets"/>: `analyze --pid` on TraceLab's own pid reports on it).
     /// </summary>
-    public static SelfExclusion Of(MeasuredRegion region, ProcessGrouping grouping, IReadOnlyList<int> targets)
+    public static SelfExclusion Of(ProcessLineage lineage, ThreadTable names, MeasuredRegion region,
+        IReadOnlyList<int> targets)
     {
         var pids = region.SelfPids.Where(p => !targets.Contains(p)).ToList();
-        return pids.Count == 0 ? None : new SelfExclusion(pids, grouping);
+        return pids.Count == 0 ? None : new SelfExclusion(pids, tid => lineage.ReportedProcessOf(tid, names));
     }
 
     /// <summary>The excluded processes; empty when nothing is excluded.</summary>
     public IReadOnlyList<int> Pids { get; }
 
     /// <summary>True when <paramref name="tid"/> is a thread of one of TraceLab's processes.</summary>
-    public bool Excludes(int tid) => _grouping is not null && _pids.Contains(_grouping.ProcessOf(tid));
+    public bool Excludes(int tid) => _processOf is not null && _pids.Contains(_processOf(tid));
 
     /// <summary>
     /// Splits the ranked processes into the ones the report is about (order kept) and TraceLab's cost; the cost is

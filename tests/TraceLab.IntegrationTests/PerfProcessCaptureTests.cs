@@ -71,7 +71,7 @@ public sealed class PerfProcessCaptureTests
         Assert.Equal(sysbenchTids.Where(t => report.Threads.Any(r => r.Tid == t)), reported);
         Assert.True(process.ThreadCount >= 4, $"{process.ThreadCount} threads in sysbench's process");
         // Every user thread is reported under perf's pid (kernel threads are one group, pid 2).
-        var wrong = report.Threads.Where(t => t.Pid != ProcessGrouping.KernelThreadsPid
+        var wrong = report.Threads.Where(t => t.Pid != ProcessLineage.KernelThreadsPid
             && perfPid.TryGetValue(t.Tid, out var pid) && pid != t.Pid).Select(t => $"{t.Tid}: {t.Pid}").ToList();
         Assert.True(wrong.Count == 0, "threads under another process than perf's: " + string.Join("; ", wrong));
     }

@@ -198,7 +198,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
         t.BlockedInSyscall = t.Woken = false;
         t.BehindCountedUntil = long.MinValue;
         t.Op = LockOperation.Classify(e, out var obj);
-        t.Obj = _accounting.Scoped(obj, e.Pid, slot);
+        t.Obj = _accounting.Lineage.Scoped(obj, e.Pid, slot);
         if (t.Op == LockOpKind.None) return;
         t.FirstOpAfterDesched = t.DeschedStart != None && t.DeschedStart > t.LastLockOpEnter;
         t.LastLockOpEnter = e.Timestamp;

@@ -225,7 +225,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         var kind = LockOperation.Classify(e, out var obj);
         // A per-process object whose process the trace does not identify stays keyed by its number alone (as
         // before processes were told apart): threads of one unidentified process must still meet on it.
-        obj = _accounting.Scoped(obj, e.Pid, t.Slot);
+        obj = _accounting.Lineage.Scoped(obj, e.Pid, t.Slot);
         Running(t, e.Pid, e.Timestamp);
         if (kind != LockOpKind.None)
         {
@@ -335,8 +335,8 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         if (!SawLockSyscalls && b.Op == LockOpKind.None && b.Blocked && giver > 0
             && LockOperation.IsLockWaitReason(b.BlockWaitReason))
         {
-            var process = ProcessOf(woken);
-            if (process == ProcessOf(giver))
+            var process = _accounting.Lineage.ProcessOf(woken);
+            if (process == _accounting.Lineage.ProcessOf(giver))
             {
                 b.Obj = new LockObject(LockObjectKind.Inferred, process);
                 Woke(b, giver, pidSlot, e.Timestamp, b.BlockTs);
@@ -356,9 +356,6 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         b.Ran = !b.OffCpuInOp && !b.Blocked;
         b.RunTs = ts;
     }
-
-    // Inference keeps its own, simpler notion (the creating thread), which ETW's fork events also fit.
-    private int ProcessOf(int tid) => _accounting.Parents.TryGetValue(tid, out var p) && p > 0 ? p : tid;
 
     private void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
     {

@@ -71,7 +71,7 @@ internal sealed class WakeChainTracker
     {
         var t = _threads.At(slot, e.Pid);
         Running(t, e.Timestamp);
-        if (!WakeChainWaits.IsWait(e, _accounting.ProcessOf(e.Pid), out var op, out var obj)) return;
+        if (!WakeChainWaits.IsWait(e, _accounting.Lineage.ProcessOf(e.Pid), out var op, out var obj)) return;
         t.InWait = true;
         t.Blocked = false;
         t.Syscall = obj.Syscall;
@@ -161,7 +161,7 @@ internal sealed class WakeChainTracker
     private int ProgramOf(ChainThread t, int tid)
     {
         if (t.Program != 0) return t.Program;
-        var process = _accounting.ProcessOf(tid);
+        var process = _accounting.Lineage.ProcessOf(tid);
         var names = _accounting.Names;
         if (names is not null && (names.TryGetName(process, out var name) || names.TryGetName(tid, out name)))
         {
@@ -178,7 +178,8 @@ internal sealed class WakeChainTracker
         _keys[(program, syscall, operation)] = key;
         var programName = _programs.FirstOrDefault(p => p.Value == program).Key
             ?? "process " + (-program).ToString(System.Globalization.CultureInfo.InvariantCulture);
-        var peers = _accounting.ProcessOf(woken) == _accounting.ProcessOf(giver) ? "threads" : "processes";
+        var peers =
+            _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver) ? "threads" : "processes";
         var name = $"{WakeChainWaits.Describe(syscall, operation)} waits in {programName} released by peer " +
             $"{peers} (wake chain)";
         _objects.Add(_convoys.ChainObject(LockObjectOf(key), name, MaxHoldNs));

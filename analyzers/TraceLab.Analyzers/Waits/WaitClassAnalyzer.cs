@@ -131,7 +131,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         if (t.Call is WaitCall.FutexWait or WaitCall.FutexLockPi or WaitCall.Semop
             && LockOperation.Classify(e, out var obj) != LockOpKind.None)
         {
-            t.Obj = _accounting.Scoped(obj, e.Pid, slots.Pid);
+            t.Obj = _accounting.Lineage.Scoped(obj, e.Pid, slots.Pid);
             if (t.Call == WaitCall.FutexWait && e.SyscallArg2 == WaitClassifier.ContendedMutexValue)
                 _mutexWords.Add(t.Obj);
         }
@@ -214,7 +214,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         if (e.Pid <= 0) return (WakeSource.HardIrq, 0); // the idle task: an interrupt woke the CPU
         if (_threads.Find(wakerSlot) is { InCall: true } w && WaitCalls.SendsSignal(w.Nr))
             return (WakeSource.Signal, e.Pid);
-        return (_accounting.ProcessOf(e.Pid) == _accounting.ProcessOf(woken)
+        return (_accounting.Lineage.ProcessOf(e.Pid) == _accounting.Lineage.ProcessOf(woken)
             ? WakeSource.PeerThread : WakeSource.OtherProcess, e.Pid);
     }
 

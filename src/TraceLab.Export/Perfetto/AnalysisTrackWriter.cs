@@ -1,5 +1,6 @@
 using System.Globalization;
 using Perfetto.Protos;
+using TraceLab.Analyzers;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Core;
@@ -33,16 +34,23 @@ public sealed class AnalysisTrackWriter
     private readonly PerfettoPacketWriter _writer;
     private readonly ThreadTable _names;
     private readonly Dictionary<int, int> _processOf = new();
+    private readonly ProcessLineage? _lineage;
     private readonly HashSet<ulong> _described = [];
     private readonly Dictionary<LockObject, ulong> _objectTracks = new();
     private readonly int _defaultPid;
     private bool _firstOnSequence = true;
     private ulong _nextFlow = 1;
 
-    public AnalysisTrackWriter(PerfettoPacketWriter writer, ThreadTable names, ExportProcess? process)
+    /// <param name="lineage">
+    /// The pass's lineage: a thread outside the exported process is put under the process it answers (the stated
+    /// pid first); without one, under the stated pid or its own tid.
+    /// </param>
+    public AnalysisTrackWriter(PerfettoPacketWriter writer, ThreadTable names, ExportProcess? process,
+        ProcessLineage? lineage = null)
     {
         _writer = writer;
         _names = names;
+        _lineage = lineage;
         Process = process;
         _defaultPid = process?.Pid ?? 0;
         if (process is not null)
@@ -193,10 +201,12 @@ public sealed class AnalysisTrackWriter
 
     /// <summary>
     /// The process of a thread id (a later thread of a reused tid has its own id, see <see cref="ThreadIds"/>): the
-    /// exported process's, else the one the trace states (<see cref="ThreadTable.Processes"/>), else its own tid.
+    /// exported process's, else the lineage's (<see cref="ProcessLineage.ProcessOf(int, ThreadTable)"/>: the stated
+    /// pid, else the inferred one), else the stated pid, else its own tid.
     /// </summary>
     private int ProcessOf(int id) =>
         _processOf.TryGetValue(id, out var p) ? p
+        : _lineage is not null ? ThreadIds.KernelTid(_lineage.ProcessOf(id, _names))
         : _names.TryGetProcess(id, out var stated) ? stated
         : ThreadIds.KernelTid(id);
 

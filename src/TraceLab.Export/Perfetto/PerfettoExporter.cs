@@ -41,7 +41,7 @@ public static class PerfettoExporter
             ? new ExportProcess(processId, reader.Threads.NameOf(processId),
                 accounting.Descendants(processId).Where(t => t != processId).Prepend(processId).ToList())
             : null;
-        var tracks = new AnalysisTrackWriter(writer, reader.Threads, process);
+        var tracks = new AnalysisTrackWriter(writer, reader.Threads, process, accounting.Lineage);
         tracks.WriteMetadata(reader.Info.KernelRelease, reader.Info.CpuCount,
             accounting.FirstTimestamp == long.MaxValue ? 0 : accounting.FirstTimestamp);
         tracks.WriteMarkers(pass.Markers);

@@ -18,7 +18,7 @@ public sealed class WaitsReport() : AnalysisReport<WaitClassAnalyzer, WaitsSecti
             threads.Add(new ThreadWaitsSection
             {
                 Tid = tid,
-                Pid = context.Accounting.ProcessOf(tid),
+                Pid = context.Accounting.Lineage.ProcessOf(tid),
                 Name = context.Names.NameOf(tid),
                 Ns = WaitClasses.All.Select(s.Ns).ToList(),
                 Waits = WaitClasses.All.Select(s.Waits).ToList(),

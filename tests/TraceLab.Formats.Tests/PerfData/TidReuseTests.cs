@@ -59,9 +59,9 @@ public sealed class TidReuseTests : IDisposable
         Assert.Equal(0, a.Stats(200).WaitNs);
         Assert.Equal(100, a.Stats(second).RunNs);      // 400 → 500
         Assert.Equal(500, a.Stats(second).WaitNs);     // 500 → 1000
-        Assert.Equal(300, a.Born[second]);
-        Assert.Equal(90, a.Ended[200]);
-        Assert.Equal(1, a.Parents[second]);
+        Assert.Equal(300, a.Lineage.Born[second]);
+        Assert.Equal(90, a.Lineage.Ended[200]);
+        Assert.Equal(1, a.Lineage.Parents[second]);
         Assert.Equal("first", reader.Threads.NameOf(200));
         Assert.Equal("second", reader.Threads.NameOf(second));
         Assert.Equal([200], session.Instances.ReusedTids);

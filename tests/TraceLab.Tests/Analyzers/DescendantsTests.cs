@@ -25,8 +25,8 @@ public sealed class DescendantsTests
         Assert.Equal([12], acc.Descendants(12));
         Assert.Equal([1, 10, 11, 12, 13, 20], acc.Descendants(1));
         Assert.Equal([98, 99], acc.Descendants(99));
-        Assert.Equal(10, acc.Parents[11]);
-        Assert.Equal(1, acc.Parents[10]);
+        Assert.Equal(10, acc.Lineage.Parents[11]);
+        Assert.Equal(1, acc.Lineage.Parents[10]);
     }
 
     [Fact]

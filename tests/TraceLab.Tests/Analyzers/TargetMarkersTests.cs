@@ -120,8 +120,8 @@ public sealed class TargetMarkersTests
         pass.Complete();
         Assert.Equal(["futex 0x5000 (pid 100)", "futex 0x5000 (pid 300)"],
             Futexes(convoys));
-        Assert.Equal((P1, Child, Child, Child), (accounting.ProcessOf(T1), accounting.ProcessOf(Child),
-            accounting.ProcessOf(ChildThread), accounting.ProcessOf(ChildWaker)));
+        Assert.Equal((P1, Child, Child, Child), (accounting.Lineage.ProcessOf(T1), accounting.Lineage.ProcessOf(Child),
+            accounting.Lineage.ProcessOf(ChildThread), accounting.Lineage.ProcessOf(ChildWaker)));
 
         var merged = Run(a => new ConvoyAnalyzer(a), Script(withCloneFlags: false));
         Assert.Equal("futex 0x5000 (pid 100)", Assert.Single(Futexes(merged)));
@@ -148,9 +148,11 @@ public sealed class TargetMarkersTests
             pass.OnEvent(e);
         }
         pass.Complete();
-        Assert.Equal((Leader, Leader, Leader, Stranger), (accounting.ProcessOf(Leader), accounting.ProcessOf(Worker),
-            accounting.ProcessOf(Grandchild), accounting.ProcessOf(Stranger)));
-        Assert.Equal(0, accounting.KnownProcessOf(Worker)); // lock keys stay unscoped: the trace names no process
+        Assert.Equal((Leader, Leader, Leader, Stranger),
+            (accounting.Lineage.ProcessOf(Leader), accounting.Lineage.ProcessOf(Worker),
+            accounting.Lineage.ProcessOf(Grandchild), accounting.Lineage.ProcessOf(Stranger)));
+        // lock keys stay unscoped: the trace names no process
+        Assert.Equal(0, accounting.Lineage.KnownProcessOf(Worker));
     }
 
     private static KernelEvent[] WaitAndWake(int waiter, int waker, int waitOp, int wakeOp, long t) =>

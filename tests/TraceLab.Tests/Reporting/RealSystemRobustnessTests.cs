@@ -1,3 +1,4 @@
+using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Reporting;
 using Xunit;
@@ -104,7 +105,7 @@ public sealed class RealSystemRobustnessTests
         s.Switch(100 * Us, 1, unbound, TaskState.Interruptible, (0, "swapper/1"));
         var r = s.Report();
 
-        var group = r.Processes.Single(p => p.Pid == ProcessGrouping.KernelThreadsPid);
+        var group = r.Processes.Single(p => p.Pid == ProcessLineage.KernelThreadsPid);
         Assert.Equal("kernel threads", group.Name);
         Assert.True(group.KernelThreads);
         Assert.Equal(4, group.ThreadCount);
@@ -114,7 +115,7 @@ public sealed class RealSystemRobustnessTests
         Assert.Null(app300.KernelThreads);
         Assert.Equal(2, r.Processes.Count);
         Assert.DoesNotContain(r.Threads, t => t.Tid == 0);
-        Assert.All(r.Threads.Where(t => t.Tid != 300), t => Assert.Equal(ProcessGrouping.KernelThreadsPid, t.Pid));
+        Assert.All(r.Threads.Where(t => t.Tid != 300), t => Assert.Equal(ProcessLineage.KernelThreadsPid, t.Pid));
         // Idle is what is left of the CPUs: 2 CPUs × 200 µs, 300 µs of it used.
         Assert.Equal(400 * Us, r.System!.CpuCapacityNs);
         Assert.Equal(300 * Us, r.System.BusyNs);
@@ -132,7 +133,7 @@ public sealed class RealSystemRobustnessTests
     [InlineData("cardiff", false)]
     [InlineData("stress-ng", false)]
     public void Kernel_thread_names(string name, bool kernel) =>
-        Assert.Equal(kernel, ProcessGrouping.IsKernelName(name));
+        Assert.Equal(kernel, ProcessLineage.IsKernelName(name));
 
     /// <summary>
     /// 4 CPUs: CPU 0 runs a (10) 0 → 1000; CPU 2 runs b (20) 0 → 100, then goes offline (its last event is the

@@ -1,3 +1,4 @@
+using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Reporting;
 using Xunit;
@@ -53,7 +54,7 @@ public sealed class StatedProcessTests
         Assert.Equal(100, r.Threads.Single(x => x.Tid == 102).Pid);
         Assert.Equal(300, r.Threads.Single(x => x.Tid == 301).Pid);
         // A thread stated as its own process keeps the kernel-thread grouping its name gives it.
-        Assert.True(r.Processes.Single(p => p.Pid == ProcessGrouping.KernelThreadsPid).KernelThreads);
+        Assert.True(r.Processes.Single(p => p.Pid == ProcessLineage.KernelThreadsPid).KernelThreads);
         Assert.Equal(3, r.Processes.Count);
     }
 
