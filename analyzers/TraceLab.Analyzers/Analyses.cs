@@ -20,7 +20,7 @@ public static class Analyses
     public static readonly AnalysisDefinition Wakeups = new("wakeups", 11, a => new WakeupAnalyzer(a));
     public static readonly AnalysisDefinition Smp = new("smp", 12, a => new SmpAnalyzer(a));
     public static readonly AnalysisDefinition WaitGraph =
-        new("waitgraph", 18, a => new WaitForGraphAnalyzer(a.Region, a.Slots));
+        new("waitgraph", 18, a => new WaitForGraphAnalyzer(a));
 
     // Explicit, so that the first use of any member (Defined too) makes the built-ins above: without it the runtime
     // may defer the fields until one of them is read.

@@ -15,6 +15,16 @@ internal sealed class ThreadWaitState
     public Waits.WaitCall BlockCall;
     /// <summary>The current (or last) wait began in TASK_UNINTERRUPTIBLE (D).</summary>
     public bool Uninterruptible;
+    /// <summary>
+    /// A waking logged while it was not waiting, since its last switch-in; what it names as the culprit.
+    /// </summary>
+    public bool HasEarly;
+    public int EarlyCulprit;
+    /// <summary>
+    /// Its open wait followed such a waking (ThreadAccounting.IsWokenBeforeSwitchOut decides): switched in with no
+    /// other waking first, that waking ended the wait at once (docs/metrics.md#woken-before-switch-out).
+    /// </summary>
+    public bool WokenEarly;
     /// <summary>A field, not a property: the struct is updated in place.</summary>
     public WaitHistory History;
 }

@@ -24,6 +24,13 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
     private int[] _closedOnCpu = new int[8];
     private WaitForGraph? _result;
     private readonly Dictionary<int, long> _openAtEndNs = new();
+    private readonly ThreadSlots _slots;
+    /// <summary>The pass's accounting, which decides whether a sleep was woken before its switch-out.</summary>
+    private readonly ThreadAccounting? _accounting;
+
+    /// <summary>The graph of a pass, over its accounting (it runs before this analyzer on every event).</summary>
+    public WaitForGraphAnalyzer(ThreadAccounting accounting, WaitForGraphOptions? options = null)
+        : this(accounting.Region, accounting.Slots, options) => _accounting = accounting;
 
     public WaitForGraphAnalyzer(MeasuredRegion region, WaitForGraphOptions? options = null)
         : this(region, new ThreadSlots(), options)
@@ -35,6 +42,7 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
     public WaitForGraphAnalyzer(MeasuredRegion region, ThreadSlots slots, WaitForGraphOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(slots);
+        _slots = slots;
         _region = region;
         _options = options ?? new WaitForGraphOptions();
         _options.Validate();
@@ -64,9 +72,20 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
                 OnSwitch(e, t);
                 break;
             case KernelEventKind.Waking:
-                if (e.WokenTid > 0 && _threads.Find(e.WokenTid) is { Waiting: true } woken)
+                if (e.WokenTid <= 0) break;
+                if (_threads.Find(e.WokenTid) is { Waiting: true } woken)
+                {
+                    woken.WokenEarly = false;
                     EndWait(
                         e.WokenTid, woken, t, WakeCause.Of(e, woken.Reason, woken.BlockCall, woken.Uninterruptible));
+                }
+                else if (_accounting is not null)
+                {
+                    // Still on its CPU: this may be the waking of the wait it is about to switch out for.
+                    var s = StateOf(e.WokenTid);
+                    s.HasEarly = true;
+                    s.EarlyCulprit = WakeCause.Of(e, -1, s.Call, uninterruptible: false);
+                }
                 break;
             case KernelEventKind.SyscallEnter:
                 // The open syscall tells what an interrupt that ends the thread's next wait was.
@@ -84,7 +103,7 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
     /// </summary>
     private void EndWaitOf(int pid, int cpu, long t)
     {
-        if (_threads.Find(pid) is { Waiting: true } s) EndWait(pid, s, t, WaitVertex.Unknown);
+        if (_threads.Find(pid) is { Waiting: true } s) BackOnCpu(pid, s, t);
         if (cpu < 0) return;
         if (cpu >= _closedOnCpu.Length) Array.Resize(ref _closedOnCpu, Math.Max(cpu + 1, _closedOnCpu.Length * 2));
         _closedOnCpu[cpu] = pid;
@@ -105,6 +124,8 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
                 s.Reason = e.PrevWaitReason;
                 s.BlockCall = s.Call;
                 s.Uninterruptible = (e.PrevState & TaskState.Uninterruptible) != 0;
+                s.WokenEarly = s.HasEarly && _accounting!.IsWokenBeforeSwitchOut(_slots.SlotOf(prev));
+                s.HasEarly = false;
                 // Its wait is open again wherever it was last seen running (usually this CPU only).
                 var closed = _closedOnCpu;
                 for (var i = 0; i < closed.Length; i++)
@@ -114,7 +135,11 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
         var nextTid = e.NextTid;
         if (nextTid > 0)
         {
-            if (_threads.Find(nextTid) is { Waiting: true } next) EndWait(nextTid, next, t, WaitVertex.Unknown);
+            if (_threads.Find(nextTid) is { } next)
+            {
+                if (next.Waiting) BackOnCpu(nextTid, next, t);
+                next.HasEarly = false;
+            }
             // It runs here now with no open wait: its own events on this CPU need no lookup.
             var closed = _closedOnCpu;
             var cpu = e.Cpu;
@@ -123,6 +148,17 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
     }
 
     private ThreadWaitState StateOf(int tid) => _threads.GetOrAdd(tid);
+
+    /// <summary>
+    /// Running again with no waking since its switch-out: one logged while it still ran ended the wait at its start
+    /// (0 ns, its waker the culprit); without one, the wait lasted until now and what ended it is unknown.
+    /// </summary>
+    private void BackOnCpu(int tid, ThreadWaitState s, long t)
+    {
+        if (s.WokenEarly) EndWait(tid, s, s.Since, s.EarlyCulprit);
+        else EndWait(tid, s, t, WaitVertex.Unknown);
+        s.WokenEarly = false;
+    }
 
     private void EndWait(int tid, ThreadWaitState s, long t, int culprit)
     {
@@ -151,6 +187,12 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
         foreach (var (tid, s) in _threads.InOrder)
         {
             if (!s.Waiting) continue;
+            // Woken before its switch-out: runnable, not waiting (ThreadAccounting counts ready time).
+            if (s.WokenEarly)
+            {
+                BackOnCpu(tid, s, end);
+                continue;
+            }
             // Still blocked: counted (as wait time, like ThreadAccounting) but its end is unknown.
             Attribute(tid, s.Since, end, WaitVertex.Unknown, -1);
             var open = _region.Overlap(s.Since, end);

@@ -186,11 +186,15 @@ public sealed class WaitClassAnalyzerTests
         events.AddRange([In(3300, A), Ret(3400, A, LinuxSyscalls.Futex), Out(4000, B, R)]);
         var accounting = new ThreadAccounting();
         var waits = new WaitClassAnalyzer(accounting);
-        var pass = new AnalysisPass(accounting, waits);
+        var graph = new WaitForGraphAnalyzer(accounting);
+        var pass = new AnalysisPass(accounting, waits, graph);
         foreach (var e in events) pass.OnEvent(e);
         pass.Complete();
         var a = waits.Threads[A];
         Assert.Equal((ns, 1L), (a.Ns(WaitClass.Lock), a.Waits(WaitClass.Lock)));
+        // The wait-for graph gives the same wait to B, nothing to "unknown".
+        Assert.Equal(0, graph.Result.Edge(A, WaitVertex.Unknown).WeightNs);
+        Assert.Equal(ns, graph.Result.Edge(A, B).WeightNs);
         Assert.Equal(ns, a.TotalNs);
         Assert.Equal(accounting.Threads[A].WaitNs, a.TotalNs);
         Assert.False(waits.IsNotALock(new LockObject(LockObjectKind.Futex, Mutex, LockObject.PerProcess)));
