@@ -26,6 +26,7 @@ public static class AnalysisPipeline
     /// <summary>
     /// Also records the thread timeline of <paramref name="timeline"/> in the same pass (for report.html).
     /// </summary>
+    /// <param name="notices">Said first among the report's warnings (what the capture noticed).</param>
     /// <param name="chartsBuilt">Given the charts' data before the report's sections are built
     /// (<see cref="ReportBuilder.Build"/>).</param>
     /// <param name="analysisThreads">Threads for the analyzers besides the reading one (null:
@@ -36,7 +37,7 @@ public static class AnalysisPipeline
             TimelineWindow? timeline,
         int? analysisThreads = null, int topProcesses = SystemOverview.DefaultTop,
         Action<ReportCharts>? chartsBuilt = null, bool focusTimeline = false,
-        CancellationToken cancellationToken = default)
+        IReadOnlyList<string>? notices = null, CancellationToken cancellationToken = default)
     {
         var opening = StageTimes.Begin("open");
         using var reader = TraceFiles.Open(traceFile, read ?? TraceReadOptions.Default);
@@ -55,13 +56,11 @@ public static class AnalysisPipeline
         RunReport report;
         using (StageTimes.Begin("report model"))
         {
+            var stacksSection = stacks is not null && reader is IStackTraceReader withStacks
+                ? StacksReportBuilder.Build(stacks, withStacks.Stacks, Symbolizer(withStacks))
+                : null;
             report = ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
-                topProcesses, chartsBuilt);
-            if (stacks is not null && reader is IStackTraceReader withStacks)
-            {
-                report.Stacks = StacksReportBuilder.Build(stacks, withStacks.Stacks, Symbolizer(withStacks));
-                StacksReportBuilder.NameLocksInFindings(report);
-            }
+                topProcesses, chartsBuilt, stacksSection, notices);
         }
         var recorded = session.Timeline?.Result();
         // A system report's timeline is where its first finding is worst, known only now: recorded in a second

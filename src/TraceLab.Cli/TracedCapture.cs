@@ -148,8 +148,7 @@ public sealed class TracedCapture : IDisposable
         if (timeline is not null) BackgroundWork.Run(TraceLab.Charts.ReportChartImages.WarmUp);
         var (report, timelineData) =
             AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
-            read: null, timeline, topProcesses: topProcesses, focusTimeline: focusTimeline);
-        report.Warnings.InsertRange(0, _notices);
+            read: null, timeline, topProcesses: topProcesses, focusTimeline: focusTimeline, notices: _notices);
         // Charts go with the timeline: sweep runs ask for neither and stay fast.
         ReportFiles.Write(_output, report, timelineData, charts: timeline is not null);
         return new TracedRunFiles(report, result, traceFile);

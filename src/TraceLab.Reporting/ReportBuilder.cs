@@ -14,15 +14,79 @@ public static class ReportBuilder
 
     /// <param name="chartsBuilt">Given the charts' data as soon as it is built, before the sections (the CLI draws
     /// them on another thread meanwhile); the same data is the report's <see cref="RunReport.Charts"/>.</param>
+    /// <param name="stacks">The call stacks of lock waits, when the trace recorded them (the findings name the locks
+    /// they find).</param>
+    /// <param name="notices">Said before every other warning (what the capture noticed about the machine).</param>
     public static RunReport Build(TraceInfo info, ThreadTable names, AnalysisSession analyses, WorkloadResult? workload,
         RunSection? run = null, bool partial = false, int? pidOverride = null,
-        int topProcesses = SystemOverview.DefaultTop, Action<ReportCharts>? chartsBuilt = null)
+        int topProcesses = SystemOverview.DefaultTop, Action<ReportCharts>? chartsBuilt = null,
+        Stacks.StacksSection? stacks = null, IReadOnlyList<string>? notices = null)
     {
         var accounting = analyses.Accounting;
         var region = accounting.Region;
         var begin = region.HasBegin ? region.Begin : accounting.FirstTimestamp;
         var end = region.HasEnd ? region.End : accounting.LastTimestamp;
-        var warnings = new List<string>();
+        var warnings = new List<string>(notices ?? []);
+        TraceWarnings(warnings, info, accounting);
+        var (pid, targets) = Targets(region, workload, pidOverride);
+        var lineage = accounting.Lineage;
+        // TraceLab's own processes (a trace it recorded names them) are in no list, ranking or section.
+        var self = SelfExclusion.Of(lineage, names, region, targets);
+        var tids = SelectThreads(accounting, names, workload, targets).Where(t => !self.Excludes(t)).ToList();
+        RegionWarnings(warnings, info, accounting, pid, targets.Count > 0);
+
+        var threads = ThreadSections(tids, pid, names, analyses, workload);
+        var (processes, selfCost) =
+            self.Split(ProcessesReport.Build(analyses, names, tids.ToHashSet(), run, pid));
+        var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
+        // The charts read only the finished analyses: built first, they can be drawn while the sections are built.
+        var charts = ReportChartsBuilder.Build(context, analyses.Timeline?.Result());
+        chartsBuilt?.Invoke(charts);
+        foreach (var analysis in AnalysisReports.All) warnings.AddRange(analysis.Warnings(context));
+
+        var report = new RunReport
+        {
+            Run = run,
+            Capture = Capture(info, accounting, partial),
+            Region = new RegionSection
+            {
+                Source = !region.HasBegin ? "whole-trace" : region.FromTarget ? "target" : "markers",
+                BeginNs = begin,
+                EndNs = end,
+            },
+            Process = pid == 0 ? null : Process(pid, names, workload, run, threads),
+            Analyses = [.. AnalysisReports.Format(analyses.Kinds)],
+            Threads = threads,
+            Processes = processes,
+            RestOfSystem = targets.Count > 0 ? ProcessesReport.Rest(processes) : null,
+            System = targets.Count > 0 ? null
+                : SystemOverview.Build(info, accounting, processes, topProcesses, analyses.Instances.ReusedTids.Count,
+                    end - begin),
+            Self = selfCost,
+            Stacks = stacks,
+            Warnings = warnings,
+            Charts = charts,
+        };
+        BuildSections(report, context with { Report = report });
+        LossFlags.Apply(report.Capture, report.Threads, report.Smp);
+        if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);
+        warnings.AddRange(RusageAgreement.Warnings(report));
+        return report;
+    }
+
+    private static List<ThreadSection> ThreadSections(List<int> tids, int pid, ThreadTable names,
+        AnalysisSession analyses, WorkloadResult? workload)
+    {
+        var accounting = analyses.Accounting;
+        var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
+        var reused = analyses.Instances.ReusedTids;
+        return tids.Select(tid => Thread(tid, pid, accounting.Lineage.ReportedProcessOf(tid, names), names,
+            accounting.Stats(tid), byTid.GetValueOrDefault(tid), reused, accounting)).ToList();
+    }
+
+    /// <summary>What the trace itself qualifies: damage, formats and events it could not read, no switches.</summary>
+    private static void TraceWarnings(List<string> warnings, TraceInfo info, ThreadAccounting accounting)
+    {
         // First: a salvaged trace qualifies every number below it.
         if (info.Damage is { } damage) warnings.Add(damage);
         if (info.SkippedFormats > 0)
@@ -35,18 +99,28 @@ public static class ReportBuilder
             warnings.Add("the trace has no context switches (sched_switch; ETW: CSwitch): run, ready and wait times " +
                 "are only inferred from the events each thread logged, and no lock wait can be seen; record context " +
                 "switches to analyse contention (docs/metrics.md#switchevents)");
+    }
 
+    /// <summary>
+    /// The process the report is about (0: none) and the target processes: a chosen --pid or a workload is one;
+    /// `trace --pid A,B` makes every listed process a target.
+    /// </summary>
+    private static (int Pid, IReadOnlyList<int> Targets) Targets(MeasuredRegion region, WorkloadResult? workload,
+        int? pidOverride)
+    {
         var pid = pidOverride ?? (workload?.Pid > 0 ? workload.Pid : region.MarkerTid > 0 ? region.MarkerTid
             : region.TargetPids.Count > 0 ? region.TargetPids[0] : 0);
-        // `trace --pid A,B`: every listed process is the target (a chosen --pid or a workload is one process).
         var fromTargetMarkers = pidOverride is null && workload is null && region.MarkerTid == 0
             && region.TargetPids.Count > 0;
-        IReadOnlyList<int> targets = fromTargetMarkers ? region.TargetPids : pid > 0 ? [pid] : [];
-        var lineage = accounting.Lineage;
-        // TraceLab's own processes (a trace it recorded names them) are in no list, ranking or section.
-        var self = SelfExclusion.Of(lineage, names, region, targets);
-        var tids = SelectThreads(accounting, names, workload, targets).Where(t => !self.Excludes(t)).ToList();
-        if (pid == 0 && targets.Count == 0)
+        return (pid, fromTargetMarkers ? region.TargetPids : pid > 0 ? [pid] : []);
+    }
+
+    /// <summary>What the region, the losses and the repairs qualify.</summary>
+    private static void RegionWarnings(List<string> warnings, TraceInfo info, ThreadAccounting accounting, int pid,
+        bool hasTargets)
+    {
+        var region = accounting.Region;
+        if (pid == 0 && !hasTargets)
             warnings.Add("no target process (no markers, no workload result, no --pid): the report opens with the " +
                 "system overview; report.json has every thread");
         if (!region.HasBegin) warnings.Add("no TRACELAB_REGION_BEGIN marker: the report covers the whole trace");
@@ -60,84 +134,61 @@ public static class ReportBuilder
         if (accounting.ChainBreaksInRegion > 0)
             warnings.Add($"{accounting.ChainBreaksInRegion} broken switch chains repaired in the region (switches that "
                 + $"were never logged; see docs/metrics.md)");
+    }
 
-        var byTid = workload?.Threads.ToDictionary(t => t.Tid) ?? [];
-        var reused = analyses.Instances.ReusedTids;
-        var threads =
-            tids.Select(tid => Thread(tid, pid, lineage.ReportedProcessOf(tid, names), names, accounting.Stats(tid),
-            byTid.GetValueOrDefault(tid), reused, accounting)).ToList();
-        var (processes, selfCost) =
-            self.Split(ProcessesReport.Build(analyses, names, tids.ToHashSet(), run, pid));
+    private static CaptureSection Capture(TraceInfo info, ThreadAccounting accounting, bool partial) => new()
+    {
+        Backend = info.Backend,
+        TraceFile = info.TraceFile,
+        Events = info.EventCount,
+        SwitchEvents = accounting.SwitchEvents,
+        LostEvents = info.LostEvents,
+        LostEventsPerCpu = info.LostEventsPerCpu,
+        PagesWithMissedEvents = info.PagesWithMissedEvents,
+        ChainBreaks = accounting.ChainBreaks,
+        ChainBreaksInRegion = accounting.ChainBreaksInRegion,
+        Cpus = info.CpuCount,
+        DurationNs = accounting.LastTimestamp > accounting.FirstTimestamp
+            ? accounting.LastTimestamp - accounting.FirstTimestamp : 0,
+        Clock = info.TraceClock,
+        Kernel = info.KernelRelease,
+        Partial = partial,
+    };
+
+    private static ProcessSection Process(int pid, ThreadTable names, WorkloadResult? workload, RunSection? run,
+        List<ThreadSection> threads)
+    {
         // A workload measures itself; a program TraceLab ran is measured by TraceLab (the run section).
         var times = workload?.Process ?? run?.Rusage;
-        var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
-        // The charts read only the finished analyses: built first, they can be drawn while the sections are built.
-        var charts = ReportChartsBuilder.Build(context, analyses.Timeline?.Result());
-        chartsBuilt?.Invoke(charts);
-        foreach (var analysis in AnalysisReports.All) warnings.AddRange(analysis.Warnings(context));
-
-        var report = new RunReport
+        return new()
         {
-            Run = run,
-            Capture = new CaptureSection
-            {
-                Backend = info.Backend,
-                TraceFile = info.TraceFile,
-                Events = info.EventCount,
-                SwitchEvents = accounting.SwitchEvents,
-                LostEvents = info.LostEvents,
-                LostEventsPerCpu = info.LostEventsPerCpu,
-                PagesWithMissedEvents = info.PagesWithMissedEvents,
-                ChainBreaks = accounting.ChainBreaks,
-                ChainBreaksInRegion = accounting.ChainBreaksInRegion,
-                Cpus = info.CpuCount,
-                DurationNs = accounting.LastTimestamp > accounting.FirstTimestamp
-                    ? accounting.LastTimestamp - accounting.FirstTimestamp : 0,
-                Clock = info.TraceClock,
-                Kernel = info.KernelRelease,
-                Partial = partial,
-            },
-            Region = new RegionSection
-            {
-                Source = !region.HasBegin ? "whole-trace" : region.FromTarget ? "target" : "markers",
-                BeginNs = begin,
-                EndNs = end,
-            },
-            Process = pid == 0 ? null : new ProcessSection
-            {
-                Pid = pid,
-                Name = names.TryGetName(pid, out var n) ? n : workload?.Workload,
-                RealNs = workload?.ElapsedNs ?? run?.ElapsedNs,
-                UserNs = times?.UserNs,
-                SystemNs = times?.SystemNs,
-                RusageVoluntarySwitches = times?.VoluntarySwitches,
-                RusageInvoluntarySwitches = times?.InvoluntarySwitches,
-                TracedRunNs = threads.Sum(t => t.RunNs),
-                TracedReadyNs = threads.Sum(t => t.ReadyNs),
-                TracedWaitNs = threads.Sum(t => t.WaitNs),
-                VoluntarySwitches = threads.Sum(t => t.VoluntarySwitches),
-                InvoluntarySwitches = threads.Sum(t => t.InvoluntarySwitches),
-                WorkloadMetrics =
-                    workload is { Metrics.Count: > 0 } ? new Dictionary<string, double>(workload.Metrics) : null,
-            },
-            Analyses = [.. AnalysisReports.Format(analyses.Kinds)],
-            Threads = threads,
-            Processes = processes,
-            RestOfSystem = targets.Count > 0 ? ProcessesReport.Rest(processes) : null,
-            System = targets.Count > 0 ? null
-                : SystemOverview.Build(info, accounting, processes, topProcesses, reused.Count, end - begin),
-            Self = selfCost,
-            Warnings = warnings,
+            Pid = pid,
+            Name = names.TryGetName(pid, out var n) ? n : workload?.Workload,
+            RealNs = workload?.ElapsedNs ?? run?.ElapsedNs,
+            UserNs = times?.UserNs,
+            SystemNs = times?.SystemNs,
+            RusageVoluntarySwitches = times?.VoluntarySwitches,
+            RusageInvoluntarySwitches = times?.InvoluntarySwitches,
+            TracedRunNs = threads.Sum(t => t.RunNs),
+            TracedReadyNs = threads.Sum(t => t.ReadyNs),
+            TracedWaitNs = threads.Sum(t => t.WaitNs),
+            VoluntarySwitches = threads.Sum(t => t.VoluntarySwitches),
+            InvoluntarySwitches = threads.Sum(t => t.InvoluntarySwitches),
+            WorkloadMetrics =
+                workload is { Metrics.Count: > 0 } ? new Dictionary<string, double>(workload.Metrics) : null,
         };
-        var building = context with { Report = report };
+    }
+
+    /// <summary>
+    /// Each analysis's section, in registration order (the findings last read the others), then the locks the
+    /// stacks named put into the findings' text.
+    /// </summary>
+    private static void BuildSections(RunReport report, ReportContext building)
+    {
         foreach (var analysis in AnalysisReports.All)
             if (analysis.JsonName is not null && analysis.Build(building) is { } section)
                 report.SetSection(analysis, section);
-        report.Charts = charts;
-        LossFlags.Apply(report.Capture, report.Threads, report.Smp);
-        if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);
-        warnings.AddRange(RusageAgreement.Warnings(report));
-        return report;
+        Stacks.StacksReportBuilder.NameLocksInFindings(report);
     }
 
     private static List<int> SelectThreads(ThreadAccounting accounting, ThreadTable names, WorkloadResult? workload,
