@@ -1,5 +1,6 @@
 using Spectre.Console;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Stacks;
 using TraceLab.Reporting.Tables;
 
 namespace TraceLab.Cli;
@@ -54,7 +55,7 @@ public static class TerminalReport
         }
         foreach (var analysis in AnalysisReports.All.Where(a => !a.OpensReport))
             if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit);
-        StacksTerminal.Write(console, r.Stacks);
+        if (StacksView.View(r.Stacks) is { } stacks) TerminalSections.Write(console, stacks, limit);
         foreach (var warning in r.Warnings) console.MarkupLine($"[yellow]warning:[/] {Markup.Escape(warning)}");
     }
 

@@ -66,6 +66,7 @@ public static class ReportMarkdown
 
         foreach (var analysis in AnalysisReports.All.Where(a => !a.OpensReport))
             if (analysis.View(r) is { } blocks) MarkdownRenderer.Write(sb, blocks, sections);
+        if (Stacks.StacksView.View(r.Stacks) is { } stacks) MarkdownRenderer.Write(sb, stacks);
         if (r.Warnings.Count > 0)
         {
             sb.AppendLine("## Warnings").AppendLine();

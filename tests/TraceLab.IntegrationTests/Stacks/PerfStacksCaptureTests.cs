@@ -1,11 +1,13 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Text;
 using System.Text.RegularExpressions;
 using TraceLab.Analyzers.Stacks;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.Symbols;
 using TraceLab.Reporting.Stacks;
+using TraceLab.Reporting.Tables;
 
 namespace TraceLab.IntegrationTests.Stacks;
 
@@ -118,6 +120,16 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         }
 
         Assert.Contains(section.Locks, l => l.Name == "g_stats_lock" && l.Waits > 0);
+
+        // report.md (and report.html, made from it) shows the named lock with its stacks as report.json has them.
+        var md = new StringBuilder();
+        MarkdownRenderer.Write(md, StacksView.View(section)!);
+        var stats = section.Locks.First(l => l.Name == "g_stats_lock");
+        Assert.Contains($"### g_stats_lock (futex {stats.Address}, pid {stats.Process}): ", md.ToString());
+        var top = stats.Blocking[0];
+        var innermost = top.Frames.First(f => f.Module != "[kernel.kallsyms]").Symbol;
+        Assert.Contains(string.Create(CultureInfo.InvariantCulture,
+            $"- blocked in ×{top.Count:N0} {top.Ms:0.###} ms: `{innermost}"), md.ToString());
         // The heap mutex (when it blocked at all: its contention depends on the machine's load) has no variable;
         // the loop above holds it to that, as nm has no symbol for it.
         // The static lock is never contended: no futex call names it.
