@@ -27,6 +27,7 @@ public static class AnalysisPipeline
     /// Also records the thread timeline of <paramref name="timeline"/> in the same pass (for report.html).
     /// </summary>
     /// <param name="notices">Said first among the report's warnings (what the capture noticed).</param>
+    /// <param name="excludePids">Processes the report leaves out, their cost said once (`--exclude-pid`).</param>
     /// <param name="chartsBuilt">Given the charts' data before the report's sections are built
     /// (<see cref="ReportBuilder.Build"/>).</param>
     /// <param name="analysisThreads">Threads for the analyzers besides the reading one (null:
@@ -37,7 +38,8 @@ public static class AnalysisPipeline
             TimelineWindow? timeline,
         int? analysisThreads = null, int topProcesses = SystemOverview.DefaultTop,
         Action<ReportCharts>? chartsBuilt = null, bool focusTimeline = false,
-        IReadOnlyList<string>? notices = null, CancellationToken cancellationToken = default)
+        IReadOnlyList<string>? notices = null, IReadOnlyList<int>? excludePids = null,
+        CancellationToken cancellationToken = default)
     {
         var opening = StageTimes.Begin("open");
         using var reader = TraceFiles.Open(traceFile, read ?? TraceReadOptions.Default);
@@ -60,7 +62,7 @@ public static class AnalysisPipeline
                 ? StacksReportBuilder.Build(stacks, withStacks.Stacks, Symbolizer(withStacks))
                 : null;
             report = ReportBuilder.Build(reader.Info, reader.Threads, session, workload, run, partial, pid,
-                topProcesses, chartsBuilt, stacksSection, notices);
+                topProcesses, chartsBuilt, stacksSection, notices, excludePids);
         }
         var recorded = session.Timeline?.Result();
         // A system report's timeline is where its first finding is worst, known only now: recorded in a second

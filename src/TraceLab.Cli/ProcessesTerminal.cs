@@ -36,7 +36,7 @@ public static class ProcessesTerminal
                 $"[grey]{Ms(rest.RunNs)}[/]",
                 $"[grey]{Ms(rest.ReadyNs)}[/]", $"[grey]{Ms(rest.WaitNs)}[/]", "");
         console.Write(table);
-        if (SelfExclusion.Line(report) is { } self) console.MarkupLine($"[grey]{Markup.Escape(self)}[/]");
+        foreach (var left in SelfExclusion.Lines(report)) console.MarkupLine($"[grey]{Markup.Escape(left)}[/]");
         if (!system) return;
         var top = shown.Select(p => p.Pid).ToHashSet();
         var threads = new Table { Title = new TableTitle("Their threads") };

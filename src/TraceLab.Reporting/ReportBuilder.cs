@@ -17,10 +17,13 @@ public static class ReportBuilder
     /// <param name="stacks">The call stacks of lock waits, when the trace recorded them (the findings name the locks
     /// they find).</param>
     /// <param name="notices">Said before every other warning (what the capture noticed about the machine).</param>
+    /// <param name="excludePids">Processes left out of every list, ranking, section and finding, their cost said once
+    /// (`--exclude-pid`).</param>
     public static RunReport Build(TraceInfo info, ThreadTable names, AnalysisSession analyses, WorkloadResult? workload,
         RunSection? run = null, bool partial = false, int? pidOverride = null,
         int topProcesses = SystemOverview.DefaultTop, Action<ReportCharts>? chartsBuilt = null,
-        Stacks.StacksSection? stacks = null, IReadOnlyList<string>? notices = null)
+        Stacks.StacksSection? stacks = null, IReadOnlyList<string>? notices = null,
+        IReadOnlyList<int>? excludePids = null)
     {
         var accounting = analyses.Accounting;
         var region = accounting.Region;
@@ -31,12 +34,12 @@ public static class ReportBuilder
         var (pid, targets) = Targets(region, workload, pidOverride);
         var lineage = accounting.Lineage;
         // TraceLab's own processes (a trace it recorded names them) are in no list, ranking or section.
-        var self = SelfExclusion.Of(lineage, names, region, targets);
+        var self = SelfExclusion.Of(lineage, names, region, targets, excludePids);
         var tids = SelectThreads(accounting, names, workload, targets).Where(t => !self.Excludes(t)).ToList();
         RegionWarnings(warnings, info, accounting, pid, targets.Count > 0);
 
         var threads = ThreadSections(tids, pid, names, analyses, workload);
-        var (processes, selfCost) =
+        var (processes, selfCost, excludedCost) =
             self.Split(ProcessesReport.Build(analyses, names, tids.ToHashSet(), run, pid));
         var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
         // The charts read only the finished analyses: built first, they can be drawn while the sections are built.
@@ -63,6 +66,7 @@ public static class ReportBuilder
                 : SystemOverview.Build(info, accounting, processes, topProcesses, analyses.Instances.ReusedTids.Count,
                     end - begin),
             Self = selfCost,
+            Excluded = excludedCost,
             Stacks = stacks,
             Warnings = warnings,
             Charts = charts,

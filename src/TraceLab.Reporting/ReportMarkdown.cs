@@ -33,8 +33,8 @@ public static class ReportMarkdown
         }
         sb.AppendLine($"- Region: {r.Region.Source}, {Units.S(r.Region.DurationNs)} s");
         // A report with a target says TraceLab's cost here; one without says it in the system overview.
-        if (r.System is null && SelfExclusion.Line(r) is { } self)
-            sb.AppendLine($"- {self} (docs/metrics.md#self-exclusion)");
+        if (r.System is null)
+            foreach (var left in SelfExclusion.Lines(r)) sb.AppendLine($"- {left} (docs/metrics.md#self-exclusion)");
         sb.AppendLine();
         foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
             if (analysis.View(r) is { } blocks) MarkdownRenderer.Write(sb, blocks);

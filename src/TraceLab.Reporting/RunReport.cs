@@ -47,6 +47,8 @@ public sealed class RunReport
     /// when the trace does not name them (a trace TraceLab did not record).
     /// </summary>
     public SelfCostSection? Self { get; init; }
+    /// <summary>What the processes `--exclude-pid` left out cost; null without the option.</summary>
+    public SelfCostSection? Excluded { get; init; }
 
     /// <summary>
     /// The call stacks of waits and wakes and the lock names they give (docs/report-schema.md#stacks); null when the

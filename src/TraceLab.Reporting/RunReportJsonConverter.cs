@@ -49,6 +49,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
         Property(writer, "RestOfSystem", value.RestOfSystem, Json.RestOfSystemSection);
         Property(writer, "System", value.System, Json.SystemSection);
         Property(writer, "Self", value.Self, Json.SelfCostSection);
+        Property(writer, "Excluded", value.Excluded, Json.SelfCostSection);
         foreach (var analysis in AnalysisReports.All)
             if (analysis is { JsonName: { } name, SectionJson: { } json } && value.SectionOf(analysis) is { } section)
             {
@@ -79,6 +80,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
             RestOfSystem = Get(root, "RestOfSystem", Json.RestOfSystemSection),
             System = Get(root, "System", Json.SystemSection),
             Self = Get(root, "Self", Json.SelfCostSection),
+            Excluded = Get(root, "Excluded", Json.SelfCostSection),
             Stacks = Get(root, "Stacks", Json.StacksSection),
             Warnings = Get(root, "Warnings", Json.ListString) ?? [],
         };

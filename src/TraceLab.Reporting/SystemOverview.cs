@@ -83,8 +83,8 @@ public static class SystemOverview
         if (sys.ReusedTids > 0)
             notes.Add($"{Units.N(sys.ReusedTids)} tids were reused by new threads: shown as tid#2, #3, …");
         // TraceLab's own cost, once: its threads are in the busy time above, in no table below.
-        var self = SelfExclusion.Line(r) is { } own ? own + " (in the busy time; in no table or finding)" : null;
-        string[] selfLines = self is null ? [] : [self + ".", ""];
+        var left = SelfExclusion.Lines(r).Select(l => l + " (in the busy time; in no table or finding)").ToList();
+        var selfLines = left.SelectMany(l => new[] { l + ".", "" }).ToArray();
         var blocks = new List<ReportBlock>
         {
             new MarkdownText(["## System overview", "", summary + ".", "", .. selfLines,
@@ -98,7 +98,8 @@ public static class SystemOverview
                 (notes.Count > 0 ? $" [grey]({Format.Escape(string.Join("; ", notes))})[/]" : "")),
             new TableBlock(ProcessTable(r, sys, regionNs)),
         };
-        if (self is not null) blocks.Insert(2, new TerminalLine($"[grey]{Format.Escape(self)}[/]"));
+        for (var i = left.Count - 1; i >= 0; i--)
+            blocks.Insert(2, new TerminalLine($"[grey]{Format.Escape(left[i])}[/]"));
         var threadsByPid = r.Threads.GroupBy(t => t.Pid).ToDictionary(g => g.Key, g => g.ToList());
         for (var i = 0; i < sys.DetailedPids.Count; i++)
         {

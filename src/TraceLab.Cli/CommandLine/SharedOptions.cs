@@ -36,6 +36,42 @@ internal static class SharedOptions
         return option;
     }
 
+    /// <summary>
+    /// `--exclude-pid 12,34`: processes the report leaves out of every list, ranking, section and finding, their cost
+    /// said once (docs/metrics.md#self-exclusion). Anything but positive process ids separated by commas is a usage
+    /// error.
+    /// </summary>
+    public static Option<string?> ExcludePids()
+    {
+        var option = new Option<string?>("--exclude-pid")
+        {
+            Description = "processes to leave out of the report (comma-separated pids: a load generator, an agent); " +
+                "their cost is said once",
+        };
+        option.Validators.Add(r =>
+        {
+            if (r.Tokens.Count > 0 && !TryPidList(r.Tokens[^1].Value, out _))
+                r.AddError($"--exclude-pid takes process ids separated by commas, not '{r.Tokens[^1].Value}'");
+        });
+        return option;
+    }
+
+    /// <summary>The pids of a validated `--exclude-pid` value (none when the option was not given).</summary>
+    public static IReadOnlyList<int> PidList(string? text) =>
+        text is not null && TryPidList(text, out var pids) ? pids : [];
+
+    private static bool TryPidList(string text, out List<int> pids)
+    {
+        pids = [];
+        foreach (var part in text.Split(','))
+        {
+            if (!int.TryParse(part.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out var pid) || pid <= 0)
+                return false;
+            pids.Add(pid);
+        }
+        return pids.Count > 0;
+    }
+
     /// <summary>report.html without charts and no chart-* files (docs/metrics.md, "Charts").</summary>
     public static Option<bool> NoCharts() => new("--no-charts")
     {

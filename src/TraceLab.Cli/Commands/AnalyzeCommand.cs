@@ -23,6 +23,8 @@ public sealed class AnalyzeCommand
         public string? Out { get; init; }
         public bool Force { get; init; }
         public int? Pid { get; init; }
+        /// <summary>Processes the report leaves out (a load generator, an agent), their cost said once.</summary>
+        public IReadOnlyList<int> ExcludePids { get; init; } = [];
         public AnalysisKind Analyses { get; init; } = AnalysisKind.All;
         /// <summary>Analyze the intact part of a damaged trace; the report's warnings say what was skipped.</summary>
         public bool Salvage { get; init; }
@@ -51,6 +53,7 @@ public sealed class AnalyzeCommand
         var force = SharedOptions.Force("replace existing reports");
         var pid = SharedOptions.Pid(
             "process to report on (default: the workload's, from its markers or workload.json)");
+        var exclude = SharedOptions.ExcludePids();
         var analysis = SharedOptions.Analysis();
         var salvage = SharedOptions.Salvage(
             "analyze a truncated or corrupt trace up to the damage on each CPU; a warning says what was skipped");
@@ -61,13 +64,14 @@ public sealed class AnalyzeCommand
         var noCharts = SharedOptions.NoCharts();
         var command = new Command("analyze", "analyze an existing trace file")
         {
-            trace, outDir, force, pid, analysis, salvage, buffer, timeline, threads, top, noCharts,
+            trace, outDir, force, pid, exclude, analysis, salvage, buffer, timeline, threads, top, noCharts,
         };
         CommandActions.Set(command, r => new AnalyzeCommand(console).Run(new Settings(r.GetValue(trace)!)
         {
             Out = r.GetValue(outDir),
             Force = r.GetValue(force),
             Pid = r.GetValue(pid),
+            ExcludePids = SharedOptions.PidList(r.GetValue(exclude)),
             Analyses = r.GetValue(analysis),
             Salvage = r.GetValue(salvage),
             Buffer = r.GetValue(buffer),
@@ -101,7 +105,7 @@ public sealed class AnalyzeCommand
             s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline
                 ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads,
             topProcesses: s.Top, chartsBuilt: s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts),
-            focusTimeline: s.Timeline is null);
+            focusTimeline: s.Timeline is null, excludePids: s.ExcludePids);
         // The terminal report is drawn while the files are written (both only read the finished report); only
         // this thread writes to the console, so the terminal shows what it showed when the files came first.
         var writing = Task.Run(() =>

@@ -77,6 +77,19 @@ public sealed class BadInputTests
         AssertOneLineError(err, $"--pid takes one process id, not '{pid}'");
     }
 
+    [Theory]
+    [InlineData("abc")]
+    [InlineData("12,,34")]
+    [InlineData("-5")]
+    public void Analyze_exclude_pid_that_is_not_a_pid_list_is_a_usage_error(string pids)
+    {
+        var trace = Path.Combine(RepoPaths.SampleTraces, "timemutex-cs", "trace.dat");
+        var (code, _, err) = Run("analyze", trace, "--exclude-pid", pids, "--out",
+            Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid()));
+        Assert.Equal(2, code);
+        AssertOneLineError(err, $"--exclude-pid takes process ids separated by commas, not '{pids}'");
+    }
+
     [Fact]
     public void Unknown_option_is_a_usage_error()
     {

@@ -75,6 +75,33 @@ public sealed class SelfExclusionTests
         Assert.Equal(self.Pids, back.Self.Pids);
     }
 
+    /// <summary>
+    /// `--exclude-pid 700` on the trace without the marker: 700 and its listed thread 701 leave every table, their cost
+    /// is said once apart from TraceLab's (100 + 10 = 110 µs run = 22.0 % of a CPU; blocked 400 + 390 µs); 800 stays.
+    /// </summary>
+    [Fact]
+    public void Processes_the_user_excludes_are_in_no_table_and_their_cost_is_said_once()
+    {
+        var r = Trace(withSelfMarker: false).Report(excludePids: [700]);
+
+        Assert.Equal([800, 900], r.Threads.Select(t => t.Tid).Order());
+        Assert.DoesNotContain(r.Processes, p => p.Pid == 700);
+        Assert.Null(r.Self);
+        var excluded = Assert.IsType<SelfCostSection>(r.Excluded);
+        Assert.Equal([700], excluded.Pids);
+        Assert.Equal(2, excluded.Threads);
+        Assert.Equal(110 * Us, excluded.RunNs);
+        Assert.Equal(400 * Us + 390 * Us, excluded.WaitNs);
+        const string line = "excluded with --exclude-pid (pid 700): 22.0 % of a CPU, 2 threads, not analysed";
+        Assert.Equal(line, SelfExclusion.ExcludedLine(r));
+        Assert.Contains(line, ReportMarkdown.Render(r), StringComparison.Ordinal);
+        Assert.Equal(excluded.RunNs, ReportJson.Deserialize(ReportJson.Serialize(r)).Excluded!.RunNs);
+        // Without the option the same trace reports 700's threads with exactly those figures.
+        var all = Trace(withSelfMarker: false).Report();
+        var p700 = Assert.Single(all.Processes, p => p.Pid == 700);
+        Assert.Equal((excluded.RunNs, excluded.WaitNs, excluded.Threads), (p700.RunNs, p700.WaitNs, p700.ThreadCount));
+    }
+
     [Fact]
     public void Without_the_marker_nothing_is_excluded()
     {

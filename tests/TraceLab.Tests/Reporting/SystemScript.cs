@@ -29,7 +29,7 @@ internal sealed class SystemScript
         Add(KernelEvent.Switch(t, cpu, prev.Tid, 120, prevState, next.Tid, 120), prev, next);
 
     public RunReport Report(int cpus = 2, long[]? lostPerCpu = null, int top = SystemOverview.DefaultTop,
-        AnalysisKind? kinds = null, int? pid = null)
+        AnalysisKind? kinds = null, int? pid = null, IReadOnlyList<int>? excludePids = null)
     {
         using var session = new AnalysisSession(AnalysisReports.Select(kinds ?? AnalysisKind.All), names: Names);
         foreach (var (e, names) in _steps.OrderBy(s => s.Event.Timestamp))
@@ -46,6 +46,7 @@ internal sealed class SystemScript
             CpuCount = cpus,
             LostEventsPerCpu = lostPerCpu,
         };
-        return ReportBuilder.Build(info, Names, session, workload: null, pidOverride: pid, topProcesses: top);
+        return ReportBuilder.Build(info, Names, session, workload: null, pidOverride: pid, topProcesses: top,
+            excludePids: excludePids);
     }
 }
