@@ -123,7 +123,8 @@ public sealed class TracedCapture : IDisposable
     /// <param name="focusTimeline">The user chose no window: a system report's timeline shows where its first
     /// finding is worst (<see cref="TraceLab.Reporting.Html.TimelineFocus"/>).</param>
     public TracedRunFiles Finish(RunSection runSection, bool partial, AnalysisKind analyses, TimelineWindow? timeline,
-        int? pid = null, int topProcesses = SystemOverview.DefaultTop, bool focusTimeline = false)
+        int? pid = null, int topProcesses = SystemOverview.DefaultTop, bool focusTimeline = false,
+        IReadOnlyList<int>? excludePids = null)
     {
         var captured = Session.Stop();
         string traceFile;
@@ -148,7 +149,8 @@ public sealed class TracedCapture : IDisposable
         if (timeline is not null) BackgroundWork.Run(TraceLab.Charts.ReportChartImages.WarmUp);
         var (report, timelineData) =
             AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
-            read: null, timeline, topProcesses: topProcesses, focusTimeline: focusTimeline, notices: _notices);
+            read: null, timeline, topProcesses: topProcesses, focusTimeline: focusTimeline, notices: _notices,
+            excludePids: excludePids);
         // Charts go with the timeline: sweep runs ask for neither and stay fast.
         ReportFiles.Write(_output, report, timelineData, charts: timeline is not null);
         return new TracedRunFiles(report, result, traceFile);

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text.RegularExpressions;
+using TraceLab.Analyzers;
 using TraceLab.Cli;
 using TraceLab.Cli.Commands;
 using TraceLab.TestSupport;
@@ -59,6 +60,17 @@ public sealed partial class TraceTargetCaptureTests
         Assert.Single(md.Split('\n'), l => l.Contains("not analysed", StringComparison.Ordinal));
         Assert.Single(run.Stdout.Split('\n'), l => l.Contains("not analysed", StringComparison.Ordinal));
         Assert.Contains($"tracelab (pid {string.Join(", ", pids)}): ", md, StringComparison.Ordinal);
+
+        // --exclude-pid on the same trace leaves the contended sysbench out the same way; its cost is its row above.
+        var row = report.Processes.Single(p => p.Pid == contended.Id);
+        var without = AnalysisPipeline.AnalyzeWithTimeline(traceFile, null, null, false, null, AnalysisKind.All, null,
+            null, excludePids: [contended.Id]).Report;
+        Assert.DoesNotContain(without.Processes, p => p.Pid == contended.Id);
+        Assert.DoesNotContain(without.Threads, t => t.Pid == contended.Id);
+        Assert.Equal([contended.Id], without.Excluded!.Pids);
+        Assert.Equal((row.ThreadCount, row.RunNs, row.WaitNs),
+            (without.Excluded.Threads, without.Excluded.RunNs, without.Excluded.WaitNs));
+        Assert.Equal(report.Self.RunNs, without.Self!.RunNs);
 
         // The same trace about TraceLab itself (--pid names it): its threads are there, waiting most of the time,
         // so the exclusion above is what kept them out.

@@ -65,7 +65,12 @@ public sealed class TimeMutexCaptureTests
         var p = run.Report.Process!;
         var rusage = p.UserNs!.Value + p.SystemNs!.Value;
         var traced = p.TracedRunNs;
-        Assert.InRange(traced, rusage * 0.85, rusage * 1.15);
+        // The kernel charges a task the scheduler path around each of its switches, outside the sched_switch
+        // interval the trace measures: negligible on a quiet machine (70,000 switches, traced 99-100 % of getrusage),
+        // 1.5-1.9 µs per switch beside `stress-ng --cpu 4` on 2 vCPUs (traced 81-85 %; every switch logged, 0 lost;
+        // docs/testing.md#rusage-switch-allowance). Below getrusage, allow 3 µs per switch on top of the 15 %.
+        var allowance = (p.VoluntarySwitches + p.InvoluntarySwitches) * 3_000L;
+        Assert.InRange(traced, rusage * 0.85 - allowance, rusage * 1.15);
     }
 
     [TracingFact]

@@ -35,7 +35,11 @@ public sealed partial class TraceTargetCommand
     public sealed record Settings(
         TraceTargetMode Mode, IReadOnlyList<string> Command, string? Pids, string? User, double DurationSeconds,
         string? Out, bool Force, int BufferKb, SyscallSet Syscalls, AnalysisKind? Analyses = null,
-        TimelineWindow? Timeline = null, int Top = SystemOverview.DefaultTop);
+        TimelineWindow? Timeline = null, int Top = SystemOverview.DefaultTop)
+    {
+        /// <summary>Processes the report leaves out (`--exclude-pid`), their cost said once.</summary>
+        public IReadOnlyList<int> ExcludePids { get; init; } = [];
+    }
 
     private readonly IAnsiConsole _console;
     private readonly ICaptureBackend _backend;
@@ -207,7 +211,7 @@ public sealed partial class TraceTargetCommand
         var chosen = capture.Session.MarkerPath is null ? pid : null;
         var (report, _, traceFile) =
             capture.Finish(run, partial, s.Analyses ?? AnalysisKind.All, s.Timeline ?? TimelineWindow.Default, chosen,
-                s.Top, focusTimeline: s.Timeline is null);
+                s.Top, focusTimeline: s.Timeline is null, excludePids: s.ExcludePids);
         TerminalReport.Render(_console, report);
         ProcessesTerminal.Render(_console, report, s.Mode == TraceTargetMode.System);
         var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html" }

@@ -51,7 +51,7 @@ public static class TraceTargetCommandLine
     private sealed record Options(
         Option<string?> Pid, Option<bool> System, Option<double> Duration, Option<string?> User, Option<string?> Out,
         Option<bool> Force, Option<int> BufferKb, Option<SyscallSet> Syscalls, Option<AnalysisKind> Analysis,
-        Option<TimelineWindow?> TimelineWindow, Option<int> Top);
+        Option<TimelineWindow?> TimelineWindow, Option<int> Top, Option<string?> ExcludePids);
 
     private static Command Build(out Options o)
     {
@@ -88,12 +88,13 @@ public static class TraceTargetCommandLine
             },
             SharedOptions.Analysis(),
             SharedOptions.TimelineWindow(),
-            SharedOptions.Top());
+            SharedOptions.Top(),
+            SharedOptions.ExcludePids());
         return new Command("trace",
             "trace a program (-- PROGRAM ARGS), running processes (--pid) or the whole system (--system)")
         {
             o.Pid, o.System, o.Duration, o.User, o.Out, o.Force, o.BufferKb, o.Syscalls, o.Analysis, o.TimelineWindow,
-            o.Top, new System.CommandLine.Help.HelpOption(),
+            o.Top, o.ExcludePids, new System.CommandLine.Help.HelpOption(),
         };
     }
 
@@ -118,7 +119,10 @@ public static class TraceTargetCommandLine
         return new TraceTargetCommand.Settings(mode, program, pid, user, duration, r.GetValue(o.Out),
             r.GetValue(o.Force),
             r.GetValue(o.BufferKb), SyscallsFor(r, o, mode), r.GetValue(o.Analysis), r.GetValue(o.TimelineWindow),
-            r.GetValue(o.Top));
+            r.GetValue(o.Top))
+        {
+            ExcludePids = SharedOptions.PidList(r.GetValue(o.ExcludePids)),
+        };
     }
 
     /// <summary>

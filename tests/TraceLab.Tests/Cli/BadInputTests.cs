@@ -91,6 +91,14 @@ public sealed class BadInputTests
     }
 
     [Fact]
+    public void Trace_exclude_pid_that_is_not_a_pid_list_is_a_usage_error()
+    {
+        var (code, _, err) = Run("trace", "--system", "--duration", "1", "--exclude-pid", "tracelab");
+        Assert.Equal(2, code);
+        AssertOneLineError(err, "--exclude-pid takes process ids separated by commas, not 'tracelab'");
+    }
+
+    [Fact]
     public void Unknown_option_is_a_usage_error()
     {
         var (code, _, err) = Run("trace", "timemutex", "cs", "--bogus");
