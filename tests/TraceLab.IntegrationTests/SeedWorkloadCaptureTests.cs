@@ -42,7 +42,10 @@ public sealed class SeedWorkloadCaptureTests
             var reported = Assert.Single(run.Report.Threads, r => r.Tid == t.Tid);
             Assert.Equal($"worker {t.Index}", reported.Role);
             var rusage = t.UserNs + t.SystemNs;
-            var tolerance = Math.Max(0.2 * rusage, 12_000_000);
+            // Below getrusage also 3 µs per switch: the scheduler path the kernel charges outside the traced
+            // intervals under CPU contention (docs/testing.md#rusage-switch-allowance).
+            var below = (reported.VoluntarySwitches + reported.InvoluntarySwitches) * 3_000L;
+            var tolerance = Math.Max(0.2 * rusage, 12_000_000) + (reported.RunNs < rusage ? below : 0);
             _output.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"tid {t.Tid}: traced run {reported.RunNs / 1e6:0.0} ms, getrusage {rusage / 1e6:0.0} ms"));
             if (Math.Abs(reported.RunNs - rusage) > tolerance)
@@ -51,7 +54,8 @@ public sealed class SeedWorkloadCaptureTests
         Assert.True(failures.Count == 0, string.Join("\n", failures));
         var p = run.Report.Process!;
         var processRusage = p.UserNs!.Value + p.SystemNs!.Value;
-        Assert.InRange(p.TracedRunNs, processRusage * 0.85, processRusage * 1.15);
+        Assert.InRange(p.TracedRunNs,
+            processRusage * 0.85 - (p.VoluntarySwitches + p.InvoluntarySwitches) * 3_000L, processRusage * 1.15);
         Assert.Equal(1, p.WorkloadMetrics!["sumOk"]);
     }
 
