@@ -69,7 +69,11 @@ cp "$1" "$special/unreadable-$(basename "$1")"
 chmod 000 "$special/unreadable-$(basename "$1")"
 full=""
 cleanup() {
-  if [ -n "$full" ]; then umount "$full" 2>/dev/null || umount -l "$full" 2>/dev/null || true; rmdir "$full" 2>/dev/null || true; full=""; fi
+  if [ -n "$full" ]; then
+    umount "$full" 2>/dev/null || umount -l "$full" 2>/dev/null || true
+    rmdir "$full" 2>/dev/null || true
+    full=""
+  fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -8,6 +8,12 @@ namespace TraceLab.Analyzers.Stacks;
 /// <param name="Address">The futex word's user address (uaddr).</param>
 public readonly record struct LockAddress(int Process, ulong Address);
 
+/// <summary>
+/// An off-CPU interval's key with its waker (bcc offwaketime): the blocked thread's process and switch-out stack, the
+/// thread whose sched_waking ended the interval (0: an interrupt or none seen) and that waking's stack (0: none).
+/// </summary>
+public readonly record struct OffWakeKey(int Process, int OffStack, int Waker, int WakerStack);
+
 /// <summary>Count and time of one stack at one lock (or of one off-CPU stack).</summary>
 public sealed class StackTotals
 {
@@ -62,6 +68,9 @@ public sealed class LockStackAnalyzer : IKernelEventSink
         public bool InWake;
         public int OffStack;
         public long OffStart = -1;
+        /// <summary>The last waking of this thread since it last ran: who, its stack (0: interrupt, none).</summary>
+        public int Waker;
+        public int WakerStack;
     }
 
     /// <summary>The lock words seen, with their stacks.</summary>
@@ -72,6 +81,13 @@ public sealed class LockStackAnalyzer : IKernelEventSink
 
     /// <summary>(thread, stack id) → that thread's time off CPU by blocking stack.</summary>
     public Dictionary<(int Thread, int Stack), StackTotals> OffCpuByThread { get; } = new();
+
+    /// <summary>
+    /// Off-CPU time by blocking stack and by the waker and waker's stack that ended it (bcc offwaketime); the waker is
+    /// the last waking of the thread since it last ran, so one logged just before its switch-out counts
+    /// (docs/metrics.md#woken-before-switch-out).
+    /// </summary>
+    public Dictionary<OffWakeKey, StackTotals> OffWake { get; } = new();
 
     /// <summary>Events that carried a stack.</summary>
     public long EventsWithStacks { get; private set; }
@@ -148,7 +164,14 @@ public sealed class LockStackAnalyzer : IKernelEventSink
 
     private void Waking(in KernelEvent e)
     {
-        if ((e.Flags & EventFlags.HardIrq) != 0)
+        var irq = (e.Flags & EventFlags.HardIrq) != 0;
+        if (e.WokenTid > 0)
+        {
+            var w = Of(e.WokenTid);
+            w.Waker = irq || EventFlags.InInterrupt(e.Flags) ? 0 : e.Pid;
+            w.WakerStack = w.Waker == 0 ? 0 : e.StackId;
+        }
+        if (irq)
         {
             InterruptWakeups++;
             return;
@@ -170,17 +193,21 @@ public sealed class LockStackAnalyzer : IKernelEventSink
             p.OffStart = e.Timestamp;
         }
 
-        if (e.NextTid != 0 && _threads.TryGetValue(e.NextTid, out var next) && next.OffStart >= 0)
+        if (e.NextTid == 0 || !_threads.TryGetValue(e.NextTid, out var next)) return;
+        if (next.OffStart >= 0)
         {
             var off = Math.Max(0, e.Timestamp - next.OffStart);
             if (next.OffStack != 0)
             {
                 Add(OffCpu, (next.Process, next.OffStack), off);
                 Add(OffCpuByThread, (e.NextTid, next.OffStack), off);
+                Add(OffWake, new OffWakeKey(next.Process, next.OffStack, next.Waker, next.WakerStack), off);
             }
 
             next.OffStart = -1;
         }
+        // Running: the next interval's waker comes after this.
+        next.Waker = next.WakerStack = 0;
     }
 
     private LockStacks LockOf(int process, ulong address, long time)

@@ -76,7 +76,7 @@ public sealed class FoldedStacksExporter : ITraceExporter
     }
 
     /// <summary>';' separates frames and ' ' the count: neither may appear inside a name.</summary>
-    private static string Clean(string name) => name.Replace(';', ':').Replace(' ', '_');
+    internal static string Clean(string name) => name.Replace(';', ':').Replace(' ', '_');
 }
 
 /// <summary>What the folded export wrote.</summary>

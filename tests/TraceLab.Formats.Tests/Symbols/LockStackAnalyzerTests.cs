@@ -42,6 +42,35 @@ public sealed class LockStackAnalyzerTests
         Assert.Equal(4, a.EventsWithStacks);
     }
 
+    /// <summary>
+    /// Off-CPU time by waker (bcc offwaketime): thread 2 blocks (stack 3) 110 → 190, woken by 3 (waking stack 4); then
+    /// blocks (stack 5) 300 → 350 after a waking by 4 (stack 6) logged just before its switch-out; then blocks
+    /// (stack 3) 400 → 450 woken by an interrupt.
+    /// </summary>
+    [Fact]
+    public void Off_cpu_time_is_keyed_by_its_waker_and_the_wakers_stack()
+    {
+        var a = new LockStackAnalyzer(tid => 1);
+        a.OnEvent(KernelEvent.Switch(110, 0, 2, 120, TaskState.Interruptible, 3, 120).WithStack(3));
+        a.OnEvent(KernelEvent.Waking(160, 0, 3, 2, 1).WithStack(4));
+        a.OnEvent(KernelEvent.Switch(190, 1, 0, 120, TaskState.Running, 2, 120));
+        a.OnEvent(KernelEvent.Waking(299, 0, 4, 2, 1).WithStack(6));
+        a.OnEvent(KernelEvent.Switch(300, 1, 2, 120, TaskState.Interruptible, 0, 120).WithStack(5));
+        a.OnEvent(KernelEvent.Switch(350, 1, 0, 120, TaskState.Running, 2, 120));
+        a.OnEvent(KernelEvent.Switch(400, 1, 2, 120, TaskState.Interruptible, 0, 120).WithStack(3));
+        var irq = KernelEvent.Waking(420, 1, 0, 2, 1).WithStack(7);
+        irq.Flags = EventFlags.HardIrq;
+        a.OnEvent(irq);
+        a.OnEvent(KernelEvent.Switch(450, 1, 0, 120, TaskState.Running, 2, 120));
+
+        Assert.Equal(80, a.OffWake[new OffWakeKey(1, 3, 3, 4)].Nanoseconds);
+        Assert.Equal(50, a.OffWake[new OffWakeKey(1, 5, 4, 6)].Nanoseconds);
+        Assert.Equal(50, a.OffWake[new OffWakeKey(1, 3, 0, 0)].Nanoseconds);
+        Assert.Equal(3, a.OffWake.Count);
+        // The same intervals by blocking stack alone.
+        Assert.Equal(130, a.OffCpu[(1, 3)].Nanoseconds);
+    }
+
     [Fact]
     public void A_wake_of_another_word_releases_nothing()
     {
