@@ -47,7 +47,8 @@ public sealed partial class TraceTargetCaptureTests
         output.WriteLine($"hot row: {chain.Handoffs:N0} handoffs in {seconds:0.00} s = {traced:0}/s, " +
             $"InnoDB {hot.RowLockWaits:N0} waits = {hot.RowLockWaits / 4.0:0}/s; queued share {share:P1}, " +
             $"InnoDB row-lock time {hot.RowLockTimeMs:N0} ms = {hot.RowLockShare:P1} of 8 connections × 4 s");
-        Assert.True(hot.RowLockShare > 0.3, $"the run did not contend: row-lock time {hot.RowLockShare:P1}");
+        // The run contended by InnoDB's own account: 35-57 % seen, 0.1 % over 1,000 rows.
+        Assert.True(hot.RowLockShare > 0.2, $"the run did not contend: row-lock time {hot.RowLockShare:P1}");
         Assert.InRange(traced / (hot.RowLockWaits / 4.0), 1 - RowLockRateTolerance, 1 + RowLockRateTolerance);
         // Both say the connections spend a large part of their time queued for the row. InnoDB's time is lower
         // (35-57 % against the report's 63-79 % here): it reads a coarse clock (my_hrtime_coarse, ticks of 4 ms on
