@@ -27,6 +27,7 @@ internal sealed class WakeChainTracker
     /// <summary>First waiter of a wait object; this value once a second thread waited on it.</summary>
     private const int Shared = -1;
 
+    private const string ThreadPeers = "released by peer threads", ProcessPeers = "released by peer processes";
     private readonly ConvoyAnalyzer _convoys;
     private readonly ThreadAccounting _accounting;
     private SlotTable<ChainThread> _threads = new(static (_, slot) => new ChainThread(slot));
@@ -34,6 +35,8 @@ internal sealed class WakeChainTracker
     private readonly Dictionary<(int Program, int Syscall, int Operation), int> _keys = new();
     private readonly Dictionary<string, int> _programs = new(StringComparer.Ordinal);
     private readonly List<LockObjectStats> _objects = [];
+    /// <summary>Keys named "released by peer processes" whose releases were not yet seen inside one process.</summary>
+    private readonly HashSet<int> _namedProcesses = [];
 
     public WakeChainTracker(ConvoyAnalyzer convoys, ThreadAccounting accounting)
     {
@@ -114,6 +117,14 @@ internal sealed class WakeChainTracker
         var g = _threads.At(giverSlot, giver);
         if (ProgramOf(g, giver) != program) return;
         var key = KeyOf(program, b.Syscall, b.Operation, woken, giver);
+        // The process of a thread older than the capture may be known only after the first releases (a `--pid`
+        // server's threads are listed once the capture runs): a release inside one process names the peers threads.
+        if (_namedProcesses.Count > 0 && _namedProcesses.Contains(key)
+            && _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver))
+        {
+            _namedProcesses.Remove(key);
+            _objects[key].Name = _objects[key].Name!.Replace(ProcessPeers, ThreadPeers, StringComparison.Ordinal);
+        }
         if (g.Pending && g.PendingKey == key)
         {
             g.Pending = false;
@@ -179,9 +190,9 @@ internal sealed class WakeChainTracker
         var programName = _programs.FirstOrDefault(p => p.Value == program).Key
             ?? "process " + (-program).ToString(System.Globalization.CultureInfo.InvariantCulture);
         var peers =
-            _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver) ? "threads" : "processes";
-        var name = $"{WakeChainWaits.Describe(syscall, operation)} waits in {programName} released by peer " +
-            $"{peers} (wake chain)";
+            _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver) ? ThreadPeers : ProcessPeers;
+        if (peers == ProcessPeers) _namedProcesses.Add(key);
+        var name = $"{WakeChainWaits.Describe(syscall, operation)} waits in {programName} {peers} (wake chain)";
         _objects.Add(_convoys.ChainObject(LockObjectOf(key), name, MaxHoldNs));
         return key;
     }

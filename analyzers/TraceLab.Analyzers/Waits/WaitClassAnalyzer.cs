@@ -31,8 +31,13 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     /// </summary>
     private readonly Dictionary<(int Tid, LockObject Obj, int Waker, WakeSource Source), (long Ns, long Waits)>
         _futexWaits = new();
+    /// <summary>Futex waits that timed out, settled at the end: (waiter, object, source) → time, waits.</summary>
+    private readonly Dictionary<(int Tid, LockObject Obj, WakeSource Source), (long Ns, long Waits)> _timedOut =
+        new();
     private readonly Dictionary<LockObject, long[]> _objectNs = new();
     private bool _completed;
+    /// <summary>The first switch since the region began: with the end, how long releases were counted over.</summary>
+    private long _firstSwitch = long.MinValue;
 
     /// <summary>Makes the analyzer over a pass's accounting (it runs before this analyzer on every event).</summary>
     public WaitClassAnalyzer(ThreadAccounting accounting)
@@ -151,6 +156,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     public void OnSwitch(in KernelEvent e, in EventSlots slots)
     {
         var ts = e.Timestamp;
+        if (_firstSwitch == long.MinValue) _firstSwitch = ts;
         var prev = e.PrevTid;
         if (prev > 0 && !TaskState.IsPreempted(e.PrevState)
             && (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) == 0)
@@ -238,6 +244,13 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         if (t.PendingNs == 0 && t.PendingWaits == 0) return;
         var facts = new WaitFacts(t.BlockCall, t.Uninterruptible, t.PendingSource, hasResult, result, t.Reason);
         var c = WaitClassifier.Classify(facts, out var needsObject);
+        if (needsObject && WaitClassifier.IsTimedOut(facts))
+        {
+            var timed = (t.Tid, t.BlockObj, t.PendingSource);
+            var (tns, twaits) = _timedOut.GetValueOrDefault(timed);
+            _timedOut[timed] = (tns + t.PendingNs, twaits + t.PendingWaits);
+            return;
+        }
         if (needsObject)
         {
             var key = (t.Tid, t.BlockObj, t.PendingWaker, t.PendingSource);
@@ -265,7 +278,9 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     {
         foreach (var (_, s) in _stats.InOrder) s.Reset();
         _futexWaits.Clear();
+        _timedOut.Clear();
         _objectNs.Clear();
+        _firstSwitch = long.MinValue;
     }
 
     /// <inheritdoc/>
@@ -278,10 +293,46 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
             if (t.Blocked) BackOnCpu(t, end);
             if (t.Pending) Settle(t, false, 0);
         }
+        // An object only one thread ever blocked on, private to its process, is that thread's own parking place
+        // (a per-transaction or per-thread condition variable); who released whom out of such places.
+        var waiters = new Dictionary<LockObject, int>();
+        foreach (var (obj, _) in _waitersOf) waiters[obj] = waiters.GetValueOrDefault(obj) + 1;
+        bool Own(LockObject obj) => obj.Process != 0 && waiters.GetValueOrDefault(obj) == 1;
+        var released = new Dictionary<(int Waiter, int Waker), long>();
+        var wakers = new Dictionary<int, HashSet<int>>();
+        // One of several peers that release each other: released by two or more threads. A coordinator and its
+        // workers release each other too (work handed out, completion reported), but each worker only by the
+        // coordinator.
+        bool Peers(int tid) => wakers.TryGetValue(tid, out var set) && set.Count >= 2;
+        // Objects the threads take turns holding: a thread that waits on it released a wait on it.
+        var inTurns = new HashSet<LockObject>(_mutexWords);
+        foreach (var ((tid, obj, waker, _), (_, waits)) in _futexWaits)
+        {
+            if (Own(obj))
+            {
+                released[(tid, waker)] = released.GetValueOrDefault((tid, waker)) + waits;
+                if (!wakers.TryGetValue(tid, out var set)) wakers[tid] = set = [];
+                set.Add(waker);
+            }
+            if (_waitersOf.Contains((obj, waker))) inTurns.Add(obj);
+        }
+        // Turns taken again and again: each of the two released the other often (WaitClassifier.MutualReleases).
+        var seconds = _firstSwitch == long.MinValue ? 0 : Math.Max(0, end - _firstSwitch) / 1e9;
+        var often = WaitClassifier.MutualReleases(seconds);
+        bool InTurn(int tid, int waker) =>
+            released.GetValueOrDefault((tid, waker)) >= often && released.GetValueOrDefault((waker, tid)) >= often
+            && Peers(tid) && Peers(waker);
         foreach (var ((tid, obj, waker, source), (ns, waits)) in _futexWaits.OrderBy(p => p.Key.Tid))
         {
             var c = WaitClassifier.SettleFutex(_waitersOf.Contains((obj, waker)), obj.Process == 0,
-                _sharedWaiters.Contains(waker), _mutexWords.Contains(obj));
+                _sharedWaiters.Contains(waker), _mutexWords.Contains(obj),
+                Own(obj) && InTurn(tid, waker));
+            _stats.At(_slots.SlotOf(tid), tid).Add(c, source, ns, waits);
+            AddObject(obj, c, ns);
+        }
+        foreach (var ((tid, obj, source), (ns, waits)) in _timedOut.OrderBy(p => p.Key.Tid))
+        {
+            var c = WaitClassifier.SettleTimedOut(inTurns.Contains(obj));
             _stats.At(_slots.SlotOf(tid), tid).Add(c, source, ns, waits);
             AddObject(obj, c, ns);
         }

@@ -26,8 +26,13 @@ public static class WaitClassifier
             case WaitCall.FileLock:
                 return WaitClass.Lock;
             case WaitCall.FutexWait:
-                // A timed wait that expired, or one an interrupt ended: nothing was released to it.
-                if (f.HasResult && f.Result == ETimedOut) return WaitClass.Condition;
+                // A timed wait that expired: nothing was released to it, but it may have been queueing for a lock
+                // with a timeout and queued again (CPython's GIL): the object's other waits decide.
+                if (IsTimedOut(f))
+                {
+                    needsObject = true;
+                    return WaitClass.Condition;
+                }
                 if (f.Source is WakeSource.HardIrq or WakeSource.SoftIrq or WakeSource.Signal)
                     return WaitClass.Condition;
                 if (f.HasResult && f.Result == EIntr) return WaitClass.Condition;
@@ -58,17 +63,46 @@ public static class WaitClassifier
         }
     }
 
+    /// <summary>True for a futex wait that returned -ETIMEDOUT: its class is settled by <see cref="SettleTimedOut"/>.
+    /// </summary>
+    public static bool IsTimedOut(in WaitFacts f) =>
+        f.Call == WaitCall.FutexWait && f.HasResult && f.Result == ETimedOut;
+
     /// <summary>
     /// Settles a futex wait ended by a thread: a lock when the waker itself waits on the same object (the threads
     /// take turns holding it), or when the object is a shared futex and the waker blocks on shared futexes too (a
-    /// per-waiter semaphore released by the previous holder, as PostgreSQL's LWLocks are); otherwise a condition
-    /// (a producer waking a consumer, a pool's dispatcher waking an idle worker, a join).
+    /// per-waiter semaphore released by the previous holder, as PostgreSQL's LWLocks are), or when the object is the
+    /// waiter's own private parking place and the waiter in turn released the waker from the waker's own
+    /// (<paramref name="releasedInTurn"/>: threads that release each other one after another, as InnoDB's row-lock
+    /// waits on per-transaction condition variables are); otherwise a condition (a producer waking a consumer, a
+    /// pool's dispatcher waking an idle worker, a join).
     /// </summary>
     public static WaitClass SettleFutex(bool wakerWaitsOnObject, bool sharedObject, bool wakerWaitsOnShared,
-        bool contendedMutexWord = false) =>
-        wakerWaitsOnObject || contendedMutexWord || (sharedObject && wakerWaitsOnShared)
+        bool contendedMutexWord = false, bool releasedInTurn = false) =>
+        wakerWaitsOnObject || contendedMutexWord || (sharedObject && wakerWaitsOnShared) || releasedInTurn
             ? WaitClass.Lock
             : WaitClass.Condition;
+
+    /// <summary>
+    /// How many times each of two threads must have released the other from a parking place of its own, over a
+    /// trace of <paramref name="seconds"/>, for their waits there to be turns at a lock: at least 3, and at least
+    /// <see cref="MutualReleasesPerSecond"/> a second. Peers queueing for a hot row release each other tens of times a
+    /// second (about 70 per pair of 8 InnoDB connections); idle pool workers that hand a task on now and then do not.
+    /// </summary>
+    public static long MutualReleases(double seconds) =>
+        Math.Max(3, (long)Math.Ceiling(MutualReleasesPerSecond * seconds));
+
+    /// <summary>The rate in <see cref="MutualReleases"/>.</summary>
+    public const double MutualReleasesPerSecond = 5;
+
+    /// <summary>
+    /// Settles a futex wait that timed out: a lock when the object is one the threads take turns holding (some wait
+    /// on it was released by a thread that waits on it too, or it is a contended mutex word): the thread was queueing
+    /// for it, gave up after its timeout and, in a lock's retry loop, queues again (CPython's GIL requests the drop
+    /// after each 5 ms timeout); otherwise a condition (a timed wait for an event that did not come).
+    /// </summary>
+    public static WaitClass SettleTimedOut(bool objectTakenInTurns) =>
+        objectTakenInTurns ? WaitClass.Lock : WaitClass.Condition;
 
     /// <summary>
     /// The value a FUTEX_WAIT expects at a contended glibc mutex word (lowlevellock: 0 free, 1 locked, 2 locked with

@@ -1,3 +1,6 @@
+using TraceLab.Analyzers.Findings;
+using TraceLab.Analyzers.Locks;
+
 namespace TraceLab.Reporting.Findings;
 
 /// <summary>
@@ -21,20 +24,27 @@ public sealed class SerializationRule : IFindingRule
     public IEnumerable<FindingSection> Evaluate(FindingContext context)
     {
         if (context.Evidence is not { } evidence) yield break;
-        foreach (var o in evidence.Objects.Values.OrderBy(o => o.Object.ToString(), StringComparer.Ordinal))
+        var gates = Gates(evidence.Objects.Values);
+        foreach (var gate in gates.OrderBy(g => g[0].Object.ToString(), StringComparer.Ordinal))
         {
-            var name = o.Object.ToString();
-            var waiters = o.BlockedNs.Where(kv => context.Reported.Contains(kv.Key) && kv.Value > 0)
+            var names = gate.Select(o => o.Object.ToString()).ToList();
+            var name = names.Count == 1 ? names[0] : $"{names[0]} with 0x{gate[1].Object.Id:x} (a condition variable)";
+            var blockedNs = new Dictionary<int, long>();
+            foreach (var (tid, ns) in gate.SelectMany(o => o.BlockedNs))
+                blockedNs[tid] = blockedNs.GetValueOrDefault(tid) + ns;
+            var waiters = blockedNs.Where(kv => context.Reported.Contains(kv.Key) && kv.Value > 0)
                 .Select(kv => kv.Key).Order().ToList();
-            var releasers = o.Releasers.Count;
+            var releasers = gate.SelectMany(o => o.Releasers).Distinct().Count();
+            var blockingWaits = gate.Sum(o => o.BlockingWaits);
             // "Everything waits on it": at least half of the reported threads blocked on it.
             if (waiters.Count < 2 || 2 * waiters.Count < context.Reported.Count || releasers < 2
-                || o.BlockingWaits == 0)
+                || blockingWaits == 0)
                 continue;
-            var blocked = waiters.Sum(t => o.BlockedNs[t]);
-            var mean = (double)o.BlockedNs.Values.Sum() / o.BlockingWaits;
+            var blocked = waiters.Sum(t => blockedNs[t]);
+            var mean = (double)blockedNs.Values.Sum() / blockingWaits;
             if (mean < MinMeanWaitNs) continue;
-            if (context.Report.Convoys?.Objects.FirstOrDefault(x => x.Object == name) is { Episodes: > 0 }) continue;
+            if (context.Report.Convoys?.Objects.Any(x => names.Contains(x.Object) && x.Episodes > 0) == true)
+                continue;
             var waitersTime = context.Report.Threads.Where(t => waiters.Contains(t.Tid))
                 .Sum(t => t.RunNs + t.ReadyNs + t.WaitNs);
             var blockedShare = waitersTime > 0 ? (double)blocked / waitersTime : 0;
@@ -42,7 +52,7 @@ public sealed class SerializationRule : IFindingRule
             var evidenceFigures = new List<FindingFigure>
             {
                 Figure.Of("findings.evidence.blockedNs", blocked),
-                Figure.Of("findings.evidence.blockingWaits", o.BlockingWaits),
+                Figure.Of("findings.evidence.blockingWaits", blockingWaits),
                 Figure.Of("findings.evidence.meanBlockedNs", mean),
                 Figure.Of("findings.evidence.releasers", releasers),
                 Figure.Of("findings.evidence.waitersBlockedShare", blockedShare),
@@ -56,12 +66,12 @@ public sealed class SerializationRule : IFindingRule
                 Severity = FindingEngine.Round(context.Share(blocked)),
                 Title = $"Serialization on {name}: {EnglishCount.Of(waiters.Count, "thread")} passed it one at a " +
                     "time, " +
-                    $"blocked {blocked / 1e6:0.#} ms in {EnglishCount.Of(o.BlockingWaits, "wait")} " +
+                    $"blocked {blocked / 1e6:0.#} ms in {EnglishCount.Of(blockingWaits, "wait")} " +
                     $"({mean / 1e6:0.#} ms each on average)",
                 Evidence = evidenceFigures,
                 Threads = waiters,
-                Objects = [name],
-                Windows = FindingContext.Windows(o.Blocked),
+                Objects = names,
+                Windows = FindingContext.Windows(gate.Select(o => o.Blocked).ToArray()),
                 Remedy = "The threads behind this object run one after another, so adding threads adds no speed. If " +
                     "it is a gate limiting the active threads, admit as many as there are CPUs (one active thread is " +
                     "best only when they all fight over one critical section, TM5); otherwise shorten what is done " +
@@ -69,5 +79,30 @@ public sealed class SerializationRule : IFindingRule
                 Claims = ["TM5"],
             };
         }
+    }
+
+    /// <summary>
+    /// The objects judged as one gate each. glibc's condition variable parks its waiters on two futex words 4 bytes
+    /// apart (<c>__g_signals[0]</c> at an 8-byte boundary and <c>[1]</c>) and moves them from one group to the other
+    /// as it is signalled, so a lock built on one (CPython's GIL) splits its waits between the two: such a pair,
+    /// of one process and with a waiter in common, is one gate. Every other object is a gate of its own.
+    /// </summary>
+    private static List<List<ObjectEvidence>> Gates(IEnumerable<ObjectEvidence> objects)
+    {
+        var all = objects.ToList();
+        var byObject = all.ToDictionary(o => o.Object);
+        var paired = new HashSet<LockObject>();
+        var gates = new List<List<ObjectEvidence>>();
+        foreach (var o in all)
+        {
+            if (o.Object.Kind != LockObjectKind.Futex || o.Object.Process == 0 || (o.Object.Id & 7) != 0) continue;
+            if (!byObject.TryGetValue(o.Object with { Id = o.Object.Id + 4 }, out var second)) continue;
+            if (!o.BlockedNs.Keys.Any(t => o.BlockedNs[t] > 0 && second.BlockedNs.GetValueOrDefault(t) > 0)) continue;
+            gates.Add([o, second]);
+            paired.Add(o.Object);
+            paired.Add(second.Object);
+        }
+        gates.AddRange(all.Where(o => !paired.Contains(o.Object)).Select(o => new List<ObjectEvidence> { o }));
+        return gates;
     }
 }

@@ -201,6 +201,91 @@ public sealed class WaitClassAnalyzerTests
     }
 
     /// <summary>
+    /// A lock with a timed retry (CPython's GIL): A waits on the lock's word and times out, B waits on it and A
+    /// releases it. Because a thread that waits on the word released a wait on it, the threads take turns at it, and
+    /// A's timed-out wait was queueing for it: lock. The same timed-out wait on a word nobody else waits on is a
+    /// condition (D's in <see cref="Analyze"/>).
+    /// </summary>
+    [Fact]
+    public void A_wait_that_timed_out_on_a_lock_the_threads_take_turns_at_is_a_lock_wait()
+    {
+        KernelEvent[] events =
+        [
+            In(1000, A), In(1000, B),
+            Sys(2000, A, LinuxSyscalls.Futex, Mutex, FutexWait),
+            Out(2100, A),
+            IrqWakes(7100, A, EventFlags.HardIrq),
+            In(7200, A), Ret(7300, A, LinuxSyscalls.Futex, ETimedOut),
+            Sys(8000, B, LinuxSyscalls.Futex, Mutex, FutexWait),
+            Out(8100, B),
+            Sys(9000, A, LinuxSyscalls.Futex, Mutex, FutexWake),
+            KernelEvent.Waking(9100, 0, A, B, 1),
+            Ret(9200, A, LinuxSyscalls.Futex),
+            In(9300, B), Ret(9400, B, LinuxSyscalls.Futex),
+            Out(10000, A, R),
+        ];
+        var waits = Pass(events);
+        Assert.Equal((5000L, 1L), (waits.Threads[A].Ns(WaitClass.Lock), waits.Threads[A].Waits(WaitClass.Lock)));
+        Assert.Equal(5000, waits.Threads[A].SourceNs(WakeSource.HardIrq));
+        Assert.Equal(1000, waits.Threads[B].Ns(WaitClass.Lock));
+        Assert.Equal(WaitClass.Condition, WaitClassifier.SettleTimedOut(false));
+    }
+
+    /// <summary>
+    /// Three peers each park on a private futex of their own and release one another in turn, three times each way
+    /// per pair (InnoDB's row-lock waits on per-transaction condition variables): every wait is a lock wait. With
+    /// two turns each way, as a coordinator and its workers exchanging work now and then, they are conditions; so
+    /// are they when each thread is released by one thread only.
+    /// </summary>
+    [Theory]
+    [InlineData(3, true, WaitClass.Lock)]
+    [InlineData(2, true, WaitClass.Condition)]
+    [InlineData(3, false, WaitClass.Condition)]
+    public void Peers_that_release_one_another_from_their_own_parking_places_wait_for_a_lock(
+        int turns, bool bothWays, WaitClass expected)
+    {
+        int[] peers = [A, B, C];
+        var events = new List<KernelEvent> { In(1000, A), In(1000, B), In(1000, C) };
+        long ts = 2000;
+        // Round r: peers[r % 3] waits on its own word; the next peer (or, in the second half, the one after it)
+        // releases it. Each ordered pair gets `turns` releases when both directions are used.
+        var rounds = 3 * turns * (bothWays ? 2 : 1);
+        for (var r = 0; r < rounds; r++)
+        {
+            var waiter = peers[r % 3];
+            var step = bothWays && r >= rounds / 2 ? 2 : 1;
+            var waker = peers[(r + step) % 3];
+            long own = 0x5000 + 0x100 * (waiter - A);
+            events.AddRange(
+            [
+                Sys(ts, waiter, LinuxSyscalls.Futex, own, FutexWait), Out(ts + 100, waiter),
+                Sys(ts + 900, waker, LinuxSyscalls.Futex, own, FutexWake),
+                KernelEvent.Waking(ts + 1000, waker - 10, waker, waiter, waiter - 10),
+                Ret(ts + 1100, waker, LinuxSyscalls.Futex),
+                In(ts + 1200, waiter), Ret(ts + 1300, waiter, LinuxSyscalls.Futex),
+            ]);
+            ts += 2000;
+        }
+        events.Add(Out(ts, A, R));
+        var waits = Pass([.. events]);
+        foreach (var tid in peers)
+        {
+            Assert.Equal(waits.Threads[tid].TotalNs, waits.Threads[tid].Ns(expected));
+            Assert.True(waits.Threads[tid].TotalNs > 0);
+        }
+    }
+
+    private static WaitClassAnalyzer Pass(KernelEvent[] events)
+    {
+        var accounting = new ThreadAccounting();
+        var waits = new WaitClassAnalyzer(accounting);
+        var pass = new AnalysisPass(accounting, waits);
+        foreach (var e in events) pass.OnEvent(e);
+        pass.Complete();
+        return waits;
+    }
+
+    /// <summary>
     /// A wake chain whose waiters wait mostly for something other than a lock (C, a pool worker parked on a
     /// condition) is not a lock; one whose waiters are the mutex's A and B is.
     /// </summary>
