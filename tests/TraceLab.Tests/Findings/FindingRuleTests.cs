@@ -149,6 +149,37 @@ public sealed class FindingRuleTests
         Assert.Contains("w (14)", f.Title);
     }
 
+    /// <summary>
+    /// glibc parks a condition variable's waiters on two futex words 4 bytes apart; a lock built on one (CPython's GIL)
+    /// splits its waits between them. B and C wait 30 ms on each word: 30 % of their time on either alone (under the
+    /// rule's half), 60 % on the pair, which is one gate. The same waits on words 8 bytes apart stay two objects.
+    /// </summary>
+    [Fact]
+    public void Serialization_judges_a_condition_variables_two_futex_words_as_one_gate()
+    {
+        const int Process = 100;
+        ObjectEvidence Half(long id) => new()
+        {
+            Object = new LockObject(LockObjectKind.Futex, id, Process),
+            BlockedNs = { [B] = 30 * Ms, [C] = 30 * Ms },
+            BlockingWaits = 2,
+            Releasers = [A, B],
+        };
+        FindingEvidence E(params ObjectEvidence[] objects)
+        {
+            var e = new FindingEvidence();
+            foreach (var o in objects) e.Objects[o.Object] = o;
+            return e;
+        }
+        var f = Assert.Single(Run(Report(), E(Half(0x48), Half(0x4c)), new SerializationRule()));
+        Assert.Equal(0.3, f.Severity);                                  // (60 + 60) / 400
+        Assert.Equal(2, f.Objects.Count);
+        Assert.Contains("with 0x4c (a condition variable)", f.Title);
+        Assert.Equal(0.6, f.Evidence.Single(e => e.Metric == "findings.evidence.waitersBlockedShare").Value);
+        Assert.Empty(Run(Report(), E(Half(0x48)), new SerializationRule()));
+        Assert.Empty(Run(Report(), E(Half(0x48), Half(0x50)), new SerializationRule()));
+    }
+
     [Fact]
     public void Serialization_is_a_long_wait_most_threads_pass_one_at_a_time_without_convoys()
     {
