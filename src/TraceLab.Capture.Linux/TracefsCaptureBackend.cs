@@ -49,6 +49,21 @@ public sealed class TracefsCaptureBackend : ICaptureBackend
 
         public string? MarkerPath => inner.TraceMarkerPath;
 
+        public bool WriteMarker(string text)
+        {
+            try
+            {
+                using var f = new FileStream(inner.TraceMarkerPath, FileMode.Open, FileAccess.Write,
+                    FileShare.ReadWrite);
+                f.Write(System.Text.Encoding.ASCII.GetBytes(text + "\n"));
+                return true;
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                return false;
+            }
+        }
+
         public IReadOnlyList<string> Notices { get; } = inner.StaleInstancesRemoved
             .Select(name => $"removed stale tracefs instance {name} left by a TraceLab run that died")
             .Concat(inner.StaleInstancesKept)

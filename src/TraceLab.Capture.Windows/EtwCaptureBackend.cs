@@ -15,6 +15,7 @@ public sealed class EtwCaptureBackend : ICaptureBackend
     private readonly int _ownerPid;
     private readonly Func<int, IEtwGuard>? _startGuard;
     private readonly Func<IProcessJob>? _createJob;
+    private readonly Func<IEtwMarkerWriter>? _createMarkerWriter;
 
     /// <summary>
     /// The real backend (Windows): sessions guarded by a second TraceLab process, built-in workloads in a
@@ -22,17 +23,20 @@ public sealed class EtwCaptureBackend : ICaptureBackend
     /// </summary>
     public EtwCaptureBackend()
         : this(OperatingSystem.IsWindows() ? new TraceEventSessionController() : null, EtwStaleSessions.ProcessAlive,
-            Merge, Environment.ProcessId, StartGuard, CreateJob)
+            Merge, Environment.ProcessId, StartGuard, CreateJob,
+            OperatingSystem.IsWindows() ? () => new EtwEventWriter(EtwCaptureSession.WorkloadProvider) : null)
     {
     }
 
     /// <summary>For tests: a fake controller, liveness, merge, and optionally a fake guard and job.</summary>
     /// <param name="startGuard">Starts the guard for an owner pid; null: the sessions are not guarded.</param>
     /// <param name="createJob">Makes the job built-in workloads die with; null: they are not put in one.</param>
+    /// <param name="createMarkerWriter">Makes the writer of TraceLab's own markers; null: none are written.</param>
     public EtwCaptureBackend(IEtwSessionController? controller, Func<int, bool> processAlive,
         Action<string, string> merge, int ownerPid, Func<int, IEtwGuard>? startGuard = null,
-        Func<IProcessJob>? createJob = null)
+        Func<IProcessJob>? createJob = null, Func<IEtwMarkerWriter>? createMarkerWriter = null)
     {
+        _createMarkerWriter = createMarkerWriter;
         _controller = controller;
         _processAlive = processAlive;
         _merge = merge;
@@ -54,7 +58,7 @@ public sealed class EtwCaptureBackend : ICaptureBackend
     {
         var controller = Controller();
         return EtwCaptureSession.Start(controller, request, _processAlive, _merge, _ownerPid,
-            new EtwSessionProtection(_startGuard, _createJob));
+            new EtwSessionProtection(_startGuard, _createJob) { CreateMarkerWriter = _createMarkerWriter });
     }
 
     private static IEtwGuard StartGuard(int ownerPid) => EtwSessionGuard.Start(SelfCommand.Current(), ownerPid);

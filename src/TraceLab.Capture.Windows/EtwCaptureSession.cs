@@ -23,12 +23,14 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture, ICaptureG
     private readonly Func<IProcessJob>? _createJob;
     private readonly object _jobGate = new();
     private IProcessJob? _job;
+    private readonly IEtwMarkerWriter? _markers;
     private bool _stopped;
     private bool _handedOver;
 
     private EtwCaptureSession(IEtwRecordingSession recording, string etlPath, IReadOnlyList<string> notices,
-        Action<string, string> merge, IEtwGuard? guard, Func<IProcessJob>? createJob)
+        Action<string, string> merge, IEtwGuard? guard, Func<IProcessJob>? createJob, IEtwMarkerWriter? markers)
     {
+        _markers = markers;
         _recording = recording;
         EtlPath = etlPath;
         Notices = notices;
@@ -41,6 +43,12 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture, ICaptureG
     /// <summary>The file the session writes while it runs (renamed or merged into trace.etl at commit).</summary>
     public string EtlPath { get; }
     public string? MarkerPath => null;
+
+    /// <summary>
+    /// TraceLab's own markers (TRACELAB_SELF_PIDS, the target's window) as events of the workload marker provider the
+    /// session records, so `analyze` of the .etl leaves TraceLab out as it does on Linux.
+    /// </summary>
+    public bool WriteMarker(string text) => _markers?.Write(text) ?? false;
     public IReadOnlyList<string> Notices { get; }
     /// <summary>
     /// Kernel keywords cannot be missing the way tracepoints can: an unsupported flag fails the start.
@@ -90,7 +98,7 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture, ICaptureG
             throw;
         }
         return new EtwCaptureSession(recording, etl, [.. stale.Notices, .. recording.Notes], merge, guard,
-            protection?.CreateJob);
+            protection?.CreateJob, protection?.CreateMarkerWriter?.Invoke());
     }
 
     /// <summary>
@@ -160,6 +168,7 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture, ICaptureG
         {
             // Closing the guard's pipe: it stops whatever is still watched (a stop above that failed), then exits.
             _guard?.Dispose();
+            _markers?.Dispose();
             lock (_jobGate) _job?.Dispose();
             if (!_handedOver) TryDelete(EtlPath);
             _failed.Dispose();

@@ -35,4 +35,22 @@ public interface IProcessJob : IDisposable
 /// run, for the owner pid) and the job its built-in workload dies with (made when a workload is first added).
 /// Either may be null (tests of other logic): then that protection is not there.
 /// </summary>
-public sealed record EtwSessionProtection(Func<int, IEtwGuard>? StartGuard, Func<IProcessJob>? CreateJob);
+public sealed record EtwSessionProtection(Func<int, IEtwGuard>? StartGuard, Func<IProcessJob>? CreateJob)
+{
+    /// <summary>
+    /// Makes the writer of TraceLab's own markers (its pid, the target's window) as events of the workload marker
+    /// provider; null: TraceLab writes no markers into the trace.
+    /// </summary>
+    public Func<IEtwMarkerWriter>? CreateMarkerWriter { get; init; }
+}
+
+/// <summary>
+/// Writes marker events of the workload marker provider (<see cref="EtwCaptureSession.WorkloadProvider"/>), as the
+/// workloads' platform_win32.c does: a string event the ETL reader turns into a Marker (<see cref="EtwEventWriter"/>;
+/// tests use a fake).
+/// </summary>
+public interface IEtwMarkerWriter : IDisposable
+{
+    /// <summary>Writes one marker; false when ETW refused it.</summary>
+    bool Write(string text);
+}

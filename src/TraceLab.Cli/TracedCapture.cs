@@ -55,7 +55,7 @@ public sealed class TracedCapture : IDisposable
                 CaptureBackends.Syscalls(syscalls),
         });
         // Before anything else is traced: the trace says which processes are TraceLab's own (its guard too).
-        new TargetMarkers(session.MarkerPath)
+        new TargetMarkers(session)
             .Self(session is IHelperProcesses helpers ? helpers.HelperPids : []);
         return new TracedCapture(backend, session, output);
     }

@@ -93,7 +93,7 @@ public sealed partial class TraceTargetCommand
         // Said before the program starts: console calls while a child shares the terminal can block until it exits.
         _console.MarkupLine($"[grey]tracing {Markup.Escape(string.Join(' ', s.Command))}; " +
             "it and its children are followed until all exit[/]");
-        var markers = new TargetMarkers(capture.Session.MarkerPath);
+        var markers = new TargetMarkers(capture.Session);
         markers.Begin();
         using var program = TargetProgram.Start(exe, s.Command.Skip(1).ToList(), capture.Session.MarkerPath, user);
         markers.Pids([program.Pid]);
@@ -133,7 +133,7 @@ public sealed partial class TraceTargetCommand
         using var interruption = new Interruption();
         using var capture = StartCapture("attach", stamp, output, s);
         var started = DateTimeOffset.UtcNow;
-        var markers = new TargetMarkers(capture.Session.MarkerPath);
+        var markers = new TargetMarkers(capture.Session);
         markers.Begin();
         // Tracing is on: a process that is gone now was gone before TraceLab could see it run.
         targets.EnsureStillRunning();
@@ -158,7 +158,7 @@ public sealed partial class TraceTargetCommand
         using var interruption = new Interruption();
         using var capture = StartCapture("system", stamp, output, s);
         var started = DateTimeOffset.UtcNow;
-        var markers = new TargetMarkers(capture.Session.MarkerPath);
+        var markers = new TargetMarkers(capture.Session);
         markers.Begin();
         markers.Threads(ProcThreads.MultiThreaded());
         markers.Starts(ProcStarts.Of(ProcStat.All()));
@@ -244,10 +244,14 @@ public sealed partial class TraceTargetCommand
 }
 
 /// <summary>
-/// Writes the TRACELAB_TARGET_* markers into the capture's marker file (none on backends without one).
+/// Writes TraceLab's own markers into the capture (TRACELAB_TARGET_*, TRACELAB_SELF_PIDS: tracefs trace_marker, ETW
+/// marker provider events) and, on tracefs, the /proc listings of threads and process starts (an ETW trace's thread
+/// events state those itself).
 /// </summary>
-internal sealed class TargetMarkers(string? markerPath)
+internal sealed class TargetMarkers(ICaptureSession session)
 {
+    private readonly string? markerPath = session.MarkerPath;
+
     public void Begin() => Write(MeasuredRegion.TargetBeginMarker);
 
     public void Pids(IEnumerable<int> pids) =>
@@ -295,17 +299,6 @@ internal sealed class TargetMarkers(string? markerPath)
     public void ThreadsOf(IEnumerable<int> pids) =>
         Threads(pids.Select(p => (p, ProcThreads.Of(p))).Where(p => p.Item2.Count > 0));
 
-    private void Write(string text)
-    {
-        if (markerPath is null) return;
-        try
-        {
-            using var f = new FileStream(markerPath, FileMode.Open, FileAccess.Write, FileShare.ReadWrite);
-            f.Write(System.Text.Encoding.ASCII.GetBytes(text + "\n"));
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-            // Without the marker the region is the whole trace; the capture itself is unaffected.
-        }
-    }
+    // Without the marker the region is the whole trace; the capture itself is unaffected.
+    private void Write(string text) => session.WriteMarker(text);
 }

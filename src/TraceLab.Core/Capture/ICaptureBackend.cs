@@ -36,6 +36,13 @@ public interface ICaptureSession : IDisposable
     string? MarkerPath { get; }
 
     /// <summary>
+    /// Writes <paramref name="text"/> as a marker event into the capture, where a trace's reader sees it as the
+    /// workload's markers (tracefs: a write to trace_marker; ETW: an event of the workload marker provider the session
+    /// records). False when the marker could not be written (the capture itself is unaffected).
+    /// </summary>
+    bool WriteMarker(string text);
+
+    /// <summary>
     /// What was cleaned up before the capture started (stale instances or sessions of TraceLab runs that died).
     /// </summary>
     IReadOnlyList<string> Notices { get; }

@@ -234,6 +234,25 @@ public sealed class EtlReaderTests : IDisposable
         Assert.Equal(0, reader.Info.UnknownEvents);
     }
 
+    /// <summary>
+    /// TraceLab's own pid, written by an ETW capture as a marker provider event (EtwCaptureSession.WriteMarker),
+    /// reaches the analysis as it does from tracefs: the region knows it, so reports leave TraceLab out.
+    /// </summary>
+    [Fact]
+    public void A_self_pids_marker_event_names_TraceLabs_processes_to_the_analysis()
+    {
+        var marker = Encoding.Unicode.GetBytes(TraceLab.Analyzers.MeasuredRegion.SelfPidsMarker + "4242,4243\0");
+        var w = new EtlTestWriter()
+            .Add(0, WithEventHeader(8, WorkloadMarkers.ProviderGuid, 0, 0, 0, A, Pid, Raw(1_000), marker))
+            .Add(0, PerfInfo(8, CSwitchHook, 2, Raw(7_000), CSwitch(A, B, 9, 8, 6, 1, KThreadState.Waiting)));
+        using var reader = EtlFileReader.Open(Write(w));
+        using var session = new TraceLab.Analyzers.AnalysisSession(TraceLab.Analyzers.AnalysisKind.Threads,
+            names: reader.Threads);
+        reader.Read(session.Sink);
+        session.Complete();
+        Assert.Equal([4242, 4243], session.Accounting.Region.SelfPids);
+    }
+
     [Fact]
     public void Unknown_header_kinds_and_newer_versions_are_skipped_by_size_counted_and_reported()
     {

@@ -83,6 +83,53 @@ public sealed class EtwCaptureTests : IDisposable
         Assert.Contains("TraceLab-777-live-run", _etw.Active);
     }
 
+    private sealed class FakeMarkerWriter : IEtwMarkerWriter
+    {
+        public List<string> Written { get; } = [];
+        public bool Disposed { get; private set; }
+        public bool Write(string text)
+        {
+            Written.Add(text);
+            return true;
+        }
+
+        public void Dispose() => Disposed = true;
+    }
+
+    /// <summary>
+    /// TraceLab's own markers go into the trace as events of the workload marker provider the session records (what
+    /// the ETL reader makes Marker events of), so `analyze` of the .etl leaves TraceLab out as on Linux: its pid first
+    /// (TRACELAB_SELF_PIDS), then the target's window. No /proc listing is written: ETW's thread events state the
+    /// processes themselves. Without a writer nothing is written and the capture goes on.
+    /// </summary>
+    [Fact]
+    public void TraceLabs_own_markers_are_events_of_the_marker_provider_and_the_writer_goes_with_the_session()
+    {
+        var writer = new FakeMarkerWriter();
+        var backend = new EtwCaptureBackend(_etw, _alive.Contains, (from, to) => File.Copy(from, to), OwnPid,
+            createMarkerWriter: () => writer);
+        using (var session = backend.Start(Request()))
+        {
+            var markers = new TraceLab.Cli.Commands.TargetMarkers(session);
+            markers.Self([555]);
+            markers.Begin();
+            markers.Pids([777]);
+            markers.End();
+            markers.Threads([(777, (IReadOnlyList<int>)[778, 779])]);
+        }
+
+        Assert.Equal(
+        [
+            $"{TraceLab.Analyzers.MeasuredRegion.SelfPidsMarker}{Environment.ProcessId},555",
+            TraceLab.Analyzers.MeasuredRegion.TargetBeginMarker,
+            $"{TraceLab.Analyzers.MeasuredRegion.TargetPidsMarker}777",
+            TraceLab.Analyzers.MeasuredRegion.TargetEndMarker,
+        ], writer.Written);
+        Assert.True(writer.Disposed);
+        using var without = Backend().Start(Request());
+        Assert.False(without.WriteMarker("TRACELAB_TARGET_BEGIN"));
+    }
+
     [Fact]
     public void A_stale_session_that_cannot_be_stopped_is_reported_with_the_command_to_stop_it()
     {
