@@ -98,7 +98,24 @@ public sealed class EtwCaptureSession : ICaptureSession, ILiveCapture, ICaptureG
             throw;
         }
         return new EtwCaptureSession(recording, etl, [.. stale.Notices, .. recording.Notes], merge, guard,
-            protection?.CreateJob, protection?.CreateMarkerWriter?.Invoke());
+            protection?.CreateJob, MarkerWriter(protection));
+    }
+
+    /// <summary>
+    /// The writer of TraceLab's own markers, or null when ETW refuses one: the markers are optional (without them the
+    /// report covers the whole trace and names TraceLab's threads), the running session must not be lost over them.
+    /// </summary>
+    private static IEtwMarkerWriter? MarkerWriter(EtwSessionProtection? protection)
+    {
+        try
+        {
+            return protection?.CreateMarkerWriter?.Invoke();
+        }
+        catch (Exception ex) when (ex is InvalidOperationException or PlatformNotSupportedException
+                                   or DllNotFoundException or EntryPointNotFoundException)
+        {
+            return null;
+        }
     }
 
     /// <summary>

@@ -128,6 +128,11 @@ public sealed class EtwCaptureTests : IDisposable
         Assert.True(writer.Disposed);
         using var without = Backend().Start(Request());
         Assert.False(without.WriteMarker("TRACELAB_TARGET_BEGIN"));
+        // ETW refusing the marker provider loses the markers, not the running session.
+        using var refused = new EtwCaptureBackend(_etw, _alive.Contains, (from, to) => File.Copy(from, to), OwnPid,
+            createMarkerWriter: () => throw new InvalidOperationException("EventRegister failed with error 5"))
+            .Start(Request());
+        Assert.False(refused.WriteMarker("TRACELAB_TARGET_BEGIN"));
     }
 
     [Fact]
