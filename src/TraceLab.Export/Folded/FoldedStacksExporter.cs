@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text;
-using TraceLab.Analyzers.Stacks;
 using TraceLab.Core;
 using TraceLab.Formats.Symbols;
 
@@ -30,37 +29,11 @@ public sealed class FoldedStacksExporter : ITraceExporter
     /// <inheritdoc/>
     /// <exception cref="TraceFormatException">The trace recorded no call stacks.</exception>
     public IExportSummary Export(IKernelTraceReader reader, Stream output, ExportOptions options,
-        CancellationToken cancellationToken = default)
-    {
-        if (reader is not IStackTraceReader { HasStacks: true } stacks)
-            throw new TraceFormatException($"{reader.Info.TraceFile}: no call stacks in the trace " +
-                "(record them with perf record -g, " +
-                "e.g. perf record -g -e sched:sched_switch -e sched:sched_waking -a)");
-        var analyzer = new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var p) ? p : tid);
-        reader.Read(analyzer, cancellationToken);
-        var symbolizer = Symbolizer(stacks);
-        var lines = new Dictionary<string, long>(StringComparer.Ordinal);
-        foreach (var ((process, stack), totals) in analyzer.OffCpu)
-        {
-            if (options.Pid is { } pid && process != pid) continue;
-            var key = Line(reader.Threads.NameOf(process), symbolizer.Stack(stacks.Stacks, stack));
-            lines[key] = lines.GetValueOrDefault(key) + totals.Nanoseconds;
-        }
-
-        long total = 0;
-        using var writer = new StreamWriter(output, new UTF8Encoding(false), leaveOpen: true) { NewLine = "\n" };
-        foreach (var (line, ns) in lines.OrderBy(l => l.Key, StringComparer.Ordinal))
-        {
-            var us = ns / 1000;
-            if (us <= 0) continue;
-            total += us;
-            writer.Write(line);
-            writer.Write(' ');
-            writer.WriteLine(us.ToString(CultureInfo.InvariantCulture));
-        }
-
-        return new FoldedStacksSummary(lines.Count, total, symbolizer.UnsymbolizedFrames, symbolizer.Frames);
-    }
+        CancellationToken cancellationToken = default) =>
+        FoldedExport.Write(reader, output, Symbolizer, (analyzer, stacks, symbolizer) => analyzer.OffCpu
+            .Where(p => options.Pid is not { } pid || p.Key.Process == pid)
+            .Select(p => (Line(reader.Threads.NameOf(p.Key.Process), symbolizer.Stack(stacks.Stacks, p.Key.Stack)),
+                p.Value.Nanoseconds)), cancellationToken);
 
     /// <summary>One folded line's stack part: the process, then the frames outermost first.</summary>
     public static string Line(string process, IReadOnlyList<SymbolFrame> frames)

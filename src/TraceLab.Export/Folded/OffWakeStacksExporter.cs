@@ -1,6 +1,4 @@
-using System.Globalization;
 using System.Text;
-using TraceLab.Analyzers.Stacks;
 using TraceLab.Core;
 using TraceLab.Formats.Symbols;
 
@@ -34,40 +32,13 @@ public sealed class OffWakeStacksExporter : ITraceExporter
     /// <inheritdoc/>
     /// <exception cref="TraceFormatException">The trace recorded no call stacks.</exception>
     public IExportSummary Export(IKernelTraceReader reader, Stream output, ExportOptions options,
-        CancellationToken cancellationToken = default)
-    {
-        if (reader is not IStackTraceReader { HasStacks: true } stacks)
-            throw new TraceFormatException($"{reader.Info.TraceFile}: no call stacks in the trace " +
-                "(record them with perf record -g, " +
-                "e.g. perf record -g -e sched:sched_switch -e sched:sched_waking -a)");
-        var analyzer = new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var p) ? p : tid);
-        reader.Read(analyzer, cancellationToken);
-        var symbolizer = Symbolizer(stacks);
-        var lines = new Dictionary<string, long>(StringComparer.Ordinal);
-        foreach (var (key, totals) in analyzer.OffWake)
-        {
-            if (options.Pid is { } pid && key.Process != pid) continue;
-            var waker = key.Waker == 0 ? NoWaker : reader.Threads.NameOf(key.Waker);
-            var wakerFrames = key.WakerStack == 0 ? [] : symbolizer.Stack(stacks.Stacks, key.WakerStack);
-            var line = Line(reader.Threads.NameOf(key.Process), symbolizer.Stack(stacks.Stacks, key.OffStack),
-                waker, wakerFrames);
-            lines[line] = lines.GetValueOrDefault(line) + totals.Nanoseconds;
-        }
-
-        long total = 0;
-        using var writer = new StreamWriter(output, new UTF8Encoding(false), leaveOpen: true) { NewLine = "\n" };
-        foreach (var (line, ns) in lines.OrderBy(l => l.Key, StringComparer.Ordinal))
-        {
-            var us = ns / 1000;
-            if (us <= 0) continue;
-            total += us;
-            writer.Write(line);
-            writer.Write(' ');
-            writer.WriteLine(us.ToString(CultureInfo.InvariantCulture));
-        }
-
-        return new FoldedStacksSummary(lines.Count, total, symbolizer.UnsymbolizedFrames, symbolizer.Frames);
-    }
+        CancellationToken cancellationToken = default) =>
+        FoldedExport.Write(reader, output, Symbolizer, (analyzer, stacks, symbolizer) => analyzer.OffWake
+            .Where(p => options.Pid is not { } pid || p.Key.Process == pid)
+            .Select(p => (Line(reader.Threads.NameOf(p.Key.Process), symbolizer.Stack(stacks.Stacks, p.Key.OffStack),
+                p.Key.Waker == 0 ? NoWaker : reader.Threads.NameOf(p.Key.Waker),
+                p.Key.WakerStack == 0 ? [] : symbolizer.Stack(stacks.Stacks, p.Key.WakerStack)),
+                p.Value.Nanoseconds)), cancellationToken);
 
     /// <summary>
     /// One line's stack part: the blocked process and its frames outermost first, "--", then the waker's frames
