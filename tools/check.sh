@@ -60,4 +60,12 @@ else
   echo "(docs-lists: skipped, $tests is not built; tools/check.sh --full builds it)" >&2
 fi
 
+# The CI job's closing summary (tools/test-summary.awk) on dotnet test's own lines: the right sums, and no hang.
+summary=$(printf '%s\n' \
+  'Passed!  - Failed:     0, Passed:   663, Skipped:     3, Total:   666, Duration: 53 s - A.dll (net8.0)' \
+  'Failed!  - Failed:     2, Passed:    96, Skipped:     2, Total:   100, Duration: 7 m 49 s - B.dll (net8.0)' |
+  timeout 10 awk -f tools/test-summary.awk 2>&1)
+[ "$summary" = "tests: 759 passed, 2 failed, 5 skipped" ] ||
+  { echo "tools/test-summary.awk: expected 'tests: 759 passed, 2 failed, 5 skipped', got '$summary'"; failed=1; }
+
 exit "$failed"
