@@ -70,7 +70,8 @@ public sealed class AnalysisPass : IKernelEventSink
         Accounting = _accounting = accounting;
         _instances = instances;
         _analyzers = analyzers;
-        _perKind = [.. analyzers.OfType<IPerKindAnalyzer>()];
+        // An analyzer that wants no events (it reads the accounting when the pass is over) is only completed.
+        _perKind = [.. analyzers.OfType<IPerKindAnalyzer>().Where(a => a.Wants != PerKindEvents.None)];
         _others = [.. analyzers.Where(a => a is not IPerKindAnalyzer)];
         _hasPerKind = _perKind.Length > 0;
         const PerKindEvents lockEntries = PerKindEvents.SyscallsAndScheduling;

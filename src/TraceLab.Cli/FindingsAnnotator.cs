@@ -12,7 +12,7 @@ namespace TraceLab.Cli;
 /// </summary>
 public sealed class FindingsAnnotator : IExportAnnotator
 {
-    public AnalysisKind Kinds => AnalysisReports.Select(AnalysisKind.All);
+    public AnalysisSelection Selection => AnalysisSelection.All;
 
     public IReadOnlyList<ExportSlice> Slices(IKernelTraceReader reader, AnalysisSession session, int? pid)
     {
