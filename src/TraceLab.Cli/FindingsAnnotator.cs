@@ -17,7 +17,7 @@ public sealed class FindingsAnnotator : IExportAnnotator
 
     public IReadOnlyList<ExportSlice> Slices(IKernelTraceReader reader, AnalysisSession session, int? pid)
     {
-        var report = ReportBuilder.Build(reader.Info, reader.Threads, session, workload: null, pidOverride: pid);
+        var report = ReportBuilder.Build(reader.Info, session.Names, session, workload: null, pidOverride: pid);
         return [.. FindingWindow.Of(report).Select(w => new ExportSlice($"TraceLab finding #{w.Rank}: {w.Finding.Kind}",
             w.StartNs, w.EndNs, $"{w.Finding.Kind} {w.Finding.Severity:P1}: {w.Finding.Title}"))];
     }

@@ -72,7 +72,7 @@ public static class TraceAnalysis
                 ? StacksReportBuilder.Build(stacks, withStacks.Stacks, Symbolizer(withStacks))
                 : null;
             timeline = session.Timeline?.Result();
-            return ReportBuilder.Build(reader.Info, reader.Threads, session, request.Workload, request.Run,
+            return ReportBuilder.Build(reader.Info, session.Names, session, request.Workload, request.Run,
                 request.Partial, request.Pid, request.TopProcesses, request.ChartsReady, stacksSection,
                 request.Notices, request.ExcludePids);
         }

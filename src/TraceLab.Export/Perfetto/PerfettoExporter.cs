@@ -39,10 +39,10 @@ public static class PerfettoExporter
 
         var processId = pid ?? (accounting.Region.MarkerTid > 0 ? accounting.Region.MarkerTid : 0);
         var process = processId > 0
-            ? new ExportProcess(processId, reader.Threads.NameOf(processId),
+            ? new ExportProcess(processId, session.Names.NameOf(processId),
                 accounting.Descendants(processId).Where(t => t != processId).Prepend(processId).ToList())
             : null;
-        var tracks = new AnalysisTrackWriter(writer, reader.Threads, process, accounting.Lineage);
+        var tracks = new AnalysisTrackWriter(writer, session.Names, process, accounting.Lineage);
         tracks.WriteMetadata(reader.Info.KernelRelease, reader.Info.CpuCount,
             accounting.FirstTimestamp == long.MaxValue ? 0 : accounting.FirstTimestamp);
         tracks.WriteMarkers(pass.Markers);
