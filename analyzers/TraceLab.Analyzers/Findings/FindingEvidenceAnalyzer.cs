@@ -141,12 +141,12 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
 
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
-        if (Accepts(e) && e.Pid > 0) OnSyscallEnter(e, State(slots.Pid, e.Pid), slots.Pid);
+        if (Accepts(e) && e.CurrentTid > 0) OnSyscallEnter(e, State(slots.Pid, e.CurrentTid), slots.Pid);
     }
 
     public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
     {
-        if (Accepts(e) && e.Pid > 0) OnSyscallExit(e, State(slots.Pid, e.Pid));
+        if (Accepts(e) && e.CurrentTid > 0) OnSyscallExit(e, State(slots.Pid, e.CurrentTid));
     }
 
     public void OnSwitch(in KernelEvent e, in EventSlots slots)
@@ -199,7 +199,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
         t.BlockedInSyscall = t.Woken = false;
         t.BehindCountedUntil = long.MinValue;
         t.Op = LockOperation.Classify(e, out var obj);
-        t.Obj = _accounting.Lineage.Scoped(obj, e.Pid, slot);
+        t.Obj = _accounting.Lineage.Scoped(obj, e.CurrentTid, slot);
         if (t.Op == LockOpKind.None) return;
         t.FirstOpAfterDesched = t.DeschedStart != None && t.DeschedStart > t.LastLockOpEnter;
         t.LastLockOpEnter = e.Timestamp;
@@ -362,8 +362,8 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
     {
         var blockedInOp = w.Op != LockOpKind.None && w.BlockedInSyscall;
         if (!blockedInOp && w.SleepStart == None) return; // not blocked: a spurious wakeup changes nothing
-        var threadContext = e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
-        var g = threadContext ? State(pidSlot, e.Pid) : null;
+        var threadContext = e.CurrentTid > 0 && !EventFlags.InInterrupt(e.Flags);
+        var g = threadContext ? State(pidSlot, e.CurrentTid) : null;
         if (blockedInOp) w.Woken = true;
         if (g is not null && blockedInOp && g.Op is LockOpKind.Wake or LockOpKind.Semop && g.Obj == w.Obj)
             OnRelease(g, w);

@@ -148,15 +148,15 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
 
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
-        if (EventFlags.InInterrupt(e.Flags) || e.Pid <= 0) return;
-        OnEnter(e, _threads.At(slots.Pid, e.Pid));
+        if (EventFlags.InInterrupt(e.Flags) || e.CurrentTid <= 0) return;
+        OnEnter(e, _threads.At(slots.Pid, e.CurrentTid));
         _chains.OnSyscallEnter(e, slots.Pid);
     }
 
     public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
     {
-        if (EventFlags.InInterrupt(e.Flags) || e.Pid <= 0) return;
-        OnExit(e, _threads.At(slots.Pid, e.Pid));
+        if (EventFlags.InInterrupt(e.Flags) || e.CurrentTid <= 0) return;
+        OnExit(e, _threads.At(slots.Pid, e.CurrentTid));
         _chains.OnSyscallExit(e, slots.Pid);
     }
 
@@ -225,8 +225,8 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         var kind = LockOperation.Classify(e, out var obj);
         // A per-process object whose process the trace does not identify stays keyed by its number alone (as
         // before processes were told apart): threads of one unidentified process must still meet on it.
-        obj = _accounting.Lineage.Scoped(obj, e.Pid, t.Slot);
-        Running(t, e.Pid, e.Timestamp);
+        obj = _accounting.Lineage.Scoped(obj, e.CurrentTid, t.Slot);
+        Running(t, e.CurrentTid, e.Timestamp);
         if (kind != LockOpKind.None)
         {
             SawLockSyscalls = true;
@@ -239,7 +239,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
                     if (_region.Contains(e.Timestamp))
                     {
                         Object(obj).Stats.LostRaces++;
-                        Stats(e.Pid).LostRaces++;
+                        Stats(e.CurrentTid).LostRaces++;
                     }
                 }
                 else Confirm(t.PendingHandoff, t.Slot, t.PendingGiverSlot);
@@ -256,7 +256,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
     private void OnExit(in KernelEvent e, LockThread t)
     {
         var ts = e.Timestamp;
-        Running(t, e.Pid, ts);
+        Running(t, e.CurrentTid, ts);
         var inRegion = _region.Contains(ts);
         switch (t.Op)
         {
@@ -271,7 +271,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
                         // it on wakeup.
                         t.SemHeld.Add(semid);
                         if (inRegion) o.Stats.Acquisitions++;
-                        Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
+                        Confirm(MakeHandoff(t, e.CurrentTid, ts), t.Slot, t.GiverSlot);
                     }
                     else if (t.OffCpuInOp || !t.SemHeld.Contains(semid))
                     {
@@ -289,12 +289,12 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
             case LockOpKind.Wait when t.Woken:
                 if (t.Obj.Kind == LockObjectKind.FileDescriptor)
                 {
-                    if (e.SyscallResult > 0) Confirm(MakeHandoff(t, e.Pid, ts), t.Slot, t.GiverSlot);
+                    if (e.SyscallResult > 0) Confirm(MakeHandoff(t, e.CurrentTid, ts), t.Slot, t.GiverSlot);
                 }
                 else
                 {
                     t.Pending = true;
-                    t.PendingHandoff = MakeHandoff(t, e.Pid, ts);
+                    t.PendingHandoff = MakeHandoff(t, e.CurrentTid, ts);
                     t.PendingGiverSlot = t.GiverSlot;
                 }
                 break;
@@ -306,7 +306,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
             // Usually already listed: skip the hash when this thread was last added to this very object's set.
             if (t.WaiterOf != o)
             {
-                o.Waiters.Add(e.Pid);
+                o.Waiters.Add(e.CurrentTid);
                 t.WaiterOf = o;
             }
         }
@@ -323,7 +323,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         var woken = e.WokenTid;
         if (woken <= 0) return;
         var b = _threads.At(wokenSlot, woken);
-        var giver = EventFlags.InInterrupt(e.Flags) || e.Pid <= 0 ? 0 : e.Pid;
+        var giver = EventFlags.InInterrupt(e.Flags) || e.CurrentTid <= 0 ? 0 : e.CurrentTid;
         if (b.Op is LockOpKind.Wait or LockOpKind.Semop)
         {
             if (giver > 0 && _threads.Find(pidSlot) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop

@@ -78,7 +78,7 @@ public static class PerfettoExporter
             timeline.OnEvent(e);
             // The writer's thread id after the session's rewrite: a later thread of a reused tid has its own track.
             if (e.Kind == KernelEventKind.Marker && e.MarkerText is { } text)
-                Markers.Add(new ExportMarker(e.Timestamp, session.Instances.IdOf(e.Pid), text.TrimEnd('\n')));
+                Markers.Add(new ExportMarker(e.Timestamp, session.Instances.IdOf(e.CurrentTid), text.TrimEnd('\n')));
         }
     }
 }
