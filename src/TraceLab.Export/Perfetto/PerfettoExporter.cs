@@ -19,9 +19,9 @@ public static class PerfettoExporter
         IExportAnnotator? annotator = null, CancellationToken cancellationToken = default)
     {
         var writer = new PerfettoPacketWriter(output);
-        var lost = reader.Info.LostEventsPerCpu;
-        var bundler = new FtraceBundler(
-            writer, reader.Threads, cpu => lost is not null && cpu >= 0 && cpu < lost.Length && lost[cpu] > 0);
+        // Asked when the bundler needs it: a reader's counts of lost events may be complete only after the read.
+        var bundler = new FtraceBundler(writer, reader.Threads,
+            cpu => reader.Info.LostEventsPerCpu is { } lost && cpu >= 0 && cpu < lost.Length && lost[cpu] > 0);
         // With the reader's names: a later thread of a reused tid is named as it was (ThreadInstanceMap).
         var selection = AnalysisSelection.Convoys | AnalysisSelection.Wakeups
             | (annotator?.Selection ?? AnalysisSelection.None);

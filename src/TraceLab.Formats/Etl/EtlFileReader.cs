@@ -66,7 +66,7 @@ public sealed class EtlFileReader : IKernelTraceReader
         };
     }
 
-    public TraceInfo Info { get; }
+    public TraceInfo Info { get; private set; }
     public ThreadTable Threads { get; }
     public EtlLogfileHeader Header { get; }
 
@@ -230,11 +230,15 @@ public sealed class EtlFileReader : IKernelTraceReader
 
     private void Finish(List<EtlCpuStream> streams, long count, long first, long last, long shortPayloads)
     {
-        Info.EventCount = count;
-        Info.FirstTimestamp = first;
-        Info.LastTimestamp = last;
-        Info.UnknownEvents = _dispatcher.UnknownHeaderEvents;
-        Info.SkippedFormats = _dispatcher.NewerFormats;
+        // A new, complete TraceInfo: the one handed out before the read is never written to.
+        Info = Info with
+        {
+            EventCount = count,
+            FirstTimestamp = first,
+            LastTimestamp = last,
+            UnknownEvents = _dispatcher.UnknownHeaderEvents,
+            SkippedFormats = _dispatcher.NewerFormats,
+        };
         TimeWentBack = streams.Sum(s => s.TimeWentBack);
         var damaged = streams.Where(s => s.Damage is not null).ToList();
         if (damaged.Count == 0 && shortPayloads == 0) return;
@@ -245,7 +249,6 @@ public sealed class EtlFileReader : IKernelTraceReader
         var skipped = Info.SkippedBytesPerCpu ?? [];
         if (skipped.Length < cpus) Array.Resize(ref skipped, cpus);
         foreach (var s in damaged) if (s.Cpu >= 0) skipped[s.Cpu] += s.SkippedBytes;
-        Info.SkippedBytesPerCpu = skipped;
         var bytes = damaged.Sum(s => s.SkippedBytes);
         var shortNote = shortPayloads > 0
             ? string.Create(CultureInfo.InvariantCulture,
@@ -254,7 +257,7 @@ public sealed class EtlFileReader : IKernelTraceReader
         var firstNote = damaged.Count > 0 ? $" (first: {damaged[0].Damage})" : "";
         var note = string.Create(CultureInfo.InvariantCulture,
             $"salvaged a damaged .etl: {bytes:N0} bytes of events skipped in damaged buffers{shortNote}{firstNote}");
-        Info.Damage = JoinNotes(Info.Damage, note);
+        Info = Info with { SkippedBytesPerCpu = skipped, Damage = JoinNotes(Info.Damage, note) };
     }
 
     private static string? BuffersLostNote(EtlLogfileHeader h) => h.BuffersLost > 0

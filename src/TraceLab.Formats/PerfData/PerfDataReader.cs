@@ -75,7 +75,8 @@ public sealed class PerfDataReader : IStackTraceReader
             CpuCount = cpus,
             TraceClock = "perf",
             KernelRelease = meta.OsRelease,
-            LostEventsPerCpu = _lost,
+            // Known once the records are read: the complete TraceInfo after Read holds the counts.
+            LostEventsPerCpu = new long[cpus],
             SkippedFormats = meta.SkippedFormats,
             // Markers come from ftrace's print event; only one recorded (an attr of its id) can be in the samples.
             MayHaveMarkers = tracepoints.Exists(a => _decoder.IsMarkerFormat((long)Math.Min(a.Config, long.MaxValue))),
@@ -83,7 +84,7 @@ public sealed class PerfDataReader : IStackTraceReader
         if (!Info.MayHaveMarkers) _decoder.DecodeMarkersAsOther();
     }
 
-    public TraceInfo Info { get; }
+    public TraceInfo Info { get; private set; }
     public ThreadTable Threads { get; }
 
     private readonly PerfStacks? _stacks;
@@ -213,10 +214,10 @@ public sealed class PerfDataReader : IStackTraceReader
         // LOST records report as the buffer frees up (the last stretch may never be reported), and to the event's
         // own counter, which LOST_SAMPLES reports whole. Per CPU the larger of the two is the loss.
         for (var cpu = 0; cpu < _lost.Length; cpu++) _lost[cpu] = Math.Max(_lostRecords[cpu], _lostSamples[cpu]);
-        if (stream.IncompleteTailBytes > 0 && Info.Damage is null)
+        if (stream.IncompleteTailBytes > 0 && _damage is null)
         {
             var tail = stream.IncompleteTailBytes;
-            Info.Damage = string.Create(CultureInfo.InvariantCulture,
+            _damage = string.Create(CultureInfo.InvariantCulture,
                 $"the compressed data ends inside a record ({tail} bytes of it, left unread as perf does)");
         }
         LateEvents = queue.LateEvents;
@@ -224,11 +225,23 @@ public sealed class PerfDataReader : IStackTraceReader
         TotalRuns = queue.TotalRuns;
         PeakHeldBufferBytes = queue.PeakBufferBytes;
         DetachedRuns = queue.DetachedRuns;
-        Info.EventCount = counter.Count;
-        Info.FirstTimestamp = counter.First;
-        Info.LastTimestamp = counter.Last;
-        Info.UnknownEvents = _decoder.UnknownEventCount;
+        // A new, complete TraceInfo: the one handed out before the read is never written to.
+        Info = Info with
+        {
+            CpuCount = Math.Max(Info.CpuCount, _cpusSeen),
+            LostEventsPerCpu = _lost,
+            EventCount = counter.Count,
+            FirstTimestamp = counter.First,
+            LastTimestamp = counter.Last,
+            UnknownEvents = _decoder.UnknownEventCount,
+            SkippedBytesPerCpu = _skippedBytes ?? Info.SkippedBytesPerCpu,
+            Damage = _damage ?? Info.Damage,
+        };
     }
+
+    /// <summary>What a salvaging read skipped, or the compressed data's cut tail: the complete info's.</summary>
+    private string? _damage;
+    private long[]? _skippedBytes;
 
     /// <summary>
     /// Reads the records in file order; events are held for the merge (or delivered late), the rest applied.
@@ -283,8 +296,8 @@ public sealed class PerfDataReader : IStackTraceReader
         catch (TraceFormatException error) when (_salvage)
         {
             var skipped = stream.End - error.Offset;
-            Info.SkippedBytesPerCpu = [skipped];
-            Info.Damage = string.Create(CultureInfo.InvariantCulture,
+            _skippedBytes = [skipped];
+            _damage = string.Create(CultureInfo.InvariantCulture,
                 $"salvaged a damaged perf.data: {skipped:N0} bytes of events skipped from offset {error.Offset} ")
                 + string.Create(CultureInfo.InvariantCulture, $"({Expected(error)}); ")
                 + "the events after the damage are missing";
@@ -395,7 +408,6 @@ public sealed class PerfDataReader : IStackTraceReader
     private void SeeCpu(int cpu)
     {
         _cpusSeen = cpu + 1;
-        if (cpu >= Info.CpuCount) Info.CpuCount = cpu + 1;
     }
 
     /// <summary>Older than what was delivered already: delivered now (perf does the same and warns).</summary>

@@ -24,11 +24,12 @@ internal sealed class SalvageLog
     }
 
     /// <summary>
-    /// Writes the skipped bytes per CPU and a one-paragraph description into <paramref name="info"/>.
+    /// <paramref name="info"/> with the skipped bytes per CPU and a one-paragraph description of the damage (itself
+    /// when there was none).
     /// </summary>
-    public void Describe(TraceInfo info)
+    public TraceInfo Describe(TraceInfo info)
     {
-        if (_damage.Count == 0) return;
+        if (_damage.Count == 0) return info;
         var perCpu = new long[info.CpuCount];
         var parts = new List<string>();
         foreach (var d in _damage.OrderBy(d => d.Buffer, StringComparer.Ordinal).ThenBy(d => d.Cpu))
@@ -41,9 +42,12 @@ internal sealed class SalvageLog
                 $"{who}: {bytes:N0} bytes ({pages:N0} pages) skipped from offset {d.Offset} ({d.Reason})"));
         }
 
-        info.SkippedBytesPerCpu = perCpu;
-        info.Damage = "salvaged a damaged trace: " + string.Join("; ", parts)
-            + "; the events after the damage are missing, so the analysis of each damaged CPU ends early";
+        return info with
+        {
+            SkippedBytesPerCpu = perCpu,
+            Damage = "salvaged a damaged trace: " + string.Join("; ", parts)
+                + "; the events after the damage are missing, so the analysis of each damaged CPU ends early",
+        };
     }
 
     private void Add(DataDamage d)

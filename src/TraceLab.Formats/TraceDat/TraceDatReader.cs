@@ -47,7 +47,7 @@ public sealed class TraceDatReader : IKernelTraceReader
         _salvage?.Describe(Info);
     }
 
-    public TraceInfo Info { get; }
+    public TraceInfo Info { get; private set; }
     public ThreadTable Threads { get; }
 
     /// <summary>Event formats found in the file.</summary>
@@ -154,11 +154,15 @@ public sealed class TraceDatReader : IKernelTraceReader
         var count = run.Count;
         var first = run.First;
         var last = run.Last;
-        Info.EventCount = count;
-        Info.FirstTimestamp = first;
-        Info.LastTimestamp = last;
-        Info.UnknownEvents = _decoder.UnknownEventCount;
-        _salvage?.Describe(Info);
+        // A new, complete TraceInfo: the one handed out before the read is never written to.
+        Info = Info with
+        {
+            EventCount = count,
+            FirstTimestamp = first,
+            LastTimestamp = last,
+            UnknownEvents = _decoder.UnknownEventCount,
+        };
+        if (_salvage is not null) Info = _salvage.Describe(Info);
     }
 
     public void Dispose() => _handle.Dispose();

@@ -72,7 +72,8 @@ public sealed class PerfDataProcessTests : IDisposable
         reader.Read(session);
         session.Complete();
 
-        Assert.Equal(100, reader.Threads.Processes[200]);
-        Assert.Equal(300, reader.Threads.Processes[Core.ThreadIds.Of(200, 2)]);
+        // The session's names (the reader's table keeps what the trace said, by tid).
+        Assert.Equal(100, session.Names.Processes[200]);
+        Assert.Equal(300, session.Names.Processes[Core.ThreadIds.Of(200, 2)]);
     }
 }

@@ -62,8 +62,8 @@ public sealed class TidReuseTests : IDisposable
         Assert.Equal(300, a.Lineage.Born[second]);
         Assert.Equal(90, a.Lineage.Ended[200]);
         Assert.Equal(1, a.Lineage.Parents[second]);
-        Assert.Equal("first", reader.Threads.NameOf(200));
-        Assert.Equal("second", reader.Threads.NameOf(second));
+        Assert.Equal("first", session.Names.NameOf(200));
+        Assert.Equal("second", session.Names.NameOf(second));
         Assert.Equal([200], session.Instances.ReusedTids);
     }
 }
