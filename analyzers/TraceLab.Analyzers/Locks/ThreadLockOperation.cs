@@ -95,6 +95,11 @@ public sealed class ThreadLockOperation
     /// <summary>It blocked in this operation (or, after its exit, in the one that ended).</summary>
     public bool HasBlocked => Phase >= LockPhase.Blocked;
 
+    /// <summary>
+    /// It was woken after it blocked in this operation (or, after its exit, in the one that ended), whoever woke it.
+    /// </summary>
+    public bool WasWoken => Phase >= LockPhase.Woken;
+
     /// <summary>A release woke it in this operation.</summary>
     public bool IsReleased => Releaser > 0;
 
