@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Core;
 using TraceLab.Core.Syscalls;
@@ -34,6 +33,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
     private readonly WindowSeries _holding;
     private readonly WindowSeries _wakeWhileHolding;
     private readonly WindowSeries _higherPriority;
+    private readonly DescheduledHolders _descheduledHolders;
     private SlotTable<FindingThread> _threads;
     private readonly Dictionary<LockObject, FindingObject> _objects = [];
 
@@ -44,6 +44,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
         _holding = _clock.NewSeries();
         _wakeWhileHolding = _clock.NewSeries();
         _higherPriority = _clock.NewSeries();
+        _descheduledHolders = new DescheduledHolders(_region, _holding, _wakeWhileHolding);
         var operations = LockOperationTracker.Of(accounting);
         operations.Subscribe(this);
         _threads = new((tid, slot) => new FindingThread(tid, operations.At(slot, tid)));
@@ -106,10 +107,6 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
         return t.ObjState = Object(t.Lock.Object);
     }
 
-    /// <summary>Adds <paramref name="ns"/> to <paramref name="tid"/>'s entry: one hashed lookup.</summary>
-    private static void Add(Dictionary<int, long> perThread, int tid, long ns) =>
-        CollectionsMarshal.GetValueRefOrAddDefault(perThread, tid, out _) += ns;
-
     private FindingObject Object(LockObject obj)
     {
         if (!_objects.TryGetValue(obj, out var o)) _objects[obj] = o = new FindingObject(obj, _clock.NewSeries());
@@ -127,7 +124,9 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
         ref var d = ref t.Deschedule;
         d.FirstOpAfter = d.Start != None && d.Start > d.LastLockOpEnter;
         d.LastLockOpEnter = e.Timestamp;
-        if (d.FirstOpAfter && op.Kind is LockOpKind.Wake or LockOpKind.Semop) HeldAcrossDeschedule(t);
+        if (d.FirstOpAfter && op.Kind is LockOpKind.Wake or LockOpKind.Semop
+            && _objects.TryGetValue(op.Object, out var held))
+            _descheduledHolders.Count(t, held);
         if (t.LastWake.Wakee is { } wakee)
         {
             // The waker's first lock operation since the wakeup releases the very object the woken thread is now
@@ -168,7 +167,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
         var ns = _region.Overlap(t.SyscallEnter, e.Timestamp);
         if (ns > 0)
         {
-            Add(o.Stats.BlockedNs, t.Tid, ns);
+            o.Stats.BlockedNs.AddTo(t.Tid, ns);
             AddClipped(o.Blocked, t.SyscallEnter, e.Timestamp);
         }
         if (_region.Contains(e.Timestamp)) o.Stats.BlockingWaits++;
@@ -185,7 +184,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
             var ns = _region.Overlap(t.Cycle.WokenAt, e.Timestamp);
             if (ns > 0)
             {
-                Add(o.WakeWhileHoldingNs, t.Tid, ns);
+                o.WakeWhileHoldingNs.AddTo(t.Tid, ns);
                 AddClipped(_wakeWhileHolding, t.Cycle.WokenAt, e.Timestamp);
             }
             if (_region.Contains(e.Timestamp))
@@ -239,7 +238,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
         {
             t.Stats.PreemptedReadyNs += ns;
             AddClipped(t.Ready ??= _clock.NewSeries(), p.At, ts);
-            if (!p.ByWakee && p.Preemptor > 0) Add(t.Stats.ReadyByPreemptor, p.Preemptor, ns);
+            if (!p.ByWakee && p.Preemptor > 0) t.Stats.ReadyByPreemptor.AddTo(p.Preemptor, ns);
             if (p.ByHigherPriority)
             {
                 t.Stats.HigherPriorityReadyNs += ns;
@@ -316,54 +315,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
         w.Cycle.Candidate = false;
     }
 
-    /// <summary>
-    /// <paramref name="g"/>'s first lock operation since it yielded or slept releases an object on which a thread
-    /// that is still waiting began to wait during that deschedule: <paramref name="g"/> held the object all along
-    /// (docs/metrics.md, "Findings", yield or sleep while holding). Every thread then blocked on the object waited
-    /// behind the descheduled holder while the holder was off the CPU: from the later of its wait's start and the
-    /// deschedule's until the deschedule's end. What the holder then ran before releasing is the critical section's
-    /// own time, which it would have taken without the deschedule.
-    /// </summary>
-    private void HeldAcrossDeschedule(FindingThread g)
-    {
-        if (!_objects.TryGetValue(g.Lock.Object, out var o)) return;
-        var d = g.Deschedule;
-        // Preempted by a thread it woke by releasing this very object: a handoff's cost, not a lock held meanwhile.
-        if (d.ByWakee && d.WakeInOp && d.WakeObject == g.Lock.Object) return;
-        var queuedDuring = false;
-        foreach (var w in o.Waiters)
-            if (!w.Lock.WasWoken && w != g && w.SyscallEnter >= d.Start && w.SyscallEnter <= d.End)
-                queuedDuring = true;
-        if (!queuedDuring) return;
-        var s = o.Stats;
-        var held = _region.Overlap(d.Start, d.End);
-        var series = d.ByWakee ? _wakeWhileHolding : _holding;
-        if (held > 0)
-        {
-            Add(d.ByWakee ? s.HolderWakePreemptedNs : s.HolderDescheduledNs, g.Tid, held);
-            AddClipped(series, d.Start, d.End);
-        }
-        if (_region.Contains(d.End))
-        {
-            if (d.ByWakee) s.WakePreemptionsWhileHolding++;
-            else s.DeschedulesWhileHolding++;
-        }
-        var behind = d.ByWakee ? s.WaitBehindWakePreemptedNs : s.WaitBehindDescheduledNs;
-        foreach (var w in o.Waiters)
-        {
-            if (w.Lock.WasWoken || w == g) continue;
-            var since = Math.Max(Math.Max(w.SyscallEnter, d.Start), w.BehindCountedUntil);
-            if (since >= d.End) continue;
-            w.BehindCountedUntil = d.End;
-            var ns = _region.Overlap(since, d.End);
-            if (ns <= 0) continue;
-            Add(behind, w.Tid, ns);
-            AddClipped(series, since, d.End);
-        }
-    }
-
-    private void AddClipped(WindowSeries series, long a, long b) =>
-        series.AddInterval(Math.Max(a, _region.Begin), Math.Min(b, _region.End));
+    private void AddClipped(WindowSeries series, long a, long b) => series.AddClipped(a, b, _region);
 
     public void OnRegionBegin()
     {
