@@ -308,10 +308,8 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
             && g.Lock.Object == w.Lock.Object)
             ObjectOf(w).Stats.Releasers.Add(g.Tid); // g's operation on the object ended w's wait on it
         if (g is not null) g.LastWake = new LastWake { Wakee = w, InOp = g.Lock.InOperation, Object = g.Lock.Object };
-        w.Wakeup = new Wakeup
-        {
-            By = g?.Tid ?? -1, At = e.Timestamp, FromObject = blockedInOp, From = w.Lock.Object, AwaitingFirstOp = true,
-        };
+        w.Wakeup = new Wakeup { By = g?.Tid ?? -1, At = e.Timestamp, FromObject = blockedInOp, From = w.Lock.Object };
+        w.Wakeup.AwaitingFirstOp = true;
         w.Cycle.Candidate = false;
     }
 
