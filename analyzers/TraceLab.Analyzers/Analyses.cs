@@ -1,39 +1,40 @@
+using TraceLab.Analyzers.Findings;
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Smp;
+using TraceLab.Analyzers.Timeline;
 using TraceLab.Analyzers.WaitGraph;
+using TraceLab.Analyzers.Waits;
 using TraceLab.Analyzers.Wakeups;
 
 namespace TraceLab.Analyzers;
 
 /// <summary>
-/// The analyzer halves of the built-in analyses this project's own code names (the timeline draws convoys and
-/// wakeups; sessions have typed shortcuts). They are not a registration: an analysis runs and is reported when
-/// TraceLab.Reporting's AnalysisReports.All lists it, and a new one keeps its definition in its own file
-/// (docs/architecture.md, "Add an analysis").
+/// The built-in analyses and their catalog. A definition is a plain value; <see cref="Catalog"/> is the one list that
+/// gives each its selection bit (its position), and TraceLab.Reporting's AnalysisReports.All lists their report
+/// halves in the same order (docs/architecture.md, "Add an analysis").
 /// </summary>
 public static class Analyses
 {
-    public static readonly AnalysisDefinition Threads = new("threads", 0, null);
-    public static readonly AnalysisDefinition Kernel = new("kernel", 14, a => new KernelTimeAnalyzer(a));
-    public static readonly AnalysisDefinition Convoys = new("convoys", 22, a => new ConvoyAnalyzer(a));
-    public static readonly AnalysisDefinition Wakeups = new("wakeups", 11, a => new WakeupAnalyzer(a));
-    public static readonly AnalysisDefinition Smp = new("smp", 12, a => new SmpAnalyzer(a));
+    public static readonly AnalysisDefinition Threads = new("threads", 0, c => new ThreadsAnalyzer(c.Accounting));
+    public static readonly AnalysisDefinition Kernel = new("kernel", 14, c => new KernelTimeAnalyzer(c.Accounting));
+    public static readonly AnalysisDefinition Convoys = new("convoys", 22, c => new ConvoyAnalyzer(c.Accounting));
+    public static readonly AnalysisDefinition Wakeups = new("wakeups", 11, c => new WakeupAnalyzer(c.Accounting));
+    public static readonly AnalysisDefinition Smp = new("smp", 12, c => new SmpAnalyzer(c.Accounting));
     public static readonly AnalysisDefinition WaitGraph =
-        new("waitgraph", 18, a => new WaitForGraphAnalyzer(a));
-
-    // Explicit, so that the first use of any member (Defined too) makes the built-ins above: without it the runtime
-    // may defer the fields until one of them is read.
-    static Analyses()
-    {
-    }
+        new("waitgraph", 18, c => new WaitForGraphAnalyzer(c.Accounting));
 
     /// <summary>
-    /// Every analysis defined so far in this process (the built-ins above first when this class is the first to
-    /// make one); report order is AnalysisReports.All's, which defines every registered analysis.
+    /// The thread timeline of report.html: recorded when the run asks for a window (<see cref="AnalysisOptions"/>),
+    /// never named by `--analysis`; it draws the convoy and wakeup analyzers' handoffs and wakeups when they run.
     /// </summary>
-    public static IReadOnlyList<AnalysisDefinition> Defined => AnalysisDefinition.All;
+    public static readonly AnalysisDefinition Timeline = new("timeline", 10, TimelineAnalyzer.Create,
+        observes: [Convoys, Wakeups], requested: o => o.Timeline is not null);
 
-    /// <summary>The selected analyses among those defined, in the order they were defined.</summary>
-    public static IEnumerable<AnalysisDefinition> Selected(AnalysisKind kinds) => Defined.Where(kinds.Includes);
+    /// <summary>Every built-in analysis: report order, then the timeline (which has no report.json section).</summary>
+    public static readonly AnalysisCatalog Catalog = new(
+    [
+        Threads, Kernel, Convoys, WaitClassAnalyzer.Analysis, Wakeups, Smp, WaitGraph, FindingEvidenceAnalyzer.Analysis,
+        Timeline,
+    ]);
 }

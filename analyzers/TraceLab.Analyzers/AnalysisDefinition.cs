@@ -2,53 +2,49 @@ namespace TraceLab.Analyzers;
 
 /// <summary>
 /// One analysis's analyzer half, described once: what `--analysis` calls it, what it costs per event (a hint for
-/// <see cref="Parallel.AnalysisPlan"/>) and how its analyzer is made. Its selection flag, <see cref="Kind"/>, is
-/// not written by hand: each definition takes the next free bit when it is made. The report half and the order of
-/// the analyses are TraceLab.Reporting's AnalysisReports.All, the one list an analysis is registered in
+/// <see cref="Parallel.AnalysisPlan"/>), which other analyses' analyzers it observes and how its analyzer is made. It
+/// holds no selection bit: its place in an <see cref="AnalysisCatalog"/> gives it one, so making a definition
+/// registers nothing. The report half and the report order are TraceLab.Reporting's AnalysisReports.All
 /// (docs/architecture.md, "Add an analysis").
 /// </summary>
 public sealed class AnalysisDefinition
 {
-    private static readonly List<AnalysisDefinition> Made = [];
-
     /// <param name="name">Its `--analysis` name, also its entry in report.json's "analyses".</param>
     /// <param name="costHint">
     /// Relative per-event cost, ns/event on the `timemutex mutex` capture with lock syscalls (docs/performance.md):
-    /// how <see cref="Parallel.AnalysisPlan"/> balances analysis threads, never something results depend on.
+    /// how <see cref="Parallel.AnalysisPlan"/> balances analysis threads, never something results depend on. 0 for an
+    /// analysis that only reads the accounting (threads): it adds no pass of its own.
     /// </param>
-    /// <param name="create">
-    /// Makes its analyzer over a pass's accounting; null when the analysis only reads the accounting (threads).
+    /// <param name="create">Makes its analyzer in a pass (the pass's accounting, options, observed analyzers).</param>
+    /// <param name="observes">
+    /// Analyses whose analyzers this one observes when they are selected: the plan keeps them in its pass, and they
+    /// are made before it.
     /// </param>
-    public AnalysisDefinition(string name, double costHint, Func<ThreadAccounting, IKernelAnalyzer>? create)
+    /// <param name="requested">
+    /// Non-null for an analysis selected by what the run asks for (the timeline: a window), never by `--analysis`
+    /// names: whether <see cref="AnalysisOptions"/> ask for it.
+    /// </param>
+    public AnalysisDefinition(string name, double costHint, Func<AnalysisContext, IKernelAnalyzer> create,
+        IReadOnlyList<AnalysisDefinition>? observes = null, Func<AnalysisOptions, bool>? requested = null)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(name);
+        ArgumentOutOfRangeException.ThrowIfNegative(costHint);
+        ArgumentNullException.ThrowIfNull(create);
         Name = name;
         CostHint = costHint;
         Create = create;
-        lock (Made)
-        {
-            if (Made.Any(d => string.Equals(d.Name, name, StringComparison.OrdinalIgnoreCase)))
-                throw new ArgumentException($"analysis '{name}' is defined twice", nameof(name));
-            Kind = AnalysisKind.Bit(Made.Count);
-            Made.Add(this);
-        }
+        Observes = observes ?? [];
+        Requested = requested;
     }
 
     public string Name { get; }
     public double CostHint { get; }
-    public Func<ThreadAccounting, IKernelAnalyzer>? Create { get; }
+    public Func<AnalysisContext, IKernelAnalyzer> Create { get; }
+    public IReadOnlyList<AnalysisDefinition> Observes { get; }
+    public Func<AnalysisOptions, bool>? Requested { get; }
 
-    /// <summary>The selection flag: a bit of its own, taken when the definition was made.</summary>
-    public AnalysisKind Kind { get; }
-
-    /// <summary>Every definition made so far, in the order they were made (not report order).</summary>
-    internal static AnalysisDefinition[] All
-    {
-        get
-        {
-            lock (Made) return [.. Made];
-        }
-    }
+    /// <summary>Selected by the run's options rather than by name (<see cref="Requested"/>).</summary>
+    public bool OnRequest => Requested is not null;
 
     public override string ToString() => Name;
 }

@@ -76,7 +76,8 @@ public sealed class AnalysisPass : IKernelEventSink
         _instances = instances;
         // The stages (state several analyzers build on) see each event first and reset, complete like analyzers.
         _analyzers = [.. accounting.Stages, .. analyzers];
-        _perKind = [.. _analyzers.OfType<IPerKindAnalyzer>()];
+        // An analyzer that wants no events (it reads the accounting when the pass is over) is only completed.
+        _perKind = [.. _analyzers.OfType<IPerKindAnalyzer>().Where(a => a.Wants != PerKindEvents.None)];
         _others = [.. analyzers.Where(a => a is not IPerKindAnalyzer)];
         _hasPerKind = _perKind.Length > 0;
         const PerKindEvents lockEntries = PerKindEvents.SyscallsAndScheduling;

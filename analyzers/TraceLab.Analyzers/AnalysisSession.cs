@@ -22,7 +22,11 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     private readonly EventFanOut? _fanOut;
     private bool _completed;
 
-    /// <param name="timeline">Also record a thread timeline of this window (for the HTML report); null: none.</param>
+    /// <param name="selection">
+    /// The analyses to run, narrowed to <paramref name="catalog"/>'s; the timeline runs when, and only when,
+    /// <paramref name="options"/> gives it a window.
+    /// </param>
+    /// <param name="options">What the run asks for beyond the selection (the timeline's window); null: nothing.</param>
     /// <param name="analysisThreads">
     /// Threads that run the analyzers besides the caller's (which reads the trace): 0 analyzes on the caller's thread
     /// as it reads. See <see cref="AnalysisPlan"/> for how analyzers are shared out.
@@ -31,28 +35,33 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// The reader's thread names: a thread whose tid is later reused keeps the name it had (see
     /// <see cref="ThreadInstanceMap"/>); null: each thread of a reused tid takes the tid's last name.
     /// </param>
-    /// <param name="markersPossible">
-    /// False when the trace cannot hold markers (<see cref="TraceInfo.MayHaveMarkers"/>): the timeline then stops
-    /// following threads past its window.
-    /// </param>
-    public AnalysisSession(AnalysisKind kinds, TimelineWindow? timeline = null, int analysisThreads = 0,
-        ThreadTable? names = null, bool markersPossible = true)
+    /// <param name="catalog">The analyses there are (null: the built-ins, <see cref="Analyses.Catalog"/>).</param>
+    public AnalysisSession(AnalysisSelection selection, AnalysisOptions? options = null, int analysisThreads = 0,
+        ThreadTable? names = null, AnalysisCatalog? catalog = null)
     {
-        _markersPossible = markersPossible;
-        _names = names;
-        Instances = new ThreadInstanceMap(names);
         ArgumentOutOfRangeException.ThrowIfNegative(analysisThreads);
-        Kinds = kinds;
-        var groups = AnalysisPlan.Partition(kinds, timeline is not null, Math.Max(1, analysisThreads));
+        _names = names;
+        Catalog = catalog ?? Analyses.Catalog;
+        Options = options ?? AnalysisOptions.Default;
+        Instances = new ThreadInstanceMap(names);
+        Selection = Narrow(selection);
+        var groups = AnalysisPlan.Partition(Catalog, Selection, Math.Max(1, analysisThreads));
         _passes = new AnalysisPass[groups.Count];
         for (var g = 0; g < groups.Count; g++)
-            _passes[g] = Build(groups[g], timeline, analysisThreads == 0 ? Instances : null);
+            _passes[g] = Build(groups[g], analysisThreads == 0 ? Instances : null);
         Accounting = _passes[0].Accounting;
         if (analysisThreads == 0) _single = _passes[0];
         else _fanOut = new EventFanOut(_passes);
     }
 
-    public AnalysisKind Kinds { get; }
+    /// <summary>The analyses there are: what selections, analyzers and the plan refer to.</summary>
+    public AnalysisCatalog Catalog { get; }
+
+    public AnalysisOptions Options { get; }
+
+    /// <summary>What runs: the selection asked for, within the catalog, the timeline only with a window.</summary>
+    public AnalysisSelection Selection { get; }
+
 
     /// <summary>The scheduler accounting (of the first pass, when there are several: all compute the same).</summary>
     public ThreadAccounting Accounting { get; }
@@ -60,7 +69,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// <summary>
     /// The analyzer of a selected analysis; null when not selected or it has none.
     /// </summary>
-    public IKernelAnalyzer? AnalyzerOf(AnalysisDefinition analysis) => _byKind.GetValueOrDefault(analysis.Kind);
+    public IKernelAnalyzer? AnalyzerOf(AnalysisDefinition analysis) => _made.GetValueOrDefault(analysis);
 
     // Typed shortcuts for the built-in analyses (a new analysis needs none: AnalyzerOf serves it).
     public KernelTimeAnalyzer? Kernel => AnalyzerOf(Analyses.Kernel) as KernelTimeAnalyzer;
@@ -68,7 +77,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     public WakeupAnalyzer? Wakeups => AnalyzerOf(Analyses.Wakeups) as WakeupAnalyzer;
     public SmpAnalyzer? Smp => AnalyzerOf(Analyses.Smp) as SmpAnalyzer;
     public WaitForGraphAnalyzer? WaitGraph => AnalyzerOf(Analyses.WaitGraph) as WaitForGraphAnalyzer;
-    public TimelineAnalyzer? Timeline { get; private set; }
+    public TimelineAnalyzer? Timeline => AnalyzerOf(Analyses.Timeline) as TimelineAnalyzer;
 
     /// <summary>Analysis threads in use (0: the caller's thread does everything).</summary>
     public int AnalysisThreads => _fanOut is null ? 0 : _passes.Length;
@@ -79,7 +88,6 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     public ThreadInstanceMap Instances { get; }
 
     private readonly ThreadTable? _names;
-    private readonly bool _markersPossible;
 
     /// <summary>
     /// Where a reader should deliver the events: the one pass itself when the analysis runs on the reader's thread
@@ -125,26 +133,36 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// </summary>
     public void Dispose() => _fanOut?.Dispose();
 
-    private readonly Dictionary<AnalysisKind, IKernelAnalyzer> _byKind = new();
+    /// <summary>Every analyzer made, whichever pass it runs in.</summary>
+    private readonly Dictionary<AnalysisDefinition, IKernelAnalyzer> _made = new();
 
-    private AnalysisPass Build(PassPlan plan, TimelineWindow? timeline, ThreadInstanceMap? instances)
+    private AnalysisSelection Narrow(AnalysisSelection selection)
+    {
+        var narrowed = AnalysisSelection.None;
+        foreach (var analysis in Catalog.All)
+        {
+            var selected = analysis.Requested is { } requested
+                ? requested(Options)
+                : Catalog.IsSelected(selection, analysis);
+            if (selected) narrowed |= Catalog.Of(analysis);
+        }
+        return narrowed;
+    }
+
+    private AnalysisPass Build(AnalysisSelection plan, ThreadInstanceMap? instances)
     {
         var accounting = new ThreadAccounting { Names = _names };
+        var made = new Dictionary<AnalysisDefinition, IKernelAnalyzer>();
         var analyzers = new List<IKernelAnalyzer>();
-        foreach (var analysis in Analyses.Selected(plan.Kinds))
+        var context = new AnalysisContext(accounting, Options, made);
+        // Catalog order: an analysis that observes others comes after them, so it finds them made.
+        foreach (var analysis in Catalog.Selected(plan))
         {
-            if (analysis.Create is null) continue;
-            var analyzer = analysis.Create(accounting);
-            _byKind.Add(analysis.Kind, analyzer);
+            var analyzer = analysis.Create(context);
+            made.Add(analysis, analyzer);
+            _made.Add(analysis, analyzer);
             analyzers.Add(analyzer);
         }
-        if (timeline is { } window && plan.Timeline)
-        {
-            // The timeline draws the convoy and wakeup analyzers' findings: the plan keeps them in its pass.
-            analyzers.Add(Timeline = new TimelineAnalyzer(accounting, window, markersPossible: _markersPossible));
-            Timeline.Observe(Convoys, Wakeups);
-        }
-
         return new AnalysisPass(accounting, instances, [.. analyzers]);
     }
 }

@@ -30,7 +30,12 @@ public enum PerKindEvents
 /// </summary>
 public interface IPerKindAnalyzer : IKernelAnalyzer
 {
-    /// <summary>The entry points below that this analyzer implements; read once when the pass is built.</summary>
+    /// <summary>
+    /// The entry points below that this analyzer implements; read once when the pass is built. None: the analyzer
+    /// reads only the accounting once the pass is over, and the pass calls none of its event methods
+    /// (<see cref="IKernelEventSink.OnEvent"/> included), only <see cref="IKernelAnalyzer.OnRegionBegin"/> and
+    /// <see cref="IKernelAnalyzer.Complete"/>.
+    /// </summary>
     PerKindEvents Wants { get; }
 
     void OnSyscallEnter(in KernelEvent e, in EventSlots slots) { }

@@ -18,9 +18,10 @@ namespace TraceLab.Cli;
 public static class AnalysisPipeline
 {
     public static RunReport Analyze(string traceFile, WorkloadResult? workload, RunSection? run, bool partial, int? pid,
-        AnalysisKind? analyses = null, TraceReadOptions? read = null, int? analysisThreads = null,
+        AnalysisSelection? analyses = null, TraceReadOptions? read = null, int? analysisThreads = null,
         CancellationToken cancellationToken = default) =>
-        AnalyzeWithTimeline(traceFile, workload, run, partial, pid, analyses ?? AnalysisKind.All, read, timeline: null,
+        AnalyzeWithTimeline(
+            traceFile, workload, run, partial, pid, analyses ?? AnalysisSelection.All, read, timeline: null,
             analysisThreads, cancellationToken: cancellationToken).Report;
 
     /// <summary>
@@ -34,7 +35,7 @@ public static class AnalysisPipeline
     /// <see cref="AnalysisPlan.DefaultThreads"/>).</param>
     public static (RunReport Report, TimelineData? Timeline) AnalyzeWithTimeline(
         string traceFile, WorkloadResult? workload,
-        RunSection? run, bool partial, int? pid, AnalysisKind analyses, TraceReadOptions? read,
+        RunSection? run, bool partial, int? pid, AnalysisSelection analyses, TraceReadOptions? read,
             TimelineWindow? timeline,
         int? analysisThreads = null, int topProcesses = SystemOverview.DefaultTop,
         Action<ReportCharts>? chartsBuilt = null, bool focusTimeline = false,
@@ -44,8 +45,8 @@ public static class AnalysisPipeline
         var opening = StageTimes.Begin("open");
         using var reader = TraceFiles.Open(traceFile, read ?? TraceReadOptions.Default);
         opening.Dispose();
-        using var session = new AnalysisSession(AnalysisReports.Select(analyses), timeline,
-            analysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads, reader.Info.MayHaveMarkers);
+        using var session = new AnalysisSession(analyses, new AnalysisOptions(timeline, reader.Info.MayHaveMarkers),
+            analysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads);
         // Stacks are read only from traces that recorded them; the others keep their one sink and cost.
         var stacks = reader is IStackTraceReader { HasStacks: true }
             ? new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var process) ? process : tid)
@@ -74,12 +75,12 @@ public static class AnalysisPipeline
         return (report, recorded);
     }
 
-    private static TimelineData? RecordTimeline(string traceFile, TraceReadOptions read, AnalysisKind analyses,
+    private static TimelineData? RecordTimeline(string traceFile, TraceReadOptions read, AnalysisSelection analyses,
         TimelineWindow window, CancellationToken cancellationToken)
     {
         using var reader = TraceFiles.Open(traceFile, read);
-        using var session = new AnalysisSession(analyses & (AnalysisKind.Convoys | AnalysisKind.Wakeups), window,
-            analysisThreads: 0, reader.Threads, reader.Info.MayHaveMarkers);
+        using var session = new AnalysisSession(analyses & (AnalysisSelection.Convoys | AnalysisSelection.Wakeups),
+            new AnalysisOptions(window, reader.Info.MayHaveMarkers), analysisThreads: 0, reader.Threads);
         reader.Read(session.Sink, cancellationToken);
         session.Complete();
         return session.Timeline?.Result();

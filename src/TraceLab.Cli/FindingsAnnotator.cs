@@ -12,7 +12,7 @@ namespace TraceLab.Cli;
 /// </summary>
 public sealed class FindingsAnnotator : IExportAnnotator
 {
-    public AnalysisKind Kinds => AnalysisReports.Select(AnalysisKind.All);
+    public AnalysisSelection Selection => AnalysisSelection.All;
 
     public IReadOnlyList<ExportSlice> Slices(IKernelTraceReader reader, AnalysisSession session, int? pid)
     {
@@ -22,9 +22,8 @@ public sealed class FindingsAnnotator : IExportAnnotator
         for (var i = 0; i < findings.Count; i++)
         {
             var f = findings[i];
-            foreach (var text in f.Windows)
+            foreach (var w in f.Windows)
             {
-                var w = TimelineWindow.Parse(text);
                 var start = report.Region.BeginNs + w.StartOffsetNs;
                 var end = Math.Min(report.Region.EndNs, start + w.LengthNs);
                 var track = $"TraceLab finding #{i + 1}: {f.Kind}";

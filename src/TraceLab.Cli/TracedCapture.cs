@@ -122,7 +122,8 @@ public sealed class TracedCapture : IDisposable
     /// <param name="topProcesses">Without a target (--system): the top processes that get a detailed section.</param>
     /// <param name="focusTimeline">The user chose no window: a system report's timeline shows where its first
     /// finding is worst (<see cref="TraceLab.Reporting.Html.TimelineFocus"/>).</param>
-    public TracedRunFiles Finish(RunSection runSection, bool partial, AnalysisKind analyses, TimelineWindow? timeline,
+    public TracedRunFiles Finish(
+        RunSection runSection, bool partial, AnalysisSelection analyses, TimelineWindow? timeline,
         int? pid = null, int topProcesses = SystemOverview.DefaultTop, bool focusTimeline = false,
         IReadOnlyList<int>? excludePids = null)
     {

@@ -10,7 +10,7 @@ namespace TraceLab.Export;
 public interface IExportAnnotator
 {
     /// <summary>The analyses the pass must run for <see cref="Slices"/>.</summary>
-    AnalysisKind Kinds { get; }
+    AnalysisSelection Selection { get; }
 
     /// <summary>The slices, once the pass is complete.</summary>
     IReadOnlyList<ExportSlice> Slices(IKernelTraceReader reader, AnalysisSession session, int? pid);

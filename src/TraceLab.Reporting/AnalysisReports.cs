@@ -6,9 +6,10 @@ namespace TraceLab.Reporting;
 
 /// <summary>
 /// The one registration of every analysis, in report order: each entry pairs an analysis's report with its analyzer
-/// half (<see cref="IAnalysisReport.Analysis"/>). `--analysis` names and help, the session (through
-/// <see cref="Select"/>), ReportBuilder, report.json, report.md, report.html and the terminal read this list, so
-/// adding an analysis is its own files plus one line here (docs/architecture.md, "Add an analysis").
+/// half (<see cref="IAnalysisReport.Analysis"/>). `--analysis` names and help, ReportBuilder, report.json, report.md,
+/// report.html and the terminal read this list; the analyzer halves are <see cref="Analyses.Catalog"/>, in the same
+/// order (a test checks). Adding an analysis is its own files plus one line here and one in the catalog
+/// (docs/architecture.md, "Add an analysis").
 /// </summary>
 public static class AnalysisReports
 {
@@ -36,23 +37,22 @@ public static class AnalysisReports
     /// <summary>The registered report of type <typeparamref name="T"/>.</summary>
     public static T Of<T>() where T : IAnalysisReport => All.OfType<T>().Single();
 
+    /// <summary>
+    /// The analyses there are (<see cref="Analyses.Catalog"/>): those listed here, in this order, and the timeline,
+    /// which has no report.json section (AnalysisRegistrationTests checks that the two lists agree).
+    /// </summary>
+    public static AnalysisCatalog Catalog => Analyses.Catalog;
+
     /// <summary>"threads, kernel, …": the registered analyses' names, for help texts.</summary>
     public static string NameList => string.Join(", ", All.Select(a => a.Analysis.Name));
 
     /// <summary>Every selectable `--analysis` name, "all" last.</summary>
     public static IEnumerable<string> Names => All.Select(a => a.Analysis.Name).Append("all");
 
-    /// <summary>
-    /// The selection a session runs: <paramref name="kinds"/> narrowed to the registered analyses (so "all" means
-    /// every analysis listed here, whether or not anything else has made its definition yet).
-    /// </summary>
-    public static AnalysisKind Select(AnalysisKind kinds) =>
-        All.Where(a => kinds.Includes(a.Analysis)).Aggregate(AnalysisKind.None, (k, a) => k | a.Analysis.Kind);
-
     /// <summary>Parses "threads,kernel,..."; throws <see cref="ArgumentException"/> naming the unknown entry.</summary>
-    public static AnalysisKind Parse(string text) => AnalysisKinds.Parse(text, All.Select(a => a.Analysis));
+    public static AnalysisSelection Parse(string text) => Catalog.Parse(text);
 
     /// <summary>The selected analyses' names, in report order (report.json "analyses").</summary>
-    public static IEnumerable<string> Format(AnalysisKind kinds) =>
-        All.Where(a => kinds.Includes(a.Analysis)).Select(a => a.Analysis.Name);
+    public static IEnumerable<string> Format(AnalysisSelection selection) =>
+        All.Where(a => Catalog.IsSelected(selection, a.Analysis)).Select(a => a.Analysis.Name);
 }

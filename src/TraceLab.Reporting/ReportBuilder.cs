@@ -58,7 +58,7 @@ public static class ReportBuilder
                 EndNs = end,
             },
             Process = pid == 0 ? null : Process(pid, names, workload, run, threads),
-            Analyses = [.. AnalysisReports.Format(analyses.Kinds)],
+            Analyses = [.. AnalysisReports.Format(analyses.Selection)],
             Threads = threads,
             Processes = processes,
             RestOfSystem = targets.Count > 0 ? ProcessesReport.Rest(processes) : null,

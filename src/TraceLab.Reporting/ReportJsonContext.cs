@@ -14,7 +14,8 @@ namespace TraceLab.Reporting;
 [JsonSourceGenerationOptions(
     PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase,
     WriteIndented = true,
-    DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull)]
+    DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
+    Converters = [typeof(TimelineWindowJsonConverter)])]
 [JsonSerializable(typeof(RunReport))]
 [JsonSerializable(typeof(int?))]
 [JsonSerializable(typeof(RunSection))]

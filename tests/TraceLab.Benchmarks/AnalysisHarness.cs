@@ -43,7 +43,7 @@ internal static partial class AnalysisHarness
             {
                 var start = Now();
                 if (k == "touch") Touch(events);
-                else Analyze(events, AnalysisKinds.Parse(k));
+                else Analyze(events, Analyses.Catalog.Parse(k));
                 best[k] = Math.Min(best[k], (double)(Now() - start) / events.Length);
             }
         }
@@ -59,7 +59,7 @@ internal static partial class AnalysisHarness
         return [.. events];
     }
 
-    private static long Analyze(KernelEvent[] events, AnalysisKind kinds)
+    private static long Analyze(KernelEvent[] events, AnalysisSelection kinds)
     {
         var session = new AnalysisSession(kinds);
         foreach (ref readonly var e in events.AsSpan()) session.OnEvent(e);

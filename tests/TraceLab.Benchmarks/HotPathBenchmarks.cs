@@ -52,7 +52,7 @@ public class HotPathBenchmarks
     [Benchmark(Description = "analyze pre-decoded events")]
     public long Analyze()
     {
-        var session = new AnalysisSession(AnalysisKinds.Parse(Analyses));
+        var session = new AnalysisSession(TraceLab.Analyzers.Analyses.Catalog.Parse(Analyses));
         foreach (ref readonly var e in _events.AsSpan()) session.OnEvent(e);
         session.Complete();
         return session.Accounting.SwitchEvents;

@@ -127,7 +127,7 @@ public sealed class PerfProcessCaptureTests
             $"{string.Join(" / ", lost)}; LOST_SAMPLES per CPU {string.Join(" / ", lostSamples)}");
 
         var report = AnalysisPipeline.Analyze(perfData, workload: null, run: null, partial: false, pid: null,
-            analyses: AnalysisKind.Threads);
+            analyses: AnalysisSelection.Threads);
         _output.WriteLine($"TraceLab: lost {report.Capture.LostEvents:N0}, per CPU " +
             string.Join(" / ", report.Capture.LostEventsPerCpu ?? []));
 

@@ -63,7 +63,8 @@ public sealed partial class TraceTargetCaptureTests
 
         // --exclude-pid on the same trace leaves the contended sysbench out the same way; its cost is its row above.
         var row = report.Processes.Single(p => p.Pid == contended.Id);
-        var without = AnalysisPipeline.AnalyzeWithTimeline(traceFile, null, null, false, null, AnalysisKind.All, null,
+        var without =
+            AnalysisPipeline.AnalyzeWithTimeline(traceFile, null, null, false, null, AnalysisSelection.All, null,
             null, excludePids: [contended.Id]).Report;
         Assert.DoesNotContain(without.Processes, p => p.Pid == contended.Id);
         Assert.DoesNotContain(without.Threads, t => t.Pid == contended.Id);

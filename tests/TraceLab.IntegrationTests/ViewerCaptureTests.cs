@@ -37,7 +37,7 @@ public sealed class ViewerCaptureTests
         using var again = TraceFiles.Open(run.TraceFile);
         // The exporter's own session: the same analyses and the reader's thread table (which names TraceLab's own
         // threads, left out of both).
-        var session = new AnalysisSession(AnalysisKind.Convoys | AnalysisKind.Wakeups, names: again.Threads);
+        var session = new AnalysisSession(AnalysisSelection.Convoys | AnalysisSelection.Wakeups, names: again.Threads);
         again.Read(session);
         session.Complete();
         var flows = trace.Packet.Count(p => p.TrackEvent is not null && p.TrackEvent.FlowIds.Count > 0);

@@ -23,7 +23,8 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
     /// The "findings" analysis (docs/metrics.md, "Findings"): this collector in the pass, the rules over the report
     /// after it (TraceLab.Reporting's FindingsReport).
     /// </summary>
-    public static readonly AnalysisDefinition Analysis = new("findings", 12, a => new FindingEvidenceAnalyzer(a));
+    public static readonly AnalysisDefinition Analysis =
+        new("findings", 12, c => new FindingEvidenceAnalyzer(c.Accounting));
 
     private const long None = FindingThread.None;
 

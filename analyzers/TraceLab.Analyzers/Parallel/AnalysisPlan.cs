@@ -1,8 +1,5 @@
 namespace TraceLab.Analyzers.Parallel;
 
-/// <summary>The analyses one pass runs, and whether it also records the thread timeline.</summary>
-public readonly record struct PassPlan(AnalysisKind Kinds, bool Timeline);
-
 /// <summary>
 /// Shares the selected analyzers out over analysis threads so that the busiest thread has as little to do as
 /// possible (longest-first onto the least-loaded thread). Each thread also repeats the scheduler accounting, so a
@@ -20,46 +17,42 @@ public static class AnalysisPlan
     /// <summary>More threads than analyzers would only repeat the accounting.</summary>
     public const int MaxThreads = 6;
 
-    /// <summary>The timeline's cost hint (ns/event, as <see cref="AnalysisDefinition.CostHint"/>).</summary>
-    private const double TimelineCost = 10;
-
-    /// <summary>The analyses the timeline draws from: the plan keeps them in the timeline's pass.</summary>
-    public static AnalysisKind TimelineSources => AnalysisKind.Convoys | AnalysisKind.Wakeups;
-
     /// <summary>
-    /// At most <paramref name="threads"/> passes (never an empty one; at least one, possibly with
-    /// <see cref="AnalysisKind.None"/> for the accounting alone).
+    /// At most <paramref name="threads"/> passes, each the selection of the analyses it runs (never an empty one; at
+    /// least one, possibly <see cref="AnalysisSelection.None"/> for the accounting alone). An analysis runs in the
+    /// pass of the analyses it observes (<see cref="AnalysisDefinition.Observes"/>); one that costs nothing (it only
+    /// reads the accounting) rides with the first pass.
     /// </summary>
-    public static IReadOnlyList<PassPlan> Partition(AnalysisKind kinds, bool timeline, int threads)
+    public static IReadOnlyList<AnalysisSelection> Partition(AnalysisCatalog catalog, AnalysisSelection selection,
+        int threads)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(threads, 1);
-        var items = new List<(PassPlan Plan, double Cost)>();
-        var bundled = AnalysisKind.None;
-        if (timeline)
+        var selected = catalog.Selected(selection).ToList();
+        // Bundles: an observer with the selected analyses it observes, each of those in no other bundle.
+        var items = new List<(AnalysisSelection Plan, double Cost)>();
+        var bundled = AnalysisSelection.None;
+        foreach (var observer in selected.Where(a => a.Observes.Count > 0))
         {
-            bundled = kinds & TimelineSources;
-            items.Add((new PassPlan(bundled, Timeline: true), TimelineCost + CostOf(bundled)));
+            var plan =
+                observer.Observes.Where(selected.Contains).Aggregate(catalog.Of(observer), (s, a) => s | catalog.Of(a));
+            items.Add((plan, catalog.Selected(plan).Sum(a => a.CostHint)));
+            bundled |= plan;
         }
-
-        // Analyses without an analyzer of their own (threads) cost nothing here and ride with the first pass.
-        foreach (var a in Analyses.Selected(kinds))
-            if (a.Create is not null && !bundled.Includes(a)) items.Add((new PassPlan(a.Kind, false), a.CostHint));
+        foreach (var a in selected)
+            if (a.CostHint > 0 && !bundled.Includes(catalog.Of(a))) items.Add((catalog.Of(a), a.CostHint));
 
         var n = Math.Clamp(items.Count, 1, threads);
-        var groups = new PassPlan[n];
+        var groups = new AnalysisSelection[n];
         var load = new double[n];
         foreach (var (plan, cost) in items.OrderByDescending(i => i.Cost))
         {
             var g = Array.IndexOf(load, load.Min());
-            groups[g] = new PassPlan(groups[g].Kinds | plan.Kinds, groups[g].Timeline || plan.Timeline);
+            groups[g] |= plan;
             load[g] += cost;
         }
 
-        var readOnly = Analyses.Selected(kinds).Where(a => a.Create is null)
-            .Aggregate(AnalysisKind.None, (k, a) => k | a.Kind);
-        groups[0] = groups[0] with { Kinds = groups[0].Kinds | readOnly };
+        foreach (var a in selected)
+            if (a.CostHint == 0 && !bundled.Includes(catalog.Of(a))) groups[0] |= catalog.Of(a);
         return groups;
     }
-
-    private static double CostOf(AnalysisKind kinds) => Analyses.Selected(kinds).Sum(a => a.CostHint);
 }

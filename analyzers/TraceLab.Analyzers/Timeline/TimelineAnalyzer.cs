@@ -84,6 +84,21 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     }
 
     /// <summary>
+    /// The timeline analysis's analyzer (<see cref="Analyses.Timeline"/>): the run's window, drawing the handoffs and
+    /// wakeups of the convoy and wakeup analyzers of its pass when they were selected.
+    /// </summary>
+    internal static IKernelAnalyzer Create(AnalysisContext context)
+    {
+        var window = context.Options.Timeline
+            ?? throw new InvalidOperationException("the timeline is recorded only for a window (AnalysisOptions)");
+        var timeline = new TimelineAnalyzer(context.Accounting, window,
+            markersPossible: context.Options.MarkersPossible);
+        timeline.Observe(context.AnalyzerOf(Analyses.Convoys) as ConvoyAnalyzer,
+            context.AnalyzerOf(Analyses.Wakeups) as WakeupAnalyzer);
+        return timeline;
+    }
+
+    /// <summary>
     /// Subscribes to the analyzers' findings (either may be null when that analysis is not selected).
     /// </summary>
     public void Observe(ConvoyAnalyzer? convoys, WakeupAnalyzer? wakeups)

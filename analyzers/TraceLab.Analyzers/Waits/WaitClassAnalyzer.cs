@@ -13,7 +13,7 @@ namespace TraceLab.Analyzers.Waits;
 public sealed class WaitClassAnalyzer : IPerKindAnalyzer
 {
     /// <summary>The analysis `--analysis waits` selects.</summary>
-    public static readonly AnalysisDefinition Analysis = new("waits", 10, a => new WaitClassAnalyzer(a));
+    public static readonly AnalysisDefinition Analysis = new("waits", 10, c => new WaitClassAnalyzer(c.Accounting));
 
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;

@@ -13,7 +13,7 @@ internal static class AnalysisNames
     public static IEnumerable<string> All => AnalysisReports.Names;
 
     /// <summary>Parses "threads,kernel,..."; throws <see cref="ArgumentException"/> naming the unknown entry.</summary>
-    public static AnalysisKind Parse(string text) => AnalysisReports.Parse(text);
+    public static AnalysisSelection Parse(string text) => AnalysisReports.Parse(text);
 
-    public static IEnumerable<string> Format(AnalysisKind kinds) => AnalysisReports.Format(kinds);
+    public static IEnumerable<string> Format(AnalysisSelection kinds) => AnalysisReports.Format(kinds);
 }

@@ -105,12 +105,12 @@ internal static class SharedOptions
         return option;
     }
 
-    public static Option<AnalysisKind> Analysis() => new("--analysis")
+    public static Option<AnalysisSelection> Analysis() => new("--analysis")
     {
         Description = "analyses to report, comma-separated: " +
             $"{string.Join(", ", AnalysisNames.All.Where(n => n != "all"))} (default: all)",
-        DefaultValueFactory = _ => AnalysisKind.All,
-        CustomParser = r => ParseOrError(r, AnalysisNames.Parse, AnalysisKind.None),
+        DefaultValueFactory = _ => AnalysisSelection.All,
+        CustomParser = r => ParseOrError(r, AnalysisNames.Parse, AnalysisSelection.None),
     };
 
     public static Option<int?> AnalysisThreads()

@@ -25,7 +25,7 @@ public sealed class AnalyzeCommand
         public int? Pid { get; init; }
         /// <summary>Processes the report leaves out (a load generator, an agent), their cost said once.</summary>
         public IReadOnlyList<int> ExcludePids { get; init; } = [];
-        public AnalysisKind Analyses { get; init; } = AnalysisKind.All;
+        public AnalysisSelection Analyses { get; init; } = AnalysisSelection.All;
         /// <summary>Analyze the intact part of a damaged trace; the report's warnings say what was skipped.</summary>
         public bool Salvage { get; init; }
         /// <summary>trace.dat: the buffer (instance) to read; null: the reader's default.</summary>

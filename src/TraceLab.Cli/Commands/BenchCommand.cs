@@ -99,7 +99,7 @@ public sealed class BenchCommand
     /// <param name="analysisThreads">
     /// Also measure read + analysis with this many analysis threads besides the reader (0: only the one-thread runs).
     /// </param>
-    public int Run(string traceFile, int repeat, AnalysisKind analyses, int analysisThreads = 0)
+    public int Run(string traceFile, int repeat, AnalysisSelection analyses, int analysisThreads = 0)
     {
         if (repeat is < 1 or > 1000) throw new UsageException("--repeat must be between 1 and 1000");
         InputFile.Check(traceFile);
@@ -131,7 +131,7 @@ public sealed class BenchCommand
     }
 
     /// <summary>Runs the variants in turn within each repeat, so drift on a shared machine affects all alike.</summary>
-    public static Result Measure(string traceFile, int repeat, AnalysisKind analyses, int analysisThreads = 0)
+    public static Result Measure(string traceFile, int repeat, AnalysisSelection analyses, int analysisThreads = 0)
     {
         var bytes = new FileInfo(traceFile).Length;
         var read = new Timing(new double[repeat], new double[repeat]);
@@ -153,10 +153,10 @@ public sealed class BenchCommand
         return new Result(events, bytes, read, analyze, threaded, analysisThreads, PeakRss());
     }
 
-    private static void Analyze(string traceFile, AnalysisKind analyses, int analysisThreads)
+    private static void Analyze(string traceFile, AnalysisSelection analyses, int analysisThreads)
     {
         using var reader = TraceFiles.Open(traceFile);
-        using var session = new AnalysisSession(AnalysisReports.Select(analyses), analysisThreads: analysisThreads);
+        using var session = new AnalysisSession(analyses, analysisThreads: analysisThreads);
         reader.Read(session.Sink);
         session.Complete();
     }

@@ -142,7 +142,7 @@ public sealed class OverheadCommand
                         Force = true,
                         BufferKb = s.BufferKb,
                         Syscalls = set,
-                        Analyses = AnalysisKind.Threads,
+                        Analyses = AnalysisSelection.Threads,
                     };
                     var code = await new TraceCommand(quiet).RunAsync(settings);
                     if (code != ExitCodes.Ok) throw new WorkloadException($"traced run ({set}) exited {code}");

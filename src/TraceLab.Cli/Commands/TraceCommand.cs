@@ -32,7 +32,7 @@ public sealed class TraceCommand
         public SyscallSet Syscalls { get; init; } = SyscallSet.Lock;
         /// <summary>Kill the workload after this long; 0: no limit.</summary>
         public int TimeoutSeconds { get; init; }
-        public AnalysisKind Analyses { get; init; } = AnalysisKind.All;
+        public AnalysisSelection Analyses { get; init; } = AnalysisSelection.All;
         /// <summary>report.html's timeline window; null: <see cref="TimelineWindow.Default"/>.</summary>
         public TimelineWindow? Timeline { get; init; }
         /// <summary>Print per-second, per-thread figures while the workload runs.</summary>
@@ -79,7 +79,7 @@ public sealed class TraceCommand
         };
         private readonly Option<int> _timeout = SharedOptions.Timeout(
             "kill the workload after this many seconds (0 = no limit)");
-        private readonly Option<AnalysisKind> _analysis = SharedOptions.Analysis();
+        private readonly Option<AnalysisSelection> _analysis = SharedOptions.Analysis();
         private readonly Option<TimelineWindow?> _timeline = SharedOptions.TimelineWindow();
         private readonly Option<bool> _live = new("--live")
         {

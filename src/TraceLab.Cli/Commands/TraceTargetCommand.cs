@@ -34,7 +34,7 @@ public sealed partial class TraceTargetCommand
 {
     public sealed record Settings(
         TraceTargetMode Mode, IReadOnlyList<string> Command, string? Pids, string? User, double DurationSeconds,
-        string? Out, bool Force, int BufferKb, SyscallSet Syscalls, AnalysisKind? Analyses = null,
+        string? Out, bool Force, int BufferKb, SyscallSet Syscalls, AnalysisSelection? Analyses = null,
         TimelineWindow? Timeline = null, int Top = SystemOverview.DefaultTop)
     {
         /// <summary>Processes the report leaves out (`--exclude-pid`), their cost said once.</summary>
@@ -210,7 +210,8 @@ public sealed partial class TraceTargetCommand
         // With a marker file the trace names its own targets (all --pid processes); ETW has none: say which.
         var chosen = capture.Session.MarkerPath is null ? pid : null;
         var (report, _, traceFile) =
-            capture.Finish(run, partial, s.Analyses ?? AnalysisKind.All, s.Timeline ?? TimelineWindow.Default, chosen,
+            capture.Finish(
+                run, partial, s.Analyses ?? AnalysisSelection.All, s.Timeline ?? TimelineWindow.Default, chosen,
                 s.Top, focusTimeline: s.Timeline is null, excludePids: s.ExcludePids);
         TerminalReport.Render(_console, report);
         ProcessesTerminal.Render(_console, report, s.Mode == TraceTargetMode.System);

@@ -50,7 +50,7 @@ public static class TraceTargetCommandLine
 
     private sealed record Options(
         Option<string?> Pid, Option<bool> System, Option<double> Duration, Option<string?> User, Option<string?> Out,
-        Option<bool> Force, Option<int> BufferKb, Option<SyscallSet> Syscalls, Option<AnalysisKind> Analysis,
+        Option<bool> Force, Option<int> BufferKb, Option<SyscallSet> Syscalls, Option<AnalysisSelection> Analysis,
         Option<TimelineWindow?> TimelineWindow, Option<int> Top, Option<string?> ExcludePids);
 
     private static Command Build(out Options o)

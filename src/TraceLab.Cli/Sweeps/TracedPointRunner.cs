@@ -64,7 +64,8 @@ public sealed class TracedPointRunner : IPointRunner
             StartedUtc = started,
         };
         // No thread timeline: report.html of a sweep run says none was recorded (as before), and the sweep stays fast.
-        var (report, result, traceFile) = capture.Finish(runSection, partial: false, AnalysisKind.All, timeline: null);
+        var (report, result, traceFile) =
+            capture.Finish(runSection, partial: false, AnalysisSelection.All, timeline: null);
         if (!KeepTraceFile) File.Delete(traceFile);
         if (result is null) throw new WorkloadException("the workload wrote no result");
         var record = RunRecords.From(result, File.ReadAllText(output.File("workload.json")));

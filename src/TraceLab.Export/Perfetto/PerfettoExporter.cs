@@ -23,8 +23,9 @@ public static class PerfettoExporter
         var bundler = new FtraceBundler(
             writer, reader.Threads, cpu => lost is not null && cpu >= 0 && cpu < lost.Length && lost[cpu] > 0);
         // With the reader's names: a later thread of a reused tid is named as it was (ThreadInstanceMap).
-        var kinds = AnalysisKind.Convoys | AnalysisKind.Wakeups | (annotator?.Kinds ?? AnalysisKind.None);
-        var session = new AnalysisSession(kinds, names: reader.Threads);
+        var selection = AnalysisSelection.Convoys | AnalysisSelection.Wakeups
+            | (annotator?.Selection ?? AnalysisSelection.None);
+        var session = new AnalysisSession(selection, names: reader.Threads);
         var timeline = new TimelineAnalyzer(
             session.Accounting, TimelineWindow.Everything, recordSegments: false, maxItems: int.MaxValue);
         timeline.Observe(session.Convoys, session.Wakeups);

@@ -40,9 +40,9 @@ public sealed class FindingContext
     /// <summary>
     /// The worst buckets of the summed <paramref name="series"/>, heaviest first, adjacent picks merged into one
     /// window,
-    /// as START:LENGTH (ms from the window anchor).
+    /// from the window anchor.
     /// </summary>
-    public static List<string> Windows(params BucketSeries[] series)
+    public static List<TimelineWindow> Windows(params BucketSeries[] series)
     {
         var used = series.Where(s => s.Ns.Length > 0).ToList();
         if (used.Count == 0) return [];
@@ -61,6 +61,6 @@ public sealed class FindingContext
             else windows.Add((sum[i], i, 1));
         }
         return windows.OrderByDescending(w => w.Weight).ThenBy(w => w.First)
-            .Select(w => new TimelineWindow(w.First * width, w.Count * width).ToString()).ToList();
+            .Select(w => new TimelineWindow(w.First * width, w.Count * width)).ToList();
     }
 }

@@ -1,3 +1,5 @@
+using TraceLab.Analyzers.Timeline;
+
 namespace TraceLab.Reporting.Findings;
 
 /// <summary>report.json "findings[]": one diagnosis, with the figures it rests on (docs/metrics.md,
@@ -12,9 +14,11 @@ public sealed class FindingSection
     public List<FindingFigure> Evidence { get; init; } = [];
     public List<int> Threads { get; init; } = [];
     public List<string> Objects { get; init; } = [];
-    /// <summary>The worst time windows, worst first, as START:LENGTH in ms from the region's begin
-    /// (--timeline-window).</summary>
-    public List<string> Windows { get; init; } = [];
+    /// <summary>
+    /// The worst time windows, worst first, from the region's begin; report.json writes each as START:LENGTH in ms
+    /// (the form --timeline-window takes, <see cref="TimelineWindowJsonConverter"/>).
+    /// </summary>
+    public List<TimelineWindow> Windows { get; init; } = [];
     public required string Remedy { get; init; }
     /// <summary>The seed claims (docs/claims.md) the remedy rests on.</summary>
     public List<string> Claims { get; init; } = [];

@@ -26,17 +26,7 @@ public static class TimelineFocus
     public static TimelineWindow? Window(RunReport report)
     {
         if (report.System is null) return null;
-        var worst = report.Findings?.FirstOrDefault(f => f.Windows.Count > 0)?.Windows[0];
-        if (worst is null) return null;
-        try
-        {
-            return TimelineWindow.Parse(worst);
-        }
-        catch (FormatException)
-        {
-            // Written by the findings themselves as START:LENGTH; a report.json edited by hand keeps the default.
-            return null;
-        }
+        return report.Findings?.FirstOrDefault(f => f.Windows.Count > 0)?.Windows[0];
     }
 
     /// <summary>

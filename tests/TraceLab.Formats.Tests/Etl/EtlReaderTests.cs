@@ -246,7 +246,7 @@ public sealed class EtlReaderTests : IDisposable
             .Add(0, WithEventHeader(8, WorkloadMarkers.ProviderGuid, 0, 0, 0, A, Pid, Raw(1_000), marker))
             .Add(0, PerfInfo(8, CSwitchHook, 2, Raw(7_000), CSwitch(A, B, 9, 8, 6, 1, KThreadState.Waiting)));
         using var reader = EtlFileReader.Open(Write(w));
-        using var session = new TraceLab.Analyzers.AnalysisSession(TraceLab.Analyzers.AnalysisKind.Threads,
+        using var session = new TraceLab.Analyzers.AnalysisSession(TraceLab.Analyzers.AnalysisSelection.Threads,
             names: reader.Threads);
         reader.Read(session.Sink);
         session.Complete();

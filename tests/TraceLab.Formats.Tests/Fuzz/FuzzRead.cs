@@ -12,11 +12,8 @@ internal sealed record FuzzOutcome(TraceInfo? Info, Exception? Error, long Alloc
 /// <summary>The read every trace.dat fuzz test makes of a damaged file: the reader and a full analysis.</summary>
 internal static class FuzzRead
 {
-    /// <summary>
-    /// Every analysis of TraceLab.Analyzers. "All" selects the analyses defined so far; the findings collector's
-    /// definition lives in its own class (TraceLab.Reporting, not referenced here, is what lists it), so name it.
-    /// </summary>
-    public static readonly AnalysisKind AllAnalyses = AnalysisKind.All | FindingEvidenceAnalyzer.Analysis.Kind;
+    /// <summary>Every analysis of TraceLab.Analyzers' catalog (the findings collector's included).</summary>
+    public static readonly AnalysisSelection AllAnalyses = AnalysisSelection.All;
 
     /// <summary>Reads <paramref name="path"/> through every analysis; never throws.</summary>
     public static FuzzOutcome TraceDat(string path, bool salvage)

@@ -49,7 +49,7 @@ public sealed class TidReuseTests : IDisposable
             .FinishedRound()
             .Build());
         using var reader = PerfDataReader.Open(path, new TraceReadOptions());
-        using var session = new AnalysisSession(AnalysisKind.Threads, names: reader.Threads);
+        using var session = new AnalysisSession(AnalysisSelection.Threads, names: reader.Threads);
         reader.Read(session);
         session.Complete();
 

@@ -12,8 +12,9 @@ public sealed class AnalyzerAllocationTests
     [Fact]
     public void Steady_state_lock_convoy_allocates_nothing()
     {
-        var session = new AnalysisSession(AnalysisKind.Threads | AnalysisKind.Kernel | AnalysisKind.Convoys
-            | AnalysisKind.Wakeups | AnalysisKind.Smp);
+        var session =
+            new AnalysisSession(AnalysisSelection.Threads | AnalysisSelection.Kernel | AnalysisSelection.Convoys
+            | AnalysisSelection.Wakeups | AnalysisSelection.Smp);
         var script = ConvoyAnalyzerTests.SemaphoreConvoy();
         var events = new KernelEvent[script.Length];
         var offset = 0L;

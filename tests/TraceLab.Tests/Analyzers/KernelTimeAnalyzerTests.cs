@@ -149,7 +149,7 @@ public sealed class KernelTimeAnalyzerTests
             events.Add(Exit(t + 50, 0, A, LinuxSyscalls.Semtimedop));
             t += 50 + (blocks ? 800 : 400);
         }
-        var session = new AnalysisSession(AnalysisKind.Threads | AnalysisKind.Kernel);
+        var session = new AnalysisSession(AnalysisSelection.Threads | AnalysisSelection.Kernel);
         foreach (var e in events) session.OnEvent(e);
         session.Complete();
         var k = session.Kernel!;

@@ -129,7 +129,7 @@ public sealed class LockOperationTrackerTests
     [InlineData("perf-timemutex-mutex/capture.perf.data")]
     public void Convoys_and_findings_in_separate_passes_give_what_they_give_in_one(string sample)
     {
-        var kinds = AnalysisKind.Convoys | FindingEvidenceAnalyzer.Analysis.Kind;
+        var kinds = AnalysisSelection.Convoys | Analyses.Catalog.Of(FindingEvidenceAnalyzer.Analysis);
         (string Text, long Handoffs, long BlockedNs) Analyze(int threads)
         {
             using var session = new AnalysisSession(kinds, analysisThreads: threads);

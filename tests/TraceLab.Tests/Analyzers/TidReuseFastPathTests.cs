@@ -41,7 +41,7 @@ public sealed class TidReuseFastPathTests
     /// </param>
     private static AnalysisSession Analyze(int analysisThreads, bool viaSink = false)
     {
-        var session = new AnalysisSession(AnalysisKind.All, analysisThreads: analysisThreads);
+        var session = new AnalysisSession(AnalysisSelection.All, analysisThreads: analysisThreads);
         var sink = viaSink ? session.Sink : session;
         foreach (var e in Events()) sink.OnEvent(e);
         session.Complete();
@@ -81,8 +81,8 @@ public sealed class TidReuseFastPathTests
     [Fact]
     public void The_sink_is_the_pass_itself_on_the_readers_thread_and_the_session_with_analysis_threads()
     {
-        using var single = new AnalysisSession(AnalysisKind.All, analysisThreads: 0);
-        using var threaded = new AnalysisSession(AnalysisKind.All, analysisThreads: 1);
+        using var single = new AnalysisSession(AnalysisSelection.All, analysisThreads: 0);
+        using var threaded = new AnalysisSession(AnalysisSelection.All, analysisThreads: 1);
         Assert.IsType<AnalysisPass>(single.Sink);
         Assert.Same(threaded, threaded.Sink);
     }

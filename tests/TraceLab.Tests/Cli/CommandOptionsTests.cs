@@ -29,9 +29,9 @@ public sealed class CommandOptionsTests
     [Fact]
     public void Analysis_names_parse_to_the_selection_and_unknown_ones_list_the_valid_names()
     {
-        Assert.Equal(AnalysisKind.Convoys | AnalysisKind.Smp,
-            Analyze("--analysis", "convoys,smp").GetValue<AnalysisKind>("--analysis"));
-        Assert.Equal(AnalysisKind.All, Analyze().GetValue<AnalysisKind>("--analysis"));
+        Assert.Equal(AnalysisSelection.Convoys | AnalysisSelection.Smp,
+            Analyze("--analysis", "convoys,smp").GetValue<AnalysisSelection>("--analysis"));
+        Assert.Equal(AnalysisSelection.All, Analyze().GetValue<AnalysisSelection>("--analysis"));
         var error = SingleError(Analyze("--analysis", "bogus"));
         Assert.Contains("unknown analysis 'bogus'", error);
         foreach (var name in AnalysisReports.Names) Assert.Contains(name, error);

@@ -1,4 +1,5 @@
 using Spectre.Console;
+using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
 using TraceLab.Reporting.Findings;
 using Xunit;
@@ -19,7 +20,7 @@ public sealed class TerminalFindingsWidthTests
         Evidence = [.. Enumerable.Range(0, 40)
             .Select(i => new FindingFigure { Metric = $"convoy.figure{i}", Value = i * 1000.5 })],
         Threads = [.. Enumerable.Range(1000, 30)],
-        Windows = [.. Enumerable.Range(0, 100).Select(i => $"{i * 100}:50")],
+        Windows = [.. Enumerable.Range(0, 100).Select(i => TimelineWindow.Parse($"{i * 100}:50"))],
         Remedy = string.Join(" ", Enumerable.Repeat("shorten the critical section or split the lock;", 12)),
         Claims = ["TM1", "TM2"],
     };

@@ -155,7 +155,7 @@ public sealed class PerfettoExportTests
     public void Futile_wakeups_are_the_wakeup_analyzers()
     {
         using var reader = TraceFiles.Open(Path.Combine(Sample, "trace.dat"));
-        var session = new AnalysisSession(AnalysisKind.Wakeups);
+        var session = new AnalysisSession(AnalysisSelection.Wakeups);
         reader.Read(session);
         session.Complete();
         var futile = session.Wakeups!.Threads.Values.Sum(t => t.Futile);

@@ -22,7 +22,7 @@ public sealed class ProcessAgreementTests
     {
         RunReport report;
         using (var reader = open())
-        using (var session = new AnalysisSession(AnalysisReports.Select(AnalysisKind.All), names: reader.Threads))
+        using (var session = new AnalysisSession(AnalysisSelection.All, names: reader.Threads))
         {
             reader.Read(session.Sink);
             session.Complete();

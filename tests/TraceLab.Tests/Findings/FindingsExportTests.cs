@@ -31,7 +31,7 @@ public sealed class FindingsExportTests
             var events = file.TrackEvents.Where(e => e.Event.TrackUuid == tracks[i].Uuid).ToList();
             var begins = events.Where(e => e.Event.Type == TrackEvent.Types.Type.SliceBegin).ToList();
             var ends = events.Where(e => e.Event.Type == TrackEvent.Types.Type.SliceEnd).ToList();
-            var windows = f.Windows.Select(TimelineWindow.Parse).OrderBy(w => w.StartOffsetNs).ToList();
+            var windows = f.Windows.OrderBy(w => w.StartOffsetNs).ToList();
             Assert.NotEmpty(windows);
             Assert.Equal(windows.Select(w => (ulong)(stored.Region.BeginNs + w.StartOffsetNs)),
                 begins.Select(b => b.Ts));

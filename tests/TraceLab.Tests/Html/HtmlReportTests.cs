@@ -22,7 +22,7 @@ public sealed partial class HtmlReportTests
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(Sample, "workload.json")), "workload.json");
         var (report, timeline) =
             AnalysisPipeline.AnalyzeWithTimeline(Path.Combine(Sample, "trace.dat"), workload, null, false, null,
-            AnalysisKind.All, null, window);
+            AnalysisSelection.All, null, window);
         return (report, timeline!);
     }
 

@@ -51,7 +51,7 @@ public sealed class TimelineFocusTests
         Title = kind,
         Remedy = "",
         Threads = [.. threads],
-        Windows = [.. windows],
+        Windows = [.. windows.Select(TimelineWindow.Parse)],
         Severity = 0.5,
     };
 

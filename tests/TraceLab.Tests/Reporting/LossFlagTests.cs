@@ -12,9 +12,9 @@ public sealed class LossFlagTests
 {
     private const long Ms = 1_000_000;
 
-    private static RunReport Report(long[]? lostPerCpu, AnalysisKind? kinds = null, long[]? missedPages = null)
+    private static RunReport Report(long[]? lostPerCpu, AnalysisSelection? kinds = null, long[]? missedPages = null)
     {
-        var session = new AnalysisSession(kinds ?? AnalysisKind.Threads | AnalysisKind.Smp);
+        var session = new AnalysisSession(kinds ?? AnalysisSelection.Threads | AnalysisSelection.Smp);
         KernelEvent[] events =
         [
             KernelEvent.Fork(0, 0, 100, 101),
@@ -86,7 +86,7 @@ public sealed class LossFlagTests
     [Fact]
     public void Without_run_time_per_CPU_every_thread_is_flagged()
     {
-        var r = Report([0, 7], AnalysisKind.Threads);
+        var r = Report([0, 7], AnalysisSelection.Threads);
         Assert.Equal("trace", r.Capture.LossScope);
         Assert.All(r.Threads, t => Assert.True(t.MayBeAffectedByLoss));
     }

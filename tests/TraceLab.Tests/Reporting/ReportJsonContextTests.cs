@@ -3,6 +3,7 @@ using System.Text.Json.Serialization;
 using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Findings;
 using TraceLab.Reporting.Tables;
 using TraceLab.Sweeps;
 
@@ -53,8 +54,10 @@ public sealed class ReportJsonContextTests
             Assert.True(o.WriteIndented);
             Assert.Equal(JsonIgnoreCondition.WhenWritingNull, o.DefaultIgnoreCondition);
             Assert.Null(o.Encoder);
-            Assert.Empty(o.Converters);
         });
+        // The only converter: findings' windows as "START:LENGTH" text, as they were always written.
+        Assert.IsType<TimelineWindowJsonConverter>(Assert.Single(ReportJsonContext.Default.Options.Converters));
+        Assert.Empty(SweepJsonContext.Default.Options.Converters);
     }
 
     public sealed class NotInAnyContext

@@ -29,9 +29,9 @@ internal sealed class SystemScript
         Add(KernelEvent.Switch(t, cpu, prev.Tid, 120, prevState, next.Tid, 120), prev, next);
 
     public RunReport Report(int cpus = 2, long[]? lostPerCpu = null, int top = SystemOverview.DefaultTop,
-        AnalysisKind? kinds = null, int? pid = null, IReadOnlyList<int>? excludePids = null)
+        AnalysisSelection? kinds = null, int? pid = null, IReadOnlyList<int>? excludePids = null)
     {
-        using var session = new AnalysisSession(AnalysisReports.Select(kinds ?? AnalysisKind.All), names: Names);
+        using var session = new AnalysisSession(kinds ?? AnalysisSelection.All, names: Names);
         foreach (var (e, names) in _steps.OrderBy(s => s.Event.Timestamp))
         {
             foreach (var (tid, name) in names)

@@ -48,10 +48,12 @@ public sealed class SampleTraceTests
         var window = TimelineWindow.Default;
 
         var (one, oneTimeline) =
-            AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, null, window,
+            AnalysisPipeline.AnalyzeWithTimeline(
+                trace, workload, null, false, null, AnalysisSelection.All, null, window,
             analysisThreads: 0);
         var (many, manyTimeline) =
-            AnalysisPipeline.AnalyzeWithTimeline(trace, workload, null, false, null, AnalysisKind.All, null, window,
+            AnalysisPipeline.AnalyzeWithTimeline(
+                trace, workload, null, false, null, AnalysisSelection.All, null, window,
             analysisThreads: threads);
 
         Assert.Equal(ReportJson.Serialize(one), ReportJson.Serialize(many));
