@@ -47,7 +47,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
         _higherPriority = _clock.NewSeries();
         _descheduledHolders = new DescheduledHolders(_region, _holding, _wakeWhileHolding);
         var operations = LockOperationTracker.Of(accounting);
-        operations.Subscribe(this);
+        operations.Subscribe(this, LockTransitions.Blocked | LockTransitions.Exiting);
         _threads = new((tid, slot) => new FindingThread(tid, operations.At(slot, tid)));
     }
 
@@ -160,7 +160,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
     /// follows).</summary>
     void ILockOperationObserver.OnExiting(ThreadLockOperation op, in KernelEvent e)
     {
-        if (!Accepts(e) || !op.HasBlocked) return;
+        if (!op.HasBlocked || !Accepts(e)) return;
         var t = State(op.Slot, e.Pid);
         if (t.SyscallNr < 0) return;
         var o = ObjectOf(t);

@@ -49,7 +49,8 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer, ILockOperationObserver
         _slots = accounting.Slots;
         _ledger = new ConvoyLedger(accounting.Region, accounting.Slots);
         _operations = LockOperationTracker.Of(accounting);
-        _operations.Subscribe(this);
+        _operations.Subscribe(
+            this, LockTransitions.Entered | LockTransitions.Exiting | LockTransitions.InferredAcquired);
         _chains = new WakeChainTracker(this, accounting);
     }
 

@@ -6,7 +6,7 @@ namespace TraceLab.Analyzers.Locks;
 /// The transitions of lock operations as <see cref="LockOperationTracker"/> decides them, for the analyses built on
 /// them (convoys, findings evidence). Each call comes while the tracker handles the event <c>e</c>, before any
 /// analyzer of the pass sees that event, with <c>op</c> already in its new phase (an exit: still in the operation).
-/// Implement only the ones needed.
+/// Implement only the ones needed and name them when subscribing (<see cref="LockOperationTracker.Subscribe"/>).
 /// </summary>
 public interface ILockOperationObserver
 {
@@ -35,4 +35,19 @@ public interface ILockOperationObserver
     void OnInferredAcquired(ThreadLockOperation op, in KernelEvent e)
     {
     }
+}
+
+/// <summary>The transitions an <see cref="ILockOperationObserver"/> subscribes to.</summary>
+[Flags]
+public enum LockTransitions
+{
+    None = 0,
+    /// <summary><see cref="ILockOperationObserver.OnEntered"/>.</summary>
+    Entered = 1,
+    /// <summary><see cref="ILockOperationObserver.OnBlocked"/>.</summary>
+    Blocked = 2,
+    /// <summary><see cref="ILockOperationObserver.OnExiting"/>.</summary>
+    Exiting = 4,
+    /// <summary><see cref="ILockOperationObserver.OnInferredAcquired"/>.</summary>
+    InferredAcquired = 8,
 }

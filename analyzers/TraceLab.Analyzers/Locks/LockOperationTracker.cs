@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers.Locks;
@@ -16,13 +17,17 @@ namespace TraceLab.Analyzers.Locks;
 /// same object with a wake or semop (docs/metrics.md#handoffs). Without any lock syscall in the trace, a voluntary
 /// block for a lock-type reason ended by a thread of the same process is an inferred wait on an
 /// <see cref="LockObjectKind.Inferred"/> object, acquired when the woken thread runs.
+/// <para>
+/// The entry points are never inlined into <see cref="AnalysisPass"/>'s event path: they are long, and the inlining
+/// budget they would spend there is what keeps the analyzers' own entry points inlined.
+/// </para>
 /// </remarks>
 public sealed class LockOperationTracker : IPerKindAnalyzer
 {
     private readonly ThreadAccounting _accounting;
     private SlotTable<ThreadLockOperation> _threads = new(static (tid, slot) => new ThreadLockOperation(tid, slot));
-    /// <summary>An array, not a list: the loop over two subscribers costs no enumerator per event.</summary>
-    private ILockOperationObserver[] _observers = [];
+    // Per transition, the subscribers that want it (arrays: no enumerator; nobody is called for what it ignores).
+    private ILockOperationObserver[] _entered = [], _blocked = [], _exiting = [], _inferredAcquired = [];
 
     private LockOperationTracker(ThreadAccounting accounting) => _accounting = accounting;
 
@@ -33,11 +38,20 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
     /// <summary>True once any syscall on a lock object was seen: objects are named, not inferred.</summary>
     public bool SawLockSyscalls { get; private set; }
 
-    /// <summary>Adds a subscriber to the transitions; subscribe before the first event.</summary>
-    public void Subscribe(ILockOperationObserver observer)
+    /// <summary>
+    /// Adds a subscriber to the <paramref name="transitions"/> it implements; subscribe before the first event.
+    /// </summary>
+    public void Subscribe(ILockOperationObserver observer, LockTransitions transitions)
     {
         ArgumentNullException.ThrowIfNull(observer);
-        _observers = [.. _observers, observer];
+        void To(ref ILockOperationObserver[] list, LockTransitions one)
+        {
+            if ((transitions & one) != 0) list = [.. list, observer];
+        }
+        To(ref _entered, LockTransitions.Entered);
+        To(ref _blocked, LockTransitions.Blocked);
+        To(ref _exiting, LockTransitions.Exiting);
+        To(ref _inferredAcquired, LockTransitions.InferredAcquired);
     }
 
     /// <summary>The lock operation of the thread <paramref name="tid"/> in <paramref name="slot"/>.</summary>
@@ -60,6 +74,7 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
     {
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
         if (EventFlags.InInterrupt(e.Flags) || e.Pid <= 0) return;
@@ -79,9 +94,10 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
         }
         SawLockSyscalls = true;
         t.Phase = LockPhase.Entered;
-        foreach (var o in _observers) o.OnEntered(t, e);
+        foreach (var o in _entered) o.OnEntered(t, e);
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
     {
         if (EventFlags.InInterrupt(e.Flags) || e.Pid <= 0) return;
@@ -89,7 +105,7 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
         RunningOwnEvent(t, e.Pid, e.Timestamp);
         if (t.Kind != LockOpKind.None)
         {
-            foreach (var o in _observers) o.OnExiting(t, e);
+            foreach (var o in _exiting) o.OnExiting(t, e);
             t.Kind = LockOpKind.None;
         }
         t.Releaser = 0;
@@ -108,6 +124,7 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
             : ts;
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public void OnWaking(in KernelEvent e, in EventSlots slots)
     {
         var woken = e.WokenTid;
@@ -146,6 +163,7 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
         b.RunningAt = !b.HasBlocked && b.BlockedSince == ThreadLockOperation.Never ? ts : ThreadLockOperation.Never;
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public void OnSwitch(in KernelEvent e, in EventSlots slots)
     {
         var ts = e.Timestamp;
@@ -161,7 +179,7 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
                 else if (p.Phase == LockPhase.Entered)
                 {
                     p.Phase = LockPhase.Blocked;
-                    foreach (var o in _observers) o.OnBlocked(p, e);
+                    foreach (var o in _blocked) o.OnBlocked(p, e);
                 }
             }
         }
@@ -174,7 +192,7 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
                 n.RunningAt = ts;
                 if (n.Kind == LockOpKind.None && n.Object.Kind == LockObjectKind.Inferred)
                 {
-                    foreach (var o in _observers) o.OnInferredAcquired(n, e);
+                    foreach (var o in _inferredAcquired) o.OnInferredAcquired(n, e);
                     n.Releaser = 0;
                 }
             }

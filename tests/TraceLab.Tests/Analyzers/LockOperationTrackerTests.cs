@@ -37,7 +37,8 @@ public sealed class LockOperationTrackerTests
         var accounting = new ThreadAccounting();
         var tracker = LockOperationTracker.Of(accounting);
         var recorder = new Recorder();
-        tracker.Subscribe(recorder);
+        tracker.Subscribe(recorder, LockTransitions.Entered | LockTransitions.Blocked | LockTransitions.Exiting
+            | LockTransitions.InferredAcquired);
         // No analyzer at all: the pass feeds the accounting's stages by themselves.
         var pass = new AnalysisPass(accounting);
         foreach (var e in events) pass.OnEvent(e);
