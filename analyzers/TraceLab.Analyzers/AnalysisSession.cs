@@ -44,6 +44,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         Catalog = catalog ?? Analyses.Catalog;
         Options = options ?? AnalysisOptions.Default;
         Instances = new ThreadInstanceMap(names);
+        Names = names ?? new ThreadTable();
         Selection = Narrow(selection);
         var groups = AnalysisPlan.Partition(Catalog, Selection, Math.Max(1, analysisThreads));
         _passes = new AnalysisPass[groups.Count];
@@ -90,6 +91,13 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     private readonly ThreadTable? _names;
 
     /// <summary>
+    /// The names to report with: the reader's, and once <see cref="Complete"/> has run, also those of each earlier
+    /// thread of a reused tid (its own name and process, <see cref="ThreadInstanceMap.NameInstances"/>), in a table
+    /// of the session's own. Never the reader's table written to. Empty when the session was given no names.
+    /// </summary>
+    public ThreadTable Names { get; private set; }
+
+    /// <summary>
     /// Where a reader should deliver the events: the one pass itself when the analysis runs on the reader's thread
     /// (one call less per event than through <see cref="OnEvent"/>), else this session.
     /// </summary>
@@ -125,7 +133,14 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         _completed = true;
         _fanOut?.Finish();
         foreach (var pass in _passes) pass.Complete();
-        if (_names is not null) Instances.NameInstances(_names);
+        // The reader's table stays what the trace said: the instances' names go into a copy, made only when a tid
+        // was reused (otherwise the reader's names are complete as they are).
+        if (_names is not null && Instances.ReusedTids.Count > 0)
+        {
+            var names = _names.Copy();
+            Instances.NameInstances(names);
+            Names = names;
+        }
     }
 
     /// <summary>

@@ -15,7 +15,7 @@ public readonly struct EventSlots
         Woken = woken;
     }
 
-    /// <summary>The logging thread's (<c>KernelEvent.Pid</c>); -1 for a switch.</summary>
+    /// <summary>The logging thread's (<c>KernelEvent.CurrentTid</c>); -1 for a switch.</summary>
     public int Pid { get; }
 
     /// <summary>Switch: the thread switched out.</summary>

@@ -87,7 +87,7 @@ public static class PerKindEntryPoints
             case KernelEventKind.Waking:
                 if ((wants & PerKindEvents.Waking) != 0)
                 {
-                    analyzer.OnWaking(e, EventSlots.OfWaking(threads.SlotOfThread(e.Pid),
+                    analyzer.OnWaking(e, EventSlots.OfWaking(threads.SlotOfThread(e.CurrentTid),
                         threads.SlotOfThread(e.WokenTid)));
                 }
                 return true;
@@ -102,5 +102,5 @@ public static class PerKindEntryPoints
     }
 
     private static EventSlots PidSlots(in KernelEvent e, ThreadSlots threads) =>
-        EventSlots.OfPid(threads.SlotOfThread(e.Pid));
+        EventSlots.OfPid(threads.SlotOfThread(e.CurrentTid));
 }

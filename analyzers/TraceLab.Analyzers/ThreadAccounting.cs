@@ -188,7 +188,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     internal bool OnEvidenceOnly(in KernelEvent e, out EventSlots slots)
     {
         var t = e.Timestamp;
-        if (e.Kind == KernelEventKind.Exec) Lineage.OnExec(e.Pid);
+        if (e.Kind == KernelEventKind.Exec) Lineage.OnExec(e.CurrentTid);
         See(t);
         // Fast path: an evidence-only event of the thread this CPU already runs moves its last-seen time, nothing else.
         var cpus = _cpus;
@@ -196,7 +196,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         if ((uint)c < (uint)cpus.Length)
         {
             ref var known = ref cpus[c];
-            if (known.Current == e.Pid && e.Pid != Unknown)
+            if (known.Current == e.CurrentTid && e.CurrentTid != Unknown)
             {
                 slots = StillRunning(ref known, t);
                 return true;
@@ -207,7 +207,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             // outside Linux's scheduler. Such an event only tells who runs on a CPU nothing is known of yet.
             if (e.Kind == KernelEventKind.Other && known.Current != Unknown)
             {
-                slots = EventSlots.OfPid(Slots.SlotOfThread(e.Pid));
+                slots = EventSlots.OfPid(Slots.SlotOfThread(e.CurrentTid));
                 return true;
             }
         }
@@ -234,7 +234,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         if ((uint)c < (uint)cpus.Length)
         {
             ref var known = ref cpus[c];
-            if (known.Current == e.Pid && known.TidStands)
+            if (known.Current == e.CurrentTid && known.TidStands)
             {
                 var t = e.Timestamp;
                 See(t);
@@ -296,7 +296,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int LoggedBy(ref CpuState cpu, in KernelEvent e, long t)
     {
-        Evidence(ref cpu, e.Cpu, e.Pid, t);
+        Evidence(ref cpu, e.Cpu, e.CurrentTid, t);
         return cpu.CurrentSlot;
     }
 
@@ -324,7 +324,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                 break;
             case KernelEventKind.Marker:
                 Lineage.OnMarker();
-                if (e.MarkerText is not null && Region.OnMarker(e.MarkerText, t, e.Pid)) OnRegionBegin();
+                if (e.MarkerText is not null && Region.OnMarker(e.MarkerText, t, e.CurrentTid)) OnRegionBegin();
                 break;
             default:
                 break;
@@ -598,7 +598,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         {
             var st = StatsOf(ws, slot, woken);
             st.WakeupsReceived++;
-            var waker = EventFlags.InInterrupt(e.Flags) || e.Pid == 0 ? -1 : e.Pid;
+            var waker = EventFlags.InInterrupt(e.Flags) || e.CurrentTid == 0 ? -1 : e.CurrentTid;
             st.AddWakeup(waker);
             if (waker > 0) _stats.At(pidSlot, waker).WakeupsGiven++; // the waker logged the event: pidSlot is its slot
         }

@@ -3,6 +3,7 @@ using TraceLab.Analyzers.Timeline;
 using TraceLab.Core;
 using TraceLab.Export;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Findings;
 
 namespace TraceLab.Cli;
 
@@ -16,20 +17,8 @@ public sealed class FindingsAnnotator : IExportAnnotator
 
     public IReadOnlyList<ExportSlice> Slices(IKernelTraceReader reader, AnalysisSession session, int? pid)
     {
-        var report = ReportBuilder.Build(reader.Info, reader.Threads, session, workload: null, pidOverride: pid);
-        var slices = new List<ExportSlice>();
-        var findings = report.Findings ?? [];
-        for (var i = 0; i < findings.Count; i++)
-        {
-            var f = findings[i];
-            foreach (var w in f.Windows)
-            {
-                var start = report.Region.BeginNs + w.StartOffsetNs;
-                var end = Math.Min(report.Region.EndNs, start + w.LengthNs);
-                var track = $"TraceLab finding #{i + 1}: {f.Kind}";
-                slices.Add(new ExportSlice(track, start, end, $"{f.Kind} {f.Severity:P1}: {f.Title}"));
-            }
-        }
-        return slices;
+        var report = ReportBuilder.Build(reader.Info, session.Names, session, workload: null, pidOverride: pid);
+        return [.. FindingWindow.Of(report).Select(w => new ExportSlice($"TraceLab finding #{w.Rank}: {w.Finding.Kind}",
+            w.StartNs, w.EndNs, $"{w.Finding.Kind} {w.Finding.Severity:P1}: {w.Finding.Title}"))];
     }
 }

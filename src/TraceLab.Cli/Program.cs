@@ -3,6 +3,7 @@ using Spectre.Console;
 using TraceLab.Cli;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Cli.Commands;
+using TraceLab.Pipeline;
 
 // Every way out of Main waits for the work started on other threads (BackgroundWork): native drawing code still
 // running while the process exits crashes it.

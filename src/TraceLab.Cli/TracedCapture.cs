@@ -4,6 +4,7 @@ using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli.Commands;
 using TraceLab.Core.Capture;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
 
@@ -148,10 +149,19 @@ public sealed class TracedCapture : IDisposable
         }
 
         if (timeline is not null) BackgroundWork.Run(TraceLab.Charts.ReportChartImages.WarmUp);
-        var (report, timelineData) =
-            AnalysisPipeline.AnalyzeWithTimeline(traceFile, result, runSection, partial, pid, analyses,
-            read: null, timeline, topProcesses: topProcesses, focusTimeline: focusTimeline, notices: _notices,
-            excludePids: excludePids);
+        var (report, timelineData) = TraceAnalysis.Run(new AnalysisRequest(traceFile)
+        {
+            Workload = result,
+            Run = runSection,
+            Partial = partial,
+            Pid = pid,
+            Analyses = analyses,
+            Timeline = timeline,
+            FocusTimeline = focusTimeline,
+            TopProcesses = topProcesses,
+            Notices = _notices,
+            ExcludePids = excludePids,
+        });
         // Charts go with the timeline: sweep runs ask for neither and stay fast.
         ReportFiles.Write(_output, report, timelineData, charts: timeline is not null);
         return new TracedRunFiles(report, result, traceFile);

@@ -37,7 +37,7 @@ public partial struct KernelEvent
         {
             Timestamp = ts,
             Cpu = cpu,
-            Pid = prevTid,
+            CurrentTid = prevTid,
             Kind = KernelEventKind.Switch,
             Tid = prevTid,
             Prio = prevPrio,
@@ -56,7 +56,7 @@ public partial struct KernelEvent
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = waker,
+        CurrentTid = waker,
         Kind = KernelEventKind.Waking,
         Tid = woken,
         Cpu2 = targetCpu,
@@ -68,7 +68,7 @@ public partial struct KernelEvent
         {
             Timestamp = ts,
             Cpu = cpu,
-            Pid = waker,
+            CurrentTid = waker,
             Kind = KernelEventKind.WakeupNew,
             Tid = woken,
             Cpu2 = targetCpu,
@@ -86,7 +86,7 @@ public partial struct KernelEvent
         {
             Timestamp = ts,
             Cpu = cpu,
-            Pid = pid,
+            CurrentTid = pid,
             Kind = KernelEventKind.Migrate,
             Tid = tid,
             Cpu2 = origCpu,
@@ -103,7 +103,7 @@ public partial struct KernelEvent
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = parent,
+        CurrentTid = parent,
         Kind = KernelEventKind.Fork,
         Tid = parent,
         Tid2 = child,
@@ -119,7 +119,7 @@ public partial struct KernelEvent
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = pid,
+        CurrentTid = pid,
         Kind = KernelEventKind.Exec,
         Tid = tid,
         Tid2 = oldTid,
@@ -136,7 +136,7 @@ public partial struct KernelEvent
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = tid,
+        CurrentTid = tid,
         Kind = KernelEventKind.Exit,
         Tid = tid,
         Prio = prio,
@@ -162,7 +162,7 @@ public partial struct KernelEvent
         {
             Timestamp = ts,
             Cpu = cpu,
-            Pid = tid,
+            CurrentTid = tid,
             Kind = KernelEventKind.SyscallEnter,
             SyscallNr = number,
             Arg0 = arg0,
@@ -176,7 +176,7 @@ public partial struct KernelEvent
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = tid,
+        CurrentTid = tid,
         Kind = KernelEventKind.SyscallEnter,
         SyscallNr = -1,
         Arg0 = address,
@@ -187,7 +187,7 @@ public partial struct KernelEvent
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = tid,
+        CurrentTid = tid,
         Kind = KernelEventKind.SyscallExit,
         SyscallNr = number,
         Ret = result,
@@ -200,7 +200,7 @@ public partial struct KernelEvent
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = pid,
+        CurrentTid = pid,
         Kind = KernelEventKind.Marker,
         Tid = pid,
         Text = text,

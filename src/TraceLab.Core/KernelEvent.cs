@@ -2,8 +2,8 @@ namespace TraceLab.Core;
 
 /// <summary>
 /// One kernel event in TraceLab's backend-neutral model. A flat struct (no per-event allocation): the header fields
-/// (<see cref="Timestamp"/>, <see cref="Cpu"/>, <see cref="Pid"/>, <see cref="Kind"/>, <see cref="Flags"/>) mean the
-/// same for every kind; the rest is generic storage, internal to Core and the readers, whose meaning depends on
+/// (<see cref="Timestamp"/>, <see cref="Cpu"/>, <see cref="CurrentTid"/>, <see cref="Kind"/>, <see cref="Flags"/>) mean
+/// the same for every kind; the rest is generic storage, internal to Core and the readers, whose meaning depends on
 /// <see cref="Kind"/>. Consumers read it through the named accessors of each kind and build events with the factories
 /// (KernelEvent.Accessors.cs); <see cref="KernelEventPacking"/> lists the storage once for the packed hand-off.
 /// </summary>
@@ -15,9 +15,10 @@ public partial struct KernelEvent
     public int Cpu;
     /// <summary>
     /// The thread running on <see cref="Cpu"/> when the event was logged (ftrace common_pid, ETW header thread): the
-    /// waker of a wakeup, the caller of a syscall, the writer of a marker.
+    /// waker of a wakeup, the caller of a syscall, the writer of a marker. A thread id, whatever the trace format
+    /// calls the field.
     /// </summary>
-    public int Pid;
+    public int CurrentTid;
     public KernelEventKind Kind;
     /// <summary>
     /// ftrace common_flags (see <see cref="EventFlags"/>): tells interrupt context from thread context.
@@ -58,19 +59,20 @@ public partial struct KernelEvent
     public override readonly string ToString() => Kind switch
     {
         KernelEventKind.Switch => $"{Timestamp} [{Cpu}] switch {PrevTid} ({TaskState.Format(PrevState)}) -> {NextTid}",
-        KernelEventKind.Waking => $"{Timestamp} [{Cpu}] {Pid} wakes {WokenTid} on cpu {TargetCpu}",
-        KernelEventKind.WakeupNew => $"{Timestamp} [{Cpu}] {Pid} wakes new {WokenTid} on cpu {TargetCpu}",
+        KernelEventKind.Waking => $"{Timestamp} [{Cpu}] {CurrentTid} wakes {WokenTid} on cpu {TargetCpu}",
+        KernelEventKind.WakeupNew => $"{Timestamp} [{Cpu}] {CurrentTid} wakes new {WokenTid} on cpu {TargetCpu}",
         KernelEventKind.Migrate => $"{Timestamp} [{Cpu}] migrate {MigratingTid} {OrigCpu} -> {DestCpu}",
         KernelEventKind.Fork => $"{Timestamp} [{Cpu}] fork {ParentTid} -> {ChildTid}" +
             (ChildKind == ForkChild.Unknown ? "" : $" ({ChildKind})"),
         KernelEventKind.Exec => $"{Timestamp} [{Cpu}] exec {ExecTid} {ExecFileName}",
         KernelEventKind.Exit => $"{Timestamp} [{Cpu}] exit {ExitingTid}",
         KernelEventKind.SyscallEnter when !HasSyscallNumber =>
-            $"{Timestamp} [{Cpu}] {Pid} enter syscall at {SyscallAddress:x}",
+            $"{Timestamp} [{Cpu}] {CurrentTid} enter syscall at {SyscallAddress:x}",
         KernelEventKind.SyscallEnter =>
-            $"{Timestamp} [{Cpu}] {Pid} enter syscall {SyscallNumber} ({SyscallArg0:x}, {SyscallArg1}, {SyscallArg2})",
-        KernelEventKind.SyscallExit => $"{Timestamp} [{Cpu}] {Pid} exit syscall {SyscallNr} = {SyscallResult}",
-        KernelEventKind.Marker => $"{Timestamp} [{Cpu}] {Pid} marker {MarkerText}",
-        _ => $"{Timestamp} [{Cpu}] {Kind} pid {Pid}",
+            $"{Timestamp} [{Cpu}] {CurrentTid} enter syscall {SyscallNumber} "
+            + $"({SyscallArg0:x}, {SyscallArg1}, {SyscallArg2})",
+        KernelEventKind.SyscallExit => $"{Timestamp} [{Cpu}] {CurrentTid} exit syscall {SyscallNr} = {SyscallResult}",
+        KernelEventKind.Marker => $"{Timestamp} [{Cpu}] {CurrentTid} marker {MarkerText}",
+        _ => $"{Timestamp} [{Cpu}] {Kind} tid {CurrentTid}",
     };
 }

@@ -11,7 +11,7 @@ public enum KernelEventKind : byte
     Switch,
     /// <summary>
     /// A thread is being woken (sched_waking / ETW ReadyThread): <see cref="KernelEvent.Tid"/> woken by
-    /// <see cref="KernelEvent.Pid"/>.
+    /// <see cref="KernelEvent.CurrentTid"/>.
     /// </summary>
     Waking,
     /// <summary>A new thread is made runnable for the first time (sched_wakeup_new).</summary>
@@ -30,12 +30,12 @@ public enum KernelEventKind : byte
     /// <summary>A task exits.</summary>
     Exit,
     /// <summary>
-    /// Syscall entry by <see cref="KernelEvent.Pid"/>: number in <see cref="KernelEvent.SyscallNr"/>, args in
+    /// Syscall entry by <see cref="KernelEvent.CurrentTid"/>: number in <see cref="KernelEvent.SyscallNr"/>, args in
     /// Arg0..Arg3.
     /// </summary>
     SyscallEnter,
     /// <summary>
-    /// Syscall return by <see cref="KernelEvent.Pid"/>: number in <see cref="KernelEvent.SyscallNr"/>, result in
+    /// Syscall return by <see cref="KernelEvent.CurrentTid"/>: number in <see cref="KernelEvent.SyscallNr"/>, result in
     /// <see cref="KernelEvent.Ret"/>.
     /// </summary>
     SyscallExit,

@@ -31,7 +31,7 @@ public static class KernelEventPacking
     private static void Visit<TVisitor>(ref KernelEvent e, ref TVisitor v) where TVisitor : struct, IFieldVisitor
     {
         v.Int(ref e.Cpu, 1 << 0);
-        v.Int(ref e.Pid, 1 << 1);
+        v.Int(ref e.CurrentTid, 1 << 1);
         v.Int(ref e.Tid, 1 << 2);
         v.Int(ref e.Tid2, 1 << 3);
         v.Int(ref e.Prio, 1 << 4);

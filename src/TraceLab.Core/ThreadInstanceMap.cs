@@ -60,7 +60,7 @@ public sealed class ThreadInstanceMap
         // Most events name no tid that ever exited: a bit test per tid settles them. Syscalls (most events) name only
         // their caller; their other tid fields are not read, as the reader has only just cleared them.
         var kind = e.Kind;
-        if (Marked(e.Pid) == 0)
+        if (Marked(e.CurrentTid) == 0)
         {
             if (((SyscallKinds >> (int)kind) & 1) != 0) return false;
             if ((Marked(e.Tid) | Marked(e.Tid2)) == 0) return ((ForkOrExit >> (int)kind) & 1) != 0;
@@ -84,7 +84,7 @@ public sealed class ThreadInstanceMap
     /// <summary><see cref="Needs"/> for an event one of whose tids may have exited or been reused.</summary>
     private bool NeedsExactly(in KernelEvent e)
     {
-        if (Packed(e.Pid) != 0) return true;
+        if (Packed(e.CurrentTid) != 0) return true;
         switch (e.Kind)
         {
             case KernelEventKind.Switch:
@@ -107,7 +107,7 @@ public sealed class ThreadInstanceMap
     /// <summary>Rewrites the event's tids to thread ids and follows exits and forks.</summary>
     public void Rewrite(ref KernelEvent e)
     {
-        e.Pid = Current(e.Pid);
+        e.CurrentTid = Current(e.CurrentTid);
         switch (e.Kind)
         {
             case KernelEventKind.Switch:

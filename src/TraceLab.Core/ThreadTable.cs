@@ -27,6 +27,15 @@ public sealed class ThreadTable
         if (tid > 0 && pid > 0) _processes[tid] = pid;
     }
 
+    /// <summary>A table of its own with the same names and processes (to add to without changing this one).</summary>
+    public ThreadTable Copy()
+    {
+        var copy = new ThreadTable();
+        foreach (var (tid, name) in _names) copy._names[tid] = name;
+        foreach (var (tid, pid) in _processes) copy._processes[tid] = pid;
+        return copy;
+    }
+
     public string NameOf(int tid) => tid == 0 ? "<idle>" : _names.TryGetValue(tid, out var n) ? n : $"tid {tid}";
 
     public bool TryGetName(int tid, out string name) => _names.TryGetValue(tid, out name!);

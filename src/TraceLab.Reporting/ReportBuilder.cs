@@ -25,23 +25,13 @@ public static class ReportBuilder
         Stacks.StacksSection? stacks = null, IReadOnlyList<string>? notices = null,
         IReadOnlyList<int>? excludePids = null)
     {
-        var accounting = analyses.Accounting;
-        var region = accounting.Region;
-        var begin = region.HasBegin ? region.Begin : accounting.FirstTimestamp;
-        var end = region.HasEnd ? region.End : accounting.LastTimestamp;
-        var warnings = new List<string>(notices ?? []);
-        TraceWarnings(warnings, info, accounting);
-        var (pid, targets) = Targets(region, workload, pidOverride);
-        var lineage = accounting.Lineage;
-        // TraceLab's own processes (a trace it recorded names them) are in no list, ranking or section.
-        var self = SelfExclusion.Of(lineage, names, region, targets, excludePids);
-        var tids = SelectThreads(accounting, names, workload, targets).Where(t => !self.Excludes(t)).ToList();
-        RegionWarnings(warnings, info, accounting, pid, targets.Count > 0);
-
-        var threads = ThreadSections(tids, pid, names, analyses, workload);
+        var warnings = TraceWarnings(notices, info, analyses.Accounting);
+        var scope = ReportScope.Of(analyses.Accounting, names, workload, pidOverride, excludePids);
+        RegionWarnings(warnings, info, analyses.Accounting, scope.Pid, scope.Targets.Count > 0);
+        var threads = ThreadSections(scope.Tids, scope.Pid, names, analyses, workload);
         var (processes, selfCost, excludedCost) =
-            self.Split(ProcessesReport.Build(analyses, names, tids.ToHashSet(), run, pid));
-        var context = new ReportContext(analyses, tids, names, workload, RegionNs: end - begin);
+            scope.Self.Split(ProcessesReport.Build(analyses, names, scope.Tids.ToHashSet(), run, scope.Pid));
+        var context = new ReportContext(analyses, scope.Tids, names, workload, RegionNs: scope.EndNs - scope.BeginNs);
         // The charts read only the finished analyses: built first, they can be drawn while the sections are built.
         var charts = ReportChartsBuilder.Build(context, analyses.Timeline?.Result());
         chartsBuilt?.Invoke(charts);
@@ -50,21 +40,15 @@ public static class ReportBuilder
         var report = new RunReport
         {
             Run = run,
-            Capture = Capture(info, accounting, partial),
-            Region = new RegionSection
-            {
-                Source = !region.HasBegin ? "whole-trace" : region.FromTarget ? "target" : "markers",
-                BeginNs = begin,
-                EndNs = end,
-            },
-            Process = pid == 0 ? null : Process(pid, names, workload, run, threads),
+            Capture = Capture(info, analyses.Accounting, partial),
+            Region = scope.Region(),
+            Process = scope.Pid == 0 ? null : Process(scope.Pid, names, workload, run, threads),
             Analyses = [.. AnalysisReports.Format(analyses.Selection)],
             Threads = threads,
             Processes = processes,
-            RestOfSystem = targets.Count > 0 ? ProcessesReport.Rest(processes) : null,
-            System = targets.Count > 0 ? null
-                : SystemOverview.Build(info, accounting, processes, topProcesses, analyses.Instances.ReusedTids.Count,
-                    end - begin),
+            RestOfSystem = scope.Targets.Count > 0 ? ProcessesReport.Rest(processes) : null,
+            System = scope.Targets.Count > 0 ? null : SystemOverview.Build(info, analyses.Accounting, processes,
+                topProcesses, analyses.Instances.ReusedTids.Count, scope.EndNs - scope.BeginNs),
             Self = selfCost,
             Excluded = excludedCost,
             Stacks = stacks,
@@ -72,10 +56,43 @@ public static class ReportBuilder
             Charts = charts,
         };
         BuildSections(report, context with { Report = report });
+        Qualify(report, warnings);
+        return report;
+    }
+
+    /// <summary>
+    /// What the report is about: the measured region, the process (0: none) and the target processes, TraceLab's own
+    /// and the excluded processes, and the threads reported.
+    /// </summary>
+    private sealed record ReportScope(MeasuredRegion Measured, long BeginNs, long EndNs, int Pid,
+        IReadOnlyList<int> Targets, SelfExclusion Self, List<int> Tids)
+    {
+        public static ReportScope Of(ThreadAccounting accounting, ThreadTable names, WorkloadResult? workload,
+            int? pidOverride, IReadOnlyList<int>? excludePids)
+        {
+            var region = accounting.Region;
+            var (pid, targets) = ReportBuilder.Targets(region, workload, pidOverride);
+            // TraceLab's own processes (a trace it recorded names them) are in no list, ranking or section.
+            var self = SelfExclusion.Of(accounting.Lineage, names, region, targets, excludePids);
+            var tids = SelectThreads(accounting, names, workload, targets).Where(t => !self.Excludes(t)).ToList();
+            return new ReportScope(region, region.HasBegin ? region.Begin : accounting.FirstTimestamp,
+                region.HasEnd ? region.End : accounting.LastTimestamp, pid, targets, self, tids);
+        }
+
+        public RegionSection Region() => new()
+        {
+            Source = !Measured.HasBegin ? "whole-trace" : Measured.FromTarget ? "target" : "markers",
+            BeginNs = BeginNs,
+            EndNs = EndNs,
+        };
+    }
+
+    /// <summary>What the losses and the kernel's own accounting qualify, once every section is built.</summary>
+    private static void Qualify(RunReport report, List<string> warnings)
+    {
         LossFlags.Apply(report.Capture, report.Threads, report.Smp);
         if (LossFlags.Warning(report.Capture, report.Threads) is { } loss) warnings.Add(loss);
         warnings.AddRange(RusageAgreement.Warnings(report));
-        return report;
     }
 
     private static List<ThreadSection> ThreadSections(List<int> tids, int pid, ThreadTable names,
@@ -89,8 +106,11 @@ public static class ReportBuilder
     }
 
     /// <summary>What the trace itself qualifies: damage, formats and events it could not read, no switches.</summary>
-    private static void TraceWarnings(List<string> warnings, TraceInfo info, ThreadAccounting accounting)
+    private static List<string> TraceWarnings(IReadOnlyList<string>? notices, TraceInfo info,
+        ThreadAccounting accounting)
     {
+        // The capture's notices come before everything the trace itself qualifies.
+        var warnings = new List<string>(notices ?? []);
         // First: a salvaged trace qualifies every number below it.
         if (info.Damage is { } damage) warnings.Add(damage);
         if (info.SkippedFormats > 0)
@@ -103,6 +123,7 @@ public static class ReportBuilder
             warnings.Add("the trace has no context switches (sched_switch; ETW: CSwitch): run, ready and wait times " +
                 "are only inferred from the events each thread logged, and no lock wait can be seen; record context " +
                 "switches to analyse contention (docs/metrics.md#switchevents)");
+        return warnings;
     }
 
     /// <summary>

@@ -70,7 +70,7 @@ internal static partial class AnalysisHarness
     private static long Touch(KernelEvent[] events)
     {
         long sum = 0;
-        foreach (ref readonly var e in events.AsSpan()) sum += e.Timestamp ^ e.Pid ^ (int)e.Kind ^ e.Cpu;
+        foreach (ref readonly var e in events.AsSpan()) sum += e.Timestamp ^ e.CurrentTid ^ (int)e.Kind ^ e.Cpu;
         return sum;
     }
 

@@ -130,7 +130,7 @@ public class KernelEventDecoderTests
             .Comm("next_comm", "other").Int("next_pid", 20).Int("next_prio", 100)));
 
         Assert.Equal(KernelEventKind.Switch, e.Kind);
-        Assert.Equal((100L, 1, 10), (e.Timestamp, e.Cpu, e.Pid));
+        Assert.Equal((100L, 1, 10), (e.Timestamp, e.Cpu, e.CurrentTid));
         Assert.Equal((10, 120, 0x102L, 20, 100), (e.PrevTid, e.PrevPrio, e.PrevState, e.NextTid, e.NextPrio));
         Assert.Equal("worker", _threads.NameOf(10));
         Assert.Equal("other", _threads.NameOf(20));
@@ -141,7 +141,8 @@ public class KernelEventDecoderTests
     {
         var waking = Decode(Payload(
             _formats["sched_waking"], 5, w => w.Comm("comm", "t").Int("pid", 7).Int("prio", 120).Int("target_cpu", 1)));
-        Assert.Equal((KernelEventKind.Waking, 5, 7, 1), (waking.Kind, waking.Pid, waking.WokenTid, waking.TargetCpu));
+        Assert.Equal(
+            (KernelEventKind.Waking, 5, 7, 1), (waking.Kind, waking.CurrentTid, waking.WokenTid, waking.TargetCpu));
 
         // sched_waking exists, so sched_wakeup is not a second Waking.
         var wakeup = Decode(Payload(_formats["sched_wakeup"], 5, w => w.Int("pid", 7)));
@@ -239,7 +240,7 @@ public class KernelEventDecoderTests
         BinaryPrimitives.WriteUInt16LittleEndian(bytes, 60000);
         BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(4), 12);
         var e = Decode(bytes);
-        Assert.Equal((KernelEventKind.Other, 12), (e.Kind, e.Pid));
+        Assert.Equal((KernelEventKind.Other, 12), (e.Kind, e.CurrentTid));
     }
 
     [Fact]

@@ -1,5 +1,6 @@
 using TraceLab.Capture.Linux;
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Findings;
 
@@ -149,7 +150,7 @@ public sealed class FindingsCaptureTests
             "sh", "-c", $"echo $$ > '{pidFile}'; exec sysbench threads --threads=4 --thread-locks=1 --time=1 run");
         Assert.True(code == 0, $"perf record exited {code}: {err}");
         var pid = int.Parse(File.ReadAllText(pidFile).Trim(), System.Globalization.CultureInfo.InvariantCulture);
-        var report = AnalysisPipeline.Analyze(perfData, workload: null, run: null, partial: false, pid: pid);
+        var report = TraceAnalysis.Analyze(perfData, workload: null, pid: pid);
         var top = Findings(report)[0];
         Assert.Equal("yield-while-holding", top.Kind);
         Assert.Single(top.Objects);

@@ -1,5 +1,6 @@
 using TraceLab.Capture.Linux;
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
 
@@ -31,7 +32,7 @@ public sealed class PerfDataCaptureTests
     {
         using var dir = new TempDirectory("tracelab-perfdata");
         var (perfData, workload) = PerfRecord.TimeMutex(dir.Path, "mutex", "20000", SyscallSet.Lock);
-        var report = AnalysisPipeline.Analyze(perfData, workload, run: null, partial: false, pid: workload.Pid);
+        var report = TraceAnalysis.Analyze(perfData, workload, pid: workload.Pid);
         var perf = PerfSchedOracle.From(perfData);
 
         Assert.Equal("perf", report.Capture.Backend);
@@ -109,7 +110,7 @@ public sealed class PerfDataCaptureTests
         // A two-page per-CPU buffer with every syscall recorded overflows on this workload even on an idle machine
         // (eight pages did only under load).
         var (perfData, workload) = PerfRecord.TimeMutex(dir.Path, "mutex", "20000", SyscallSet.All, mmapPages: "2");
-        var report = AnalysisPipeline.Analyze(perfData, workload, run: null, partial: false, pid: workload.Pid);
+        var report = TraceAnalysis.Analyze(perfData, workload, pid: workload.Pid);
         var (lostSamples, lostRecords) = PerfRecord.Lost(perfData);
         _output.WriteLine($"lost: ours {report.Capture.LostEvents}; perf: Total Lost Samples {lostSamples}, "
             + $"PERF_RECORD_LOST total {lostRecords}");

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
 
@@ -80,8 +81,8 @@ public sealed partial class PerfDataCompressedCaptureTests
     {
         var plain = Path.Combine(dir, "plain.perf.data");
         File.WriteAllBytes(plain, Decompress(File.ReadAllBytes(z)));
-        var zr = AnalysisPipeline.Analyze(z, workload, run: null, partial: false, pid: workload.Pid);
-        var pr = AnalysisPipeline.Analyze(plain, workload, run: null, partial: false, pid: workload.Pid);
+        var zr = TraceAnalysis.Analyze(z, workload, pid: workload.Pid);
+        var pr = TraceAnalysis.Analyze(plain, workload, pid: workload.Pid);
         _output.WriteLine($"-z: {new FileInfo(z).Length:N0} bytes, {zr.Capture.Events:N0} events; " +
             $"decompressed: {new FileInfo(plain).Length:N0} bytes, {pr.Capture.Events:N0} events");
         Assert.True(new FileInfo(z).Length < new FileInfo(plain).Length, "the capture was compressed");

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using TraceLab.Analyzers;
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 
 namespace TraceLab.IntegrationTests;
@@ -62,7 +63,7 @@ public sealed class PerfProcessCaptureTests
         _output.WriteLine($"sysbench pid {sysbench.Id}: perf script tids {string.Join(", ", sysbenchTids)}");
         Assert.True(sysbenchTids.Count >= 4, $"perf script shows {sysbenchTids.Count} sysbench threads");
 
-        var report = AnalysisPipeline.Analyze(perfData, workload: null, run: null, partial: false, pid: null);
+        var report = TraceAnalysis.Analyze(perfData, workload: null, pid: null);
         var process = report.Processes.Single(p => p.Pid == sysbench.Id);
         var reported = report.Threads.Where(t => t.Pid == sysbench.Id).Select(t => t.Tid).Order().ToList();
         _output.WriteLine($"TraceLab: process {process.Pid} {process.Name}, {process.ThreadCount} threads: " +
@@ -126,7 +127,7 @@ public sealed class PerfProcessCaptureTests
         _output.WriteLine($"perf: LOST records {lostRecords} ({misplaced} not on their id's CPU), per CPU " +
             $"{string.Join(" / ", lost)}; LOST_SAMPLES per CPU {string.Join(" / ", lostSamples)}");
 
-        var report = AnalysisPipeline.Analyze(perfData, workload: null, run: null, partial: false, pid: null,
+        var report = TraceAnalysis.Analyze(perfData, workload: null, pid: null,
             analyses: AnalysisSelection.Threads);
         _output.WriteLine($"TraceLab: lost {report.Capture.LostEvents:N0}, per CPU " +
             string.Join(" / ", report.Capture.LostEventsPerCpu ?? []));

@@ -4,6 +4,7 @@ using System.Text.RegularExpressions;
 using TraceLab.Analyzers;
 using TraceLab.Cli;
 using TraceLab.Cli.Commands;
+using TraceLab.Pipeline;
 using TraceLab.TestSupport;
 using Xunit;
 
@@ -64,8 +65,7 @@ public sealed partial class TraceTargetCaptureTests
         // --exclude-pid on the same trace leaves the contended sysbench out the same way; its cost is its row above.
         var row = report.Processes.Single(p => p.Pid == contended.Id);
         var without =
-            AnalysisPipeline.AnalyzeWithTimeline(traceFile, null, null, false, null, AnalysisSelection.All, null,
-            null, excludePids: [contended.Id]).Report;
+            TraceAnalysis.Run(new AnalysisRequest(traceFile) { ExcludePids = [contended.Id] }).Report;
         Assert.DoesNotContain(without.Processes, p => p.Pid == contended.Id);
         Assert.DoesNotContain(without.Threads, t => t.Pid == contended.Id);
         Assert.Equal([contended.Id], without.Excluded!.Pids);
@@ -75,7 +75,7 @@ public sealed partial class TraceTargetCaptureTests
 
         // The same trace about TraceLab itself (--pid names it): its threads are there, waiting most of the time,
         // so the exclusion above is what kept them out.
-        var itself = AnalysisPipeline.Analyze(traceFile, null, null, false, tracelab);
+        var itself = TraceAnalysis.Analyze(traceFile, null, tracelab);
         Assert.Contains(itself.Threads, t => own.Contains(t.Tid) && t.WaitNs > 0);
         Assert.DoesNotContain(itself.Self?.Pids ?? [], p => p == tracelab);
     }

@@ -68,12 +68,12 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
 
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
-        if (Accepts(e) && e.Pid > 0) OnSyscallEnter(e, State(slots.Pid, e.Pid));
+        if (Accepts(e) && e.CurrentTid > 0) OnSyscallEnter(e, State(slots.Pid, e.CurrentTid));
     }
 
     public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
     {
-        if (Accepts(e) && e.Pid > 0) OnSyscallExit(e, State(slots.Pid, e.Pid));
+        if (Accepts(e) && e.CurrentTid > 0) OnSyscallExit(e, State(slots.Pid, e.CurrentTid));
     }
 
     public void OnSwitch(in KernelEvent e, in EventSlots slots)
@@ -161,7 +161,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
     void ILockOperationObserver.OnExiting(ThreadLockOperation op, in KernelEvent e)
     {
         if (!op.HasBlocked || !Accepts(e)) return;
-        var t = State(op.Slot, e.Pid);
+        var t = State(op.Slot, e.CurrentTid);
         if (t.SyscallNr < 0) return;
         var o = ObjectOf(t);
         o.Waiters.Remove(t);
@@ -303,8 +303,8 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationOb
     {
         var blockedInOp = w.Lock.InOperation && w.Lock.HasBlocked;
         if (!blockedInOp && w.Deschedule.SleepStart == None) return; // not blocked: a spurious wakeup changes nothing
-        var threadContext = e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
-        var g = threadContext ? State(pidSlot, e.Pid) : null;
+        var threadContext = e.CurrentTid > 0 && !EventFlags.InInterrupt(e.Flags);
+        var g = threadContext ? State(pidSlot, e.CurrentTid) : null;
         if (g is not null && blockedInOp && g.Lock.Kind is LockOpKind.Wake or LockOpKind.Semop
             && g.Lock.Object == w.Lock.Object)
             ObjectOf(w).Stats.Releasers.Add(g.Tid); // g's operation on the object ended w's wait on it

@@ -110,10 +110,10 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
 
     private void OnSyscallEnter(in KernelEvent e, int slot)
     {
-        if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
+        if (e.CurrentTid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
         var t = e.Timestamp;
         SawSyscalls = true;
-        var f = _inFlight.At(slot, e.Pid);
+        var f = _inFlight.At(slot, e.CurrentTid);
         if (f.ExitCpu == e.Cpu && !f.Active) (f.WentOffCpu ? _gapsAfterOffCpu : _gaps).Add(t - f.ExitTs);
         f.ExitCpu = -1;
         f.Active = true;
@@ -126,11 +126,11 @@ public sealed class KernelTimeAnalyzer : IPerKindAnalyzer
 
     private void OnSyscallExit(in KernelEvent e, int slot)
     {
-        if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
+        if (e.CurrentTid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
         var t = e.Timestamp;
         SawSyscalls = true;
-        var x = _inFlight.At(slot, e.Pid);
-        if (x.Active) Close(e.Pid, x, t);
+        var x = _inFlight.At(slot, e.CurrentTid);
+        if (x.Active) Close(e.CurrentTid, x, t);
         else
         {
             UnmatchedExits++;

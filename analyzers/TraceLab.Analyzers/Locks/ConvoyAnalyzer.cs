@@ -96,12 +96,12 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer, ILockOperationObserver
 
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) _chains.OnSyscallEnter(e, slots.Pid);
+        if (!EventFlags.InInterrupt(e.Flags) && e.CurrentTid > 0) _chains.OnSyscallEnter(e, slots.Pid);
     }
 
     public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
     {
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0) _chains.OnSyscallExit(e, slots.Pid);
+        if (!EventFlags.InInterrupt(e.Flags) && e.CurrentTid > 0) _chains.OnSyscallExit(e, slots.Pid);
     }
 
     public void OnWaking(in KernelEvent e, in EventSlots slots) => _chains.OnWaking(e, slots.Pid, slots.Woken);
@@ -142,13 +142,13 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer, ILockOperationObserver
         {
             // Woken by a release but found the lock taken (another thread barged in): not a handoff.
             _ledger.Object(op.Object).Stats.LostRaces++;
-            _ledger.Stats(op.Slot, e.Pid).LostRaces++;
+            _ledger.Stats(op.Slot, e.CurrentTid).LostRaces++;
         }
     }
 
     void ILockOperationObserver.OnExiting(ThreadLockOperation op, in KernelEvent e)
     {
-        var t = _threads.At(op.Slot, e.Pid);
+        var t = _threads.At(op.Slot, e.CurrentTid);
         var ts = e.Timestamp;
         var inRegion = _region.Contains(ts);
         switch (op.Kind)
@@ -159,12 +159,13 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer, ILockOperationObserver
             case LockOpKind.Wait when op.IsReleased:
                 if (op.Object.Kind == LockObjectKind.FileDescriptor)
                 {
-                    if (e.SyscallResult > 0) _ledger.Confirm(MakeHandoff(op, e.Pid, ts), op.Slot, op.ReleaserSlot);
+                    if (e.SyscallResult > 0)
+                        _ledger.Confirm(MakeHandoff(op, e.CurrentTid, ts), op.Slot, op.ReleaserSlot);
                 }
                 else
                 {
                     t.Pending = true;
-                    t.PendingHandoff = MakeHandoff(op, e.Pid, ts);
+                    t.PendingHandoff = MakeHandoff(op, e.CurrentTid, ts);
                     t.PendingGiverSlot = op.ReleaserSlot;
                 }
                 break;
@@ -176,7 +177,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer, ILockOperationObserver
             // Usually already listed: skip the hash when this thread was last added to this very object's set.
             if (t.WaiterOf != o)
             {
-                o.Waiters.Add(e.Pid);
+                o.Waiters.Add(e.CurrentTid);
                 t.WaiterOf = o;
             }
         }
@@ -194,7 +195,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer, ILockOperationObserver
             // wakeup.
             t.SemHeld.Add(semid);
             if (inRegion) o.Stats.Acquisitions++;
-            _ledger.Confirm(MakeHandoff(op, e.Pid, e.Timestamp), op.Slot, op.ReleaserSlot);
+            _ledger.Confirm(MakeHandoff(op, e.CurrentTid, e.Timestamp), op.Slot, op.ReleaserSlot);
         }
         else if (op.HasBlocked || !t.SemHeld.Contains(semid))
         {

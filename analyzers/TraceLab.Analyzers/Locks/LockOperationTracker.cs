@@ -77,12 +77,12 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
     [MethodImpl(MethodImplOptions.NoInlining)]
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
-        if (EventFlags.InInterrupt(e.Flags) || e.Pid <= 0) return;
-        var t = _threads.At(slots.Pid, e.Pid);
+        if (EventFlags.InInterrupt(e.Flags) || e.CurrentTid <= 0) return;
+        var t = _threads.At(slots.Pid, e.CurrentTid);
         var kind = LockOperation.Classify(e, out var obj);
         // A per-process object whose process the trace does not identify stays keyed by its number alone (as
         // before processes were told apart): threads of one unidentified process must still meet on it.
-        t.Object = _accounting.Lineage.Scoped(obj, e.Pid, slots.Pid);
+        t.Object = _accounting.Lineage.Scoped(obj, e.CurrentTid, slots.Pid);
         t.Kind = kind;
         t.EnteredAt = e.Timestamp;
         t.Releaser = 0;
@@ -100,9 +100,9 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
     [MethodImpl(MethodImplOptions.NoInlining)]
     public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
     {
-        if (EventFlags.InInterrupt(e.Flags) || e.Pid <= 0) return;
-        var t = _threads.At(slots.Pid, e.Pid);
-        RunningOwnEvent(t, e.Pid, e.Timestamp);
+        if (EventFlags.InInterrupt(e.Flags) || e.CurrentTid <= 0) return;
+        var t = _threads.At(slots.Pid, e.CurrentTid);
+        RunningOwnEvent(t, e.CurrentTid, e.Timestamp);
         if (t.Kind != LockOpKind.None)
         {
             foreach (var o in _exiting) o.OnExiting(t, e);
@@ -131,7 +131,7 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
         if (woken <= 0) return;
         var b = _threads.At(slots.Woken, woken);
         if (b.Kind != LockOpKind.None && b.Phase == LockPhase.Blocked) b.Phase = LockPhase.Woken;
-        var giver = EventFlags.InInterrupt(e.Flags) || e.Pid <= 0 ? 0 : e.Pid;
+        var giver = EventFlags.InInterrupt(e.Flags) || e.CurrentTid <= 0 ? 0 : e.CurrentTid;
         if (b.Kind is LockOpKind.Wait or LockOpKind.Semop)
         {
             if (giver > 0 && _threads.Find(slots.Pid) is { } a && a.Kind is LockOpKind.Wake or LockOpKind.Semop

@@ -72,9 +72,9 @@ internal sealed class WakeChainTracker
 
     public void OnSyscallEnter(in KernelEvent e, int slot)
     {
-        var t = _threads.At(slot, e.Pid);
+        var t = _threads.At(slot, e.CurrentTid);
         Running(t, e.Timestamp);
-        if (!WakeChainWaits.IsWait(e, _accounting.Lineage.ProcessOf(e.Pid), out var op, out var obj)) return;
+        if (!WakeChainWaits.IsWait(e, _accounting.Lineage.ProcessOf(e.CurrentTid), out var op, out var obj)) return;
         t.InWait = true;
         t.Blocked = false;
         t.Syscall = obj.Syscall;
@@ -109,7 +109,7 @@ internal sealed class WakeChainTracker
     public void OnWaking(in KernelEvent e, int giverSlot, int wokenSlot)
     {
         var woken = e.WokenTid;
-        var giver = e.Pid;
+        var giver = e.CurrentTid;
         if (woken <= 0 || giver <= 0 || giver == woken || EventFlags.InInterrupt(e.Flags)) return;
         if (_threads.Find(wokenSlot) is not { InWait: true } b) return;
         if (_firstWaiter.TryGetValue(b.WaitObj, out var first) && first == Shared) return;

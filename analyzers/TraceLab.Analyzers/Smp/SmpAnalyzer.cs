@@ -68,10 +68,10 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
             case KernelEventKind.Switch: OnSwitch(e); break;
             case KernelEventKind.Waking:
                 OnWaking(
-                e, _slots.SlotOfThread(e.Pid), _slots.SlotOfThread(e.WokenTid)); break;
+                e, _slots.SlotOfThread(e.CurrentTid), _slots.SlotOfThread(e.WokenTid)); break;
             case KernelEventKind.WakeupNew:
                 OnWakeupNew(
-                e, _slots.SlotOfThread(e.Pid), _slots.SlotOfThread(e.WokenTid)); break;
+                e, _slots.SlotOfThread(e.CurrentTid), _slots.SlotOfThread(e.WokenTid)); break;
             case KernelEventKind.Migrate: OnMigrate(e); break;
             default: CpuStats(e.Cpu); break;
         }
@@ -206,9 +206,9 @@ public sealed class SmpAnalyzer : IPerKindAnalyzer, ISchedulingObserver
         else ws.Stats.WakeupsReceivedSameCpu++;
 
         // In interrupt context (or from idle) common_pid is whoever was interrupted, not the waker.
-        if (!EventFlags.InInterrupt(e.Flags) && e.Pid > 0)
+        if (!EventFlags.InInterrupt(e.Flags) && e.CurrentTid > 0)
         {
-            var giver = ThreadAt(pidSlot, e.Pid).Stats;
+            var giver = ThreadAt(pidSlot, e.CurrentTid).Stats;
             if (cross) giver.WakeupsGivenCrossCpu++;
             else giver.WakeupsGivenSameCpu++;
         }

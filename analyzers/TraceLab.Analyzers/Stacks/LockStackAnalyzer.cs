@@ -123,7 +123,7 @@ public sealed class LockStackAnalyzer : IKernelEventSink
 
     private void Enter(in KernelEvent e)
     {
-        var p = Of(e.Pid);
+        var p = Of(e.CurrentTid);
         var address = (ulong)e.SyscallArg0;
         switch (e.SyscallArg1 & FutexCmdMask)
         {
@@ -144,7 +144,7 @@ public sealed class LockStackAnalyzer : IKernelEventSink
 
     private void Exit(in KernelEvent e)
     {
-        if (!_threads.TryGetValue(e.Pid, out var p)) return;
+        if (!_threads.TryGetValue(e.CurrentTid, out var p)) return;
         if (p.InWake)
         {
             p.InWake = false;
@@ -168,7 +168,7 @@ public sealed class LockStackAnalyzer : IKernelEventSink
         if (e.WokenTid > 0)
         {
             var w = Of(e.WokenTid);
-            w.Waker = irq || EventFlags.InInterrupt(e.Flags) ? 0 : e.Pid;
+            w.Waker = irq || EventFlags.InInterrupt(e.Flags) ? 0 : e.CurrentTid;
             w.WakerStack = w.Waker == 0 ? 0 : e.StackId;
         }
         if (irq)
@@ -177,7 +177,7 @@ public sealed class LockStackAnalyzer : IKernelEventSink
             return;
         }
 
-        if (!_threads.TryGetValue(e.Pid, out var waker) || !waker.InWake) return;
+        if (!_threads.TryGetValue(e.CurrentTid, out var waker) || !waker.InWake) return;
         if (!_threads.TryGetValue(e.WokenTid, out var woken) || woken.WaitStart < 0) return;
         if (woken.WaitAddress != waker.WakeAddress || woken.Process != waker.Process) return;
         // Counted, with the time waited, when the woken thread's wait returns.

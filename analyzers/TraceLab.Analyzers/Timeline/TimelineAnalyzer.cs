@@ -131,8 +131,8 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
             return;
         }
         // Any other event logged by a thread in thread context shows it running, even if its switch-in was lost.
-        if (e.Kind != KernelEventKind.Switch && e.Pid > 0 && !EventFlags.InInterrupt(e.Flags))
-            Evidence(e.Pid, t, e.Cpu);
+        if (e.Kind != KernelEventKind.Switch && e.CurrentTid > 0 && !EventFlags.InInterrupt(e.Flags))
+            Evidence(e.CurrentTid, t, e.Cpu);
         switch (e.Kind)
         {
             case KernelEventKind.Switch:
@@ -161,7 +161,8 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
                     Enter(woken, ThreadRunState.Runnable, t, -1);
                     if (InWindow(t) && Room(_wakes))
                         _wakes.Add(new TimelineWake(
-                            t, e.Pid > 0 && !EventFlags.InInterrupt(e.Flags) ? e.Pid : 0, woken, e.TargetCpu));
+                            t, e.CurrentTid > 0 && !EventFlags.InInterrupt(e.Flags) ? e.CurrentTid
+                                : 0, woken, e.TargetCpu));
                     break;
                 }
             case KernelEventKind.Exit:

@@ -58,7 +58,7 @@ public sealed class WaitForGraphAnalyzer : IKernelAnalyzer
         var t = e.Timestamp;
         // Whoever logged the event is running, so a wait it still has open ended without a wakeup we saw. Most events
         // come from the thread that logged the previous one on that CPU, whose wait is already known closed.
-        var pid = e.Pid;
+        var pid = e.CurrentTid;
         if (pid > 0)
         {
             var cpu = e.Cpu;

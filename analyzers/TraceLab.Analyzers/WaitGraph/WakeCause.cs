@@ -23,9 +23,9 @@ internal static class WakeCause
     {
         if (waitReason is DelayExecution or WrDelayExecution) return WaitVertex.Timer;
         // In interrupt context common_pid is whoever was interrupted, not the waker.
-        if (EventFlags.InInterrupt(waking.Flags) || waking.Pid <= 0)
+        if (EventFlags.InInterrupt(waking.Flags) || waking.CurrentTid <= 0)
             return OfInterrupt(call, uninterruptible, (waking.Flags & EventFlags.SoftIrq) != 0);
-        return waking.Pid;
+        return waking.CurrentTid;
     }
 
     private static int OfInterrupt(WaitCall call, bool uninterruptible, bool softIrq) => call switch

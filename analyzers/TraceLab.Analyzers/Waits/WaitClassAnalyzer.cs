@@ -124,9 +124,9 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     /// <inheritdoc/>
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
-        if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags) || !e.HasSyscallNumber) return;
+        if (e.CurrentTid <= 0 || EventFlags.InInterrupt(e.Flags) || !e.HasSyscallNumber) return;
         SawSyscalls = true;
-        var t = _threads.At(slots.Pid, e.Pid);
+        var t = _threads.At(slots.Pid, e.CurrentTid);
         if (t.Blocked) BackOnCpu(t, e.Timestamp);
         if (t.Pending) Settle(t, false, 0);
         t.InCall = true;
@@ -136,7 +136,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         if (t.Call is WaitCall.FutexWait or WaitCall.FutexLockPi or WaitCall.Semop
             && LockOperation.Classify(e, out var obj) != LockOpKind.None)
         {
-            t.Obj = _accounting.Lineage.Scoped(obj, e.Pid, slots.Pid);
+            t.Obj = _accounting.Lineage.Scoped(obj, e.CurrentTid, slots.Pid);
             if (t.Call == WaitCall.FutexWait && e.SyscallArg2 == WaitClassifier.ContendedMutexValue)
                 _mutexWords.Add(t.Obj);
         }
@@ -145,7 +145,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     /// <inheritdoc/>
     public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
     {
-        if (e.Pid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
+        if (e.CurrentTid <= 0 || EventFlags.InInterrupt(e.Flags)) return;
         if (_threads.Find(slots.Pid) is not { } t) return;
         if (t.Blocked) BackOnCpu(t, e.Timestamp);
         if (t.Pending) Settle(t, t.InCall, e.SyscallResult);
@@ -217,11 +217,11 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     {
         if ((e.Flags & (EventFlags.HardIrq | EventFlags.Nmi)) != 0) return (WakeSource.HardIrq, 0);
         if ((e.Flags & EventFlags.SoftIrq) != 0) return (WakeSource.SoftIrq, 0);
-        if (e.Pid <= 0) return (WakeSource.HardIrq, 0); // the idle task: an interrupt woke the CPU
+        if (e.CurrentTid <= 0) return (WakeSource.HardIrq, 0); // the idle task: an interrupt woke the CPU
         if (_threads.Find(wakerSlot) is { InCall: true } w && WaitCalls.SendsSignal(w.Nr))
-            return (WakeSource.Signal, e.Pid);
-        return (_accounting.Lineage.ProcessOf(e.Pid) == _accounting.Lineage.ProcessOf(woken)
-            ? WakeSource.PeerThread : WakeSource.OtherProcess, e.Pid);
+            return (WakeSource.Signal, e.CurrentTid);
+        return (_accounting.Lineage.ProcessOf(e.CurrentTid) == _accounting.Lineage.ProcessOf(woken)
+            ? WakeSource.PeerThread : WakeSource.OtherProcess, e.CurrentTid);
     }
 
     private void EndBlocked(WaitThread t, long end, WakeSource source, int waker)

@@ -61,7 +61,7 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
     public void OnEvent(in KernelEvent e)
     {
         // The kinds without an entry point (wakeup-new, migrate, fork, exit) also show their logging thread running.
-        if (!PerKindEntryPoints.Dispatch(this, e, _slots)) OnThreadEvidence(e, _slots.SlotOfThread(e.Pid));
+        if (!PerKindEntryPoints.Dispatch(this, e, _slots)) OnThreadEvidence(e, _slots.SlotOfThread(e.CurrentTid));
     }
 
     // Per-kind entry points (IPerKindAnalyzer): AnalysisPass switches on the kind once and calls only the analyzers
@@ -80,19 +80,19 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
 
     public void OnThreadEvidence(in KernelEvent e, in EventSlots slots) => OnThreadEvidence(e, slots.Pid);
 
-    private static bool ThreadContext(in KernelEvent e) => e.Pid > 0 && !EventFlags.InInterrupt(e.Flags);
+    private static bool ThreadContext(in KernelEvent e) => e.CurrentTid > 0 && !EventFlags.InInterrupt(e.Flags);
 
     private void OnWakingEvent(in KernelEvent e, int pidSlot, int wokenSlot)
     {
         var t = e.Timestamp;
-        if (ThreadContext(e)) Progress(Evidence(pidSlot, e.Pid, t));
+        if (ThreadContext(e)) Progress(Evidence(pidSlot, e.CurrentTid, t));
         OnWaking(e, t, wokenSlot);
     }
 
     private void OnSyscallEnter(in KernelEvent e, int slot)
     {
         if (!ThreadContext(e)) return;
-        var s = Evidence(slot, e.Pid, e.Timestamp);
+        var s = Evidence(slot, e.CurrentTid, e.Timestamp);
         // Releasing or taking a lock is progress; waiting again on it is not. Only asked while a wakeup is open.
         if (s.Evaluating && LockOperation.Classify(e, out _) is LockOpKind.Wake or LockOpKind.Semop or LockOpKind.Other)
             s.Progress = true;
@@ -101,7 +101,7 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
     /// <summary>Any other kind: the logging thread's own event shows it running.</summary>
     private void OnThreadEvidence(in KernelEvent e, int slot)
     {
-        if (ThreadContext(e)) Evidence(slot, e.Pid, e.Timestamp);
+        if (ThreadContext(e)) Evidence(slot, e.CurrentTid, e.Timestamp);
     }
 
     private static void Progress(WakeState s)

@@ -5,6 +5,7 @@ using TraceLab.Analyzers.Timeline;
 using TraceLab.Charts;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Formats.Registry;
+using TraceLab.Pipeline;
 using TraceLab.Workloads;
 
 namespace TraceLab.Cli.Commands;
@@ -101,11 +102,19 @@ public sealed class AnalyzeCommand
         StageTimes.Mark("command line");
         // The charts are drawn on another thread from when their data is built, while the sections are.
         Task<IReadOnlyList<ChartImage>>? drawing = null;
-        var (report, recorded) = AnalysisPipeline.AnalyzeWithTimeline(traceFile, workload, run: null, partial: false,
-            s.Pid, s.Analyses, new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer }, s.Timeline
-                ?? TimelineWindow.Default, analysisThreads: s.AnalysisThreads,
-            topProcesses: s.Top, chartsBuilt: s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts),
-            focusTimeline: s.Timeline is null, excludePids: s.ExcludePids);
+        var (report, recorded) = TraceAnalysis.Run(new AnalysisRequest(traceFile)
+        {
+            Workload = workload,
+            Pid = s.Pid,
+            Analyses = s.Analyses,
+            Read = new TraceReadOptions { Salvage = s.Salvage, BufferName = s.Buffer },
+            Timeline = s.Timeline ?? TimelineWindow.Default,
+            FocusTimeline = s.Timeline is null,
+            AnalysisThreads = s.AnalysisThreads,
+            TopProcesses = s.Top,
+            ChartsReady = s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts),
+            ExcludePids = s.ExcludePids,
+        });
         // The terminal report is drawn while the files are written (both only read the finished report); only
         // this thread writes to the console, so the terminal shows what it showed when the files came first.
         var writing = Task.Run(() =>

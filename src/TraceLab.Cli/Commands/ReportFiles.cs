@@ -1,6 +1,7 @@
 using System.Runtime.ExceptionServices;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Charts;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Charts;
 using TraceLab.Reporting.Html;

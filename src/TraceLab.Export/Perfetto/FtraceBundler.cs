@@ -59,7 +59,7 @@ public sealed class FtraceBundler : IKernelEventSink
         var ev = new FtraceEvent
         {
             Timestamp = (ulong)Math.Max(0, e.Timestamp),
-            Pid = (uint)Math.Max(0, e.Pid),
+            Pid = (uint)Math.Max(0, e.CurrentTid),
             CommonFlags = e.Flags
         };
         switch (e.Kind)
@@ -167,7 +167,7 @@ public sealed class FtraceBundler : IKernelEventSink
         return new FtraceEvent
         {
             Timestamp = (ulong)Math.Max(0, e.Timestamp),
-            Pid = (uint)Math.Max(0, e.Pid),
+            Pid = (uint)Math.Max(0, e.CurrentTid),
             SchedProcessFree = new SchedProcessFreeFtraceEvent
             {
                 Comm = Comm(e.PrevTid, e.Cpu),

@@ -39,10 +39,10 @@ public static class PerfettoExporter
 
         var processId = pid ?? (accounting.Region.MarkerTid > 0 ? accounting.Region.MarkerTid : 0);
         var process = processId > 0
-            ? new ExportProcess(processId, reader.Threads.NameOf(processId),
+            ? new ExportProcess(processId, session.Names.NameOf(processId),
                 accounting.Descendants(processId).Where(t => t != processId).Prepend(processId).ToList())
             : null;
-        var tracks = new AnalysisTrackWriter(writer, reader.Threads, process, accounting.Lineage);
+        var tracks = new AnalysisTrackWriter(writer, session.Names, process, accounting.Lineage);
         tracks.WriteMetadata(reader.Info.KernelRelease, reader.Info.CpuCount,
             accounting.FirstTimestamp == long.MaxValue ? 0 : accounting.FirstTimestamp);
         tracks.WriteMarkers(pass.Markers);
@@ -78,7 +78,7 @@ public static class PerfettoExporter
             timeline.OnEvent(e);
             // The writer's thread id after the session's rewrite: a later thread of a reused tid has its own track.
             if (e.Kind == KernelEventKind.Marker && e.MarkerText is { } text)
-                Markers.Add(new ExportMarker(e.Timestamp, session.Instances.IdOf(e.Pid), text.TrimEnd('\n')));
+                Markers.Add(new ExportMarker(e.Timestamp, session.Instances.IdOf(e.CurrentTid), text.TrimEnd('\n')));
         }
     }
 }

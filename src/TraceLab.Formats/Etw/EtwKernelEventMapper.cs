@@ -8,7 +8,7 @@ namespace TraceLab.Formats.Etw;
 /// happen; thread names allocate only when a thread's name changes.
 /// </summary>
 /// <remarks>
-/// Conventions: <see cref="KernelEvent.Pid"/> is the thread running on the CPU (the header thread, or the CPU's
+/// Conventions: <see cref="KernelEvent.CurrentTid"/> is the thread running on the CPU (the header thread, or the CPU's
 /// current thread when the header says -1). The idle thread is tid 0 on both backends. ETW thread events become
 /// Fork(parent = process id, child = thread id), so descendants of a process id are its threads.
 /// </remarks>
@@ -35,7 +35,7 @@ public sealed class EtwKernelEventMapper
         e = default;
         e.Timestamp = header.Timestamp;
         e.Cpu = header.Cpu;
-        e.Pid = _running.Resolve(header.Cpu, header.ThreadId);
+        e.CurrentTid = _running.Resolve(header.Cpu, header.ThreadId);
 
         if (header.EventGuid == EtwKernelEvents.ThreadGuid)
         {
@@ -90,7 +90,7 @@ public sealed class EtwKernelEventMapper
     private static bool MapReadyThread(in EtwEventHeader h, ReadOnlySpan<byte> payload, ref KernelEvent e)
     {
         if (!ReadyThreadRecord.TryRead(payload, out var r)) return false;
-        e = KernelEvent.Waking(h.Timestamp, h.Cpu, e.Pid, r.ThreadId, h.Cpu);
+        e = KernelEvent.Waking(h.Timestamp, h.Cpu, e.CurrentTid, r.ThreadId, h.Cpu);
         // From a DPC the header thread merely got interrupted; marking it like a Linux softirq keeps analyzers from
         // crediting that thread as the waker.
         if (r.FromDpc) e.Flags = EventFlags.SoftIrq;
@@ -103,17 +103,17 @@ public sealed class EtwKernelEventMapper
         SetProcess(r.ThreadId, r.ProcessId);
         Utf16ThreadName.Record(Threads, r.ThreadId, r.NameUtf16);
         NameAfterImage(r.ThreadId, r.ProcessId);
-        var running = e.Pid;
+        var running = e.CurrentTid;
         switch (h.Opcode)
         {
             case EtwKernelEvents.ThreadStart:
             case EtwKernelEvents.ThreadDCStart:
                 e = KernelEvent.Fork(h.Timestamp, h.Cpu, r.ProcessId, r.ThreadId);
-                e.Pid = running;
+                e.CurrentTid = running;
                 break;
             case EtwKernelEvents.ThreadEnd:
                 e = KernelEvent.Exit(h.Timestamp, h.Cpu, r.ThreadId);
-                e.Pid = running;
+                e.CurrentTid = running;
                 break;
                 // DCEnd lists threads still alive when the session stops: membership and name only.
         }

@@ -245,7 +245,7 @@ public sealed class KernelEventDecoder
         // Every read below lies inside the payload: the common fields within _commonEnd (flags checked on their own),
         // an event type's fields within its MinLength, checked before its case.
         ref var p = ref MemoryMarshal.GetReference(payload);
-        e.Pid = _commonPid.ReadInt32Known(ref p);
+        e.CurrentTid = _commonPid.ReadInt32Known(ref p);
         // Interrupt-context events carry the interrupted thread as common_pid; the flags tell them apart.
         if (payload.Length >= _commonFlags.End) e.Flags = (byte)_commonFlags.ReadKnown(ref p);
         var id = (int)_commonType.ReadKnown(ref p);
@@ -320,7 +320,7 @@ public sealed class KernelEventDecoder
                 break;
             case DecodeKind.NewTask:
                 e.Kind = KernelEventKind.Fork;
-                e.Tid = e.Pid;
+                e.Tid = e.CurrentTid;
                 e.Tid2 = f[NewTaskSlot.Pid].ReadInt32Known(ref p);
                 // A kernel whose format lacks clone_flags says nothing about the kind: Unknown, not Process.
                 if (f[NewTaskSlot.CloneFlags].IsPresent)
@@ -346,7 +346,7 @@ public sealed class KernelEventDecoder
             case DecodeKind.Print:
                 {
                     e.Kind = KernelEventKind.Marker;
-                    e.Tid = e.Pid;
+                    e.Tid = e.CurrentTid;
                     var text = x.Text.Resolve(payload);
                     if (!text.IsEmpty && text[^1] == (byte)'\n') text = text[..^1];
                     e.Text = _markers.Get(text);

@@ -105,7 +105,7 @@ public sealed class EtlReaderTests : IDisposable
 
         var wake = events.First(e => e.Kind == KernelEventKind.Waking);
         Assert.Equal(13_000, wake.Timestamp);
-        Assert.Equal(B, wake.Pid);
+        Assert.Equal(B, wake.CurrentTid);
         Assert.Equal(A, wake.WokenTid);
         Assert.Equal(1, wake.Cpu);
         Assert.Equal(40, events.Count(e => e.Kind == KernelEventKind.Waking));
@@ -223,7 +223,7 @@ public sealed class EtlReaderTests : IDisposable
                 KernelEventKind.Switch],
             events.Select(e => e.Kind));
         Assert.Equal("TRACELAB_REGION_BEGIN", events[1].Text);
-        Assert.Equal(A, events[1].Pid);
+        Assert.Equal(A, events[1].CurrentTid);
         Assert.Equal(unchecked((long)0xFFFFF80012345678), events[2].Arg0);
         Assert.Equal(unchecked((int)0xC0000022), events[3].Ret);
         Assert.Equal("renamed", reader.Threads.NameOf(B));

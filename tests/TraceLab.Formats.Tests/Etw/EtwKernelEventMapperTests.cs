@@ -35,7 +35,7 @@ public class EtwKernelEventMapperTests
             CSwitchHeader(), CSwitch(newTid: 4242, oldTid: 1717, newPrio: 9, oldPrio: 8, reason, waitMode: 0, state));
 
         Assert.Equal(KernelEvent.Switch(Ts, Cpu, 1717, 8, TaskState.Running, 4242, 9, reason), e);
-        Assert.Equal(1717, e.Pid);
+        Assert.Equal(1717, e.CurrentTid);
         Assert.True(TaskState.IsPreempted(e.PrevState));
     }
 
@@ -115,7 +115,7 @@ public class EtwKernelEventMapperTests
 
         Assert.Equal(0, toIdle.NextTid);
         Assert.Equal(0, fromIdle.PrevTid);
-        Assert.Equal(0, fromIdle.Pid);
+        Assert.Equal(0, fromIdle.CurrentTid);
     }
 
     [Fact]
@@ -136,7 +136,7 @@ public class EtwKernelEventMapperTests
             ThreadHeader(EtwKernelEvents.ReadyThread, Ts, Cpu, 555), ReadyThread(777, adjustReason: 2, flag: flag));
 
         Assert.Equal(KernelEventKind.Waking, e.Kind);
-        Assert.Equal(555, e.Pid);
+        Assert.Equal(555, e.CurrentTid);
         Assert.Equal(777, e.WokenTid);
         Assert.Equal(EventFlags.SoftIrq, e.Flags);
         Assert.True(EventFlags.InInterrupt(e.Flags));
@@ -158,7 +158,7 @@ public class EtwKernelEventMapperTests
         var e = Map(ThreadHeader(EtwKernelEvents.ThreadStart, Ts, Cpu, 900, pointerSize),
             Thread(pointerSize, pid: 4000, tid: 4004, "worker-1"));
 
-        Assert.Equal(KernelEvent.Fork(Ts, Cpu, 4000, 4004) with { Pid = 900 }, e);
+        Assert.Equal(KernelEvent.Fork(Ts, Cpu, 4000, 4004) with { CurrentTid = 900 }, e);
         Assert.Equal(4000, _processes.Processes[4004]);
         Assert.Equal("worker-1", _threads.Names[4004]);
     }
@@ -171,7 +171,7 @@ public class EtwKernelEventMapperTests
         var e = Map(ThreadHeader(EtwKernelEvents.ThreadDCStart, Ts, Cpu, 4, pointerSize),
             Thread(pointerSize, 4000, 4008, "pool"));
 
-        Assert.Equal(KernelEvent.Fork(Ts, Cpu, 4000, 4008) with { Pid = 4 }, e);
+        Assert.Equal(KernelEvent.Fork(Ts, Cpu, 4000, 4008) with { CurrentTid = 4 }, e);
         Assert.Equal("pool", _threads.Names[4008]);
     }
 
@@ -193,7 +193,7 @@ public class EtwKernelEventMapperTests
     {
         var e = Map(ThreadHeader(EtwKernelEvents.ThreadDCEnd, Ts, Cpu, 4), Thread(8, 4000, 4004, "still-alive"));
 
-        Assert.Equal(new KernelEvent { Timestamp = Ts, Cpu = Cpu, Pid = 4 }, e);
+        Assert.Equal(new KernelEvent { Timestamp = Ts, Cpu = Cpu, CurrentTid = 4 }, e);
         Assert.Equal(4000, _processes.Processes[4004]);
         Assert.Equal("still-alive", _threads.Names[4004]);
     }
@@ -206,7 +206,7 @@ public class EtwKernelEventMapperTests
         var e = Map(ThreadHeader(EtwKernelEvents.ThreadStart, Ts, Cpu, 900, pointerSize, version: 2),
             Thread(pointerSize, 4000, 4004, null, version: 2));
 
-        Assert.Equal(KernelEvent.Fork(Ts, Cpu, 4000, 4004) with { Pid = 900 }, e);
+        Assert.Equal(KernelEvent.Fork(Ts, Cpu, 4000, 4004) with { CurrentTid = 900 }, e);
         Assert.False(_threads.TryGetName(4004, out _));
     }
 
@@ -252,7 +252,7 @@ public class EtwKernelEventMapperTests
         {
             Timestamp = Ts,
             Cpu = Cpu,
-            Pid = 321,
+            CurrentTid = 321,
             Kind = KernelEventKind.SyscallEnter,
             SyscallNr = -1,
             Arg0 = unchecked((long)0xFFFFF80012345678),
@@ -281,7 +281,7 @@ public class EtwKernelEventMapperTests
         {
             Timestamp = Ts,
             Cpu = Cpu,
-            Pid = 321,
+            CurrentTid = 321,
             Kind = KernelEventKind.SyscallExit,
             SyscallNr = -1,
             Ret = expected,
@@ -313,7 +313,7 @@ public class EtwKernelEventMapperTests
 
         var e = Map(header, new byte[length], expectOk: false);
 
-        Assert.Equal(new KernelEvent { Timestamp = Ts, Cpu = Cpu, Pid = 66 }, e);
+        Assert.Equal(new KernelEvent { Timestamp = Ts, Cpu = Cpu, CurrentTid = 66 }, e);
         Assert.Empty(_processes.Processes);
     }
 
@@ -345,7 +345,7 @@ public class EtwKernelEventMapperTests
         var e = Map(
             new EtwEventHeader(guid, opcode, 2, Ts, Cpu, 66, 8), CSwitch(1, 2, 3, 4, 5, 0, KThreadState.Waiting));
 
-        Assert.Equal(new KernelEvent { Timestamp = Ts, Cpu = Cpu, Pid = 66 }, e);
+        Assert.Equal(new KernelEvent { Timestamp = Ts, Cpu = Cpu, CurrentTid = 66 }, e);
     }
 
     [Fact]
@@ -357,9 +357,9 @@ public class EtwKernelEventMapperTests
         var otherCpu = Map(PerfInfoHeader(46, Ts + 2, Cpu + 1, tid: -1), []);
         var known = Map(PerfInfoHeader(46, Ts + 3, Cpu, tid: 17), []);
 
-        Assert.Equal(-1, before.Pid);
-        Assert.Equal(4242, after.Pid);
-        Assert.Equal(-1, otherCpu.Pid);
-        Assert.Equal(17, known.Pid);
+        Assert.Equal(-1, before.CurrentTid);
+        Assert.Equal(4242, after.CurrentTid);
+        Assert.Equal(-1, otherCpu.CurrentTid);
+        Assert.Equal(17, known.CurrentTid);
     }
 }

@@ -50,7 +50,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         {
             Locks.OnEvent(e);
             if (e.StackId == 0) return;
-            var tid = e.Kind == KernelEventKind.Switch ? e.PrevTid : e.Pid;
+            var tid = e.Kind == KernelEventKind.Switch ? e.PrevTid : e.CurrentTid;
             Stacks.TryAdd((tid, e.Timestamp), e.StackId);
         }
     }

@@ -108,14 +108,14 @@ public sealed class AnalysisPassDispatchTests
         long t = 1000;
         // CPU 3's first event is an evidence-only one from pid -1 (the accounting's "unknown" task), then pid 0 (idle)
         // in interrupt context; CPU 4 logs nothing else.
-        yield return new KernelEvent { Timestamp = t++, Cpu = 3, Pid = -1, Kind = KernelEventKind.Other };
+        yield return new KernelEvent { Timestamp = t++, Cpu = 3, CurrentTid = -1, Kind = KernelEventKind.Other };
         // CPU 4's only event
-        yield return new KernelEvent { Timestamp = t++, Cpu = 4, Pid = -1, Kind = KernelEventKind.Other };
+        yield return new KernelEvent { Timestamp = t++, Cpu = 4, CurrentTid = -1, Kind = KernelEventKind.Other };
         yield return new KernelEvent
         {
             Timestamp = t++,
             Cpu = 3,
-            Pid = -1,
+            CurrentTid = -1,
             Kind = KernelEventKind.SyscallEnter,
             SyscallNr = 0
         };
@@ -146,7 +146,7 @@ public sealed class AnalysisPassDispatchTests
             yield return Exit(t += 10, 1, B, nr);
             yield return KernelEvent.Switch(t += 10, 1, B, 120, round % 2 == 0 ? S : R, round % 2 == 0 ? C : 0, 120);
             yield return Exit(t += 10, 1, C, nr);
-            yield return new KernelEvent { Timestamp = t += 10, Cpu = 1, Pid = C, Kind = KernelEventKind.Exec };
+            yield return new KernelEvent { Timestamp = t += 10, Cpu = 1, CurrentTid = C, Kind = KernelEventKind.Exec };
             // C gives the semaphore back to A, waking it on the other CPU (woken while running: spurious).
             yield return Enter(t += 10, 1, C, nr, 7);
             yield return KernelEvent.Waking(t += 10, 1, C, A, 0);
@@ -154,7 +154,7 @@ public sealed class AnalysisPassDispatchTests
             yield return KernelEvent.Migrate(t += 10, 1, C, C, 1, 0);
             yield return KernelEvent.Switch(t += 10, 1, C, 120, S, 0, 120);
             // Events on CPU 2 from a thread no switch ever named there.
-            yield return new KernelEvent { Timestamp = t += 10, Cpu = 2, Pid = B, Kind = KernelEventKind.Other };
+            yield return new KernelEvent { Timestamp = t += 10, Cpu = 2, CurrentTid = B, Kind = KernelEventKind.Other };
             yield return KernelEvent.Switch(t += 10, 2, B, 120, S, 0, 120);
         }
         yield return KernelEvent.Exit(t += 10, 1, C);

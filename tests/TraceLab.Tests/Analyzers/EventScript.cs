@@ -27,7 +27,7 @@ internal static class EventScript
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = pid,
+        CurrentTid = pid,
         Kind = KernelEventKind.SyscallEnter,
         SyscallNr = 202,
     };

@@ -17,7 +17,7 @@ public sealed class EvidenceOnlyEventTests
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = pid,
+        CurrentTid = pid,
         Kind = kind,
     };
 

@@ -35,7 +35,7 @@ public sealed class KernelEventModelTests
     public void Wakeups_migrations_forks_execs_and_exits_have_named_fields()
     {
         var w = ThroughPacking(KernelEvent.Waking(1, 0, 5, 6, 3, wokenPrio: 100));
-        Assert.Equal((5, 6, 3, 100), (w.Pid, w.WokenTid, w.TargetCpu, w.WokenPrio));
+        Assert.Equal((5, 6, 3, 100), (w.CurrentTid, w.WokenTid, w.TargetCpu, w.WokenPrio));
         var n = ThroughPacking(KernelEvent.WakeupNew(1, 0, 5, 7, 2));
         Assert.Equal((KernelEventKind.WakeupNew, 7, 2), (n.Kind, n.WokenTid, n.TargetCpu));
         var m = ThroughPacking(KernelEvent.Migrate(1, 0, 5, 8, 1, 2, prio: 120));

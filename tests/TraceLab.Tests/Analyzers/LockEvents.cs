@@ -14,7 +14,7 @@ internal static class LockEvents
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = tid,
+        CurrentTid = tid,
         Kind = KernelEventKind.SyscallEnter,
         SyscallNr = nr,
         Arg0 = arg0,
@@ -26,7 +26,7 @@ internal static class LockEvents
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = tid,
+        CurrentTid = tid,
         Kind = KernelEventKind.SyscallExit,
         SyscallNr = nr,
         Ret = ret,

@@ -31,7 +31,7 @@ public sealed class SmpAnalyzerTests
     {
         Timestamp = ts,
         Cpu = cpu,
-        Pid = 0,
+        CurrentTid = 0,
         Kind = KernelEventKind.Other,
     };
 

@@ -32,7 +32,7 @@ public class ThreadInstanceMapTests
     {
         var map = AfterHighExited();
         var e = Through(map, KernelEvent.SyscallEnter(3, 1, High, 202));
-        Assert.Equal(ThreadIds.Of(High, 2), e.Pid);
+        Assert.Equal(ThreadIds.Of(High, 2), e.CurrentTid);
         Assert.Equal([High], map.ReusedTids);
     }
 

@@ -1,4 +1,5 @@
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 
 namespace TraceLab.Tests.Analyzers;
 
@@ -16,7 +17,7 @@ public class UnmodelledEvidenceTests
     [InlineData("tracecmd/hip24_taskset_guest_v7zlib.dat")]
     public void A_context_switch_tail_and_co_kernel_events_do_not_break_the_chain(string file)
     {
-        var report = AnalysisPipeline.Analyze(ExternalTraces.PathOf(file), null, run: null, partial: false, pid: null);
+        var report = TraceAnalysis.Analyze(ExternalTraces.PathOf(file), null, pid: null);
         Assert.Equal(0, report.Capture.ChainBreaks);
         // One CPU: the threads' run time cannot exceed the trace's span.
         Assert.True(report.Threads.Sum(t => t.RunNs) <= report.Capture.DurationNs);

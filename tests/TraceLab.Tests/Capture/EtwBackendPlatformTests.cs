@@ -35,7 +35,7 @@ public sealed class EtwBackendPlatformTests
         var e = WorkloadMarkers.ToEvent(5_000, 1, 321, bytes);
         Assert.Equal(KernelEventKind.Marker, e.Kind);
         Assert.Equal("TRACELAB_REGION_BEGIN", e.Text);
-        Assert.Equal(321, e.Pid);
+        Assert.Equal(321, e.CurrentTid);
         Assert.Equal(5_000, e.Timestamp);
         // No terminator, and an odd trailing byte, still give the whole text.
         Assert.Equal("END", WorkloadMarkers.Text([.. Encoding.Unicode.GetBytes("END"), 0x41]));

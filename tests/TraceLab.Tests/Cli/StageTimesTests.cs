@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
+using TraceLab.Pipeline;
 
 namespace TraceLab.Tests.Cli;
 

@@ -1,5 +1,6 @@
 using Spectre.Console;
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Sections;
 using TraceLab.Workloads;
@@ -41,8 +42,7 @@ public sealed class TerminalReportWidthTests
     {
         var dir = Path.Combine(RepoPaths.SampleTraces, sample);
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
-        var report = AnalysisPipeline.Analyze(Path.Combine(dir, trace), workload, run: null, partial: false,
-            pid: null);
+        var report = TraceAnalysis.Analyze(Path.Combine(dir, trace), workload, pid: null);
 
         AssertFits(Redirected(report));
     }
@@ -62,8 +62,7 @@ public sealed class TerminalReportWidthTests
     [InlineData("etw/etlparser_ShutdownPerfDiagLogger.etl")]
     public void An_external_traces_terminal_report_fits_160_columns(string relative)
     {
-        var report = AnalysisPipeline.Analyze(ExternalTraces.PathOf(relative), null, run: null, partial: false,
-            pid: null);
+        var report = TraceAnalysis.Analyze(ExternalTraces.PathOf(relative), null, pid: null);
 
         AssertFits(Redirected(report));
     }
@@ -108,8 +107,7 @@ public sealed class TerminalReportWidthTests
     {
         var dir = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex");
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
-        var report = AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false,
-            pid: null);
+        var report = TraceAnalysis.Analyze(Path.Combine(dir, "trace.dat"), workload, pid: null);
 
         var lines = Redirected(report);
 

@@ -80,7 +80,7 @@ public sealed class PerfettoExportTests
             .Select(x => x.Event).ToList();
         Assert.Equal(wakings.Count, writtenWakings.Count);
         // The waker is the event's pid: that is where ui.perfetto.dev gets "woken by".
-        Assert.Equal(wakings.Select(e => (e.Timestamp, e.Pid, e.WokenTid)).Order(),
+        Assert.Equal(wakings.Select(e => (e.Timestamp, e.CurrentTid, e.WokenTid)).Order(),
             writtenWakings.Select(e => ((long)e.Timestamp, (int)e.Pid, e.SchedWaking.Pid)).Order());
     }
 

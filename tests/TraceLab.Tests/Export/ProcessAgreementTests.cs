@@ -26,7 +26,7 @@ public sealed class ProcessAgreementTests
         {
             reader.Read(session.Sink);
             session.Complete();
-            report = ReportBuilder.Build(reader.Info, reader.Threads, session, workload: null);
+            report = ReportBuilder.Build(reader.Info, session.Names, session, workload: null);
         }
         using var ms = new MemoryStream();
         using (var reader = open()) PerfettoExporter.Export(reader, ms);

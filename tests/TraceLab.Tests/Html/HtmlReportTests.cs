@@ -4,6 +4,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Charts;
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Html;
 using TraceLab.Workloads;
@@ -21,8 +22,8 @@ public sealed partial class HtmlReportTests
     {
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(Sample, "workload.json")), "workload.json");
         var (report, timeline) =
-            AnalysisPipeline.AnalyzeWithTimeline(Path.Combine(Sample, "trace.dat"), workload, null, false, null,
-            AnalysisSelection.All, null, window);
+            TraceAnalysis.Run(
+                new AnalysisRequest(Path.Combine(Sample, "trace.dat")) { Workload = workload, Timeline = window });
         return (report, timeline!);
     }
 

@@ -1,5 +1,6 @@
 using Spectre.Console;
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Sections;
 using TraceLab.Reporting.Tables;
@@ -92,8 +93,8 @@ public sealed class BusySystemReportTests
     {
         var dir = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex");
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
-        var r = AnalysisPipeline.Analyze(
-            Path.Combine(dir, "trace.dat"), workload, run: null, partial: false, pid: null);
+        var r = TraceAnalysis.Analyze(
+            Path.Combine(dir, "trace.dat"), workload, pid: null);
         var w = r.Wakeups!;
 
         Assert.Equal(0, w.ThreadsNotInMatrix);
@@ -116,7 +117,7 @@ public sealed class BusySystemReportTests
     [ExternalTraceFact(BusyPerf)]
     public void Over_ten_threads_the_matrix_has_the_ten_woken_most_and_json_keeps_every_waker()
     {
-        var r = AnalysisPipeline.Analyze(ExternalTraces.PathOf(BusyPerf), null, run: null, partial: false, pid: null);
+        var r = TraceAnalysis.Analyze(ExternalTraces.PathOf(BusyPerf), null, pid: null);
         var w = r.Wakeups!;
         Assert.True(w.Threads.Count > WakeupMatrixThreads, $"{w.Threads.Count} threads");
 

@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using TraceLab.Cli;
 using TraceLab.Formats.Etl;
 using TraceLab.Formats.Etw;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using Xunit;
 
@@ -49,7 +50,7 @@ public sealed class EtwProcessGroupingTests
     {
         var path = ExternalTraces.PathOf(Shutdown);
         var raw = RawProcessOfThread(path);
-        var report = AnalysisPipeline.Analyze(path, workload: null, run: null, partial: false, pid: null);
+        var report = TraceAnalysis.Analyze(path, workload: null, pid: null);
 
         var threads = report.Threads.Where(t => raw.ContainsKey(t.Tid)).ToList();
         var expected = threads.GroupBy(t => raw[t.Tid]).ToDictionary(g => g.Key, g => g.Count());
@@ -76,8 +77,7 @@ public sealed class EtwProcessGroupingTests
     [ExternalTraceFact(Shutdown)]
     public void A_windows_trace_without_cswitch_is_reported_as_one_whose_waits_cannot_be_judged()
     {
-        var report = AnalysisPipeline.Analyze(ExternalTraces.PathOf(Shutdown), workload: null, run: null,
-            partial: false, pid: null);
+        var report = TraceAnalysis.Analyze(ExternalTraces.PathOf(Shutdown), workload: null, pid: null);
         Assert.Equal(17_078, report.Capture.Events);
         Assert.Equal(0, report.Capture.SwitchEvents);
         Assert.Empty(report.Findings!);

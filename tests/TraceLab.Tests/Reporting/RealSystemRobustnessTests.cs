@@ -42,7 +42,10 @@ public sealed class RealSystemRobustnessTests
     [InlineData(false)]
     public void A_tid_that_exits_and_reappears_is_a_new_thread_with_its_own_name_and_times(bool forkLogged)
     {
-        var r = Reuse(forkLogged).Report();
+        var script = Reuse(forkLogged);
+        var r = script.Report();
+        // The names the trace gave stay as they were: the instances' names went into the session's own table.
+        Assert.DoesNotContain(script.Names.Names.Keys, tid => tid >= ThreadIds.FirstLaterInstance);
 
         var one = r.Threads.Single(t => t.Tid == 200);
         var two = r.Threads.Single(t => t.Tid == Second200);

@@ -1,6 +1,7 @@
 using Spectre.Console;
 using TraceLab.Cli;
 using TraceLab.Core;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Html;
 using TraceLab.TestSupport;
@@ -181,7 +182,7 @@ public sealed class SystemOverviewTests
 
     private static void FitsTheTerminal(string trace)
     {
-        var r = AnalysisPipeline.Analyze(ExternalTraces.PathOf(trace), null, run: null, partial: false, pid: null);
+        var r = TraceAnalysis.Analyze(ExternalTraces.PathOf(trace), null, pid: null);
         var lines = Terminal(r);
 
         Assert.NotNull(r.System);

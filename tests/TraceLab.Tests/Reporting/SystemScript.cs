@@ -46,7 +46,7 @@ internal sealed class SystemScript
             CpuCount = cpus,
             LostEventsPerCpu = lostPerCpu,
         };
-        return ReportBuilder.Build(info, Names, session, workload: null, pidOverride: pid, topProcesses: top,
+        return ReportBuilder.Build(info, session.Names, session, workload: null, pidOverride: pid, topProcesses: top,
             excludePids: excludePids);
     }
 }

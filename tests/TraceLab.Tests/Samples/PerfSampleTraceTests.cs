@@ -1,5 +1,6 @@
 using System.Text.Json.Nodes;
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
 
@@ -19,8 +20,8 @@ public sealed class PerfSampleTraceTests
         var stored = ReportJson.Deserialize(File.ReadAllText(Path.Combine(Dir, "report.json")));
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(Dir, "workload.json")), "workload.json");
 
-        var now = AnalysisPipeline.Analyze(
-            Path.Combine(Dir, "capture.perf.data"), workload, run: null, partial: false, pid: null);
+        var now = TraceAnalysis.Analyze(
+            Path.Combine(Dir, "capture.perf.data"), workload, pid: null);
 
         Assert.Equal("perf", now.Capture.Backend);
         Assert.Equal(4, now.Threads.Count(t => t.Workload is not null));

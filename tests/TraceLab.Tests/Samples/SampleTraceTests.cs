@@ -3,6 +3,7 @@ using System.Text.Json.Nodes;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Sections;
 using TraceLab.Workloads;
@@ -26,7 +27,7 @@ public sealed class SampleTraceTests
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
 
         var now =
-            AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false, pid: null);
+            TraceAnalysis.Analyze(Path.Combine(dir, "trace.dat"), workload, pid: null);
 
         Assert.Equal(Comparable(stored), Comparable(now));
     }
@@ -48,13 +49,11 @@ public sealed class SampleTraceTests
         var window = TimelineWindow.Default;
 
         var (one, oneTimeline) =
-            AnalysisPipeline.AnalyzeWithTimeline(
-                trace, workload, null, false, null, AnalysisSelection.All, null, window,
-            analysisThreads: 0);
+            TraceAnalysis.Run(
+                new AnalysisRequest(trace) { Workload = workload, Timeline = window, AnalysisThreads = 0 });
         var (many, manyTimeline) =
-            AnalysisPipeline.AnalyzeWithTimeline(
-                trace, workload, null, false, null, AnalysisSelection.All, null, window,
-            analysisThreads: threads);
+            TraceAnalysis.Run(
+                new AnalysisRequest(trace) { Workload = workload, Timeline = window, AnalysisThreads = threads });
 
         Assert.Equal(ReportJson.Serialize(one), ReportJson.Serialize(many));
         Assert.NotEmpty(oneTimeline!.Segments);
@@ -70,8 +69,7 @@ public sealed class SampleTraceTests
     {
         var dir = Path.Combine(RepoPaths.SampleTraces, sample);
         var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
-        var report = AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false,
-            pid: null);
+        var report = TraceAnalysis.Analyze(Path.Combine(dir, "trace.dat"), workload, pid: null);
         using var stream = new MemoryStream();
         ReportJson.Serialize(report, stream);
         Assert.True(report.Threads.Count > 1);
@@ -90,8 +88,7 @@ public sealed class SampleTraceTests
         {
             var dir = Path.Combine(RepoPaths.SampleTraces, sample);
             var workload = WorkloadResult.Parse(File.ReadAllText(Path.Combine(dir, "workload.json")), "workload.json");
-            return (AnalysisPipeline.Analyze(Path.Combine(dir, "trace.dat"), workload, run: null, partial: false,
-                pid: null), workload);
+            return (TraceAnalysis.Analyze(Path.Combine(dir, "trace.dat"), workload, pid: null), workload);
         }
 
         var (mutex, mutexRun) = Analyze("timemutex-mutex");

@@ -99,7 +99,7 @@ public sealed class EventFanOutTests
                 {
                     Timestamp = i,
                     Cpu = 1,
-                    Pid = 7,
+                    CurrentTid = 7,
                     Kind = KernelEventKind.SyscallEnter,
                     SyscallNr = 202,
                     Arg0 = -i,
@@ -111,7 +111,7 @@ public sealed class EventFanOutTests
                 {
                     Timestamp = i,
                     Cpu = 1,
-                    Pid = 7,
+                    CurrentTid = 7,
                     Kind = KernelEventKind.SyscallExit,
                     SyscallNr = 202,
                     Ret = -11,

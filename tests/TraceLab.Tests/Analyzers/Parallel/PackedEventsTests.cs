@@ -27,7 +27,7 @@ public sealed class PackedEventsTests
             Kind = (KernelEventKind)random.Next(0, 11),
             Flags = (byte)random.Next(0, 256),
             Cpu = (int)Pick(0, AnyInt()),
-            Pid = (int)Pick(1, AnyInt()),
+            CurrentTid = (int)Pick(1, AnyInt()),
             Tid = (int)Pick(2, AnyInt()),
             Tid2 = (int)Pick(3, AnyInt()),
             Prio = (int)Pick(4, AnyInt()),
@@ -106,7 +106,8 @@ public sealed class PackedEventsTests
             .Select(f => f.Name).Order().ToArray();
         string[] packed =
         [
-            "Arg0", "Arg1", "Arg2", "Arg3", "Cpu", "Cpu2", "Cpu3", "Flags", "Kind", "Pid", "Prio", "Prio2", "Ret",
+            "Arg0", "Arg1", "Arg2", "Arg3", "Cpu", "Cpu2", "Cpu3", "CurrentTid", "Flags", "Kind", "Prio", "Prio2",
+                "Ret",
             "Stack", "State", "SyscallNr", "Text", "Tid", "Tid2", "Timestamp", "WaitReasonPlusOne",
         ];
         Assert.Equal(packed.Order().ToArray(), fields);

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 
-namespace TraceLab.Cli;
+namespace TraceLab.Pipeline;
 
 /// <summary>
 /// The diagnostic TRACELAB_STAGES=1 (docs/performance.md#stages): one line on stderr per stage of a run — its wall

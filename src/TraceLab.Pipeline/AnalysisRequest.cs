@@ -1,0 +1,62 @@
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Timeline;
+using TraceLab.Formats.Registry;
+using TraceLab.Reporting;
+using TraceLab.Reporting.Charts;
+using TraceLab.Workloads;
+
+namespace TraceLab.Pipeline;
+
+/// <summary>
+/// What to analyse and how: everything <see cref="TraceAnalysis.Run"/> needs, nothing it writes back.
+/// </summary>
+/// <param name="TraceFile">A trace in any format of <see cref="TraceFormats.All"/>.</param>
+public sealed record AnalysisRequest(string TraceFile)
+{
+    /// <summary>The workload's own result when TraceLab ran it (its getrusage figures, iterations, pid).</summary>
+    public WorkloadResult? Workload { get; init; }
+
+    /// <summary>How the run was made (report.json "run"); null for a trace analysed on its own.</summary>
+    public RunSection? Run { get; init; }
+
+    /// <summary>The capture was stopped early (Ctrl+C): the report says so.</summary>
+    public bool Partial { get; init; }
+
+    /// <summary>The process to report on; null: the one the trace's markers name, else the whole system.</summary>
+    public int? Pid { get; init; }
+
+    /// <summary>The analyses to run (`--analysis`).</summary>
+    public AnalysisSelection Analyses { get; init; } = AnalysisSelection.All;
+
+    public TraceReadOptions Read { get; init; } = TraceReadOptions.Default;
+
+    /// <summary>Record the thread timeline of this window (report.html); null: no timeline.</summary>
+    public TimelineWindow? Timeline { get; init; }
+
+    /// <summary>
+    /// For a system report, record the timeline where the first finding is worst instead of <see cref="Timeline"/>
+    /// (known only once the report is built: a second pass of the analyses the timeline draws from).
+    /// </summary>
+    public bool FocusTimeline { get; init; }
+
+    /// <summary>
+    /// Threads for the analyzers besides the reading one (null:
+    /// <see cref="Analyzers.Parallel.AnalysisPlan.DefaultThreads"/>).
+    /// </summary>
+    public int? AnalysisThreads { get; init; }
+
+    /// <summary>Processes a system report details (`--top`).</summary>
+    public int TopProcesses { get; init; } = SystemOverview.DefaultTop;
+
+    /// <summary>Said first among the report's warnings (what the capture noticed).</summary>
+    public IReadOnlyList<string>? Notices { get; init; }
+
+    /// <summary>Processes the report leaves out, their cost said once (`--exclude-pid`); null: none named.</summary>
+    public IReadOnlyList<int>? ExcludePids { get; init; }
+
+    /// <summary>
+    /// Given the charts' data as soon as it is built, before the report's sections (a caller can draw them
+    /// meanwhile); the same data is the result's <see cref="AnalysisResult.Charts"/>.
+    /// </summary>
+    public Action<ReportCharts>? ChartsReady { get; init; }
+}

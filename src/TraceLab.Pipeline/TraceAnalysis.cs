@@ -1,0 +1,107 @@
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Parallel;
+using TraceLab.Analyzers.Stacks;
+using TraceLab.Analyzers.Timeline;
+using TraceLab.Core;
+using TraceLab.Formats.PerfData;
+using TraceLab.Formats.Registry;
+using TraceLab.Formats.Symbols;
+using TraceLab.Reporting;
+using TraceLab.Reporting.Html;
+using TraceLab.Reporting.Stacks;
+using TraceLab.Workloads;
+
+namespace TraceLab.Pipeline;
+
+/// <summary>
+/// The analysis pipeline as one call: open the trace, stream it through the analyses (and the lock stacks when it
+/// recorded them), complete them, build the report model. `tracelab analyze`, `trace`, the sweeps and the tests all
+/// come through here; rendering (report.md, report.html, charts, terminal) is the caller's.
+/// </summary>
+public static class TraceAnalysis
+{
+    public static AnalysisResult Run(AnalysisRequest request, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        var report = Pass(request, request.Timeline, out var timeline, cancellationToken);
+        // A system report's timeline is where its first finding is worst, known only now: recorded in a second
+        // pass (only the analyses the timeline draws from) unless the user chose the window.
+        if (request.FocusTimeline && request.Timeline is { } asked && TimelineFocus.Window(report) is { } worst
+            && worst != asked)
+        {
+            using (StageTimes.Begin("timeline"))
+                timeline = RecordTimeline(request, worst, cancellationToken);
+        }
+        return new AnalysisResult(report, timeline);
+    }
+
+    /// <summary>The report alone: <see cref="Run"/> without a timeline, for callers that render nothing else.</summary>
+    public static RunReport Analyze(string traceFile, WorkloadResult? workload = null, int? pid = null,
+        AnalysisSelection? analyses = null, TraceReadOptions? read = null, int? analysisThreads = null,
+        CancellationToken cancellationToken = default) =>
+        Run(new AnalysisRequest(traceFile)
+        {
+            Workload = workload,
+            Pid = pid,
+            Analyses = analyses ?? AnalysisSelection.All,
+            Read = read ?? TraceReadOptions.Default,
+            AnalysisThreads = analysisThreads,
+        }, cancellationToken).Report;
+
+    private static RunReport Pass(AnalysisRequest request, TimelineWindow? window, out TimelineData? timeline,
+        CancellationToken cancellationToken)
+    {
+        var opening = StageTimes.Begin("open");
+        using var reader = TraceFormats.All.Open(request.TraceFile, request.Read);
+        opening.Dispose();
+        using var session = new AnalysisSession(request.Analyses,
+            new AnalysisOptions(window, reader.Info.MayHaveMarkers),
+            request.AnalysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads);
+        // Stacks are read only from traces that recorded them; the others keep their one sink and cost.
+        var stacks = reader is IStackTraceReader { HasStacks: true }
+            ? new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var process) ? process : tid)
+            : null;
+        using (StageTimes.Begin("pass"))
+        {
+            reader.Read(stacks is null ? session.Sink : new TeeSink(session.Sink, stacks), cancellationToken);
+            session.Complete();
+        }
+        using (StageTimes.Begin("report model"))
+        {
+            var stacksSection = stacks is not null && reader is IStackTraceReader withStacks
+                ? StacksReportBuilder.Build(stacks, withStacks.Stacks, Symbolizer(withStacks))
+                : null;
+            timeline = session.Timeline?.Result();
+            return ReportBuilder.Build(reader.Info, session.Names, session, request.Workload, request.Run,
+                request.Partial, request.Pid, request.TopProcesses, request.ChartsReady, stacksSection,
+                request.Notices, request.ExcludePids);
+        }
+    }
+
+    private static TimelineData? RecordTimeline(AnalysisRequest request, TimelineWindow window,
+        CancellationToken cancellationToken)
+    {
+        using var reader = TraceFormats.All.Open(request.TraceFile, request.Read);
+        using var session = new AnalysisSession(
+            request.Analyses & (AnalysisSelection.Convoys | AnalysisSelection.Wakeups),
+            new AnalysisOptions(window, reader.Info.MayHaveMarkers), analysisThreads: 0, reader.Threads);
+        reader.Read(session.Sink, cancellationToken);
+        session.Complete();
+        return session.Timeline?.Result();
+    }
+
+    /// <summary>The symbolizer of a trace's stacks: this machine's binaries, debug files and kernel symbols.</summary>
+    public static StackSymbolizer Symbolizer(IStackTraceReader reader) =>
+        new(reader.Maps, (reader as PerfDataReader)?.RecordedBuildIds,
+            new SymbolOptions { KernelSymbols = SymbolOptions.RunningKernel(reader.Info.KernelRelease) });
+
+    /// <summary>Feeds every event to two sinks, in order.</summary>
+    private sealed class TeeSink(IKernelEventSink first, IKernelEventSink second) : IKernelEventSink
+    {
+        public void OnEvent(in KernelEvent e)
+        {
+            first.OnEvent(in e);
+            second.OnEvent(in e);
+        }
+    }
+}
