@@ -16,8 +16,8 @@ namespace TraceLab.Analyzers;
 /// through its per-kind entry point, with the slots the accounting resolved: an analyzer costs nothing for a kind it
 /// does not use, and the kind is not decided again (an unpredictable branch) in every analyzer. Any other analyzer gets
 /// every event through <see cref="IKernelEventSink.OnEvent"/> after the per-kind ones, in the order given. The
-/// analyzers are independent of one another (each reads only the accounting, which sees the event first), so their
-/// order does not matter.
+/// analyzers are independent of one another (each reads only the accounting and its stages, such as the lock-operation
+/// tracker, which see the event first), so their order does not matter.
 /// <para>
 /// The built-in per-kind analyzers (kernel time, convoys, wakeups, SMP) are called as direct calls on their sealed
 /// types, where the JIT inlines their entry points; through the interface every per-kind entry point costs an
@@ -34,13 +34,18 @@ public sealed class AnalysisPass : IKernelEventSink
     private readonly IKernelAnalyzer[] _analyzers;
     private readonly ThreadAccounting _accounting;
     // The typed path: the first instance of each built-in per-kind analyzer (a second one goes through the interface).
+    /// <summary>The pass's lock-operation tracker, a stage (ThreadAccounting.Stage): before every analyzer.</summary>
+    private readonly LockOperationTracker? _locks;
     private readonly KernelTimeAnalyzer? _kernel;
     private readonly ConvoyAnalyzer? _convoys;
     private readonly WakeupAnalyzer? _wakeups;
     private readonly SmpAnalyzer? _smp;
     /// <summary>Per entry point, the other per-kind analyzers that want it.</summary>
     private readonly IPerKindAnalyzer[] _syscallEnter, _syscallExit, _switch, _waking, _threadEvidence, _cpuEvidence;
-    /// <summary>Every per-kind analyzer: the rare kinds go to their <see cref="IKernelEventSink.OnEvent"/>.</summary>
+    /// <summary>
+    /// Every per-kind analyzer, the accounting's stages first: the rare kinds go to their
+    /// <see cref="IKernelEventSink.OnEvent"/>.
+    /// </summary>
     private readonly IPerKindAnalyzer[] _perKind;
     /// <summary>Analyzers without per-kind entry points, in the order given.</summary>
     private readonly IKernelAnalyzer[] _others;
@@ -69,9 +74,10 @@ public sealed class AnalysisPass : IKernelEventSink
     {
         Accounting = _accounting = accounting;
         _instances = instances;
-        _analyzers = analyzers;
+        // The stages (state several analyzers build on) see each event first and reset, complete like analyzers.
+        _analyzers = [.. accounting.Stages, .. analyzers];
         // An analyzer that wants no events (it reads the accounting when the pass is over) is only completed.
-        _perKind = [.. analyzers.OfType<IPerKindAnalyzer>().Where(a => a.Wants != PerKindEvents.None)];
+        _perKind = [.. _analyzers.OfType<IPerKindAnalyzer>().Where(a => a.Wants != PerKindEvents.None)];
         _others = [.. analyzers.Where(a => a is not IPerKindAnalyzer)];
         _hasPerKind = _perKind.Length > 0;
         const PerKindEvents lockEntries = PerKindEvents.SyscallsAndScheduling;
@@ -80,6 +86,7 @@ public sealed class AnalysisPass : IKernelEventSink
         {
             switch (a)
             {
+                case LockOperationTracker l when _locks is null: _locks = Typed(l, lockEntries); break;
                 case KernelTimeAnalyzer k when _kernel is null: _kernel = Typed(k, lockEntries); break;
                 case ConvoyAnalyzer c when _convoys is null: _convoys = Typed(c, lockEntries); break;
                 case WakeupAnalyzer w when _wakeups is null:
@@ -218,6 +225,7 @@ public sealed class AnalysisPass : IKernelEventSink
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void SyscallEnterAnalyzers(in KernelEvent e, in EventSlots slots)
     {
+        _locks?.OnSyscallEnter(e, slots);
         _kernel?.OnSyscallEnter(e, slots);
         _convoys?.OnSyscallEnter(e, slots);
         _wakeups?.OnSyscallEnter(e, slots);
@@ -234,6 +242,7 @@ public sealed class AnalysisPass : IKernelEventSink
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void SyscallExitAnalyzers(in KernelEvent e, in EventSlots slots)
     {
+        _locks?.OnSyscallExit(e, slots);
         _kernel?.OnSyscallExit(e, slots);
         _convoys?.OnSyscallExit(e, slots);
         _wakeups?.OnSyscallExit(e, slots);
@@ -243,6 +252,7 @@ public sealed class AnalysisPass : IKernelEventSink
     private void OnSwitch(in KernelEvent e)
     {
         var slots = _accounting.OnSwitchEvent(e);
+        _locks?.OnSwitch(e, slots);
         _kernel?.OnSwitch(e, slots);
         _convoys?.OnSwitch(e, slots);
         _wakeups?.OnSwitch(e, slots);
@@ -253,6 +263,7 @@ public sealed class AnalysisPass : IKernelEventSink
     private void OnWaking(in KernelEvent e)
     {
         var slots = _accounting.OnWakingEvent(e);
+        _locks?.OnWaking(e, slots);
         _kernel?.OnWaking(e, slots);
         _convoys?.OnWaking(e, slots);
         _wakeups?.OnWaking(e, slots);

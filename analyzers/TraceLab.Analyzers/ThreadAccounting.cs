@@ -102,6 +102,26 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     public IReadOnlyDictionary<int, ThreadStats> Threads => _stats.ByTid;
 
+    /// <summary>
+    /// The pass's one stage of type <typeparamref name="T"/>, made by <paramref name="create"/> at the first request
+    /// and the same instance after: state several analyzers of one pass build on (such as the lock-operation tracker)
+    /// without any of them owning it. <see cref="AnalysisPass"/> feeds each stage every event before its analyzers;
+    /// request it while making the analyzers, before the pass is built.
+    /// </summary>
+    public T Stage<T>(Func<ThreadAccounting, T> create) where T : class, IPerKindAnalyzer
+    {
+        foreach (var stage in _stages)
+            if (stage is T existing) return existing;
+        var made = create(this);
+        _stages = [.. _stages, made];
+        return made;
+    }
+
+    /// <summary>The stages made so far (<see cref="Stage{T}"/>), in the order they were first requested.</summary>
+    internal IReadOnlyList<IPerKindAnalyzer> Stages => _stages;
+
+    private IPerKindAnalyzer[] _stages = [];
+
     /// <summary>Adds an observer of run intervals and CPU occupancy; subscribe before the first event.</summary>
     public void Subscribe(ISchedulingObserver observer)
     {

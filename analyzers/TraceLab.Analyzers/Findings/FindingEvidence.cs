@@ -42,6 +42,15 @@ public sealed class ThreadEvidence
     public long StartReadyNs { get; set; }
     /// <summary><see cref="PreemptedReadyNs"/> and <see cref="StartReadyNs"/> per bucket.</summary>
     public BucketSeries PreemptedReady { get; set; } = BucketSeries.Empty;
+
+    /// <summary>The region opened: what was counted before it is dropped.</summary>
+    internal void ResetCounts()
+    {
+        Preemptions = PreemptedReadyNs = WakePreemptions = 0;
+        HigherPriorityPreemptions = HigherPriorityReadyNs = 0;
+        ReadyByPreemptor.Clear();
+        StartReadyNs = 0;
+    }
 }
 
 /// <summary>Evidence about one lock object (docs/metrics.md, "Findings").</summary>
@@ -80,4 +89,19 @@ public sealed class ObjectEvidence
     public HashSet<int> WakeWhileHoldingWakers { get; init; } = [];
     /// <summary><see cref="BlockedNs"/> per bucket (all threads).</summary>
     public BucketSeries Blocked { get; set; } = BucketSeries.Empty;
+
+    /// <summary>The region opened: what was counted before it is dropped.</summary>
+    internal void ResetCounts()
+    {
+        BlockedNs.Clear();
+        BlockingWaits = DeschedulesWhileHolding = WakePreemptionsWhileHolding = 0;
+        HolderWakePreemptedNs.Clear();
+        WaitBehindWakePreemptedNs.Clear();
+        Releasers.Clear();
+        HolderDescheduledNs.Clear();
+        WaitBehindDescheduledNs.Clear();
+        WakeWhileHoldingCycles.Clear();
+        WakeWhileHoldingNs.Clear();
+        WakeWhileHoldingWakers.Clear();
+    }
 }

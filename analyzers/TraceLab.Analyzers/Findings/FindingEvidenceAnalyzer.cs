@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Core;
 using TraceLab.Core.Syscalls;
@@ -15,8 +14,10 @@ namespace TraceLab.Analyzers.Findings;
 /// <remarks>
 /// Per-kind (<see cref="IPerKindAnalyzer"/>): the pass calls it only for the kinds it follows, with the slots the
 /// accounting resolved, so no event costs it a thread lookup of its own (the default analysis runs it on every trace).
+/// The lock operations (their object, whether they blocked, were woken) are the pass's
+/// <see cref="LockOperationTracker"/>'s: this analyzer reads them and subscribes to their blocks and exits.
 /// </remarks>
-public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
+public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer, ILockOperationObserver
 {
     /// <summary>
     /// The "findings" analysis (docs/metrics.md, "Findings"): this collector in the pass, the rules over the report
@@ -25,7 +26,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
     public static readonly AnalysisDefinition Analysis =
         new("findings", 12, c => new FindingEvidenceAnalyzer(c.Accounting));
 
-    private const long None = long.MinValue;
+    private const long None = FindingThread.None;
 
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
@@ -33,8 +34,9 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
     private readonly WindowSeries _holding;
     private readonly WindowSeries _wakeWhileHolding;
     private readonly WindowSeries _higherPriority;
-    private SlotTable<ThreadState> _threads = new((tid, _) => new ThreadState(tid));
-    private readonly Dictionary<LockObject, ObjectState> _objects = [];
+    private readonly DescheduledHolders _descheduledHolders;
+    private SlotTable<FindingThread> _threads;
+    private readonly Dictionary<LockObject, FindingObject> _objects = [];
 
     public FindingEvidenceAnalyzer(ThreadAccounting accounting)
     {
@@ -43,85 +45,10 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
         _holding = _clock.NewSeries();
         _wakeWhileHolding = _clock.NewSeries();
         _higherPriority = _clock.NewSeries();
-    }
-
-    private sealed class ThreadState(int tid)
-    {
-        public readonly int Tid = tid;
-        public readonly ThreadEvidence Stats = new() { Tid = tid };
-        /// <summary>Created at the first preemption: most threads of a trace are never preempted.</summary>
-        public WindowSeries? Ready;
-
-        public int SyscallNr = -1;
-        public long SyscallEnter;
-        public bool BlockedInSyscall;
-        /// <summary>Blocked in the current lock operation and already woken.</summary>
-        public bool Woken;
-        /// <summary>Its current wait counted as behind a descheduled holder up to here (two holders of a semaphore
-        /// off the CPU at once do not count the same time twice).</summary>
-        public long BehindCountedUntil;
-        public LockOpKind Op;
-        public LockObject Obj;
-        /// <summary>The state of <see cref="Obj"/> when last looked up (checked against it before use): a blocked
-        /// lock operation needs it at its switch-out and its exit, one hashed lookup instead of two.</summary>
-        public ObjectState? ObjState;
-
-        /// <summary>Voluntary switch-out outside a lock operation (a sleep, I/O): when, until it runs again.</summary>
-        public long SleepStart = None;
-        /// <summary>The last yield or sleep: a holder descheduled over [start, end].</summary>
-        public long DeschedStart = None, DeschedEnd = None;
-        /// <summary>The last deschedule was a preemption by a thread it had just woken (see <see
-        /// cref="WakePreemption"/>).</summary>
-        public bool DeschedByWakee;
-        /// <summary>That wakeup happened inside a lock operation on this object (a release handing it over).</summary>
-        public bool DeschedWakeInOp;
-        public LockObject DeschedWakeObj;
-        /// <summary>Where its last wakeup of another thread was issued: inside a lock operation on an object, or
-        /// not.</summary>
-        public bool LastWakeInOp;
-        public LockObject LastWakeObj;
-        public bool PreemptWakeInOp;
-        public LockObject PreemptWakeObj;
-        public long LastLockOpEnter = None;
-        /// <summary>The current lock operation is the first since the last deschedule (so the lock was held across
-        /// it).</summary>
-        public bool FirstOpAfterDesched;
-
-        public long PreemptedAt = None;
-        public bool ByHigherPriority;
-        /// <summary>Created (sched_wakeup_new) and not yet run.</summary>
-        public long CreatedAt = None;
-        /// <summary>The task that took the CPU at the preemption, and whether the preempted thread had just woken
-        /// it.</summary>
-        public int Preemptor;
-        public bool WakePreemption;
-        public long LastSwitchIn = None;
-
-        /// <summary>The last wakeup from a block: by whom, when, and the object waited on then (if any).</summary>
-        public int WokenBy;
-        public long WokenAt = None;
-        public bool WokenFromObject;
-        public LockObject WokenFrom;
-        public bool AwaitingFirstOp;
-        /// <summary>A wake-while-holding candidate: after the wakeup, the first lock operation blocked on another
-        /// object.</summary>
-        public bool Candidate;
-        public LockObject CandidateObj;
-        public int CandidateWaker;
-        public long CandidateWokenAt;
-        /// <summary>The waker released the candidate's object while this thread was blocked on it: a cycle, closed at
-        /// the wait's exit.</summary>
-        public bool InCycle;
-        /// <summary>The thread this one last woke from a block, until its own next lock operation.</summary>
-        public ThreadState? LastWakee;
-    }
-
-    private sealed class ObjectState(LockObject obj, WindowSeries blocked)
-    {
-        public readonly ObjectEvidence Stats = new() { Object = obj };
-        public readonly WindowSeries Blocked = blocked;
-        /// <summary>Threads blocked in a lock operation on the object right now (bounded by threads).</summary>
-        public readonly List<ThreadState> Waiters = [];
+        _descheduledHolders = new DescheduledHolders(_region, _holding, _wakeWhileHolding);
+        var operations = LockOperationTracker.Of(accounting);
+        operations.Subscribe(this, LockTransitions.Blocked | LockTransitions.Exiting);
+        _threads = new((tid, slot) => new FindingThread(tid, operations.At(slot, tid)));
     }
 
     /// <summary>
@@ -141,7 +68,7 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
 
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
-        if (Accepts(e) && e.CurrentTid > 0) OnSyscallEnter(e, State(slots.Pid, e.CurrentTid), slots.Pid);
+        if (Accepts(e) && e.CurrentTid > 0) OnSyscallEnter(e, State(slots.Pid, e.CurrentTid));
     }
 
     public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
@@ -170,109 +97,117 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
         return !_region.HasEnd || e.Timestamp <= _region.End;
     }
 
-    private ThreadState State(int tid) => _threads.At(_accounting.Slots.SlotOf(tid), tid);
+    private FindingThread State(int tid) => _threads.At(_accounting.Slots.SlotOf(tid), tid);
 
-    private ThreadState State(int slot, int tid) => _threads.At(slot, tid);
+    private FindingThread State(int slot, int tid) => _threads.At(slot, tid);
 
-    /// <summary>The state of the object <paramref name="t"/>'s current operation is on.</summary>
-    private ObjectState ObjectOf(ThreadState t)
+    /// <summary>The state of the object <paramref name="t"/>'s current (or last) lock operation is on.</summary>
+    private FindingObject ObjectOf(FindingThread t)
     {
-        if (t.ObjState is { } o && o.Stats.Object == t.Obj) return o;
-        return t.ObjState = Object(t.Obj);
+        if (t.ObjState is { } o && o.Stats.Object == t.Lock.Object) return o;
+        return t.ObjState = Object(t.Lock.Object);
     }
 
-    /// <summary>Adds <paramref name="ns"/> to <paramref name="tid"/>'s entry: one hashed lookup.</summary>
-    private static void Add(Dictionary<int, long> perThread, int tid, long ns) =>
-        CollectionsMarshal.GetValueRefOrAddDefault(perThread, tid, out _) += ns;
-
-    private ObjectState Object(LockObject obj)
+    private FindingObject Object(LockObject obj)
     {
-        if (!_objects.TryGetValue(obj, out var o)) _objects[obj] = o = new ObjectState(obj, _clock.NewSeries());
+        if (!_objects.TryGetValue(obj, out var o)) _objects[obj] = o = new FindingObject(obj, _clock.NewSeries());
         return o;
     }
 
-    private void OnSyscallEnter(in KernelEvent e, ThreadState t, int slot)
+    private void OnSyscallEnter(in KernelEvent e, FindingThread t)
     {
         Running(t, e.Timestamp);
         t.SyscallNr = e.SyscallNumber;
         t.SyscallEnter = e.Timestamp;
-        t.BlockedInSyscall = t.Woken = false;
         t.BehindCountedUntil = long.MinValue;
-        t.Op = LockOperation.Classify(e, out var obj);
-        t.Obj = _accounting.Lineage.Scoped(obj, e.CurrentTid, slot);
-        if (t.Op == LockOpKind.None) return;
-        t.FirstOpAfterDesched = t.DeschedStart != None && t.DeschedStart > t.LastLockOpEnter;
-        t.LastLockOpEnter = e.Timestamp;
-        if (t.FirstOpAfterDesched && t.Op is LockOpKind.Wake or LockOpKind.Semop) HeldAcrossDeschedule(t);
-        if (t.LastWakee is { } wakee)
+        var op = t.Lock;
+        if (op.Kind == LockOpKind.None) return;
+        ref var d = ref t.Deschedule;
+        d.FirstOpAfter = d.Start != None && d.Start > d.LastLockOpEnter;
+        d.LastLockOpEnter = e.Timestamp;
+        if (d.FirstOpAfter && op.Kind is LockOpKind.Wake or LockOpKind.Semop
+            && _objects.TryGetValue(op.Object, out var held))
+            _descheduledHolders.Count(t, held);
+        if (t.LastWake.Wakee is { } wakee)
         {
             // The waker's first lock operation since the wakeup releases the very object the woken thread is now
             // blocked on: it held that lock when it woke it (docs/metrics.md, "Findings", wake while holding).
-            t.LastWakee = null;
-            if (t.Op is LockOpKind.Wake or LockOpKind.Semop && wakee.Candidate && wakee.CandidateWaker == t.Tid
-                && wakee.CandidateObj == t.Obj && wakee.Op != LockOpKind.None && wakee.Obj == t.Obj
-                && wakee.BlockedInSyscall)
+            t.LastWake.Wakee = null;
+            if (op.Kind is LockOpKind.Wake or LockOpKind.Semop && wakee.Cycle.Candidate && wakee.Cycle.Waker == t.Tid
+                && wakee.Cycle.Object == op.Object && wakee.Lock.InOperation && wakee.Lock.Object == op.Object
+                && wakee.Lock.HasBlocked)
             {
-                wakee.InCycle = true;
-                wakee.Candidate = false;
+                wakee.Cycle.InCycle = true;
+                wakee.Cycle.Candidate = false;
                 ObjectOf(t).Stats.WakeWhileHoldingWakers.Add(t.Tid);
             }
         }
-        if (!t.AwaitingFirstOp) return;
-        t.AwaitingFirstOp = false;
+        if (!t.Wakeup.AwaitingFirstOp) return;
+        t.Wakeup.AwaitingFirstOp = false;
         // Woken, then the very first lock operation waits on a different object than the one it was woken from.
-        t.Candidate = t.Op is LockOpKind.Wait or LockOpKind.Semop && !(t.WokenFromObject && t.WokenFrom == t.Obj);
-        t.CandidateObj = t.Obj;
-        t.CandidateWaker = t.WokenBy;
-        t.CandidateWokenAt = t.WokenAt;
+        t.Cycle = new WakeCycle
+        {
+            Candidate = op.Kind is LockOpKind.Wait or LockOpKind.Semop
+                && !(t.Wakeup.FromObject && t.Wakeup.From == op.Object),
+            Object = op.Object,
+            Waker = t.Wakeup.By,
+            WokenAt = t.Wakeup.At,
+            InCycle = t.Cycle.InCycle,
+        };
     }
 
-    private void OnSyscallExit(in KernelEvent e, ThreadState t)
+    /// <summary>A blocked lock operation returns: its blocked time on the object (the exit's own evidence
+    /// follows).</summary>
+    void ILockOperationObserver.OnExiting(ThreadLockOperation op, in KernelEvent e)
+    {
+        if (!op.HasBlocked || !Accepts(e)) return;
+        var t = State(op.Slot, e.CurrentTid);
+        if (t.SyscallNr < 0) return;
+        var o = ObjectOf(t);
+        o.Waiters.Remove(t);
+        var ns = _region.Overlap(t.SyscallEnter, e.Timestamp);
+        if (ns > 0)
+        {
+            o.Stats.BlockedNs.AddTo(t.Tid, ns);
+            AddClipped(o.Blocked, t.SyscallEnter, e.Timestamp);
+        }
+        if (_region.Contains(e.Timestamp)) o.Stats.BlockingWaits++;
+    }
+
+    private void OnSyscallExit(in KernelEvent e, FindingThread t)
     {
         Running(t, e.Timestamp);
         if (t.SyscallNr < 0) return;
-        if (t.Op != LockOpKind.None && t.BlockedInSyscall)
+        if (t.Cycle.InCycle)
         {
-            var o = ObjectOf(t);
-            o.Waiters.Remove(t);
-            var ns = _region.Overlap(t.SyscallEnter, e.Timestamp);
-            if (ns > 0)
-            {
-                Add(o.Stats.BlockedNs, t.Tid, ns);
-                AddClipped(o.Blocked, t.SyscallEnter, e.Timestamp);
-            }
-            if (_region.Contains(e.Timestamp)) o.Stats.BlockingWaits++;
-        }
-        if (t.InCycle)
-        {
-            t.InCycle = false;
+            t.Cycle.InCycle = false;
             var o = ObjectOf(t).Stats;
-            var ns = _region.Overlap(t.CandidateWokenAt, e.Timestamp);
+            var ns = _region.Overlap(t.Cycle.WokenAt, e.Timestamp);
             if (ns > 0)
             {
-                Add(o.WakeWhileHoldingNs, t.Tid, ns);
-                AddClipped(_wakeWhileHolding, t.CandidateWokenAt, e.Timestamp);
+                o.WakeWhileHoldingNs.AddTo(t.Tid, ns);
+                AddClipped(_wakeWhileHolding, t.Cycle.WokenAt, e.Timestamp);
             }
             if (_region.Contains(e.Timestamp))
                 o.WakeWhileHoldingCycles[t.Tid] = o.WakeWhileHoldingCycles.GetValueOrDefault(t.Tid) + 1;
         }
         if (t.SyscallNr == LinuxSyscalls.SchedYield) Descheduled(t, t.SyscallEnter, e.Timestamp);
         t.SyscallNr = -1;
-        t.Op = LockOpKind.None;
     }
 
-    private static void Descheduled(ThreadState t, long start, long end, bool byWakee = false)
+    private static void Descheduled(FindingThread t, long start, long end, bool byWakee = false)
     {
-        t.DeschedStart = start;
-        t.DeschedEnd = end;
-        t.DeschedByWakee = byWakee;
-        t.DeschedWakeInOp = byWakee && t.PreemptWakeInOp;
-        t.DeschedWakeObj = t.PreemptWakeObj;
+        ref var d = ref t.Deschedule;
+        d.Start = start;
+        d.End = end;
+        d.ByWakee = byWakee;
+        d.WakeInOp = byWakee && t.Preemption.WakeInOp;
+        d.WakeObject = t.Preemption.WakeObject;
     }
 
     /// <summary>An event of the thread's own proves it runs: close what only a switch-in would otherwise
     /// close.</summary>
-    private void Running(ThreadState t, long ts)
+    private void Running(FindingThread t, long ts)
     {
         if (t.CreatedAt != None)
         {
@@ -284,34 +219,42 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
             }
             t.CreatedAt = None;
         }
-        if (t.PreemptedAt != None)
+        if (t.Preemption.At != None)
         {
-            if (t.WakePreemption) Descheduled(t, t.PreemptedAt, ts, byWakee: true);
+            if (t.Preemption.ByWakee) Descheduled(t, t.Preemption.At, ts, byWakee: true);
             EndPreemption(t, ts);
         }
-        if (t.SleepStart != None)
+        if (t.Deschedule.SleepStart != None)
         {
-            Descheduled(t, t.SleepStart, ts);
-            t.SleepStart = None;
+            Descheduled(t, t.Deschedule.SleepStart, ts);
+            t.Deschedule.SleepStart = None;
         }
     }
 
-    private void EndPreemption(ThreadState t, long ts)
+    private void EndPreemption(FindingThread t, long ts)
     {
-        var ns = _region.Overlap(t.PreemptedAt, ts);
+        ref var p = ref t.Preemption;
+        var ns = _region.Overlap(p.At, ts);
         if (ns > 0)
         {
             t.Stats.PreemptedReadyNs += ns;
-            AddClipped(t.Ready ??= _clock.NewSeries(), t.PreemptedAt, ts);
-            if (!t.WakePreemption && t.Preemptor > 0)
-                Add(t.Stats.ReadyByPreemptor, t.Preemptor, ns);
-            if (t.ByHigherPriority)
+            AddClipped(t.Ready ??= _clock.NewSeries(), p.At, ts);
+            if (!p.ByWakee && p.Preemptor > 0) t.Stats.ReadyByPreemptor.AddTo(p.Preemptor, ns);
+            if (p.ByHigherPriority)
             {
                 t.Stats.HigherPriorityReadyNs += ns;
-                AddClipped(_higherPriority, t.PreemptedAt, ts);
+                AddClipped(_higherPriority, p.At, ts);
             }
         }
-        t.PreemptedAt = None;
+        p.At = None;
+    }
+
+    /// <summary>The first switch-out inside a lock operation: the thread now waits on its object.</summary>
+    void ILockOperationObserver.OnBlocked(ThreadLockOperation op, in KernelEvent e)
+    {
+        if (!Accepts(e)) return;
+        var t = State(op.Slot, e.PrevTid);
+        if (t.SyscallNr >= 0) ObjectOf(t).Waiters.Add(t);
     }
 
     private void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
@@ -323,32 +266,12 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
             if (TaskState.IsPreempted(e.PrevState))
             {
                 // A yield's switch-out is the thread's own choice, not a preemption.
-                if (prev.SyscallNr != LinuxSyscalls.SchedYield && prev.PreemptedAt == None)
-                {
-                    prev.PreemptedAt = ts;
-                    prev.ByHigherPriority = e.NextTid > 0 && e.NextPrio < e.PrevPrio;
-                    prev.Preemptor = e.NextTid;
-                    // The thread it woke a moment ago took its CPU: the wakeup's cost (a handoff), not too many
-                    // threads.
-                    var next = e.NextTid > 0 ? State(nextSlot, e.NextTid) : null;
-                    prev.WakePreemption = next is not null && next.WokenBy == prev.Tid
-                        && next.WokenAt >= next.LastSwitchIn;
-                    prev.PreemptWakeInOp = prev.LastWakeInOp;
-                    prev.PreemptWakeObj = prev.LastWakeObj;
-                    if (_region.Contains(ts))
-                    {
-                        if (prev.WakePreemption) prev.Stats.WakePreemptions++;
-                        prev.Stats.Preemptions++;
-                        if (prev.ByHigherPriority) prev.Stats.HigherPriorityPreemptions++;
-                    }
-                }
+                if (prev.SyscallNr != LinuxSyscalls.SchedYield && prev.Preemption.At == None)
+                    Preempted(e, prev, e.NextTid > 0 ? State(nextSlot, e.NextTid) : null);
             }
-            else if (prev.SyscallNr >= 0 && prev.Op != LockOpKind.None)
-            {
-                if (!prev.BlockedInSyscall) ObjectOf(prev).Waiters.Add(prev);
-                prev.BlockedInSyscall = true;
-            }
-            else if (prev.SyscallNr != LinuxSyscalls.SchedYield) prev.SleepStart = ts;
+            // Blocked in a lock operation is a wait on its object (OnBlocked), not a sleep.
+            else if (prev.SyscallNr != LinuxSyscalls.SchedYield && !(prev.SyscallNr >= 0 && prev.Lock.InOperation))
+                prev.Deschedule.SleepStart = ts;
         }
         if (e.NextTid > 0)
         {
@@ -358,112 +281,53 @@ public sealed class FindingEvidenceAnalyzer : IPerKindAnalyzer
         }
     }
 
-    private void OnWaking(in KernelEvent e, int pidSlot, ThreadState w)
+    private void Preempted(in KernelEvent e, FindingThread prev, FindingThread? next)
     {
-        var blockedInOp = w.Op != LockOpKind.None && w.BlockedInSyscall;
-        if (!blockedInOp && w.SleepStart == None) return; // not blocked: a spurious wakeup changes nothing
+        ref var p = ref prev.Preemption;
+        p.At = e.Timestamp;
+        p.ByHigherPriority = e.NextTid > 0 && e.NextPrio < e.PrevPrio;
+        p.Preemptor = e.NextTid;
+        // The thread it woke a moment ago took its CPU: the wakeup's cost (a handoff), not too many threads.
+        p.ByWakee = next is not null && next.Wakeup.By == prev.Tid && next.Wakeup.At >= next.LastSwitchIn;
+        p.WakeInOp = prev.LastWake.InOp;
+        p.WakeObject = prev.LastWake.Object;
+        if (_region.Contains(e.Timestamp))
+        {
+            if (p.ByWakee) prev.Stats.WakePreemptions++;
+            prev.Stats.Preemptions++;
+            if (p.ByHigherPriority) prev.Stats.HigherPriorityPreemptions++;
+        }
+    }
+
+    private void OnWaking(in KernelEvent e, int pidSlot, FindingThread w)
+    {
+        var blockedInOp = w.Lock.InOperation && w.Lock.HasBlocked;
+        if (!blockedInOp && w.Deschedule.SleepStart == None) return; // not blocked: a spurious wakeup changes nothing
         var threadContext = e.CurrentTid > 0 && !EventFlags.InInterrupt(e.Flags);
         var g = threadContext ? State(pidSlot, e.CurrentTid) : null;
-        if (blockedInOp) w.Woken = true;
-        if (g is not null && blockedInOp && g.Op is LockOpKind.Wake or LockOpKind.Semop && g.Obj == w.Obj)
-            OnRelease(g, w);
-        if (g is not null)
-        {
-            g.LastWakee = w;
-            g.LastWakeInOp = g.Op != LockOpKind.None;
-            g.LastWakeObj = g.Obj;
-        }
-        w.WokenBy = g?.Tid ?? -1;
-        w.WokenAt = e.Timestamp;
-        w.WokenFromObject = blockedInOp;
-        w.WokenFrom = w.Obj;
-        w.AwaitingFirstOp = true;
-        w.Candidate = false;
+        if (g is not null && blockedInOp && g.Lock.Kind is LockOpKind.Wake or LockOpKind.Semop
+            && g.Lock.Object == w.Lock.Object)
+            ObjectOf(w).Stats.Releasers.Add(g.Tid); // g's operation on the object ended w's wait on it
+        if (g is not null) g.LastWake = new LastWake { Wakee = w, InOp = g.Lock.InOperation, Object = g.Lock.Object };
+        w.Wakeup = new Wakeup { By = g?.Tid ?? -1, At = e.Timestamp, FromObject = blockedInOp, From = w.Lock.Object };
+        w.Wakeup.AwaitingFirstOp = true;
+        w.Cycle.Candidate = false;
     }
 
-    /// <summary><paramref name="g"/>'s operation on an object ended <paramref name="w"/>'s wait on it.</summary>
-    private void OnRelease(ThreadState g, ThreadState w) => ObjectOf(w).Stats.Releasers.Add(g.Tid);
-
-    /// <summary>
-    /// <paramref name="g"/>'s first lock operation since it yielded or slept releases an object on which a thread
-    /// that is still waiting began to wait during that deschedule: <paramref name="g"/> held the object all along
-    /// (docs/metrics.md, "Findings", yield or sleep while holding). Every thread then blocked on the object waited
-    /// behind the descheduled holder while the holder was off the CPU: from the later of its wait's start and the
-    /// deschedule's until the deschedule's end. What the holder then ran before releasing is the critical section's
-    /// own time, which it would have taken without the deschedule.
-    /// </summary>
-    private void HeldAcrossDeschedule(ThreadState g)
-    {
-        if (!_objects.TryGetValue(g.Obj, out var o)) return;
-        // Preempted by a thread it woke by releasing this very object: a handoff's cost, not a lock held meanwhile.
-        if (g.DeschedByWakee && g.DeschedWakeInOp && g.DeschedWakeObj == g.Obj) return;
-        var queuedDuring = false;
-        foreach (var w in o.Waiters)
-            if (!w.Woken && w != g && w.SyscallEnter >= g.DeschedStart && w.SyscallEnter <= g.DeschedEnd)
-                queuedDuring = true;
-        if (!queuedDuring) return;
-        var s = o.Stats;
-        var held = _region.Overlap(g.DeschedStart, g.DeschedEnd);
-        var holder = g.DeschedByWakee ? s.HolderWakePreemptedNs : s.HolderDescheduledNs;
-        if (held > 0)
-        {
-            Add(holder, g.Tid, held);
-            AddClipped(g.DeschedByWakee ? _wakeWhileHolding : _holding, g.DeschedStart, g.DeschedEnd);
-        }
-        if (_region.Contains(g.DeschedEnd))
-        {
-            if (g.DeschedByWakee) s.WakePreemptionsWhileHolding++;
-            else s.DeschedulesWhileHolding++;
-        }
-        var behind = g.DeschedByWakee ? s.WaitBehindWakePreemptedNs : s.WaitBehindDescheduledNs;
-        foreach (var w in o.Waiters)
-        {
-            if (w.Woken || w == g) continue;
-            var since = Math.Max(Math.Max(w.SyscallEnter, g.DeschedStart), w.BehindCountedUntil);
-            if (since >= g.DeschedEnd) continue;
-            w.BehindCountedUntil = g.DeschedEnd;
-            var ns = _region.Overlap(since, g.DeschedEnd);
-            if (ns <= 0) continue;
-            Add(behind, w.Tid, ns);
-            AddClipped(g.DeschedByWakee ? _wakeWhileHolding : _holding, since, g.DeschedEnd);
-        }
-    }
-
-    private void AddClipped(WindowSeries series, long a, long b) =>
-        series.AddInterval(Math.Max(a, _region.Begin), Math.Min(b, _region.End));
+    private void AddClipped(WindowSeries series, long a, long b) => series.AddClipped(a, b, _region);
 
     public void OnRegionBegin()
     {
         _clock.Start(_region.Begin);
-        foreach (var (_, t) in _threads.InOrder)
-        {
-            var s = t.Stats;
-            s.Preemptions = s.PreemptedReadyNs = s.WakePreemptions = 0;
-            s.HigherPriorityPreemptions = s.HigherPriorityReadyNs = 0;
-            s.ReadyByPreemptor.Clear();
-            s.StartReadyNs = 0;
-        }
-        foreach (var o in _objects.Values)
-        {
-            var s = o.Stats;
-            s.BlockedNs.Clear();
-            s.BlockingWaits = s.DeschedulesWhileHolding = s.WakePreemptionsWhileHolding = 0;
-            s.HolderWakePreemptedNs.Clear();
-            s.WaitBehindWakePreemptedNs.Clear();
-            s.Releasers.Clear();
-            s.HolderDescheduledNs.Clear();
-            s.WaitBehindDescheduledNs.Clear();
-            s.WakeWhileHoldingCycles.Clear();
-            s.WakeWhileHoldingNs.Clear();
-            s.WakeWhileHoldingWakers.Clear();
-        }
+        foreach (var (_, t) in _threads.InOrder) t.Stats.ResetCounts();
+        foreach (var o in _objects.Values) o.Stats.ResetCounts();
     }
 
     public void Complete(long end)
     {
         foreach (var (_, t) in _threads.InOrder)
         {
-            if (t.PreemptedAt != None) EndPreemption(t, end);
+            if (t.Preemption.At != None) EndPreemption(t, end);
             if (t.CreatedAt != None) t.Stats.StartReadyNs += _region.Overlap(t.CreatedAt, end);
         }
     }

@@ -1,5 +1,3 @@
-using System.Runtime.InteropServices;
-using TraceLab.Analyzers.Kernel;
 using TraceLab.Core;
 
 namespace TraceLab.Analyzers.Locks;
@@ -16,7 +14,12 @@ namespace TraceLab.Analyzers.Locks;
 /// trace (ETW without SystemCall events, or a Linux capture with --syscalls none) the object is inferred: a voluntary
 /// wait for a lock-type reason ended by another thread of the same process.
 /// </summary>
-public sealed class ConvoyAnalyzer : IPerKindAnalyzer
+/// <remarks>
+/// The lock operations themselves (entered, blocked, released, running again) are the pass's
+/// <see cref="LockOperationTracker"/>'s: this analyzer subscribes to it and decides, at each operation's exit, whether
+/// the release handed the lock over. Its own per-kind entry points feed the wake chains only.
+/// </remarks>
+public sealed class ConvoyAnalyzer : IPerKindAnalyzer, ILockOperationObserver
 {
     public const int MinEpisodeHandoffs = 3;
 
@@ -27,34 +30,32 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
     /// </summary>
     public const long MaxHoldNs = 1_000_000;
 
-    private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
     private readonly ThreadSlots _slots;
-    private SlotTable<LockThread> _threads = new(static (_, slot) => new LockThread(slot));
-    private readonly Dictionary<LockObject, ObjectState> _objects = new();
-    /// <summary>The object looked up last: a contended lock's events name the same object over and over.</summary>
-    private ObjectState? _lastObject;
-    private SlotTable<ThreadConvoyStats> _stats = new(static (tid, _) => new ThreadConvoyStats(tid));
-    /// <summary>An array, not a list: looping over none (the usual case) costs nothing per handoff.</summary>
-    private IConvoyObserver[] _observers = [];
+    private readonly LockOperationTracker _operations;
+    private readonly ConvoyLedger _ledger;
+    private SlotTable<ConvoyThread> _threads = new(static (_, _) => new ConvoyThread());
     /// <summary>Locks found through their wake chains (docs/metrics.md#wake-chains), fed the same events.</summary>
     private readonly WakeChainTracker _chains;
 
     /// <param name="accounting">
-    /// Runs before this analyzer on every event (see <see cref="AnalysisPass"/>): gives the measured region, the
-    /// repaired switch-in time of threads whose switch was not logged, and thread → creator (ETW: process) for
-    /// inference mode.
+    /// The pass's accounting: gives the measured region, the slots, and the pass's
+    /// <see cref="LockOperationTracker"/>, which sees every event before this analyzer (see
+    /// <see cref="AnalysisPass"/>).
     /// </param>
     public ConvoyAnalyzer(ThreadAccounting accounting)
     {
-        _accounting = accounting;
         _region = accounting.Region;
         _slots = accounting.Slots;
+        _ledger = new ConvoyLedger(accounting.Region, accounting.Slots);
+        _operations = LockOperationTracker.Of(accounting);
+        _operations.Subscribe(
+            this, LockTransitions.Entered | LockTransitions.Exiting | LockTransitions.InferredAcquired);
         _chains = new WakeChainTracker(this, accounting);
     }
 
     /// <summary>True once any syscall on a lock object was seen: objects are named, not inferred.</summary>
-    public bool SawLockSyscalls { get; private set; }
+    public bool SawLockSyscalls => _operations.SawLockSyscalls;
     /// <summary>
     /// Futex handoffs still unconfirmed at the end of the trace (the receiver's next operation on the object was not
     /// seen).
@@ -62,33 +63,14 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
     public long UnconfirmedHandoffs { get; private set; }
 
     /// <summary>Adds a viewer that sees each handoff and counted episode (no effect on the statistics).</summary>
-    public void AddObserver(IConvoyObserver observer) => _observers = [.. _observers, observer];
+    public void AddObserver(IConvoyObserver observer) => _ledger.AddObserver(observer);
 
-    public IEnumerable<LockObjectStats> Objects => _objects.Values.Select(o => o.Stats);
-    public IReadOnlyDictionary<int, ThreadConvoyStats> Threads => _stats.ByTid;
+    public IEnumerable<LockObjectStats> Objects => _ledger.Objects;
+    public IReadOnlyDictionary<int, ThreadConvoyStats> Threads => _ledger.Threads;
 
-    private sealed class LockThread
+    /// <summary>What this analysis keeps per thread besides the tracker's operation.</summary>
+    private sealed class ConvoyThread
     {
-        public LockThread(int slot) => Slot = slot;
-
-        /// <summary>This thread's <see cref="ThreadSlots"/> slot.</summary>
-        public readonly int Slot;
-        public LockOpKind Op;
-        public LockObject Obj;
-        public long EnterTs;
-        public bool OffCpuInOp;
-        /// <summary>Voluntarily off CPU (blocked), for inference mode.</summary>
-        public bool Blocked;
-        public long BlockTs;
-        public int BlockWaitReason = -1;
-        /// <summary>Woken by a thread operating on the object this thread waits for.</summary>
-        public bool Woken;
-        public int Giver;
-        public int GiverSlot;
-        public long WakeTs;
-        public bool Ran;
-        public long RunTs;
-        public long QueuedAt;
         /// <summary>
         /// Futex: the wait returned after a release woke it; whether it got the lock shows in its next operation on the
         /// object.
@@ -98,210 +80,99 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
         public int PendingGiverSlot;
         /// <summary>semids this thread holds (semop parity; see docs/metrics.md#handoffs).</summary>
         public readonly SemIdSet SemHeld = new();
-        /// <summary>State of <see cref="Obj"/> when last resolved (see <see cref="ObjectOf"/>).</summary>
-        public ObjectState? ObjState;
+        /// <summary>The object of its operation when last resolved (see <see cref="ObjectOf"/>).</summary>
+        public ConvoyObject? ObjState;
         /// <summary>
         /// The object whose <see cref="LockObjectStats.Waiters"/> this thread was last added to (cleared with them).
         /// </summary>
         public LockObjectStats? WaiterOf;
     }
 
-    private sealed class ObjectState
-    {
-        public ObjectState(LockObject obj) => Stats = new LockObjectStats(obj);
-        public readonly LockObjectStats Stats;
-        /// <summary>Longest hold that keeps an episode going (<see cref="MaxHoldNs"/>, or a wake chain's).</summary>
-        public long MaxHoldNs = ConvoyAnalyzer.MaxHoldNs;
-        public int EpisodeCount;
-        public long EpisodeStart;
-        public long EpisodeEnd;
-        public int LastReceiver;
-        public bool FastSinceHandoff;
-        /// <summary>
-        /// Receivers whose convoy time in the open episode is kept on their own stats
-        /// (<see cref="ThreadConvoyStats.EpisodeOf"/> is this object): no hashing per handoff. A receiver already
-        /// counting for another object's open episode goes to
-        /// <see cref="EpisodeMembers"/> instead; a thread may be in both, its two parts add up.
-        /// </summary>
-        public readonly List<ThreadConvoyStats> Members = [];
-        /// <summary>Receiver → its convoy time in the open episode, credited when the episode qualifies.</summary>
-        public readonly Dictionary<int, (long Ns, long Handoffs)> EpisodeMembers = new();
-
-        /// <summary>Forgets the open episode's members (after crediting them, or when it does not qualify).</summary>
-        public void ClearMembers()
-        {
-            foreach (var m in Members)
-            {
-                m.EpisodeOf = null;
-                m.EpisodeNs = m.EpisodeHandoffs = 0;
-            }
-            Members.Clear();
-            EpisodeMembers.Clear();
-        }
-    }
-
     public void OnEvent(in KernelEvent e) => PerKindEntryPoints.Dispatch(this, e, _slots);
 
-    // Per-kind entry points (IPerKindAnalyzer), with the slots of the threads the event names.
+    // Per-kind entry points (IPerKindAnalyzer): the wake chains' events. The tracker has seen each event already.
 
     public PerKindEvents Wants => PerKindEvents.SyscallsAndScheduling;
 
     public void OnSyscallEnter(in KernelEvent e, in EventSlots slots)
     {
-        if (EventFlags.InInterrupt(e.Flags) || e.CurrentTid <= 0) return;
-        OnEnter(e, _threads.At(slots.Pid, e.CurrentTid));
-        _chains.OnSyscallEnter(e, slots.Pid);
+        if (!EventFlags.InInterrupt(e.Flags) && e.CurrentTid > 0) _chains.OnSyscallEnter(e, slots.Pid);
     }
 
     public void OnSyscallExit(in KernelEvent e, in EventSlots slots)
     {
-        if (EventFlags.InInterrupt(e.Flags) || e.CurrentTid <= 0) return;
-        OnExit(e, _threads.At(slots.Pid, e.CurrentTid));
-        _chains.OnSyscallExit(e, slots.Pid);
+        if (!EventFlags.InInterrupt(e.Flags) && e.CurrentTid > 0) _chains.OnSyscallExit(e, slots.Pid);
     }
 
-    public void OnWaking(in KernelEvent e, in EventSlots slots)
-    {
-        OnWaking(e, slots.Pid, slots.Woken);
-        _chains.OnWaking(e, slots.Pid, slots.Woken);
-    }
+    public void OnWaking(in KernelEvent e, in EventSlots slots) => _chains.OnWaking(e, slots.Pid, slots.Woken);
 
-    public void OnSwitch(in KernelEvent e, in EventSlots slots)
-    {
-        OnSwitch(e, slots.Prev, slots.Next);
-        _chains.OnSwitch(e, slots.Prev, slots.Next);
-    }
+    public void OnSwitch(in KernelEvent e, in EventSlots slots) => _chains.OnSwitch(e, slots.Prev, slots.Next);
 
     /// <summary>The statistics of a wake-chain lock, made when its first handoff or lost race is seen.</summary>
     internal LockObjectStats ChainObject(in LockObject obj, string name, long maxHoldNs)
     {
-        var o = Object(obj);
+        var o = _ledger.Object(obj);
         o.Stats.Name = name;
         o.MaxHoldNs = maxHoldNs;
         return o.Stats;
     }
 
     /// <summary>A wake-chain handoff, counted like a futex handoff (episodes use the object's hold limit).</summary>
-    internal void ConfirmChain(in Handoff h, int receiverSlot, int giverSlot) => Confirm(h, receiverSlot, giverSlot);
+    internal void ConfirmChain(in Handoff h, int receiverSlot, int giverSlot) =>
+        _ledger.Confirm(h, receiverSlot, giverSlot);
 
+    /// <summary>The object <paramref name="op"/> is on, remembered on the thread between its operations.</summary>
+    private ConvoyObject ObjectOf(ConvoyThread t, ThreadLockOperation op)
+    {
+        if (t.ObjState is { } o && o.Stats.Object == op.Object) return o;
+        return t.ObjState = _ledger.Object(op.Object);
+    }
 
-    private ThreadConvoyStats Stats(int tid) => _stats.At(_slots.SlotOf(tid), tid);
-
-    private ThreadConvoyStats StatsAt(int slot, int tid) => _stats.At(slot, tid);
+    // The lock operations' transitions (ILockOperationObserver).
 
     /// <summary>
-    /// The state of the object <paramref name="t"/> operates on, remembered on the thread between its operations.
+    /// A new operation settles a futex wait's pending handoff: the lock was taken, or lost to another.
     /// </summary>
-    private ObjectState ObjectOf(LockThread t)
+    void ILockOperationObserver.OnEntered(ThreadLockOperation op, in KernelEvent e)
     {
-        if (t.ObjState is { } o && o.Stats.Object == t.Obj) return o;
-        return t.ObjState = Object(t.Obj);
-    }
-
-    private ObjectState Object(in LockObject obj)
-    {
-        if (_lastObject is { } last && last.Stats.Object == obj) return last;
-        if (!_objects.TryGetValue(obj, out var o))
+        if (_threads.Find(op.Slot) is not { Pending: true } t || t.PendingHandoff.Object != op.Object) return;
+        t.Pending = false;
+        if (op.Kind != LockOpKind.Wait) _ledger.Confirm(t.PendingHandoff, op.Slot, t.PendingGiverSlot);
+        else if (_region.Contains(e.Timestamp))
         {
-            _objects[obj] = o = new ObjectState(obj);
-            if (obj.Kind == LockObjectKind.SysVSemaphore) o.Stats.Acquisitions = 0;
+            // Woken by a release but found the lock taken (another thread barged in): not a handoff.
+            _ledger.Object(op.Object).Stats.LostRaces++;
+            _ledger.Stats(op.Slot, e.CurrentTid).LostRaces++;
         }
-        _lastObject = o;
-        return o;
     }
 
-    /// <summary>
-    /// The thread's own event shows it running: if its switch-in was not logged, take the repaired start.
-    /// </summary>
-    private void Running(LockThread t, int tid, long ts)
+    void ILockOperationObserver.OnExiting(ThreadLockOperation op, in KernelEvent e)
     {
-        if (!t.Woken || t.Ran) return;
-        t.Ran = true;
-        t.RunTs = _accounting.TryGetRunningSince(tid, out var since) && since >= t.WakeTs && since <= ts ? since : ts;
-    }
-
-    private void OnEnter(in KernelEvent e, LockThread t)
-    {
-        var kind = LockOperation.Classify(e, out var obj);
-        // A per-process object whose process the trace does not identify stays keyed by its number alone (as
-        // before processes were told apart): threads of one unidentified process must still meet on it.
-        obj = _accounting.Lineage.Scoped(obj, e.CurrentTid, t.Slot);
-        Running(t, e.CurrentTid, e.Timestamp);
-        if (kind != LockOpKind.None)
-        {
-            SawLockSyscalls = true;
-            if (t.Pending && t.PendingHandoff.Object == obj)
-            {
-                t.Pending = false;
-                if (kind == LockOpKind.Wait)
-                {
-                    // Woken by a release but found the lock taken (another thread barged in): not a handoff.
-                    if (_region.Contains(e.Timestamp))
-                    {
-                        Object(obj).Stats.LostRaces++;
-                        Stats(e.CurrentTid).LostRaces++;
-                    }
-                }
-                else Confirm(t.PendingHandoff, t.Slot, t.PendingGiverSlot);
-            }
-        }
-        t.Op = kind;
-        t.Obj = obj;
-        t.EnterTs = e.Timestamp;
-        t.OffCpuInOp = false;
-        t.Woken = false;
-        t.Ran = false;
-    }
-
-    private void OnExit(in KernelEvent e, LockThread t)
-    {
+        var t = _threads.At(op.Slot, e.CurrentTid);
         var ts = e.Timestamp;
-        Running(t, e.CurrentTid, ts);
         var inRegion = _region.Contains(ts);
-        switch (t.Op)
+        switch (op.Kind)
         {
             case LockOpKind.Semop:
+                SemopDone(t, op, e, inRegion);
+                break;
+            case LockOpKind.Wait when op.IsReleased:
+                if (op.Object.Kind == LockObjectKind.FileDescriptor)
                 {
-                    var o = ObjectOf(t);
-                    if (e.SyscallResult != 0) break;
-                    var semid = t.Obj.Id;
-                    if (t.Woken)
-                    {
-                        // System V semaphores complete a waiter's operation in the releaser's context: the waiter owns
-                        // it on wakeup.
-                        t.SemHeld.Add(semid);
-                        if (inRegion) o.Stats.Acquisitions++;
-                        Confirm(MakeHandoff(t, e.CurrentTid, ts), t.Slot, t.GiverSlot);
-                    }
-                    else if (t.OffCpuInOp || !t.SemHeld.Contains(semid))
-                    {
-                        t.SemHeld.Add(semid);
-                        if (inRegion)
-                        {
-                            o.Stats.Acquisitions++;
-                            if (!t.OffCpuInOp) o.Stats.FastAcquisitions++;
-                        }
-                        if (!t.OffCpuInOp) o.FastSinceHandoff = true;
-                    }
-                    else t.SemHeld.Remove(semid);
-                    break;
-                }
-            case LockOpKind.Wait when t.Woken:
-                if (t.Obj.Kind == LockObjectKind.FileDescriptor)
-                {
-                    if (e.SyscallResult > 0) Confirm(MakeHandoff(t, e.CurrentTid, ts), t.Slot, t.GiverSlot);
+                    if (e.SyscallResult > 0)
+                        _ledger.Confirm(MakeHandoff(op, e.CurrentTid, ts), op.Slot, op.ReleaserSlot);
                 }
                 else
                 {
                     t.Pending = true;
-                    t.PendingHandoff = MakeHandoff(t, e.CurrentTid, ts);
-                    t.PendingGiverSlot = t.GiverSlot;
+                    t.PendingHandoff = MakeHandoff(op, e.CurrentTid, ts);
+                    t.PendingGiverSlot = op.ReleaserSlot;
                 }
                 break;
         }
-        if (t.Op != LockOpKind.None && t.OffCpuInOp && inRegion)
+        if (op.HasBlocked && inRegion)
         {
-            var o = ObjectOf(t).Stats;
+            var o = ObjectOf(t, op).Stats;
             o.BlockingWaits++;
             // Usually already listed: skip the hash when this thread was last added to this very object's set.
             if (t.WaiterOf != o)
@@ -310,203 +181,45 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
                 t.WaiterOf = o;
             }
         }
-        t.Op = LockOpKind.None;
-        t.Woken = false;
-        t.Ran = false;
     }
 
-    private static Handoff MakeHandoff(LockThread t, int receiver, long acquiredAt) =>
-        new(t.Obj, t.Giver, receiver, t.QueuedAt, t.WakeTs, t.Ran ? t.RunTs : t.WakeTs, acquiredAt);
-
-    private void OnWaking(in KernelEvent e, int pidSlot, int wokenSlot)
+    /// <summary>A semop returned: an acquisition (handed over, or taken on the fast path) or a release.</summary>
+    private void SemopDone(ConvoyThread t, ThreadLockOperation op, in KernelEvent e, bool inRegion)
     {
-        var woken = e.WokenTid;
-        if (woken <= 0) return;
-        var b = _threads.At(wokenSlot, woken);
-        var giver = EventFlags.InInterrupt(e.Flags) || e.CurrentTid <= 0 ? 0 : e.CurrentTid;
-        if (b.Op is LockOpKind.Wait or LockOpKind.Semop)
+        var o = ObjectOf(t, op);
+        if (e.SyscallResult != 0) return;
+        var semid = op.Object.Id;
+        if (op.IsReleased)
         {
-            if (giver > 0 && _threads.Find(pidSlot) is { } a && a.Op is LockOpKind.Wake or LockOpKind.Semop
-                && a.Obj == b.Obj)
-                Woke(b, giver, pidSlot, e.Timestamp, b.EnterTs);
-            return;
+            // System V semaphores complete a waiter's operation in the releaser's context: the waiter owns it on
+            // wakeup.
+            t.SemHeld.Add(semid);
+            if (inRegion) o.Stats.Acquisitions++;
+            _ledger.Confirm(MakeHandoff(op, e.CurrentTid, e.Timestamp), op.Slot, op.ReleaserSlot);
         }
-        // Inference: no syscall names what the thread waits for.
-        if (!SawLockSyscalls && b.Op == LockOpKind.None && b.Blocked && giver > 0
-            && LockOperation.IsLockWaitReason(b.BlockWaitReason))
+        else if (op.HasBlocked || !t.SemHeld.Contains(semid))
         {
-            var process = _accounting.Lineage.ProcessOf(woken);
-            if (process == _accounting.Lineage.ProcessOf(giver))
+            t.SemHeld.Add(semid);
+            if (inRegion)
             {
-                b.Obj = new LockObject(LockObjectKind.Inferred, process);
-                Woke(b, giver, pidSlot, e.Timestamp, b.BlockTs);
+                o.Stats.Acquisitions++;
+                if (!op.HasBlocked) o.Stats.FastAcquisitions++;
             }
+            if (!op.HasBlocked) o.FastSinceHandoff = true;
         }
+        else t.SemHeld.Remove(semid);
     }
 
-    /// <param name="giverSlot">The giver logged the waking: the event's <see cref="EventSlots.Pid"/>.</param>
-    private static void Woke(LockThread b, int giver, int giverSlot, long ts, long queuedAt)
-    {
-        b.Woken = true;
-        b.Giver = giver;
-        b.GiverSlot = giverSlot;
-        b.WakeTs = ts;
-        b.QueuedAt = queuedAt;
-        // Woken before it got off the CPU: it is already running.
-        b.Ran = !b.OffCpuInOp && !b.Blocked;
-        b.RunTs = ts;
-    }
+    void ILockOperationObserver.OnInferredAcquired(ThreadLockOperation op, in KernelEvent e) =>
+        _ledger.Confirm(MakeHandoff(op, e.NextTid, e.Timestamp), op.Slot, op.ReleaserSlot);
 
-    private void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
-    {
-        var t = e.Timestamp;
-        if (e.PrevTid > 0)
-        {
-            var p = _threads.At(prevSlot, e.PrevTid);
-            var preempted = TaskState.IsPreempted(e.PrevState);
-            if (p.Op != LockOpKind.None && !preempted) p.OffCpuInOp = true;
-            p.Blocked = !preempted;
-            p.BlockTs = t;
-            p.BlockWaitReason = e.PrevWaitReason;
-            if (!preempted && p.Op == LockOpKind.None) p.Woken = false;
-        }
-        if (e.NextTid > 0 && _threads.Find(nextSlot) is { } n)
-        {
-            n.Blocked = false;
-            if (n.Woken && !n.Ran)
-            {
-                n.Ran = true;
-                n.RunTs = t;
-                if (n.Op == LockOpKind.None && n.Obj.Kind == LockObjectKind.Inferred)
-                {
-                    n.Woken = false;
-                    Confirm(MakeHandoff(n, e.NextTid, t), n.Slot, n.GiverSlot);
-                }
-            }
-        }
-    }
-
-    /// <param name="receiverSlot">Slot of <see cref="Handoff.Receiver"/>.</param>
-    /// <param name="giverSlot">Slot of <see cref="Handoff.Giver"/>.</param>
-    private void Confirm(in Handoff h, int receiverSlot, int giverSlot)
-    {
-        var o = Object(h.Object);
-        var inRegion = _region.Contains(h.WokenAt);
-        foreach (var observer in _observers) observer.OnHandoff(h, inRegion);
-        ThreadConvoyStats? r = null;
-        if (inRegion)
-        {
-            var s = o.Stats;
-            s.Handoffs++;
-            var gap = h.GapNs;
-            var queueWait = h.QueueWaitNs;
-            s.HandoffGap.Add(gap);
-            s.QueueWait.Add(queueWait);
-            r = StatsAt(receiverSlot, h.Receiver);
-            var g = StatsAt(giverSlot, h.Giver);
-            // Giver first, then receiver (the set's order); skipped when the thread was last added to this set.
-            if (g.ParticipantOf != s)
-            {
-                s.Participants.Add(h.Giver);
-                g.ParticipantOf = s;
-            }
-            if (r.ParticipantOf != s)
-            {
-                s.Participants.Add(h.Receiver);
-                r.ParticipantOf = s;
-            }
-            // A wake chain is a lock only when its handoffs chain into counted episodes (docs/metrics.md#wake-chains):
-            // its threads get only their time in those episodes, not a lock wait per handoff.
-            if (h.Object.Kind != LockObjectKind.WakeChain)
-            {
-                r.HandoffsReceived++;
-                r.QueueWait.Add(queueWait);
-                r.ReadyLatency.Add(gap);
-                r.ReceivedFromCounts.Add(h.Giver);
-                g.HandoffsGiven++;
-                g.GivenToCounts.Add(h.Receiver);
-            }
-        }
-
-        if (o.EpisodeCount > 0 && h.Giver == o.LastReceiver && !o.FastSinceHandoff
-            && h.WokenAt - o.EpisodeEnd <= o.MaxHoldNs)
-        {
-            o.EpisodeCount++;
-            o.EpisodeEnd = h.RunningAt;
-        }
-        else
-        {
-            CloseEpisode(o);
-            o.EpisodeCount = 1;
-            o.EpisodeStart = h.WokenAt;
-            o.EpisodeEnd = h.RunningAt;
-        }
-        o.LastReceiver = h.Receiver;
-        o.FastSinceHandoff = false;
-        if (r is not null)
-        {
-            var ns = _region.Overlap(h.QueuedAt, h.RunningAt);
-            if (r.EpisodeOf == o.Stats)
-            {
-                r.EpisodeNs += ns;
-                r.EpisodeHandoffs++;
-            }
-            else if (r.EpisodeOf is null)
-            {
-                r.EpisodeOf = o.Stats;
-                r.EpisodeNs = ns;
-                r.EpisodeHandoffs = 1;
-                o.Members.Add(r);
-            }
-            else
-            {
-                ref var m = ref CollectionsMarshal.GetValueRefOrAddDefault(o.EpisodeMembers, h.Receiver, out _);
-                m = (m.Ns + ns, m.Handoffs + 1);
-            }
-        }
-    }
-
-    private void CloseEpisode(ObjectState o)
-    {
-        if (o.EpisodeCount >= MinEpisodeHandoffs)
-        {
-            var s = o.Stats;
-            var ns = _region.Overlap(o.EpisodeStart, o.EpisodeEnd);
-            if (ns > 0 || _region.Contains(o.EpisodeStart))
-            {
-                s.Episodes++;
-                s.ConvoyNs += ns;
-                s.LongestChain = Math.Max(s.LongestChain, o.EpisodeCount);
-                foreach (var observer in _observers)
-                    observer.OnEpisode(new ConvoyEpisode(s.Object, o.EpisodeStart, o.EpisodeEnd, o.EpisodeCount));
-                foreach (var st in o.Members)
-                {
-                    st.TimeInConvoyNs += st.EpisodeNs;
-                    st.HandoffsReceivedInConvoys += st.EpisodeHandoffs;
-                    s.HandoffsInConvoys += st.EpisodeHandoffs;
-                }
-                foreach (var (tid, m) in o.EpisodeMembers)
-                {
-                    var st = Stats(tid);
-                    st.TimeInConvoyNs += m.Ns;
-                    st.HandoffsReceivedInConvoys += m.Handoffs;
-                    s.HandoffsInConvoys += m.Handoffs;
-                }
-            }
-        }
-        o.EpisodeCount = 0;
-        o.ClearMembers();
-    }
+    private static Handoff MakeHandoff(ThreadLockOperation op, int receiver, long acquiredAt) =>
+        new(op.Object, op.Releaser, receiver, op.QueuedAt, op.ReleasedAt,
+            op.RanSinceRelease ? op.RunningAt : op.ReleasedAt, acquiredAt);
 
     public void OnRegionBegin()
     {
-        foreach (var o in _objects.Values)
-        {
-            o.Stats.Reset();
-            o.EpisodeCount = 0;
-            o.ClearMembers();
-        }
-        foreach (var s in _stats.ByTid.Values) s.Reset();
+        _ledger.OnRegionBegin();
         foreach (var (_, t) in _threads.InOrder) t.WaiterOf = null;
     }
 
@@ -518,6 +231,6 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer
                 t.Pending = false;
                 UnconfirmedHandoffs++;
             }
-        foreach (var o in _objects.Values) CloseEpisode(o);
+        _ledger.Complete();
     }
 }

@@ -206,7 +206,7 @@ public sealed class AnalysisPassDispatchTests
         return sb.ToString();
     }
 
-    private static string Dump(FindingEvidence f)
+    internal static string Dump(FindingEvidence f)
     {
         var sb = new StringBuilder();
         void Line(params object?[] values) =>

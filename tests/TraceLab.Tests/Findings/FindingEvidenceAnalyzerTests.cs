@@ -46,6 +46,28 @@ public sealed class FindingEvidenceAnalyzerTests
     }
 
     /// <summary>
+    /// The findings' reading of the lock-operation tracker's phases: a waiter already woken is no longer behind the
+    /// holder. G holds the lock and sleeps over [30, 100]; W waits from 40, X from 60; X's wait is ended at 80 by
+    /// no thread (an interrupt: woken, not yet run), W's only by G's release at 110. Behind the sleeping holder:
+    /// W 40 → 100 = 60 ns; X not at all.
+    /// </summary>
+    [Fact]
+    public void A_waiter_already_woken_is_not_behind_the_descheduled_holder()
+    {
+        var e = Run(
+            KernelEvent.Switch(10, 0, 0, 120, R, G, 120),
+            KernelEvent.Switch(30, 0, G, 120, S, W, 120),                                      // G sleeps
+            Futex(40, W, Lock, FutexWait), KernelEvent.Switch(50, 0, W, 120, S, X, 120),
+            Futex(60, X, Lock, FutexWait), KernelEvent.Switch(70, 0, X, 120, S, 0, 120),
+            KernelEvent.Waking(80, 0, 0, X, 0),                                                 // X woken
+            KernelEvent.Waking(90, 0, 0, G, 0), KernelEvent.Switch(100, 0, 0, 120, R, G, 120), // G back
+            Futex(110, G, Lock, FutexWake), KernelEvent.Waking(115, 0, G, W, 0), FutexDone(120, G, 1));
+        var o = e.Objects[LockObj];
+        Assert.Equal(70, o.HolderDescheduledNs[G]);
+        Assert.Equal([(W, 60L)], o.WaitBehindDescheduledNs.Select(kv => (kv.Key, kv.Value)));
+    }
+
+    /// <summary>
     /// A short sleep in a long critical section: G yields over [100, 110] and then computes, holding the lock, until
     /// its release at 5,000. W waits from 105. Only the 5 ns W waited while G was off the CPU are behind the
     /// deschedule; the 4,890 ns G ran before releasing it would have run anyway.
