@@ -55,13 +55,27 @@ internal sealed class WakeChainTracker
         public int Operation;
         public WakeChainWaitObject WaitObj;
         public long EnterTs;
+        /// <summary>Where it stands in a wait's queue.</summary>
+        public QueuePlace Queue;
+        /// <summary>The release by a peer that it has not yet turned into a handoff.</summary>
+        public PendingRelease Release;
+    }
+
+    /// <summary>A thread's place in the queue of one wait.</summary>
+    private struct QueuePlace
+    {
         /// <summary>When this thread joined the queue: kept across lost races (it still waits for the lock).</summary>
-        public long QueueStart;
-        /// <summary>The wait (syscall, operation) <see cref="QueueStart"/> belongs to: a queue of another wait is not
+        public long Start;
+        /// <summary>The wait (syscall, operation) <see cref="Start"/> belongs to: a queue of another wait is not
         /// this one's (a backend released from its row-lock wait then waiting for an LWLock).</summary>
-        public int QueueSyscall, QueueOperation;
+        public int Syscall, Operation;
+    }
+
+    /// <summary>A release of a thread by a peer, from the waking to the thread running with it.</summary>
+    private struct PendingRelease
+    {
         public bool Pending;
-        public int PendingKey;
+        public int Key;
         public int Giver;
         public int GiverSlot;
         public long QueuedAt;
@@ -88,8 +102,9 @@ internal sealed class WakeChainTracker
         if (_threads.Find(slot) is not { InWait: true } t) return;
         t.InWait = false;
         // Ended by something other than a peer (a client, a timeout): the thread is no longer queued for this wait.
-        if ((!t.Pending || t.WokenAt < t.EnterTs) && t.QueueSyscall == t.Syscall && t.QueueOperation == t.Operation)
-            t.QueueStart = 0;
+        if ((!t.Release.Pending || t.Release.WokenAt < t.EnterTs) && t.Queue.Syscall == t.Syscall
+            && t.Queue.Operation == t.Operation)
+            t.Queue.Start = 0;
     }
 
     public void OnSwitch(in KernelEvent e, int prevSlot, int nextSlot)
@@ -125,32 +140,33 @@ internal sealed class WakeChainTracker
             _namedProcesses.Remove(key);
             _objects[key].Name = _objects[key].Name!.Replace(ProcessPeers, ThreadPeers, StringComparison.Ordinal);
         }
-        if (g.Pending && g.PendingKey == key)
+        if (g.Release.Pending && g.Release.Key == key)
         {
-            g.Pending = false;
-            g.QueueStart = 0;
-            _convoys.ConfirmChain(new Handoff(LockObjectOf(key), g.Giver, giver, g.QueuedAt, g.WokenAt,
-                g.Ran ? g.RunningAt : g.WokenAt, e.Timestamp), giverSlot, g.GiverSlot);
+            g.Release.Pending = false;
+            g.Queue.Start = 0;
+            _convoys.ConfirmChain(
+                new Handoff(LockObjectOf(key), g.Release.Giver, giver, g.Release.QueuedAt, g.Release.WokenAt,
+                g.Release.Ran ? g.Release.RunningAt : g.Release.WokenAt, e.Timestamp), giverSlot, g.Release.GiverSlot);
         }
         var ts = e.Timestamp;
         // Released again by a peer before it released anyone: the earlier release went to a waiter that got the
         // lock first, and this one queued again.
-        if (b.Pending && b.PendingKey == key && _accounting.Region.Contains(ts)) _objects[key].LostRaces++;
-        if (b.QueueStart == 0 || b.QueueSyscall != b.Syscall || b.QueueOperation != b.Operation)
+        if (b.Release.Pending && b.Release.Key == key && _accounting.Region.Contains(ts)) _objects[key].LostRaces++;
+        if (b.Queue.Start == 0 || b.Queue.Syscall != b.Syscall || b.Queue.Operation != b.Operation)
         {
-            b.QueueStart = b.EnterTs;
-            b.QueueSyscall = b.Syscall;
-            b.QueueOperation = b.Operation;
+            b.Queue.Start = b.EnterTs;
+            b.Queue.Syscall = b.Syscall;
+            b.Queue.Operation = b.Operation;
         }
-        b.Pending = true;
-        b.PendingKey = key;
-        b.Giver = giver;
-        b.GiverSlot = giverSlot;
-        b.QueuedAt = b.QueueStart;
-        b.WokenAt = ts;
+        b.Release.Pending = true;
+        b.Release.Key = key;
+        b.Release.Giver = giver;
+        b.Release.GiverSlot = giverSlot;
+        b.Release.QueuedAt = b.Queue.Start;
+        b.Release.WokenAt = ts;
         // Woken before it got off the CPU: it is already running.
-        b.Ran = !b.Blocked;
-        b.RunningAt = ts;
+        b.Release.Ran = !b.Blocked;
+        b.Release.RunningAt = ts;
         if (b.Blocked && _accounting.Region.Contains(ts))
         {
             var stats = _objects[key];
@@ -162,9 +178,9 @@ internal sealed class WakeChainTracker
 
     private static void Running(ChainThread t, long ts)
     {
-        if (!t.Pending || t.Ran) return;
-        t.Ran = true;
-        t.RunningAt = ts;
+        if (!t.Release.Pending || t.Release.Ran) return;
+        t.Release.Ran = true;
+        t.Release.RunningAt = ts;
     }
 
     private static LockObject LockObjectOf(int key) => new(LockObjectKind.WakeChain, key);
