@@ -23,56 +23,10 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// </summary>
     public const int UnknownTask = Unknown;
 
-    /// <summary>
-    /// <c>WokenBeforeSwitchOut</c>: switched out to sleep after a waking for it was logged while it still ran. On Linux
-    /// that waking is usually the one that ends this sleep (try_to_wake_up found it already dequeued but still on
-    /// its CPU, and the waker's CPU logged <c>sched_waking</c> before this CPU logged the switch), so the thread
-    /// counts as runnable; unless another waking comes before its switch-in: then the first one found it still
-    /// running and this is a new wait, blocked until that waking.
-    /// </summary>
-    private enum RunState : byte { Unknown, Running, Runnable, Blocked, Dead, WokenBeforeSwitchOut }
-
-    private sealed class ThreadState
-    {
-        public RunState State;
-        public long Since;
-        public int Cpu = Unknown;
-        /// <summary>Runnable because it was woken (true) or preempted (false).</summary>
-        public bool Woken;
-        /// <summary>
-        /// Woken while still on CPU: ETW may log ReadyThread before the readied thread's own switch-out, so a blocking
-        /// switch-out that follows makes it runnable, not blocked.
-        /// </summary>
-        public bool WokenWhileRunning;
-        /// <summary>
-        /// The thread's stats once created (see <see cref="StatsOf"/>): one table lookup less per switch and wakeup.
-        /// </summary>
-        public ThreadStats? Stats;
-    }
-
-    private struct CpuState
-    {
-        public int Current;
-        /// <summary>The slot of <see cref="Current"/> when that is a thread (&gt; 0), else -1.</summary>
-        public int CurrentSlot;
-        /// <summary>
-        /// Last time <see cref="Current"/> was known to be on this CPU (its switch-in or one of its events).
-        /// </summary>
-        public long LastEvidence;
-        /// <summary>
-        /// <see cref="Current"/> is a thread whose tid has stood for it in every event since it was set: no tid has
-        /// been retired or reused since (<see cref="ForgetCurrentTids"/>), so an event logged under that tid names it
-        /// as it is, without going through <see cref="ThreadInstanceMap"/> (<see cref="TryEvidenceOfCurrent"/>).
-        /// </summary>
-        public bool TidStands;
-    }
-
-    private SlotTable<ThreadState> _states = new(static (_, _) => new ThreadState());
+    private SlotTable<AccountedThread> _states = new(static (_, _) => new AccountedThread());
     private SlotTable<ThreadStats> _stats = new(static (tid, _) => new ThreadStats(tid));
-    private CpuState[] _cpus = [];
-    private ISchedulingObserver[] _observers = [];
-    /// <summary>The observer when there is exactly one (the usual case): called without a loop.</summary>
-    private ISchedulingObserver? _onlyObserver;
+    private AccountedCpu[] _cpus = [];
+    private readonly SchedulingObservers _observers = new();
 
     public MeasuredRegion Region { get; } = new();
 
@@ -123,38 +77,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     private IPerKindAnalyzer[] _stages = [];
 
     /// <summary>Adds an observer of run intervals and CPU occupancy; subscribe before the first event.</summary>
-    public void Subscribe(ISchedulingObserver observer)
-    {
-        ArgumentNullException.ThrowIfNull(observer);
-        _observers = [.. _observers, observer];
-        _onlyObserver = _observers.Length == 1 ? observer : null;
-    }
-
-    // The transitions, to every observer.
-
-    private void RunEnded(int tid, int slot, int cpu, long since, long end, long t)
-    {
-        if (_onlyObserver is { } only) only.OnRunEnded(tid, slot, cpu, since, end, t);
-        else foreach (var o in _observers) o.OnRunEnded(tid, slot, cpu, since, end, t);
-    }
-
-    private void RunStarted(int tid, int slot, int cpu, long since, long t, long runnableSince)
-    {
-        if (_onlyObserver is { } only) only.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
-        else foreach (var o in _observers) o.OnRunStarted(tid, slot, cpu, since, t, runnableSince);
-    }
-
-    private void BecameRunnable(int tid, int slot, long t)
-    {
-        if (_onlyObserver is { } only) only.OnRunnable(tid, slot, t);
-        else foreach (var o in _observers) o.OnRunnable(tid, slot, t);
-    }
-
-    private void CpuTaskChanged(int cpu, int tid, long since, long t)
-    {
-        if (_onlyObserver is { } only) only.OnCpuTaskChanged(cpu, tid, since, t);
-        else foreach (var o in _observers) o.OnCpuTaskChanged(cpu, tid, since, t);
-    }
+    public void Subscribe(ISchedulingObserver observer) => _observers.Add(observer);
 
     /// <summary>
     /// Kinds whose only effect here is evidence that their thread runs (<see cref="Evidence"/>): syscalls, exec and
@@ -221,8 +144,8 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// <summary>
     /// <see cref="OnEvidenceOnly"/> for a syscall not yet through <see cref="ThreadInstanceMap.Rewrite"/>, when it is
     /// certain to need no rewriting: logged by the thread its CPU already runs, whose tid has stood for it since it
-    /// was switched in (<see cref="CpuState.TidStands"/>). Then it does what <see cref="OnEvidenceOnly"/>'s fast path
-    /// does and returns true; otherwise it changes nothing and returns false. Why: most events are syscalls of the
+    /// was switched in (<see cref="AccountedCpu.TidStands"/>). Then it does what <see cref="OnEvidenceOnly"/>'s fast
+    /// path does and returns true; otherwise it changes nothing and returns false. Why: most events are syscalls of the
     /// running thread, and this one compare settles both questions, where a separate look at the event's tids in
     /// front of the pass cost about 3 % of the analysis (docs/performance.md, "tid-reuse-check").
     /// </summary>
@@ -250,7 +173,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// time, nothing else (the fast path of <see cref="OnEvidenceOnly"/> and
     /// <see cref="TryEvidenceOfCurrent"/>).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static EventSlots StillRunning(ref CpuState known, long t)
+    private static EventSlots StillRunning(ref AccountedCpu known, long t)
     {
         known.LastEvidence = t;
         return EventSlots.OfPid(known.CurrentSlot);
@@ -294,7 +217,7 @@ public sealed class ThreadAccounting : IKernelEventSink
 
     /// <summary>The event's logging thread runs on its CPU (<see cref="Evidence"/>); returns its slot.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int LoggedBy(ref CpuState cpu, in KernelEvent e, long t)
+    private int LoggedBy(ref AccountedCpu cpu, in KernelEvent e, long t)
     {
         Evidence(ref cpu, e.Cpu, e.CurrentTid, t);
         return cpu.CurrentSlot;
@@ -333,7 +256,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private ref CpuState Cpu(int cpu)
+    private ref AccountedCpu Cpu(int cpu)
     {
         var cpus = _cpus;
         if ((uint)cpu < (uint)cpus.Length) return ref cpus[cpu];
@@ -341,19 +264,19 @@ public sealed class ThreadAccounting : IKernelEventSink
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private ref CpuState GrowCpus(int cpu)
+    private ref AccountedCpu GrowCpus(int cpu)
     {
         if (cpu >= _cpus.Length)
         {
             var old = _cpus.Length;
             Array.Resize(ref _cpus, Math.Max(cpu + 1, old * 2));
             for (var i = old; i < _cpus.Length; i++) _cpus[i] =
-                new CpuState { Current = Unknown, CurrentSlot = -1, LastEvidence = long.MinValue };
+                new AccountedCpu { Current = Unknown, CurrentSlot = -1, LastEvidence = long.MinValue };
         }
         return ref _cpus[cpu];
     }
 
-    private ThreadState StateOf(int tid) => _states.At(Slots.SlotOf(tid), tid);
+    private AccountedThread StateOf(int tid) => _states.At(Slots.SlotOf(tid), tid);
 
     /// <summary>
     /// When <paramref name="tid"/> is running (as of the last event seen), since when — the logged switch-in or, for
@@ -379,11 +302,11 @@ public sealed class ThreadAccounting : IKernelEventSink
     public ThreadStats Stats(int tid) => _stats.At(Slots.SlotOf(tid), tid);
 
     /// <summary>The thread's stats (as <see cref="Stats"/>), remembered on its state.</summary>
-    private ThreadStats StatsOf(ThreadState s, int slot, int tid) => s.Stats ??= _stats.At(slot, tid);
+    private ThreadStats StatsOf(AccountedThread s, int slot, int tid) => s.Stats ??= _stats.At(slot, tid);
 
     /// <summary><paramref name="tid"/> is on <paramref name="cpuIndex"/> at <paramref name="t"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Evidence(ref CpuState cpu, int cpuIndex, int tid, long t)
+    private void Evidence(ref AccountedCpu cpu, int cpuIndex, int tid, long t)
     {
         if (cpu.Current == tid)
         {
@@ -394,7 +317,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void ChainBroken(ref CpuState cpu, int cpuIndex, int tid, long t)
+    private void ChainBroken(ref AccountedCpu cpu, int cpuIndex, int tid, long t)
     {
         if (cpu.Current != Unknown)
         {
@@ -409,7 +332,7 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// cpu.LastEvidence; the new one cannot have started before that, nor before it became runnable. Its start is
     /// the later of the two; the previous thread's run ends there too.
     /// </summary>
-    private void Repair(ref CpuState cpu, int cpuIndex, int tid, long t)
+    private void Repair(ref AccountedCpu cpu, int cpuIndex, int tid, long t)
     {
         var slot = Slots.SlotOf(tid);
         var ts = _states.At(slot, tid);
@@ -423,7 +346,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             if (prev.State == RunState.Running && prev.Cpu == cpuIndex)
             {
                 Stats(cpu.Current).RunNs += Region.Overlap(prev.Since, start);
-                RunEnded(cpu.Current, cpu.CurrentSlot, cpuIndex, prev.Since, start, t);
+                _observers.RunEnded(cpu.Current, cpu.CurrentSlot, cpuIndex, prev.Since, start, t);
                 prev.State = RunState.Unknown;
                 prev.Cpu = Unknown;
             }
@@ -462,34 +385,34 @@ public sealed class ThreadAccounting : IKernelEventSink
     }
 
     /// <summary>From <paramref name="since"/>, <paramref name="cpuIndex"/> runs <paramref name="tid"/>.</summary>
-    private void SetCurrent(ref CpuState cpu, int cpuIndex, int tid, int slot, long since, long t)
+    private void SetCurrent(ref AccountedCpu cpu, int cpuIndex, int tid, int slot, long since, long t)
     {
         cpu.Current = tid;
         cpu.CurrentSlot = slot;
         cpu.LastEvidence = t;
         cpu.TidStands = tid != Unknown;
-        CpuTaskChanged(cpuIndex, tid, since, t);
+        _observers.CpuTaskChanged(cpuIndex, tid, since, t);
     }
 
     /// <summary>
     /// The thread is still marked running on another CPU, where its switch-out was not logged: its run there ended at
     /// that CPU's last evidence (no later than <paramref name="bound"/>), and that CPU's task is unknown from then.
     /// </summary>
-    private void EndLostRun(ThreadStats st, ThreadState ts, int tid, int slot, long bound, long t)
+    private void EndLostRun(ThreadStats st, AccountedThread ts, int tid, int slot, long bound, long t)
     {
         ref var other = ref Cpu(ts.Cpu);
         var end = Math.Min(other.LastEvidence, bound);
         st.RunNs += Region.Overlap(ts.Since, end);
-        RunEnded(tid, slot, ts.Cpu, ts.Since, end, t);
+        _observers.RunEnded(tid, slot, ts.Cpu, ts.Since, end, t);
         other.Current = Unknown;
         other.CurrentSlot = -1;
         other.TidStands = false;
-        CpuTaskChanged(ts.Cpu, Unknown, end, t);
+        _observers.CpuTaskChanged(ts.Cpu, Unknown, end, t);
     }
 
     /// <summary>Adds the thread's time in its current state, from its <c>Since</c> to <paramref name="end"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Charge(ThreadStats st, ThreadState ts, long end)
+    private void Charge(ThreadStats st, AccountedThread ts, long end)
     {
         var ns = Region.Overlap(ts.Since, end);
         switch (ts.State)
@@ -500,15 +423,15 @@ public sealed class ThreadAccounting : IKernelEventSink
         }
     }
 
-    private void StartRun(ThreadState ts, int tid, int slot, int cpuIndex, long since, long t, long runnableSince)
+    private void StartRun(AccountedThread ts, int tid, int slot, int cpuIndex, long since, long t, long runnableSince)
     {
         ts.State = RunState.Running;
         ts.Since = since;
         ts.Cpu = cpuIndex;
-        RunStarted(tid, slot, cpuIndex, since, t, runnableSince);
+        _observers.RunStarted(tid, slot, cpuIndex, since, t, runnableSince);
     }
 
-    private EventSlots OnSwitch(ref CpuState cpu, in KernelEvent e, long t)
+    private EventSlots OnSwitch(ref AccountedCpu cpu, in KernelEvent e, long t)
     {
         SwitchEvents++;
         Evidence(ref cpu, e.Cpu, e.PrevTid, t);
@@ -531,7 +454,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         if (ps.State == RunState.Running)
         {
             st.RunNs += Region.Overlap(ps.Since, t);
-            RunEnded(prev, slot, ps.Cpu, ps.Since, t, t);
+            _observers.RunEnded(prev, slot, ps.Cpu, ps.Since, t, t);
         }
         var preempted = TaskState.IsPreempted(e.PrevState);
         var dead = (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) != 0 && !preempted;
@@ -552,7 +475,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         ps.WokenWhileRunning = false;
         ps.Since = t;
         ps.Cpu = Unknown;
-        if (ps.State is RunState.Runnable or RunState.WokenBeforeSwitchOut) BecameRunnable(prev, slot, t);
+        if (ps.State is RunState.Runnable or RunState.WokenBeforeSwitchOut) _observers.BecameRunnable(prev, slot, t);
         return slot;
     }
 
@@ -616,7 +539,7 @@ public sealed class ThreadAccounting : IKernelEventSink
                 ws.State = RunState.Runnable;
                 ws.Since = t;
                 ws.Woken = true;
-                BecameRunnable(woken, slot, t);
+                _observers.BecameRunnable(woken, slot, t);
                 break;
             case RunState.Running:
                 ws.WokenWhileRunning = true;
@@ -646,7 +569,7 @@ public sealed class ThreadAccounting : IKernelEventSink
         {
             if (tid <= 0) continue;
             Charge(Stats(tid), ts, end);
-            if (ts.State == RunState.Running) RunEnded(tid, Slots.SlotOf(tid), ts.Cpu, ts.Since, end, end);
+            if (ts.State == RunState.Running) _observers.RunEnded(tid, Slots.SlotOf(tid), ts.Cpu, ts.Since, end, end);
             ts.Since = end;
         }
     }
