@@ -37,8 +37,6 @@ public sealed class AnalysisCatalog
     /// </summary>
     public IEnumerable<AnalysisDefinition> Selectable => _all.Where(a => !a.OnRequest);
 
-    public bool Contains(AnalysisDefinition analysis) => Array.IndexOf(_all, analysis) >= 0;
-
     /// <summary>The selection of <paramref name="analysis"/> alone; throws when the catalog does not list it.</summary>
     public AnalysisSelection Of(AnalysisDefinition analysis) =>
         Array.IndexOf(_all, analysis) is var i and >= 0

@@ -29,10 +29,6 @@ public sealed class AnalysisContext
         _made = made;
     }
 
-    /// <summary>Made for tests and tools that build one analyzer outside a session.</summary>
-    public static AnalysisContext Alone(ThreadAccounting accounting, AnalysisOptions? options = null) =>
-        new(accounting, options ?? AnalysisOptions.Default, new Dictionary<AnalysisDefinition, IKernelAnalyzer>());
-
     public ThreadAccounting Accounting { get; }
     public AnalysisOptions Options { get; }
 
