@@ -42,8 +42,9 @@ OUTSIDE_PATTERNS = [
     (re.compile(r'\bdesign card\b', re.IGNORECASE), 'a document outside the repository ("the design card")'),
     (re.compile(r'(?<![\w.])/(?:work|root|home/[a-z][\w-]*)/[\w.-]'), 'an absolute path of one machine'),
 ]
-# "metrics.md 8.1", "metrics.md, 20", "metrics.md §6": section numbers go stale when sections move; cite anchors.
-SECTION_CITATION = re.compile(r'\b[\w-]+\.md,?\s+(?:§\s*)?\d+(?:\.\d+)*(?=[)\]:;,]|\s*$|\.\s|\.$)')
+# "metrics.md 8.1", "metrics.md 4a", "metrics.md, 20", "metrics.md §6": section numbers go stale when sections
+# move; cite anchors.
+SECTION_CITATION = re.compile(r'\b[\w-]+\.md,?\s+(?:§\s*)?\d+[a-z]?(?:\.\d+[a-z]?)*(?=[)\]:;,]|\s*$|\.\s|\.$)')
 NUMBERED_HEADING = re.compile(r'^#{1,6}\s+\d+(?:\.\d+)*\.?\s')
 
 

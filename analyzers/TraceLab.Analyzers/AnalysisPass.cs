@@ -34,7 +34,7 @@ public sealed class AnalysisPass : IKernelEventSink
     private readonly IKernelAnalyzer[] _analyzers;
     private readonly ThreadAccounting _accounting;
     // The typed path: the first instance of each built-in per-kind analyzer (a second one goes through the interface).
-    /// <summary>The pass's lock-operation tracker, a stage (ThreadAccounting.Stage): before every analyzer.</summary>
+    /// <summary>The pass's lock-operation tracker, a stage (ThreadAccounting.Stages): before every analyzer.</summary>
     private readonly LockOperationTracker? _locks;
     private readonly KernelTimeAnalyzer? _kernel;
     private readonly ConvoyAnalyzer? _convoys;
@@ -75,7 +75,7 @@ public sealed class AnalysisPass : IKernelEventSink
         Accounting = _accounting = accounting;
         _instances = instances;
         // The stages (state several analyzers build on) see each event first and reset, complete like analyzers.
-        _analyzers = [.. accounting.Stages, .. analyzers];
+        _analyzers = [.. accounting.Stages.All, .. analyzers];
         // An analyzer that wants no events (it reads the accounting when the pass is over) is only completed.
         _perKind = [.. _analyzers.OfType<IPerKindAnalyzer>().Where(a => a.Wants != PerKindEvents.None)];
         _others = [.. analyzers.Where(a => a is not IPerKindAnalyzer)];

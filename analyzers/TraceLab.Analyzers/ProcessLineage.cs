@@ -26,6 +26,8 @@ public sealed class ProcessLineage
     private int _version = 1;
     /// <summary>Per slot, <see cref="KnownProcessOf(int)"/> as of a <see cref="_version"/> (0: never).</summary>
     private (int Version, int Process)[] _knownProcess = [];
+    /// <summary>Per slot, <see cref="ProcessOf(int)"/> as of a <see cref="_version"/> (0: never).</summary>
+    private (int Version, int Process)[] _process = [];
 
     /// <summary>A lineage over the region whose listing, targets and marker thread it reads.</summary>
     public ProcessLineage(MeasuredRegion region) => _region = region;
@@ -83,6 +85,30 @@ public sealed class ProcessLineage
     /// creator is its own process.
     /// </summary>
     public int ProcessOf(int tid) => KnownProcessOf(tid) is var p and > 0 ? p : CreationRoot(tid);
+
+    /// <summary>
+    /// <see cref="ProcessOf(int)"/> of a thread whose pass slot the caller holds, remembered per slot as
+    /// <see cref="KnownProcessOf(int, int)"/> is: analyses that ask on every syscall or waking (the wake chains, the
+    /// wait classes) would otherwise walk the creation chain through several hashed lookups each time.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public int ProcessOf(int tid, int slot)
+    {
+        var cache = _process;
+        return (uint)slot < (uint)cache.Length && cache[slot].Version == _version
+            ? cache[slot].Process
+            : CacheProcessOf(slot, tid);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private int CacheProcessOf(int slot, int tid)
+    {
+        if (slot < 0) return ProcessOf(tid);
+        if (slot >= _process.Length) Array.Resize(ref _process, Math.Max(slot + 1, Math.Max(16, _process.Length * 2)));
+        var process = ProcessOf(tid);
+        _process[slot] = (_version, process);
+        return process;
+    }
 
     /// <summary>
     /// The process the trace states for the thread (a perf sample's pid, an ETW thread event's process:

@@ -222,13 +222,13 @@ public static class ReportBuilder
         var set = new SortedSet<int>();
         foreach (var pid in pids)
         {
-            foreach (var tid in accounting.Descendants(pid)) set.Add(tid);
+            foreach (var tid in accounting.Lineage.Descendants(pid, accounting.Threads.Keys)) set.Add(tid);
             set.Add(pid);
             // Threads that existed before the capture (attach): TraceLab listed them, or the trace's events state
             // their process (perf samples, ETW thread events); and what they forked.
             foreach (var (tid, process) in accounting.Region.ProcessOfThread.Concat(names.Processes))
                 if (process == pid)
-                    foreach (var t in accounting.Descendants(tid)) set.Add(t);
+                    foreach (var t in accounting.Lineage.Descendants(tid, accounting.Threads.Keys)) set.Add(t);
         }
         if (workload is not null)
             foreach (var t in workload.Threads) set.Add(t.Tid);

@@ -33,7 +33,7 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
 
     /// <summary>The tracker of <paramref name="accounting"/>'s pass, made at the first request.</summary>
     public static LockOperationTracker Of(ThreadAccounting accounting) =>
-        accounting.Stage(static a => new LockOperationTracker(a));
+        accounting.Stages.Of(static a => new LockOperationTracker(a));
 
     /// <summary>True once any syscall on a lock object was seen: objects are named, not inferred.</summary>
     public bool SawLockSyscalls { get; private set; }

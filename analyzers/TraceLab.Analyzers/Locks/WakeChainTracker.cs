@@ -88,7 +88,8 @@ internal sealed class WakeChainTracker
     {
         var t = _threads.At(slot, e.CurrentTid);
         Running(t, e.Timestamp);
-        if (!WakeChainWaits.IsWait(e, _accounting.Lineage.ProcessOf(e.CurrentTid), out var op, out var obj)) return;
+        var process = _accounting.Lineage.ProcessOf(e.CurrentTid, slot);
+        if (!WakeChainWaits.IsWait(e, process, out var op, out var obj)) return;
         t.InWait = true;
         t.Blocked = false;
         t.Syscall = obj.Syscall;

@@ -200,7 +200,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     {
         if (e.WokenTid <= 0) return;
         var t = _threads.At(slots.Woken, e.WokenTid);
-        var (source, waker) = SourceOf(e, slots.Pid, t.Tid);
+        var (source, waker) = SourceOf(e, slots.Pid, t.Tid, slots.Woken);
         if (!t.Blocked)
         {
             // Still on its CPU: this may be the waking of the wait it is about to switch out for (OnSwitch).
@@ -213,14 +213,15 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         EndBlocked(t, e.Timestamp, source, waker);
     }
 
-    private (WakeSource, int) SourceOf(in KernelEvent e, int wakerSlot, int woken)
+    private (WakeSource, int) SourceOf(in KernelEvent e, int wakerSlot, int woken, int wokenSlot)
     {
         if ((e.Flags & (EventFlags.HardIrq | EventFlags.Nmi)) != 0) return (WakeSource.HardIrq, 0);
         if ((e.Flags & EventFlags.SoftIrq) != 0) return (WakeSource.SoftIrq, 0);
         if (e.CurrentTid <= 0) return (WakeSource.HardIrq, 0); // the idle task: an interrupt woke the CPU
         if (_threads.Find(wakerSlot) is { InCall: true } w && WaitCalls.SendsSignal(w.Nr))
             return (WakeSource.Signal, e.CurrentTid);
-        return (_accounting.Lineage.ProcessOf(e.CurrentTid) == _accounting.Lineage.ProcessOf(woken)
+        var lineage = _accounting.Lineage;
+        return (lineage.ProcessOf(e.CurrentTid, wakerSlot) == lineage.ProcessOf(woken, wokenSlot)
             ? WakeSource.PeerThread : WakeSource.OtherProcess, e.CurrentTid);
     }
 

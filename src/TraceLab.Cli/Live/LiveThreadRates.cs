@@ -52,7 +52,8 @@ public sealed class LiveThreadRates : IKernelEventSink
     private void Emit(long end)
     {
         var pid = _pid;
-        IEnumerable<int> tids = pid != 0 ? _accounting.Descendants(pid) : _accounting.Threads.Keys;
+        var seen = _accounting.Threads.Keys;
+        IEnumerable<int> tids = pid != 0 ? _accounting.Lineage.Descendants(pid, seen) : seen;
         var rows = new List<LiveThreadRow>();
         foreach (var tid in tids)
         {

@@ -40,7 +40,8 @@ public static class PerfettoExporter
         var processId = pid ?? (accounting.Region.MarkerTid > 0 ? accounting.Region.MarkerTid : 0);
         var process = processId > 0
             ? new ExportProcess(processId, session.Names.NameOf(processId),
-                accounting.Descendants(processId).Where(t => t != processId).Prepend(processId).ToList())
+                accounting.Lineage.Descendants(processId, accounting.Threads.Keys)
+                    .Where(t => t != processId).Prepend(processId).ToList())
             : null;
         var tracks = new AnalysisTrackWriter(writer, session.Names, process, accounting.Lineage);
         tracks.WriteMetadata(reader.Info.KernelRelease, reader.Info.CpuCount,

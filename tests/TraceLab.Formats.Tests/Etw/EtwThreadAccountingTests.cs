@@ -106,7 +106,7 @@ public class EtwThreadAccountingTests
     {
         var (acc, threads) = Run();
 
-        Assert.Equal(new[] { A, B }, acc.Descendants(Pid));
+        Assert.Equal(new[] { A, B }, acc.Lineage.Descendants(Pid, acc.Threads.Keys));
         Assert.Equal("ping", threads.NameOf(A));
         Assert.Equal("pong", threads.NameOf(B));
     }

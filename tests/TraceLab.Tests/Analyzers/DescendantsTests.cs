@@ -20,11 +20,11 @@ public sealed class DescendantsTests
             KernelEvent.Fork(1400, 0, 11, 13),
             KernelEvent.Fork(1500, 0, 99, 98));
 
-        Assert.Equal([10, 11, 12, 13], acc.Descendants(10));
-        Assert.Equal([11, 13], acc.Descendants(11));
-        Assert.Equal([12], acc.Descendants(12));
-        Assert.Equal([1, 10, 11, 12, 13, 20], acc.Descendants(1));
-        Assert.Equal([98, 99], acc.Descendants(99));
+        Assert.Equal([10, 11, 12, 13], acc.Lineage.Descendants(10, acc.Threads.Keys));
+        Assert.Equal([11, 13], acc.Lineage.Descendants(11, acc.Threads.Keys));
+        Assert.Equal([12], acc.Lineage.Descendants(12, acc.Threads.Keys));
+        Assert.Equal([1, 10, 11, 12, 13, 20], acc.Lineage.Descendants(1, acc.Threads.Keys));
+        Assert.Equal([98, 99], acc.Lineage.Descendants(99, acc.Threads.Keys));
         Assert.Equal(10, acc.Lineage.Parents[11]);
         Assert.Equal(1, acc.Lineage.Parents[10]);
     }
@@ -41,8 +41,8 @@ public sealed class DescendantsTests
             KernelEvent.Switch(3000, 0, 500, 120, TaskState.Interruptible, 600, 120),
             KernelEvent.Switch(4000, 1, 501, 120, TaskState.Interruptible, 0, 120));
 
-        Assert.Equal([500, 501], acc.Descendants(500));
-        Assert.Equal([501], acc.Descendants(501));
-        Assert.Equal([600], acc.Descendants(600));
+        Assert.Equal([500, 501], acc.Lineage.Descendants(500, acc.Threads.Keys));
+        Assert.Equal([501], acc.Lineage.Descendants(501, acc.Threads.Keys));
+        Assert.Equal([600], acc.Lineage.Descendants(600, acc.Threads.Keys));
     }
 }

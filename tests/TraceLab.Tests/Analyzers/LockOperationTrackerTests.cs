@@ -117,7 +117,7 @@ public sealed class LockOperationTrackerTests
         _ = new ConvoyAnalyzer(accounting);
         _ = new FindingEvidenceAnalyzer(accounting);
         Assert.Same(tracker, LockOperationTracker.Of(accounting));
-        Assert.Same(tracker, Assert.Single(accounting.Stages));
+        Assert.Same(tracker, Assert.Single(accounting.Stages.All));
         Assert.NotSame(tracker, LockOperationTracker.Of(new ThreadAccounting()));
     }
 
