@@ -24,10 +24,11 @@ public sealed class ProcessLineage
     private readonly Dictionary<int, long> _ended = [];
     /// <summary>Bumped by every exec, fork and marker: what <see cref="KnownProcessOf(int)"/> reads changed.</summary>
     private int _version = 1;
-    /// <summary>Per slot, <see cref="KnownProcessOf(int)"/> as of a <see cref="_version"/> (0: never).</summary>
-    private (int Version, int Process)[] _knownProcess = [];
-    /// <summary>Per slot, <see cref="ProcessOf(int)"/> as of a <see cref="_version"/> (0: never).</summary>
-    private (int Version, int Process)[] _process = [];
+    /// <summary>
+    /// Per slot, <see cref="KnownProcessOf(int)"/> and <see cref="ProcessOf(int)"/> as of a <see cref="_version"/>
+    /// (0: never).
+    /// </summary>
+    private (int Version, int Known, int Process)[] _remembered = [];
 
     /// <summary>A lineage over the region whose listing, targets and marker thread it reads.</summary>
     public ProcessLineage(MeasuredRegion region) => _region = region;
@@ -92,23 +93,7 @@ public sealed class ProcessLineage
     /// wait classes) would otherwise walk the creation chain through several hashed lookups each time.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public int ProcessOf(int tid, int slot)
-    {
-        var cache = _process;
-        return (uint)slot < (uint)cache.Length && cache[slot].Version == _version
-            ? cache[slot].Process
-            : CacheProcessOf(slot, tid);
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private int CacheProcessOf(int slot, int tid)
-    {
-        if (slot < 0) return ProcessOf(tid);
-        if (slot >= _process.Length) Array.Resize(ref _process, Math.Max(slot + 1, Math.Max(16, _process.Length * 2)));
-        var process = ProcessOf(tid);
-        _process[slot] = (_version, process);
-        return process;
-    }
+    public int ProcessOf(int tid, int slot) => Remembered(tid, slot).Process;
 
     /// <summary>
     /// The process the trace states for the thread (a perf sample's pid, an ETW thread event's process:
@@ -141,23 +126,25 @@ public sealed class ProcessLineage
     /// otherwise walk the creation chain through several hashed lookups, on every lock operation.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public int KnownProcessOf(int tid, int slot)
+    public int KnownProcessOf(int tid, int slot) => Remembered(tid, slot).Known;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private (int Version, int Known, int Process) Remembered(int tid, int slot)
     {
-        var cache = _knownProcess;
-        return (uint)slot < (uint)cache.Length && cache[slot].Version == _version
-            ? cache[slot].Process
-            : CacheKnownProcessOf(slot, tid);
+        var cache = _remembered;
+        return (uint)slot < (uint)cache.Length && cache[slot].Version == _version ? cache[slot] : Remember(slot, tid);
     }
 
+    /// <summary>Both answers for the thread, remembered in its slot (not when the slot is negative).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private int CacheKnownProcessOf(int slot, int tid)
+    private (int Version, int Known, int Process) Remember(int slot, int tid)
     {
-        if (slot < 0) return KnownProcessOf(tid);
-        if (slot >= _knownProcess.Length)
-            Array.Resize(ref _knownProcess, Math.Max(slot + 1, Math.Max(16, _knownProcess.Length * 2)));
-        var process = KnownProcessOf(tid);
-        _knownProcess[slot] = (_version, process);
-        return process;
+        var known = KnownProcessOf(tid);
+        var answers = (_version, known, known > 0 ? known : CreationRoot(tid));
+        if (slot < 0) return answers;
+        if (slot >= _remembered.Length)
+            Array.Resize(ref _remembered, Math.Max(slot + 1, Math.Max(16, _remembered.Length * 2)));
+        return _remembered[slot] = answers;
     }
 
     /// <summary>
