@@ -115,7 +115,15 @@ public sealed class ClaimsCliTests
         var sent = signal(p.Id);
         var target = (wholeGroup ? "-" : "") + p.Id.ToString(CultureInfo.InvariantCulture);
         using (var kill = Process.Start("kill", [sent, "--", target])) kill.WaitForExit();
-        Assert.True(p.WaitForExit(60_000), $"claims --run did not stop after {sent}");
+        if (!p.WaitForExit(60_000))
+        {
+            // Say where it stands before ending it: no test may leave a run behind.
+            var where = ProcessStates(p.Id, tmp.Path);
+            using (var end = Process.Start("kill", ["-KILL", "--", target])) end.WaitForExit();
+            p.WaitForExit(10_000);
+            Assert.Fail($"claims --run did not stop within 60 s after {sent}: {where}\nits output:\n{stdout.Result}"
+                + stderr.Result);
+        }
 
         Assert.True(p.ExitCode == 130, $"{sent}: exit {p.ExitCode}: {stderr.Result}\n{stdout.Result}");
         Assert.Contains("interrupted: every finished run is kept", stdout.Result);
@@ -129,6 +137,34 @@ public sealed class ClaimsCliTests
             @"\| \[TM1\]\(claims.md#TM1\) \| \*\*[a-z ]+\*\* \| `timemutex tm1` \| \d+ / 24 \(incomplete\)", report);
         // No workload left behind: no process still has the results folder on its command line.
         Assert.Empty(ProcessesMentioning(tmp.Path));
+    }
+
+    /// <summary>
+    /// What a run that did not stop is doing: each thread's state and kernel wait channel, and every process whose
+    /// command line names the results folder (the workload in flight).
+    /// </summary>
+    private static string ProcessStates(int pid, string resultsFolder)
+    {
+        var lines = new List<string>();
+        foreach (var task in SafeDirectories($"/proc/{pid}/task"))
+            lines.Add($"thread {Path.GetFileName(task)} {Read(task, "comm")} {State(task)} in {Read(task, "wchan")}");
+        foreach (var other in ProcessesMentioning(resultsFolder).Where(o => o != pid))
+            lines.Add($"process {other} {State($"/proc/{other}")}: {Read($"/proc/{other}", "cmdline").Replace('\0', ' ')}");
+        return string.Join("; ", lines);
+
+        static string Read(string dir, string file)
+        {
+            try { return File.ReadAllText(Path.Combine(dir, file)).Trim(); }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException) { return "?"; }
+        }
+        static string State(string dir) =>
+            Read(dir, "status").Split('\n').FirstOrDefault(l => l.StartsWith("State:", StringComparison.Ordinal))
+                ?.Replace("\t", " ", StringComparison.Ordinal) ?? "gone";
+        static IEnumerable<string> SafeDirectories(string dir)
+        {
+            try { return Directory.GetDirectories(dir); }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException) { return []; }
+        }
     }
 
     /// <summary>Bit 2 (SIGINT) of the process's ignored-signal mask in /proc/PID/status.</summary>
