@@ -149,7 +149,10 @@ public sealed class ClaimsCliTests
         foreach (var task in SafeDirectories($"/proc/{pid}/task"))
             lines.Add($"thread {Path.GetFileName(task)} {Read(task, "comm")} {State(task)} in {Read(task, "wchan")}");
         foreach (var other in ProcessesMentioning(resultsFolder).Where(o => o != pid))
-            lines.Add($"process {other} {State($"/proc/{other}")}: {Read($"/proc/{other}", "cmdline").Replace('\0', ' ')}");
+        {
+            var cmdline = Read($"/proc/{other}", "cmdline").Replace('\0', ' ');
+            lines.Add($"process {other} {State($"/proc/{other}")}: {cmdline}");
+        }
         return string.Join("; ", lines);
 
         static string Read(string dir, string file)
