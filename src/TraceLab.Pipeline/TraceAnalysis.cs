@@ -6,6 +6,7 @@ using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.Registry;
 using TraceLab.Formats.Symbols;
+using TraceLab.Formats.TraceDat;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Html;
 using TraceLab.Reporting.Stacks;
@@ -90,10 +91,17 @@ public static class TraceAnalysis
         return session.Timeline?.Result();
     }
 
-    /// <summary>The symbolizer of a trace's stacks: this machine's binaries, debug files and kernel symbols.</summary>
-    public static StackSymbolizer Symbolizer(IStackTraceReader reader) =>
-        new(reader.Maps, (reader as PerfDataReader)?.RecordedBuildIds,
-            new SymbolOptions { KernelSymbols = SymbolOptions.RunningKernel(reader.Info.KernelRelease) });
+    /// <summary>
+    /// The symbolizer of a trace's stacks: this machine's binaries and debug files; kernel symbols from the trace
+    /// when it holds them (trace.dat), else from this machine when it runs the recorded kernel.
+    /// </summary>
+    public static StackSymbolizer Symbolizer(IStackTraceReader reader)
+    {
+        var running = SymbolOptions.RunningKernel(reader.Info.KernelRelease);
+        var kernel = reader is TraceDatReader traceDat ? () => traceDat.RecordedKernelSymbols() ?? running() : running;
+        return new(
+            reader.Maps, (reader as PerfDataReader)?.RecordedBuildIds, new SymbolOptions { KernelSymbols = kernel });
+    }
 
     /// <summary>Feeds every event to two sinks, in order.</summary>
     private sealed class TeeSink(IKernelEventSink first, IKernelEventSink second) : IKernelEventSink

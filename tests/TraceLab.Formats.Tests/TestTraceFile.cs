@@ -13,6 +13,9 @@ internal sealed class TestTraceFile : IDisposable
 
     public string Directory { get; }
 
+    /// <summary>The /proc/kallsyms text the next files carry; empty: none.</summary>
+    public string Kallsyms { get; set; } = "";
+
     public void Dispose() => System.IO.Directory.Delete(Directory, recursive: true);
 
     /// <param name="cpuPages">Per CPU, its pages in order.</param>
@@ -22,7 +25,8 @@ internal sealed class TestTraceFile : IDisposable
         var c = new TraceDatContents
         {
             HeaderPage = TestData.Resource("header_page"),
-            HeaderEvent = TestData.Resource("header_event")
+            HeaderEvent = TestData.Resource("header_event"),
+            Kallsyms = Kallsyms,
         };
         foreach (var (system, text) in TestData.AllFormats().Concat(extraFormats))
         {

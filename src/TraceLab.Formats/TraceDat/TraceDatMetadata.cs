@@ -22,6 +22,12 @@ internal sealed class TraceDatMetadata
     public int PageSize { get; set; }
     /// <summary>The v7 header's compression algorithm ("none" for v6).</summary>
     public string Compression { get; set; } = "none";
+    /// <summary>
+    /// Where the recorded kernel's /proc/kallsyms is: v6, the offset of its length field; v7, its section's offset;
+    /// -1 when the file has none. Read only when stacks need kernel names
+    /// (<see cref="TraceDatMetadataParser.Kallsyms"/>).
+    /// </summary>
+    public long KallsymsAt { get; set; } = -1;
     public HeaderPageLayout? HeaderPage { get; set; }
     public List<FtraceEventFormat> Formats { get; } = new();
     /// <summary>Formats whose text the parser did not understand; left out.</summary>

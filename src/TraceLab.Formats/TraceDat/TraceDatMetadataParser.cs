@@ -111,6 +111,7 @@ internal sealed class TraceDatMetadataParser
         ParseHeaderInfo();
         ParseFtraceFormats();
         ParseEventFormats();
+        _m.KallsymsAt = _r.Position;
         _r.Skip(_r.Length32("kallsyms", long.MaxValue), "kallsyms");
         _r.Skip(_r.Length32("printk formats", long.MaxValue), "printk formats");
         ParseCmdlines();
@@ -292,6 +293,7 @@ internal sealed class TraceDatMetadataParser
     private void WithSection(ushort id, long offset)
     {
         // Each metadata section is read once: a repeated option adds nothing and cannot multiply the work.
+        if (id == TraceDatOptionId.Kallsyms && _m.KallsymsAt < 0) _m.KallsymsAt = offset;
         if (id is TraceDatOptionId.Kallsyms or TraceDatOptionId.Printk || !_sectionsRead.Add(id)) return;
         InSection(offset, id, $"section {id}", () =>
         {
@@ -305,6 +307,25 @@ internal sealed class TraceDatMetadataParser
 
             return 0;
         });
+    }
+
+    /// <summary>
+    /// The recorded kernel's /proc/kallsyms text, read from where <see cref="TraceDatMetadata.KallsymsAt"/> says
+    /// (decompressing a v7 section); null when the file has none.
+    /// </summary>
+    /// <exception cref="TraceFormatException">The section is damaged.</exception>
+    public static string? Kallsyms(BoundedFileReader reader, TraceDatMetadata meta)
+    {
+        if (meta.KallsymsAt < 0) return null;
+        var parser = new TraceDatMetadataParser(reader, salvage: false);
+        string Text() => parser._r.Text(parser._r.Length32("kallsyms", MaxSectionBytes), "kallsyms");
+        if (meta.Version == 6)
+        {
+            reader.Seek(meta.KallsymsAt, "kallsyms");
+            return Text();
+        }
+        parser._codec = ChunkCodec.For(meta.Compression, reader.File, 0);
+        return parser.InSection(meta.KallsymsAt, TraceDatOptionId.Kallsyms, "kallsyms", Text);
     }
 
     /// <summary>OFFSET: a decimal or 0x-prefixed number of nanoseconds added to every timestamp.</summary>

@@ -3,15 +3,17 @@ using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.Symbols;
 
 namespace TraceLab.Formats.TraceDat;
 
 /// <summary>
 /// Reads trace-cmd trace.dat files (v6, and v7 uncompressed or compressed with zlib or zstd): metadata at
 /// <see cref="Open"/>, then the events of one buffer (the top-level one unless
-/// <see cref="TraceReadOptions.BufferName"/> names an instance) from every CPU merged in timestamp order.
+/// <see cref="TraceReadOptions.BufferName"/> names an instance) from every CPU merged in timestamp order. ftrace's
+/// kernel and user stack records are not events: each gives its stack to the event before it on its CPU.
 /// </summary>
-public sealed class TraceDatReader : IKernelTraceReader
+public sealed class TraceDatReader : IStackTraceReader
 {
     private readonly SafeFileHandle _handle;
     private readonly string _path;
@@ -20,6 +22,12 @@ public sealed class TraceDatReader : IKernelTraceReader
     private readonly SalvageLog? _salvage;
     private readonly string _buffer;
     private bool _read;
+    /// <summary>The file's stack record formats; null when it has none.</summary>
+    private readonly FtraceStackRecords? _stackRecords;
+    private bool? _hasStacks;
+    /// <summary>A kernel stack's frames, then a user stack's, before they are interned together.</summary>
+    private readonly ulong[] _frames = new ulong[FtraceStackRecords.MaxKernelFrames + UserSlots];
+    private const int UserSlots = 64;
 
     private TraceDatReader(SafeFileHandle handle, string path, TraceDatMetadata meta, bool salvage, string buffer)
     {
@@ -31,6 +39,7 @@ public sealed class TraceDatReader : IKernelTraceReader
         Threads = new ThreadTable();
         SavedCmdlines.LoadInto(meta.Cmdlines, Threads);
         _decoder = new KernelEventDecoder(meta.Formats, Threads);
+        _stackRecords = FtraceStackRecords.Of(meta.Formats);
         Info = new TraceInfo
         {
             Backend = "tracefs",
@@ -49,6 +58,40 @@ public sealed class TraceDatReader : IKernelTraceReader
 
     public TraceInfo Info { get; private set; }
     public ThreadTable Threads { get; }
+
+    /// <summary>
+    /// True when the buffer holds ftrace stack records (<c>options/stacktrace</c>, <c>userstacktrace</c>): the
+    /// first records of each CPU are looked at once, so a trace whose stacks start late (a <c>stacktrace</c>
+    /// trigger on a rare event) reads as one without stacks, its records passed on as other events.
+    /// </summary>
+    public bool HasStacks => _hasStacks ??= _stackRecords is not null && StackRecordsNearTheStart();
+
+    public StackTable Stacks { get; } = new();
+
+    /// <summary>Empty: a trace.dat records no memory maps, so user frames stay addresses.</summary>
+    public ProcessMaps Maps { get; } = new();
+
+    /// <summary>
+    /// The recorded kernel's symbols, from the kallsyms trace-cmd stored in the file: kernel frames are named as on
+    /// the machine that recorded them. Null when the file holds none (or an empty or damaged one).
+    /// </summary>
+    public Kallsyms? RecordedKernelSymbols()
+    {
+        try
+        {
+            var text = TraceDatMetadataParser.Kallsyms(new BoundedFileReader(_handle, _path), _meta);
+            if (string.IsNullOrEmpty(text)) return null;
+            var symbols = Kallsyms.Parse(new StringReader(text));
+            return symbols.Count > 0 ? symbols : null;
+        }
+        catch (TraceFormatException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>Stack records with no event before them on their CPU (the first records of a buffer).</summary>
+    public long OrphanStackRecords { get; private set; }
 
     /// <summary>Event formats found in the file.</summary>
     public IReadOnlyList<FtraceEventFormat> Formats => _meta.Formats;
@@ -119,7 +162,7 @@ public sealed class TraceDatReader : IKernelTraceReader
     private void Merge(CpuCursor[] active, IKernelEventSink sink, CancellationToken cancellationToken)
     {
         var n = active.Length;
-        var run = new RunState { Sink = sink, Cancellation = cancellationToken };
+        var run = new RunState { Sink = sink, Cancellation = cancellationToken, Stacks = HasStacks };
         while (n > 0)
         {
             // The earliest head, ties to the lowest index; the cursor then keeps the floor for as long as its next
@@ -174,6 +217,8 @@ public sealed class TraceDatReader : IKernelTraceReader
         public CancellationToken Cancellation;
         public KernelEvent Event;
         public long Count, First, Last;
+        /// <summary>Stack records follow events (<see cref="HasStacks"/>).</summary>
+        public bool Stacks;
     }
 
     /// <summary>
@@ -186,8 +231,20 @@ public sealed class TraceDatReader : IKernelTraceReader
         var sink = run.Sink;
         var count = run.Count;
         var cpu = cur.Cpu;
+        var stacks = run.Stacks;
         while (true)
         {
+            if (stacks && _stackRecords!.KindOf(cur.Payload) != FtraceStackKind.None)
+            {
+                // A stack record with no event before it on this CPU: the buffer's first, or after damage.
+                OrphanStackRecords++;
+                if (!cur.TryMoveNextPlain() && !Advance(cur))
+                {
+                    run.Count = count;
+                    return false;
+                }
+                continue;
+            }
             var ts = cur.Timestamp;
             if (!_decoder.Decode(cur.Payload, ts, cpu, ref run.Event))
             {
@@ -199,13 +256,16 @@ public sealed class TraceDatReader : IKernelTraceReader
                 return false;
             }
 
+            // The records after the event, on its CPU, that are its stacks are read before it is delivered.
+            var more = cur.TryMoveNextPlain() || Advance(cur);
+            if (more && stacks) more = AttachStacks(cur, ref run.Event);
             sink.OnEvent(in run.Event);
             if (count == 0) run.First = ts;
             count++;
             run.Last = ts;
             // An exception leaves Read without totals, so the count only needs storing on the way out.
             if ((count & 0xFFFF) == 0) run.Cancellation.ThrowIfCancellationRequested();
-            if (!cur.TryMoveNextPlain() && !Advance(cur))
+            if (!more)
             {
                 run.Count = count;
                 return false;
@@ -217,6 +277,72 @@ public sealed class TraceDatReader : IKernelTraceReader
                 return true;
             }
         }
+    }
+
+    /// <summary>
+    /// Reads the stack records that follow <paramref name="e"/> on <paramref name="cur"/>'s CPU (a kernel stack, a
+    /// user stack, or both) into one interned stack, kernel frames first, and moves past them. Returns false when
+    /// the cursor ended.
+    /// </summary>
+    private bool AttachStacks(CpuCursor cur, ref KernelEvent e)
+    {
+        var records = _stackRecords!;
+        int kernel = 0, user = 0, tgid = 0;
+        var seen = FtraceStackKind.None;
+        var more = true;
+        while (records.KindOf(cur.Payload) is var kind && kind != FtraceStackKind.None)
+        {
+            bool cut;
+            if (kind == FtraceStackKind.Kernel && seen == FtraceStackKind.None)
+                kernel =
+                    records.ReadKernel(cur.Payload, _frames.AsSpan(0, FtraceStackRecords.MaxKernelFrames), out cut);
+            else if (kind == FtraceStackKind.User && seen != FtraceStackKind.User)
+                user = records.ReadUser(
+                    cur.Payload, _frames.AsSpan(FtraceStackRecords.MaxKernelFrames), out tgid, out cut);
+            else
+            {
+                OrphanStackRecords++; // a second stack of one kind: not this event's
+                cut = false;
+            }
+            if (cut) Stacks.Truncated++;
+            seen = kind;
+            if (!cur.TryMoveNextPlain() && !Advance(cur))
+            {
+                more = false;
+                break;
+            }
+        }
+        if (kernel + user == 0) return more;
+        if (user > 0) _frames.AsSpan(FtraceStackRecords.MaxKernelFrames, user).CopyTo(_frames.AsSpan(kernel));
+        var process = tgid > 0 ? tgid : Threads.TryGetProcess(e.CurrentTid, out var p) ? p : e.CurrentTid;
+        e.Stack = Stacks.Intern(process, e.Timestamp, _frames.AsSpan(0, kernel + user), kernel);
+        return more;
+    }
+
+    /// <summary>Whether any of the first records of each CPU of the buffer is a stack record.</summary>
+    private bool StackRecordsNearTheStart()
+    {
+        const int RecordsPerCpu = 256;
+        var ranges = _meta.Data.Where(r => r.Size != 0 && r.Buffer == _buffer).ToList();
+        try
+        {
+            using var data = TraceDatData.Open(_handle, _path, ranges.Count);
+            using var codec = ranges.Any(r => r.Compressed) ? ChunkCodec.For(_meta.Compression, _path, 0) : null;
+            var scratch = new ChunkScratch();
+            var time = _meta.Time.IsIdentity ? null : _meta.Time;
+            foreach (var range in ranges)
+            {
+                var stream = range.Compressed ? new CompressedCpuStream(_handle, _path, codec!, scratch, range) : null;
+                using var c = new CpuCursor(data, _path, _meta.HeaderPage!, range, stream, time);
+                for (var i = 0; i < RecordsPerCpu && c.MoveNext(); i++)
+                    if (_stackRecords!.KindOf(c.Payload) != FtraceStackKind.None) return true;
+            }
+        }
+        catch (TraceFormatException)
+        {
+            // Damage near the start is Read's to report (or salvage); stacks or not, it says so there.
+        }
+        return false;
     }
 
     private bool Advance(CpuCursor c)

@@ -44,6 +44,56 @@ public sealed class TraceDatFuzzTests(ITestOutputHelper output) : IDisposable
         run.AssertBothOutcomesCommon(cases.Count);
     }
 
+    /// <summary>
+    /// The same over a trace whose events carry ftrace kernel and user stack records, so damaged stack records
+    /// (counts past their record, records cut by a page end, stacks without their event) reach the stack reading.
+    /// </summary>
+    [Fact]
+    public void Damaged_variants_of_a_trace_with_stack_records_fail_cleanly_or_salvage()
+    {
+        using var files = new TestTraceFile();
+        var pages = new List<byte[][]>();
+        for (var cpu = 0; cpu < 2; cpu++)
+        {
+            var cpuPages = new List<byte[]>();
+            for (var p = 0; p < 8; p++)
+            {
+                var page = new PageBuilder((ulong)(1_000_000 + (p * 10_000) + cpu));
+                for (var i = 0; i < 14; i++)
+                {
+                    var tid = 100 + (cpu * 10) + (i % 4);
+                    page.Data(7, TestTraceFile.Switch(tid, tid + 1))
+                        .Data(0, FtraceStackRecordTests.KernelStack(tid, 4, 0xffffffff81000000 + (ulong)i,
+                            0xffffffff81000100, 0xffffffff81000200, 0xffffffff81000300))
+                        .Data(0, FtraceStackRecordTests.UserStack(tid, 100 + cpu, 0x401000 + (ulong)p, 0x402000));
+                }
+                cpuPages.Add(page.Build());
+            }
+            pages.Add([.. cpuPages]);
+        }
+        var baseTrace = File.ReadAllBytes(files.Write("stacks.dat", pages,
+            ("ftrace", FtraceStackRecordTests.KernelStackFormat), ("ftrace", FtraceStackRecordTests.UserStackFormat)));
+        var basePath = _dir.File("stacks-base.dat");
+        File.WriteAllBytes(basePath, baseTrace);
+        using (var reader = TraceDatReader.Open(basePath))
+        {
+            reader.Read(new AnalysisSession(AnalysisSelection.None));
+            Assert.True(reader.HasStacks);
+            Assert.Equal(2 * 8 * 14, reader.Info.EventCount);
+            Assert.Equal(reader.Info.EventCount, reader.Stacks.Interned);   // every event reached the stack reading
+        }
+        var intact = FuzzRead.TraceDat(basePath, salvage: false);
+        Assert.Null(intact.Error);
+
+        var cases = FuzzCases.All(baseTrace, Seed);
+        var run = FuzzRunner.Run(_dir.Path, baseTrace, cases, CaseTimeout, MaxAllocatedBytes,
+            (c, path, salvage, o) => Judge(c, path, salvage, o, intact.Info!.EventCount));
+        output.WriteLine(run.Describe(cases.Count, $"a {baseTrace.Length}-byte trace with stack records"));
+        Assert.True(run.Failures.Count == 0,
+            $"{run.Failures.Count} failing cases:\n" + string.Join("\n", run.Failures.Take(30)));
+        run.AssertBothOutcomesCommon(cases.Count);
+    }
+
     /// <summary>Null when the outcome of a read that ended is allowed, else what went wrong.</summary>
     private static string? Judge(FuzzCase c, string path, bool salvage, FuzzOutcome o, long intactEvents)
     {
