@@ -94,14 +94,18 @@ public sealed class ClaimsCliTests
     private static void StopARunWith(Func<int, string> signal, bool wholeGroup)
     {
         using var tmp = new TempDirectory("claims-signal");
-        var psi = new ProcessStartInfo(wholeGroup ? "setsid" : "dotnet")
+        var psi = new ProcessStartInfo(wholeGroup ? "env" : "dotnet")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        // setsid execs dotnet in place (same pid), as the leader of a new process group.
-        if (wholeGroup) psi.ArgumentList.Add("dotnet");
+        // setsid execs dotnet in place (same pid), as the leader of a new process group. A SIGHUP this test process
+        // ignores (started under nohup, as a CI job or a test loop may be) would be ignored by the run as well, as
+        // nohup asks: the run then keeps going and only its workload dies. So the run starts with SIGHUP at its
+        // default, as a run in a terminal has it (env --default-signal, coreutils 8.31).
+        if (wholeGroup)
+            foreach (var a in new[] { "--default-signal=HUP", "setsid", "dotnet" }) psi.ArgumentList.Add(a);
         foreach (var a in new[] { Tool, "claims", "--run", "--quick", "--results", tmp.Path }) psi.ArgumentList.Add(a);
         using var p = Process.Start(psi)!;
         var stdout = p.StandardOutput.ReadToEndAsync();
@@ -145,7 +149,11 @@ public sealed class ClaimsCliTests
     /// </summary>
     private static string ProcessStates(int pid, string resultsFolder)
     {
-        var lines = new List<string>();
+        // Pending, blocked, ignored and caught signals: whether the signal arrived and what the process does with it.
+        var lines = Read($"/proc/{pid}", "status").Split('\n')
+            .Where(l => l.StartsWith("Sig", StringComparison.Ordinal)
+                || l.StartsWith("ShdPnd", StringComparison.Ordinal))
+            .Select(l => l.Replace("\t", " ", StringComparison.Ordinal)).ToList();
         foreach (var task in SafeDirectories($"/proc/{pid}/task"))
             lines.Add($"thread {Path.GetFileName(task)} {Read(task, "comm")} {State(task)} in {Read(task, "wchan")}");
         foreach (var other in ProcessesMentioning(resultsFolder).Where(o => o != pid))
