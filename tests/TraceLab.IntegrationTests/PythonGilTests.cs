@@ -50,13 +50,15 @@ public sealed class PythonGilTests(ITestOutputHelper output)
         """;
 
     /// <summary>
-    /// How far below the workers' off-CPU share their lock-wait share may lie. A worker off its CPU is either
-    /// blocked behind the GIL or runnable: a thread whose 5 ms wait timed out runs briefly to ask for the drop, and
-    /// the machine's other load delays it (0.15 of the workers' time on a quiet 2-CPU machine, more when busy). What
-    /// is left must be lock waits: if the GIL's timed-out waits were classed as conditions, as before, the lock share
-    /// is about a sixth of the off-CPU share.
+    /// How far below the workers' off-CPU share, less their runnable share, their lock-wait share may lie. A worker
+    /// off its CPU (Python's clocks: wall − CPU) is either blocked behind the GIL or runnable, waiting for a CPU; the
+    /// trace measures the runnable part (ready time), which the machine's other load sets: 9–10 % of the workers' time
+    /// on a quiet 2-CPU machine, 22–27 % beside `stress-ng --cpu 2`, more in a full test run beside it. What is left
+    /// must be lock waits: off CPU − runnable − lock waits was 3.2–4.4 % quiet and 0.7–1.0 % beside the hog (five
+    /// runs), so 0.15 leaves three times the largest. If the GIL's timed-out waits were classed as conditions, as
+    /// before, the lock share would be about a sixth of the off-CPU share.
     /// </summary>
-    private const double OffCpuMargin = 0.35;
+    private const double OffCpuMargin = 0.15;
 
     /// <summary>Debian's interpreter (package python3) where it is installed, else the first on the PATH.</summary>
     private static string Python => File.Exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
@@ -78,9 +80,10 @@ public sealed class PythonGilTests(ITestOutputHelper output)
         var wall = threads.Workers.Max(w => w.Wall);
         output.WriteLine($"threads: CPU {cpu:0.000} s in {wall:0.000} s wall = {cpu / wall:0.00} CPUs");
         Assert.True(cpu <= 1.15 * wall, $"{cpu} s CPU in {wall} s: more than one thread ran at once");
-        var (lockShare, offCpu) = Shares(threads);
-        output.WriteLine($"threads: lock waits {lockShare:P1} of the workers' time; off CPU (Python) {offCpu:P1}");
-        Assert.InRange(lockShare, offCpu - OffCpuMargin, offCpu + 0.05);
+        var (lockShare, offCpu, readyShare) = Shares(threads);
+        output.WriteLine($"threads: lock waits {lockShare:P1} of the workers' time; off CPU (Python) {offCpu:P1}; "
+            + $"runnable (trace) {readyShare:P1}");
+        Assert.InRange(lockShare, offCpu - readyShare - OffCpuMargin, offCpu + 0.05);
 
         // Control: the same spinning in processes. No GIL is shared: no serialization, hardly any lock waits.
         var processes = Traced("processes");
@@ -88,7 +91,7 @@ public sealed class PythonGilTests(ITestOutputHelper output)
         Assert.DoesNotContain(processes.Report.Findings ?? [],
             f => f.Kind is "serialization" or "lock-convoy" && f.Threads.Intersect(processes.Workers.Select(w => w.Tid))
                 .Any());
-        var (controlLock, controlOff) = Shares(processes);
+        var (controlLock, controlOff, _) = Shares(processes);
         var controlCpu = processes.Workers.Sum(w => w.Cpu) / processes.Workers.Max(w => w.Wall);
         output.WriteLine($"processes: lock waits {controlLock:P1}; off CPU {controlOff:P1}; {controlCpu:0.00} CPUs");
         Assert.True(controlLock < 0.05, $"processes: lock waits {controlLock:P1} of the workers' time");
@@ -123,7 +126,11 @@ public sealed class PythonGilTests(ITestOutputHelper output)
     /// they were not on a CPU (Python's clocks; a process's thread_time includes its start-up, so it is taken from
     /// the trace's run time when larger).
     /// </summary>
-    private static (double Lock, double OffCpu) Shares(PyRun run)
+    /// <summary>
+    /// The workers' lock-wait share of their traced time, their off-CPU share by Python's own clocks (wall − CPU
+    /// over wall), and their runnable share of the traced time: off CPU but waiting for a CPU, not for the GIL.
+    /// </summary>
+    private static (double Lock, double OffCpu, double Ready) Shares(PyRun run)
     {
         var waits = Assert.IsType<WaitsSection>(run.Report.SectionOf(AnalysisReports.Of<WaitsReport>()));
         var lockIndex = waits.Classes.IndexOf(WaitClasses.Name(WaitClass.Lock));
@@ -133,6 +140,6 @@ public sealed class PythonGilTests(ITestOutputHelper output)
         var lockNs = waits.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => t.Ns[lockIndex]);
         var time = traced.Sum(t => t.RunNs + t.ReadyNs + t.WaitNs);
         var offCpu = run.Workers.Sum(w => Math.Max(0, w.Wall - w.Cpu)) / run.Workers.Sum(w => w.Wall);
-        return ((double)lockNs / time, offCpu);
+        return ((double)lockNs / time, offCpu, (double)traced.Sum(t => t.ReadyNs) / time);
     }
 }

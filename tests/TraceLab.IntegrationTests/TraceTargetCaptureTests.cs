@@ -100,7 +100,11 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
             $"getrusage {cpu} ns, traced run {p.TracedRunNs} ns");
         Assert.True(p.TracedRunNs > 100_000_000, $"traced run {p.TracedRunNs} ns");
         var region = report.Region.EndNs - report.Region.BeginNs;
-        Assert.True(p.RealNs >= region - 10_000_000 && p.RealNs <= region + 200_000_000,
+        // The region's markers are written by TraceLab just before it starts the program and just after it sees the
+        // tree end; real time is taken in between. Each marker waits for a CPU when the machine is busy: the region
+        // was 3 ms longer quiet, 25.8 ms beside stress-ng --cpu 2 and a full test run, so 60 ms is allowed. Real may
+        // exceed the region by the 50 ms poll for the orphan (and the end marker's own delay).
+        Assert.True(p.RealNs >= region - 60_000_000 && p.RealNs <= region + 200_000_000,
             $"real {p.RealNs} ns, region {region} ns");
         Assert.True(p.RealNs >= 300_000_000, $"real {p.RealNs} ns: the orphan's sleep is part of the run");
     }
