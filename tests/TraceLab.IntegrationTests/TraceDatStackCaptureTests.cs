@@ -36,7 +36,10 @@ public sealed partial class TraceDatStackCaptureTests(ITestOutputHelper output)
                 if (!ours.TryGetValue(e.Cpu, out var list)) ours[e.Cpu] = list = [];
                 list.Add(reader.Stacks.Frames(e.StackId).ToArray());
             }));
-            Assert.Equal(0, reader.OrphanStackRecords);
+            // Only a buffer that wrapped (its oldest event overwritten) starts with stack records of no event: at
+            // most a kernel and a user stack per CPU. trace-cmd report prints them before any event and both
+            // sides leave them out.
+            Assert.InRange(reader.OrphanStackRecords, 0, 2 * reader.Info.CpuCount);
         }
         var theirs = TraceCmdStacks(file);
 
