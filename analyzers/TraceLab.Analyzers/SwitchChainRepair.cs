@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace TraceLab.Analyzers;
 
 /// <summary>
@@ -21,6 +23,8 @@ internal sealed class SwitchChainRepair(ThreadAccounting accounting)
     /// <paramref name="tid"/> logged an event on <paramref name="cpuIndex"/>, whose chain says another thread (or
     /// nothing known) runs there: a break when something was known, and the chain is repaired either way.
     /// </summary>
+    // Out of line: the accounting's evidence check inlines the call, and a broken chain is rare.
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public void ChainBroken(ref AccountedCpu cpu, int cpuIndex, int tid, long t)
     {
         if (cpu.Current != ThreadAccounting.UnknownTask) CountBreak(t);
@@ -58,7 +62,7 @@ internal sealed class SwitchChainRepair(ThreadAccounting accounting)
 
         if (cpu.Current > 0)
         {
-            var prev = accounting.StateAt(accounting.Slots.SlotOf(cpu.Current), cpu.Current);
+            var prev = accounting.StateAt(cpu.CurrentSlot, cpu.Current);
             if (prev.State == RunState.Running && prev.Cpu == cpuIndex)
             {
                 accounting.Stats(cpu.Current).RunNs += region.Overlap(prev.Since, start);

@@ -123,9 +123,9 @@ public sealed class ThreadAccounting : IKernelEventSink
     /// certain to need no rewriting: logged by the thread its CPU already runs, whose tid has stood for it since it
     /// was switched in (<see cref="AccountedCpu.TidStands"/>). Then it does what <see cref="OnEvidenceOnly"/>'s fast
     /// path does (<see cref="CpuTable.TryStillRunning"/>) and returns true; otherwise it changes nothing and returns
-    /// false. Why: most events are syscalls of the
-    /// running thread, and this one compare settles both questions, where a separate look at the event's tids in
-    /// front of the pass cost about 3 % of the analysis (docs/performance.md, "tid-reuse-check").
+    /// false. Why: most events are syscalls of the running thread, and this one compare settles both questions, where
+    /// a separate look at the event's tids in front of the pass cost about 3 % of the analysis (docs/performance.md,
+    /// "tid-reuse-check").
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal bool TryEvidenceOfCurrent(in KernelEvent e, out EventSlots slots)
@@ -253,12 +253,8 @@ public sealed class ThreadAccounting : IKernelEventSink
             cpu.LastEvidence = t;
             return;
         }
-        ChainBroken(ref cpu, cpuIndex, tid, t);
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void ChainBroken(ref AccountedCpu cpu, int cpuIndex, int tid, long t) =>
         _repair.ChainBroken(ref cpu, cpuIndex, tid, t);
+    }
 
     /// <summary>From <paramref name="since"/>, <paramref name="cpuIndex"/> runs <paramref name="tid"/>.</summary>
     internal void SetCurrent(ref AccountedCpu cpu, int cpuIndex, int tid, int slot, long since, long t)

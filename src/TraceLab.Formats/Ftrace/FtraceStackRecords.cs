@@ -16,9 +16,8 @@ public sealed class FtraceStackRecords
     public const int MaxKernelFrames = 128;
 
     private readonly int _kernelId = -1, _userId = -1;
-    private readonly int _typeOffset, _typeSize;
-    private readonly int _sizeOffset = -1, _kernelCallerOffset = -1;
-    private readonly int _tgidOffset = -1, _userCallerOffset = -1, _userSlots;
+    private readonly FieldReader _type, _size, _tgid;
+    private readonly int _kernelCallerOffset = -1, _userCallerOffset = -1, _userSlots;
 
     private FtraceStackRecords(IReadOnlyList<FtraceEventFormat> formats)
     {
@@ -28,22 +27,18 @@ public sealed class FtraceStackRecords
             if (f.Name == "kernel_stack" && f.Field("size") is { Size: 4 } size && f.Field("caller") is { } kc)
             {
                 _kernelId = f.Id;
-                _sizeOffset = size.Offset;
+                _size = FieldReader.From(size);
                 _kernelCallerOffset = kc.Offset;
             }
             else if (f.Name == "user_stack" && f.Field("tgid") is { Size: 4 } tgid
                      && f.Field("caller") is { ArrayLength: > 0 } uc && uc.Size == uc.ArrayLength * 8)
             {
                 _userId = f.Id;
-                _tgidOffset = tgid.Offset;
+                _tgid = FieldReader.From(tgid);
                 _userCallerOffset = uc.Offset;
                 _userSlots = uc.ArrayLength;
             }
-            if (f.Field("common_type") is { } type)
-            {
-                _typeOffset = type.Offset;
-                _typeSize = type.Size;
-            }
+            if (f.Field("common_type") is { } type) _type = FieldReader.From(type);
         }
     }
 
@@ -53,20 +48,14 @@ public sealed class FtraceStackRecords
     public static FtraceStackRecords? Of(IReadOnlyList<FtraceEventFormat> formats)
     {
         var records = new FtraceStackRecords(formats);
-        return records._kernelId < 0 && records._userId < 0 || records._typeSize is not (1 or 2 or 4) ? null : records;
+        return records._kernelId < 0 && records._userId < 0 || !records._type.IsPresent ? null : records;
     }
 
     /// <summary>What the record is: a kernel stack, a user stack, or no stack record.</summary>
     public FtraceStackKind KindOf(ReadOnlySpan<byte> payload)
     {
-        if (payload.Length < _typeOffset + _typeSize) return FtraceStackKind.None;
-        var field = payload.Slice(_typeOffset, _typeSize);
-        var id = _typeSize switch
-        {
-            1 => field[0],
-            2 => BinaryPrimitives.ReadUInt16LittleEndian(field),
-            _ => (int)BinaryPrimitives.ReadUInt32LittleEndian(field),
-        };
+        if (payload.Length < _type.End) return FtraceStackKind.None;
+        var id = _type.Read(payload);
         return id == _kernelId ? FtraceStackKind.Kernel : id == _userId ? FtraceStackKind.User : FtraceStackKind.None;
     }
 
@@ -77,8 +66,8 @@ public sealed class FtraceStackRecords
     public int ReadKernel(ReadOnlySpan<byte> payload, Span<ulong> into, out bool cut)
     {
         cut = false;
-        if (payload.Length < _kernelCallerOffset || payload.Length < _sizeOffset + 4) { cut = true; return 0; }
-        var declared = BinaryPrimitives.ReadInt32LittleEndian(payload[_sizeOffset..]);
+        if (payload.Length < _kernelCallerOffset || payload.Length < _size.End) { cut = true; return 0; }
+        var declared = _size.ReadInt32(payload);
         var held = (payload.Length - _kernelCallerOffset) / 8;
         var n = Math.Min(Math.Min(Math.Max(declared, 0), held), into.Length);
         if (declared < 0 || declared > held) cut = true;
@@ -101,8 +90,8 @@ public sealed class FtraceStackRecords
     {
         tgid = 0;
         cut = payload.Length < _userCallerOffset + (8 * _userSlots);
-        if (payload.Length < _tgidOffset + 4) return 0;
-        tgid = BinaryPrimitives.ReadInt32LittleEndian(payload[_tgidOffset..]);
+        if (payload.Length < _tgid.End) return 0;
+        tgid = _tgid.ReadInt32(payload);
         var slots = Math.Min(Math.Max(payload.Length - _userCallerOffset, 0) / 8, _userSlots);
         var n = 0;
         for (var i = 0; i < slots && n < into.Length; i++)

@@ -131,20 +131,17 @@ public sealed class TraceDatReader : IStackTraceReader
             throw new InvalidOperationException("TraceDatReader.Read streams the file once; open it again to re-read.");
         _read = true;
 
-        var layout = _meta.HeaderPage!;
-        var ranges = _meta.Data.Where(r => r.Size != 0 && r.Buffer == _buffer).ToList();
+        var ranges = BufferRanges();
         using var data = TraceDatData.Open(_handle, _path, ranges.Count);
-        using var codec = ranges.Any(r => r.Compressed) ? ChunkCodec.For(_meta.Compression, _path, 0) : null;
+        using var codec = CodecFor(ranges);
         var scratch = new ChunkScratch();
-        var time = _meta.Time.IsIdentity ? null : _meta.Time;
         var cursors = new List<CpuCursor>();
         try
         {
             var active = new List<CpuCursor>();
             foreach (var range in ranges)
             {
-                var stream = range.Compressed ? new CompressedCpuStream(_handle, _path, codec!, scratch, range) : null;
-                var c = new CpuCursor(data, _path, layout, range, stream, time);
+                var c = OpenCursor(data, codec, scratch, range);
                 cursors.Add(c);
                 if (Advance(c)) active.Add(c);
                 else Finish(c);
@@ -319,21 +316,33 @@ public sealed class TraceDatReader : IStackTraceReader
         return more;
     }
 
+    /// <summary>The read buffer's CPU data ranges that hold data.</summary>
+    private List<CpuDataRange> BufferRanges() => _meta.Data.Where(r => r.Size != 0 && r.Buffer == _buffer).ToList();
+
+    /// <summary>The codec of the ranges' compressed chunks; null when none is compressed.</summary>
+    private ChunkCodec? CodecFor(List<CpuDataRange> ranges) =>
+        ranges.Any(r => r.Compressed) ? ChunkCodec.For(_meta.Compression, _path, 0) : null;
+
+    /// <summary>A cursor over one CPU's range, before its first record.</summary>
+    private CpuCursor OpenCursor(TraceDatData data, ChunkCodec? codec, ChunkScratch scratch, CpuDataRange range)
+    {
+        var stream = range.Compressed ? new CompressedCpuStream(_handle, _path, codec!, scratch, range) : null;
+        return new CpuCursor(data, _path, _meta.HeaderPage!, range, stream, _meta.Time.IsIdentity ? null : _meta.Time);
+    }
+
     /// <summary>Whether any of the first records of each CPU of the buffer is a stack record.</summary>
     private bool StackRecordsNearTheStart()
     {
         const int RecordsPerCpu = 256;
-        var ranges = _meta.Data.Where(r => r.Size != 0 && r.Buffer == _buffer).ToList();
+        var ranges = BufferRanges();
         try
         {
             using var data = TraceDatData.Open(_handle, _path, ranges.Count);
-            using var codec = ranges.Any(r => r.Compressed) ? ChunkCodec.For(_meta.Compression, _path, 0) : null;
+            using var codec = CodecFor(ranges);
             var scratch = new ChunkScratch();
-            var time = _meta.Time.IsIdentity ? null : _meta.Time;
             foreach (var range in ranges)
             {
-                var stream = range.Compressed ? new CompressedCpuStream(_handle, _path, codec!, scratch, range) : null;
-                using var c = new CpuCursor(data, _path, _meta.HeaderPage!, range, stream, time);
+                using var c = OpenCursor(data, codec, scratch, range);
                 for (var i = 0; i < RecordsPerCpu && c.MoveNext(); i++)
                     if (_stackRecords!.KindOf(c.Payload) != FtraceStackKind.None) return true;
             }
