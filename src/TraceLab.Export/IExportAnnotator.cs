@@ -1,19 +1,19 @@
 using TraceLab.Analyzers;
-using TraceLab.Core;
+using TraceLab.Reporting;
 
 namespace TraceLab.Export;
 
 /// <summary>
 /// Adds TraceLab's conclusions to an export as labelled time slices on a track of their own (the findings' worst
-/// windows, docs/metrics.md "Findings"), computed from the export's own analysis pass.
+/// windows, docs/metrics.md "Findings"), taken from the report of the export's own pass (the pipeline's).
 /// </summary>
 public interface IExportAnnotator
 {
     /// <summary>The analyses the pass must run for <see cref="Slices"/>.</summary>
     AnalysisSelection Selection { get; }
 
-    /// <summary>The slices, once the pass is complete.</summary>
-    IReadOnlyList<ExportSlice> Slices(IKernelTraceReader reader, AnalysisSession session, int? pid);
+    /// <summary>The slices, from the report built once the pass is complete.</summary>
+    IReadOnlyList<ExportSlice> Slices(RunReport report);
 }
 
 /// <summary>

@@ -1,8 +1,5 @@
-using TraceLab.Core;
 using TraceLab.Export.Folded;
 using TraceLab.Export.Perfetto;
-using TraceLab.Formats.PerfData;
-using TraceLab.Formats.Symbols;
 
 namespace TraceLab.Export;
 
@@ -14,14 +11,9 @@ public static class TraceExporters
     public static IReadOnlyList<ITraceExporter> All { get; } =
     [
         new PerfettoTraceExporter(),
-        new FoldedStacksExporter { Symbolizer = ThisMachine },
-        new OffWakeStacksExporter { Symbolizer = ThisMachine },
+        new FoldedStacksExporter(),
+        new OffWakeStacksExporter(),
     ];
-
-    /// <summary>Symbols from this machine's binaries, debug files and running kernel.</summary>
-    private static StackSymbolizer ThisMachine(IStackTraceReader r) =>
-        new(r.Maps, (r as PerfDataReader)?.RecordedBuildIds,
-            new SymbolOptions { KernelSymbols = SymbolOptions.RunningKernel(r.Info.KernelRelease) });
 
     public static IEnumerable<string> Names => All.Select(e => e.Name);
 

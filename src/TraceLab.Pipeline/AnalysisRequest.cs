@@ -8,7 +8,8 @@ using TraceLab.Workloads;
 namespace TraceLab.Pipeline;
 
 /// <summary>
-/// What to analyse and how: everything <see cref="TraceAnalysis.Run"/> needs, nothing it writes back.
+/// What to analyse and how: everything <see cref="TraceAnalysis.Run(AnalysisRequest, CancellationToken)"/> needs,
+/// nothing it writes back.
 /// </summary>
 /// <param name="TraceFile">A trace in any format of <see cref="TraceFormats.All"/>.</param>
 public sealed record AnalysisRequest(string TraceFile)
@@ -59,4 +60,10 @@ public sealed record AnalysisRequest(string TraceFile)
     /// meanwhile); the same data is the result's <see cref="AnalysisResult.Charts"/>.
     /// </summary>
     public Action<ReportCharts>? ChartsReady { get; init; }
+
+    /// <summary>
+    /// Follows the same pass (an export writing the events as they are read); null: none. With one, the analyses run
+    /// on the reading thread, whatever <see cref="AnalysisThreads"/> says.
+    /// </summary>
+    public IPassObserver? Observer { get; init; }
 }

@@ -6,7 +6,8 @@ using TraceLab.Reporting.Findings;
 namespace TraceLab.Pipeline;
 
 /// <summary>
-/// What <see cref="TraceAnalysis.Run"/> made: the report model, complete, and what renderers draw beside it.
+/// What <see cref="TraceAnalysis.Run(AnalysisRequest, CancellationToken)"/> made: the report model, complete, and what
+/// renderers draw beside it.
 /// </summary>
 /// <param name="Report">report.json's model, built complete (nothing is added to it afterwards).</param>
 /// <param name="Timeline">The thread timeline for report.html, when one was asked for.</param>

@@ -24,7 +24,10 @@ public static class TraceAnalysis
     public static AnalysisResult Run(AnalysisRequest request, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(request);
-        var report = Pass(request, request.Timeline, out var timeline, cancellationToken);
+        RunReport report;
+        TimelineData? timeline;
+        using (var reader = Open(request))
+            report = Pass(reader, request, out timeline, cancellationToken);
         // A system report's timeline is where its first finding is worst, known only now: recorded in a second
         // pass (only the analyses the timeline draws from) unless the user chose the window.
         if (request.FocusTimeline && request.Timeline is { } asked && TimelineFocus.Window(report) is { } worst
@@ -36,7 +39,24 @@ public static class TraceAnalysis
         return new AnalysisResult(report, timeline);
     }
 
-    /// <summary>The report alone: <see cref="Run"/> without a timeline, for callers that render nothing else.</summary>
+    /// <summary>
+    /// <see cref="Run(AnalysisRequest, CancellationToken)"/> on a trace the caller has open (an export, a reader
+    /// built in memory): one pass, the timeline in <see cref="AnalysisRequest.Timeline"/>'s window (no second, focused
+    /// pass: that would read the trace again). The caller keeps the reader.
+    /// </summary>
+    public static AnalysisResult Run(IKernelTraceReader reader, AnalysisRequest request,
+        CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(reader);
+        ArgumentNullException.ThrowIfNull(request);
+        var report = Pass(reader, request, out var timeline, cancellationToken);
+        return new AnalysisResult(report, timeline);
+    }
+
+    /// <summary>
+    /// The report alone: <see cref="Run(AnalysisRequest, CancellationToken)"/> without a timeline, for callers that
+    /// render nothing else.
+    /// </summary>
     public static RunReport Analyze(string traceFile, WorkloadResult? workload = null, int? pid = null,
         AnalysisSelection? analyses = null, TraceReadOptions? read = null, int? analysisThreads = null,
         CancellationToken cancellationToken = default) =>
@@ -49,34 +69,54 @@ public static class TraceAnalysis
             AnalysisThreads = analysisThreads,
         }, cancellationToken).Report;
 
-    private static RunReport Pass(AnalysisRequest request, TimelineWindow? window, out TimelineData? timeline,
+    private static IKernelTraceReader Open(AnalysisRequest request)
+    {
+        using (StageTimes.Begin("open"))
+            return TraceFormats.All.Open(request.TraceFile, request.Read);
+    }
+
+    private static RunReport Pass(IKernelTraceReader reader, AnalysisRequest request, out TimelineData? timeline,
         CancellationToken cancellationToken)
     {
-        var opening = StageTimes.Begin("open");
-        using var reader = TraceFormats.All.Open(request.TraceFile, request.Read);
-        opening.Dispose();
+        // An observer reads the analyses' state as the events arrive: they run on the reading thread then.
+        var threads = request.Observer is not null ? 0 : request.AnalysisThreads ?? AnalysisPlan.DefaultThreads;
         using var session = new AnalysisSession(request.Analyses,
-            new AnalysisOptions(window, reader.Info.MayHaveMarkers),
-            request.AnalysisThreads ?? AnalysisPlan.DefaultThreads, reader.Threads);
+            new AnalysisOptions(request.Timeline, reader.Info.MayHaveMarkers), threads, reader.Threads);
         // Stacks are read only from traces that recorded them; the others keep their one sink and cost.
         var stacks = reader is IStackTraceReader { HasStacks: true }
             ? new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var process) ? process : tid)
             : null;
+        var observer = request.Observer?.Attach(reader, session);
         using (StageTimes.Begin("pass"))
         {
-            reader.Read(stacks is null ? session.Sink : new TeeSink(session.Sink, stacks), cancellationToken);
+            reader.Read(Sinks(session.Sink, stacks, observer), cancellationToken);
             session.Complete();
         }
+        RunReport report;
+        StackSymbolizer? symbolizer = null;
         using (StageTimes.Begin("report model"))
         {
-            var stacksSection = stacks is not null && reader is IStackTraceReader withStacks
-                ? StacksReportBuilder.Build(stacks, withStacks.Stacks, Symbolizer(withStacks))
-                : null;
+            StacksSection? stacksSection = null;
+            if (stacks is not null && reader is IStackTraceReader withStacks)
+            {
+                symbolizer = Symbolizer(withStacks);
+                stacksSection = StacksReportBuilder.Build(stacks, withStacks.Stacks, symbolizer);
+            }
             timeline = session.Timeline?.Result();
-            return ReportBuilder.Build(reader.Info, session.Names, session, request.Workload, request.Run,
+            report = ReportBuilder.Build(reader.Info, session.Names, session, request.Workload, request.Run,
                 request.Partial, request.Pid, request.TopProcesses, request.ChartsReady, stacksSection,
                 request.Notices, request.ExcludePids);
         }
+        request.Observer?.Complete(new PassOutcome(reader, session, report, stacks, symbolizer));
+        return report;
+    }
+
+    /// <summary>The analyses' sink, then the stacks' and the observer's when there are any.</summary>
+    private static IKernelEventSink Sinks(IKernelEventSink analyses, IKernelEventSink? stacks,
+        IKernelEventSink? observer)
+    {
+        var sink = stacks is null ? analyses : new TeeSink(analyses, stacks);
+        return observer is null ? sink : new TeeSink(sink, observer);
     }
 
     private static TimelineData? RecordTimeline(AnalysisRequest request, TimelineWindow window,

@@ -13,10 +13,6 @@ namespace TraceLab.Export.Folded;
 /// </summary>
 public sealed class FoldedStacksExporter : ITraceExporter
 {
-    /// <summary>Builds the symbolizer of a trace's stacks (the CLI gives this machine's binaries and kernel).</summary>
-    public Func<IStackTraceReader, StackSymbolizer> Symbolizer { get; init; } =
-        r => new StackSymbolizer(r.Maps);
-
     /// <inheritdoc/>
     public string Name => "folded";
 
@@ -30,9 +26,9 @@ public sealed class FoldedStacksExporter : ITraceExporter
     /// <exception cref="TraceFormatException">The trace recorded no call stacks.</exception>
     public IExportSummary Export(IKernelTraceReader reader, Stream output, ExportOptions options,
         CancellationToken cancellationToken = default) =>
-        FoldedExport.Write(reader, output, Symbolizer, (analyzer, stacks, symbolizer) => analyzer.OffCpu
+        FoldedExport.Write(reader, output, (analyzer, stack) => analyzer.OffCpu
             .Where(p => options.Pid is not { } pid || p.Key.Process == pid)
-            .Select(p => (Line(reader.Threads.NameOf(p.Key.Process), symbolizer.Stack(stacks.Stacks, p.Key.Stack)),
+            .Select(p => (Line(reader.Threads.NameOf(p.Key.Process), stack(p.Key.Stack)),
                 p.Value.Nanoseconds)), cancellationToken);
 
     /// <summary>One folded line's stack part: the process, then the frames outermost first.</summary>

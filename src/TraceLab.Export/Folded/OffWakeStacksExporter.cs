@@ -15,10 +15,6 @@ public sealed class OffWakeStacksExporter : ITraceExporter
     /// <summary>The waker part of an interval no thread's waking ended (an interrupt, a timer, none seen).</summary>
     public const string NoWaker = "[interrupt or none]";
 
-    /// <summary>Builds the symbolizer of a trace's stacks (the CLI gives this machine's binaries and kernel).</summary>
-    public Func<IStackTraceReader, StackSymbolizer> Symbolizer { get; init; } =
-        r => new StackSymbolizer(r.Maps);
-
     /// <inheritdoc/>
     public string Name => "offwake";
 
@@ -33,11 +29,11 @@ public sealed class OffWakeStacksExporter : ITraceExporter
     /// <exception cref="TraceFormatException">The trace recorded no call stacks.</exception>
     public IExportSummary Export(IKernelTraceReader reader, Stream output, ExportOptions options,
         CancellationToken cancellationToken = default) =>
-        FoldedExport.Write(reader, output, Symbolizer, (analyzer, stacks, symbolizer) => analyzer.OffWake
+        FoldedExport.Write(reader, output, (analyzer, stack) => analyzer.OffWake
             .Where(p => options.Pid is not { } pid || p.Key.Process == pid)
-            .Select(p => (Line(reader.Threads.NameOf(p.Key.Process), symbolizer.Stack(stacks.Stacks, p.Key.OffStack),
+            .Select(p => (Line(reader.Threads.NameOf(p.Key.Process), stack(p.Key.OffStack),
                 p.Key.Waker == 0 ? NoWaker : reader.Threads.NameOf(p.Key.Waker),
-                p.Key.WakerStack == 0 ? [] : symbolizer.Stack(stacks.Stacks, p.Key.WakerStack)),
+                p.Key.WakerStack == 0 ? [] : stack(p.Key.WakerStack)),
                 p.Value.Nanoseconds)), cancellationToken);
 
     /// <summary>

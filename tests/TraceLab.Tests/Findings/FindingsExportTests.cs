@@ -1,6 +1,7 @@
 using Perfetto.Protos;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
+using TraceLab.Export;
 using TraceLab.Export.Perfetto;
 using TraceLab.Reporting;
 using TraceLab.Tests.Export;

@@ -1,5 +1,7 @@
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Core;
+using TraceLab.Formats.Registry;
 using TraceLab.Pipeline;
 using TraceLab.Reporting.Charts;
 using TraceLab.Workloads;
@@ -7,8 +9,8 @@ using TraceLab.Workloads;
 namespace TraceLab.Tests.Pipeline;
 
 /// <summary>
-/// The pipeline as a library call (<see cref="TraceAnalysis.Run"/>): one request in, the complete report model and
-/// what renderers draw beside it out, on the mutex sample.
+/// The pipeline as a library call (<see cref="TraceAnalysis.Run(AnalysisRequest, CancellationToken)"/>): one request
+/// in, the complete report model and what renderers draw beside it out, on the mutex sample.
 /// </summary>
 public sealed class TraceAnalysisTests
 {
@@ -52,5 +54,45 @@ public sealed class TraceAnalysisTests
         Assert.Equal(["threads", "smp"], result.Report.Analyses);
         Assert.Null(result.Report.Convoys);
         Assert.NotNull(result.Report.Smp);
+    }
+
+    [Fact]
+    public void An_observer_follows_the_same_pass_after_the_analyses_and_is_given_the_report_that_pass_built()
+    {
+        using var reader = TraceFormats.All.Open(Request().TraceFile, TraceReadOptions.Default);
+        var observer = new Follower();
+        // Threads asked for: an observer still gets the analyses on the reading thread, each event taken first.
+        var result = TraceAnalysis.Run(reader, Request() with { Observer = observer, AnalysisThreads = 1 });
+
+        Assert.True(observer.Events > 0);
+        Assert.Equal(result.Report.Capture!.Events, observer.Events);
+        Assert.Equal(0, observer.AnalysesBehind);
+        Assert.Same(result.Report, observer.Outcome!.Report);
+        Assert.Same(reader, observer.Outcome.Reader);
+        Assert.Null(observer.Outcome.Stacks);
+    }
+
+    /// <summary>Counts the events it is fed and whether the accounting had taken each one before it.</summary>
+    private sealed class Follower : IPassObserver, IKernelEventSink
+    {
+        private AnalysisSession? _session;
+
+        public long Events { get; private set; }
+        public long AnalysesBehind { get; private set; }
+        public PassOutcome? Outcome { get; private set; }
+
+        public IKernelEventSink Attach(IKernelTraceReader reader, AnalysisSession session)
+        {
+            _session = session;
+            return this;
+        }
+
+        public void OnEvent(in KernelEvent e)
+        {
+            Events++;
+            if (_session!.Accounting.LastTimestamp < e.Timestamp) AnalysesBehind++;
+        }
+
+        public void Complete(PassOutcome outcome) => Outcome = outcome;
     }
 }
