@@ -167,9 +167,18 @@ internal sealed class PerfDataMetadataParser
             var flags = _r.U64("attr flags");
             // Bit 18 of the flag word: sample_id_all (non-sample records carry the sample id trailer).
             // Bit 26: context_switch (the kernel writes SWITCH / SWITCH_CPU_WIDE records).
+            // sample_regs_user at byte 80 of the attribute (PERF_ATTR_SIZE_VER3 and later: 96 bytes and more).
+            ulong regsUser = 0;
+            if (entry - 16 >= 96)
+            {
+                _r.Seek(start + 80, "sample_regs_user");
+                regsUser = _r.U64("sample_regs_user");
+            }
+
             var attr = new PerfEventAttr(type, config, sampleType, readFormat, (flags & (1UL << 18)) != 0, [])
             {
                 ContextSwitch = (flags & (1UL << 26)) != 0,
+                RegsUser = regsUser,
             };
             _r.Seek(start + entry - 16, "attr ids");
             var idsOffset = (long)_r.U64("ids offset");

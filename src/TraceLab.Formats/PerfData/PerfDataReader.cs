@@ -61,7 +61,7 @@ public sealed class PerfDataReader : IStackTraceReader
         _uniformTidOffset = _samples.UniformTidOffset;
         _trailer = new SampleIdTrailer(lead.SampleType, meta.Attrs.All(a => a.SampleIdAll));
         _tasks = new TaskRecords(meta.Attrs, meta.Formats, _trailer);
-        if (_samples.HasCallchains) _stacks = new PerfStacks(_trailer);
+        if (_samples.HasCallchains) _stacks = new PerfStacks(_trailer, RecordedBuildIds);
         var cpus = Math.Max(1, meta.CpuCount);
         // HEADER_NRCPUS gives the CPUs the machine had; without it the kernel's own limit bounds a CPU number.
         _cpuLimit = meta.CpuCount > 0 ? meta.CpuCount : 4096;

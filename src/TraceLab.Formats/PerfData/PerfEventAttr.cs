@@ -10,4 +10,9 @@ internal sealed record PerfEventAttr(
 
     /// <summary>attr.context_switch: the kernel writes SWITCH (per task) or SWITCH_CPU_WIDE records for it.</summary>
     public bool ContextSwitch { get; init; }
+
+    /// <summary>
+    /// attr.sample_regs_user: which user registers PERF_SAMPLE_REGS_USER holds (perf_regs.h bit order).
+    /// </summary>
+    public ulong RegsUser { get; init; }
 }

@@ -57,6 +57,9 @@ internal static class PerfSampleType
     public const ulong Period = 1 << 8;
     public const ulong StreamId = 1 << 9;
     public const ulong Raw = 1 << 10;
+    public const ulong BranchStack = 1 << 11;
+    public const ulong RegsUser = 1 << 12;
+    public const ulong StackUser = 1 << 13;
     public const ulong Identifier = 1 << 16;
 }
 

@@ -1,6 +1,8 @@
 using System.Buffers.Binary;
 using System.Text;
 using TraceLab.Core;
+using TraceLab.Formats.Symbols;
+using TraceLab.Formats.Symbols.Unwind;
 
 namespace TraceLab.Formats.PerfData;
 
@@ -14,6 +16,9 @@ internal sealed class PerfStacks
 {
     /// <summary>perf walks at most perf_event_max_stack (127 by default) frames; room for a raised limit.</summary>
     public const int MaxFrames = 1024;
+
+    /// <summary>User frames unwound at most: perf's own limit (perf_event_max_stack, 127 by default).</summary>
+    public const int MaxUnwound = 127;
 
     /// <summary>Entries at or above this are context markers (PERF_CONTEXT_*), not addresses.</summary>
     private const ulong ContextMax = unchecked((ulong)-4095);
@@ -46,7 +51,25 @@ internal sealed class PerfStacks
         return n;
     }
 
-    public PerfStacks(SampleIdTrailer trailer) => _trailer = trailer;
+    /// <param name="trailer">The sample id trailer of non-sample records.</param>
+    /// <param name="recordedBuildIds">The build-ids perf recorded, by path (a changed binary's CFI is not
+    /// used).</param>
+    public PerfStacks(SampleIdTrailer trailer, IReadOnlyDictionary<string, byte[]>? recordedBuildIds = null)
+    {
+        _trailer = trailer;
+        _modules = new UnwindModules(Maps, new ModuleFiles(recordedBuildIds, new SymbolOptions(), (_, _) => { },
+            debugSymbols: false));
+    }
+
+    private readonly UserStackUnwinder _unwinder = new();
+    private readonly UnwindModules _modules;
+    private readonly ulong[] _registers = new ulong[CallFrameInfo.Registers];
+
+    /// <summary>
+    /// User stacks unwound from copied stacks (perf record --call-graph dwarf), by how each unwind ended
+    /// (<see cref="UnwindEnd"/>).
+    /// </summary>
+    public IReadOnlyList<long> UnwindEnds => _unwinder.Ends;
 
     public StackTable Table { get; } = new();
     public ProcessMaps Maps { get; } = new();
@@ -87,7 +110,56 @@ internal sealed class PerfStacks
             _frames[n++] = ip;
         }
 
+        // --call-graph dwarf: the callchain holds the kernel part only; the user part is unwound from the copy.
+        if (!sawUser && n < _frames.Length
+            && samples.TryUserStack(body, out var registers, out var stack, out var mask))
+            n += UnwindUser(pid, time, registers, stack, mask, _frames.AsSpan(n, Math.Min(MaxUnwound, MaxFrames - n)));
+
         return Table.Intern(pid, time, _frames.AsSpan(0, n), kernel, _execs.Count == 0 ? 0 : Generation(pid, time));
+    }
+
+    /// <summary>perf_regs.h x86 register order → DWARF numbers (-1: not used to unwind).</summary>
+    private static ReadOnlySpan<sbyte> PerfToDwarf =>
+        [0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1, 8, 9, 10, 11, 12, 13, 14, 15];
+
+    private int UnwindUser(int pid, long time, ReadOnlySpan<byte> registers, ReadOnlySpan<byte> stack, ulong mask,
+        Span<ulong> frames)
+    {
+        var context = new UserContext { Registers = _registers, Stack = stack };
+        var k = 0;
+        for (var bit = 0; bit < 64 && k + 8 <= registers.Length; bit++)
+        {
+            if ((mask & (1UL << bit)) == 0) continue;
+            var value = BinaryPrimitives.ReadUInt64LittleEndian(registers[k..]);
+            k += 8;
+            if (bit >= PerfToDwarf.Length || PerfToDwarf[bit] < 0) continue;
+            _registers[PerfToDwarf[bit]] = value;
+            context.Known |= 1u << PerfToDwarf[bit];
+        }
+
+        if ((context.Known & (1u << UserStackUnwinder.Sp)) == 0) return 0;
+        context.StackStart = _registers[UserStackUnwinder.Sp];
+        _modules.At(pid, time);
+        return _unwinder.Unwind(ref context, _modules, frames);
+    }
+
+    /// <summary>The modules of one process at one time, as the unwinder asks for them.</summary>
+    private sealed class UnwindModules(ProcessMaps maps, ModuleFiles files) : IUnwindModules
+    {
+        private int _pid;
+        private long _time;
+
+        public void At(int pid, long time) => (_pid, _time) = (pid, time);
+
+        public CallFrameInfo? Find(ulong address, out ulong linkAddress)
+        {
+            linkAddress = 0;
+            if (maps.Find(_pid, address, _time) is not { } mapping || files.File(mapping) is not { } elf
+                || elf.CallFrames is not { } cfi
+                || elf.AddressOfFileOffset(address - mapping.Start + mapping.FileOffset) is not { } link) return null;
+            linkAddress = link;
+            return cfi;
+        }
     }
 
     /// <summary>

@@ -26,6 +26,8 @@ internal sealed class SampleFormat
 {
     private readonly SampleLayout _layout;
     private readonly SampleLayout?[] _layoutByAttr;
+    private readonly ulong _firstRegsUser;
+    private readonly ulong[] _regsUserByAttr = [];
     private readonly Dictionary<ulong, int>? _attrById;
     /// <summary>
     /// The same as <see cref="_attrById"/> as an array indexed by id − <see cref="_minId"/> when the ids are close
@@ -63,12 +65,14 @@ internal sealed class SampleFormat
     /// <exception cref="TraceFormatException">The attributes cannot give time-ordered tracepoint samples.</exception>
     public SampleFormat(IReadOnlyList<PerfEventAttr> attrs, PerfEventAttr first, string path)
     {
-        _layout = new SampleLayout(first.SampleType, first.ReadFormat);
+        _layout = new SampleLayout(first.SampleType, first.ReadFormat, first.RegsUser);
+        _firstRegsUser = first.RegsUser;
         if (!_layout.HasTime || !_layout.HasCpu || !_layout.HasRaw)
             throw new TraceFormatException(
                 $"{path}: expected tracepoint samples with time, CPU and raw data (perf record -a records them)");
         // Attributes whose samples differ in layout are told apart by the sample id (at the same place in all).
-        if (attrs.Any(a => a.SampleType != first.SampleType || a.ReadFormat != first.ReadFormat))
+        if (attrs.Any(a => a.SampleType != first.SampleType || a.ReadFormat != first.ReadFormat
+            || a.RegsUser != first.RegsUser))
         {
             _idOffset = SampleLayout.IdOffset(first.SampleType);
             if (_idOffset < 0)
@@ -76,10 +80,11 @@ internal sealed class SampleFormat
                     + $"(sample_type ID or IDENTIFIER)");
             _attrById = new Dictionary<ulong, int>();
             _layoutByAttr = new SampleLayout?[attrs.Count];
+            _regsUserByAttr = [.. attrs.Select(a => a.RegsUser)];
             for (var i = 0; i < attrs.Count; i++)
             {
                 var a = attrs[i];
-                _layoutByAttr[i] = new SampleLayout(a.SampleType, a.ReadFormat);
+                _layoutByAttr[i] = new SampleLayout(a.SampleType, a.ReadFormat, a.RegsUser);
                 foreach (var id in a.Ids) _attrById.TryAdd(id, i);
             }
 
@@ -193,6 +198,32 @@ internal sealed class SampleFormat
         }
 
         return layout.TryCallchain(body, out entries, out pid, out tid, out truncated);
+    }
+
+    /// <summary>
+    /// True when any attribute's samples carry user registers and stacks (perf record --call-graph dwarf).
+    /// </summary>
+    public bool HasUserStacks =>
+        !_none && (_layout.HasUserStack || _layoutByAttr.Any(l => l is { HasUserStack: true }));
+
+    /// <summary>The sample's user registers and stack copy (see <see cref="SampleLayout.TryUserStack"/>).</summary>
+    public bool TryUserStack(ReadOnlySpan<byte> body, out ReadOnlySpan<byte> registers, out ReadOnlySpan<byte> stack,
+        out ulong registerMask)
+    {
+        registers = stack = default;
+        registerMask = 0;
+        if (_none) return false;
+        var layout = _layout;
+        registerMask = _firstRegsUser;
+        if (_attrById is not null)
+        {
+            if (body.Length < _idOffset + 8
+                || !TryGetAttr(BinaryPrimitives.ReadUInt64LittleEndian(body[_idOffset..]), out var a)) return false;
+            layout = _layoutByAttr[a]!;
+            registerMask = _regsUserByAttr[a];
+        }
+
+        return layout.TryUserStack(body, out registers, out stack);
     }
 
     private SampleParse ParseChecked(ReadOnlySpan<byte> body, out long time, out int cpu, out ReadOnlySpan<byte> raw)

@@ -26,10 +26,14 @@ internal sealed class SampleLayout
     /// </summary>
     private readonly bool _fast;
 
-    public SampleLayout(ulong sampleType, ulong readFormat)
+    /// <summary>Registers in PERF_SAMPLE_REGS_USER (popcount of sample_regs_user).</summary>
+    private readonly int _userRegisters;
+
+    public SampleLayout(ulong sampleType, ulong readFormat, ulong regsUser = 0)
     {
         _sampleType = sampleType;
         _readFormat = readFormat;
+        _userRegisters = BitOperations.PopCount(regsUser);
         var p = 0;
         if (Has(PerfSampleType.Identifier)) p += 8;
         if (Has(PerfSampleType.Ip)) p += 8;
@@ -144,6 +148,51 @@ internal sealed class SampleLayout
         }
 
         entries = body.Slice(p, (int)nr * 8);
+        return true;
+    }
+
+    /// <summary>True when the samples carry user registers and a copy of the user stack (--call-graph dwarf).</summary>
+    public bool HasUserStack => Has(PerfSampleType.RegsUser) && Has(PerfSampleType.StackUser)
+        && !Has(PerfSampleType.BranchStack) && _userRegisters > 0;
+
+    /// <summary>
+    /// The sample's user registers (u64 each, in sample_regs_user's bit order) and copied user stack (its used part,
+    /// dyn_size bytes); false when the layout has none, the sample has none (a kernel thread: abi 0, size 0) or the
+    /// body is too short.
+    /// </summary>
+    public bool TryUserStack(ReadOnlySpan<byte> body, out ReadOnlySpan<byte> registers, out ReadOnlySpan<byte> stack)
+    {
+        registers = stack = default;
+        if (!HasUserStack) return false;
+        var p = _variableStart;
+        if (!SkipVariable(body, ref p)) return false;
+        if (Has(PerfSampleType.Raw))
+        {
+            if (p > body.Length - 4) return false;
+            var size = BinaryPrimitives.ReadUInt32LittleEndian(body[p..]);
+            if (size > (uint)(body.Length - p - 4)) return false;
+            p += 4 + (int)size;
+        }
+
+        if (p > body.Length - 8) return false;
+        var abi = BinaryPrimitives.ReadUInt64LittleEndian(body[p..]);
+        p += 8;
+        if (abi != 0)
+        {
+            if (p > body.Length - _userRegisters * 8) return false;
+            registers = body.Slice(p, _userRegisters * 8);
+            p += _userRegisters * 8;
+        }
+
+        if (p > body.Length - 8) return false;
+        var copied = BinaryPrimitives.ReadUInt64LittleEndian(body[p..]);
+        p += 8;
+        if (copied == 0 || abi == 0) return false;
+        if (copied > (ulong)(body.Length - p - 8)) return false;
+        // dyn_size 0 (a thread not yet in user space, e.g. at ret_from_fork): no user stack, as perf takes it.
+        var used = BinaryPrimitives.ReadUInt64LittleEndian(body[(p + (int)copied)..]);
+        if (used == 0) return false;
+        stack = body.Slice(p, (int)Math.Min(copied, used));
         return true;
     }
 

@@ -42,6 +42,16 @@ public sealed class ElfSymbols
     /// <summary>The PT_LOAD segments, in file order.</summary>
     public IReadOnlyList<ElfLoad> Loads { get; private set; } = [];
 
+    private (byte[] Bytes, ulong Address)? _ehFrame;
+    private Unwind.CallFrameInfo? _callFrames;
+
+    /// <summary>
+    /// The call frame information of .eh_frame (to unwind copied stacks), indexed on first use (naming frames needs
+    /// none); null when the file has none.
+    /// </summary>
+    public Unwind.CallFrameInfo? CallFrames =>
+        _callFrames ??= _ehFrame is { } eh ? Unwind.CallFrameInfo.Read(eh.Bytes, eh.Address) : null;
+
     /// <summary>True when the symbols came from .symtab (not only .dynsym).</summary>
     public bool HasSymtab { get; private set; }
 
@@ -98,6 +108,11 @@ public sealed class ElfSymbols
             if (nul > 0) DebugLink = System.Text.Encoding.UTF8.GetString(bytes, 0, nul);
         }
 
+        // .eh_frame is allocated (SHT_PROGBITS, in a PT_LOAD) even in stripped files; a debug file's is NOBITS.
+        if (elf.TryGetSection(".eh_frame", out var frames) && frames is ProgBitsSection<ulong> eh
+            && frames.Type == SectionType.ProgBits)
+            _ehFrame = (eh.GetContents(), eh.LoadAddress);
+
         var table = elf.TryGetSection(".symtab", out var symtab) && symtab is SymbolTable<ulong> s
             ? s
             : elf.TryGetSection(".dynsym", out var dynsym) ? dynsym as SymbolTable<ulong> : null;
@@ -110,7 +125,10 @@ public sealed class ElfSymbols
             // Undefined (index 0), absolute and common symbols name nothing mapped from this file.
             if (string.IsNullOrEmpty(entry.Name) || entry.PointedSectionIndex == 0 || entry.IsPointedIndexSpecial)
                 continue;
-            if (entry.Type is SymbolType.Function or SymbolType.ProcessorSpecific)
+            // Labels (untyped symbols in code, such as ld.so's _start) name code too, as perf takes them.
+            if (entry.Type is SymbolType.Function or SymbolType.ProcessorSpecific
+                || (entry.Type == SymbolType.NotSpecified
+                    && entry.PointedSection is { } section && section.Flags.HasFlag(SectionFlags.Executable)))
                 functions.Add((new ElfSymbol(entry.Value, entry.Size, entry.Name), Rank(entry)));
             else if (entry.Type == SymbolType.Object && entry.Size > 0)
                 objects.Add(new ElfSymbol(entry.Value, entry.Size, entry.Name));

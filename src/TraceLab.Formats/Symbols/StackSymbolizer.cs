@@ -26,9 +26,8 @@ public sealed class StackSymbolizer
     private const ulong KernelStart = 0xffff_8000_0000_0000;
 
     private readonly ProcessMaps _maps;
-    private readonly IReadOnlyDictionary<string, byte[]> _recordedBuildIds;
     private readonly SymbolOptions _options;
-    private readonly Dictionary<string, ElfSymbols?> _files = new(StringComparer.Ordinal);
+    private readonly ModuleFiles _files;
     private readonly Dictionary<int, PerfMap?> _perfMaps = new();
     private readonly Dictionary<int, SymbolFrame[]> _stacks = new();
     private readonly List<string> _notes = [];
@@ -45,8 +44,8 @@ public sealed class StackSymbolizer
         SymbolOptions? options = null)
     {
         _maps = maps;
-        _recordedBuildIds = recordedBuildIds ?? new Dictionary<string, byte[]>();
         _options = options ?? new SymbolOptions();
+        _files = new ModuleFiles(recordedBuildIds, _options, Note);
     }
 
     /// <summary>What could not be used, each said once (a changed binary, a missing file).</summary>
@@ -190,72 +189,10 @@ public sealed class StackSymbolizer
         return map;
     }
 
-    /// <summary>
-    /// The symbols of a mapping's file: null when missing, unreadable or changed since the recording.
-    /// </summary>
-    private ElfSymbols? File(ModuleMapping mapping)
-    {
-        var path = mapping.Path;
-        if (_files.TryGetValue(path, out var cached)) return cached;
-        ElfSymbols? elf = null;
-        if (path.EndsWith(" (deleted)", StringComparison.Ordinal))
-            Note(path, $"{path}: deleted since it was mapped; its frames are named module+offset");
-        else if (ElfSymbols.TryLoad(path, out var error) is not { } loaded)
-            Note(path, $"{path}: {error}; its frames are named module+offset");
-        else if (Recorded(mapping) is { } recorded && loaded.BuildId is { } now
-                 && !recorded.AsSpan().SequenceEqual(now))
-            Note(path, $"{path}: build-id {Hex(now)} differs from the recorded {Hex(recorded)} (the file changed " +
-                "since the recording); its frames are named module+offset, not with the new file's symbols");
-        else
-        {
-            elf = loaded;
-            if (!loaded.HasSymtab && FindDebugFile(loaded) is { } debug) loaded.UseSymbolsOf(debug);
-        }
-
-        _files[path] = elf;
-        return elf;
-    }
-
-    private byte[]? Recorded(ModuleMapping mapping) =>
-        mapping.BuildId ?? _recordedBuildIds.GetValueOrDefault(mapping.Path);
-
-    /// <summary>
-    /// A debug file with .symtab: by build-id, then by .gnu_debuglink (gdb's and perf's search order).
-    /// </summary>
-    private ElfSymbols? FindDebugFile(ElfSymbols elf)
-    {
-        var candidates = new List<string>();
-        if (elf.BuildId is { Length: > 1 } id)
-        {
-            var hex = Hex(id);
-            foreach (var root in _options.DebugDirectories)
-                candidates.Add(System.IO.Path.Combine(root, ".build-id", hex[..2], hex[2..] + ".debug"));
-        }
-
-        if (elf.DebugLink is { } link && System.IO.Path.GetDirectoryName(elf.Path) is { } dir)
-        {
-            candidates.Add(System.IO.Path.Combine(dir, link));
-            candidates.Add(System.IO.Path.Combine(dir, ".debug", link));
-            foreach (var root in _options.DebugDirectories)
-                candidates.Add(System.IO.Path.Combine(root, dir.TrimStart('/'), link));
-        }
-
-        foreach (var candidate in candidates)
-        {
-            if (candidate == elf.Path || ElfSymbols.TryLoad(candidate, out _) is not { HasSymtab: true } debug)
-                continue;
-            // A debug file found by name must be the same build; one found by build-id is by construction.
-            if (elf.BuildId is { } want && debug.BuildId is { } have && !want.AsSpan().SequenceEqual(have)) continue;
-            return debug;
-        }
-
-        return null;
-    }
+    private ElfSymbols? File(ModuleMapping mapping) => _files.File(mapping);
 
     private void Note(string key, string text)
     {
         if (_noted.Add(key)) _notes.Add(text);
     }
-
-    private static string Hex(byte[] bytes) => Convert.ToHexString(bytes).ToLowerInvariant();
 }

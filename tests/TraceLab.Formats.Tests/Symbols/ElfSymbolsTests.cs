@@ -54,6 +54,23 @@ public sealed class ElfSymbolsTests : IDisposable
         Assert.NotNull(notElf);
     }
 
+    [Fact]
+    public void A_data_file_mapped_beside_the_modules_is_not_said_until_it_is_mapped_as_code()
+    {
+        // perf records data mappings with --call-graph dwarf (mmap_data): ld.so.cache, locale archives.
+        var text = Path.Combine(_dir, "ld.so.cache");
+        File.WriteAllText(text, "not an ELF file at all");
+        var maps = new ProcessMaps();
+        maps.Add(7, new ModuleMapping(0x7f0000000000, 0x1000, 0, text, null, false, 0));
+        var symbolizer = new StackSymbolizer(maps);
+        Assert.Null(symbolizer.DataObject(7, 0x7f0000000010, 10));
+        Assert.Empty(symbolizer.Notes);
+        maps.Add(7, new ModuleMapping(0x7f0000100000, 0x1000, 0, text, null, true, 20));
+        Assert.Null(symbolizer.Frame(7, 0x7f0000100010, 30, kernel: false).Symbol);
+        Assert.Single(symbolizer.Notes);
+        Assert.StartsWith(text + ": ", symbolizer.Notes[0], StringComparison.Ordinal);
+    }
+
     [LibcFact]
     public void A_changed_binary_is_not_used_and_said_once()
     {

@@ -5,6 +5,7 @@ using System.Text.RegularExpressions;
 using TraceLab.Analyzers.Stacks;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
+using TraceLab.Formats.Registry;
 using TraceLab.Formats.Symbols;
 using TraceLab.Reporting.Stacks;
 using TraceLab.Reporting.Tables;
@@ -14,7 +15,7 @@ namespace TraceLab.IntegrationTests.Stacks;
 /// <summary>
 /// perf record works here (<see cref="PerfEnvironment"/>), and gcc and nm are installed; else skipped.
 /// </summary>
-public sealed class PerfStacksFactAttribute : FactAttribute
+public class PerfStacksFactAttribute : FactAttribute
 {
     public PerfStacksFactAttribute()
     {
@@ -22,6 +23,17 @@ public sealed class PerfStacksFactAttribute : FactAttribute
         if (reason is null && (!TestEnvironment.OnPath("gcc") || !TestEnvironment.OnPath("nm")))
             reason = "gcc and nm not installed (apt-get install -y build-essential)";
         if (reason is not null) Skip = reason;
+    }
+}
+
+/// <summary>As <see cref="PerfStacksFactAttribute"/>, and Debian's sysbench is installed.</summary>
+public sealed class SysbenchStacksFactAttribute : FactAttribute
+{
+    public SysbenchStacksFactAttribute()
+    {
+        Skip = new PerfStacksFactAttribute().Skip;
+        if (Skip is null && !TestEnvironment.OnPath("sysbench"))
+            Skip = "sysbench not installed (apt-get install -y sysbench)";
     }
 }
 
@@ -64,8 +76,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         Run("gcc", "-g", "-O2", "-fstack-protector-strong", "-Wformat", "-Werror=format-security", "-Wl,-z,relro",
             "-pthread", "-o", program, source);
         var data = Path.Combine(_dir, "perf.data");
-        Run("perf", "record", "-q", "-g", "-e", "sched:sched_switch", "-e", "sched:sched_waking",
-            "-e", "syscalls:sys_enter_futex", "-e", "syscalls:sys_exit_futex", "-o", data, "--", program, "300000");
+        RecordLockEvents(data, "fp", program, "300000");
 
         using var reader = PerfDataReader.Open(data);
         var sink = new Collect(reader.Threads);
@@ -138,11 +149,151 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     }
 
     /// <summary>
+    /// The same program recorded with --call-graph dwarf (user registers and an 8 KB copy of the user stack per
+    /// sample, the callchain kernel-only): TraceLab unwinds the copies with the binaries' .eh_frame and must give
+    /// perf script's frames (perf unwinds with libdw; inlined frames left out on both sides, --no-inline) for at
+    /// least 99 % of the stacks — full stacks, where the frame-pointer walk of the same program stops in libc.
+    /// </summary>
+    [PerfStacksFact]
+    public void Dwarf_unwound_frames_equal_perf_script_on_a_program_without_frame_pointers()
+    {
+        var program = Path.Combine(_dir, "lock_sites");
+        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "lock_sites.c");
+        Run("gcc", "-g", "-O2", "-fstack-protector-strong", "-Wformat", "-Werror=format-security", "-Wl,-z,relro",
+            "-pthread", "-o", program, source);
+        var data = Path.Combine(_dir, "perf.data");
+        RecordLockEvents(data, "dwarf,8192", program, "100000");
+
+        using var reader = PerfDataReader.Open(data);
+        var (sink, symbolizer) = AssertDwarfFramesEqualPerfScript(reader, data);
+
+        DamagedCopiesReadOrRefuseCleanly(data);
+
+        // Without frame pointers the walk stops in libc; the unwind reaches the function that takes the lock and
+        // the thread's start (lock_sites.c: update_stats takes g_stats_lock, called from stats_worker).
+        var section = StacksReportBuilder.Build(sink.Locks, reader.Stacks, symbolizer);
+        var stats = section.Locks.First(l => l.Name == "g_stats_lock");
+        Assert.Contains(stats.Blocking, b => b.Frames.Select(f => f.Symbol).Take(12).ToList() is var names
+            && names.Contains("update_stats") && names.Contains("stats_worker") && names.Contains("start_thread"));
+    }
+
+    /// <summary>
+    /// Debian's sysbench (built without frame pointers, stripped: named through .dynsym and its debug link where
+    /// installed) under its mutex test, recorded with --call-graph dwarf: the unwound frames equal perf script's.
+    /// </summary>
+    [SysbenchStacksFact]
+    public void Dwarf_unwound_frames_equal_perf_script_on_debian_sysbench()
+    {
+        var data = Path.Combine(_dir, "perf.data");
+        RecordLockEvents(data, "dwarf,8192", "sysbench", "mutex", "--threads=4", "--mutex-num=1",
+            "--mutex-locks=20000", "run");
+
+        using var reader = PerfDataReader.Open(data);
+        var (_, symbolizer) = AssertDwarfFramesEqualPerfScript(reader, data);
+        // The unwind goes through sysbench's own code to the thread's start, not only libc's lock.
+        var deep = Enumerable.Range(1, reader.Stacks.Count).Select(id => symbolizer.Stack(reader.Stacks, id))
+            .Count(f => f.Any(x => x.Symbol == "start_thread") && f.Any(x => x.Module.EndsWith("sysbench",
+                StringComparison.Ordinal)));
+        Assert.True(deep > 0, "no stack reaches from sysbench's code to start_thread");
+    }
+
+    /// <summary>
+    /// Damaged copies of a dwarf recording (most of its bytes are user stack copies and registers, so most damage
+    /// lands in what the unwinder reads): each is read with its stacks and symbolized, or refused with a
+    /// <see cref="TraceFormatException"/>; nothing else is thrown and every read ends.
+    /// </summary>
+    private void DamagedCopiesReadOrRefuseCleanly(string data)
+    {
+        var intact = File.ReadAllBytes(data);
+        var random = new Random(20261128);
+        int read = 0, refused = 0, withStacks = 0;
+        var copy = Path.Combine(_dir, "damaged.data");
+        for (var i = 0; i < 200; i++)
+        {
+            var bytes = (byte[])intact.Clone();
+            for (var f = 0; f < 64; f++) bytes[random.Next(bytes.Length)] = (byte)random.Next(256);
+            File.WriteAllBytes(copy, bytes);
+            try
+            {
+                using var reader = PerfDataReader.Open(copy, new TraceReadOptions { Salvage = true });
+                var sink = new Collect(reader.Threads);
+                reader.Read(sink);
+                var symbolizer = new StackSymbolizer(reader.Maps, reader.RecordedBuildIds);
+                for (var id = 1; id <= reader.Stacks.Count; id++) symbolizer.Stack(reader.Stacks, id);
+                read++;
+                if (reader.Stacks.Count > 0) withStacks++;
+            }
+            catch (TraceFormatException)
+            {
+                refused++;
+            }
+        }
+
+        _output.WriteLine($"damaged copies: {read} read ({withStacks} with stacks), {refused} refused");
+        Assert.Equal(200, read + refused);
+        Assert.True(withStacks > 100, $"only {withStacks} damaged copies reached the unwinder");
+    }
+
+    /// <summary>
+    /// Reads <paramref name="data"/> (recorded with --call-graph dwarf) and asserts that at least 99 % of its stacks
+    /// equal perf script's, inlined frames left out on both sides.
+    /// </summary>
+    private (Collect Sink, StackSymbolizer Symbolizer) AssertDwarfFramesEqualPerfScript(PerfDataReader reader,
+        string data)
+    {
+        var sink = new Collect(reader.Threads);
+        reader.Read(sink);
+        var symbolizer = new StackSymbolizer(reader.Maps, reader.RecordedBuildIds,
+            new SymbolOptions { KernelSymbols = SymbolOptions.RunningKernel(reader.Info.KernelRelease) });
+        var perf = PerfScriptStacks(data, "--no-inline");
+        int compared = 0, equal = 0, userFrames = 0, perfEndFrames = 0;
+        var differences = new List<string>();
+        foreach (var ((tid, time), recorded) in perf)
+        {
+            var frames = recorded;
+            compared++;
+            if (!sink.Stacks.TryGetValue((tid, time), out var id))
+            {
+                differences.Add($"{tid} at {time}: no stack in TraceLab");
+                continue;
+            }
+
+            var ours = symbolizer.Stack(reader.Stacks, id);
+            userFrames += ours.Count(f => !f.Kernel);
+            // Where libdw cannot go on, perf still prints last frames in no mapping: at address 0 − 1 after a
+            // return address it could not read (it lay beyond the copied 8 KB, e.g. above buffered_vfprintf's 8 KB
+            // buffer), or a guessed return address (a word off the stack) where the interrupted function has no CFI
+            // (hand-written assembly such as libnettle's _nettle_cpuid). TraceLab ends the stack there; the frames
+            // before those must be equal.
+            if (frames.Count > ours.Count && frames.Skip(ours.Count).All(f => f.Item2 == "[unknown]"))
+            {
+                frames = frames[..ours.Count];
+                perfEndFrames++;
+            }
+
+            var why = Difference(frames, ours);
+            if (why is null) equal++;
+            else differences.Add($"{tid} at {time}: {why}");
+        }
+
+        _output.WriteLine($"{equal} of {compared} stacks equal perf script's ({userFrames} user frames; " +
+            $"{perfEndFrames} with perf's last frames in no mapping left out); differences:");
+        foreach (var d in differences.Take(20)) _output.WriteLine("  " + d);
+        Assert.True(compared > 50, $"only {compared} stacks recorded");
+        Assert.True(equal >= compared * 0.99,
+            $"{equal} of {compared} stacks equal; first: {differences.FirstOrDefault()}");
+        return (sink, symbolizer);
+    }
+
+    /// <summary>
     /// Null when perf's frames and TraceLab's agree: same addresses, same names where perf names one.
     /// </summary>
     private static string? Difference(List<(ulong Address, string Name)> perf, IReadOnlyList<SymbolFrame> ours)
     {
-        if (perf.Count != ours.Count) return $"{perf.Count} frames in perf script, {ours.Count} in TraceLab";
+        if (perf.Count != ours.Count)
+            return $"{perf.Count} frames in perf script, {ours.Count} in TraceLab: " +
+                string.Join(" ", perf.Select(f => $"{f.Address:x}:{f.Name}")) + " | " +
+                string.Join(" ", ours.Select(f => $"{f.ModuleOffset:x}:{f.Symbol ?? "?"}"));
         for (var i = 0; i < perf.Count; i++)
         {
             // perf script prints a frame in a file mapping as its module offset (map_ip), others as recorded.
@@ -158,11 +309,13 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         return null;
     }
 
-    private static Dictionary<(int, long), List<(ulong, string)>> PerfScriptStacks(string data)
+    private static Dictionary<(int, long), List<(ulong, string)>> PerfScriptStacks(string data,
+        params string[] options)
     {
         var stacks = new Dictionary<(int, long), List<(ulong, string)>>();
         List<(ulong, string)>? current = null;
-        foreach (var line in ProcessOutput.Lines("perf", "script", "-i", data, "--ns", "-F", "tid,time,ip,sym"))
+        foreach (var line in ProcessOutput.Lines("perf",
+                     ["script", "-i", data, "--ns", "-F", "tid,time,ip,sym", .. options]))
         {
             if (HeaderLine().Match(line) is { Success: true } h)
             {
@@ -199,6 +352,14 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
             .Select(p => (ulong.Parse(p[0], NumberStyles.HexNumber, CultureInfo.InvariantCulture),
                 ulong.Parse(p[1], NumberStyles.HexNumber, CultureInfo.InvariantCulture), (string?)p[3]))
             .ToList();
+
+    /// <summary>
+    /// perf record of <paramref name="command"/> on the scheduler and futex tracepoints with
+    /// <c>--call-graph <paramref name="callGraph"/></c> (fp: the frame-pointer walk, dwarf: copied stacks).
+    /// </summary>
+    private static void RecordLockEvents(string data, string callGraph, params string[] command) =>
+        Run("perf", ["record", "-q", "--call-graph", callGraph, "-e", "sched:sched_switch", "-e", "sched:sched_waking",
+            "-e", "syscalls:sys_enter_futex", "-e", "syscalls:sys_exit_futex", "-o", data, "--", .. command]);
 
     private static void Run(string file, params string[] args)
     {
