@@ -39,6 +39,15 @@ public sealed class StackTable
     /// </summary>
     public long Truncated { get; set; }
 
+    /// <summary>User stacks unwound from copies of the stack (perf record --call-graph dwarf).</summary>
+    public long Unwound { get; set; }
+
+    /// <summary>
+    /// Of <see cref="Unwound"/>, those that stopped before the outermost frame: an address without call frame
+    /// information, a saved register beyond the copy, rules that do not lead up the stack.
+    /// </summary>
+    public long UnwoundShort { get; set; }
+
     /// <summary>
     /// The id of the stack <paramref name="frames"/> of <paramref name="process"/> (innermost frame first, the
     /// first <paramref name="kernelFrames"/> of them in the kernel), added when new; 0 for an empty stack.

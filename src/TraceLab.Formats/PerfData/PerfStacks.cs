@@ -140,7 +140,10 @@ internal sealed class PerfStacks
         if ((context.Known & (1u << UserStackUnwinder.Sp)) == 0) return 0;
         context.StackStart = _registers[UserStackUnwinder.Sp];
         _modules.At(pid, time);
-        return _unwinder.Unwind(ref context, _modules, frames);
+        var n = _unwinder.Unwind(ref context, _modules, frames);
+        Table.Unwound++;
+        if (_unwinder.LastEnd is not (UnwindEnd.Complete or UnwindEnd.Limit)) Table.UnwoundShort++;
+        return n;
     }
 
     /// <summary>The modules of one process at one time, as the unwinder asks for them.</summary>

@@ -160,9 +160,72 @@ public sealed class ElfSymbols
         return sorted;
     }
 
+    private string? _debugPath;
+    private Dwarf.DwarfLineTable? _lines;
+    private bool _linesRead;
+
+    /// <summary>
+    /// The DWARF line table of this file's .debug_line, else of its debug file's (<see cref="UseSymbolsOf"/>), read
+    /// on first use (zlib- or zstd-compressed sections included); null when neither has one or it cannot be read.
+    /// </summary>
+    public Dwarf.DwarfLineTable? Lines
+    {
+        get
+        {
+            if (_linesRead) return _lines;
+            _linesRead = true;
+            _lines = ReadLines(Path) ?? (_debugPath is { } debug ? ReadLines(debug) : null);
+            return _lines;
+        }
+    }
+
+    private static Dwarf.DwarfLineTable? ReadLines(string path)
+    {
+        try
+        {
+            if (!ELFReader.TryLoad<ulong>(path, out var elf)) return null;
+            using (elf)
+            {
+                if (Contents(elf, ".debug_line") is not { } line) return null;
+                return Dwarf.DwarfLineTable.Read(line, Contents(elf, ".debug_line_str"), Contents(elf, ".debug_str"));
+            }
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            return null; // a damaged file names frames without lines
+        }
+    }
+
+    /// <summary>
+    /// A section's bytes, decompressed when SHF_COMPRESSED (ELFCOMPRESS_ZLIB or _ZSTD); null if absent.
+    /// </summary>
+    private static byte[]? Contents(ELF<ulong> elf, string name)
+    {
+        if (!elf.TryGetSection(name, out var section) || section is not ProgBitsSection<ulong> bits) return null;
+        var raw = bits.GetContents();
+        const ulong Compressed = 0x800;
+        if (((ulong)section.Flags & Compressed) == 0) return raw;
+        // Elf64_Chdr: ch_type, reserved, ch_size, ch_addralign.
+        if (raw.Length < 24) return null;
+        var type = BitConverter.ToUInt32(raw, 0);
+        var size = BitConverter.ToUInt64(raw, 8);
+        if (size > 1UL << 30) return null;
+        var output = new byte[size];
+        using var input = new MemoryStream(raw, 24, raw.Length - 24);
+        using Stream inflater = type switch
+        {
+            1 => new System.IO.Compression.ZLibStream(input, System.IO.Compression.CompressionMode.Decompress),
+            2 => new ZstdSharp.DecompressionStream(input),
+            _ => Stream.Null,
+        };
+        inflater.ReadAtLeast(output, output.Length, throwOnEndOfStream: false);
+        return output;
+    }
+
     /// <summary>Takes the symbols of <paramref name="debug"/> (a debug file of this one) when it has more.</summary>
     public void UseSymbolsOf(ElfSymbols debug)
     {
+        _debugPath = debug.Path;
         if (debug._functions.Length >= _functions.Length) _functions = debug._functions;
         if (debug._objects.Length >= _objects.Length) _objects = debug._objects;
         HasSymtab |= debug.HasSymtab;

@@ -102,7 +102,11 @@ public sealed class StackSymbolizer
 
         var elf = File(mapping);
         if (elf?.AddressOfFileOffset(fileOffset) is { } linked && elf.Function(linked) is { } f)
-            return new SymbolFrame(address, mapping.Path, f.Name, f.Offset, false) { ModuleOffset = fileOffset };
+            return new SymbolFrame(address, mapping.Path, f.Name, f.Offset, false)
+            {
+                ModuleOffset = fileOffset,
+                Source = elf.Lines?.Find(linked),
+            };
         return new SymbolFrame(address, mapping.Path, null, fileOffset, false) { ModuleOffset = fileOffset };
     }
 

@@ -21,6 +21,11 @@ public readonly record struct SymbolFrame(ulong Address, string Module, string? 
     /// </summary>
     public ulong ModuleOffset { get; init; } = Address;
 
+    /// <summary>
+    /// The source file and line of the address, from the module's DWARF line table; null without one.
+    /// </summary>
+    public Dwarf.SourceLine? Source { get; init; }
+
     /// <summary>The module of an address no mapping holds.</summary>
     public const string Unknown = "[unknown]";
 

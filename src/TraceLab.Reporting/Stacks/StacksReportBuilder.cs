@@ -53,6 +53,8 @@ public static class StacksReportBuilder
             Frames = symbolizer.Frames,
             UnsymbolizedFrames = symbolizer.UnsymbolizedFrames,
             TruncatedStacks = stacks.Truncated,
+            UnwoundStacks = stacks.Unwound > 0 ? stacks.Unwound : null,
+            UnwoundShort = stacks.Unwound > 0 ? stacks.UnwoundShort : null,
             InterruptWakeups = analyzer.InterruptWakeups,
             Notes = symbolizer.Notes.ToList(),
             Locks = locks,
@@ -73,9 +75,14 @@ public static class StacksReportBuilder
         {
             // A frame no mapping holds ([unknown]: a frame-pointer walk's guess through code without them) names
             // nothing; the first two frames that do, name the site.
-            var sites = stack.Frames.Where(f => !IsImplementation(f) && f.Module != SymbolFrame.Unknown).Take(2)
-                .Select(f => f.Symbol ?? Path.GetFileName(f.Module) + "+" + f.Offset).ToList();
-            if (sites.Count > 0) return ("lock taken in " + string.Join(" ← ", sites), "call site", null);
+            var frames = stack.Frames.Where(f => !IsImplementation(f) && f.Module != SymbolFrame.Unknown).Take(2)
+                .ToList();
+            var sites = frames.Select(f => f.Symbol ?? Path.GetFileName(f.Module) + "+" + f.Offset).ToList();
+            // Where debug information gives it, the line the lock is taken at: "queue_push ← producer_loop (q.c:88)".
+            var line = frames.Count > 0 && frames[0].File is { } file && frames[0].Line is { } n
+                ? $" ({Path.GetFileName(file)}:{n.ToString(CultureInfo.InvariantCulture)})"
+                : "";
+            if (sites.Count > 0) return ("lock taken in " + string.Join(" ← ", sites) + line, "call site", null);
         }
 
         return ("futex " + Hex(key.Address), "address", null);
@@ -139,6 +146,8 @@ public static class StacksReportBuilder
         Symbol = f.Symbol,
         Offset = Hex(f.Offset),
         ModuleOffset = f.ModuleOffset == f.Address ? null : Hex(f.ModuleOffset),
+        File = f.Source?.File,
+        Line = f.Source?.Line,
     };
 
     private static double Ms(long ns) => Math.Round(ns / 1e6, 3);

@@ -15,6 +15,10 @@ public sealed class StacksSection
     public long UnsymbolizedFrames { get; init; }
     /// <summary>Callchains cut short by damage (kept up to the damage).</summary>
     public long TruncatedStacks { get; init; }
+    /// <summary>User stacks unwound from copied stacks (perf --call-graph dwarf); null when none were.</summary>
+    public long? UnwoundStacks { get; init; }
+    /// <summary>Of those, the ones that stopped before the outermost frame; null when none were unwound.</summary>
+    public long? UnwoundShort { get; init; }
     /// <summary>Hard-interrupt wakeups left out of the releasing stacks.</summary>
     public long InterruptWakeups { get; init; }
     /// <summary>What symbolization could not use, each said once.</summary>
@@ -76,4 +80,8 @@ public sealed class FrameEntry
     public required string Offset { get; init; }
     /// <summary>Hex address in the module's terms (file offset), as perf script prints it.</summary>
     public string? ModuleOffset { get; init; }
+    /// <summary>Source file of the address (the module's DWARF line table); null without debug information.</summary>
+    public string? File { get; init; }
+    /// <summary>Its line; null without debug information.</summary>
+    public int? Line { get; init; }
 }

@@ -30,6 +30,9 @@ public static class StacksView
         var summary = string.Create(inv,
             $"{stacks.EventsWithStacks:N0} events with stacks, {stacks.DistinctStacks:N0} distinct; " +
             $"{stacks.UnsymbolizedFrames:N0} of {stacks.Frames:N0} frames without a function name");
+        if (stacks.UnwoundStacks is { } unwound)
+            summary += string.Create(inv, $"; {unwound:N0} user stacks unwound from copies, " +
+                $"{stacks.UnwoundShort ?? 0:N0} of them stopped before the outermost frame");
         var locks = stacks.Locks.Where(l => l.Waits > 0).ToList();
         var blocks = new List<ReportBlock>
         {
@@ -81,9 +84,12 @@ public static class StacksView
     private static string Frames(StackEntry s) =>
         string.Join(" ← ", s.Frames.Where(f => f.Module != "[kernel.kallsyms]").Select(Name));
 
-    private static string Name(FrameEntry f) => f.Symbol ?? (f.Module == "[unknown]"
+    private static string Name(FrameEntry f) => (f.Symbol ?? (f.Module == "[unknown]"
         ? "[unknown]"
-        : Path.GetFileName(f.Module) + "+" + f.Offset);
+        : Path.GetFileName(f.Module) + "+" + f.Offset))
+        + (f.File is { } file && f.Line is { } line
+            ? $" ({Path.GetFileName(file)}:{line.ToString(System.Globalization.CultureInfo.InvariantCulture)})"
+            : "");
 
     /// <summary>Text for report.md: a backquote would open a code span there.</summary>
     private static string Md(string text) => text.Replace("`", "'", StringComparison.Ordinal);

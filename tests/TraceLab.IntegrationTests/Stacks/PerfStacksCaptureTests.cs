@@ -169,10 +169,25 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
 
         DamagedCopiesReadOrRefuseCleanly(data);
 
+        // Source lines from the program's DWARF line table equal addr2line's for every frame in the program.
+        var ours = Enumerable.Range(1, reader.Stacks.Count).SelectMany(id => symbolizer.Stack(reader.Stacks, id))
+            .Where(f => f.Module == program).DistinctBy(f => f.ModuleOffset).ToList();
+        Assert.NotEmpty(ours);
+        var addr2line = ProcessOutput.Lines("addr2line",
+            ["-e", program, .. ours.Select(f => "0x" + f.ModuleOffset.ToString("x", CultureInfo.InvariantCulture))])
+            .Select(l => l.Split(" (discriminator")[0]).ToList();
+        Assert.Equal(addr2line, ours.Select(f => f.Source is { } s
+            ? s.File + ":" + s.Line.ToString(CultureInfo.InvariantCulture) : "??:?"));
+
         // Without frame pointers the walk stops in libc; the unwind reaches the function that takes the lock and
         // the thread's start (lock_sites.c: update_stats takes g_stats_lock, called from stats_worker).
         var section = StacksReportBuilder.Build(sink.Locks, reader.Stacks, symbolizer);
         var stats = section.Locks.First(l => l.Name == "g_stats_lock");
+        // A lock without a variable (the heap queue's, when it blocked at all) is named by its call site and line.
+        if (section.Locks.FirstOrDefault(l => l.NameKind != "variable"
+                && l.Blocking.Any(b => b.Frames.Any(f => f.Symbol == "queue_push"))) is { } queue)
+            Assert.StartsWith(
+                "lock taken in queue_push ← queue_worker (lock_sites.c:", queue.Name, StringComparison.Ordinal);
         Assert.Contains(stats.Blocking, b => b.Frames.Select(f => f.Symbol).Take(12).ToList() is var names
             && names.Contains("update_stats") && names.Contains("stats_worker") && names.Contains("start_thread"));
     }
@@ -208,7 +223,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         var random = new Random(20261128);
         int read = 0, refused = 0, withStacks = 0;
         var copy = Path.Combine(_dir, "damaged.data");
-        for (var i = 0; i < 200; i++)
+        for (var i = 0; i < 100; i++)
         {
             var bytes = (byte[])intact.Clone();
             for (var f = 0; f < 64; f++) bytes[random.Next(bytes.Length)] = (byte)random.Next(256);
@@ -218,7 +233,9 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
                 using var reader = PerfDataReader.Open(copy, new TraceReadOptions { Salvage = true });
                 var sink = new Collect(reader.Threads);
                 reader.Read(sink);
-                var symbolizer = new StackSymbolizer(reader.Maps, reader.RecordedBuildIds);
+                // Without debug files: libc6-dbg's line table, read again for each copy, would be most of the time.
+                var symbolizer = new StackSymbolizer(reader.Maps, reader.RecordedBuildIds,
+                    new SymbolOptions { DebugDirectories = [] });
                 for (var id = 1; id <= reader.Stacks.Count; id++) symbolizer.Stack(reader.Stacks, id);
                 read++;
                 if (reader.Stacks.Count > 0) withStacks++;
@@ -230,8 +247,8 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         }
 
         _output.WriteLine($"damaged copies: {read} read ({withStacks} with stacks), {refused} refused");
-        Assert.Equal(200, read + refused);
-        Assert.True(withStacks > 100, $"only {withStacks} damaged copies reached the unwinder");
+        Assert.Equal(100, read + refused);
+        Assert.True(withStacks > 50, $"only {withStacks} damaged copies reached the unwinder");
     }
 
     /// <summary>
@@ -280,6 +297,11 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
             $"{perfEndFrames} with perf's last frames in no mapping left out); differences:");
         foreach (var d in differences.Take(20)) _output.WriteLine("  " + d);
         Assert.True(compared > 50, $"only {compared} stacks recorded");
+        // Every sample's copy was unwound; those that stopped early are counted (the report says how many).
+        _output.WriteLine($"unwound {reader.Stacks.Unwound}, stopped early {reader.Stacks.UnwoundShort}");
+        Assert.True(reader.Stacks.Unwound >= compared * 0.9, $"{reader.Stacks.Unwound} unwound of {compared}");
+        Assert.True(reader.Stacks.UnwoundShort < reader.Stacks.Unwound / 10,
+            $"{reader.Stacks.UnwoundShort} of {reader.Stacks.Unwound} stopped early");
         Assert.True(equal >= compared * 0.99,
             $"{equal} of {compared} stacks equal; first: {differences.FirstOrDefault()}");
         return (sink, symbolizer);

@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using TraceLab.Formats.Symbols.Dwarf;
 
 namespace TraceLab.Formats.Symbols.Unwind;
 
@@ -156,7 +157,7 @@ public sealed class CallFrameInfo
         {
             cie = ParseCie(data, address, at);
         }
-        catch (CfiException)
+        catch (DwarfException)
         {
         }
 
@@ -168,11 +169,11 @@ public sealed class CallFrameInfo
     {
         var p = at;
         if (!TryEntry(data, ref p, out var body, out var end) || body.Length == 0) return null;
-        var r = new CfiReader(data, end - body.Length, end);
+        var r = new DwarfReader(data, end - body.Length, end);
         if (r.U32() != 0) return null; // not a CIE
         var version = r.U8();
         if (version is not (1 or 3 or 4)) return null;
-        var augmentation = r.String();
+        var augmentation = r.CString();
         if (augmentation.Contains("eh", StringComparison.Ordinal)) r.Skip(8);
         if (version == 4)
         {
@@ -231,7 +232,7 @@ public sealed class CallFrameInfo
         program = end;
         try
         {
-            var r = new CfiReader(data, at, end);
+            var r = new DwarfReader(data, at, end);
             begin = r.Pointer(cie.PointerEncoding, address);
             // The range uses the encoding's size only: no pc-relative adjustment.
             var range = r.Pointer((byte)(cie.PointerEncoding & 0x0f), address);
@@ -240,7 +241,7 @@ public sealed class CallFrameInfo
             program = r.Position;
             return finish >= begin && program <= end;
         }
-        catch (CfiException)
+        catch (DwarfException)
         {
             return false;
         }
@@ -254,7 +255,7 @@ public sealed class CallFrameInfo
     {
         try
         {
-            var r = new CfiReader(_data, start, end);
+            var r = new DwarfReader(_data, start, end);
             while (r.Position < end)
             {
                 var op = r.U8();
@@ -366,7 +367,7 @@ public sealed class CallFrameInfo
 
             return true;
         }
-        catch (CfiException)
+        catch (DwarfException)
         {
             return false;
         }
@@ -374,109 +375,4 @@ public sealed class CallFrameInfo
 
     /// <summary>A register number TraceLab tracks, or one past them (its rules are kept nowhere).</summary>
     private static int Reg(ulong n) => n < Registers ? (int)n : Registers;
-}
-
-/// <summary>A CFA program or entry that runs past its end or holds an impossible value.</summary>
-internal sealed class CfiException() : Exception("damaged call frame information");
-
-/// <summary>Little-endian reads bounded by an entry's end; past it, <see cref="CfiException"/>.</summary>
-internal ref struct CfiReader(ReadOnlySpan<byte> data, int position, int end)
-{
-    private readonly ReadOnlySpan<byte> _data = data;
-    private readonly int _end = end;
-
-    public int Position { get; private set; } = position;
-
-    private ReadOnlySpan<byte> Take(int n)
-    {
-        if (n < 0 || Position > _end - n) throw new CfiException();
-        var s = _data.Slice(Position, n);
-        Position += n;
-        return s;
-    }
-
-    public void Skip(long n)
-    {
-        if (n < 0 || n > _end - Position) throw new CfiException();
-        Position += (int)n;
-    }
-
-    public void Seek(long to)
-    {
-        if (to < Position || to > _end) throw new CfiException();
-        Position = (int)to;
-    }
-
-    public byte U8() => Take(1)[0];
-    public ushort U16() => BinaryPrimitives.ReadUInt16LittleEndian(Take(2));
-    public uint U32() => BinaryPrimitives.ReadUInt32LittleEndian(Take(4));
-    public ulong U64() => BinaryPrimitives.ReadUInt64LittleEndian(Take(8));
-
-    public string String()
-    {
-        var rest = _data[Position.._end];
-        var nul = rest.IndexOf((byte)0);
-        if (nul < 0 || nul > 64) throw new CfiException();
-        var s = System.Text.Encoding.ASCII.GetString(rest[..nul]);
-        Position += nul + 1;
-        return s;
-    }
-
-    public ulong Uleb()
-    {
-        ulong value = 0;
-        for (var shift = 0; ; shift += 7)
-        {
-            var b = U8();
-            if (shift < 64) value |= (ulong)(b & 0x7f) << shift;
-            if ((b & 0x80) == 0) return value;
-            if (shift > 70) throw new CfiException();
-        }
-    }
-
-    public long Sleb()
-    {
-        long value = 0;
-        var shift = 0;
-        byte b;
-        do
-        {
-            b = U8();
-            if (shift < 64) value |= (long)(b & 0x7f) << shift;
-            shift += 7;
-            if (shift > 77) throw new CfiException();
-        } while ((b & 0x80) != 0);
-
-        if (shift < 64 && (b & 0x40) != 0) value |= -1L << shift;
-        return value;
-    }
-
-    /// <summary>
-    /// A pointer in DW_EH_PE encoding <paramref name="encoding"/>; pc-relative ones relative to this field's
-    /// link-time address (<paramref name="sectionAddress"/> + position).
-    /// </summary>
-    public ulong Pointer(byte encoding, ulong sectionAddress)
-    {
-        if (encoding == 0xff) return 0; // omit
-        var at = sectionAddress + (ulong)Position;
-        ulong value = (encoding & 0x0f) switch
-        {
-            0x00 => U64(),
-            0x01 => Uleb(),
-            0x02 => U16(),
-            0x03 => U32(),
-            0x04 => U64(),
-            0x09 => (ulong)Sleb(),
-            0x0a => (ulong)(long)(short)U16(),
-            0x0b => (ulong)(long)(int)U32(),
-            0x0c => U64(),
-            _ => throw new CfiException(),
-        };
-        return (encoding & 0x70) switch
-        {
-            0x00 => value,
-            0x10 => at + value, // pcrel
-            _ => throw new CfiException(), // textrel, datarel, funcrel, aligned: not used in .eh_frame FDEs
-        };
-    }
 }

@@ -1,3 +1,5 @@
+using TraceLab.Formats.Symbols.Dwarf;
+
 namespace TraceLab.Formats.Symbols.Unwind;
 
 /// <summary>
@@ -23,7 +25,7 @@ public static class DwarfExpression
         if (initial is { } value) stack[top++] = value;
         try
         {
-            var r = new CfiReader(expression, 0, expression.Length);
+            var r = new DwarfReader(expression, 0, expression.Length);
             while (r.Position < expression.Length)
             {
                 var op = r.U8();
@@ -115,7 +117,7 @@ public static class DwarfExpression
                 }
             }
         }
-        catch (CfiException)
+        catch (DwarfException)
         {
             return false;
         }

@@ -69,6 +69,9 @@ public sealed class UserStackUnwinder
     private readonly UnwindRow _row = new();
     private readonly ulong[] _next = new ulong[CallFrameInfo.Registers];
 
+    /// <summary>How the last unwind ended.</summary>
+    public UnwindEnd LastEnd { get; private set; }
+
     /// <summary>Unwinds stopped for each reason (<see cref="UnwindEnd"/>).</summary>
     public long[] Ends { get; } = new long[Enum.GetValues<UnwindEnd>().Length];
 
@@ -118,6 +121,7 @@ public sealed class UserStackUnwinder
         }
 
         Ends[(int)end]++;
+        LastEnd = end;
         return n;
     }
 
