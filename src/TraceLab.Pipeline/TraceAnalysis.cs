@@ -83,8 +83,9 @@ public static class TraceAnalysis
         using var session = new AnalysisSession(request.Analyses,
             new AnalysisOptions(request.Timeline, reader.Info.MayHaveMarkers), threads, reader.Threads);
         // Stacks are read only from traces that recorded them; the others keep their one sink and cost.
-        var stacks = reader is IStackTraceReader { HasStacks: true }
-            ? new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var process) ? process : tid)
+        var stacks = reader is IStackTraceReader { HasStacks: true } stackReader
+            ? new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var process) ? process : tid,
+                stackReader.SwitchStacksAreOfNextThread)
             : null;
         var observer = request.Observer?.Attach(reader, session);
         using (StageTimes.Begin("pass"))

@@ -97,8 +97,18 @@ public sealed class LockStackAnalyzer : IKernelEventSink
 
     private readonly Func<int, int> _processOf;
 
+    private readonly bool _switchStackOfNext;
+
     /// <param name="processOf">A thread's process (the trace's thread table); used when an event has no stack.</param>
-    public LockStackAnalyzer(Func<int, int> processOf) => _processOf = processOf;
+    /// <param name="switchStackOfNext">
+    /// A switch's stack is the incoming thread's, where it had blocked (ETW), not the outgoing one's
+    /// (<see cref="TraceLab.Core.IStackTraceReader.SwitchStacksAreOfNextThread"/>).
+    /// </param>
+    public LockStackAnalyzer(Func<int, int> processOf, bool switchStackOfNext = false)
+    {
+        _processOf = processOf;
+        _switchStackOfNext = switchStackOfNext;
+    }
 
     /// <inheritdoc/>
     public void OnEvent(in KernelEvent e)
@@ -189,11 +199,13 @@ public sealed class LockStackAnalyzer : IKernelEventSink
         if (!TaskState.IsPreempted(e.PrevState) && e.PrevTid != 0)
         {
             var p = Of(e.PrevTid);
-            p.OffStack = e.StackId;
+            p.OffStack = _switchStackOfNext ? 0 : e.StackId;
             p.OffStart = e.Timestamp;
         }
 
         if (e.NextTid == 0 || !_threads.TryGetValue(e.NextTid, out var next)) return;
+        // ETW: the stack where the incoming thread had blocked arrives only now, with its switch-in.
+        if (_switchStackOfNext && e.StackId != 0) next.OffStack = e.StackId;
         if (next.OffStart >= 0)
         {
             var off = Math.Max(0, e.Timestamp - next.OffStart);

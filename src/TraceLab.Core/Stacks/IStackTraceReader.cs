@@ -16,4 +16,10 @@ public interface IStackTraceReader : IKernelTraceReader
 
     /// <summary>The module maps of every process, over the trace's time.</summary>
     ProcessMaps Maps { get; }
+
+    /// <summary>
+    /// Whose stack a context switch carries: false (perf, ftrace) the thread switching out, where it blocks; true
+    /// (ETW's CSwitch stack walk) the thread switching in, where it had blocked (WPA's New Thread Stack).
+    /// </summary>
+    bool SwitchStacksAreOfNextThread => false;
 }

@@ -61,6 +61,8 @@ internal sealed class EtlEventDispatcher
         guids[0x03] = EtwKernelEvents.ProcessGuid;
         guids[0x05] = EtwKernelEvents.ThreadGuid;
         guids[0x0F] = EtwKernelEvents.PerfInfoGuid;
+        guids[0x0A] = EtwKernelEvents.ImageGuid;
+        guids[0x20] = EtwKernelEvents.StackWalkGuid;
         return guids;
     }
 }

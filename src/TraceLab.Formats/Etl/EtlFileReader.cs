@@ -19,8 +19,11 @@ namespace TraceLab.Formats.Etl;
 /// total, so <see cref="TraceInfo.LostEventsPerCpu"/> holds a single element; buffers a CPU flagged as following a
 /// loss are counted per CPU in <see cref="TraceInfo.PagesWithMissedEvents"/>.
 /// </remarks>
-public sealed class EtlFileReader : IKernelTraceReader
+public sealed class EtlFileReader : IStackTraceReader
 {
+    /// <summary>Records per CPU <see cref="HasStacks"/> looks at for a StackWalk event.</summary>
+    private const int StackProbeRecords = 256;
+
     /// <summary>Bytes <see cref="LooksLikeEtl"/> needs: the first buffer header and the first event's 8-byte
     /// start.</summary>
     public const int SniffLength = EtlBufferHeader.Size + 8;
@@ -68,6 +71,38 @@ public sealed class EtlFileReader : IKernelTraceReader
 
     public TraceInfo Info { get; private set; }
     public ThreadTable Threads { get; }
+
+    private readonly EtlStacks _stacks = new();
+    private bool? _hasStacks;
+
+    /// <summary>
+    /// True when the first records of some CPU hold a StackWalk event (the trace was recorded with stack walking);
+    /// a trace whose stack walks start later reads without stacks.
+    /// </summary>
+    public bool HasStacks => _hasStacks ??= ProbeStacks();
+
+    /// <inheritdoc/>
+    public StackTable Stacks => _stacks.Table;
+
+    /// <summary>From the Image load and rundown events: module+offset names (PDBs are not read).</summary>
+    public ProcessMaps Maps => _stacks.Maps;
+
+    /// <summary>ETW's CSwitch stack walk is the incoming thread's (WPA's New Thread Stack).</summary>
+    public bool SwitchStacksAreOfNextThread => true;
+
+    /// <summary>StackWalk events that followed no event of theirs.</summary>
+    public long OrphanStackWalks => _stacks.Orphans;
+
+    private bool ProbeStacks()
+    {
+        foreach (var s in OpenStreams())
+        {
+            for (var i = 0; i < StackProbeRecords && s.MoveNext(); i++)
+                if (EtlStacks.IsStackWalk(s.Current)) return true;
+        }
+
+        return false;
+    }
     public EtlLogfileHeader Header { get; }
 
     /// <summary>Thread → process and process → image name, filled while reading.</summary>
@@ -181,17 +216,36 @@ public sealed class EtlFileReader : IKernelTraceReader
             if (s.MoveNext()) merge.Push(s);
 
         long count = 0, first = 0, last = 0, shortPayloads = 0;
+        var stacks = HasStacks;
         while (merge.Count > 0)
         {
             var s = merge.Top;
             RecordObserver?.Invoke(s.Current, s.Cpu);
             PayloadObserver?.Invoke(s.Current, s.Payload);
+            if (stacks && ReadStackRecord(s))
+            {
+                if (s.MoveNext()) merge.ReplaceTop(s);
+                else merge.Pop();
+                continue;
+            }
+
             if (_dispatcher.Map(s.Current, s.Cpu, s.Timestamp, s.Payload, ref _event))
             {
-                sink.OnEvent(in _event);
-                if (count == 0) first = s.Timestamp;
-                last = s.Timestamp;
-                if ((++count & CancellationCheckMask) == 0) cancellationToken.ThrowIfCancellationRequested();
+                var time = s.Timestamp;
+                // The event's stack walks follow it in its CPU's stream: take them before delivering it.
+                if (stacks && !AttachStacks(s, ref _event))
+                {
+                    merge.Pop();
+                    Deliver(sink, ref count, ref first, ref last, time, cancellationToken);
+                    continue;
+                }
+
+                Deliver(sink, ref count, ref first, ref last, time, cancellationToken);
+                if (stacks)
+                {
+                    merge.ReplaceTop(s);
+                    continue;
+                }
             }
             else if (!_salvage)
             {
@@ -206,6 +260,51 @@ public sealed class EtlFileReader : IKernelTraceReader
         }
 
         Finish(streams, count, first, last, shortPayloads);
+    }
+
+    private void Deliver(IKernelEventSink sink, ref long count, ref long first, ref long last, long time,
+        CancellationToken cancellationToken)
+    {
+        sink.OnEvent(in _event);
+        if (count == 0) first = time;
+        last = time;
+        if ((++count & CancellationCheckMask) == 0) cancellationToken.ThrowIfCancellationRequested();
+    }
+
+    /// <summary>
+    /// An Image event builds the maps (and is delivered as before); a StackWalk event met here belongs to no
+    /// delivered event: counted, and not an event itself (true).
+    /// </summary>
+    private bool ReadStackRecord(EtlCpuStream s)
+    {
+        if (EtlStacks.IsImage(s.Current)) _stacks.Image(s.Current, s.Payload, s.Timestamp);
+        else if (EtlStacks.IsStackWalk(s.Current))
+        {
+            _stacks.Orphan();
+            return true;
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// Moves <paramref name="s"/> past the event just mapped and the StackWalk events that follow it with its
+    /// timestamp, the first giving <paramref name="e"/> its stack (a switch's only when it is the incoming thread's);
+    /// false when the stream has ended.
+    /// </summary>
+    private bool AttachStacks(EtlCpuStream s, ref KernelEvent e)
+    {
+        var raw = s.Current.RawTimestamp;
+        var time = e.Timestamp;
+        while (s.MoveNext())
+        {
+            if (!EtlStacks.IsStackWalk(s.Current)) return true;
+            var id = _stacks.Intern(s.Payload, s.Current.PointerSize, raw, time, out var thread);
+            if (id == 0) return true; // another event's (or damaged): read as an orphan
+            if (e.StackId == 0 && (e.Kind != KernelEventKind.Switch || thread == e.NextTid)) e.Stack = id;
+        }
+
+        return false;
     }
 
     private List<EtlCpuStream> OpenStreams()

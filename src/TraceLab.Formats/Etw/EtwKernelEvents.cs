@@ -30,4 +30,15 @@ public static class EtwKernelEvents
     // PerfInfo task
     public const byte SysClEnter = 51;
     public const byte SysClExit = 52;
+
+    /// <summary>StackWalk: the call stack of the event logged just before it on the same CPU.</summary>
+    public static readonly Guid StackWalkGuid = new("def2fe46-7bd6-4b80-bd94-f57fe20d0ce3");
+    public const byte StackWalkStack = 32;
+
+    /// <summary>Image: where a module is loaded in a process (ImageLoad, its rundown, unload).</summary>
+    public static readonly Guid ImageGuid = new("2cb15d1d-5fc1-11d2-abe1-00a0c91e2b9f");
+    public const byte ImageUnload = 2;
+    public const byte ImageDCStart = 3;
+    public const byte ImageDCEnd = 4;
+    public const byte ImageLoad = 10;
 }

@@ -37,6 +37,13 @@ public sealed class EtlFuzzTests : IDisposable
             var cpu = i % 3;
             w.Add(cpu, PerfInfo(8, 0x0524, 2, Raw(i * 1_000L), CSwitch(100 + i % 7, 100 + (i + 1) % 7, 9, 8, 6,
                 1, Formats.Etw.KThreadState.Waiting)));
+            // Stack walks after most switches (the incoming thread's), module rundowns now and then.
+            if (i % 4 != 3)
+                w.Add(cpu, SystemEvent(8, 0x2020, 2, 100 + i % 7, 10, Raw(i * 1_000L), EtlStackWalkTests.StackWalk(
+                    Raw(i * 1_000L), 10, 100 + i % 7, 0xffff_f800_0000_1000, 0x7ff6_0000_1000 + (ulong)(i % 13))));
+            if (i % 100 == 0)
+                w.Add(cpu, SystemEvent(8, 0x0A03, 3, 0, 10, Raw(i * 1_000L + 4),
+                    EtlStackWalkTests.Image(0x7ff6_0000_0000, 0x10000, 10, $"C:\\m{i}.dll")));
             if (i % 5 == 0) w.Add(cpu, Compact(8, 0x0532, 2, 100 + i % 7, 10, Raw(i * 1_000L + 1),
                 ReadyThread(100 + i % 5)));
             if (i % 50 == 0) w.Add(cpu, SystemEvent(8, 0x0503, 3, 100, 10, Raw(i * 1_000L + 2), Thread(8, 10,
