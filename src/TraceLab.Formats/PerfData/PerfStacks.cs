@@ -65,12 +65,6 @@ internal sealed class PerfStacks
     private readonly UnwindModules _modules;
     private readonly ulong[] _registers = new ulong[CallFrameInfo.Registers];
 
-    /// <summary>
-    /// User stacks unwound from copied stacks (perf record --call-graph dwarf), by how each unwind ended
-    /// (<see cref="UnwindEnd"/>).
-    /// </summary>
-    public IReadOnlyList<long> UnwindEnds => _unwinder.Ends;
-
     public StackTable Table { get; } = new();
     public ProcessMaps Maps { get; } = new();
 
