@@ -27,6 +27,7 @@ public sealed class ElfSymbols
 {
     private ElfSymbol[] _functions = [];
     private ElfSymbol[] _objects = [];
+    private ElfSymbol[] _pltEntries = [];
 
     private ElfSymbols(string path) => Path = path;
 
@@ -57,6 +58,12 @@ public sealed class ElfSymbols
 
     /// <summary>Function symbols, by address.</summary>
     public IReadOnlyList<ElfSymbol> Functions => _functions;
+
+    /// <summary>
+    /// The PLT's entries named <c>function@plt</c> as perf names them (no symbol table has them), by address; empty
+    /// when the file has no lazy-binding PLT of x86-64's layout.
+    /// </summary>
+    public IReadOnlyList<ElfSymbol> PltEntries => _pltEntries;
 
     /// <summary>Data object symbols (STT_OBJECT, sized, defined), by address.</summary>
     public IReadOnlyList<ElfSymbol> Objects => _objects;
@@ -113,6 +120,7 @@ public sealed class ElfSymbols
             && frames.Type == SectionType.ProgBits)
             _ehFrame = (eh.GetContents(), eh.LoadAddress);
 
+        _pltEntries = PltEntriesOf(elf);
         var table = elf.TryGetSection(".symtab", out var symtab) && symtab is SymbolTable<ulong> s
             ? s
             : elf.TryGetSection(".dynsym", out var dynsym) ? dynsym as SymbolTable<ulong> : null;
@@ -136,6 +144,42 @@ public sealed class ElfSymbols
 
         _functions = Deduplicate(functions);
         _objects = objects.OrderBy(o => o.Start).ThenByDescending(o => o.Size).ToArray();
+    }
+
+    /// <summary>
+    /// One symbol per x86-64 PLT entry, from .rela.plt (perf's dso__synthesize_plt_symbols): the n-th
+    /// R_X86_64_JUMP_SLOT relocation is the n-th 16-byte entry, after .plt's 16-byte header, or of .plt.sec without
+    /// one where the file was built for IBT; named after the .dynsym symbol it binds.
+    /// </summary>
+    private static ElfSymbol[] PltEntriesOf(ELF<ulong> elf)
+    {
+        const int RelaSize = 24, EntrySize = 16, JumpSlot = 7;
+        if (elf.Machine != Machine.AMD64 || !elf.TryGetSection(".rela.plt", out var rela)
+            || rela.Type != SectionType.RelocationAddends
+            || !elf.TryGetSection(".dynsym", out var dynsymSection) || dynsymSection is not SymbolTable<ulong> dynsym)
+            return [];
+        ulong first, end;
+        if (elf.TryGetSection(".plt.sec", out var sec) && sec.Type == SectionType.ProgBits)
+            (first, end) = (sec.LoadAddress, sec.LoadAddress + sec.Size);
+        else if (elf.TryGetSection(".plt", out var plt) && plt.Type == SectionType.ProgBits)
+            (first, end) = (plt.LoadAddress + EntrySize, plt.LoadAddress + plt.Size);
+        else return [];
+
+        var bytes = rela.GetContents();
+        var names = dynsym.Entries.ToArray();
+        var entries = new List<ElfSymbol>();
+        for (var at = 0; at + RelaSize <= bytes.Length; at += RelaSize)
+        {
+            var info = BitConverter.ToUInt64(bytes, at + 8);
+            var address = first + (ulong)entries.Count * EntrySize;
+            if ((uint)info != JumpSlot || address + EntrySize > end) break;
+            var index = info >> 32;
+            var name = index < (ulong)names.Length && !string.IsNullOrEmpty(names[index].Name)
+                ? names[index].Name : "unknown";
+            entries.Add(new ElfSymbol(address, EntrySize, name + "@plt"));
+        }
+
+        return entries.ToArray();
     }
 
     /// <summary>
@@ -251,7 +295,11 @@ public sealed class ElfSymbols
     }
 
     /// <summary>The function holding <paramref name="address"/> and the offset into it; null in a gap.</summary>
-    public (string Name, ulong Offset)? Function(ulong address) => Containing(_functions, address);
+    /// <remarks>
+    /// A PLT entry is named as perf names it, before a symbol (often a zero-sized _init) reaching over it.
+    /// </remarks>
+    public (string Name, ulong Offset)? Function(ulong address) =>
+        Containing(_pltEntries, address) ?? Containing(_functions, address);
 
     /// <summary>The data object holding <paramref name="address"/> (by containment over its size).</summary>
     public (string Name, ulong Offset)? DataObject(ulong address) => Containing(_objects, address);

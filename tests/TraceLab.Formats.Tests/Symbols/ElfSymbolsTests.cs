@@ -17,6 +17,21 @@ public sealed class LibcFactAttribute : FactAttribute
 }
 
 /// <summary>
+/// Needs Debian's ls (an x86-64 binary with a PLT) and binutils' objdump; skipped, saying so, elsewhere.
+/// </summary>
+public sealed class ObjdumpLsFactAttribute : FactAttribute
+{
+    /// <summary>The ELF file the test reads.</summary>
+    public const string Path = "/usr/bin/ls";
+
+    public ObjdumpLsFactAttribute()
+    {
+        if (!OperatingSystem.IsLinux() || !File.Exists(Path) || !TestEnvironment.OnPath("objdump"))
+            Skip = $"needs Linux x86-64 with {Path} and objdump (binutils)";
+    }
+}
+
+/// <summary>
 /// ELF symbols through ELFSharp on a binary of this machine (libc.so.6), checked against its own symbol table, and ELF
 /// files that lie: truncated and overwritten copies give a module+offset name or a
 /// reason, never an exception or a hang.
@@ -41,6 +56,26 @@ public sealed class ElfSymbolsTests : IDisposable
             Assert.Equal(0UL, elf.Function(f.Start)!.Value.Offset);
         var sized = elf.Functions.First(f => f.Size > 4);
         Assert.Equal((sized.Name, 3UL), elf.Function(sized.Start + 3));
+    }
+
+    /// <summary>
+    /// PLT entries (a frame preempted in a PLT stub, a call site's return into one) are named <c>name@plt</c> as
+    /// perf and objdump name them: every <c>&lt;name@plt&gt;</c> label objdump prints for Debian's ls, at its address.
+    /// </summary>
+    [ObjdumpLsFact]
+    public void Plt_entries_are_named_as_objdump_names_them()
+    {
+        const string path = ObjdumpLsFactAttribute.Path;
+        var objdump = new List<(ulong, string)>();
+        foreach (var line in ProcessOutput.Lines("objdump", "-d", "-j", ".plt", "-j", ".plt.sec", path))
+            if (line.EndsWith("@plt>:", StringComparison.Ordinal))
+                objdump.Add((Convert.ToUInt64(line[..line.IndexOf(' ')], 16), line[(line.IndexOf('<') + 1)..^2]));
+
+        var elf = ElfSymbols.TryLoad(path, out var error);
+        Assert.True(elf is not null, error);
+        Assert.True(objdump.Count > 10, $"objdump printed {objdump.Count} PLT labels");
+        Assert.Equal(objdump, elf.PltEntries.Select(e => (e.Start, e.Name)));
+        foreach (var (address, name) in objdump) Assert.Equal((name, 5UL), elf.Function(address + 5));
     }
 
     [Fact]
