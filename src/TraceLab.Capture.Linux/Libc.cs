@@ -34,6 +34,14 @@ internal static partial class Libc
     [LibraryImport("libc", EntryPoint = "read", SetLastError = true)]
     public static unsafe partial nint Read(int fd, byte* buf, nint count);
 
+    [LibraryImport("libc", EntryPoint = "write", SetLastError = true)]
+    public static unsafe partial nint Write(int fd, byte* buf, nint count);
+
+    [LibraryImport("libc", EntryPoint = "mkfifo", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int MakeFifo(string path, uint mode);
+
+    public const int O_RDWR = 2;
+
     [LibraryImport("libc", EntryPoint = "poll", SetLastError = true)]
     public static unsafe partial int Poll(PollFd* fds, nuint nfds, int timeoutMs);
 

@@ -4,6 +4,7 @@ using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli.Commands;
 using TraceLab.Core.Capture;
+using TraceLab.Formats.StackJoin;
 using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
@@ -23,13 +24,20 @@ public sealed class TracedCapture : IDisposable
     private readonly OutputDirectory _output;
     private readonly List<string> _notices;
 
-    private TracedCapture(ICaptureBackend backend, ICaptureSession session, OutputDirectory output)
+    private readonly PerfStackRecorder? _stacks;
+
+    private TracedCapture(ICaptureBackend backend, ICaptureSession session, OutputDirectory output,
+        PerfStackRecorder? stacks)
     {
         _backend = backend;
         Session = session;
         _output = output;
+        _stacks = stacks;
         _notices = [.. session.Notices];
     }
+
+    /// <summary>How long perf may take to start recording, and to write its file once stopped.</summary>
+    private static readonly TimeSpan PerfReady = TimeSpan.FromSeconds(60), PerfFinish = TimeSpan.FromSeconds(120);
 
     public ICaptureSession Session { get; }
     /// <summary>
@@ -41,9 +49,12 @@ public sealed class TracedCapture : IDisposable
     public string ResultTemp => _output.File(".workload.json.tmp");
 
     /// <param name="stamp">The run's time stamp (yyyyMMdd-HHmmss), part of the capture's kernel object name.</param>
+    /// <param name="stacks">`--stacks`: perf records the lock syscalls', blocking switches' and wakeups' stacks
+    /// beside the trace (<see cref="PerfStackRecorder"/>).</param>
     public static TracedCapture Start(ICaptureBackend backend, string workloadName, string stamp,
-        OutputDirectory output, int bufferKb, SyscallSet syscalls)
+        OutputDirectory output, int bufferKb, SyscallSet syscalls, bool stacks = false)
     {
+        if (stacks) EnsureStacksAvailable(backend);
         // The counter keeps two runs in one process (a sweep, tests) from ever asking for the same instance name.
         var runId =
             $"{workloadName}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
@@ -55,10 +66,43 @@ public sealed class TracedCapture : IDisposable
             Syscalls =
                 CaptureBackends.Syscalls(syscalls),
         });
-        // Before anything else is traced: the trace says which processes are TraceLab's own (its guard too).
-        new TargetMarkers(session)
-            .Self(session is IHelperProcesses helpers ? helpers.HelperPids : []);
-        return new TracedCapture(backend, session, output);
+        PerfStackRecorder? recorder = null;
+        try
+        {
+            if (stacks)
+            {
+                recorder = PerfStackRecorder.Start(output.File(".stacks.perf.data.tmp"), PerfReady);
+                // If TraceLab dies, its capture's guard takes perf down with the tracefs instance.
+                (session as ICaptureGuard)?.KillWithCapture(recorder.Pid);
+            }
+
+            // Before anything else is traced: the trace says which processes are TraceLab's own (its guard and perf
+            // too).
+            new TargetMarkers(session).Self((session is IHelperProcesses helpers ? helpers.HelperPids : [])
+                .Concat(recorder is null ? [] : [recorder.Pid]));
+            return new TracedCapture(backend, session, output, recorder);
+        }
+        catch
+        {
+            recorder?.Dispose();
+            session.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Throws <see cref="CaptureUnavailableException"/> (one line) when `--stacks` cannot record here: before any
+    /// directory is made or program started.
+    /// </summary>
+    public static void EnsureStacksAvailable(ICaptureBackend backend)
+    {
+        if (backend is not TracefsCaptureBackend)
+        {
+            throw new CaptureUnavailableException(
+                "--stacks records with perf beside tracefs, on Linux; on Windows record stack walks with WPR");
+        }
+
+        if (PerfStackRecorder.UnavailableReason() is { } reason) throw new CaptureUnavailableException(reason);
     }
 
     public static string Stamp() => DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
@@ -129,6 +173,8 @@ public sealed class TracedCapture : IDisposable
         IReadOnlyList<int>? excludePids = null)
     {
         var captured = Session.Stop();
+        // perf next, before the trace is written: what it records after the trace's end has no event to go with.
+        var stacksRecorded = StopStacks();
         string traceFile;
         try
         {
@@ -139,6 +185,7 @@ public sealed class TracedCapture : IDisposable
             captured.Discard();
         }
         _notices.AddRange(captured.Notes);
+        if (stacksRecorded) CommitStacks(traceFile);
 
         WorkloadResult? result = null;
         // A killed workload may leave an empty or half-written result: only a completed run's result counts.
@@ -167,10 +214,31 @@ public sealed class TracedCapture : IDisposable
         return new TracedRunFiles(report, result, traceFile);
     }
 
+    /// <summary>Stops perf; false, said in the notices, when it failed (that costs the stacks, not the run).</summary>
+    private bool StopStacks()
+    {
+        if (_stacks is null) return false;
+        (Session as ICaptureGuard)?.Release(_stacks.Pid);
+        if (_stacks.Stop(PerfFinish, out var problem)) return true;
+        _notices.Add($"--stacks: {problem}; the report has no stacks");
+        return false;
+    }
+
+    /// <summary>Commits perf's file beside the trace (trace.stacks.perf.data, which `analyze` of the trace joins).
+    /// </summary>
+    private void CommitStacks(string traceFile) =>
+        _output.Commit(Path.GetFileName(StackFile.PathFor(traceFile)), tmp => File.Move(_stacks!.Output, tmp));
+
     public void Dispose()
     {
         // Whatever happened, no temporary file outlives the run; the raw capture files go with the session.
         OutputDirectory.TryDelete(ResultTemp);
+        if (_stacks is not null)
+        {
+            _stacks.Dispose();
+            OutputDirectory.TryDelete(_stacks.Output);
+        }
+
         Session.Dispose();
     }
 }

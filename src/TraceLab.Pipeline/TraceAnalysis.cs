@@ -5,6 +5,7 @@ using TraceLab.Analyzers.Timeline;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.Registry;
+using TraceLab.Formats.StackJoin;
 using TraceLab.Formats.Symbols;
 using TraceLab.Formats.TraceDat;
 using TraceLab.Reporting;
@@ -78,14 +79,19 @@ public static class TraceAnalysis
     private static RunReport Pass(IKernelTraceReader reader, AnalysisRequest request, out TimelineData? timeline,
         CancellationToken cancellationToken)
     {
-        // An observer reads the analyses' state as the events arrive: they run on the reading thread then.
-        var threads = request.Observer is not null ? 0 : request.AnalysisThreads ?? AnalysisPlan.DefaultThreads;
+        // An observer reads the analyses' state as the events arrive, and the lock stacks ask the process lineage
+        // (which the accounting keeps) which process each thread is in: the analyses run on the reading thread then.
+        var hasStacks = reader is IStackTraceReader { HasStacks: true };
+        var threads = request.Observer is not null || hasStacks
+            ? 0
+            : request.AnalysisThreads ?? AnalysisPlan.DefaultThreads;
         using var session = new AnalysisSession(request.Analyses,
             new AnalysisOptions(request.Timeline, reader.Info.MayHaveMarkers), threads, reader.Threads);
         // Stacks are read only from traces that recorded them; the others keep their one sink and cost.
-        var stacks = reader is IStackTraceReader { HasStacks: true } stackReader
-            ? new LockStackAnalyzer(tid => reader.Threads.TryGetProcess(tid, out var process) ? process : tid,
-                stackReader.SwitchStacksAreOfNextThread)
+        var lineage = session.Accounting.Lineage;
+        var stacks = hasStacks
+            ? new LockStackAnalyzer(tid => lineage.ProcessOf(tid, reader.Threads),
+                ((IStackTraceReader)reader).SwitchStacksAreOfNextThread)
             : null;
         var observer = request.Observer?.Attach(reader, session);
         using (StageTimes.Begin("pass"))
@@ -101,7 +107,8 @@ public static class TraceAnalysis
             if (stacks is not null && reader is IStackTraceReader withStacks)
             {
                 symbolizer = Symbolizer(withStacks);
-                stacksSection = StacksReportBuilder.Build(stacks, withStacks.Stacks, symbolizer);
+                stacksSection = StacksReportBuilder.Build(stacks, withStacks.Stacks, symbolizer,
+                    (reader as StackJoinedReader)?.Summary);
             }
             timeline = session.Timeline?.Result();
             report = ReportBuilder.Build(reader.Info, session.Names, session, request.Workload, request.Run,
@@ -139,9 +146,15 @@ public static class TraceAnalysis
     public static StackSymbolizer Symbolizer(IStackTraceReader reader)
     {
         var running = SymbolOptions.RunningKernel(reader.Info.KernelRelease);
-        var kernel = reader is TraceDatReader traceDat ? () => traceDat.RecordedKernelSymbols() ?? running() : running;
-        return new(
-            reader.Maps, (reader as PerfDataReader)?.RecordedBuildIds, new SymbolOptions { KernelSymbols = kernel });
+        var events = reader is StackJoinedReader joined ? joined.Events : reader;
+        var kernel = events is TraceDatReader traceDat ? () => traceDat.RecordedKernelSymbols() ?? running() : running;
+        var buildIds = reader switch
+        {
+            PerfDataReader perf => perf.RecordedBuildIds,
+            StackJoinedReader { StackRecording: var perf } => perf.RecordedBuildIds,
+            _ => null,
+        };
+        return new(reader.Maps, buildIds, new SymbolOptions { KernelSymbols = kernel });
     }
 
     /// <summary>Feeds every event to two sinks, in order.</summary>

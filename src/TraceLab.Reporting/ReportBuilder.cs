@@ -51,7 +51,7 @@ public static class ReportBuilder
                 topProcesses, analyses.Instances.ReusedTids.Count, scope.EndNs - scope.BeginNs),
             Self = selfCost,
             Excluded = excludedCost,
-            Stacks = stacks,
+            Stacks = stacks?.Of(ReportedProcesses(scope, analyses.Accounting, names)),
             Warnings = warnings,
             Charts = charts,
         };
@@ -85,6 +85,18 @@ public static class ReportBuilder
             BeginNs = BeginNs,
             EndNs = EndNs,
         };
+    }
+
+    /// <summary>
+    /// Which processes' lock stacks the report shows: those of its threads (TraceLab's own and the excluded left out;
+    /// with a target, the target's); every process when the report leaves none out.
+    /// </summary>
+    private static Func<int, bool> ReportedProcesses(ReportScope scope, ThreadAccounting accounting, ThreadTable names)
+    {
+        if (scope.Targets.Count == 0 && scope.Self.Pids.Count == 0 && scope.Self.UserPids.Count == 0)
+            return _ => true;
+        var reported = scope.Tids.Select(t => accounting.Lineage.ReportedProcessOf(t, names)).ToHashSet();
+        return reported.Contains;
     }
 
     /// <summary>What the losses and the kernel's own accounting qualify, once every section is built.</summary>

@@ -62,6 +62,35 @@ public sealed class GuardKillTests(ITestOutputHelper output)
     }
 
     /// <summary>
+    /// With --stacks, perf records beside the instance: killing tracelab takes perf down too (the guard kills it), so
+    /// nothing TraceLab started records on; the user's program keeps running.
+    /// </summary>
+    [Stacks.TraceStacksFact]
+    public void Killing_tracelab_during_a_stacks_capture_stops_perf()
+    {
+        using var dir = new TempDirectory("tracelab-kill-stacks");
+        int? perf = null;
+        var program = KillDuringCapture(
+            ["trace", "--stacks", "--out", dir.Path, "--force", "--", "sh", "-c", "exec sleep 30 >/dev/null 2>&1"],
+            tl =>
+            {
+                perf ??= Child(tl, "perf");
+                return perf is null ? null : Child(tl, "sleep");
+            });
+        try
+        {
+            Assert.NotNull(perf);
+            Processes.WaitUntilGone(perf.Value, TimeSpan.FromSeconds(5));
+            Assert.False(Processes.IsAlive(perf.Value), "perf outlived tracelab");
+            Assert.True(Processes.IsAlive(program), "the user's program was killed with tracelab");
+        }
+        finally
+        {
+            Processes.Kill(program);
+        }
+    }
+
+    /// <summary>
     /// Starts tracelab, waits until its instance traces and its target finder finds the process of
     /// interest, SIGKILLs tracelab, and asserts the instance is gone within <see cref="CleanupLimit"/> and the global
     /// tracing state is as before. Returns the target pid.

@@ -45,9 +45,10 @@ public sealed class LockStacks
 
 /// <summary>
 /// Pairs each lock word with the call stacks that wait on it and release it, as WPA pairs New Thread Stack and Ready
-/// Thread Stack: a futex wait's stack (at sys_enter_futex) is a blocking stack, charged the time to its return; a
-/// futex wake's stack is a releasing stack of every waiter of that word it wakes (sched_waking from the waker inside
-/// the wake, not from an interrupt), charged the time those waiters had waited. Also the off-CPU time per stack of
+/// Thread Stack: a futex wait's stack (at sys_enter_futex, else where it blocked: its switch-out) is a blocking
+/// stack, charged the time to its return; a futex wake's stack (at its entry, else its sched_waking's) is a releasing
+/// stack of every waiter of that word it wakes (sched_waking from the waker inside the wake, not from an interrupt),
+/// charged the time those waiters had waited. Also the off-CPU time per stack of
 /// each thread that blocks (its stack at the switch-out, prev_state not runnable), as bcc's offcputime sums it.
 /// Memory grows with lock words, threads and distinct stacks, not with events.
 /// </summary>
@@ -99,7 +100,7 @@ public sealed class LockStackAnalyzer : IKernelEventSink
 
     private readonly bool _switchStackOfNext;
 
-    /// <param name="processOf">A thread's process (the trace's thread table); used when an event has no stack.</param>
+    /// <param name="processOf">A thread's process as the trace has told it so far (the pass's process lineage).</param>
     /// <param name="switchStackOfNext">
     /// A switch's stack is the incoming thread's, where it had blocked (ETW), not the outgoing one's
     /// (<see cref="TraceLab.Core.IStackTraceReader.SwitchStacksAreOfNextThread"/>).
@@ -134,6 +135,8 @@ public sealed class LockStackAnalyzer : IKernelEventSink
     private void Enter(in KernelEvent e)
     {
         var p = Of(e.CurrentTid);
+        // Asked again at each lock call: a listing or fork seen since may have told the thread's process.
+        p.Process = _processOf(e.CurrentTid);
         var address = (ulong)e.SyscallArg0;
         switch (e.SyscallArg1 & FutexCmdMask)
         {
@@ -190,8 +193,9 @@ public sealed class LockStackAnalyzer : IKernelEventSink
         if (!_threads.TryGetValue(e.CurrentTid, out var waker) || !waker.InWake) return;
         if (!_threads.TryGetValue(e.WokenTid, out var woken) || woken.WaitStart < 0) return;
         if (woken.WaitAddress != waker.WakeAddress || woken.Process != waker.Process) return;
-        // Counted, with the time waited, when the woken thread's wait returns.
-        woken.ReleasedBy = waker.WakeStack;
+        // Counted, with the time waited, when the woken thread's wait returns. Without a stack at the wake's entry
+        // (`trace --stacks` records none there), the waking's own, taken inside the wake, has the same user frames.
+        woken.ReleasedBy = waker.WakeStack != 0 ? waker.WakeStack : e.StackId;
     }
 
     private void Switch(in KernelEvent e)
@@ -201,11 +205,18 @@ public sealed class LockStackAnalyzer : IKernelEventSink
             var p = Of(e.PrevTid);
             p.OffStack = _switchStackOfNext ? 0 : e.StackId;
             p.OffStart = e.Timestamp;
+            // A futex wait whose entry carried no stack (`trace --stacks` records stacks where threads block, not at
+            // every lock call) takes the stack where it blocked: the same user frames.
+            if (p.WaitStart >= 0 && p.WaitStack == 0) p.WaitStack = p.OffStack;
         }
 
         if (e.NextTid == 0 || !_threads.TryGetValue(e.NextTid, out var next)) return;
         // ETW: the stack where the incoming thread had blocked arrives only now, with its switch-in.
-        if (_switchStackOfNext && e.StackId != 0) next.OffStack = e.StackId;
+        if (_switchStackOfNext && e.StackId != 0)
+        {
+            next.OffStack = e.StackId;
+            if (next.WaitStart >= 0 && next.WaitStack == 0) next.WaitStack = e.StackId;
+        }
         if (next.OffStart >= 0)
         {
             var off = Math.Max(0, e.Timestamp - next.OffStart);

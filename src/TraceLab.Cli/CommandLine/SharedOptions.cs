@@ -90,6 +90,12 @@ internal static class SharedOptions
             "(default: the top level, or the first instance with events when it is empty)",
     };
 
+    public static Option<bool> Stacks() => new("--stacks")
+    {
+        Description = "record the user and kernel call stacks of lock waits, releases, blocking switches and wakeups " +
+            "(perf record --call-graph dwarf beside the trace: trace.stacks.perf.data; needs perf)",
+    };
+
     public static Option<int> BufferKb()
     {
         var option = new Option<int>("--buffer-kb")

@@ -37,6 +37,8 @@ public sealed class TraceCommand
         public TimelineWindow? Timeline { get; init; }
         /// <summary>Print per-second, per-thread figures while the workload runs.</summary>
         public bool Live { get; init; }
+        /// <summary>`--stacks`: record call stacks beside the trace (<see cref="PerfStackRecorder"/>).</summary>
+        public bool Stacks { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -86,6 +88,7 @@ public sealed class TraceCommand
             Description = "print per-second, per-thread switches and ready/run time while the workload runs " +
                 "(ETW real-time session on Windows; the copied pages on Linux)",
         };
+        private readonly Option<bool> _stacks = SharedOptions.Stacks();
         private readonly WorkloadParameterOptions _parameters = new();
 
         public Command Command(IAnsiConsole console)
@@ -95,6 +98,7 @@ public sealed class TraceCommand
                 "everything: `trace --system`; their options: `trace --system --help`)")
             {
                 _workload, _scenario, _out, _force, _bufferKb, _syscalls, _timeout, _analysis, _timeline, _live,
+                _stacks,
             };
             _parameters.AddTo(command);
             CommandActions.Set(command, (r, _) => new TraceCommand(console).RunAsync(Bind(r)));
@@ -112,6 +116,7 @@ public sealed class TraceCommand
             Analyses = r.GetValue(_analysis),
             Timeline = r.GetValue(_timeline),
             Live = r.GetValue(_live),
+            Stacks = r.GetValue(_stacks),
         };
     }
 
@@ -121,6 +126,7 @@ public sealed class TraceCommand
 
         // Say what privilege or mount is missing before building anything or creating directories.
         _backend.EnsureAvailable();
+        if (s.Stacks) TracedCapture.EnsureStacksAvailable(_backend);
 
         var stamp = TracedCapture.Stamp();
         var output = OutputDirectory.Prepare(s.Out, $"{workload.Name}-{scenario.Name}-{stamp}", s.Force);
@@ -131,7 +137,8 @@ public sealed class TraceCommand
         using var interruption = new Interruption();
         if (s.TimeoutSeconds > 0) interruption.CancelAfter(TimeSpan.FromSeconds(s.TimeoutSeconds));
 
-        using var capture = TracedCapture.Start(_backend, workload.Name, stamp, output, s.BufferKb, s.Syscalls);
+        using var capture = TracedCapture.Start(_backend, workload.Name, stamp, output, s.BufferKb, s.Syscalls,
+            s.Stacks);
         foreach (var notice in capture.Notices)
             _console.MarkupLine($"[yellow]{Markup.Escape(notice)}[/]");
         foreach (var missing in capture.Session.MissingEvents)

@@ -51,7 +51,7 @@ public static class TraceTargetCommandLine
     private sealed record Options(
         Option<string?> Pid, Option<bool> System, Option<double> Duration, Option<string?> User, Option<string?> Out,
         Option<bool> Force, Option<int> BufferKb, Option<SyscallSet> Syscalls, Option<AnalysisSelection> Analysis,
-        Option<TimelineWindow?> TimelineWindow, Option<int> Top, Option<string?> ExcludePids);
+        Option<TimelineWindow?> TimelineWindow, Option<int> Top, Option<string?> ExcludePids, Option<bool> Stacks);
 
     private static Command Build(out Options o)
     {
@@ -89,12 +89,13 @@ public static class TraceTargetCommandLine
             SharedOptions.Analysis(),
             SharedOptions.TimelineWindow(),
             SharedOptions.Top(),
-            SharedOptions.ExcludePids());
+            SharedOptions.ExcludePids(),
+            SharedOptions.Stacks());
         return new Command("trace",
             "trace a program (-- PROGRAM ARGS), running processes (--pid) or the whole system (--system)")
         {
             o.Pid, o.System, o.Duration, o.User, o.Out, o.Force, o.BufferKb, o.Syscalls, o.Analysis, o.TimelineWindow,
-            o.Top, o.ExcludePids, new System.CommandLine.Help.HelpOption(),
+            o.Top, o.ExcludePids, o.Stacks, new System.CommandLine.Help.HelpOption(),
         };
     }
 
@@ -122,6 +123,7 @@ public static class TraceTargetCommandLine
             r.GetValue(o.Top))
         {
             ExcludePids = SharedOptions.PidList(r.GetValue(o.ExcludePids)),
+            Stacks = r.GetValue(o.Stacks),
         };
     }
 

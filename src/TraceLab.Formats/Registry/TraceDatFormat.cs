@@ -1,4 +1,5 @@
 using TraceLab.Core;
+using TraceLab.Formats.StackJoin;
 using TraceLab.Formats.TraceDat;
 
 namespace TraceLab.Formats.Registry;
@@ -14,6 +15,23 @@ public sealed class TraceDatFormat : ITraceFormat
 
     public bool Matches(ReadOnlySpan<byte> head) => head.StartsWith(Magic);
 
-    public IKernelTraceReader Open(string path, TraceReadOptions options) =>
-        TraceDatReader.Open(path, options);
+    /// <summary>
+    /// Opens the trace; with its stack recording beside it (<see cref="StackFile.PathFor"/>, written by
+    /// <c>tracelab trace --stacks</c>), joined with it.
+    /// </summary>
+    public IKernelTraceReader Open(string path, TraceReadOptions options)
+    {
+        var reader = TraceDatReader.Open(path, options);
+        var stacks = StackFile.PathFor(path);
+        if (!options.JoinStackFile || !File.Exists(stacks)) return reader;
+        try
+        {
+            return StackJoinedReader.Open(reader, stacks, options);
+        }
+        catch
+        {
+            reader.Dispose();
+            throw;
+        }
+    }
 }

@@ -17,4 +17,9 @@ public sealed record TraceReadOptions
     /// (see <see cref="TraceReadOptions.BufferName"/>). Formats without buffers ignore it.
     /// </summary>
     public string? BufferName { get; init; }
+
+    /// <summary>
+    /// trace.dat: join the stacks of its stack recording when one lies beside it (<c>tracelab trace --stacks</c>).
+    /// </summary>
+    public bool JoinStackFile { get; init; } = true;
 }

@@ -21,7 +21,9 @@ public static class StacksReportBuilder
         || f.ModuleName.StartsWith("ld-linux", StringComparison.Ordinal);
 
     /// <summary>Builds the section.</summary>
-    public static StacksSection Build(LockStackAnalyzer analyzer, StackTable stacks, StackSymbolizer symbolizer)
+    /// <param name="stackFile">How a stack recording beside the trace was joined to it; null when none.</param>
+    public static StacksSection Build(LockStackAnalyzer analyzer, StackTable stacks, StackSymbolizer symbolizer,
+        TraceLab.Formats.StackJoin.StackJoinSummary? stackFile = null)
     {
         var locks = new List<LockStacksEntry>();
         foreach (var (key, l) in analyzer.Locks.OrderByDescending(k => k.Value.WaitNanoseconds)
@@ -56,6 +58,7 @@ public static class StacksReportBuilder
             UnwoundStacks = stacks.Unwound > 0 ? stacks.Unwound : null,
             UnwoundShort = stacks.Unwound > 0 ? stacks.UnwoundShort : null,
             InterruptWakeups = analyzer.InterruptWakeups,
+            StackFile = stackFile,
             Notes = symbolizer.Notes.ToList(),
             Locks = locks,
             OffCpu = offCpu,

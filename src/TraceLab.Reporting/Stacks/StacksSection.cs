@@ -21,12 +21,41 @@ public sealed class StacksSection
     public long? UnwoundShort { get; init; }
     /// <summary>Hard-interrupt wakeups left out of the releasing stacks.</summary>
     public long InterruptWakeups { get; init; }
+    /// <summary>
+    /// Where the stacks came from when a second recording beside the trace held them (<c>trace --stacks</c>) and how
+    /// its events were joined to the trace's (docs/metrics.md#stack-join); null when the trace held its own.
+    /// </summary>
+    public TraceLab.Formats.StackJoin.StackJoinSummary? StackFile { get; init; }
     /// <summary>What symbolization could not use, each said once.</summary>
     public List<string> Notes { get; init; } = [];
     /// <summary>Every lock word with a futex wait or wake, by time waited.</summary>
     public List<LockStacksEntry> Locks { get; init; } = [];
     /// <summary>Off-CPU time per blocking stack (every process), by time.</summary>
     public List<StackEntry> OffCpu { get; init; } = [];
+
+    /// <summary>
+    /// This section with only the locks and off-CPU stacks of the processes the report is about (TraceLab's own, the
+    /// ones `--exclude-pid` left out and, with a target, the rest of the system dropped); itself when all are kept.
+    /// </summary>
+    public StacksSection Of(Func<int, bool> reported)
+    {
+        if (Locks.TrueForAll(l => reported(l.Process)) && OffCpu.TrueForAll(o => reported(o.Process))) return this;
+        return new StacksSection
+        {
+            EventsWithStacks = EventsWithStacks,
+            DistinctStacks = DistinctStacks,
+            Frames = Frames,
+            UnsymbolizedFrames = UnsymbolizedFrames,
+            TruncatedStacks = TruncatedStacks,
+            UnwoundStacks = UnwoundStacks,
+            UnwoundShort = UnwoundShort,
+            InterruptWakeups = InterruptWakeups,
+            StackFile = StackFile,
+            Notes = Notes,
+            Locks = Locks.FindAll(l => reported(l.Process)),
+            OffCpu = OffCpu.FindAll(o => reported(o.Process)),
+        };
+    }
 }
 
 /// <summary>One lock word: its name, address, and the stacks that wait on it and release it.</summary>

@@ -33,6 +33,13 @@ public static class StacksView
         if (stacks.UnwoundStacks is { } unwound)
             summary += string.Create(inv, $"; {unwound:N0} user stacks unwound from copies, " +
                 $"{stacks.UnwoundShort ?? 0:N0} of them stopped before the outermost frame");
+        if (stacks.StackFile is { } file)
+        {
+            summary += string.Create(inv, $"; stacks recorded by perf in {file.File}: {file.Joined:N0} events given " +
+                $"one of its {file.Recorded:N0}, lost {file.Lost:N0}");
+            if (file.Damage is not null) summary += $" (damaged: {file.Damage})";
+        }
+
         var locks = stacks.Locks.Where(l => l.Waits > 0).ToList();
         var blocks = new List<ReportBlock>
         {

@@ -376,14 +376,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     /// Stacks/lock_sites.c built with dpkg-buildflags' CFLAGS and LDFLAGS on Debian 12 (-O2 -g, no frame pointers,
     /// PIE by default); its path.
     /// </summary>
-    private string BuildLockSites()
-    {
-        var program = Path.Combine(_dir, "lock_sites");
-        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "lock_sites.c");
-        Run("gcc", "-g", "-O2", "-fstack-protector-strong", "-Wformat", "-Werror=format-security", "-Wl,-z,relro",
-            "-pthread", "-o", program, source);
-        return program;
-    }
+    private string BuildLockSites() => LockSitesProgram.Build(_dir);
 
     /// <summary>
     /// perf record of <paramref name="command"/> on the scheduler and futex tracepoints with
@@ -407,4 +400,22 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
 
     [GeneratedRegex(@"\[0x([0-9a-f]+)\(0x[0-9a-f]+\) @ 0x([0-9a-f]+) ")]
     private static partial Regex MmapLine();
+}
+
+/// <summary>
+/// Stacks/lock_sites.c (a contended global mutex g_stats_lock, a contended heap mutex taken in queue_push, an
+/// uncontended static one) built with Debian's default flags: no frame pointers.
+/// </summary>
+internal static class LockSitesProgram
+{
+    /// <summary>Builds it into <paramref name="dir"/> and returns its path.</summary>
+    public static string Build(string dir)
+    {
+        var program = Path.Combine(dir, "lock_sites");
+        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "lock_sites.c");
+        var (code, _, stderr) = ProcessOutput.Run("gcc", "-g", "-O2", "-fstack-protector-strong", "-Wformat",
+            "-Werror=format-security", "-Wl,-z,relro", "-pthread", "-o", program, source);
+        Assert.True(code == 0, $"gcc failed ({code}): {stderr}");
+        return program;
+    }
 }

@@ -43,6 +43,11 @@ public sealed class NativeWorkloadSuiteTests
         var boot = ProcessOutput.Run(wine, "wineboot", "--init");
         Assert.True(boot.ExitCode == 0, "wineboot --init: " + boot.Stdout + boot.Stderr);
         var test = ProcessOutput.Run("ctest", "--test-dir", build, "--output-on-failure", "--parallel", "4");
+        // A test whose wine client lost its wineserver ("wine client error:0: recvmsg: Connection reset by peer" in
+        // place of the workload's output, once here on 2026-11-28) did not run the workload: those tests, and only
+        // when that is what failed them, run once more, alone.
+        if (test.ExitCode != 0 && test.Stdout.Contains("wine client error", StringComparison.Ordinal))
+            test = ProcessOutput.Run("ctest", "--test-dir", build, "--output-on-failure", "--rerun-failed");
         Assert.True(test.ExitCode == 0, test.Stdout + test.Stderr);
         Assert.Contains("100% tests passed", test.Stdout);
     }

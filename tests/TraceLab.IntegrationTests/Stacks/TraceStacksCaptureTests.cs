@@ -1,0 +1,225 @@
+using System.Diagnostics;
+using System.Globalization;
+using TraceLab.Cli.Commands;
+using TraceLab.Formats.StackJoin;
+using TraceLab.Reporting;
+using TraceLab.Reporting.Stacks;
+
+namespace TraceLab.IntegrationTests.Stacks;
+
+/// <summary>
+/// Needs kernel tracing (tracefs, root), a working perf, gcc and nm; skipped, saying which is missing, elsewhere.
+/// </summary>
+public sealed class TraceStacksFactAttribute : FactAttribute
+{
+    public TraceStacksFactAttribute()
+    {
+        var reason = TestEnvironment.Reason(needsTraceCmd: true, needsWorkloads: false)
+            ?? new PerfStacksFactAttribute().Skip;
+        if (reason is not null) Skip = reason;
+    }
+}
+
+/// <summary>
+/// `tracelab trace --stacks -- PROGRAM` as the real CLI on a program built without frame pointers (lock_sites): perf
+/// records the blocking switches and wakeups with copied user stacks beside the tracefs capture, and the report names
+/// each lock by its variable or call site with the stacks that waited and released, checked against perf script and
+/// trace-cmd on the same files.
+/// </summary>
+public sealed class TraceStacksCaptureTests(ITestOutputHelper output) : IDisposable
+{
+    private static readonly TimeSpan Deadline = TimeSpan.FromSeconds(180);
+    private readonly string _dir = RepoPaths.NewTempDirectory("tracelab-trace-stacks");
+
+    public void Dispose() => Directory.Delete(_dir, recursive: true);
+
+    [TraceStacksFact]
+    public void Trace_stacks_names_the_program_locks_with_whole_stacks_joined_from_perf_beside_the_trace()
+    {
+        var program = LockSitesProgram.Build(_dir);
+        var outDir = Path.Combine(_dir, "out");
+        var run = TraceTargetCaptureTests.Run(Deadline, null, "trace", "--stacks", "--out", outDir, "--", program,
+            "100000");
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var stackFile = StackFile.PathFor(Path.Combine(outDir, "trace.dat"));
+        Assert.True(File.Exists(stackFile), "no " + stackFile);
+        var report = ReportJson.Deserialize(File.ReadAllText(Path.Combine(outDir, "report.json")));
+        var stacks = report.Stacks!;
+        var joined = stacks.StackFile!;
+        var pid = report.Process!.Pid;
+        output.WriteLine($"recorded {joined.Recorded}, joined {joined.Joined}, unmatched {joined.Unmatched}, after " +
+            $"the trace {joined.AfterTrace}, lost {joined.Lost}, max offset {joined.MaxOffsetNs} ns; " +
+            $"{new FileInfo(stackFile).Length:N0} bytes");
+
+        // Independent: perf script's own count of the stack file's samples; every one is joined, unmatched or after
+        // the trace, and all but a few in the trace's time found their event.
+        var samples = ProcessOutput.Lines("perf", "script", "-i", stackFile, "-F", "time").Count();
+        Assert.Equal(samples, joined.Recorded);
+        Assert.Equal(joined.Recorded, joined.Joined + joined.Unmatched + joined.AfterTrace);
+        Assert.True(joined.Joined > 0 && joined.Unmatched <= Math.Max(5, (joined.Joined + joined.Unmatched) / 20),
+            $"{joined.Unmatched} of {joined.Joined + joined.Unmatched} stacks in the trace's time found no event");
+        Assert.True(joined.MaxOffsetNs <= StackJoin.Window);
+
+        // TraceLab's own processes (the CLI, its guard, perf) are in no lock of the report: only the program's.
+        foreach (var l in stacks.Locks) Assert.Equal(pid, l.Process);
+
+        // The global mutex, named by its variable (nm), waited on in update_stats ← stats_worker, released in
+        // stats_worker's unlock: whole stacks on a program without frame pointers.
+        var stats = Assert.Single(stacks.Locks, l => l.Name == "g_stats_lock");
+        Assert.Contains("g_stats_lock", Nm(program));
+        var blocked = stats.Blocking.Where(b => b.Frames.Count > 0).ToList();
+        Assert.Contains(blocked, b => Symbols(b).Contains("update_stats") && Symbols(b).Contains("stats_worker")
+            && Symbols(b).Contains("start_thread"));
+        if (stats.Releasing.Count > 0)
+            Assert.Contains(stats.Releasing, r => Symbols(r).Any(s => s.Contains("pthread_mutex_unlock",
+                StringComparison.Ordinal)) && Symbols(r).Contains("stats_worker"));
+        // The heap mutex has no variable: named by its call site, with its source line.
+        if (stacks.Locks.FirstOrDefault(l => l.Blocking.Any(b => Symbols(b).Contains("queue_push"))) is { } queue)
+            Assert.StartsWith("lock taken in queue_push ← queue_worker (lock_sites.c:", queue.Name,
+                StringComparison.Ordinal);
+
+        // `analyze` of the committed trace joins the same file again: the same stacks section.
+        var again = TraceTargetCaptureTests.Run(Deadline, null, "analyze", Path.Combine(outDir, "trace.dat"), "--out",
+            Path.Combine(_dir, "again"));
+        Assert.True(again.ExitCode == 0, again.Stderr);
+        var second = ReportJson.Deserialize(File.ReadAllText(Path.Combine(_dir, "again", "report.json"))).Stacks!;
+        Assert.Equal(stacks.Locks.Select(l => (l.Name, l.Waits, l.WaitMs)),
+            second.Locks.Select(l => (l.Name, l.Waits, l.WaitMs)));
+        Assert.Equal(joined.Joined, second.StackFile!.Joined);
+
+        DamagedStackFilesCostOnlyTheirStacks(outDir);
+
+        // Nothing TraceLab started records on: no perf writing into this directory.
+        Assert.DoesNotContain(PerfProcesses(), cmdline => cmdline.Contains(outDir, StringComparison.Ordinal));
+    }
+
+    [TraceStacksFact]
+    public void Trace_stacks_without_perf_says_so_in_one_line_before_running_anything()
+    {
+        var outDir = Path.Combine(_dir, "out");
+        var marker = Path.Combine(_dir, "ran");
+        // A PATH with the shell's tools and no perf (dotnet is started by its full path).
+        var bin = Path.Combine(_dir, "bin");
+        Directory.CreateDirectory(bin);
+        foreach (var tool in new[] { "sh", "touch" })
+            File.CreateSymbolicLink(Path.Combine(bin, tool), FullPath(tool));
+        var run = RunWithPath(bin, "trace", "--stacks", "--out", outDir, "--", "sh", "-c", $"touch {marker}");
+        Assert.NotEqual(0, run.ExitCode);
+        var line = Assert.Single(run.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Contains("--stacks needs perf", line, StringComparison.Ordinal);
+        Assert.False(File.Exists(marker), "the program ran although --stacks could not record");
+        Assert.False(Directory.Exists(outDir) && Directory.EnumerateFileSystemEntries(outDir).Any(),
+            "files were written although nothing was recorded");
+    }
+
+    /// <summary>
+    /// Copies of the trace with damaged copies of its stack file: each reads to the end with every event of the trace
+    /// (the damage costs stacks, said in the summary), or is refused with a
+    /// <see cref="Core.TraceFormatException"/> when the stack file's header is what broke; nothing else is thrown and
+    /// every read ends.
+    /// </summary>
+    private void DamagedStackFilesCostOnlyTheirStacks(string outDir)
+    {
+        var trace = Path.Combine(outDir, "trace.dat");
+        var intact = File.ReadAllBytes(StackFile.PathFor(trace));
+        var copyDir = Path.Combine(_dir, "damaged");
+        Directory.CreateDirectory(copyDir);
+        var copy = Path.Combine(copyDir, "trace.dat");
+        File.Copy(trace, copy);
+        long events;
+        using (var whole = Formats.Registry.TraceFormats.All.Open(trace, Formats.Registry.TraceReadOptions.Default))
+        {
+            whole.Read(new CountingSink());
+            events = whole.Info.EventCount;
+        }
+
+        var random = new Random(20261128);
+        int read = 0, refused = 0, damaged = 0;
+        for (var i = 0; i < 30; i++)
+        {
+            var bytes = (byte[])intact.Clone();
+            for (var f = 0; f < 32; f++) bytes[random.Next(bytes.Length)] = (byte)random.Next(256);
+            File.WriteAllBytes(StackFile.PathFor(copy), bytes);
+            try
+            {
+                using var reader =
+                    Formats.Registry.TraceFormats.All.Open(copy, Formats.Registry.TraceReadOptions.Default);
+                var counter = new CountingSink();
+                reader.Read(counter);
+                Assert.Equal(events, counter.Count);
+                read++;
+                if ((reader as StackJoinedReader)?.Summary?.Damage is not null) damaged++;
+            }
+            catch (Core.TraceFormatException)
+            {
+                refused++;
+            }
+        }
+
+        output.WriteLine($"damaged stack files: {read} read ({damaged} said where), {refused} refused");
+        Assert.Equal(30, read + refused);
+    }
+
+    private sealed class CountingSink : Core.IKernelEventSink
+    {
+        public long Count { get; private set; }
+
+        public void OnEvent(in Core.KernelEvent e) => Count++;
+    }
+
+    private static List<string> Symbols(StackEntry e) => e.Frames.Select(f => f.Symbol ?? "").ToList();
+
+    private static string Nm(string program) => ProcessOutput.Run("nm", program).Stdout;
+
+    private static List<string> PerfProcesses()
+    {
+        var found = new List<string>();
+        foreach (var dir in Directory.EnumerateDirectories("/proc"))
+        {
+            if (!int.TryParse(Path.GetFileName(dir), CultureInfo.InvariantCulture, out _)) continue;
+            try
+            {
+                var cmdline = File.ReadAllText(Path.Combine(dir, "cmdline")).Replace('\0', ' ');
+                if (cmdline.StartsWith("perf ", StringComparison.Ordinal)
+                    || cmdline.Contains("/perf ", StringComparison.Ordinal))
+                    found.Add(cmdline);
+            }
+            catch (IOException)
+            {
+                // The process exited meanwhile.
+            }
+        }
+
+        return found;
+    }
+
+    private static string FullPath(string tool) =>
+        (Environment.GetEnvironmentVariable("PATH") ?? "/usr/bin:/bin").Split(':').Where(d => d.Length > 0)
+        .Select(d => Path.Combine(d, tool)).First(File.Exists);
+
+    private static TraceTargetCaptureTests.CliRun RunWithPath(string path, params string[] args)
+    {
+        var host = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h ? h : FullPath("dotnet");
+        var psi = new ProcessStartInfo(host)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+            WorkingDirectory = RepoPaths.Root,
+        };
+        psi.Environment["PATH"] = path;
+        psi.ArgumentList.Add(typeof(TraceCommand).Assembly.Location);
+        foreach (var a in args) psi.ArgumentList.Add(a);
+        using var p = Process.Start(psi)!;
+        var stdout = p.StandardOutput.ReadToEndAsync();
+        var stderr = p.StandardError.ReadToEndAsync();
+        if (!p.WaitForExit(Deadline))
+        {
+            p.Kill(entireProcessTree: true);
+            Assert.Fail($"tracelab {string.Join(' ', args)} did not finish within {Deadline.TotalSeconds:0} s");
+        }
+
+        p.WaitForExit();
+        return new TraceTargetCaptureTests.CliRun(p.ExitCode, stdout.Result, stderr.Result);
+    }
+}
