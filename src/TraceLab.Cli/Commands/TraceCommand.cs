@@ -7,6 +7,7 @@ using TraceLab.Capture.Linux;
 using TraceLab.Cli.CommandLine;
 using TraceLab.Cli.Live;
 using TraceLab.Core.Capture;
+using TraceLab.Formats.StackJoin;
 using TraceLab.Reporting;
 using TraceLab.Workloads;
 
@@ -181,8 +182,12 @@ public sealed class TraceCommand
 
         TerminalReport.Render(_console, report);
         var files =
-            new[] { _backend.TraceFileName, "report.md", "report.json", "report.html", "workload.json", "workload.log" }
-            .Where(f => File.Exists(output.File(f))).Concat(ReportFiles.ChartsIn(output));
+            new[]
+                {
+                    _backend.TraceFileName, Path.GetFileName(StackFile.PathFor(traceFile)), "report.md", "report.json",
+                    "report.html", "workload.json", "workload.log",
+                }
+                .Where(f => File.Exists(output.File(f))).Concat(ReportFiles.ChartsIn(output));
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", files)}");
         _console.MarkupLine($"[grey]{Markup.Escape(_backend.OpenHint(traceFile))}[/]");
         if (partial && !interruption.Interrupted)

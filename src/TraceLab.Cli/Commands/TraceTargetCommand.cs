@@ -5,6 +5,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
 using TraceLab.Core.Capture;
+using TraceLab.Formats.StackJoin;
 using TraceLab.Reporting;
 using TraceLab.Workloads.Targets;
 
@@ -220,7 +221,11 @@ public sealed partial class TraceTargetCommand
                 s.Top, focusTimeline: s.Timeline is null, excludePids: s.ExcludePids);
         TerminalReport.Render(_console, report);
         ProcessesTerminal.Render(_console, report, s.Mode == TraceTargetMode.System);
-        var files = new[] { _backend.TraceFileName, "report.md", "report.json", "report.html" }
+        var files = new[]
+            {
+                _backend.TraceFileName, Path.GetFileName(StackFile.PathFor(traceFile)), "report.md", "report.json",
+                "report.html",
+            }
             .Where(f => File.Exists(output.File(f))).Concat(ReportFiles.ChartsIn(output));
         _console.MarkupLine($"[bold]Files[/] {Markup.Escape(output.Path)}: {string.Join(", ", files)}");
         _console.MarkupLine($"[grey]{Markup.Escape(_backend.OpenHint(traceFile))}[/]");

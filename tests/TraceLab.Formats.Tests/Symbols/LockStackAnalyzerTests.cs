@@ -71,6 +71,33 @@ public sealed class LockStackAnalyzerTests
         Assert.Equal(130, a.OffCpu[(1, 3)].Nanoseconds);
     }
 
+    /// <summary>
+    /// Stacks recorded only where threads block and are woken (`trace --stacks`): the wait takes its switch-out's
+    /// stack, the wake its waking's; a wait that returns at once has none.
+    /// </summary>
+    [Fact]
+    public void Without_stacks_at_the_lock_calls_the_switch_out_and_the_waking_give_them()
+    {
+        var a = new LockStackAnalyzer(tid => 1);
+        a.OnEvent(KernelEvent.SyscallEnter(100, 0, 2, LinuxSyscalls.Futex, Lock, 128));
+        a.OnEvent(KernelEvent.Switch(110, 0, 2, 120, TaskState.Interruptible, 3, 120).WithStack(3));
+        a.OnEvent(KernelEvent.SyscallEnter(150, 0, 3, LinuxSyscalls.Futex, Lock, 129));
+        a.OnEvent(KernelEvent.Waking(160, 0, 3, 2, 1).WithStack(4));
+        a.OnEvent(KernelEvent.SyscallExit(170, 0, 3, LinuxSyscalls.Futex, 1));
+        a.OnEvent(KernelEvent.Switch(190, 1, 0, 120, TaskState.Running, 2, 120));
+        a.OnEvent(KernelEvent.SyscallExit(200, 1, 2, LinuxSyscalls.Futex, 0));
+        // A wait that returns at once (EAGAIN: the word changed) blocks nowhere.
+        a.OnEvent(KernelEvent.SyscallEnter(300, 1, 2, LinuxSyscalls.Futex, Lock, 128));
+        a.OnEvent(KernelEvent.SyscallExit(305, 1, 2, LinuxSyscalls.Futex, -11));
+
+        var l = a.Locks[new LockAddress(1, Lock)];
+        Assert.Equal(2, l.Waits);
+        Assert.Equal((1L, 100L), (l.Blocking[3].Count, l.Blocking[3].Nanoseconds));
+        Assert.Equal((1L, 5L), (l.Blocking[0].Count, l.Blocking[0].Nanoseconds));
+        Assert.Equal((1L, 100L), (l.Releasing[4].Count, l.Releasing[4].Nanoseconds));
+        Assert.Single(l.Releasing);
+    }
+
     [Fact]
     public void A_wake_of_another_word_releases_nothing()
     {
