@@ -55,14 +55,17 @@ public sealed class PerfStackRecorder : IDisposable
         return null;
     }
 
-    /// <summary>The perf command line's event list.</summary>
-    public static IReadOnlyList<string> EventArguments()
-    {
-        var callGraph = string.Create(CultureInfo.InvariantCulture, $"/call-graph=dwarf,stack-size={StackBytes}/");
+    /// <summary>
+    /// The perf command line's events and call graph: one --call-graph for all (not per-event terms, with which
+    /// perf script does not unwind the copies).
+    /// </summary>
+    public static IReadOnlyList<string> EventArguments() =>
+    [
+        "--call-graph", string.Create(CultureInfo.InvariantCulture, $"dwarf,{StackBytes}"),
         // A blocking switch only (its state has a bit below TASK_REPORT_MAX): a preempted thread is not waiting.
-        return ["-e", "sched:sched_switch" + callGraph, "--filter", "prev_state & 255", "-e",
-            "sched:sched_waking" + callGraph];
-    }
+        "-e", "sched:sched_switch", "--filter", "prev_state & 255",
+        "-e", "sched:sched_waking",
+    ];
 
     /// <summary>
     /// Starts perf writing <paramref name="output"/> and returns once it records.

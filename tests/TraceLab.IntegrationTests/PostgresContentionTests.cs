@@ -57,6 +57,44 @@ public sealed partial class TraceTargetCaptureTests
         Assert.InRange(controlShare, 0, control.LockShare + LockShareTolerance);
     }
 
+    /// <summary>
+    /// The same contended run with `--stacks`: the backends' stacks, unwound from perf's copies of Debian's
+    /// PostgreSQL (built without frame pointers), equal perf script's for at least 99 % of the samples, and the
+    /// backends' heaviest off-CPU stack is the row-lock wait the reference measured: epoll_wait in WaitLatch ←
+    /// ProcSleep ← … ← LockAcquireExtended ← XactLockTableWait (names that `nm -D` of postgres has).
+    /// </summary>
+    [PostgresStacksFact]
+    public void Postgres_backends_row_lock_wait_has_its_whole_stack_with_trace_stacks()
+    {
+        using var cluster = PostgresCluster.Start(output);
+        cluster.TracedRun(this, "pgbench-stacks", ["--stacks"], dir =>
+        {
+            var stackFile = TraceLab.Formats.StackJoin.StackFile.PathFor(Path.Combine(dir, "trace.dat"));
+            var report = Load(dir);
+            var backends = report.Threads.Select(t => t.Tid).ToHashSet();
+            using (var reader = TraceLab.Formats.PerfData.PerfDataReader.Open(stackFile))
+            using (var perf = new Stacks.PerfStacksCaptureTests(output))
+                perf.AssertDwarfFramesEqualPerfScript(reader, stackFile, maxShortShare: 0.25, backends);
+
+            var stacks = report.Stacks!;
+            output.WriteLine($"stack file: {stacks.StackFile}");
+            Assert.True(stacks.StackFile!.Joined > 0);
+            var top = stacks.OffCpu[0];
+            var names = top.Frames.Select(f => f.Symbol ?? "").ToList();
+            output.WriteLine("heaviest off-CPU stack: " + string.Join(" <- ", names));
+            string[] rowLock = ["WaitLatch", "ProcSleep", "LockAcquireExtended", "XactLockTableWait"];
+            var postgres = top.Frames.First(f => f.Symbol == "ProcSleep").Module;
+            var exported = ProcessOutput.Run("nm", "-D", "--defined-only", postgres).Stdout;
+            foreach (var name in rowLock)
+            {
+                Assert.Contains(name, names);
+                Assert.Contains(" " + name + "\n", exported.Replace("\r", ""), StringComparison.Ordinal);
+            }
+
+            Assert.True(names.IndexOf("ProcSleep") < names.IndexOf("XactLockTableWait"), "callee before caller");
+        });
+    }
+
     /// <summary>A traced pgbench run: the report's findings and PostgreSQL's sampled share of Lock:* waits.</summary>
     private sealed record PgRun(List<FindingSection> Findings, double LockShare, int Samples);
 
@@ -119,7 +157,13 @@ public sealed partial class TraceTargetCaptureTests
         /// pgbench -c 16 -j 2 -T 8 (plus <paramref name="extra"/>); 1.5 s in, its backends are traced with `trace
         /// --pid` for 4 s while pg_stat_activity is sampled every 100 ms.
         /// </summary>
-        public PgRun TracedRun(TraceTargetCaptureTests test, string name, params string[] extra)
+        public PgRun TracedRun(TraceTargetCaptureTests test, string name, params string[] extra) =>
+            TracedRun(test, name, [], null, extra);
+
+        /// <param name="traceArgs">More `tracelab trace` options (`--stacks`).</param>
+        /// <param name="inspect">Given the run's output directory before it is deleted.</param>
+        public PgRun TracedRun(TraceTargetCaptureTests test, string name, string[] traceArgs, Action<string>? inspect,
+            params string[] extra)
         {
             using var outDir = new TempDirectory("tracelab-" + name);
             using var bench = Background("runuser", ["-u", "postgres", "--", Path.Combine(_bin, "pgbench"),
@@ -134,14 +178,15 @@ public sealed partial class TraceTargetCaptureTests
                 .Order().ToList();
             Assert.True(pids.Count >= 16, $"{pids.Count} client backends");
             var sampler = Sampler();
-            var run = Run(Deadline, null, "trace", "--pid", string.Join(',', pids), "--duration", "4", "--out",
-                outDir.Path, "--force");
+            var run = Run(Deadline, null, ["trace", "--pid", string.Join(',', pids), "--duration", "4", "--out",
+                outDir.Path, "--force", .. traceArgs]);
             var samples = sampler.StandardOutput.ReadToEnd();
             sampler.WaitForExit();
             bench.Kill();
             Assert.True(run.ExitCode == 0, run.Stderr);
             var report = Load(outDir.Path);
             test.Report(report, name);
+            inspect?.Invoke(outDir.Path);
             var events = samples.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
                 .ToList();
             _output.WriteLine($"{name}: {pids.Count} client backends; sampled wait events: " + string.Join(", ",
@@ -245,4 +290,13 @@ public sealed class PostgresFactAttribute : FactAttribute
                 .Where(b => File.Exists(Path.Combine(b, "pgbench")) && File.Exists(Path.Combine(b, "initdb")))
                 .OrderByDescending(b => b, StringComparer.Ordinal).FirstOrDefault()
             : null;
+}
+
+/// <summary>As <see cref="PostgresFactAttribute"/>, and perf, gcc and nm work (`--stacks` and its checks).</summary>
+public sealed class PostgresStacksFactAttribute : FactAttribute
+{
+    public PostgresStacksFactAttribute()
+    {
+        Skip = new PostgresFactAttribute().Skip ?? new Stacks.PerfStacksFactAttribute().Skip;
+    }
 }

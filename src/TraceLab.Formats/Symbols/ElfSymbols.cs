@@ -184,7 +184,8 @@ public sealed class ElfSymbols
 
     /// <summary>
     /// perf's choice among symbols at one address (tools/perf/util/symbol.c, choose_best_symbol): sized over
-    /// zero-sized, non-weak over weak, global over local, fewer leading underscores, then the longer name.
+    /// zero-sized, non-weak over weak, global over local, fewer leading underscores, then the longer name, then the
+    /// one first in the symbol table (glibc's sem_post@GLIBC_2.2.5 before sem_post@@GLIBC_2.34).
     /// </summary>
     private static int Rank(SymbolEntry<ulong> e) =>
         (e.Size > 0 ? 1 << 20 : 0) + (e.Binding != SymbolBinding.Weak ? 1 << 19 : 0)
@@ -193,9 +194,9 @@ public sealed class ElfSymbols
 
     private static ElfSymbol[] Deduplicate(List<(ElfSymbol Symbol, int Rank)> functions)
     {
+        // OrderByDescending is stable: among equal ranks the first in table order stays first.
         var sorted = functions.GroupBy(f => f.Symbol.Start)
-            .Select(g => g.OrderByDescending(f => f.Rank).ThenBy(f => f.Symbol.Name, StringComparer.Ordinal)
-                .First().Symbol)
+            .Select(g => g.OrderByDescending(f => f.Rank).First().Symbol)
             .OrderBy(f => f.Start).ToArray();
         // A zero-sized function reaches to the next one (perf's symbols__fixup_end).
         for (var i = 0; i < sorted.Length; i++)

@@ -53,7 +53,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
 
     public void Dispose() => Directory.Delete(_dir, recursive: true);
 
-    private sealed class Collect(ThreadTable threads) : IKernelEventSink
+    internal sealed class Collect(ThreadTable threads) : IKernelEventSink
     {
         public Dictionary<(int Tid, long Time), int> Stacks { get; } = new();
         public LockStackAnalyzer Locks { get; } = new(tid => threads.TryGetProcess(tid, out var p) ? p : tid);
@@ -252,8 +252,10 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     /// Reads <paramref name="data"/> (recorded with --call-graph dwarf) and asserts that at least 99 % of its stacks
     /// equal perf script's, inlined frames left out on both sides.
     /// </summary>
-    private (Collect Sink, StackSymbolizer Symbolizer) AssertDwarfFramesEqualPerfScript(PerfDataReader reader,
-        string data, double maxShortShare)
+    /// <param name="threads">Compare only these threads' stacks (a system-wide file: the program's, not those of
+    /// JIT runtimes beside it, whose code perf names by offset in its memfd); all when null.</param>
+    internal (Collect Sink, StackSymbolizer Symbolizer) AssertDwarfFramesEqualPerfScript(PerfDataReader reader,
+        string data, double maxShortShare, IReadOnlySet<int>? threads = null)
     {
         var sink = new Collect(reader.Threads);
         reader.Read(sink);
@@ -264,6 +266,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         var differences = new List<string>();
         foreach (var ((tid, time), recorded) in perf)
         {
+            if (threads is not null && !threads.Contains(tid)) continue;
             var frames = recorded;
             compared++;
             if (!sink.Stacks.TryGetValue((tid, time), out var id))
