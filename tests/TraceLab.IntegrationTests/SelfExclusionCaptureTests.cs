@@ -1,9 +1,7 @@
-using System.Diagnostics;
 using System.Globalization;
 using System.Text.RegularExpressions;
 using TraceLab.Analyzers;
 using TraceLab.Cli;
-using TraceLab.Cli.Commands;
 using TraceLab.Pipeline;
 using TraceLab.TestSupport;
 using Xunit;
@@ -24,7 +22,8 @@ public sealed partial class TraceTargetCaptureTests
         using var contended = Background("sysbench", "threads", "--threads=4", "--thread-locks=1", "--time=60", "run");
         Processes.WaitFor(() => Tasks(contended.Id).Count >= 5 ? "" : null, TimeSpan.FromSeconds(10),
             "sysbench threads");
-        var (run, tracelab) = RunWithPid("trace", "--system", "--duration", "2", "--out", dir.Path, "--force");
+        var (run, tracelab) =
+            RunWithPid(Deadline, null, null, "trace", "--system", "--duration", "2", "--out", dir.Path, "--force");
         contended.Kill();
         Assert.True(run.ExitCode == 0, run.Stderr);
         var report = Load(dir.Path);
@@ -78,31 +77,6 @@ public sealed partial class TraceTargetCaptureTests
         var itself = TraceAnalysis.Analyze(traceFile, null, tracelab);
         Assert.Contains(itself.Threads, t => own.Contains(t.Tid) && t.WaitNs > 0);
         Assert.DoesNotContain(itself.Self?.Pids ?? [], p => p == tracelab);
-    }
-
-    /// <summary>The built CLI as a child process (as <see cref="Run"/>), and its pid.</summary>
-    private static (CliRun Run, int Pid) RunWithPid(params string[] args)
-    {
-        var psi = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h
-            ? h : "dotnet")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-            WorkingDirectory = RepoPaths.Root,
-        };
-        psi.ArgumentList.Add(typeof(TraceCommand).Assembly.Location);
-        foreach (var a in args) psi.ArgumentList.Add(a);
-        using var p = Process.Start(psi)!;
-        var stdout = p.StandardOutput.ReadToEndAsync();
-        var stderr = p.StandardError.ReadToEndAsync();
-        if (!p.WaitForExit(Deadline))
-        {
-            p.Kill(entireProcessTree: true);
-            Assert.Fail($"tracelab {string.Join(' ', args)} did not finish within {Deadline.TotalSeconds:0} s");
-        }
-        p.WaitForExit();
-        return (new CliRun(p.ExitCode, stdout.Result, stderr.Result), p.Id);
     }
 
     [GeneratedRegex(@"TRACELAB_SELF_PIDS ([\d,]+)")]

@@ -468,7 +468,14 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     internal sealed record CliRun(int ExitCode, string Stdout, string Stderr);
 
     /// <summary>The built CLI as a child process, with <paramref name="stdin"/> fed to it (null: empty).</summary>
-    internal static CliRun Run(TimeSpan timeout, string? stdin, params string[] args)
+    internal static CliRun Run(TimeSpan timeout, string? stdin, params string[] args) =>
+        RunWithPid(timeout, stdin, null, args).Run;
+
+    /// <summary>
+    /// <see cref="Run"/> with <paramref name="environment"/> set for the child (a PATH without a tool), and its pid.
+    /// </summary>
+    internal static (CliRun Run, int Pid) RunWithPid(TimeSpan timeout, string? stdin,
+        IReadOnlyDictionary<string, string>? environment, params string[] args)
     {
         var dll = typeof(TraceCommand).Assembly.Location;
         var host = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h ? h : "dotnet";
@@ -480,6 +487,7 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
             UseShellExecute = false,
             WorkingDirectory = RepoPaths.Root,
         };
+        foreach (var (name, value) in environment ?? new Dictionary<string, string>()) psi.Environment[name] = value;
         psi.ArgumentList.Add(dll);
         foreach (var a in args) psi.ArgumentList.Add(a);
         using var p = Process.Start(psi)!;
@@ -493,7 +501,7 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
             Assert.Fail($"tracelab {string.Join(' ', args)} did not finish within {timeout.TotalSeconds:0} s");
         }
         p.WaitForExit();
-        return new CliRun(p.ExitCode, stdout.Result, stderr.Result);
+        return (new CliRun(p.ExitCode, stdout.Result, stderr.Result), p.Id);
     }
 
     [GeneratedRegex(@"-(\d+) +\[\d+\].*sys_enter_futex:\s+op=FUTEX_WAIT[A-Z_|]* uaddr=(0x[0-9a-f]+)")]

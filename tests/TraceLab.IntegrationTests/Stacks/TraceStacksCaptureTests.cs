@@ -1,6 +1,4 @@
-using System.Diagnostics;
 using System.Globalization;
-using TraceLab.Cli.Commands;
 using TraceLab.Formats.StackJoin;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Stacks;
@@ -103,7 +101,9 @@ public sealed class TraceStacksCaptureTests(ITestOutputHelper output) : IDisposa
         Directory.CreateDirectory(bin);
         foreach (var tool in new[] { "sh", "touch" })
             File.CreateSymbolicLink(Path.Combine(bin, tool), FullPath(tool));
-        var run = RunWithPath(bin, "trace", "--stacks", "--out", outDir, "--", "sh", "-c", $"touch {marker}");
+        var path = new Dictionary<string, string> { ["PATH"] = bin };
+        var (run, _) = TraceTargetCaptureTests.RunWithPid(Deadline, null, path, "trace", "--stacks", "--out", outDir,
+            "--", "sh", "-c", $"touch {marker}");
         Assert.NotEqual(0, run.ExitCode);
         var line = Assert.Single(run.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
         Assert.Contains("--stacks needs perf", line, StringComparison.Ordinal);
@@ -196,30 +196,4 @@ public sealed class TraceStacksCaptureTests(ITestOutputHelper output) : IDisposa
     private static string FullPath(string tool) =>
         (Environment.GetEnvironmentVariable("PATH") ?? "/usr/bin:/bin").Split(':').Where(d => d.Length > 0)
         .Select(d => Path.Combine(d, tool)).First(File.Exists);
-
-    private static TraceTargetCaptureTests.CliRun RunWithPath(string path, params string[] args)
-    {
-        var host = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h ? h : FullPath("dotnet");
-        var psi = new ProcessStartInfo(host)
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-            WorkingDirectory = RepoPaths.Root,
-        };
-        psi.Environment["PATH"] = path;
-        psi.ArgumentList.Add(typeof(TraceCommand).Assembly.Location);
-        foreach (var a in args) psi.ArgumentList.Add(a);
-        using var p = Process.Start(psi)!;
-        var stdout = p.StandardOutput.ReadToEndAsync();
-        var stderr = p.StandardError.ReadToEndAsync();
-        if (!p.WaitForExit(Deadline))
-        {
-            p.Kill(entireProcessTree: true);
-            Assert.Fail($"tracelab {string.Join(' ', args)} did not finish within {Deadline.TotalSeconds:0} s");
-        }
-
-        p.WaitForExit();
-        return new TraceTargetCaptureTests.CliRun(p.ExitCode, stdout.Result, stderr.Result);
-    }
 }
