@@ -92,6 +92,13 @@ public sealed partial class TraceTargetCaptureTests
             }
 
             Assert.True(names.IndexOf("ProcSleep") < names.IndexOf("XactLockTableWait"), "callee before caller");
+
+            // The report opens with the row-lock queue and says where its threads wait.
+            var first = report.Findings![0];
+            output.WriteLine($"first finding: {first.Title}; where: {first.Where}");
+            Assert.Equal("lock-convoy", first.Kind);
+            Assert.Contains("ProcSleep ← LockAcquireExtended ← XactLockTableWait", first.Where,
+                StringComparison.Ordinal);
         });
     }
 

@@ -22,6 +22,11 @@ public sealed class FindingSection
     public required string Remedy { get; init; }
     /// <summary>The seed claims (docs/claims.md) the remedy rests on.</summary>
     public List<string> Claims { get; init; } = [];
+    /// <summary>
+    /// Where the finding's threads waited, when the trace has stacks: the named user frames of the heaviest off-CPU
+    /// stack of their processes, innermost first (docs/metrics.md#finding-where); null otherwise.
+    /// </summary>
+    public string? Where { get; init; }
 }
 
 /// <summary>One figure a finding rests on: <see cref="Metric"/> is its name in docs/metrics.md.</summary>

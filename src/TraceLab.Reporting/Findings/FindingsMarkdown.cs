@@ -49,6 +49,8 @@ public static class FindingsMarkdown
             var threads = f.Threads.Count == 0 ? "—" : string.Join(", ", f.Threads);
             yield return $"- Kind: `{f.Kind}`; threads: {threads}" +
                 (f.Objects.Count == 0 ? "" : "; objects: " + string.Join(", ", f.Objects));
+            if (f.Where is not null)
+                yield return $"- Where (heaviest blocking stack of these threads, innermost first): `{f.Where}`";
             yield return $"- Evidence: {string.Join("; ", f.Evidence.Select(e => $"`{e.Metric}` = {Value(e.Value)}"))}";
             if (f.Windows.Count > 0)
                 yield return "- Worst windows (`--timeline-window`, ms from the region's begin): " +
@@ -77,6 +79,7 @@ public static class FindingsMarkdown
             var f = findings[i];
             yield return $"[bold red]{i + 1}. {Format.Escape(Percent(f.Severity))}[/] " +
                 $"[bold]{Format.Escape(f.Title)}[/] [grey]({Format.Escape(f.Kind)})[/]";
+            if (f.Where is not null) yield return $"   [grey]where:[/] {Format.Escape(f.Where)}";
             var evidence = string.Join("; ", f.Evidence.Select(e => $"{e.Metric} = {Value(e.Value)}"));
             yield return $"   [grey]evidence:[/] {Format.Escape(evidence)}";
             if (f.Windows.Count > 0)

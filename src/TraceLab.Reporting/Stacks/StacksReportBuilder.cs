@@ -103,13 +103,13 @@ public static class StacksReportBuilder
             .Select(l => (Old: $"futex {l.Address} (pid {l.Process})",
                 New: $"{l.Name} (futex {l.Address}, pid {l.Process})"))
             .ToList();
-        if (names.Count == 0) return;
         string Rename(string text)
         {
             foreach (var (old, named) in names) text = text.Replace(old, named, StringComparison.Ordinal);
             return text;
         }
 
+        var processOf = report.Threads.GroupBy(t => t.Tid).ToDictionary(g => g.Key, g => g.First().Pid);
         report.Findings = findings.Select(f => new Findings.FindingSection
         {
             Kind = f.Kind,
@@ -121,7 +121,33 @@ public static class StacksReportBuilder
             Windows = f.Windows,
             Remedy = Rename(f.Remedy),
             Claims = f.Claims,
+            Where = f.Where ?? Where(f, stacks, processOf),
         }).ToList();
+    }
+
+    /// <summary>Findings about time on the CPU or waiting for one, where a blocking stack says nothing.</summary>
+    private static readonly HashSet<string> NotBlocked =
+        ["oversubscription", "cross-cpu-wakeups", "priority-preemption"];
+
+    /// <summary>The most user frames a finding's <c>Where</c> names.</summary>
+    public const int WhereFrames = 8;
+
+    /// <summary>
+    /// The named user frames (innermost first, at most <see cref="WhereFrames"/>) of the off-CPU stack on which the
+    /// finding's threads' processes spent the most time blocked, summed over those processes; null without one.
+    /// </summary>
+    private static string? Where(Findings.FindingSection f, StacksSection stacks, Dictionary<int, int> processOf)
+    {
+        if (f.Threads.Count == 0 || NotBlocked.Contains(f.Kind)) return null;
+        var processes = f.Threads.Select(t => processOf.TryGetValue(t, out var p) ? p : t).ToHashSet();
+        var heaviest = stacks.OffCpu.Where(o => processes.Contains(o.Process))
+            .Select(o => (o.Ms, Frames: o.Frames.Where(x => !x.Module.StartsWith("[kernel", StringComparison.Ordinal)
+                && x.Symbol is not null).Select(x => x.Symbol!).Take(WhereFrames).ToList()))
+            .Where(o => o.Frames.Count > 0)
+            .GroupBy(o => string.Join(" ← ", o.Frames))
+            .Select(g => (Where: g.Key, Ms: g.Sum(o => o.Ms)))
+            .OrderByDescending(g => g.Ms).ThenBy(g => g.Where, StringComparer.Ordinal).FirstOrDefault();
+        return heaviest.Where;
     }
 
     private static bool IsImplementation(FrameEntry f) =>
