@@ -36,12 +36,18 @@ public static class EtwKernelKeywords
     }
 
     /// <summary>
-    /// Stacks are collected for sampled profiles and context switches only when stacks were asked for.
+    /// Stacks are collected only when asked for: for sampled profiles and context switches (SampledStacks), for
+    /// context switches and readying (`--stacks`: CSwitch and ReadyThread walks, which the .etl reader attaches).
     /// </summary>
-    public static KernelTraceEventParser.Keywords StacksFor(CaptureRequest request) =>
-        request.SampledStacks
-            ? KernelTraceEventParser.Keywords.Profile | KernelTraceEventParser.Keywords.ContextSwitch
-            : KernelTraceEventParser.Keywords.None;
+    public static KernelTraceEventParser.Keywords StacksFor(CaptureRequest request)
+    {
+        var keywords = KernelTraceEventParser.Keywords.None;
+        if (request.SampledStacks)
+            keywords |= KernelTraceEventParser.Keywords.Profile | KernelTraceEventParser.Keywords.ContextSwitch;
+        if (request.SwitchStacks)
+            keywords |= KernelTraceEventParser.Keywords.ContextSwitch | KernelTraceEventParser.Keywords.Dispatcher;
+        return keywords;
+    }
 
     /// <summary>
     /// ETW buffers are sized in MB for the whole session; the per-CPU request is multiplied out and clamped.

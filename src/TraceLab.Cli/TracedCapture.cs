@@ -65,11 +65,12 @@ public sealed class TracedCapture : IDisposable
             BufferSizeKb = bufferKb,
             Syscalls =
                 CaptureBackends.Syscalls(syscalls),
+            SwitchStacks = stacks,
         });
         PerfStackRecorder? recorder = null;
         try
         {
-            if (stacks)
+            if (stacks && backend is TracefsCaptureBackend)
             {
                 recorder = PerfStackRecorder.Start(output.File(".stacks.perf.data.tmp"), PerfReady);
                 // If TraceLab dies, its capture's guard takes perf down with the tracefs instance.
@@ -96,13 +97,9 @@ public sealed class TracedCapture : IDisposable
     /// </summary>
     public static void EnsureStacksAvailable(ICaptureBackend backend)
     {
-        if (backend is not TracefsCaptureBackend)
-        {
-            throw new CaptureUnavailableException(
-                "--stacks records with perf beside tracefs, on Linux; on Windows record stack walks with WPR");
-        }
-
-        if (PerfStackRecorder.UnavailableReason() is { } reason) throw new CaptureUnavailableException(reason);
+        // ETW walks the stacks itself (CSwitch, ReadyThread); tracefs needs perf beside it.
+        if (backend is TracefsCaptureBackend && PerfStackRecorder.UnavailableReason() is { } reason)
+            throw new CaptureUnavailableException(reason);
     }
 
     public static string Stamp() => DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);

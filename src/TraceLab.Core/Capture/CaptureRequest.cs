@@ -31,6 +31,12 @@ public sealed class CaptureRequest
 
     /// <summary>Sampled CPU stacks (ETW Profile keyword); ignored by tracefs.</summary>
     public bool SampledStacks { get; init; }
+
+    /// <summary>
+    /// `--stacks`: the call stacks of context switches and readying (ETW: CSwitch and ReadyThread stack walks, WPA's
+    /// New Thread and Ready Thread stacks). tracefs ignores it: perf records them beside it (PerfStackRecorder).
+    /// </summary>
+    public bool SwitchStacks { get; init; }
 }
 
 /// <summary>

@@ -44,6 +44,10 @@ public sealed class EtwCaptureTests : IDisposable
         };
         Assert.Equal(0x1UL | 0x2 | 0x4 | 0x10 | 0x800 | 0x01000000, (ulong)EtwKernelKeywords.For(stacks));
         Assert.Equal(KernelTraceEventParser.Keywords.None, EtwKernelKeywords.StacksFor(Request()));
+        // --stacks: CSwitch (0x10) and ReadyThread (Dispatcher, 0x800) walks; the events themselves as always.
+        var switchStacks = new CaptureRequest { RunId = "r", WorkDirectory = _dir, SwitchStacks = true };
+        Assert.Equal(0x10UL | 0x800, (ulong)EtwKernelKeywords.StacksFor(switchStacks));
+        Assert.Equal(EtwKernelKeywords.For(Request()), EtwKernelKeywords.For(switchStacks));
         Assert.Equal(0x2UL | 0x10 | 0x800, (ulong)EtwKernelKeywords.Live);
     }
 
