@@ -92,8 +92,9 @@ internal static class SharedOptions
 
     public static Option<bool> Stacks() => new("--stacks")
     {
-        Description = "record the user and kernel call stacks of lock waits, releases, blocking switches and wakeups " +
-            "(perf record --call-graph dwarf beside the trace: trace.stacks.perf.data; needs perf)",
+        Description = "record the user and kernel call stacks of every blocking switch and wakeup, so locks are " +
+            "named by variable or call site (Linux: perf record --call-graph dwarf beside the trace, " +
+            "trace.stacks.perf.data, needs perf; Windows: CSwitch and ReadyThread stack walks)",
     };
 
     public static Option<int> BufferKb()
