@@ -11,7 +11,7 @@ namespace TraceLab.Capture.Linux;
 /// wakeups (where each was released), each with its registers and an 8 KB copy of the user stack
 /// (<c>--call-graph dwarf</c>) that TraceLab unwinds with the binaries' CFI, so stacks are whole on code built without
 /// frame pointers (Debian's). Not every lock syscall: a call that neither blocks nor wakes costs no one time, and
-/// recording them all multiplied the data by 4–8 (lock_sites: 7,895 stacks against ~1,500). The trace keeps every
+/// recording them all multiplied the data (lock_sites: 7,895 stacks against ~270). The trace keeps every
 /// event and marker; this file only adds stacks (TraceLab.Formats.StackJoin). Both recordings run on
 /// CLOCK_MONOTONIC (tracefs "mono", perf <c>-k mono</c>). perf starts with its events disabled and enables them on a
 /// command through its control FIFO, so <see cref="Start"/> returns once it records.
