@@ -47,13 +47,8 @@ public sealed class PerfStackRecorder : IDisposable
     /// <summary>perf's pid (the capture's guard kills it if TraceLab dies).</summary>
     public int Pid => _perf.Id;
 
-    /// <summary>Why stacks cannot be recorded here (one line for the user); null when they can.</summary>
-    public static string? UnavailableReason()
-    {
-        if (!OperatingSystem.IsLinux()) return "--stacks records with perf, on Linux only";
-        if (FindPerf() is null) return "--stacks needs perf (apt-get install -y linux-perf)";
-        return null;
-    }
+    /// <summary>What to say when perf cannot be found (one line for the user).</summary>
+    public const string PerfMissing = "--stacks needs perf (apt-get install -y linux-perf)";
 
     /// <summary>
     /// The perf command line's events and call graph: one --call-graph for all (not per-event terms, with which
@@ -68,13 +63,12 @@ public sealed class PerfStackRecorder : IDisposable
     ];
 
     /// <summary>
-    /// Starts perf writing <paramref name="output"/> and returns once it records.
+    /// Starts <paramref name="perf"/> (the executable, found by the caller) writing <paramref name="output"/> and
+    /// returns once it records.
     /// </summary>
-    /// <exception cref="TracingUnavailableException">perf is missing, refuses the events or does not start.
-    /// </exception>
-    public static PerfStackRecorder Start(string output, TimeSpan ready)
+    /// <exception cref="TracingUnavailableException">perf refuses the events or does not start.</exception>
+    public static PerfStackRecorder Start(string perf, string output, TimeSpan ready)
     {
-        var perf = FindPerf() ?? throw new TracingUnavailableException(UnavailableReason()!);
         var fifos = Directory.CreateTempSubdirectory("tracelab-perf-").FullName;
         var control = Path.Combine(fifos, "control");
         var ack = Path.Combine(fifos, "ack");
@@ -261,8 +255,4 @@ public sealed class PerfStackRecorder : IDisposable
 
         _perf.Dispose();
     }
-
-    private static string? FindPerf() =>
-        (Environment.GetEnvironmentVariable("PATH") ?? "/usr/bin:/bin").Split(':')
-        .Where(d => d.Length > 0).Select(d => Path.Combine(d, "perf")).FirstOrDefault(File.Exists);
 }

@@ -49,12 +49,12 @@ public sealed class TracedCapture : IDisposable
     public string ResultTemp => _output.File(".workload.json.tmp");
 
     /// <param name="stamp">The run's time stamp (yyyyMMdd-HHmmss), part of the capture's kernel object name.</param>
-    /// <param name="stacks">`--stacks`: perf records the lock syscalls', blocking switches' and wakeups' stacks
-    /// beside the trace (<see cref="PerfStackRecorder"/>).</param>
+    /// <param name="stacks">`--stacks`: the stacks of blocking switches and wakeups (tracefs: perf records them
+    /// beside the trace, <see cref="PerfStackRecorder"/>; ETW: the session's own stack walks).</param>
     public static TracedCapture Start(ICaptureBackend backend, string workloadName, string stamp,
         OutputDirectory output, int bufferKb, SyscallSet syscalls, bool stacks = false)
     {
-        if (stacks) EnsureStacksAvailable(backend);
+        var perf = stacks ? EnsureStacksAvailable(backend) : null;
         // The counter keeps two runs in one process (a sweep, tests) from ever asking for the same instance name.
         var runId =
             $"{workloadName}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
@@ -70,9 +70,9 @@ public sealed class TracedCapture : IDisposable
         PerfStackRecorder? recorder = null;
         try
         {
-            if (stacks && backend is TracefsCaptureBackend)
+            if (perf is not null)
             {
-                recorder = PerfStackRecorder.Start(output.File(".stacks.perf.data.tmp"), PerfReady);
+                recorder = PerfStackRecorder.Start(perf, output.File(".stacks.perf.data.tmp"), PerfReady);
                 // If TraceLab dies, its capture's guard takes perf down with the tracefs instance.
                 (session as ICaptureGuard)?.KillWithCapture(recorder.Pid);
             }
@@ -92,14 +92,22 @@ public sealed class TracedCapture : IDisposable
     }
 
     /// <summary>
-    /// Throws <see cref="CaptureUnavailableException"/> (one line) when `--stacks` cannot record here: before any
-    /// directory is made or program started.
+    /// The perf executable `--stacks` runs beside a tracefs capture (null for ETW, which walks the stacks itself:
+    /// CSwitch, ReadyThread); throws <see cref="CaptureUnavailableException"/> (one line) when it cannot be found,
+    /// before any directory is made or program started.
     /// </summary>
-    public static void EnsureStacksAvailable(ICaptureBackend backend)
+    public static string? EnsureStacksAvailable(ICaptureBackend backend)
     {
-        // ETW walks the stacks itself (CSwitch, ReadyThread); tracefs needs perf beside it.
-        if (backend is TracefsCaptureBackend && PerfStackRecorder.UnavailableReason() is { } reason)
-            throw new CaptureUnavailableException(reason);
+        if (backend is not TracefsCaptureBackend) return null;
+        try
+        {
+            // Found as a shell finds a command, as the traced program itself is.
+            return TraceLab.Workloads.Targets.TargetProgram.Resolve("perf");
+        }
+        catch (TraceLab.Workloads.Targets.TargetException)
+        {
+            throw new CaptureUnavailableException(PerfStackRecorder.PerfMissing);
+        }
     }
 
     public static string Stamp() => DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture);
