@@ -2,6 +2,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Parallel;
 using TraceLab.Analyzers.Stacks;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Analyzers.Waits;
 using TraceLab.Core;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.Registry;
@@ -109,6 +110,7 @@ public static class TraceAnalysis
                 symbolizer = Symbolizer(withStacks);
                 stacksSection = StacksReportBuilder.Build(stacks, withStacks.Stacks, symbolizer,
                     (reader as StackJoinedReader)?.Summary);
+                ApplyWaitStackTags(session, withStacks, symbolizer);
             }
             timeline = session.Timeline?.Result();
             report = ReportBuilder.Build(reader.Info, session.Names, session, request.Workload, request.Run,
@@ -117,6 +119,36 @@ public static class TraceAnalysis
         }
         request.Observer?.Complete(new PassOutcome(reader, session, report, stacks, symbolizer));
         return report;
+    }
+
+    /// <summary>
+    /// Reclassifies the waits whose blocking stack a tag names (docs/metrics.md#wait-stack-tags), before the report
+    /// reads the classes. Only where a switch's stack is the blocking thread's own (perf, ftrace): ETW's is the
+    /// incoming thread's, taken after its wait was classified.
+    /// </summary>
+    private static void ApplyWaitStackTags(AnalysisSession session, IStackTraceReader reader,
+        StackSymbolizer symbolizer)
+    {
+        if (reader.SwitchStacksAreOfNextThread
+            || session.AnalyzerOf(WaitClassAnalyzer.Analysis) is not WaitClassAnalyzer waits) return;
+        var tags = WaitStackTags.Default;
+        // A stack is named once, however many threads and classes it was seen with.
+        var named = new Dictionary<int, (WaitClass, string)?>();
+        waits.ApplyStackTags(id =>
+        {
+            if (!named.TryGetValue(id, out var tagged))
+            {
+                named[id] = tagged = tags.ClassOf(FunctionsOf(symbolizer.Stack(reader.Stacks, id))) is { } t
+                    ? (t.Class, t.Tag.Pattern)
+                    : null;
+            }
+            return tagged;
+        });
+    }
+
+    private static IEnumerable<string?> FunctionsOf(IReadOnlyList<SymbolFrame> frames)
+    {
+        foreach (var f in frames) yield return f.Symbol;
     }
 
     /// <summary>The analyses' sink, then the stacks' and the observer's when there are any.</summary>

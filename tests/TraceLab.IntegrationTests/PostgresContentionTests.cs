@@ -1,6 +1,9 @@
 using System.Diagnostics;
 using System.Globalization;
+using TraceLab.Analyzers.Waits;
+using TraceLab.Reporting;
 using TraceLab.Reporting.Findings;
+using TraceLab.Reporting.Waits;
 using TraceLab.TestSupport;
 using Xunit;
 
@@ -67,7 +70,8 @@ public sealed partial class TraceTargetCaptureTests
     public void Postgres_backends_row_lock_wait_has_its_whole_stack_with_trace_stacks()
     {
         using var cluster = PostgresCluster.Start(output);
-        cluster.TracedRun(this, "pgbench-stacks", ["--stacks"], dir =>
+        double lockClassShare = 0;
+        var run = cluster.TracedRun(this, "pgbench-stacks", ["--stacks"], dir =>
         {
             var stackFile = TraceLab.Formats.StackJoin.StackFile.PathFor(Path.Combine(dir, "trace.dat"));
             var report = Load(dir);
@@ -99,7 +103,24 @@ public sealed partial class TraceTargetCaptureTests
             Assert.Equal("lock-convoy", first.Kind);
             Assert.Contains("ProcSleep ← LockAcquireExtended ← XactLockTableWait", first.Where,
                 StringComparison.Ordinal);
+
+            // The waits are classified by their stacks (docs/metrics.md#wait-stack-tags): nearly all the backends'
+            // blocked time lies under a tagged function (ProcSleep, secure_read, LWLockAcquire).
+            var waits = Assert.IsType<WaitsSection>(report.SectionOf(AnalysisReports.Of<WaitsReport>()));
+            var tagged = waits.Stacks!;
+            output.WriteLine($"blocked with a stack {tagged.WithStackNs / 1e6:F1} ms, tagged " +
+                $"{tagged.TaggedNs / 1e6:F1} ms; moved: " +
+                string.Join(", ", tagged.Moves.Select(m => $"{m.From}→{m.To} {m.Tag} {m.Ns / 1e6:F1}")));
+            Assert.True(tagged.TaggedNs > 0.9 * tagged.WithStackNs, "most blocked time is under a tagged function");
+            var threads = waits.Threads.Where(t => backends.Contains(t.Tid)).ToList();
+            lockClassShare = threads.Sum(t => t.Ns[(int)WaitClass.Lock])
+                / (double)(threads.Count * report.Region!.DurationNs);
         });
+        // The share of the backends' time in lock waits agrees with PostgreSQL's own sampled Lock:* share.
+        output.WriteLine($"lock waits {lockClassShare:P1} of the backends' time; pg_stat_activity Lock:* " +
+            $"{run.LockShare:P1} of {run.Samples} samples");
+        Assert.True(run.Samples >= 10, $"{run.Samples} pg_stat_activity samples");
+        Assert.InRange(lockClassShare, run.LockShare - LockShareTolerance, run.LockShare + LockShareTolerance);
     }
 
     /// <summary>A traced pgbench run: the report's findings and PostgreSQL's sampled share of Lock:* waits.</summary>

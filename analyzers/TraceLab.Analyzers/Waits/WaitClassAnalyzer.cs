@@ -6,9 +6,10 @@ namespace TraceLab.Analyzers.Waits;
 /// <summary>
 /// Classifies every blocked interval of every thread (a switch-out in a sleeping state until the wakeup that ends
 /// it, the same interval as <see cref="ThreadStats.WaitNs"/>) by what it waited for, from the syscall open at the
-/// switch-out, the task state, the wakeup's source and the syscall's result; no stacks (docs/metrics.md#wait-classes).
-/// One streaming pass; memory grows with threads, futex objects and (waiter, object, waker) triples, never with
-/// the trace's length.
+/// switch-out, the task state, the wakeup's source and the syscall's result (docs/metrics.md#wait-classes); where the
+/// trace has blocking stacks, <see cref="ApplyStackTags"/> then moves the intervals a stack tag names.
+/// One streaming pass; memory grows with threads, futex objects and (waiter, object, waker) triples (times their
+/// blocking stacks, where the trace has them), never with the trace's length.
 /// </summary>
 public sealed class WaitClassAnalyzer : IPerKindAnalyzer
 {
@@ -27,13 +28,20 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     // Futex words some thread waited on expecting glibc's contended-mutex value (WaitClassifier.ContendedMutexValue).
     private readonly HashSet<LockObject> _mutexWords = [];
     /// <summary>
-    /// Futex waits ended by a thread, settled at the end: (waiter, object, waker, source) → time, waits.
+    /// Futex waits ended by a thread, settled at the end: (waiter, object, waker, source, blocking stack) → time,
+    /// waits.
     /// </summary>
-    private readonly Dictionary<(int Tid, LockObject Obj, int Waker, WakeSource Source), (long Ns, long Waits)>
-        _futexWaits = new();
-    /// <summary>Futex waits that timed out, settled at the end: (waiter, object, source) → time, waits.</summary>
-    private readonly Dictionary<(int Tid, LockObject Obj, WakeSource Source), (long Ns, long Waits)> _timedOut =
-        new();
+    private readonly Dictionary<(int Tid, LockObject Obj, int Waker, WakeSource Source, int Stack),
+        (long Ns, long Waits)> _futexWaits = new();
+    /// <summary>Futex waits that timed out, settled at the end: (waiter, object, source, stack) → time and waits.
+    /// </summary>
+    private readonly Dictionary<(int Tid, LockObject Obj, WakeSource Source, int Stack), (long Ns, long Waits)>
+        _timedOut = new();
+    /// <summary>
+    /// Classified intervals whose switch-out carried a stack: (thread, stack, object, class, source) → time, waits;
+    /// what <see cref="ApplyStackTags"/> may move to another class once the stacks are named.
+    /// </summary>
+    private readonly Dictionary<StackedWaitKey, (long Ns, long Waits)> _stacked = new();
     private readonly Dictionary<LockObject, long[]> _objectNs = new();
     private bool _completed;
     /// <summary>The first switch since the region began: with the end, how long releases were counted over.</summary>
@@ -71,6 +79,8 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         public int Reason = -1;
         public WaitCall BlockCall;
         public LockObject BlockObj;
+        /// <summary>The switch-out's stack (0: none recorded).</summary>
+        public int BlockStack;
         /// <summary>A finished interval whose class waits for the syscall's result.</summary>
         public bool Pending;
         public long PendingNs;
@@ -169,6 +179,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
             t.Reason = e.HasPrevWaitReason ? e.PrevWaitReason : -1;
             t.BlockCall = t.InCall ? t.Call : WaitCall.None;
             t.BlockObj = t.InCall ? t.Obj : default;
+            t.BlockStack = e.StackId;
             t.WokenEarly = t.HasEarly && _accounting.IsWokenBeforeSwitchOut(slots.Prev);
             t.HasEarly = false;
             if (t.BlockCall == WaitCall.FutexWait)
@@ -247,14 +258,14 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         var c = WaitClassifier.Classify(facts, out var needsObject);
         if (needsObject && WaitClassifier.IsTimedOut(facts))
         {
-            var timed = (t.Tid, t.BlockObj, t.PendingSource);
+            var timed = (t.Tid, t.BlockObj, t.PendingSource, t.BlockStack);
             var (tns, twaits) = _timedOut.GetValueOrDefault(timed);
             _timedOut[timed] = (tns + t.PendingNs, twaits + t.PendingWaits);
             return;
         }
         if (needsObject)
         {
-            var key = (t.Tid, t.BlockObj, t.PendingWaker, t.PendingSource);
+            var key = (t.Tid, t.BlockObj, t.PendingWaker, t.PendingSource, t.BlockStack);
             var (ns, waits) = _futexWaits.GetValueOrDefault(key);
             _futexWaits[key] = (ns + t.PendingNs, waits + t.PendingWaits);
             return;
@@ -265,7 +276,15 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     private void Add(WaitThread t, WaitClass c, WakeSource source, long ns, long waits)
     {
         (t.Stats ??= _stats.At(_slots.SlotOf(t.Tid), t.Tid)).Add(c, source, ns, waits);
-        if (t.BlockCall is WaitCall.FutexWait or WaitCall.FutexLockPi or WaitCall.Semop) AddObject(t.BlockObj, c, ns);
+        var isObject = t.BlockCall is WaitCall.FutexWait or WaitCall.FutexLockPi or WaitCall.Semop;
+        if (isObject) AddObject(t.BlockObj, c, ns);
+        if (t.BlockStack != 0) AddStacked(new(t.Tid, t.BlockStack, isObject, t.BlockObj, c, source), ns, waits);
+    }
+
+    private void AddStacked(StackedWaitKey key, long ns, long waits)
+    {
+        var (n, w) = _stacked.GetValueOrDefault(key);
+        _stacked[key] = (n + ns, w + waits);
     }
 
     private void AddObject(LockObject obj, WaitClass c, long ns)
@@ -281,6 +300,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         _futexWaits.Clear();
         _timedOut.Clear();
         _objectNs.Clear();
+        _stacked.Clear();
         _firstSwitch = long.MinValue;
     }
 
@@ -307,7 +327,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         bool Peers(int tid) => wakers.TryGetValue(tid, out var set) && set.Count >= 2;
         // Objects the threads take turns holding: a thread that waits on it released a wait on it.
         var inTurns = new HashSet<LockObject>(_mutexWords);
-        foreach (var ((tid, obj, waker, _), (_, waits)) in _futexWaits)
+        foreach (var ((tid, obj, waker, _, _), (_, waits)) in _futexWaits)
         {
             if (Own(obj))
             {
@@ -323,19 +343,64 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         bool InTurn(int tid, int waker) =>
             released.GetValueOrDefault((tid, waker)) >= often && released.GetValueOrDefault((waker, tid)) >= often
             && Peers(tid) && Peers(waker);
-        foreach (var ((tid, obj, waker, source), (ns, waits)) in _futexWaits.OrderBy(p => p.Key.Tid))
+        foreach (var ((tid, obj, waker, source, stack), (ns, waits)) in _futexWaits.OrderBy(p => p.Key.Tid))
         {
             var c = WaitClassifier.SettleFutex(_waitersOf.Contains((obj, waker)), obj.Process == 0,
                 _sharedWaiters.Contains(waker), _mutexWords.Contains(obj),
                 Own(obj) && InTurn(tid, waker));
             _stats.At(_slots.SlotOf(tid), tid).Add(c, source, ns, waits);
             AddObject(obj, c, ns);
+            if (stack != 0) AddStacked(new(tid, stack, true, obj, c, source), ns, waits);
         }
-        foreach (var ((tid, obj, source), (ns, waits)) in _timedOut.OrderBy(p => p.Key.Tid))
+        foreach (var ((tid, obj, source, stack), (ns, waits)) in _timedOut.OrderBy(p => p.Key.Tid))
         {
             var c = WaitClassifier.SettleTimedOut(inTurns.Contains(obj));
             _stats.At(_slots.SlotOf(tid), tid).Add(c, source, ns, waits);
             AddObject(obj, c, ns);
+            if (stack != 0) AddStacked(new(tid, stack, true, obj, c, source), ns, waits);
         }
     }
+
+    /// <summary>
+    /// Moves every interval whose blocking stack a tag names (<paramref name="classOf"/>: the class and the tag's
+    /// pattern, or null to keep the trace's class) into that class, in the threads' and the objects' figures
+    /// (docs/metrics.md#wait-stack-tags); once, after <see cref="Complete"/>. Returns what moved.
+    /// </summary>
+    public WaitStackOutcome ApplyStackTags(Func<int, (WaitClass Class, string Tag)?> classOf)
+    {
+        ArgumentNullException.ThrowIfNull(classOf);
+        if (StackOutcome is not null) throw new InvalidOperationException("stack tags were applied already");
+        var figures = new Dictionary<int, WaitStackFigures>();
+        var moves = new Dictionary<(int Tid, WaitClass From, WaitClass To, string Tag), (long Ns, long Waits)>();
+        foreach (var (key, (ns, waits)) in _stacked)
+        {
+            var tagged = classOf(key.Stack);
+            var f = figures.GetValueOrDefault(key.Tid);
+            figures[key.Tid] = new(f.WithStackNs + ns, f.WithStackWaits + waits,
+                f.TaggedNs + (tagged is null ? 0 : ns));
+            if (tagged is not { } to || to.Class == key.Class) continue;
+            var stats = _stats.At(_slots.SlotOf(key.Tid), key.Tid);
+            stats.Add(key.Class, key.Source, -ns, -waits);
+            stats.Add(to.Class, key.Source, ns, waits);
+            if (key.IsObject)
+            {
+                AddObject(key.Obj, key.Class, -ns);
+                AddObject(key.Obj, to.Class, ns);
+            }
+            var move = (key.Tid, key.Class, to.Class, to.Tag);
+            var (mns, mwaits) = moves.GetValueOrDefault(move);
+            moves[move] = (mns + ns, mwaits + waits);
+        }
+        return StackOutcome = new WaitStackOutcome(figures,
+            moves.Select(m => new WaitStackMove(m.Key.Tid, m.Key.From, m.Key.To, m.Key.Tag, m.Value.Ns, m.Value.Waits))
+                .OrderBy(m => m.Tid).ThenBy(m => m.From).ThenBy(m => m.To).ThenBy(m => m.Tag, StringComparer.Ordinal)
+                .ToList());
+    }
+
+    /// <summary>What <see cref="ApplyStackTags"/> did; null when the trace's stacks were not applied.</summary>
+    public WaitStackOutcome? StackOutcome { get; private set; }
+
+    /// <summary>One classified figure of intervals with a blocking stack.</summary>
+    private readonly record struct StackedWaitKey(int Tid, int Stack, bool IsObject, LockObject Obj, WaitClass Class,
+        WakeSource Source);
 }

@@ -44,7 +44,49 @@ public sealed class WaitsReport() : AnalysisReport<WaitClassAnalyzer, WaitsSecti
             SourceNs = Sum(threads.Select(t => t.SourceNs), WakeSources.Count),
             Processes = processes,
             Threads = threads,
+            Stacks = a.StackOutcome is { } outcome ? StacksOf(outcome, threads.Select(t => t.Tid).ToHashSet()) : null,
         };
+    }
+
+    /// <summary>The stack tags' outcome summed over the reported threads.</summary>
+    private static WaitStacksSection StacksOf(WaitStackOutcome outcome, HashSet<int> reported)
+    {
+        long withNs = 0, withWaits = 0, taggedNs = 0;
+        foreach (var (tid, f) in outcome.Threads)
+        {
+            if (!reported.Contains(tid)) continue;
+            withNs += f.WithStackNs;
+            withWaits += f.WithStackWaits;
+            taggedNs += f.TaggedNs;
+        }
+        var moves = outcome.Moves.Where(m => reported.Contains(m.Tid))
+            .GroupBy(m => (m.From, m.To, m.Tag))
+            .Select(g => new WaitStackMoveSection
+            {
+                From = WaitClasses.Name(g.Key.From),
+                To = WaitClasses.Name(g.Key.To),
+                Tag = g.Key.Tag,
+                Ns = g.Sum(m => m.Ns),
+                Waits = g.Sum(m => m.Waits),
+            })
+            .OrderByDescending(m => m.Ns).ThenBy(m => m.From, StringComparer.Ordinal)
+            .ThenBy(m => m.To, StringComparer.Ordinal).ThenBy(m => m.Tag, StringComparer.Ordinal).ToList();
+        return new WaitStacksSection
+        {
+            WithStackNs = withNs,
+            WithStackWaits = withWaits,
+            TaggedNs = taggedNs,
+            Moves = moves,
+        };
+    }
+
+    /// <summary>What the stacks changed, in words: the time with a stack, tagged, and the heaviest moves.</summary>
+    private static string StacksText(WaitStacksSection s)
+    {
+        var moved = s.Moves.Take(5).Select(m => $"{m.From} → {m.To} {Units.Ms(m.Ns)} ms ({m.Tag})");
+        return $"{Units.Ms(s.WithStackNs)} ms had a blocking stack, {Units.Ms(s.TaggedNs)} ms of it named by a stack " +
+            "tag" + (s.Moves.Count == 0 ? "; no class changed" : "; moved: " + string.Join(", ", moved) +
+            (s.Moves.Count > 5 ? $" and {s.Moves.Count - 5} more" : ""));
     }
 
     private static List<long> Sum(IEnumerable<List<long>> rows, int n)
@@ -62,8 +104,12 @@ public sealed class WaitsReport() : AnalysisReport<WaitClassAnalyzer, WaitsSecti
         var intro = $"Blocked time by what it waited for: {Units.Ms(total)} ms in all; " +
             string.Join(", ", w.Classes.Select((c, i) => $"{c} {Units.Ms(w.Ns[i])}")) + " ms. Ended by: " +
             string.Join(", ", w.Sources.Select((s, i) => $"{s} {Units.Ms(w.SourceNs[i])}")) + " ms. " +
-            "From the syscall open at the switch-out, the task state, the waker and the syscall's result; no stacks " +
-            "(rules and limits: docs/metrics.md#wait-classes)." +
+            (w.Stacks is { } st
+                ? "From the syscall open at the switch-out, the task state, the waker and the syscall's result " +
+                  "(rules and limits: docs/metrics.md#wait-classes), then from the blocking stack where a stack tag " +
+                  $"names its function (docs/metrics.md#wait-stack-tags): {StacksText(st)}."
+                : "From the syscall open at the switch-out, the task state, the waker and the syscall's result; no " +
+                  "stacks (rules and limits: docs/metrics.md#wait-classes).") +
             (w.SawSyscalls ? "" : " The trace has no syscall events: every wait is unknown (trace with --syscalls).");
 
         var byProcess = new ReportTable("Blocked time by class, per process (ms)",
@@ -93,7 +139,12 @@ public sealed class WaitsReport() : AnalysisReport<WaitClassAnalyzer, WaitsSecti
             new MarkdownText("## Waits by class", "", intro, ""),
             new TerminalLine($"[bold]Waits by class[/] {Units.Ms(total)} ms: " + Format.Escape(
                 string.Join(", ", w.Classes.Select((c, i) => $"{c} {Units.Ms(w.Ns[i])}"))) +
-                " ms [grey](no stacks; docs/metrics.md#wait-classes)[/]"),
+                (w.Stacks is { } ts
+                    ? " ms [grey](" + Format.Escape(ts.Moves.Count == 0
+                        ? "stacks changed no class"
+                        : $"stack tags moved {Units.Ms(ts.Moves.Sum(m => m.Ns))} ms, most {ts.Moves[0].From} → " +
+                          $"{ts.Moves[0].To} ({ts.Moves[0].Tag})") + "; docs/metrics.md#wait-stack-tags)[/]"
+                    : " ms [grey](no stacks; docs/metrics.md#wait-classes)[/]")),
             new TableBlock(byProcess),
             new TableBlock(byThread),
         ];

@@ -20,6 +20,36 @@ public sealed class WaitsSection
     public List<ProcessWaitsSection> Processes { get; init; } = [];
     /// <summary>Per reported thread that blocked, in tid order.</summary>
     public List<ThreadWaitsSection> Threads { get; init; } = [];
+    /// <summary>What the blocking stacks changed (docs/metrics.md#wait-stack-tags); absent without stacks.</summary>
+    public WaitStacksSection? Stacks { get; init; }
+}
+
+/// <summary>The reported threads' blocked time with a blocking stack, and what the stack tags moved.</summary>
+public sealed class WaitStacksSection
+{
+    /// <summary>Blocked time whose switch-out carried a stack, ns.</summary>
+    public long WithStackNs { get; init; }
+    /// <summary>Those intervals.</summary>
+    public long WithStackWaits { get; init; }
+    /// <summary>The part of <see cref="WithStackNs"/> whose stack a tag named, ns.</summary>
+    public long TaggedNs { get; init; }
+    /// <summary>Time moved from the trace rules' class to a tag's, per (from, to, tag), heaviest first.</summary>
+    public List<WaitStackMoveSection> Moves { get; init; } = [];
+}
+
+/// <summary>Blocked time a stack tag moved from one class to another.</summary>
+public sealed class WaitStackMoveSection
+{
+    /// <summary>The class the trace's rules gave.</summary>
+    public required string From { get; init; }
+    /// <summary>The class the tag gives.</summary>
+    public required string To { get; init; }
+    /// <summary>The tag: the function name pattern it matched on the blocking stack.</summary>
+    public required string Tag { get; init; }
+    /// <summary>Time moved, ns.</summary>
+    public long Ns { get; init; }
+    /// <summary>Intervals moved.</summary>
+    public long Waits { get; init; }
 }
 
 /// <summary>One process's blocked time by class.</summary>

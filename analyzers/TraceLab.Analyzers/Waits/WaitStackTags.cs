@@ -1,0 +1,123 @@
+namespace TraceLab.Analyzers.Waits;
+
+/// <summary>
+/// A function name pattern and the wait class every blocking call beneath it has (a stack tag, as WPA's stack tags
+/// name a frame's purpose).
+/// </summary>
+/// <param name="Pattern">
+/// The function name; <c>*</c> matches any run of characters (so mangled C++ names and glibc's internal aliases
+/// match too: <c>*pthread_mutex_lock*</c> is <c>pthread_mutex_lock</c>, <c>___pthread_mutex_lock</c>,
+/// <c>__pthread_mutex_lock_full</c>).
+/// </param>
+/// <param name="Class">What a wait with this function on its blocking stack waited for.</param>
+public sealed record WaitStackTag(string Pattern, WaitClass Class)
+{
+    /// <summary>True when <paramref name="name"/> matches <see cref="Pattern"/> (case-sensitive glob).</summary>
+    public bool Matches(string name) => Glob(Pattern, name);
+
+    private static bool Glob(ReadOnlySpan<char> pattern, ReadOnlySpan<char> name)
+    {
+        // Iterative glob with one backtrack point: linear for the patterns used here.
+        int p = 0, n = 0, star = -1, mark = 0;
+        while (n < name.Length)
+        {
+            if (p < pattern.Length && pattern[p] == '*')
+            {
+                star = p++;
+                mark = n;
+            }
+            else if (p < pattern.Length && pattern[p] == name[n])
+            {
+                p++;
+                n++;
+            }
+            else if (star >= 0)
+            {
+                p = star + 1;
+                n = ++mark;
+            }
+            else
+            {
+                return false;
+            }
+        }
+        while (p < pattern.Length && pattern[p] == '*') p++;
+        return p == pattern.Length;
+    }
+}
+
+/// <summary>
+/// Classifies a blocked interval by its blocking stack (docs/metrics.md#wait-stack-tags): the frames are read from
+/// the innermost out and the first that a tag matches decides. A tag names a function under which every blocking call
+/// waits for one kind of thing (<c>pthread_mutex_lock</c>, PostgreSQL's <c>ProcSleep</c> or <c>secure_read</c>), never
+/// a general loop (<c>main</c>, a server's main loop) under which anything may block; so a condition variable's wait
+/// (<c>pthread_cond_wait</c>, which may queue for a lock or park an idle worker) is left to the trace's rules, unless
+/// a caller further out names it (a lock manager's sleep).
+/// </summary>
+public sealed class WaitStackTags
+{
+    /// <summary>Makes a tag set; earlier tags win when two match the same frame.</summary>
+    public WaitStackTags(IReadOnlyList<WaitStackTag> tags) => Tags = tags;
+
+    /// <summary>The tags, in the order they are tried on each frame.</summary>
+    public IReadOnlyList<WaitStackTag> Tags { get; }
+
+    /// <summary>
+    /// The tags TraceLab ships: glibc's locks, the Linux kernel's sleeping locks and page faults, PostgreSQL's lock
+    /// manager, LWLocks and client socket. Each was checked on a real stack (docs/metrics.md#wait-stack-tags).
+    /// </summary>
+    public static WaitStackTags Default { get; } = new(
+    [
+        // glibc (2.34+ names, with libc6-dbg: __GI___lll_lock_wait, ___pthread_mutex_lock, __pthread_mutex_lock_full;
+        // without it the exported pthread_mutex_lock is the frame). A condition wait re-acquiring its mutex blocks in
+        // __pthread_mutex_cond_lock: a lock wait too.
+        new("*lll_lock_wait*", WaitClass.Lock),
+        new("*pthread_mutex_lock*", WaitClass.Lock),
+        new("*pthread_mutex_timedlock*", WaitClass.Lock),
+        new("*pthread_mutex_clocklock*", WaitClass.Lock),
+        new("*pthread_mutex_cond_lock*", WaitClass.Lock),
+        new("*pthread_rwlock_rdlock*", WaitClass.Lock),
+        new("*pthread_rwlock_wrlock*", WaitClass.Lock),
+        new("*pthread_rwlock_timedrdlock*", WaitClass.Lock),
+        new("*pthread_rwlock_timedwrlock*", WaitClass.Lock),
+        new("*pthread_rwlock_clockrdlock*", WaitClass.Lock),
+        new("*pthread_rwlock_clockwrlock*", WaitClass.Lock),
+        new("__pthread_rwlock_rdlock_full*", WaitClass.Lock),
+        new("__pthread_rwlock_wrlock_full*", WaitClass.Lock),
+        // The kernel's sleeping locks (mmap_lock in a page fault, an inode's i_rwsem, a mutex).
+        new("rwsem_down_read_slowpath", WaitClass.Lock),
+        new("rwsem_down_write_slowpath", WaitClass.Lock),
+        new("__mutex_lock*", WaitClass.Lock),
+        new("percpu_rwsem_wait", WaitClass.Lock),
+        // A page fault that sleeps (page-in, a folio being read) is memory.
+        new("handle_mm_fault", WaitClass.Memory),
+        new("exc_page_fault", WaitClass.Memory),
+        // PostgreSQL: the heavyweight lock manager's sleep (row and transaction locks: WaitLatch, epoll_wait
+        // beneath), LWLocks (a semaphore of each backend's own beneath), the spinlock's back-off sleep.
+        new("ProcSleep", WaitClass.Lock),
+        new("LWLockAcquire", WaitClass.Lock),
+        new("LWLockAcquireOrWait", WaitClass.Lock),
+        new("LWLockWaitForVar", WaitClass.Lock),
+        new("perform_spin_delay", WaitClass.Lock),
+        // PostgreSQL's client socket: a backend waiting for its client's next query (WaitEventSetWait, epoll_wait
+        // beneath), or for the client to read its answer.
+        new("secure_read", WaitClass.Io),
+        new("secure_write", WaitClass.Io),
+    ]);
+
+    /// <summary>
+    /// The class the first tagged frame gives, innermost first, with the tag; null when no frame is tagged (the
+    /// trace's rules stand).
+    /// </summary>
+    /// <param name="functions">The stack's function names, innermost first (null: a frame with no name).</param>
+    public (WaitClass Class, WaitStackTag Tag)? ClassOf(IEnumerable<string?> functions)
+    {
+        foreach (var f in functions)
+        {
+            if (string.IsNullOrEmpty(f)) continue;
+            foreach (var t in Tags)
+                if (t.Matches(f)) return (t.Class, t);
+        }
+        return null;
+    }
+}

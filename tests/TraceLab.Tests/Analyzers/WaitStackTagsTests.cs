@@ -1,0 +1,163 @@
+using TraceLab.Analyzers;
+using TraceLab.Analyzers.Locks;
+using TraceLab.Analyzers.Waits;
+using TraceLab.Core;
+using TraceLab.Core.Syscalls;
+using static TraceLab.Tests.Analyzers.LockEvents;
+
+namespace TraceLab.Tests.Analyzers;
+
+/// <summary>
+/// Wait classes from blocking stacks (docs/metrics.md#wait-stack-tags): the tags' matching, the default tags on
+/// stacks as perf and TraceLab name them, and the move of tagged intervals in a hand-built trace.
+/// </summary>
+public sealed class WaitStackTagsTests
+{
+    private const int A = 10, B = 11, C = 12, E = 14, H = 17;
+    private const long Mutex = 0x1000, Cond = 0x2000;
+    private const int EpollWait = 232, Nanosleep = 35;
+    private const int MutexStack = 1, CondStack = 2, EpollStack = 3, SleepStack = 4;
+
+    [Theory]
+    [InlineData("*pthread_mutex_lock*", "pthread_mutex_lock", true)]
+    [InlineData("*pthread_mutex_lock*", "___pthread_mutex_lock", true)]
+    [InlineData("*pthread_mutex_lock*", "__pthread_mutex_lock_full", true)]
+    [InlineData("*pthread_mutex_lock*", "pthread_mutex_unlock", false)]
+    [InlineData("ProcSleep", "ProcSleep", true)]
+    [InlineData("ProcSleep", "ProcSleepX", false)]
+    [InlineData("__mutex_lock*", "__mutex_lock.constprop.0", true)]
+    [InlineData("*ObjectMonitor*enter*", "_ZN13ObjectMonitor5enterEP10JavaThread", true)]
+    [InlineData("a*b*c", "aXbYbZc", true)]
+    [InlineData("a*b*c", "aXbYcZ", false)]
+    public void A_tag_matches_a_function_name_as_a_glob(string pattern, string name, bool matches) =>
+        Assert.Equal(matches, new WaitStackTag(pattern, WaitClass.Lock).Matches(name));
+
+    /// <summary>
+    /// Stacks as TraceLab names them (innermost first; glibc with libc6-dbg, PostgreSQL 15, kernel 6.x): the first
+    /// tagged frame from the inside decides, and a condition variable's wait, which may be a lock's queue or an idle
+    /// worker, is left to the trace's rules unless a caller further out is tagged.
+    /// </summary>
+    [Theory]
+    [InlineData("lock", "ProcSleep", "__schedule", "schedule_hrtimeout_range", "do_epoll_wait", "epoll_wait",
+        "WaitEventSetWait", "WaitLatch", "ProcSleep", "LockAcquireExtended", "XactLockTableWait", "heap_update")]
+    [InlineData("io", "secure_read", "__schedule", "do_epoll_wait", "epoll_wait", "WaitEventSetWait",
+        "secure_read", "pq_recvbuf", "pq_getbyte", "PostgresMain")]
+    [InlineData("lock", "*lll_lock_wait*", "__schedule", "futex_wait", "__GI___lll_lock_wait",
+        "___pthread_mutex_lock", "update_stats", "stats_worker", "start_thread")]
+    [InlineData("lock", "*lll_lock_wait*", "futex_wait", "__GI___lll_lock_wait",
+        "__pthread_mutex_cond_lock", "__pthread_cond_wait_common", "___pthread_cond_wait", "worker")]
+    [InlineData(null, null, "__schedule", "futex_wait", "__futex_abstimed_wait_common",
+        "__pthread_cond_wait_common", "___pthread_cond_wait", "pool_worker", "start_thread")]
+    [InlineData("lock", "rwsem_down_read_slowpath", "__schedule", "rwsem_down_read_slowpath",
+        "lock_mm_and_find_vma", "exc_page_fault", "asm_exc_page_fault", "memcpy")]
+    [InlineData("memory", "handle_mm_fault", "__schedule", "io_schedule", "folio_wait_bit_common",
+        "filemap_fault", "__do_fault", "handle_mm_fault", "exc_page_fault")]
+    [InlineData(null, null, "__schedule", "do_nanosleep", "clock_nanosleep", "main")]
+    public void The_first_tagged_frame_from_the_inside_decides(string? cls, string? tag, params string[] frames)
+    {
+        var tagged = WaitStackTags.Default.ClassOf([null, .. frames]);
+        Assert.Equal(cls, tagged is { } t ? WaitClasses.Name(t.Class) : null);
+        Assert.Equal(tag, tagged?.Tag.Pattern);
+    }
+
+    private static KernelEvent In(long ts, int tid) => KernelEvent.Switch(ts, tid - 10, 0, 120, R, tid, 120);
+
+    private static KernelEvent Out(long ts, int tid, int stack) =>
+        KernelEvent.Switch(ts, tid - 10, tid, 120, S, 0, 120).WithStack(stack);
+
+    private static KernelEvent Sys(long ts, int tid, int nr, long arg0 = 0, long arg1 = 0) =>
+        Enter(ts, tid - 10, tid, nr, arg0, arg1);
+
+    private static KernelEvent Ret(long ts, int tid, int nr, long ret = 0) => Exit(ts, tid - 10, tid, nr, ret);
+
+    /// <summary>
+    /// A and B take turns on a mutex (lock, stack tagged lock: no move); C waits 4,000 ns on a condition A signals
+    /// (condition by the trace's rules; its stack tagged lock: moved, object and thread); E's epoll_wait ends in the
+    /// network softirq after 6,000 ns (io; tagged lock: moved); H sleeps 8,000 ns with an untagged stack (stays).
+    /// </summary>
+    private static WaitClassAnalyzer Analyze()
+    {
+        KernelEvent[] events =
+        [
+            In(1000, A), In(1000, B), In(1000, C), In(1000, E), In(1000, H),
+            Sys(2000, A, LinuxSyscalls.Futex, Mutex, FutexWait),
+            Sys(2000, C, LinuxSyscalls.Futex, Cond, FutexWait),
+            Sys(2000, E, EpollWait),
+            Sys(2000, H, Nanosleep),
+            Out(2100, A, MutexStack), Out(2100, C, CondStack), Out(2100, E, EpollStack), Out(2100, H, SleepStack),
+            Sys(3000, B, LinuxSyscalls.Futex, Mutex, FutexWake),
+            KernelEvent.Waking(3100, 1, B, A, 0),
+            Ret(3200, B, LinuxSyscalls.Futex),
+            In(3300, A), Ret(3400, A, LinuxSyscalls.Futex),
+            Sys(4000, B, LinuxSyscalls.Futex, Mutex, FutexWait),
+            Out(4100, B, MutexStack),
+            Sys(5000, A, LinuxSyscalls.Futex, Mutex, FutexWake),
+            KernelEvent.Waking(5100, 0, A, B, 1),
+            Ret(5200, A, LinuxSyscalls.Futex),
+            In(5300, B), Ret(5400, B, LinuxSyscalls.Futex),
+            Sys(6000, A, LinuxSyscalls.Futex, Cond, FutexWake),
+            KernelEvent.Waking(6100, 0, A, C, 2),
+            Ret(6200, A, LinuxSyscalls.Futex),
+            In(6300, C), Ret(6400, C, LinuxSyscalls.Futex),
+            KernelEvent.Waking(8100, 4, 0, E, 4).WithFlags(EventFlags.SoftIrq),
+            In(8200, E), Ret(8300, E, EpollWait, 1),
+            KernelEvent.Waking(10100, 7, 0, H, 7).WithFlags(EventFlags.HardIrq),
+            In(10200, H), Ret(10300, H, Nanosleep),
+            Out(13000, A, 0),
+        ];
+        var accounting = new ThreadAccounting();
+        var waits = new WaitClassAnalyzer(accounting);
+        var pass = new AnalysisPass(accounting, waits);
+        foreach (var e in events) pass.OnEvent(e);
+        pass.Complete();
+        return waits;
+    }
+
+    private static (WaitClass, string)? Tags(int stack) => stack switch
+    {
+        MutexStack or CondStack or EpollStack => (WaitClass.Lock, "tag" + stack),
+        _ => null,
+    };
+
+    [Fact]
+    public void Tagged_intervals_move_to_the_tags_class_in_threads_and_objects()
+    {
+        var waits = Analyze();
+        var cond = new LockObject(LockObjectKind.Futex, Cond, LockObject.PerProcess);
+        // Before: the trace's rules.
+        Assert.Equal(4000, waits.Threads[C].Ns(WaitClass.Condition));
+        Assert.Equal(6000, waits.Threads[E].Ns(WaitClass.Io));
+        Assert.True(waits.IsNotALock(cond));
+
+        var outcome = waits.ApplyStackTags(Tags);
+
+        Assert.Equal(4000, waits.Threads[C].Ns(WaitClass.Lock));
+        Assert.Equal(0, waits.Threads[C].Ns(WaitClass.Condition));
+        Assert.Equal(1, waits.Threads[C].Waits(WaitClass.Lock));
+        Assert.Equal(6000, waits.Threads[E].Ns(WaitClass.Lock));
+        Assert.Equal(0, waits.Threads[E].Ns(WaitClass.Io));
+        // The wake source stays: the softirq still ended E's wait.
+        Assert.Equal(6000, waits.Threads[E].SourceNs(WakeSource.SoftIrq));
+        Assert.Equal(8000, waits.Threads[H].Ns(WaitClass.Sleep));
+        Assert.Equal(1000, waits.Threads[A].Ns(WaitClass.Lock));
+        Assert.False(waits.IsNotALock(cond));
+
+        Assert.Equal([(C, WaitClass.Condition, WaitClass.Lock, "tag2", 4000L, 1L),
+            (E, WaitClass.Io, WaitClass.Lock, "tag3", 6000L, 1L)],
+            outcome.Moves.Select(m => (m.Tid, m.From, m.To, m.Tag, m.Ns, m.Waits)));
+        Assert.Equal(new WaitStackFigures(8000, 1, 0), outcome.Threads[H]);
+        Assert.Equal(new WaitStackFigures(1000, 1, 1000), outcome.Threads[A]);
+        Assert.Same(outcome, waits.StackOutcome);
+        Assert.Throws<InvalidOperationException>(() => waits.ApplyStackTags(Tags));
+    }
+
+    [Fact]
+    public void Without_stacks_nothing_is_tagged()
+    {
+        var waits = new WaitClassAnalyzer(new ThreadAccounting());
+        waits.Complete(0);
+        var outcome = waits.ApplyStackTags(_ => (WaitClass.Lock, "any"));
+        Assert.Empty(outcome.Moves);
+        Assert.Empty(outcome.Threads);
+    }
+}
