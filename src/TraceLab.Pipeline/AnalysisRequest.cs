@@ -1,5 +1,6 @@
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Analyzers.Waits;
 using TraceLab.Formats.Registry;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Charts;
@@ -51,6 +52,12 @@ public sealed record AnalysisRequest(string TraceFile)
 
     /// <summary>Said first among the report's warnings (what the capture noticed).</summary>
     public IReadOnlyList<string>? Notices { get; init; }
+
+    /// <summary>
+    /// The stack tags that classify waits by their blocking stacks (docs/metrics.md#wait-stack-tags): the shipped ones,
+    /// or those with a user's tag file first (`--wait-tags`).
+    /// </summary>
+    public WaitStackTags WaitTags { get; init; } = WaitStackTags.Default;
 
     /// <summary>Processes the report leaves out, their cost said once (`--exclude-pid`); null: none named.</summary>
     public IReadOnlyList<int>? ExcludePids { get; init; }

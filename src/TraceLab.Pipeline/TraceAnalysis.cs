@@ -110,7 +110,7 @@ public static class TraceAnalysis
                 symbolizer = Symbolizer(withStacks);
                 stacksSection = StacksReportBuilder.Build(stacks, withStacks.Stacks, symbolizer,
                     (reader as StackJoinedReader)?.Summary);
-                ApplyWaitStackTags(session, withStacks, symbolizer);
+                ApplyWaitStackTags(session, withStacks, symbolizer, request.WaitTags);
             }
             timeline = session.Timeline?.Result();
             report = ReportBuilder.Build(reader.Info, session.Names, session, request.Workload, request.Run,
@@ -127,11 +127,10 @@ public static class TraceAnalysis
     /// incoming thread's, taken after its wait was classified.
     /// </summary>
     private static void ApplyWaitStackTags(AnalysisSession session, IStackTraceReader reader,
-        StackSymbolizer symbolizer)
+        StackSymbolizer symbolizer, WaitStackTags tags)
     {
         if (reader.SwitchStacksAreOfNextThread
             || session.AnalyzerOf(WaitClassAnalyzer.Analysis) is not WaitClassAnalyzer waits) return;
-        var tags = WaitStackTags.Default;
         // A stack is named once, however many threads and classes it was seen with.
         var named = new Dictionary<int, (WaitClass, string)?>();
         waits.ApplyStackTags(id =>

@@ -172,6 +172,9 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
             && (e.PrevState & (TaskState.ExitDead | TaskState.ExitZombie)) == 0)
         {
             var t = _threads.At(slots.Prev, prev);
+            // Still blocked: it ran again without a logged switch-in (a broken switch chain), and this switch-out is
+            // the evidence that it did: the wait ended here at the latest, as the wait-for graph ends it.
+            if (t.Blocked) BackOnCpu(t, ts);
             if (t.Pending) Settle(t, false, 0);
             t.Blocked = true;
             t.BlockTs = ts;

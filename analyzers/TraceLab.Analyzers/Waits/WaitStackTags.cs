@@ -106,6 +106,44 @@ public sealed class WaitStackTags
     ]);
 
     /// <summary>
+    /// This set with <paramref name="first"/> tried before its own tags (a user's tags override the shipped ones on
+    /// the frame where both match).
+    /// </summary>
+    public WaitStackTags With(IReadOnlyList<WaitStackTag> first) => first.Count == 0 ? this : new([.. first, .. Tags]);
+
+    /// <summary>
+    /// Reads a tag file (docs/metrics.md#wait-tag-files): one tag per line, the class name then the pattern
+    /// (<c>lock MyMutex::lock*</c>), separated by blanks; <c>#</c> starts a comment; blank lines are skipped.
+    /// </summary>
+    /// <param name="text">The file's text.</param>
+    /// <param name="source">The file's name, for the error message.</param>
+    /// <exception cref="FormatException">A line that is not a known class and one pattern: the message names the file,
+    /// the line and the classes.</exception>
+    public static IReadOnlyList<WaitStackTag> Parse(string text, string source)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        var tags = new List<WaitStackTag>();
+        var number = 0;
+        foreach (var raw in text.Split('\n'))
+        {
+            number++;
+            var hash = raw.IndexOf('#', StringComparison.Ordinal);
+            var line = (hash >= 0 ? raw[..hash] : raw).Trim();
+            if (line.Length == 0) continue;
+            var parts = line.Split((char[]?)null, StringSplitOptions.RemoveEmptyEntries);
+            var cls = WaitClasses.All.Where(c => WaitClasses.Name(c) == parts[0]).Select(c => (WaitClass?)c)
+                .FirstOrDefault();
+            if (parts.Length != 2 || cls is null)
+            {
+                throw new FormatException($"{source}:{number}: expected a class ({string.Join(", ",
+                    WaitClasses.All.Select(WaitClasses.Name))}) and one function name pattern, not '{line}'");
+            }
+            tags.Add(new WaitStackTag(parts[1], cls.Value));
+        }
+        return tags;
+    }
+
+    /// <summary>
     /// The class the first tagged frame gives, innermost first, with the tag; null when no frame is tagged (the
     /// trace's rules stand).
     /// </summary>

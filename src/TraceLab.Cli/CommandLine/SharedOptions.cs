@@ -4,6 +4,7 @@ using System.Globalization;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Parallel;
 using TraceLab.Analyzers.Timeline;
+using TraceLab.Analyzers.Waits;
 using TraceLab.Reporting;
 
 namespace TraceLab.Cli.CommandLine;
@@ -89,6 +90,38 @@ internal static class SharedOptions
         Description = "trace.dat with several buffers (trace-cmd -B): the instance to read, 'top' for the top level " +
             "(default: the top level, or the first instance with events when it is empty)",
     };
+
+    /// <summary>
+    /// `--wait-tags FILE`: stack tags of the user's own (one per line: a wait class and a function name pattern),
+    /// tried before the shipped ones when a trace's blocking stacks classify its waits
+    /// (docs/metrics.md#wait-tag-files).
+    /// </summary>
+    public static Option<string?> WaitTags() => new("--wait-tags")
+    {
+        Description = "a file of stack tags, one per line: a wait class (lock, condition, io, commit, sleep, memory, " +
+            "unknown) and a function name pattern ('lock MyMutex::lock*'); tried before the shipped tags on traces " +
+            "with blocking stacks (docs/metrics.md#wait-tag-files)",
+        HelpName = "FILE",
+    };
+
+    /// <summary>
+    /// The shipped stack tags with those of <paramref name="file"/> first (null: the shipped ones alone).
+    /// </summary>
+    /// <exception cref="UsageException">The file is missing or a line is not a class and a pattern.</exception>
+    public static WaitStackTags WaitTagsFrom(string? file)
+    {
+        if (file is null) return WaitStackTags.Default;
+        var path = Path.GetFullPath(file);
+        InputFile.Check(path);
+        try
+        {
+            return WaitStackTags.Default.With(WaitStackTags.Parse(File.ReadAllText(path), file));
+        }
+        catch (FormatException e)
+        {
+            throw new UsageException(e.Message);
+        }
+    }
 
     public static Option<bool> Stacks() => new("--stacks")
     {

@@ -41,6 +41,8 @@ public sealed class AnalyzeCommand
         public int Top { get; init; } = Reporting.SystemOverview.DefaultTop;
         /// <summary>Skip the charts (report.html without them, no chart-* files): the fastest analysis.</summary>
         public bool NoCharts { get; init; }
+        /// <summary>A file of the user's stack tags (`--wait-tags`); null: the shipped tags alone.</summary>
+        public string? WaitTags { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -63,9 +65,10 @@ public sealed class AnalyzeCommand
         var threads = SharedOptions.AnalysisThreads();
         var top = SharedOptions.Top();
         var noCharts = SharedOptions.NoCharts();
+        var waitTags = SharedOptions.WaitTags();
         var command = new Command("analyze", "analyze an existing trace file")
         {
-            trace, outDir, force, pid, exclude, analysis, salvage, buffer, timeline, threads, top, noCharts,
+            trace, outDir, force, pid, exclude, analysis, salvage, buffer, timeline, threads, top, noCharts, waitTags,
         };
         CommandActions.Set(command, r => new AnalyzeCommand(console).Run(new Settings(r.GetValue(trace)!)
         {
@@ -80,6 +83,7 @@ public sealed class AnalyzeCommand
             AnalysisThreads = r.GetValue(threads),
             Top = r.GetValue(top),
             NoCharts = r.GetValue(noCharts),
+            WaitTags = r.GetValue(waitTags),
         }));
         return command;
     }
@@ -88,6 +92,7 @@ public sealed class AnalyzeCommand
     {
         var traceFile = Path.GetFullPath(s.TraceFile);
         InputFile.Check(traceFile);
+        var waitTags = SharedOptions.WaitTagsFrom(s.WaitTags);
         var beside = Path.Combine(Path.GetDirectoryName(traceFile)!, "workload.json");
         var workload = File.Exists(beside) ? WorkloadResult.Parse(File.ReadAllText(beside), beside) : null;
 
@@ -114,6 +119,7 @@ public sealed class AnalyzeCommand
             TopProcesses = s.Top,
             ChartsReady = s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts),
             ExcludePids = s.ExcludePids,
+            WaitTags = waitTags,
         });
         // The terminal report is drawn while the files are written (both only read the finished report); only
         // this thread writes to the console, so the terminal shows what it showed when the files came first.

@@ -31,6 +31,7 @@ static void *mapper(void *arg)
         if (p == MAP_FAILED) { perror("mmap"); exit(1); }
         p[0] = 1;
         munmap(p, MapBytes);
+        usleep(50); /* enough overlap to queue hundreds of times a second, not so many stacks that perf falls behind */
     }
     return NULL;
 }

@@ -275,6 +275,29 @@ public sealed class WaitClassAnalyzerTests
         }
     }
 
+    /// <summary>
+    /// A switch-in that was not logged (a broken switch chain): the thread's next switch-out proves it ran, so the
+    /// first wait ends there (1,000 ns, no waker) and is counted, not overwritten by the second (2,000 ns, woken by A).
+    /// </summary>
+    [Fact]
+    public void A_second_switch_out_without_a_switch_in_ends_the_first_wait()
+    {
+        KernelEvent[] events =
+        [
+            In(1000, A), In(1000, B),
+            Out(2000, B),
+            // B's switch-in is missing; it switches out again.
+            Out(3000, B),
+            KernelEvent.Waking(5000, 0, A, B, 1),
+            In(5100, B),
+        ];
+        var waits = Pass(events);
+        Assert.Equal(3000, waits.Threads[B].Ns(WaitClass.Unknown));
+        Assert.Equal(2, waits.Threads[B].Waits(WaitClass.Unknown));
+        Assert.Equal(1000, waits.Threads[B].SourceNs(WakeSource.None));
+        Assert.Equal(2000, waits.Threads[B].SourceNs(WakeSource.OtherProcess));
+    }
+
     private static WaitClassAnalyzer Pass(KernelEvent[] events)
     {
         var accounting = new ThreadAccounting();

@@ -60,6 +60,35 @@ public sealed class WaitStackTagsTests
         Assert.Equal(tag, tagged?.Tag.Pattern);
     }
 
+    [Fact]
+    public void A_tag_file_is_read_line_by_line_and_its_tags_go_before_the_shipped_ones()
+    {
+        var tags = WaitStackTags.Parse("# my program's locks\n\nlock   MyMutex::lock*  # the slow path\n" +
+            "condition\tWorkQueue::pop\r\nio secure_read\n", "my.tags");
+        Assert.Equal([new WaitStackTag("MyMutex::lock*", WaitClass.Lock),
+            new WaitStackTag("WorkQueue::pop", WaitClass.Condition), new WaitStackTag("secure_read", WaitClass.Io)],
+            tags);
+        var set = WaitStackTags.Default.With(tags);
+        Assert.Equal(WaitStackTags.Default.Tags.Count + 3, set.Tags.Count);
+        Assert.Equal(WaitClass.Condition, set.ClassOf(["futex_wait", "WorkQueue::pop", "worker"])?.Class);
+        Assert.Null(WaitStackTags.Default.ClassOf(["futex_wait", "WorkQueue::pop", "worker"]));
+        // On the same frame the user's tag wins over the shipped one.
+        var mine = WaitStackTags.Default.With([new WaitStackTag("ProcSleep", WaitClass.Condition)]);
+        Assert.Equal(WaitClass.Condition, mine.ClassOf(["epoll_wait", "ProcSleep"])?.Class);
+        Assert.Same(WaitStackTags.Default, WaitStackTags.Default.With([]));
+    }
+
+    [Theory]
+    [InlineData("locks MyMutex::lock", "my.tags:1: expected a class (lock, condition, io, commit, sleep, memory, " +
+        "unknown) and one function name pattern, not 'locks MyMutex::lock'")]
+    [InlineData("# ok\nlock", "my.tags:2: expected a class")]
+    [InlineData("lock a b", "my.tags:1: expected a class")]
+    public void A_bad_tag_line_is_refused_with_its_file_and_line(string text, string message)
+    {
+        var e = Assert.Throws<FormatException>(() => WaitStackTags.Parse(text, "my.tags"));
+        Assert.StartsWith(message, e.Message, StringComparison.Ordinal);
+    }
+
     private static KernelEvent In(long ts, int tid) => KernelEvent.Switch(ts, tid - 10, 0, 120, R, tid, 120);
 
     private static KernelEvent Out(long ts, int tid, int stack) =>

@@ -90,6 +90,34 @@ public sealed class BadInputTests
         AssertOneLineError(err, $"--exclude-pid takes process ids separated by commas, not '{pids}'");
     }
 
+    /// <summary>
+    /// A tag file with a line that is not a class and a pattern, or no file at all: one line naming the file (and
+    /// line), exit 2, and no output directory made.
+    /// </summary>
+    [Fact]
+    public void Analyze_wait_tags_that_cannot_be_read_is_a_usage_error()
+    {
+        var trace = Path.Combine(RepoPaths.SampleTraces, "timemutex-cs", "trace.dat");
+        var tags = Path.Combine(Path.GetTempPath(), "tracelab-tags-" + Guid.NewGuid() + ".tags");
+        var outDir = Path.Combine(Path.GetTempPath(), "never-" + Guid.NewGuid());
+        File.WriteAllText(tags, "# mine\nlock MyMutex::lock\nmutex pthread_mutex_lock\n");
+        try
+        {
+            var (code, _, err) = Run("analyze", trace, "--wait-tags", tags, "--out", outDir);
+            Assert.Equal(2, code);
+            AssertOneLineError(err, $"{tags}:3: expected a class (lock, condition, io, commit, sleep, memory, " +
+                "unknown) and one function name pattern, not 'mutex pthread_mutex_lock'");
+            (code, _, err) = Run("analyze", trace, "--wait-tags", tags + ".missing", "--out", outDir);
+            Assert.Equal(2, code);
+            AssertOneLineError(err, $"{tags}.missing: no such file");
+            Assert.False(Directory.Exists(outDir));
+        }
+        finally
+        {
+            File.Delete(tags);
+        }
+    }
+
     [Fact]
     public void Trace_exclude_pid_that_is_not_a_pid_list_is_a_usage_error()
     {
