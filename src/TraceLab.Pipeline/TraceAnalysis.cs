@@ -137,17 +137,12 @@ public static class TraceAnalysis
         {
             if (!named.TryGetValue(id, out var tagged))
             {
-                named[id] = tagged = tags.ClassOf(FunctionsOf(symbolizer.Stack(reader.Stacks, id))) is { } t
+                named[id] = tagged = tags.ClassOf(symbolizer.Stack(reader.Stacks, id).Select(f => f.Symbol)) is { } t
                     ? (t.Class, t.Tag.Pattern)
                     : null;
             }
             return tagged;
         });
-    }
-
-    private static IEnumerable<string?> FunctionsOf(IReadOnlyList<SymbolFrame> frames)
-    {
-        foreach (var f in frames) yield return f.Symbol;
     }
 
     /// <summary>The analyses' sink, then the stacks' and the observer's when there are any.</summary>

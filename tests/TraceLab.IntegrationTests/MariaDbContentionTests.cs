@@ -113,22 +113,38 @@ public sealed partial class TraceTargetCaptureTests
 
         public int Polls => _polls.Count;
 
+        /// <summary>Why polling stopped before <see cref="Stop"/> (the client died, printed an error); null if not.
+        /// </summary>
+        private string? _failure;
+
         private void Poll()
         {
-            while (!_stop)
+            // On this thread an exception would end the test host: it is kept, and said when the counters are read.
+            try
             {
-                var before = Stopwatch.GetTimestamp();
-                _client.StandardInput.WriteLine(Query);
-                _client.StandardInput.Flush();
-                var time = _client.StandardOutput.ReadLine();
-                var waits = _client.StandardOutput.ReadLine();
-                var after = Stopwatch.GetTimestamp();
-                if (time is null || waits is null) return;
-                var mid = (long)((before + after) / 2.0 * (1e9 / Stopwatch.Frequency));
-                lock (_polls)
-                    _polls.Add((mid, long.Parse(time.Trim(), CultureInfo.InvariantCulture),
-                        long.Parse(waits.Trim(), CultureInfo.InvariantCulture)));
-                Thread.Sleep(20);
+                while (!_stop)
+                {
+                    var before = Stopwatch.GetTimestamp();
+                    _client.StandardInput.WriteLine(Query);
+                    _client.StandardInput.Flush();
+                    var time = _client.StandardOutput.ReadLine();
+                    var waits = _client.StandardOutput.ReadLine();
+                    var after = Stopwatch.GetTimestamp();
+                    if (time is null || waits is null)
+                    {
+                        _failure = "the mariadb client ended";
+                        return;
+                    }
+                    var mid = (long)((before + (after - before) / 2) * (1e9 / Stopwatch.Frequency));
+                    lock (_polls)
+                        _polls.Add((mid, long.Parse(time.Trim(), CultureInfo.InvariantCulture),
+                            long.Parse(waits.Trim(), CultureInfo.InvariantCulture)));
+                    Thread.Sleep(20);
+                }
+            }
+            catch (Exception e) when (e is IOException or FormatException or ObjectDisposedException)
+            {
+                _failure = e.Message;
             }
         }
 
@@ -144,7 +160,8 @@ public sealed partial class TraceTargetCaptureTests
             lock (_polls)
             {
                 var after = _polls.FindIndex(p => p.Ns >= ns);
-                Assert.True(after > 0, $"no polls around {ns} ns ({_polls.Count} polls, " +
+                Assert.True(after > 0, $"no polls around {ns} ns ({_polls.Count} polls{(_failure is null ? "" :
+                    ", stopped: " + _failure)}, " +
                     $"{(_polls.Count > 0 ? _polls[0].Ns : 0)}..{(_polls.Count > 0 ? _polls[^1].Ns : 0)})");
                 var (n0, t0, w0) = _polls[after - 1];
                 var (n1, t1, w1) = _polls[after];
