@@ -64,7 +64,9 @@ kind() {
   local exe
   exe=$(command -v "${TL[0]}") || { echo "${TL[0]} not found"; return; }
   exe=$(readlink -f "$exe")
-  if readelf -S "$exe" 2>/dev/null | grep -q __managedcode; then echo "Native AOT, $exe"; else echo "JIT, $exe"; fi
+  # grep -c, not -q: -q stops reading at the first match, readelf dies of SIGPIPE and pipefail called it JIT.
+  if [ "$(readelf -S "$exe" 2>/dev/null | grep -c __managedcode)" -gt 0 ]; then echo "Native AOT, $exe"
+  else echo "JIT, $exe"; fi
 }
 
 traces=()
