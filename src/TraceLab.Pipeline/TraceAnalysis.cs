@@ -111,6 +111,7 @@ public static class TraceAnalysis
                 stacksSection = StacksReportBuilder.Build(stacks, withStacks.Stacks, symbolizer,
                     (reader as StackJoinedReader)?.Summary);
                 ApplyWaitStackTags(session, withStacks, symbolizer, request.WaitTags);
+                NameWakeChains(session, withStacks, symbolizer, request.WaitTags);
             }
             timeline = session.Timeline?.Result();
             report = ReportBuilder.Build(reader.Info, session.Names, session, request.Workload, request.Run,
@@ -142,6 +143,24 @@ public static class TraceAnalysis
                     : null;
             }
             return tagged;
+        });
+    }
+
+    /// <summary>
+    /// Names each wake-chain lock by the call site its waiters blocked at (docs/metrics.md#wake-chain-call-site),
+    /// before the report reads the names. Only where a switch's stack is the blocking thread's own, as for the wait
+    /// tags.
+    /// </summary>
+    private static void NameWakeChains(AnalysisSession session, IStackTraceReader reader, StackSymbolizer symbolizer,
+        WaitStackTags tags)
+    {
+        if (reader.SwitchStacksAreOfNextThread || session.Convoys is not { } convoys) return;
+        var named = new Dictionary<int, string?>();
+        convoys.NameWakeChainsByCallSite(id =>
+        {
+            if (!named.TryGetValue(id, out var site))
+                named[id] = site = WakeChainCallSite.Of(symbolizer.Stack(reader.Stacks, id), tags);
+            return site;
         });
     }
 

@@ -117,6 +117,12 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer, ILockOperationObserver
         return o.Stats;
     }
 
+    /// <summary>
+    /// Names the wake-chain locks by the call site their waiters blocked at, once the stacks are named (<paramref
+    /// name="siteOf"/>: a blocking stack id's call site, or null); see <see cref="WakeChainTracker.NameByCallSite"/>.
+    /// </summary>
+    public void NameWakeChainsByCallSite(Func<int, string?> siteOf) => _chains.NameByCallSite(siteOf);
+
     /// <summary>A wake-chain handoff, counted like a futex handoff (episodes use the object's hold limit).</summary>
     internal void ConfirmChain(in Handoff h, int receiverSlot, int giverSlot) =>
         _ledger.Confirm(h, receiverSlot, giverSlot);
@@ -220,6 +226,7 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer, ILockOperationObserver
     public void OnRegionBegin()
     {
         _ledger.OnRegionBegin();
+        _chains.OnRegionBegin();
         foreach (var (_, t) in _threads.InOrder) t.WaiterOf = null;
     }
 

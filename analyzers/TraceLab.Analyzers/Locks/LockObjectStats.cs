@@ -34,6 +34,13 @@ public sealed class LockObjectStats
     /// the region (docs/metrics.md#wake-chain-queued); lost races included.
     /// </summary>
     public long PeerReleasedWaitNs { get; internal set; }
+    /// <summary>
+    /// Wake chains with blocking stacks: the call site under which most of <see cref="PeerReleasedWaitNs"/> blocked
+    /// (docs/metrics.md#wake-chain-call-site); null without stacks.
+    /// </summary>
+    public string? CallSite { get; internal set; }
+    /// <summary>The share of <see cref="PeerReleasedWaitNs"/> that blocked under <see cref="CallSite"/>.</summary>
+    public double? CallSiteShare { get; internal set; }
     public LatencyHistogram HandoffGap { get; } = new();
     public LatencyHistogram QueueWait { get; } = new();
     public HashSet<int> Participants { get; } = [];

@@ -13,7 +13,9 @@ namespace TraceLab.Analyzers.Locks;
 /// Confirmed handoffs go to <see cref="ConvoyAnalyzer"/>'s handoff and episode accounting on a
 /// <see cref="LockObjectKind.WakeChain"/> object. Objects that several threads wait on are shared lock objects, which
 /// <see cref="ConvoyAnalyzer"/> already names:
-/// wakeups of their waiters are left out here.
+/// wakeups of their waiters are left out here. When the switches carry the blocking threads' stacks, each lock also
+/// keeps the peer-released wait time per blocking stack, so that <see cref="NameByCallSite"/> can name it after the
+/// pass by the call site its waiters block at (docs/metrics.md#wake-chain-call-site).
 /// </summary>
 internal sealed class WakeChainTracker
 {
@@ -35,6 +37,10 @@ internal sealed class WakeChainTracker
     private readonly Dictionary<(int Program, int Syscall, int Operation), int> _keys = new();
     private readonly Dictionary<string, int> _programs = new(StringComparer.Ordinal);
     private readonly List<LockObjectStats> _objects = [];
+    /// <summary>Per lock (key): what its name is made of, until the call site is known.</summary>
+    private readonly List<ChainName> _names = [];
+    /// <summary>Per lock (key): peer-released wait time in the region by blocking stack id (null: none seen).</summary>
+    private readonly List<Dictionary<int, long>?> _blockingStacks = [];
     /// <summary>Keys named "released by peer processes" whose releases were not yet seen inside one process.</summary>
     private readonly HashSet<int> _namedProcesses = [];
 
@@ -55,6 +61,8 @@ internal sealed class WakeChainTracker
         public int Operation;
         public WakeChainWaitObject WaitObj;
         public long EnterTs;
+        /// <summary>The stack of the switch-out that blocked it in this wait (0: none recorded).</summary>
+        public int BlockStack;
         /// <summary>Where it stands in a wait's queue.</summary>
         public QueuePlace Queue;
         /// <summary>The release by a peer that it has not yet turned into a handoff.</summary>
@@ -96,6 +104,7 @@ internal sealed class WakeChainTracker
         t.Operation = op;
         t.WaitObj = obj;
         t.EnterTs = e.Timestamp;
+        t.BlockStack = 0;
     }
 
     public void OnSyscallExit(in KernelEvent e, int slot)
@@ -114,6 +123,7 @@ internal sealed class WakeChainTracker
             && !TaskState.IsPreempted(e.PrevState))
         {
             p.Blocked = true;
+            p.BlockStack = e.StackId;
             ref var first = ref System.Runtime.InteropServices.CollectionsMarshal.GetValueRefOrAddDefault(
                 _firstWaiter, p.WaitObj, out var exists);
             if (!exists) first = e.PrevTid;
@@ -139,7 +149,8 @@ internal sealed class WakeChainTracker
             && _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver))
         {
             _namedProcesses.Remove(key);
-            _objects[key].Name = _objects[key].Name!.Replace(ProcessPeers, ThreadPeers, StringComparison.Ordinal);
+            _names[key] = _names[key] with { Peers = ThreadPeers };
+            _objects[key].Name = _names[key].ToString();
         }
         if (g.Release.Pending && g.Release.Key == key)
         {
@@ -172,8 +183,14 @@ internal sealed class WakeChainTracker
         {
             var stats = _objects[key];
             stats.BlockingWaits++;
-            stats.PeerReleasedWaitNs += _accounting.Region.Overlap(b.EnterTs, ts);
+            var waited = _accounting.Region.Overlap(b.EnterTs, ts);
+            stats.PeerReleasedWaitNs += waited;
             stats.Waiters.Add(woken);
+            if (b.BlockStack != 0)
+            {
+                var stacks = _blockingStacks[key] ??= new Dictionary<int, long>();
+                stacks[b.BlockStack] = stacks.GetValueOrDefault(b.BlockStack) + waited;
+            }
         }
     }
 
@@ -209,8 +226,50 @@ internal sealed class WakeChainTracker
         var peers =
             _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver) ? ThreadPeers : ProcessPeers;
         if (peers == ProcessPeers) _namedProcesses.Add(key);
-        var name = $"{WakeChainWaits.Describe(syscall, operation)} waits in {programName} {peers} (wake chain)";
-        _objects.Add(_convoys.ChainObject(LockObjectOf(key), name, MaxHoldNs));
+        var name = new ChainName(WakeChainWaits.Describe(syscall, operation), programName, peers, Site: null);
+        _names.Add(name);
+        _blockingStacks.Add(null);
+        _objects.Add(_convoys.ChainObject(LockObjectOf(key), name.ToString(), MaxHoldNs));
         return key;
+    }
+
+    /// <summary>The region opened: the blocking stacks' time, like the objects' figures, counts from here.</summary>
+    public void OnRegionBegin()
+    {
+        for (var key = 0; key < _blockingStacks.Count; key++) _blockingStacks[key]?.Clear();
+    }
+
+    /// <summary>
+    /// After the pass, once stacks can be named: each lock whose released waits carried blocking stacks is named by
+    /// the call site under which most of that wait time blocked (<paramref name="siteOf"/> names a stack id's site,
+    /// null when it names none), and keeps that site and its share of the lock's peer-released wait time.
+    /// </summary>
+    public void NameByCallSite(Func<int, string?> siteOf)
+    {
+        for (var key = 0; key < _objects.Count; key++)
+        {
+            if (_blockingStacks[key] is not { } stacks) continue;
+            var bySite = new Dictionary<string, long>(StringComparer.Ordinal);
+            foreach (var (stack, ns) in stacks)
+                if (siteOf(stack) is { } site) bySite[site] = bySite.GetValueOrDefault(site) + ns;
+            if (bySite.Count == 0) continue;
+            var (top, topNs) = bySite.OrderByDescending(s => s.Value).ThenBy(s => s.Key, StringComparer.Ordinal)
+                .First();
+            var stats = _objects[key];
+            _names[key] = _names[key] with { Site = top };
+            stats.Name = _names[key].ToString();
+            stats.CallSite = top;
+            stats.CallSiteShare = stats.PeerReleasedWaitNs > 0 ? (double)topNs / stats.PeerReleasedWaitNs : null;
+        }
+    }
+
+    /// <summary>
+    /// A wake-chain lock's name: "epoll_wait waits in postgres[ at SITE,] released by peer processes (wake chain)".
+    /// </summary>
+    private readonly record struct ChainName(string Wait, string Program, string Peers, string? Site)
+    {
+        public override string ToString() => Site is null
+            ? $"{Wait} waits in {Program} {Peers} (wake chain)"
+            : $"{Wait} waits in {Program} at {Site}, {Peers} (wake chain)";
     }
 }

@@ -47,6 +47,13 @@ public sealed class LockObjectSection
     /// included (docs/metrics.md#wake-chain-queued).
     /// </summary>
     public long? QueuedNs { get; init; }
+    /// <summary>
+    /// Wake chains whose waits carried blocking stacks (null otherwise): the call site under which most of
+    /// <see cref="QueuedNs"/> blocked, innermost first (docs/metrics.md#wake-chain-call-site).
+    /// </summary>
+    public string? CallSite { get; init; }
+    /// <summary>The share of <see cref="QueuedNs"/> that blocked under <see cref="CallSite"/>.</summary>
+    public double? CallSiteShare { get; init; }
     public List<int> Participants { get; init; } = [];
 }
 
@@ -96,6 +103,8 @@ internal static class ConvoySectionBuilder
                 HandoffsPerSecond = seconds > 0 ? Math.Round(o.Handoffs / seconds, 1) : 0,
                 Acquisitions = o.Acquisitions,
                 QueuedNs = o.Object.Kind == LockObjectKind.WakeChain ? o.PeerReleasedWaitNs : null,
+                CallSite = o.CallSite,
+                CallSiteShare = o.CallSiteShare is { } share ? Math.Round(share, 4) : null,
                 HandoffShare = o.Acquisitions is > 0 ? Math.Round((double)o.Handoffs / o.Acquisitions.Value, 4) : null,
                 FastAcquisitions = o.FastAcquisitions,
                 BlockingWaits = o.BlockingWaits,

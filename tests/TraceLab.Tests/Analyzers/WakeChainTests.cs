@@ -85,6 +85,40 @@ public sealed class WakeChainTests
     }
 
     [Fact]
+    public void A_chain_with_blocking_stacks_is_named_by_the_call_site_under_which_most_of_its_queued_time_blocked()
+    {
+        // B and C block under stack 7 (site "lock_a"), D and B's second wait under 8 ("lock_b"). Released blocked
+        // waits: B 100→201 (7), C 110→301 (7), D 120→401 (8), B 306→501 (8): 101 + 191 under 7, 281 + 195 under 8.
+        var stackOf = new Dictionary<(long, int), int>
+        {
+            [(101, B)] = 7,
+            [(111, C)] = 7,
+            [(121, D)] = 8,
+            [(307, B)] = 8,
+        };
+        var events = Chain(lostRace: false).Select(e => e.Kind == KernelEventKind.Switch
+            && stackOf.TryGetValue((e.Timestamp, e.PrevTid), out var id) ? e.WithStack(id) : e).ToList();
+        var c = Run(events);
+        var o = Assert.Single(c.Objects);
+        Assert.Equal(101 + 191 + 281 + 195, o.PeerReleasedWaitNs);
+        Assert.Null(o.CallSite);
+
+        c.NameWakeChainsByCallSite(id => id switch { 7 => "lock_a ← worker", 8 => "lock_b ← worker", _ => null });
+        Assert.Equal("lock_b ← worker", o.CallSite);
+        Assert.Equal((281 + 195) / (double)(101 + 191 + 281 + 195), o.CallSiteShare!.Value, 1e-12);
+        Assert.Equal("epoll_wait waits in srv at lock_b ← worker, released by peer processes (wake chain)", o.Name);
+
+        // Stacks that name one site add up; stacks that name none leave the chain as it was named.
+        c = Run(events);
+        c.NameWakeChainsByCallSite(_ => "lock ← worker");
+        Assert.Equal(1.0, Assert.Single(c.Objects).CallSiteShare);
+        c = Run(events);
+        c.NameWakeChainsByCallSite(_ => null);
+        Assert.Equal("epoll_wait waits in srv released by peer processes (wake chain)", Assert.Single(c.Objects).Name);
+        Assert.Null(Assert.Single(c.Objects).CallSite);
+    }
+
+    [Fact]
     public void A_waiter_released_again_before_it_released_anyone_lost_the_race_and_stays_queued()
     {
         var c = Run(Chain(lostRace: true));
