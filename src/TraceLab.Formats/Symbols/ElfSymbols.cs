@@ -68,6 +68,21 @@ public sealed class ElfSymbols
     /// <summary>Data object symbols (STT_OBJECT, sized, defined), by address.</summary>
     public IReadOnlyList<ElfSymbol> Objects => _objects;
 
+    /// <summary>
+    /// <see cref="TryLoad"/>'s error for a PE file: a .NET assembly mapped as code (its ReadyToRun methods run from
+    /// the mapping; the runtime's perf map lists only the methods it compiles at run time).
+    /// </summary>
+    public const string PortableExecutable = "a PE file (a .NET assembly), no ELF symbols";
+
+    /// <summary>True when the file starts as a PE image does ("MZ"): Windows binaries, .NET assemblies.</summary>
+    private static bool IsPortableExecutable(string path)
+    {
+        Span<byte> magic = stackalloc byte[2];
+        using var file = File.OpenRead(path);
+        return file.ReadAtLeast(magic, 2, throwOnEndOfStream: false) == 2 && magic[0] == (byte)'M'
+            && magic[1] == (byte)'Z';
+    }
+
     /// <summary>Reads <paramref name="path"/>; null, with <paramref name="error"/> set, when it cannot.</summary>
     public static ElfSymbols? TryLoad(string path, out string? error)
     {
@@ -82,7 +97,7 @@ public sealed class ElfSymbols
 
             if (!ELFReader.TryLoad<ulong>(path, out var elf))
             {
-                error = "not a 64-bit ELF file";
+                error = IsPortableExecutable(path) ? PortableExecutable : "not a 64-bit ELF file";
                 return null;
             }
 

@@ -50,7 +50,8 @@ public sealed class ModuleFiles
         if (path.EndsWith(" (deleted)", StringComparison.Ordinal))
             why = $"{path}: deleted since it was mapped; its frames are named module+offset";
         else if (ElfSymbols.TryLoad(path, out var error) is not { } loaded)
-            why = $"{path}: {error}; its frames are named module+offset";
+            why = error == ElfSymbols.PortableExecutable ? path + ": " + error
+                : $"{path}: {error}; its frames are named module+offset";
         else if (Recorded(mapping) is { } recorded && loaded.BuildId is { } now
                  && !recorded.AsSpan().SequenceEqual(now))
             why = $"{path}: build-id {Hex(now)} differs from the recorded {Hex(recorded)} (the file changed " +

@@ -22,14 +22,22 @@ public sealed class PerfMap
         while (text.ReadLine() is { } line)
         {
             var parts = line.Split(' ', 3);
-            if (parts.Length == 3
-                && ulong.TryParse(parts[0], NumberStyles.HexNumber, CultureInfo.InvariantCulture, out var start)
-                && ulong.TryParse(parts[1], NumberStyles.HexNumber, CultureInfo.InvariantCulture, out var size)
+            if (parts.Length == 3 && TryHex(parts[0], out var start) && TryHex(parts[1], out var size)
                 && size > 0 && parts[2].Length > 0)
                 list.Add(new ElfSymbol(start, size, parts[2]));
         }
 
         return new PerfMap(list.OrderBy(s => s.Start).ToArray());
+    }
+
+    /// <summary>
+    /// A hex number with or without "0x", as perf reads it (strtoull base 16): .NET writes "0x7f94990b46e0 53 …",
+    /// V8 and perf-map-agent "7f94990b46e0 53 …". NumberStyles.HexNumber alone refused every line of .NET's maps.
+    /// </summary>
+    private static bool TryHex(string text, out ulong value)
+    {
+        var digits = text.StartsWith("0x", StringComparison.OrdinalIgnoreCase) ? text.AsSpan(2) : text.AsSpan();
+        return ulong.TryParse(digits, NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out value);
     }
 
     /// <summary>The JIT symbol holding <paramref name="address"/>; null when none.</summary>

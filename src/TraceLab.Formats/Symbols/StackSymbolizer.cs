@@ -48,8 +48,25 @@ public sealed class StackSymbolizer
         _files = new ModuleFiles(recordedBuildIds, _options, Note);
     }
 
-    /// <summary>What could not be used, each said once (a changed binary, a missing file).</summary>
-    public IReadOnlyList<string> Notes => _notes;
+    /// <summary>
+    /// What could not be used, each said once (a changed binary, a missing file); the .NET assemblies mapped as code
+    /// in one note (a .NET process maps dozens).
+    /// </summary>
+    public IReadOnlyList<string> Notes => _assemblies.Count == 0 ? _notes : [.. _notes, AssembliesNote()];
+
+    /// <summary>PE files (.NET assemblies) whose frames were asked for: said together.</summary>
+    private readonly List<string> _assemblies = [];
+
+    private string AssembliesNote()
+    {
+        const int Named = 3;
+        var names = string.Join(", ", _assemblies.Take(Named).Select(System.IO.Path.GetFileName))
+            + (_assemblies.Count > Named ? ", …" : "");
+        var what = _assemblies.Count == 1 ? "1 .NET assembly" : $"{_assemblies.Count} .NET assemblies";
+        return $"{what} mapped as code ({names}): PE files, no ELF symbols; their precompiled (ReadyToRun) code is "
+            + "named module+offset (run the program with DOTNET_PerfMapEnabled=1 DOTNET_ReadyToRun=0: its methods are "
+            + "then compiled at run time and named through its perf map)";
+    }
 
     /// <summary>Frames named so far without a function (module+offset or [unknown]), counted per stack named.</summary>
     public long UnsymbolizedFrames { get; private set; }
@@ -197,6 +214,8 @@ public sealed class StackSymbolizer
 
     private void Note(string key, string text)
     {
-        if (_noted.Add(key)) _notes.Add(text);
+        if (!_noted.Add(key)) return;
+        if (text == key + ": " + ElfSymbols.PortableExecutable) _assemblies.Add(key);
+        else _notes.Add(text);
     }
 }
