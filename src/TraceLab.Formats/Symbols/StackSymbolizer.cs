@@ -179,7 +179,18 @@ public sealed class StackSymbolizer
     private static bool IsAnonymous(string path) =>
         path.Length == 0 || path.StartsWith("//anon", StringComparison.Ordinal) || path.StartsWith('[')
         || path.StartsWith("/memfd:", StringComparison.Ordinal)
-        || path.StartsWith("anon_inode:", StringComparison.Ordinal);
+        || path.StartsWith("anon_inode:", StringComparison.Ordinal) || IsJitDumpMarker(path);
+
+    /// <summary>
+    /// A runtime's jitdump file (jit-PID.dump: .NET with DOTNET_PerfMapEnabled=1, V8, Java agents), mapped executable
+    /// only to mark it for `perf inject`: no code runs there and it is no ELF file, so it is treated as JIT memory
+    /// (the perf map, else module+offset) rather than said in a note.
+    /// </summary>
+    private static bool IsJitDumpMarker(string path)
+    {
+        var name = System.IO.Path.GetFileName(path);
+        return name.StartsWith("jit-", StringComparison.Ordinal) && name.EndsWith(".dump", StringComparison.Ordinal);
+    }
 
     private string PerfMapPath(int process) =>
         System.IO.Path.Combine(_options.PerfMapDirectory,

@@ -29,10 +29,13 @@ public sealed class PerfMapSymbolsTests : IDisposable
         File.WriteAllBytes(dll, [(byte)'M', (byte)'Z', .. new byte[4094]]);
         var text = Path.Combine(_dir, "notes.txt");
         File.WriteAllText(text, "not code at all\n");
+        var jitDump = Path.Combine(_dir, $"jit-{Pid}.dump");
+        File.WriteAllText(jitDump, "JiTD");
         var maps = new ProcessMaps();
         maps.Add(Pid, new ModuleMapping(Jit, 0x10000, 0, "//anon", null, Executable: true, Since: 0));
         maps.Add(Pid, new ModuleMapping(Assembly, 0x10000, 0x1000, dll, null, Executable: true, Since: 0));
         maps.Add(Pid, new ModuleMapping(Other, 0x10000, 0, text, null, Executable: true, Since: 0));
+        maps.Add(Pid, new ModuleMapping(Other + 0x10000, 0x1000, 0, jitDump, null, Executable: true, Since: 0));
         File.WriteAllLines(Path.Combine(_dir, $"perf-{Pid}.map"),
         [
             $"0x{Jit + 0x100:x} 53 void [System.Private.CoreLib] System.Threading.Monitor::Enter(object,bool&)"
@@ -58,8 +61,10 @@ public sealed class PerfMapSymbolsTests : IDisposable
         Assert.Equal(dll, precompiled.Module);
         Assert.Equal(0x1000ul + 0x2010, precompiled.Offset);
         Assert.Null(symbolizer.Frame(Pid, Other + 0x10, 5, kernel: false).Symbol);
+        // The jitdump marker .NET maps executable: JIT memory, said in no note.
+        Assert.Null(symbolizer.Frame(Pid, Other + 0x10010, 5, kernel: false).Symbol);
 
-        // The assembly is said in one note for all assemblies; the text file in its own.
+        // The assembly is said in one note for all assemblies; the text file in its own; the marker in none.
         Assert.Equal(2, symbolizer.Notes.Count);
         Assert.Contains(symbolizer.Notes, n => n.StartsWith(
             "1 .NET assembly mapped as code (System.Private.CoreLib.dll): PE files, no ELF symbols; ",
