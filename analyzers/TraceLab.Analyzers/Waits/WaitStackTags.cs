@@ -148,13 +148,23 @@ public sealed class WaitStackTags
     /// trace's rules stand).
     /// </summary>
     /// <param name="functions">The stack's function names, innermost first (null: a frame with no name).</param>
-    public (WaitClass Class, WaitStackTag Tag)? ClassOf(IEnumerable<string?> functions)
+    public (WaitClass Class, WaitStackTag Tag)? ClassOf(IEnumerable<string?> functions) =>
+        FirstTagged(functions) is { } hit ? (hit.Tag.Class, hit.Tag) : null;
+
+    /// <summary>
+    /// The first tagged frame, innermost first: its index in <paramref name="functions"/> and its tag; null when none.
+    /// </summary>
+    public (int Index, WaitStackTag Tag)? FirstTagged(IEnumerable<string?> functions)
     {
+        var i = 0;
         foreach (var f in functions)
         {
-            if (string.IsNullOrEmpty(f)) continue;
-            foreach (var t in Tags)
-                if (t.Matches(f)) return (t.Class, t);
+            if (!string.IsNullOrEmpty(f))
+            {
+                foreach (var t in Tags)
+                    if (t.Matches(f)) return (i, t);
+            }
+            i++;
         }
         return null;
     }

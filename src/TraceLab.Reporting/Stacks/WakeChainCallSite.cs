@@ -19,11 +19,7 @@ public static class WakeChainCallSite
     /// <summary>The site of <paramref name="frames"/> (innermost first); null when no frame names one.</summary>
     public static string? Of(IReadOnlyList<SymbolFrame> frames, WaitStackTags tags)
     {
-        var start = -1;
-        for (var i = 0; i < frames.Count && start < 0; i++)
-        {
-            if (frames[i].Symbol is { } name && tags.Tags.Any(t => t.Matches(name))) start = i;
-        }
+        var start = tags.FirstTagged(frames.Select(f => f.Symbol))?.Index ?? -1;
         for (var i = 0; i < frames.Count && start < 0; i++)
         {
             if (!StacksReportBuilder.IsLockImplementation(frames[i]) && frames[i].Module != SymbolFrame.Unknown)
