@@ -201,7 +201,7 @@ public sealed class TracedCapture : IDisposable
         }
 
         if (timeline is not null) BackgroundWork.Run(TraceLab.Charts.ReportChartImages.WarmUp);
-        var (report, timelineData) = TraceAnalysis.Run(new AnalysisRequest(traceFile)
+        var analysis = TraceAnalysis.Run(new AnalysisRequest(traceFile)
         {
             Workload = result,
             Run = runSection,
@@ -210,12 +210,15 @@ public sealed class TracedCapture : IDisposable
             Analyses = analyses,
             Timeline = timeline,
             FocusTimeline = focusTimeline,
+            // A system report's focused timeline is read again while the other files are made.
+            RecordTimelineBeside = BackgroundWork.Run,
             TopProcesses = topProcesses,
             Notices = _notices,
             ExcludePids = excludePids,
         });
+        var report = analysis.Report;
         // Charts go with the timeline: sweep runs ask for neither and stay fast.
-        ReportFiles.Write(_output, report, timelineData, charts: timeline is not null);
+        ReportFiles.Write(_output, report, analysis.TimelineRecording, charts: timeline is not null);
         return new TracedRunFiles(report, result, traceFile);
     }
 

@@ -42,6 +42,15 @@ public sealed record AnalysisRequest(string TraceFile)
     public bool FocusTimeline { get; init; }
 
     /// <summary>
+    /// Where the focused timeline's second pass runs: given the pass, starts it beside what the caller does next (the
+    /// terminal, report.json, report.md and the charts need only the report) and returns its task, which becomes
+    /// the result's <see cref="AnalysisResult.TimelineRecording"/>. Null: it runs before
+    /// <see cref="TraceAnalysis.Run(AnalysisRequest, CancellationToken)"/> returns. The pass's token is cancelled
+    /// when its result is no longer wanted.
+    /// </summary>
+    public Func<Func<CancellationToken, TimelineData?>, Task<TimelineData?>>? RecordTimelineBeside { get; init; }
+
+    /// <summary>
     /// Threads for the analyzers besides the reading one (null:
     /// <see cref="Analyzers.Parallel.AnalysisPlan.DefaultThreads"/>).
     /// </summary>

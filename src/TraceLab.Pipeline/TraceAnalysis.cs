@@ -35,8 +35,15 @@ public static class TraceAnalysis
         if (request.FocusTimeline && request.Timeline is { } asked && TimelineFocus.Window(report) is { } worst
             && worst != asked)
         {
-            using (StageTimes.Begin("timeline"))
-                timeline = RecordTimeline(request, worst, cancellationToken);
+            TimelineData? Record(CancellationToken unwanted)
+            {
+                using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, unwanted);
+                using (StageTimes.Begin("timeline"))
+                    return RecordTimeline(request, worst, stop.Token);
+            }
+            return new AnalysisResult(report, request.RecordTimelineBeside is { } beside
+                ? beside(Record)
+                : Task.FromResult(Record(CancellationToken.None)));
         }
         return new AnalysisResult(report, timeline);
     }

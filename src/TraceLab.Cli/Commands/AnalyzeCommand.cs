@@ -107,7 +107,7 @@ public sealed class AnalyzeCommand
         StageTimes.Mark("command line");
         // The charts are drawn on another thread from when their data is built, while the sections are.
         Task<IReadOnlyList<ChartImage>>? drawing = null;
-        var (report, recorded) = TraceAnalysis.Run(new AnalysisRequest(traceFile)
+        var analysis = TraceAnalysis.Run(new AnalysisRequest(traceFile)
         {
             Workload = workload,
             Pid = s.Pid,
@@ -118,13 +118,16 @@ public sealed class AnalyzeCommand
             AnalysisThreads = s.AnalysisThreads,
             TopProcesses = s.Top,
             ChartsReady = s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts),
+            // A system report's focused timeline is read again while the terminal and the other files are made.
+            RecordTimelineBeside = BackgroundWork.Run,
             ExcludePids = s.ExcludePids,
             WaitTags = waitTags,
         });
+        var report = analysis.Report;
         // The terminal report is drawn while the files are written (both only read the finished report); only
         // this thread writes to the console, so the terminal shows what it showed when the files came first.
         var writing = Task.Run(() =>
-            ReportFiles.Write(output, report, recorded, charts: !s.NoCharts, drawing: drawing));
+            ReportFiles.Write(output, report, analysis.TimelineRecording, charts: !s.NoCharts, drawing: drawing));
         try
         {
             using (StageTimes.Begin("terminal")) TerminalReport.Render(_console, report);

@@ -21,7 +21,8 @@ public static class ReportFiles
         Directory.EnumerateFiles(output.Path, "chart-*.*").Select(Path.GetFileName).OfType<string>()
             .Order(StringComparer.Ordinal);
 
-    /// <param name="timeline">The thread timeline for report.html (null: the page says none was recorded).</param>
+    /// <param name="timeline">The thread timeline for report.html (null, or a recording that gives null: the page
+    /// says none was recorded); report.html waits for a recording still under way, the other files do not.</param>
     /// <param name="plots">SVG plots to embed in report.html (e.g. a sweep's).</param>
     /// <param name="charts">Draw the charts (false: --no-charts, and sweep runs, which keep only report.json's
     /// figures).</param>
@@ -29,7 +30,7 @@ public static class ReportFiles
     /// drawn.</returns>
     /// <param name="drawing">The charts' drawing, when it started earlier (<see cref="StartCharts"/>); null: it
     /// starts here.</param>
-    public static WrittenReport Write(OutputDirectory output, RunReport report, TimelineData? timeline = null,
+    public static WrittenReport Write(OutputDirectory output, RunReport report, Task<TimelineData?>? timeline = null,
         IReadOnlyList<EmbeddedPlot>? plots = null, bool charts = true, Task<IReadOnlyList<ChartImage>>? drawing = null)
     {
         // Charts render on another thread while the text reports are written: their start-up and drawing overlap
@@ -92,7 +93,8 @@ public static class ReportFiles
     /// Writes report.md, the charts and report.html under their temporary names, adding them to
     /// <paramref name="pending"/> in the order they are renamed.
     /// </summary>
-    private static WrittenReport WriteMarkdownAndHtml(OutputDirectory output, RunReport report, TimelineData? timeline,
+    private static WrittenReport WriteMarkdownAndHtml(OutputDirectory output, RunReport report,
+        Task<TimelineData?>? timeline,
         IReadOnlyList<EmbeddedPlot>? plots, bool charts, Task<IReadOnlyList<ChartImage>>? rendering,
         List<PendingFile> pending)
     {
@@ -126,9 +128,10 @@ public static class ReportFiles
             files.Add(image.Name + ".svg");
         }
         var embedded = images?.Select(i => new EmbeddedChart(i.Name, i.Title, i.Png, i.Width, i.Height)).ToList();
+        var recorded = timeline?.GetAwaiter().GetResult();
         using (StageTimes.Begin("report.html"))
             pending.Add(output.WritePendingStream("report.html", stream => HtmlReport.Write(stream, report, markdown,
-                timeline, plots, embedded, missing ?? (charts ? null : "Charts were not drawn (--no-charts)."))));
+                recorded, plots, embedded, missing ?? (charts ? null : "Charts were not drawn (--no-charts)."))));
         return new WrittenReport(files, missing);
     }
 }
