@@ -222,6 +222,7 @@ public sealed class ElfSymbols
 
     private string? _debugPath;
     private Dwarf.DwarfLineTable? _lines;
+    private string? _linesPath;
     private bool _linesRead;
 
     /// <summary>
@@ -234,8 +235,61 @@ public sealed class ElfSymbols
         {
             if (_linesRead) return _lines;
             _linesRead = true;
-            _lines = ReadLines(Path) ?? (_debugPath is { } debug ? ReadLines(debug) : null);
+            _lines = ReadLines(Path);
+            _linesPath = Path;
+            if (_lines is null && _debugPath is { } debug)
+            {
+                _lines = ReadLines(debug);
+                _linesPath = debug;
+            }
             return _lines;
+        }
+    }
+
+    private Dwarf.DwarfInlineTable? _inlines;
+    private bool _inlinesRead;
+
+    /// <summary>
+    /// The inlined calls of this file's .debug_info, else of its debug file's (as <see cref="Lines"/>), read on first
+    /// use; null when neither has any or they cannot be read.
+    /// </summary>
+    public Dwarf.DwarfInlineTable? Inlines
+    {
+        get
+        {
+            if (_inlinesRead) return _inlines;
+            _inlinesRead = true;
+            // Call files are numbered by the line table of the same file.
+            var lines = Lines;
+            _inlines = ReadInlines(Path, _linesPath == Path ? lines : null)
+                ?? (_debugPath is { } debug ? ReadInlines(debug, _linesPath == debug ? lines : null) : null);
+            return _inlines;
+        }
+    }
+
+    private static Dwarf.DwarfInlineTable? ReadInlines(string path, Dwarf.DwarfLineTable? lines)
+    {
+        try
+        {
+            if (!ELFReader.TryLoad<ulong>(path, out var elf)) return null;
+            using (elf)
+            {
+                if (Contents(elf, ".debug_info") is not { } info || Contents(elf, ".debug_abbrev") is not { } abbrev)
+                    return null;
+                return Dwarf.DwarfInlineTable.Read(new Dwarf.DwarfInfoSections(info, abbrev)
+                {
+                    Str = Contents(elf, ".debug_str"),
+                    LineStr = Contents(elf, ".debug_line_str"),
+                    StrOffsets = Contents(elf, ".debug_str_offsets"),
+                    Addr = Contents(elf, ".debug_addr"),
+                    Ranges = Contents(elf, ".debug_ranges"),
+                    RngLists = Contents(elf, ".debug_rnglists"),
+                }, lines);
+            }
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            return null; // a damaged file names frames without their inlined calls
         }
     }
 

@@ -84,21 +84,46 @@ public sealed class StackSymbolizer
         var kernel = stacks.KernelFrames(id);
         var pid = stacks.Process(id);
         var time = stacks.FirstSeen(id);
-        named = new SymbolFrame[frames.Length];
+        var list = new List<SymbolFrame>(frames.Length);
         for (var i = 0; i < frames.Length; i++)
         {
-            named[i] = Frame(pid, frames[i], time, i < kernel);
+            var frame = Frame(pid, frames[i], time, i < kernel, out var elf, out var linked);
             Frames++;
-            if (named[i].Symbol is null) UnsymbolizedFrames++;
+            if (frame.Symbol is null) UnsymbolizedFrames++;
+            // The functions inlined at the address come first, innermost first, as perf script and addr2line -i
+            // list them: each at the line inside it, the function they are inlined into at the outermost call's line.
+            if (elf?.Inlines?.Find(linked) is { Count: > 0 } calls)
+            {
+                var source = frame.Source;
+                foreach (var call in calls)
+                {
+                    list.Add(frame with { Symbol = call.Function, Inlined = true, Source = source });
+                    source = call.CallSite;
+                }
+                frame = frame with { Source = source };
+            }
+            list.Add(frame);
         }
 
+        named = [.. list];
         _stacks[id] = named;
         return named;
     }
 
-    /// <summary>Names one address of <paramref name="process"/> at <paramref name="time"/>.</summary>
-    public SymbolFrame Frame(int process, ulong address, long time, bool kernel)
+    /// <summary>
+    /// Names one address of <paramref name="process"/> at <paramref name="time"/> (the function holding it, not the
+    /// calls inlined there: <see cref="Stack"/> lists those too).
+    /// </summary>
+    public SymbolFrame Frame(int process, ulong address, long time, bool kernel) =>
+        Frame(process, address, time, kernel, out _, out _);
+
+    /// <param name="elf">The module's symbols when a function of it named the address.</param>
+    /// <param name="linked">The address's link-time address in <paramref name="elf"/>.</param>
+    private SymbolFrame Frame(int process, ulong address, long time, bool kernel, out ElfSymbols? elf,
+        out ulong linked)
     {
+        elf = null;
+        linked = 0;
         if (kernel || address >= KernelStart) return KernelFrame(process, address, time);
         var mapping = _maps.Find(process, address, time);
         if (mapping is null)
@@ -117,13 +142,16 @@ public sealed class StackSymbolizer
                 : new SymbolFrame(address, mapping.Path, null, address - mapping.Start, false);
         }
 
-        var elf = File(mapping);
-        if (elf?.AddressOfFileOffset(fileOffset) is { } linked && elf.Function(linked) is { } f)
+        var file = File(mapping);
+        if (file?.AddressOfFileOffset(fileOffset) is { } at && file.Function(at) is { } f)
+        {
+            (elf, linked) = (file, at);
             return new SymbolFrame(address, mapping.Path, f.Name, f.Offset, false)
             {
                 ModuleOffset = fileOffset,
-                Source = elf.Lines?.Find(linked),
+                Source = file.Lines?.Find(at),
             };
+        }
         return new SymbolFrame(address, mapping.Path, null, fileOffset, false) { ModuleOffset = fileOffset };
     }
 

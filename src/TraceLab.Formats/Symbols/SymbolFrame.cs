@@ -26,6 +26,13 @@ public readonly record struct SymbolFrame(ulong Address, string Module, string? 
     /// </summary>
     public Dwarf.SourceLine? Source { get; init; }
 
+    /// <summary>
+    /// A function inlined at the address (from the module's DWARF .debug_info): the frames of one address list the
+    /// inlined ones first, innermost first, then the function they were inlined into, as perf script's "(inlined)".
+    /// Its <see cref="Offset"/> is into that function; its <see cref="Source"/> the line inside it.
+    /// </summary>
+    public bool Inlined { get; init; }
+
     /// <summary>The module of an address no mapping holds.</summary>
     public const string Unknown = "[unknown]";
 

@@ -177,6 +177,7 @@ public static class StacksReportBuilder
         ModuleOffset = f.ModuleOffset == f.Address ? null : Hex(f.ModuleOffset),
         File = f.Source?.File,
         Line = f.Source?.Line,
+        Inlined = f.Inlined ? true : null,
     };
 
     private static double Ms(long ns) => Math.Round(ns / 1e6, 3);

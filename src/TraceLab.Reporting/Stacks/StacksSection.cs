@@ -113,4 +113,9 @@ public sealed class FrameEntry
     public string? File { get; init; }
     /// <summary>Its line; null without debug information.</summary>
     public int? Line { get; init; }
+    /// <summary>
+    /// True for a function inlined at the address (the module's DWARF .debug_info; the frames of one address list
+    /// the inlined ones first, innermost first, then the function holding them); null for the others.
+    /// </summary>
+    public bool? Inlined { get; init; }
 }

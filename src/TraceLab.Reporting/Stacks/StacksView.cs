@@ -91,12 +91,18 @@ public static class StacksView
     private static string Frames(StackEntry s) =>
         string.Join(" ← ", s.Frames.Where(f => f.Module != "[kernel.kallsyms]").Select(Name));
 
-    private static string Name(FrameEntry f) => (f.Symbol ?? (f.Module == "[unknown]"
-        ? "[unknown]"
-        : Path.GetFileName(f.Module) + "+" + f.Offset))
-        + (f.File is { } file && f.Line is { } line
-            ? $" ({Path.GetFileName(file)}:{line.ToString(System.Globalization.CultureInfo.InvariantCulture)})"
-            : "");
+    /// <summary>"update_stats (lock_sites.c:41)"; an inlined function "take_stats_lock (inlined, lock_sites.c:33)".
+    /// </summary>
+    private static string Name(FrameEntry f)
+    {
+        var name = f.Symbol ?? (f.Module == "[unknown]" ? "[unknown]" : Path.GetFileName(f.Module) + "+" + f.Offset);
+        var line = f.File is { } file && f.Line is { } number
+            ? $"{Path.GetFileName(file)}:{number.ToString(System.Globalization.CultureInfo.InvariantCulture)}"
+            : null;
+        return f.Inlined == true
+            ? name + (line is null ? " (inlined)" : $" (inlined, {line})")
+            : name + (line is null ? "" : $" ({line})");
+    }
 
     /// <summary>Text for report.md: a backquote would open a code span there.</summary>
     private static string Md(string text) => text.Replace("`", "'", StringComparison.Ordinal);

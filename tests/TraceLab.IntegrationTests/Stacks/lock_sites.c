@@ -1,5 +1,6 @@
-/* Three locks for the stack and lock-naming tests: a contended global mutex, a contended heap mutex and an
- * uncontended static one. Built with Debian's default flags (no frame pointers). Usage: lock_sites ITERATIONS */
+/* Three locks for the stack and lock-naming tests: a contended global mutex (taken in an inlined function), a
+ * contended heap mutex and an uncontended static one. Built with Debian's default flags (no frame pointers) and -g.
+ * Usage: lock_sites ITERATIONS */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,16 @@ static void __attribute__((noinline)) spin(int n)
     }
 }
 
-void __attribute__((noinline)) update_stats(void)
+/* Inlined into update_stats: the blocking stacks' frame for it is an inlined one (DWARF .debug_info, perf script's
+ * "(inlined)"). */
+static inline __attribute__((always_inline)) void take_stats_lock(void)
 {
     pthread_mutex_lock(&g_stats_lock);
+}
+
+void __attribute__((noinline)) update_stats(void)
+{
+    take_stats_lock();
     g_counter++;
     spin(200);
     pthread_mutex_unlock(&g_stats_lock);

@@ -23,11 +23,22 @@ public sealed class DwarfLineTable
     private readonly int[] _files;
     private readonly int[] _lines;
     private readonly string[] _names;
+    /// <summary>Per unit (its offset in .debug_line): its file numbers' names (ids into the names).</summary>
+    private readonly Dictionary<long, int[]> _unitFiles;
 
-    private DwarfLineTable(ulong[] addresses, int[] files, int[] lines, string[] names, int damaged)
+    private DwarfLineTable(ulong[] addresses, int[] files, int[] lines, string[] names,
+        Dictionary<long, int[]> unitFiles, int damaged)
     {
-        (_addresses, _files, _lines, _names, DamagedUnits) = (addresses, files, lines, names, damaged);
+        (_addresses, _files, _lines, _names, _unitFiles, DamagedUnits) =
+            (addresses, files, lines, names, unitFiles, damaged);
     }
+
+    /// <summary>
+    /// The file that number <paramref name="index"/> names in the unit at <paramref name="unitOffset"/> of
+    /// .debug_line (a compilation unit's DW_AT_stmt_list: how its DW_AT_call_file values count); null if none.
+    /// </summary>
+    public string? FileOf(long unitOffset, ulong index) =>
+        _unitFiles.TryGetValue(unitOffset, out var files) && index < (ulong)files.Length ? _names[files[index]] : null;
 
     /// <summary>Rows kept (each starts an address range of one file and line; line −1: a sequence's end).</summary>
     public int Rows => _addresses.Length;
@@ -58,6 +69,7 @@ public sealed class DwarfLineTable
     public static DwarfLineTable Read(byte[] debugLine, byte[]? debugLineStr, byte[]? debugStr)
     {
         var rows = new List<(ulong Address, int File, int Line)>();
+        var unitFiles = new Dictionary<long, int[]>();
         var names = new List<string>();
         var nameIds = new Dictionary<string, int>(StringComparer.Ordinal);
         var damaged = 0;
@@ -67,7 +79,7 @@ public sealed class DwarfLineTable
             var start = p;
             try
             {
-                var unitEnd = ReadUnit(debugLine, p, debugLineStr, debugStr, rows, names, nameIds);
+                var unitEnd = ReadUnit(debugLine, p, debugLineStr, debugStr, rows, names, nameIds, unitFiles);
                 if (unitEnd <= start) break;
                 p = unitEnd;
             }
@@ -82,11 +94,12 @@ public sealed class DwarfLineTable
         // (the program's last one where several share it), and a sequence starting where another ends is found.
         var sorted = rows.OrderBy(r => r.Address).ThenBy(r => r.Line < 0 ? 0 : 1).ToArray();
         return new DwarfLineTable([.. sorted.Select(r => r.Address)], [.. sorted.Select(r => r.File)],
-            [.. sorted.Select(r => r.Line)], [.. names], damaged);
+            [.. sorted.Select(r => r.Line)], [.. names], unitFiles, damaged);
     }
 
     private static int ReadUnit(byte[] data, int at, byte[]? lineStr, byte[]? str,
-        List<(ulong, int, int)> rows, List<string> names, Dictionary<string, int> nameIds)
+        List<(ulong, int, int)> rows, List<string> names, Dictionary<string, int> nameIds,
+        Dictionary<long, int[]> unitFiles)
     {
         var r = new DwarfReader(data, at, data.Length);
         var length = (ulong)r.U32();
@@ -159,6 +172,7 @@ public sealed class DwarfLineTable
             }
         }
 
+        unitFiles[at] = [.. files];
         r = new DwarfReader(data, program, end);
         ulong address = 0;
         int file = version >= 5 ? 0 : 1, line = 1;
