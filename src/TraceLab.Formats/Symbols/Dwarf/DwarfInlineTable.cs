@@ -145,7 +145,7 @@ public sealed class DwarfInlineTable
     /// <summary>What the units read so far gave, and how to read the next.</summary>
     private sealed class ReadState(DwarfInfoSections sections)
     {
-        private const ulong TagInlinedSubroutine = 0x1d;
+        private const ulong TagInlinedSubroutine = 0x1d, TagSubprogram = 0x2e;
         private const ulong AtName = 0x03, AtLinkageName = 0x6e, AtMipsLinkageName = 0x2007, AtSpecification = 0x47,
             AtAbstractOrigin = 0x31, AtLowPc = 0x11, AtHighPc = 0x12, AtRanges = 0x55, AtCallFile = 0x58,
             AtCallLine = 0x59, AtStmtList = 0x10, AtStrOffsetsBase = 0x72, AtAddrBase = 0x73, AtRnglistsBase = 0x74,
@@ -159,6 +159,8 @@ public sealed class DwarfInlineTable
         private readonly Dictionary<long, (string? Name, long Refer)> _names = new();
         public readonly List<InlinedEntry> Inlined = [];
         public int Damaged;
+        /// <summary>The entry being read is one whose strings are kept.</summary>
+        private bool _wantText;
 
         /// <summary>The name of the function of the entry at <paramref name="offset"/>, following references.</summary>
         public string? NameOf(long offset)
@@ -262,6 +264,9 @@ public sealed class DwarfInlineTable
 
                 if (!unit.Abbreviations.TryGetValue(code, out var abbreviation)) throw new DwarfException();
                 var entry = new Entry();
+                // Only functions' names are kept (an inlined call's origin is one): other entries' strings are
+                // skipped, not decoded.
+                _wantText = abbreviation.Tag == TagSubprogram;
                 foreach (var (name, form, implicitValue) in abbreviation.Attributes)
                     Attribute(ref r, unit, ref entry, name, form, implicitValue);
 
@@ -278,7 +283,7 @@ public sealed class DwarfInlineTable
                             entry.CallFile, (int)Math.Min(entry.CallLine, int.MaxValue)));
                 }
 
-                if (entry.Name is not null || entry.Refer >= 0)
+                if (abbreviation.Tag == TagSubprogram && (entry.Name is not null || entry.Refer >= 0))
                     _names.TryAdd(entryOffset, (entry.Name, entry.Refer));
 
                 if (abbreviation.Children)
@@ -374,15 +379,16 @@ public sealed class DwarfInlineTable
                 case 0x22 or 0x23: return r.Uleb(); // loclistx, rnglistx
                 case 0x08: // string
                     kind = ValueKind.Text;
-                    text = r.CString();
+                    if (_wantText) text = r.CString();
+                    else r.SkipCString();
                     return 0;
                 case 0x0e: // strp
                     kind = ValueKind.Text;
-                    text = CStringAt(sections.Str, Offset(ref r, unit));
+                    text = Text(sections.Str, Offset(ref r, unit));
                     return 0;
                 case 0x1f: // line_strp
                     kind = ValueKind.Text;
-                    text = CStringAt(sections.LineStr, Offset(ref r, unit));
+                    text = Text(sections.LineStr, Offset(ref r, unit));
                     return 0;
                 case 0x1a or 0x1f02: return StrIndex(unit, r.Uleb(), out text, out kind); // strx, GNU_str_index
                 case 0x25: return StrIndex(unit, r.U8(), out text, out kind); // strx1
@@ -421,9 +427,11 @@ public sealed class DwarfInlineTable
             var offset = unit.OffsetSize == 8
                 ? BitConverter.ToUInt64(offsets, (int)at)
                 : BitConverter.ToUInt32(offsets, (int)at);
-            text = CStringAt(sections.Str, offset);
+            text = Text(sections.Str, offset);
             return 0;
         }
+
+        private string? Text(byte[]? section, ulong offset) => _wantText ? CStringAt(section, offset) : null;
 
         /// <summary>The address at <paramref name="index"/> of the unit's .debug_addr contribution.</summary>
         public ulong? Address(Unit unit, ulong index)

@@ -51,6 +51,14 @@ internal ref struct DwarfReader(ReadOnlySpan<byte> data, int position, int end)
         return Encoding.UTF8.GetString(rest[..nul]);
     }
 
+    /// <summary>Moves past a NUL-terminated string without decoding it.</summary>
+    public void SkipCString()
+    {
+        var nul = _data[Position.._end].IndexOf((byte)0);
+        if (nul < 0) throw new DwarfException();
+        Position += nul + 1;
+    }
+
     public ulong Uleb()
     {
         ulong value = 0;
