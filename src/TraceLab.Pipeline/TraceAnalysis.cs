@@ -116,7 +116,7 @@ public static class TraceAnalysis
             {
                 symbolizer = Symbolizer(withStacks);
                 stacksSection = StacksReportBuilder.Build(stacks, withStacks.Stacks, symbolizer,
-                    (reader as StackJoinedReader)?.Summary);
+                    (reader as StackJoinedReader)?.Summary, withStacks.StackNotes);
                 ApplyWaitStackTags(session, withStacks, symbolizer, request.WaitTags);
                 NameWakeChains(session, withStacks, symbolizer, request.WaitTags);
             }

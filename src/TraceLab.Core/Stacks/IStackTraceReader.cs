@@ -22,4 +22,10 @@ public interface IStackTraceReader : IKernelTraceReader
     /// (ETW's CSwitch stack walk) the thread switching in, where it had blocked (WPA's New Thread Stack).
     /// </summary>
     bool SwitchStacksAreOfNextThread => false;
+
+    /// <summary>
+    /// What the read could not give a stack (records of no event, references never defined), one line each, said in
+    /// the report's stack notes; known once <see cref="IKernelTraceReader.Read"/> returns.
+    /// </summary>
+    IReadOnlyList<string> StackNotes => [];
 }

@@ -81,6 +81,42 @@ public sealed class StackTable
         }
     }
 
+    /// <summary>
+    /// A stack whose frames a later record gives (an ETW stack-key reference, whose key is defined when it leaves the
+    /// cache or at the session's end): its id now, its frames through <see cref="Define"/>; it has none until then.
+    /// It is never shared with an equal interned stack; the event that carries it is counted with
+    /// <see cref="Offered"/>.
+    /// </summary>
+    public int Reserve(int process, long time)
+    {
+        var id = ++Count;
+        if (id >= _entries.Length) Array.Resize(ref _entries, _entries.Length * 2);
+        _entries[id] = new Entry { Start = _frameCount, Process = process, FirstSeen = time, Hash = Deferred };
+        return id;
+    }
+
+    /// <summary>Gives a <see cref="Reserve"/>d stack its frames (innermost first, the first
+    /// <paramref name="kernelFrames"/> in the kernel); once.</summary>
+    public void Define(int id, ReadOnlySpan<ulong> frames, int kernelFrames)
+    {
+        ref var e = ref EntryOf(id);
+        if (e.Hash != Deferred) throw new InvalidOperationException($"stack {id} is not a reserved one");
+        if (_frameCount + frames.Length > _frames.Length)
+            Array.Resize(ref _frames, Math.Max(_frames.Length * 2, _frameCount + frames.Length));
+        frames.CopyTo(_frames.AsSpan(_frameCount));
+        e.Start = _frameCount;
+        e.Length = frames.Length;
+        e.KernelFrames = Math.Clamp(kernelFrames, 0, frames.Length);
+        e.Hash = Defined;
+        _frameCount += frames.Length;
+    }
+
+    /// <summary>An event carried a <see cref="Reserve"/>d stack (counted in <see cref="Interned"/>).</summary>
+    public void Offered() => Interned++;
+
+    /// <summary>The hash of a reserved stack, before and after its frames came: never in the hash table.</summary>
+    private const int Deferred = -1, Defined = -2;
+
     /// <summary>The frames of stack <paramref name="id"/>, innermost first.</summary>
     public ReadOnlySpan<ulong> Frames(int id)
     {
@@ -130,6 +166,7 @@ public sealed class StackTable
         var mask = slots.Length - 1;
         for (var id = 1; id <= Count; id++)
         {
+            if (_entries[id].Hash < 0) continue; // reserved: looked up by its own id only
             var slot = (_entries[id].Hash & int.MaxValue) & mask;
             while (slots[slot] != 0) slot = (slot + 1) & mask;
             slots[slot] = id;

@@ -90,15 +90,35 @@ public sealed class EtlFileReader : IStackTraceReader
     /// <summary>ETW's CSwitch stack walk is the incoming thread's (WPA's New Thread Stack).</summary>
     public bool SwitchStacksAreOfNextThread => true;
 
-    /// <summary>StackWalk events that followed no event of theirs.</summary>
+    /// <summary>StackWalk events and stack-key references that followed no event of theirs.</summary>
     public long OrphanStackWalks => _stacks.Orphans;
+
+    /// <summary>Stacks with a cached part (stack-key reference) whose key the trace never defined.</summary>
+    public long UndefinedStackKeys => _stacks.UndefinedKeys;
+
+    /// <inheritdoc/>
+    public IReadOnlyList<string> StackNotes
+    {
+        get
+        {
+            var notes = new List<string>();
+            if (OrphanStackWalks > 0)
+                notes.Add(OrphanStackWalks.ToString("N0", CultureInfo.InvariantCulture)
+                    + " stack walks or stack-key references followed no event of theirs (another timestamp): left out");
+            if (UndefinedStackKeys > 0)
+                notes.Add(UndefinedStackKeys.ToString("N0", CultureInfo.InvariantCulture)
+                    + " stacks reference a cached stack key the trace never defines (no KeyDelete or KeyRundown for "
+                    + "it): that part of their frames is missing");
+            return notes;
+        }
+    }
 
     private bool ProbeStacks()
     {
         foreach (var s in OpenStreams())
         {
             for (var i = 0; i < StackProbeRecords && s.MoveNext(); i++)
-                if (EtlStacks.IsStackWalk(s.Current)) return true;
+                if (EtlStacks.IsStackWalk(s.Current) || EtlStacks.IsKeyReference(s.Current)) return true;
         }
 
         return false;
@@ -278,9 +298,11 @@ public sealed class EtlFileReader : IStackTraceReader
     private bool ReadStackRecord(EtlCpuStream s)
     {
         if (EtlStacks.IsImage(s.Current)) _stacks.Image(s.Current, s.Payload, s.Timestamp);
-        else if (EtlStacks.IsStackWalk(s.Current))
+        else if (EtlStacks.IsStackRecord(s.Current))
         {
-            _stacks.Orphan();
+            if (EtlStacks.IsStackWalk(s.Current) || EtlStacks.IsKeyReference(s.Current)) _stacks.Orphan();
+            else if (s.Current.Opcode is EtwKernelEvents.StackWalkKeyDelete or EtwKernelEvents.StackWalkKeyRundown)
+                _stacks.Define(s.Current, s.Payload);
             return true;
         }
 
@@ -296,16 +318,57 @@ public sealed class EtlFileReader : IStackTraceReader
     {
         var raw = s.Current.RawTimestamp;
         var time = e.Timestamp;
+        int walked = 0, process = 0;
+        ulong? kernelKey = null, userKey = null;
+        var more = false;
         while (s.MoveNext())
         {
-            if (!EtlStacks.IsStackWalk(s.Current)) return true;
-            var id = _stacks.Intern(s.Payload, s.Current.PointerSize, raw, time, out var thread);
-            if (id == 0) return true; // another event's (or damaged): read as an orphan
-            if (e.StackId == 0 && (e.Kind != KernelEventKind.Switch || thread == e.NextTid)) e.Stack = id;
+            int thread;
+            if (EtlStacks.IsStackWalk(s.Current))
+            {
+                var id = _stacks.Intern(s.Payload, s.Current.PointerSize, raw, time, out thread);
+                if (id == 0)
+                {
+                    more = true; // another event's (or damaged): read as an orphan
+                    break;
+                }
+
+                if (walked == 0 && IsOwnStack(e, thread))
+                {
+                    walked = id;
+                    process = _stacks.Table.Process(id);
+                }
+            }
+            else if (EtlStacks.IsKeyReference(s.Current))
+            {
+                if (!EtlStacks.Reference(s.Payload, s.Current.PointerSize, raw, out var p, out thread, out var key))
+                {
+                    more = true;
+                    break;
+                }
+
+                if (!IsOwnStack(e, thread)) continue;
+                if (s.Current.Opcode == EtwKernelEvents.StackWalkKeyKernel) kernelKey ??= key;
+                else userKey ??= key;
+                process = p;
+            }
+            else
+            {
+                more = true;
+                break;
+            }
         }
 
-        return false;
+        if (e.StackId == 0)
+            e.Stack = kernelKey is null && userKey is null ? walked
+                : _stacks.Keyed(process, time, walked, kernelKey, userKey);
+        return more;
     }
+
+    /// <summary>A stack record of a thread is its event's: any thread's for most, the incoming one's for a switch.
+    /// </summary>
+    private static bool IsOwnStack(in KernelEvent e, int thread) =>
+        e.Kind != KernelEventKind.Switch || thread == e.NextTid;
 
     private List<EtlCpuStream> OpenStreams()
     {
@@ -329,6 +392,8 @@ public sealed class EtlFileReader : IStackTraceReader
 
     private void Finish(List<EtlCpuStream> streams, long count, long first, long last, long shortPayloads)
     {
+        // Every key definition has been read: the stacks with cached parts get their frames.
+        _stacks.ResolveKeys();
         // A new, complete TraceInfo: the one handed out before the read is never written to.
         Info = Info with
         {

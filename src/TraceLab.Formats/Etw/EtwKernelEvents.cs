@@ -34,6 +34,15 @@ public static class EtwKernelEvents
     /// <summary>StackWalk: the call stack of the event logged just before it on the same CPU.</summary>
     public static readonly Guid StackWalkGuid = new("def2fe46-7bd6-4b80-bd94-f57fe20d0ce3");
     public const byte StackWalkStack = 32;
+    /// <summary>
+    /// Stack caching (xperf -stackcompression; WPR): a key's frames when it leaves the cache (delete) or at the
+    /// session's end (rundown), <c>ptr StackKey; ptr Frames[]</c>; an event's reference to the cached kernel or user
+    /// part of its stack, <c>u64 EventTimeStamp; u32 StackProcess; u32 StackThread; ptr StackKey</c>.
+    /// </summary>
+    public const byte StackWalkKeyDelete = 35;
+    public const byte StackWalkKeyRundown = 36;
+    public const byte StackWalkKeyKernel = 37;
+    public const byte StackWalkKeyUser = 38;
 
     /// <summary>Image: where a module is loaded in a process (ImageLoad, its rundown, unload).</summary>
     public static readonly Guid ImageGuid = new("2cb15d1d-5fc1-11d2-abe1-00a0c91e2b9f");

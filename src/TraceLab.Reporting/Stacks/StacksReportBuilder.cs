@@ -22,8 +22,10 @@ public static class StacksReportBuilder
 
     /// <summary>Builds the section.</summary>
     /// <param name="stackFile">How a stack recording beside the trace was joined to it; null when none.</param>
+    /// <param name="readerNotes">What the reader could not give a stack (<see cref="IStackTraceReader.StackNotes"/>),
+    /// said before the symbols' notes.</param>
     public static StacksSection Build(LockStackAnalyzer analyzer, StackTable stacks, StackSymbolizer symbolizer,
-        TraceLab.Formats.StackJoin.StackJoinSummary? stackFile = null)
+        TraceLab.Formats.StackJoin.StackJoinSummary? stackFile = null, IReadOnlyList<string>? readerNotes = null)
     {
         var locks = new List<LockStacksEntry>();
         foreach (var (key, l) in analyzer.Locks.OrderByDescending(k => k.Value.WaitNanoseconds)
@@ -59,7 +61,7 @@ public static class StacksReportBuilder
             UnwoundShort = stacks.Unwound > 0 ? stacks.UnwoundShort : null,
             InterruptWakeups = analyzer.InterruptWakeups,
             StackFile = stackFile,
-            Notes = symbolizer.Notes.ToList(),
+            Notes = [.. readerNotes ?? [], .. symbolizer.Notes],
             Locks = locks,
             OffCpu = offCpu,
         };

@@ -20,6 +20,7 @@ public sealed class EtlFuzzTests : IDisposable
     private static readonly bool[] StrictThenSalvage = [false, true];
     private static readonly TimeSpan CaseTimeout = TimeSpan.FromSeconds(10);
     private const long MaxAllocatedBytes = 96L << 20;
+    private const ulong KernelKey = 0xffff_c000_0000_0100, UserKey = 0xffff_c000_0000_0200;
 
     private readonly ITestOutputHelper _output;
     private readonly string _dir = Directory.CreateTempSubdirectory("tracelab-etlfuzz-").FullName;
@@ -41,6 +42,17 @@ public sealed class EtlFuzzTests : IDisposable
             if (i % 4 != 3)
                 w.Add(cpu, SystemEvent(8, 0x2020, 2, 100 + i % 7, 10, Raw(i * 1_000L), EtlStackWalkTests.StackWalk(
                     Raw(i * 1_000L), 10, 100 + i % 7, 0xffff_f800_0000_1000, 0x7ff6_0000_1000 + (ulong)(i % 13))));
+            // Cached stacks after the others: key references, keys leaving the cache now and then.
+            else
+            {
+                w.Add(cpu, SystemEvent(8, 0x2025, 2, 100 + i % 7, 10, Raw(i * 1_000L),
+                    EtlStackWalkTests.KeyReference(Raw(i * 1_000L), 10, 100 + i % 7, KernelKey + (ulong)(i % 5))));
+                w.Add(cpu, SystemEvent(8, 0x2026, 2, 100 + i % 7, 10, Raw(i * 1_000L),
+                    EtlStackWalkTests.KeyReference(Raw(i * 1_000L), 10, 100 + i % 7, UserKey + (ulong)(i % 9))));
+            }
+            if (i % 40 == 39)
+                w.Add(cpu, SystemEvent(8, 0x2023, 2, 0, 0, Raw(i * 1_000L + 5),
+                    EtlStackWalkTests.KeyDefinition(UserKey + (ulong)(i % 9), 0x7ff6_0000_2000 + (ulong)i)));
             if (i % 100 == 0)
                 w.Add(cpu, SystemEvent(8, 0x0A03, 3, 0, 10, Raw(i * 1_000L + 4),
                     EtlStackWalkTests.Image(0x7ff6_0000_0000, 0x10000, 10, $"C:\\m{i}.dll")));
@@ -50,6 +62,15 @@ public sealed class EtlFuzzTests : IDisposable
                 100 + i % 7, $"t{i}")));
             if (i % 97 == 0) w.Add(cpu, WithEventHeader(8, Guid.NewGuid(), 3, 0, 0, 1, 2, Raw(i * 1_000L + 3),
                 new byte[20], (11, new byte[30])));
+        }
+
+        // The session's end: every key's frames.
+        for (var k = 0UL; k < 9; k++)
+        {
+            w.Add(0, SystemEvent(8, 0x2024, 2, 0, 0, Raw(700_000L + (long)k),
+                EtlStackWalkTests.KeyDefinition(KernelKey + k, 0xffff_f800_0000_2000 + k, 0xffff_f800_0000_3000)));
+            w.Add(1, SystemEvent(8, 0x2024, 2, 0, 0, Raw(700_000L + (long)k),
+                EtlStackWalkTests.KeyDefinition(UserKey + k, 0x7ff6_0000_4000 + k)));
         }
 
         Fuzz("built", w.Build(), cases: 2400, seed: 20261125);
