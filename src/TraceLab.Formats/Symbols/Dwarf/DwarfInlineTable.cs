@@ -58,17 +58,7 @@ public sealed class DwarfInlineTable
     /// </summary>
     public IReadOnlyList<InlinedCall> Find(ulong address)
     {
-        int lo = 0, hi = _lo.Length - 1, last = -1;
-        while (lo <= hi)
-        {
-            var mid = (lo + hi) >>> 1;
-            if (_lo[mid] <= address)
-            {
-                last = mid;
-                lo = mid + 1;
-            }
-            else hi = mid - 1;
-        }
+        var last = SortedAddresses.LastAtOrBelow(_lo, address);
 
         List<(int Depth, int Call)>? found = null;
         for (var i = last; i >= 0 && last - i < MaxScan && _reach[i] > address; i--)
@@ -179,18 +169,7 @@ public sealed class DwarfInlineTable
         public int ReadUnit(int at)
         {
             var data = sections.Info;
-            var r = new DwarfReader(data, at, data.Length);
-            var length = (ulong)r.U32();
-            var offsetSize = 4;
-            if (length == 0xffffffff)
-            {
-                length = r.U64();
-                offsetSize = 8;
-            }
-
-            if (length > (ulong)(data.Length - r.Position)) throw new DwarfException();
-            var end = r.Position + (int)length;
-            r = new DwarfReader(data, r.Position, end);
+            var r = DwarfReader.Unit(data, at, out var offsetSize, out var end);
             var version = r.U16();
             if (version is < 2 or > 5) return end;
             ulong abbrevOffset;

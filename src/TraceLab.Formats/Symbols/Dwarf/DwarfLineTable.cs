@@ -49,17 +49,7 @@ public sealed class DwarfLineTable
     /// <summary>The file and line of link-time address <paramref name="address"/>; null outside sequences.</summary>
     public SourceLine? Find(ulong address)
     {
-        int lo = 0, hi = _addresses.Length - 1, found = -1;
-        while (lo <= hi)
-        {
-            var mid = (lo + hi) >>> 1;
-            if (_addresses[mid] <= address)
-            {
-                found = mid;
-                lo = mid + 1;
-            }
-            else hi = mid - 1;
-        }
+        var found = SortedAddresses.LastAtOrBelow(_addresses, address);
 
         if (found < 0 || _lines[found] < 0) return null;
         return new SourceLine(_names[_files[found]], _lines[found]);
@@ -101,18 +91,7 @@ public sealed class DwarfLineTable
         List<(ulong, int, int)> rows, List<string> names, Dictionary<string, int> nameIds,
         Dictionary<long, int[]> unitFiles)
     {
-        var r = new DwarfReader(data, at, data.Length);
-        var length = (ulong)r.U32();
-        var offsetSize = 4;
-        if (length == 0xffffffff)
-        {
-            length = r.U64();
-            offsetSize = 8;
-        }
-
-        if (length > (ulong)(data.Length - r.Position)) throw new DwarfException();
-        var end = r.Position + (int)length;
-        r = new DwarfReader(data, r.Position, end);
+        var r = DwarfReader.Unit(data, at, out var offsetSize, out var end);
         var version = r.U16();
         if (version is < 2 or > 5) return end;
         var addressSize = 8;

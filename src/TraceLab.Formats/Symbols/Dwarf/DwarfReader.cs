@@ -17,6 +17,26 @@ internal ref struct DwarfReader(ReadOnlySpan<byte> data, int position, int end)
 
     public int Position { get; private set; } = position;
 
+    /// <summary>
+    /// The unit at <paramref name="at"/> of a .debug_line or .debug_info section: a reader from after its initial
+    /// length to its <paramref name="end"/>, and its offsets' size (4, or 8 in the 64-bit format).
+    /// </summary>
+    public static DwarfReader Unit(ReadOnlySpan<byte> data, int at, out int offsetSize, out int end)
+    {
+        var r = new DwarfReader(data, at, data.Length);
+        var length = (ulong)r.U32();
+        offsetSize = 4;
+        if (length == 0xffffffff)
+        {
+            length = r.U64();
+            offsetSize = 8;
+        }
+
+        if (length > (ulong)(data.Length - r.Position)) throw new DwarfException();
+        end = r.Position + (int)length;
+        return new DwarfReader(data, r.Position, end);
+    }
+
     private ReadOnlySpan<byte> Take(int n)
     {
         if (n < 0 || Position > _end - n) throw new DwarfException();

@@ -91,17 +91,7 @@ public sealed class CallFrameInfo
     /// </summary>
     public bool TryRow(ulong pc, UnwindRow row)
     {
-        int lo = 0, hi = _starts.Length - 1, found = -1;
-        while (lo <= hi)
-        {
-            var mid = (lo + hi) >>> 1;
-            if (_starts[mid] <= pc)
-            {
-                found = mid;
-                lo = mid + 1;
-            }
-            else hi = mid - 1;
-        }
+        var found = SortedAddresses.LastAtOrBelow(_starts, pc);
 
         if (found < 0 || pc >= _ends[found]) return false;
         var p = _fdes[found];
