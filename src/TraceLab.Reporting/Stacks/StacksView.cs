@@ -91,7 +91,7 @@ public static class StacksView
     private static string Frames(StackEntry s) =>
         string.Join(" ← ", s.Frames.Where(f => f.Module != "[kernel.kallsyms]").Select(Name));
 
-    /// <summary>"update_stats (lock_sites.c:41)"; an inlined function "take_stats_lock (inlined, lock_sites.c:33)".
+    /// <summary>"update_stats (lock_sites.c:41)"; an inlined function "take_stats_lock (inlined, lock_sites.c:31)".
     /// </summary>
     private static string Name(FrameEntry f)
     {
