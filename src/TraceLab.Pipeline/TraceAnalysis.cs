@@ -186,7 +186,18 @@ public static class TraceAnalysis
         using var session = new AnalysisSession(
             request.Analyses & (AnalysisSelection.Convoys | AnalysisSelection.Wakeups),
             new AnalysisOptions(window, reader.Info.MayHaveMarkers), analysisThreads: 0, reader.Threads);
-        reader.Read(session.Sink, cancellationToken);
+        // The rest of the trace is read only while it can still change the recording (TimelineAnalyzer.IsFinal).
+        using var final = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        try
+        {
+            reader.Read(session.Timeline is { } timeline
+                ? new UntilTimelineFinal(session.Sink, timeline, final) : session.Sink, final.Token);
+        }
+        catch (OperationCanceledException) when (final.IsCancellationRequested
+            && !cancellationToken.IsCancellationRequested)
+        {
+        }
+
         session.Complete();
         return session.Timeline?.Result();
     }

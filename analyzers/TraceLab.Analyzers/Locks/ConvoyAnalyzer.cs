@@ -62,6 +62,21 @@ public sealed class ConvoyAnalyzer : IPerKindAnalyzer, ILockOperationObserver
     /// </summary>
     public long UnconfirmedHandoffs { get; private set; }
 
+    /// <summary>
+    /// The earliest time a handoff or episode not yet reported to the observers, or whose report could still change,
+    /// could carry, at time <paramref name="now"/>: the wake of a release not yet confirmed (a pending futex handoff,
+    /// an operation released and not yet exited, a wake chain's release), or the start (at or before
+    /// <paramref name="until"/>) of an open episode not settled (<see cref="ConvoyLedger.EarliestUnsettledEpisode"/>);
+    /// <see cref="long.MaxValue"/> when none (the timeline's early end).
+    /// </summary>
+    public long EarliestUnreported(long now, long until)
+    {
+        var releases = Math.Min(_operations.EarliestOpenRelease(), _chains.EarliestPendingRelease());
+        foreach (var (_, t) in _threads.InOrder)
+            if (t.Pending && t.PendingHandoff.WokenAt < releases) releases = t.PendingHandoff.WokenAt;
+        return Math.Min(releases, _ledger.EarliestUnsettledEpisode(until, Math.Min(now, releases)));
+    }
+
     /// <summary>Adds a viewer that sees each handoff and counted episode (no effect on the statistics).</summary>
     public void AddObserver(IConvoyObserver observer) => _ledger.AddObserver(observer);
 

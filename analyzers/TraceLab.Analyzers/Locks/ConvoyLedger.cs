@@ -172,6 +172,31 @@ internal sealed class ConvoyLedger
         foreach (var s in _stats.ByTid.Values) s.Reset();
     }
 
+    /// <summary>
+    /// The earliest start, at or before <paramref name="until"/>, of an open episode whose report is not settled:
+    /// one a handoff could still extend (the next can wake no earlier than <paramref name="nextWake"/>), or, when
+    /// several settled ones would be reported, any of them (which is reported first depends on later handoffs);
+    /// <see cref="long.MaxValue"/> when none. A single settled one is reported as it is now, after every episode
+    /// reported so far, whenever it closes.
+    /// </summary>
+    public long EarliestUnsettledEpisode(long until, long nextWake)
+    {
+        long earliest = long.MaxValue, settledEarliest = long.MaxValue;
+        var settled = 0;
+        foreach (var o in _objects.Values)
+        {
+            if (o.EpisodeCount == 0 || o.EpisodeStart > until) continue;
+            if (o.EpisodeEnd + o.MaxHoldNs >= nextWake) earliest = Math.Min(earliest, o.EpisodeStart);
+            else if (o.EpisodeCount >= ConvoyAnalyzer.MinEpisodeHandoffs)
+            {
+                settled++;
+                settledEarliest = Math.Min(settledEarliest, o.EpisodeStart);
+            }
+        }
+
+        return settled > 1 ? Math.Min(earliest, settledEarliest) : earliest;
+    }
+
     /// <summary>Closes every open episode (end of the trace).</summary>
     public void Complete()
     {

@@ -64,6 +64,18 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
 
     public PerKindEvents Wants => PerKindEvents.SyscallsAndScheduling;
 
+    /// <summary>
+    /// The earliest release of an operation still waiting to be handed over (released, not yet exited or acquired);
+    /// <see cref="long.MaxValue"/> when none.
+    /// </summary>
+    public long EarliestOpenRelease()
+    {
+        var earliest = long.MaxValue;
+        foreach (var (_, t) in _threads.InOrder)
+            if (t.IsReleased && t.ReleasedAt < earliest) earliest = t.ReleasedAt;
+        return earliest;
+    }
+
     public void OnEvent(in KernelEvent e) => PerKindEntryPoints.Dispatch(this, e, _accounting.Slots);
 
     public void OnRegionBegin()

@@ -233,6 +233,16 @@ internal sealed class WakeChainTracker
         return key;
     }
 
+    /// <summary>The earliest wake of a release not yet turned into a handoff; <see cref="long.MaxValue"/> when none.
+    /// </summary>
+    public long EarliestPendingRelease()
+    {
+        var earliest = long.MaxValue;
+        foreach (var (_, t) in _threads.InOrder)
+            if (t.Release.Pending && t.Release.WokenAt < earliest) earliest = t.Release.WokenAt;
+        return earliest;
+    }
+
     /// <summary>The region opened: the blocking stacks' time, like the objects' figures, counts from here.</summary>
     public void OnRegionBegin()
     {

@@ -105,7 +105,22 @@ public sealed class TimelineAnalyzer : IKernelAnalyzer, IConvoyObserver, IWakeup
     {
         if (convoys is not null) { convoys.AddObserver(this); _hasConvoys = true; }
         if (wakeups is not null) { wakeups.AddObserver(this); _hasWakeups = true; }
+        _convoys = convoys;
+        _wakeups = wakeups;
     }
+
+    private ConvoyAnalyzer? _convoys;
+    private WakeupAnalyzer? _wakeups;
+
+    /// <summary>
+    /// Nothing later in the trace can change the recording (its result is final now, at <paramref name="now"/>): the
+    /// pass went past the window (<see cref="StoppedAfterWindow"/>) and every handoff, episode and futile wakeup the
+    /// observed analyzers have not reported yet would begin after the window. A pass recording only the timeline
+    /// may stop reading then.
+    /// </summary>
+    public bool IsFinal(long now) =>
+        StoppedAfterWindow && (_convoys?.EarliestUnreported(now, _end) ?? long.MaxValue) > _end
+        && (_wakeups?.EarliestUnreported(now) ?? long.MaxValue) > _end;
 
     public void OnEvent(in KernelEvent e)
     {

@@ -195,6 +195,24 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
         foreach (var s in _stats.ByTid.Values) s.Reset();
     }
 
+    /// <summary>
+    /// The earliest wake time a futile wakeup not yet reported to the observers could have, at time
+    /// <paramref name="now"/>: that of a wakeup still judged whose thread has neither made progress nor run
+    /// <see cref="FutileCpuNs"/> since; <see cref="long.MaxValue"/> when none (the timeline's early end).
+    /// </summary>
+    public long EarliestUnreported(long now)
+    {
+        var earliest = long.MaxValue;
+        foreach (var (_, s) in _state.InOrder)
+        {
+            if (!s.Evaluating || s.Progress || s.EvaluatedWakeAt >= earliest) continue;
+            var cpu = s.CpuSinceWake + (s.State == Run.Running ? now - s.OnCpuSince : 0);
+            if (cpu < FutileCpuNs) earliest = s.EvaluatedWakeAt;
+        }
+
+        return earliest;
+    }
+
     /// <summary>Wakeups still open at the end count as not futile: the thread had not blocked again.</summary>
     public void Complete(long end)
     {

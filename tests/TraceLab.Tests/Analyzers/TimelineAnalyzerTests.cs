@@ -8,7 +8,7 @@ using static TraceLab.Tests.Analyzers.LockEvents;
 namespace TraceLab.Tests.Analyzers;
 
 /// <summary>The thread timeline against hand-computed intervals (docs/metrics.md#timeline).</summary>
-public sealed class TimelineAnalyzerTests
+public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
 {
     private const int A = 101, B = 102;
     private const long R = TaskState.Running, S = TaskState.Interruptible;
@@ -77,19 +77,12 @@ public sealed class TimelineAnalyzerTests
         Assert.Empty(d.Wakes);
     }
 
-    [Fact]
-    public void Convoy_items_come_from_the_analyzers_observer_hooks()
-    {
-        // A System V semaphore passed A → B → C through its wait queue (two handoffs: too short for an episode).
-        const int C = 103;
-        const long Sem = 7;
-        var accounting = new ThreadAccounting();
-        var convoys = new ConvoyAnalyzer(accounting);
-        var timeline = new TimelineAnalyzer(accounting, new TimelineWindow(0, 10_000));
-        timeline.Observe(convoys, null);
-        var pass = new AnalysisPass(accounting, convoys, timeline);
-        KernelEvent[] events =
-        [
+    private const int C = 103;
+    private const long Sem = 7;
+
+    /// <summary>A System V semaphore passed A → B → C through its wait queue: two handoffs, by 111.</summary>
+    private static KernelEvent[] SemaphorePassedAToBToC() =>
+    [
             KernelEvent.Switch(10, 0, 0, 120, R, A, 120),
             Semop(20, A, Sem), SemopDone(21, A),                                        // A holds
             KernelEvent.Switch(30, 0, A, 120, R, B, 120), Semop(40, B, Sem),
@@ -99,6 +92,20 @@ public sealed class TimelineAnalyzerTests
             KernelEvent.Switch(90, 0, A, 120, R, B, 120), SemopDone(91, B),
             Semop(100, B, Sem), KernelEvent.Waking(101, 0, B, C, 0), SemopDone(102, B), // B → C
             KernelEvent.Switch(110, 0, B, 120, R, C, 120), SemopDone(111, C),
+    ];
+
+    [Fact]
+    public void Convoy_items_come_from_the_analyzers_observer_hooks()
+    {
+        // A System V semaphore passed A → B → C through its wait queue (two handoffs: too short for an episode).
+        var accounting = new ThreadAccounting();
+        var convoys = new ConvoyAnalyzer(accounting);
+        var timeline = new TimelineAnalyzer(accounting, new TimelineWindow(0, 10_000));
+        timeline.Observe(convoys, null);
+        var pass = new AnalysisPass(accounting, convoys, timeline);
+        KernelEvent[] events =
+        [
+            .. SemaphorePassedAToBToC(),
         ];
         foreach (var e in events) pass.OnEvent(e);
         pass.Complete();
@@ -132,15 +139,7 @@ public sealed class TimelineAnalyzerTests
         {
             using var reader = TraceFiles.Open(Path.Combine(RepoPaths.SampleTraces, sample));
             Assert.Equal(markers, reader.Info.MayHaveMarkers);
-            var accounting = new ThreadAccounting();
-            var convoys = new ConvoyAnalyzer(accounting);
-            var wakeups = new TraceLab.Analyzers.Wakeups.WakeupAnalyzer(accounting);
-            var timeline = new TimelineAnalyzer(accounting, w, markersPossible: reader.Info.MayHaveMarkers)
-            {
-                StopAfterWindow = stop,
-            };
-            timeline.Observe(convoys, wakeups);
-            var pass = new AnalysisPass(accounting, convoys, wakeups, timeline);
+            var (pass, timeline, accounting) = ConvoyTimelinePass(w, reader.Info.MayHaveMarkers, stop);
             reader.Read(pass);
             pass.Complete();
             return (timeline.Result(), timeline.StoppedAfterWindow, accounting.Region.HasBegin);
@@ -162,6 +161,141 @@ public sealed class TimelineAnalyzerTests
 
         static List<TimelineSegment> Sorted(IEnumerable<TimelineSegment> s) =>
             [.. s.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.End).ThenBy(x => x.State)];
+    }
+
+    /// <summary>
+    /// A pass that records only the timeline ends its read once the recording is final
+    /// (<see cref="UntilTimelineFinal"/>: past the window, nothing unreported that could begin in it, at most one
+    /// settled open episode): at windows all over real captures with convoys (episodes, handoffs, futile wakeups) the
+    /// recording is exactly that of a pass that reads to the end — the same items in the same order. Measured: where
+    /// the convoy goes on past the window
+    /// (these workloads' whole run) its open episode keeps the read going; windows past it end early (11, 9 and 26 of
+    /// 36 here); the early end with items in the window is checked on a hand-built trace below.
+    /// </summary>
+    [Theory]
+    [InlineData("timemutex-mutex/trace.dat")]
+    [InlineData("timemutex-cs/trace.dat")]
+    [InlineData("perf-timemutex-mutex/capture.perf.data")]
+    public void A_timeline_pass_that_ends_when_final_records_what_reading_to_the_end_records(string sample)
+    {
+        var path = Path.Combine(RepoPaths.SampleTraces, sample);
+        (TimelineData Data, bool EndedEarly) Record(TimelineWindow w, bool endEarly)
+        {
+            using var reader = TraceFiles.Open(path);
+            var (pass, timeline, _) = ConvoyTimelinePass(w, reader.Info.MayHaveMarkers, endEarly);
+            using var final = new CancellationTokenSource();
+            try
+            {
+                reader.Read(endEarly ? new UntilTimelineFinal(pass, timeline, final, checkEvents: 256) : pass,
+                    final.Token);
+            }
+            catch (OperationCanceledException) when (final.IsCancellationRequested)
+            {
+            }
+
+            pass.Complete();
+            return (timeline.Result(), final.IsCancellationRequested);
+        }
+
+        int windows = 0, early = 0, withEpisodes = 0, earlyWithItems = 0;
+        foreach (var start in new[] { 0.0, 0.5, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89 })
+            foreach (var length in new[] { 0.25, 1, 4 })
+            {
+                var w = new TimelineWindow((long)(start * 1e6), (long)(length * 1e6));
+                var (reference, _) = Record(w, endEarly: false);
+                var (ended, endedEarly) = Record(w, endEarly: true);
+                windows++;
+                if (endedEarly) early++;
+                if (reference.Episodes.Count > 0) withEpisodes++;
+                if (endedEarly && reference.Handoffs.Count + reference.Episodes.Count > 0) earlyWithItems++;
+                var at = $"{sample} at {start}:{length}";
+                Assert.True((reference.Start, reference.End, reference.Truncated)
+                    == (ended.Start, ended.End, ended.Truncated), at);
+                Assert.True(reference.Wakes.SequenceEqual(ended.Wakes), at);
+                Assert.True(reference.Handoffs.SequenceEqual(ended.Handoffs), at);
+                Assert.True(reference.Episodes.SequenceEqual(ended.Episodes), at);
+                Assert.True(reference.FutileWakeups.SequenceEqual(ended.FutileWakeups), at);
+                Assert.Equal(reference.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State),
+                    ended.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State));
+            }
+
+        // The comparison reached the early end, with handoffs or episodes in the window, and windows with episodes
+        // (where a convoy goes on past the window, its open episode keeps the read going: no early end there).
+        output.WriteLine($"{sample}: {early} of {windows} reads ended early ({earlyWithItems} with handoffs or " +
+            $"episodes in the window); {withEpisodes} windows with episodes");
+        Assert.True(early > 0, $"{early} of {windows} reads ended early");
+        Assert.True(withEpisodes > 0 || sample.Contains("-cs", StringComparison.Ordinal),
+            $"{withEpisodes} of {windows} windows with episodes");
+    }
+
+    /// <summary>
+    /// A hand-built trace whose window holds a whole convoy episode (a System V semaphore passed A → B → C → A), then
+    /// 3 ms of other threads' switches: once the episode can no longer grow (its hold limit has passed) the pass ends
+    /// its read, and records exactly the three handoffs, the episode and the segments a pass reading to the end does.
+    /// </summary>
+    [Fact]
+    public void A_timeline_pass_ends_after_a_settled_episode_with_the_same_recording()
+    {
+        const int D = 104, E = 105;
+        List<KernelEvent> events =
+        [
+            .. SemaphorePassedAToBToC(),
+            KernelEvent.Switch(120, 0, C, 120, R, A, 120), Semop(130, A, Sem),
+            KernelEvent.Switch(140, 0, A, 120, S, C, 120),
+            Semop(150, C, Sem), KernelEvent.Waking(151, 0, C, A, 0), SemopDone(152, C), // C → A
+            KernelEvent.Switch(160, 0, C, 120, R, A, 120), SemopDone(161, A),
+        ];
+        for (long t = 1_000, i = 0; t < 3_000_000; t += 10_000, i++)
+            events.Add(KernelEvent.Switch(t, 1, i % 2 == 0 ? D : E, 120, R, i % 2 == 0 ? E : D, 120));
+        var window = new TimelineWindow(0, 300);
+
+        (TimelineData Data, long ReadUpTo) Record(bool endEarly)
+        {
+            var (pass, timeline, _) = ConvoyTimelinePass(window, markersPossible: false, endEarly);
+            using var final = new CancellationTokenSource();
+            IKernelEventSink sink = endEarly ? new UntilTimelineFinal(pass, timeline, final, checkEvents: 1) : pass;
+            var last = 0L;
+            foreach (var e in events)
+            {
+                if (final.IsCancellationRequested) break; // as a reader at its cancellation check
+                sink.OnEvent(e);
+                last = e.Timestamp;
+            }
+            pass.Complete();
+            return (timeline.Result(), last);
+        }
+
+        var (reference, all) = Record(endEarly: false);
+        var (ended, readUpTo) = Record(endEarly: true);
+        Assert.Equal(3, reference.Handoffs.Count);
+        var episode = Assert.Single(reference.Episodes);
+        Assert.Equal((81L, 160L, 3), (episode.Start, episode.End, episode.Handoffs));
+        // Read up to the episode's hold limit (1 ms after its end), not to the end of the trace.
+        Assert.InRange(readUpTo, 160 + ConvoyAnalyzer.MaxHoldNs, 160 + ConvoyAnalyzer.MaxHoldNs + 10_000);
+        Assert.True(readUpTo < all);
+        Assert.Equal((reference.Start, reference.End), (ended.Start, ended.End));
+        Assert.Equal(reference.Handoffs, ended.Handoffs);
+        Assert.Equal(reference.Episodes, ended.Episodes);
+        Assert.Equal(reference.Wakes, ended.Wakes);
+        Assert.Equal(reference.FutileWakeups, ended.FutileWakeups);
+        Assert.Equal(reference.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start),
+            ended.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start));
+    }
+
+    /// <summary>A pass of the analyses a focused timeline draws from: the accounting, convoys, wakeups, timeline.
+    /// </summary>
+    private static (AnalysisPass Pass, TimelineAnalyzer Timeline, ThreadAccounting Accounting) ConvoyTimelinePass(
+        TimelineWindow window, bool markersPossible, bool stopAfterWindow)
+    {
+        var accounting = new ThreadAccounting();
+        var convoys = new ConvoyAnalyzer(accounting);
+        var wakeups = new TraceLab.Analyzers.Wakeups.WakeupAnalyzer(accounting);
+        var timeline = new TimelineAnalyzer(accounting, window, markersPossible: markersPossible)
+        {
+            StopAfterWindow = stopAfterWindow,
+        };
+        timeline.Observe(convoys, wakeups);
+        return (new AnalysisPass(accounting, convoys, wakeups, timeline), timeline, accounting);
     }
 
     [Fact]
