@@ -27,6 +27,23 @@ public static class BackgroundWork
         }
     }
 
+    /// <summary>
+    /// As <see cref="Run{T}(Func{CancellationToken, T})"/>, on a thread of its own: for long work (a second pass over
+    /// the trace) that would otherwise hold one of the thread pool's few threads (two on two CPUs) while the report
+    /// files wait for one.
+    /// </summary>
+    public static Task<T> RunOnOwnThread<T>(Func<CancellationToken, T> work)
+    {
+        lock (Gate)
+        {
+            var token = _ending.Token;
+            var task = Task.Factory.StartNew(() => work(token), CancellationToken.None,
+                TaskCreationOptions.LongRunning, TaskScheduler.Default);
+            Track(task);
+            return task;
+        }
+    }
+
     /// <inheritdoc cref="Run{T}(Func{CancellationToken, T})"/>
     public static Task Run(Action<CancellationToken> work)
     {

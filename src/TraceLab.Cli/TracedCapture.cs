@@ -211,7 +211,7 @@ public sealed class TracedCapture : IDisposable
             Timeline = timeline,
             FocusTimeline = focusTimeline,
             // A system report's focused timeline is read again while the other files are made.
-            RecordTimelineBeside = BackgroundWork.Run,
+            RecordTimelineBeside = BackgroundWork.RunOnOwnThread,
             TopProcesses = topProcesses,
             Notices = _notices,
             ExcludePids = excludePids,

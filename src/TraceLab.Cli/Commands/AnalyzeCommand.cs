@@ -119,7 +119,7 @@ public sealed class AnalyzeCommand
             TopProcesses = s.Top,
             ChartsReady = s.NoCharts ? null : charts => drawing = ReportFiles.StartCharts(charts),
             // A system report's focused timeline is read again while the terminal and the other files are made.
-            RecordTimelineBeside = BackgroundWork.Run,
+            RecordTimelineBeside = BackgroundWork.RunOnOwnThread,
             ExcludePids = s.ExcludePids,
             WaitTags = waitTags,
         });

@@ -45,6 +45,22 @@ public sealed class BackgroundWorkTests
     }
 
     [Fact]
+    public async Task Work_on_its_own_thread_holds_no_pool_thread_and_Drain_waits_for_it_and_cancels_it()
+    {
+        using var started = new ManualResetEventSlim();
+        var onPool = BackgroundWork.RunOnOwnThread(token =>
+        {
+            started.Set();
+            token.WaitHandle.WaitOne(TimeSpan.FromSeconds(60));
+            return Thread.CurrentThread.IsThreadPoolThread;
+        });
+        Assert.True(started.Wait(TimeSpan.FromSeconds(30)), "the work never started");
+        BackgroundWork.Drain();
+        Assert.True(onPool.IsCompleted, "Drain returned while the work was still running");
+        Assert.False(await onPool, "the work ran on a thread-pool thread");
+    }
+
+    [Fact]
     public void A_failed_task_is_observed_by_Drain_without_throwing()
     {
         var failing = BackgroundWork.Run(new Action<CancellationToken>(_ => throw new InvalidOperationException("x")));
