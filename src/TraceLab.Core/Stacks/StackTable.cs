@@ -101,14 +101,10 @@ public sealed class StackTable
     {
         ref var e = ref EntryOf(id);
         if (e.Hash != Deferred) throw new InvalidOperationException($"stack {id} is not a reserved one");
-        if (_frameCount + frames.Length > _frames.Length)
-            Array.Resize(ref _frames, Math.Max(_frames.Length * 2, _frameCount + frames.Length));
-        frames.CopyTo(_frames.AsSpan(_frameCount));
-        e.Start = _frameCount;
+        e.Start = Append(frames);
         e.Length = frames.Length;
         e.KernelFrames = Math.Clamp(kernelFrames, 0, frames.Length);
         e.Hash = Defined;
-        _frameCount += frames.Length;
     }
 
     /// <summary>An event carried a <see cref="Reserve"/>d stack (counted in <see cref="Interned"/>).</summary>
@@ -139,16 +135,25 @@ public sealed class StackTable
         return ref _entries[id];
     }
 
-    private int Add(int process, long time, ReadOnlySpan<ulong> frames, int kernelFrames, int hash, int generation)
+    /// <summary>Stores <paramref name="frames"/> after the others; returns where they start.</summary>
+    private int Append(ReadOnlySpan<ulong> frames)
     {
         if (_frameCount + frames.Length > _frames.Length)
             Array.Resize(ref _frames, Math.Max(_frames.Length * 2, _frameCount + frames.Length));
         frames.CopyTo(_frames.AsSpan(_frameCount));
+        var start = _frameCount;
+        _frameCount += frames.Length;
+        return start;
+    }
+
+    private int Add(int process, long time, ReadOnlySpan<ulong> frames, int kernelFrames, int hash, int generation)
+    {
+        var start = Append(frames);
         var id = ++Count;
         if (id >= _entries.Length) Array.Resize(ref _entries, _entries.Length * 2);
         _entries[id] = new Entry
         {
-            Start = _frameCount,
+            Start = start,
             Length = frames.Length,
             KernelFrames = kernelFrames,
             Process = process,
@@ -156,7 +161,6 @@ public sealed class StackTable
             Hash = hash,
             Generation = generation,
         };
-        _frameCount += frames.Length;
         return id;
     }
 

@@ -300,9 +300,16 @@ public sealed class EtlFileReader : IStackTraceReader
         if (EtlStacks.IsImage(s.Current)) _stacks.Image(s.Current, s.Payload, s.Timestamp);
         else if (EtlStacks.IsStackRecord(s.Current))
         {
-            if (EtlStacks.IsStackWalk(s.Current) || EtlStacks.IsKeyReference(s.Current)) _stacks.Orphan();
-            else if (s.Current.Opcode is EtwKernelEvents.StackWalkKeyDelete or EtwKernelEvents.StackWalkKeyRundown)
-                _stacks.Define(s.Current, s.Payload);
+            switch (s.Current.Opcode)
+            {
+                case EtwKernelEvents.StackWalkStack or EtwKernelEvents.StackWalkKeyKernel
+                    or EtwKernelEvents.StackWalkKeyUser:
+                    _stacks.Orphan();
+                    break;
+                case EtwKernelEvents.StackWalkKeyDelete or EtwKernelEvents.StackWalkKeyRundown:
+                    _stacks.Define(s.Current, s.Payload);
+                    break;
+            }
             return true;
         }
 

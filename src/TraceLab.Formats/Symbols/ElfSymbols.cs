@@ -221,79 +221,33 @@ public sealed class ElfSymbols
     }
 
     private string? _debugPath;
-    private Dwarf.DwarfLineTable? _lines;
-    private string? _linesPath;
-    private bool _linesRead;
+    private (Dwarf.DwarfLineTable? Lines, Dwarf.DwarfInlineTable? Inlines) _dwarf;
+    private bool _dwarfRead;
 
     /// <summary>
     /// The DWARF line table of this file's .debug_line, else of its debug file's (<see cref="UseSymbolsOf"/>), read
     /// on first use (zlib- or zstd-compressed sections included); null when neither has one or it cannot be read.
     /// </summary>
-    public Dwarf.DwarfLineTable? Lines
-    {
-        get
-        {
-            if (_linesRead) return _lines;
-            _linesRead = true;
-            _lines = ReadLines(Path);
-            _linesPath = Path;
-            if (_lines is null && _debugPath is { } debug)
-            {
-                _lines = ReadLines(debug);
-                _linesPath = debug;
-            }
-            return _lines;
-        }
-    }
-
-    private Dwarf.DwarfInlineTable? _inlines;
-    private bool _inlinesRead;
+    public Dwarf.DwarfLineTable? Lines => DebugInfo().Lines;
 
     /// <summary>
-    /// The inlined calls of this file's .debug_info, else of its debug file's (as <see cref="Lines"/>), read on first
-    /// use; null when neither has any or they cannot be read.
+    /// The inlined calls of the same file's .debug_info (its call files are numbered by that line table); null when
+    /// it has none or they cannot be read.
     /// </summary>
-    public Dwarf.DwarfInlineTable? Inlines
+    public Dwarf.DwarfInlineTable? Inlines => DebugInfo().Inlines;
+
+    /// <summary>Both, read together on first use from one load of the file (the string sections decompressed once).
+    /// </summary>
+    private (Dwarf.DwarfLineTable? Lines, Dwarf.DwarfInlineTable? Inlines) DebugInfo()
     {
-        get
-        {
-            if (_inlinesRead) return _inlines;
-            _inlinesRead = true;
-            // Call files are numbered by the line table of the same file.
-            var lines = Lines;
-            _inlines = ReadInlines(Path, _linesPath == Path ? lines : null)
-                ?? (_debugPath is { } debug ? ReadInlines(debug, _linesPath == debug ? lines : null) : null);
-            return _inlines;
-        }
+        if (_dwarfRead) return _dwarf;
+        _dwarfRead = true;
+        _dwarf = ReadDwarf(Path) ?? (_debugPath is { } debug ? ReadDwarf(debug) : null) ?? default;
+        return _dwarf;
     }
 
-    private static Dwarf.DwarfInlineTable? ReadInlines(string path, Dwarf.DwarfLineTable? lines)
-    {
-        try
-        {
-            if (!ELFReader.TryLoad<ulong>(path, out var elf)) return null;
-            using (elf)
-            {
-                if (Contents(elf, ".debug_info") is not { } info || Contents(elf, ".debug_abbrev") is not { } abbrev)
-                    return null;
-                return Dwarf.DwarfInlineTable.Read(new Dwarf.DwarfInfoSections(info, abbrev)
-                {
-                    Str = Contents(elf, ".debug_str"),
-                    LineStr = Contents(elf, ".debug_line_str"),
-                    StrOffsets = Contents(elf, ".debug_str_offsets"),
-                    Addr = Contents(elf, ".debug_addr"),
-                    Ranges = Contents(elf, ".debug_ranges"),
-                    RngLists = Contents(elf, ".debug_rnglists"),
-                }, lines);
-            }
-        }
-        catch (Exception e) when (e is not OutOfMemoryException)
-        {
-            return null; // a damaged file names frames without their inlined calls
-        }
-    }
-
-    private static Dwarf.DwarfLineTable? ReadLines(string path)
+    /// <summary>The line table and inlined calls of <paramref name="path"/>; null when it has no .debug_line.</summary>
+    private static (Dwarf.DwarfLineTable?, Dwarf.DwarfInlineTable?)? ReadDwarf(string path)
     {
         try
         {
@@ -301,7 +255,29 @@ public sealed class ElfSymbols
             using (elf)
             {
                 if (Contents(elf, ".debug_line") is not { } line) return null;
-                return Dwarf.DwarfLineTable.Read(line, Contents(elf, ".debug_line_str"), Contents(elf, ".debug_str"));
+                var str = Contents(elf, ".debug_str");
+                var lineStr = Contents(elf, ".debug_line_str");
+                var lines = Dwarf.DwarfLineTable.Read(line, lineStr, str);
+                Dwarf.DwarfInlineTable? inlines = null;
+                try
+                {
+                    if (Contents(elf, ".debug_info") is { } info && Contents(elf, ".debug_abbrev") is { } abbrev)
+                        inlines = Dwarf.DwarfInlineTable.Read(new Dwarf.DwarfInfoSections(info, abbrev)
+                        {
+                            Str = str,
+                            LineStr = lineStr,
+                            StrOffsets = Contents(elf, ".debug_str_offsets"),
+                            Addr = Contents(elf, ".debug_addr"),
+                            Ranges = Contents(elf, ".debug_ranges"),
+                            RngLists = Contents(elf, ".debug_rnglists"),
+                        }, lines);
+                }
+                catch (Exception e) when (e is not OutOfMemoryException)
+                {
+                    // A damaged .debug_info names frames with their lines, without their inlined calls.
+                }
+
+                return (lines, inlines);
             }
         }
         catch (Exception e) when (e is not OutOfMemoryException)

@@ -7,12 +7,14 @@ namespace TraceLab.Formats.Tests.Symbols;
 /// <summary>Needs gcc and binutils' addr2line and nm; skipped, saying so, elsewhere.</summary>
 public sealed class GccAddr2lineFactAttribute : FactAttribute
 {
-    public GccAddr2lineFactAttribute()
-    {
-        if (!OperatingSystem.IsLinux() || !TestEnvironment.OnPath("gcc") || !TestEnvironment.OnPath("addr2line")
-            || !TestEnvironment.OnPath("nm"))
-            Skip = "needs Linux with gcc and binutils (addr2line, nm): apt-get install -y build-essential";
-    }
+    public GccAddr2lineFactAttribute() => Skip = Missing();
+
+    /// <summary>Why the test cannot run here (null: it can), found on this machine when it is discovered.</summary>
+    private static string? Missing() =>
+        OperatingSystem.IsLinux() && TestEnvironment.OnPath("gcc") && TestEnvironment.OnPath("addr2line")
+            && TestEnvironment.OnPath("nm")
+            ? null
+            : "needs Linux with gcc and binutils (addr2line, nm): apt-get install -y build-essential";
 }
 
 /// <summary>
@@ -31,12 +33,14 @@ public sealed class LibcDebugFactAttribute : FactAttribute
         return File.Exists(path) ? path : null;
     });
 
-    public LibcDebugFactAttribute()
-    {
-        if (!OperatingSystem.IsLinux() || !TestEnvironment.OnPath("addr2line") || !TestEnvironment.OnPath("nm")
-            || DebugFile.Value is null)
-            Skip = $"needs {Library}'s debug file (apt-get install -y libc6-dbg) and binutils";
-    }
+    public LibcDebugFactAttribute() => Skip = Missing();
+
+    /// <summary>Why the test cannot run here (null: it can), found on this machine when it is discovered.</summary>
+    private static string? Missing() =>
+        OperatingSystem.IsLinux() && TestEnvironment.OnPath("addr2line") && TestEnvironment.OnPath("nm")
+            && DebugFile.Value is not null
+            ? null
+            : $"needs {Library}'s debug file (apt-get install -y libc6-dbg) and binutils";
 }
 
 /// <summary>
