@@ -217,7 +217,11 @@ public static class TraceAnalysis
             StackJoinedReader { StackRecording: var perf } => perf.RecordedBuildIds,
             _ => null,
         };
-        return new(reader.Maps, buildIds, new SymbolOptions { KernelSymbols = kernel });
+        return new(reader.Maps, buildIds, new SymbolOptions
+        {
+            KernelSymbols = kernel,
+            RecordedOnRunningKernel = SymbolOptions.IsRunningKernel(reader.Info.KernelRelease),
+        });
     }
 
     /// <summary>Feeds every event to two sinks, in order.</summary>

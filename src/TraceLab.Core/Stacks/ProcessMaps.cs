@@ -30,12 +30,16 @@ public sealed class ProcessMaps
         Count++;
     }
 
-    /// <summary>The process replaced its program: every mapping it had ends at <paramref name="time"/>.</summary>
+    /// <summary>
+    /// The process replaced its program: every mapping it had ends at <paramref name="time"/>. Mappings from after
+    /// it are the new program's: a recording's records need not come in time order (perf writes each CPU's buffer
+    /// in turn), so the new program's maps may be read before the exec that precedes them.
+    /// </summary>
     public void Exec(int process, long time)
     {
         if (!_byProcess.TryGetValue(process, out var list)) return;
         foreach (var m in list)
-            if (m.Until > time) m.Until = time;
+            if (m.Since <= time && m.Until > time) m.Until = time;
     }
 
     /// <summary>A new process <paramref name="child"/> starts with the mappings its parent has at that time.</summary>

@@ -45,7 +45,8 @@ internal sealed class EtlZipCopy : IDisposable
 
     private static EtlZipCopy CopyOut(string path, ZipArchiveEntry entry)
     {
-        var dir = Directory.CreateTempSubdirectory("tracelab-etlzip-").FullName;
+        // The process id in the name says whose copy it is (and lets a test tell its own from another run's).
+        var dir = Directory.CreateTempSubdirectory($"tracelab-etlzip-{Environment.ProcessId}-").FullName;
         var copy = new EtlZipCopy(dir, Path.Combine(dir, "trace.etl"), entry.FullName);
         try
         {

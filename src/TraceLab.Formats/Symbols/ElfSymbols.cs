@@ -117,12 +117,65 @@ public sealed class ElfSymbols
         }
     }
 
+    /// <summary>
+    /// The NT_GNU_BUILD_ID note among a note section's entries (u32 namesz, descsz, type; name and desc each padded to
+    /// 4 bytes): the vDSO keeps it third in one ".note" section, after two Linux notes; null when none.
+    /// </summary>
+    internal static byte[]? GnuBuildId(ReadOnlySpan<byte> notes)
+    {
+        const int BuildIdType = 3;
+        while (notes.Length >= 12)
+        {
+            var nameSize = System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(notes);
+            var descSize = System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(notes[4..]);
+            var type = System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(notes[8..]);
+            var nameEnd = 12 + (((ulong)nameSize + 3) & ~3UL);
+            var descEnd = nameEnd + (((ulong)descSize + 3) & ~3UL);
+            if (descEnd > (ulong)notes.Length) return null;
+            if (type == BuildIdType && descSize > 0 && nameSize == 4 && notes[12..16].SequenceEqual("GNU\0"u8))
+                return notes.Slice((int)nameEnd, (int)descSize).ToArray();
+            notes = notes[(int)descEnd..];
+        }
+
+        return null;
+    }
+
+    /// <summary>
+    /// Reads an ELF image held in memory (the vDSO), named <paramref name="name"/>; null, with
+    /// <paramref name="error"/> set, when it cannot. It has no debug files and no DWARF sections are read.
+    /// </summary>
+    public static ElfSymbols? TryLoadImage(byte[] image, string name, out string? error)
+    {
+        error = null;
+        try
+        {
+            if (!ELFReader.TryLoad<ulong>(new MemoryStream(image, writable: false), shouldOwnStream: true,
+                    out var elf))
+            {
+                error = "not a 64-bit ELF image";
+                return null;
+            }
+
+            using (elf)
+            {
+                var symbols = new ElfSymbols(name) { _dwarfRead = true };
+                symbols.Read(elf);
+                return symbols;
+            }
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            error = "unreadable ELF image (" + e.GetType().Name + ")";
+            return null;
+        }
+    }
+
     private void Read(ELF<ulong> elf)
     {
         Loads = elf.Segments.OfType<Segment<ulong>>().Where(s => s.Type == SegmentType.Load)
             .Select(s => new ElfLoad(s.Address, (ulong)s.Offset, (ulong)s.FileSize, s.Size)).ToArray();
-        foreach (var note in elf.GetSections<NoteSection<ulong>>())
-            if (note.NoteName == "GNU" && note.NoteType == 3 && note.Description.Length > 0) BuildId = note.Description;
+        foreach (var note in elf.Sections.Where(s => s.Type == SectionType.Note))
+            BuildId ??= GnuBuildId(note.GetContents());
         if (elf.TryGetSection(".gnu_debuglink", out var link) && link is ProgBitsSection<ulong> bits)
         {
             var bytes = bits.GetContents();

@@ -47,7 +47,9 @@ public sealed class ModuleFiles
 
         ElfSymbols? elf = null;
         string? why = null;
-        if (path.EndsWith(" (deleted)", StringComparison.Ordinal))
+        if (path == VdsoImage.MappingName)
+            elf = Vdso(mapping, out why);
+        else if (path.EndsWith(" (deleted)", StringComparison.Ordinal))
             why = $"{path}: deleted since it was mapped; its frames are named module+offset";
         else if (ElfSymbols.TryLoad(path, out var error) is not { } loaded)
             why = error == ElfSymbols.PortableExecutable ? path + ": " + error
@@ -71,6 +73,37 @@ public sealed class ModuleFiles
         _files[path] = elf;
         return elf;
     }
+
+    /// <summary>
+    /// The recorded vDSO image: perf's build-id cache copy of the recorded build-id, else the running kernel's when it
+    /// has that build-id; with none recorded, the running kernel's only when the trace was recorded on it.
+    /// </summary>
+    private ElfSymbols? Vdso(ModuleMapping mapping, out string? why)
+    {
+        why = null;
+        if (Recorded(mapping) is { Length: > 0 } recorded)
+        {
+            var hex = Hex(recorded);
+            foreach (var candidate in VdsoImage.CachePaths(_options.BuildIdCaches, hex))
+                if (ElfSymbols.TryLoad(candidate, out _) is { BuildId: { } id } cached
+                    && id.AsSpan().SequenceEqual(recorded))
+                    return cached;
+            if (RunningVdso() is { BuildId: { } running } image && running.AsSpan().SequenceEqual(recorded))
+                return image;
+            why = $"{VdsoImage.MappingName}: the recorded vDSO (build-id {hex}) is neither in perf's build-id cache " +
+                $"({string.Join(", ", _options.BuildIdCaches)}) nor the running kernel's; its frames are named " +
+                "[vdso]+offset";
+            return null;
+        }
+
+        if (_options.RecordedOnRunningKernel && RunningVdso() is { } same) return same;
+        why = $"{VdsoImage.MappingName}: no build-id was recorded for it and the trace is not from the running " +
+            "kernel (or its vDSO cannot be read); its frames are named [vdso]+offset";
+        return null;
+    }
+
+    private ElfSymbols? RunningVdso() =>
+        _options.RunningVdso() is { } image ? ElfSymbols.TryLoadImage(image, VdsoImage.MappingName, out _) : null;
 
     private byte[]? Recorded(ModuleMapping mapping) =>
         mapping.BuildId ?? _recordedBuildIds.GetValueOrDefault(mapping.Path);

@@ -205,8 +205,8 @@ public sealed class StackSymbolizer
     }
 
     private static bool IsAnonymous(string path) =>
-        path.Length == 0 || path.StartsWith("//anon", StringComparison.Ordinal) || path.StartsWith('[')
-        || path.StartsWith("/memfd:", StringComparison.Ordinal)
+        path.Length == 0 || path.StartsWith("//anon", StringComparison.Ordinal)
+        || path.StartsWith('[') && path != VdsoImage.MappingName || path.StartsWith("/memfd:", StringComparison.Ordinal)
         || path.StartsWith("anon_inode:", StringComparison.Ordinal) || IsJitDumpMarker(path);
 
     /// <summary>

@@ -16,6 +16,34 @@ public sealed class SymbolOptions
     public Func<Kallsyms?>? KernelSymbols { get; init; }
 
     /// <summary>
+    /// perf's build-id cache roots, where perf record copies the vDSO it saw (ROOT/[vdso]/BUILD-ID/vdso).
+    /// </summary>
+    public IReadOnlyList<string> BuildIdCaches { get; init; } = VdsoImage.DefaultCacheRoots();
+
+    /// <summary>The running kernel's vDSO image (null: none), for a recorded [vdso] with its build-id.</summary>
+    public Func<byte[]?> RunningVdso { get; init; } = VdsoImage.Running;
+
+    /// <summary>
+    /// The trace was recorded on the kernel running now (same release): its [vdso], recorded without a build-id
+    /// (a /proc/PID/maps line), is the running kernel's.
+    /// </summary>
+    public bool RecordedOnRunningKernel { get; init; }
+
+    /// <summary>True when <paramref name="traceRelease"/> is the release of the kernel running now.</summary>
+    public static bool IsRunningKernel(string? traceRelease)
+    {
+        try
+        {
+            return traceRelease is not null
+                && File.ReadAllText("/proc/sys/kernel/osrelease").Trim() == traceRelease.Trim();
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>
     /// The running kernel's symbols when it is the kernel the trace was recorded on (same release): a perf.data
     /// holds no kallsyms, and perf script reads this machine's too.
     /// </summary>
@@ -23,8 +51,7 @@ public sealed class SymbolOptions
     {
         try
         {
-            var release = File.ReadAllText("/proc/sys/kernel/osrelease").Trim();
-            if (traceRelease is null || release != traceRelease.Trim()) return null;
+            if (!IsRunningKernel(traceRelease)) return null;
             using var text = new StreamReader("/proc/kallsyms");
             var symbols = Kallsyms.Parse(text);
             return symbols.Count > 0 ? symbols : null;
