@@ -14,6 +14,15 @@ public sealed record PerfettoExportSummary(
     /// <summary>sched_process_free events written, each after an exited thread's dead switch-out.</summary>
     public long Frees { get; init; }
 
+    /// <summary>Off-CPU slices written with their blocking stacks (a trace with stacks; else 0).</summary>
+    public long OffCpuSlices { get; init; }
+
+    /// <summary>Waker instants written with the waker's stack.</summary>
+    public long WakerInstants { get; init; }
+
+    /// <summary>Distinct call stacks the slices and instants carry.</summary>
+    public int Callstacks { get; init; }
+
     public IReadOnlyList<string> Lines(ExportedFile file)
     {
         var inv = CultureInfo.InvariantCulture;
@@ -23,6 +32,10 @@ public sealed record PerfettoExportSummary(
         var events = string.Create(inv, $"{Switches:N0} sched_switch, {Wakings:N0} sched_waking, {Prints:N0} markers");
         var analysis = string.Create(inv,
             $"{EpisodeSlices:N0} convoy episodes, {HandoffFlows:N0} handoff flows, {FutileInstants:N0} futile wakeups");
+        if (OffCpuSlices > 0)
+            analysis += string.Create(inv,
+                $"; {OffCpuSlices:N0} off-CPU slices and {WakerInstants:N0} wakings with their stacks " +
+                $"({Callstacks:N0} distinct)");
         return
         [
             $"{written} — {events}; {analysis}",

@@ -41,6 +41,7 @@ public static class PerfettoExporter
         : IPassObserver
     {
         private FtraceBundler? _bundler;
+        private OffCpuStackWriter? _offCpu;
         private TimelineAnalyzer? _timeline;
         private ExportPass? _pass;
 
@@ -54,7 +55,11 @@ public static class PerfettoExporter
             _timeline = new TimelineAnalyzer(
                 session.Accounting, TimelineWindow.Everything, recordSegments: false, maxItems: int.MaxValue);
             _timeline.Observe(session.Convoys, session.Wakeups);
-            return _pass = new ExportPass(_bundler, session, _timeline);
+            // With stacks, the off-CPU intervals and their wakings carry them (named as `analyze` names them).
+            if (reader is IStackTraceReader { HasStacks: true } stacks)
+                _offCpu = new OffCpuStackWriter(writer, stacks, TraceAnalysis.Symbolizer(stacks), reader.Threads,
+                    session.Instances.IdOf);
+            return _pass = new ExportPass(_bundler, session, _timeline, _offCpu);
         }
 
         public void Complete(PassOutcome outcome)
@@ -85,6 +90,9 @@ public static class PerfettoExporter
             {
                 NewTasks = bundler.NewTasks,
                 Frees = bundler.Frees,
+                OffCpuSlices = _offCpu?.Slices ?? 0,
+                WakerInstants = _offCpu?.WakerInstants ?? 0,
+                Callstacks = _offCpu?.Callstacks ?? 0,
             };
         }
     }
@@ -94,7 +102,8 @@ public static class PerfettoExporter
     /// like <see cref="AnalysisPass"/>.
     /// </summary>
     private sealed class ExportPass(
-        FtraceBundler bundler, AnalysisSession session, TimelineAnalyzer timeline) : IKernelEventSink
+        FtraceBundler bundler, AnalysisSession session, TimelineAnalyzer timeline, OffCpuStackWriter? offCpu)
+        : IKernelEventSink
     {
         public List<ExportMarker> Markers { get; } = [];
 
@@ -112,6 +121,7 @@ public static class PerfettoExporter
                 timeline.OnRegionBegin();
             }
             timeline.OnEvent(e);
+            offCpu?.OnEvent(e);
             // The writer's thread id after the session's rewrite: a later thread of a reused tid has its own track.
             if (e.Kind == KernelEventKind.Marker && e.MarkerText is { } text)
                 Markers.Add(new ExportMarker(e.Timestamp, session.Instances.IdOf(e.CurrentTid), text.TrimEnd('\n')));

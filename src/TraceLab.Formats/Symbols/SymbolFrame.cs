@@ -36,8 +36,10 @@ public readonly record struct SymbolFrame(ulong Address, string Module, string? 
     /// <summary>The module of an address no mapping holds.</summary>
     public const string Unknown = "[unknown]";
 
-    /// <summary>The module's file name without its directory.</summary>
-    public string ModuleName => Module.StartsWith('[') ? Module : System.IO.Path.GetFileName(Module);
+    /// <summary>
+    /// The module's file name without its directory; a Windows path (an .etl's images) splits at '\' here too.
+    /// </summary>
+    public string ModuleName => Module.StartsWith('[') ? Module : Module[(Module.LastIndexOfAny(['/', '\\']) + 1)..];
 
     /// <summary>
     /// "function", "module+0xoffset" without a function, "[unknown]" without a module (the folded stacks and the

@@ -276,6 +276,77 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     }
 
     /// <summary>
+    /// The Perfetto export of a --call-graph dwarf recording of Stacks/ping_pong.c (two threads handing a turn back
+    /// and forth through a condition variable, each blocking once a round): each off-CPU interval is a
+    /// slice from the blocking switch-out to the switch-in, carrying its stack. Checked against perf script (the
+    /// slice's frames, outermost first in Perfetto, are the switch-out sample's frames as perf script prints them,
+    /// for at least 99 % of the slices) and against the pipeline's own off-CPU sums (slice count and time per stack).
+    /// </summary>
+    [PerfStacksFact]
+    public void Perfetto_export_carries_each_off_cpu_interval_with_perf_scripts_stack()
+    {
+        var program = Path.Combine(_dir, "ping_pong");
+        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "ping_pong.c");
+        Run("gcc", "-g", "-O2", "-pthread", "-o", program, source);
+        var data = Path.Combine(_dir, "perf.data");
+        RecordLockEvents(data, "dwarf,8192", program, "2000");
+
+        using var reader = PerfDataReader.Open(data);
+        using var output = new MemoryStream();
+        var summary = TraceLab.Export.Perfetto.PerfettoExporter.Export(reader, output);
+        var trace = Perfetto.Protos.Trace.Parser.ParseFrom(output.ToArray());
+        var packets = trace.Packet.Where(p => p.TrustedPacketSequenceId == 2).ToList();
+        var interned = packets.Where(p => p.InternedData is not null).Select(p => p.InternedData).ToList();
+        var frames = interned.SelectMany(i => i.Frames).ToDictionary(f => f.Iid);
+        var callstacks = interned.SelectMany(i => i.Callstacks).ToDictionary(c => c.Iid);
+        var tracks = trace.Packet.Where(p => p.TrackDescriptor is not null)
+            .ToDictionary(p => p.TrackDescriptor.Uuid, p => p.TrackDescriptor);
+        var events = packets.Where(p => p.TrackEvent is not null).ToList();
+        var begins = events.Where(p => p.TrackEvent.Type == Perfetto.Protos.TrackEvent.Types.Type.SliceBegin).ToList();
+        var ends = events.Where(p => p.TrackEvent.Type == Perfetto.Protos.TrackEvent.Types.Type.SliceEnd).ToList();
+        Assert.Equal(summary.OffCpuSlices, begins.Count);
+        Assert.Equal(begins.Count, ends.Count);
+        using var again = PerfDataReader.Open(data);
+        var sink = new Collect(again.Threads);
+        again.Read(sink);
+        _output.WriteLine($"{begins.Count} slices; the pipeline's off-CPU intervals with a stack: " +
+            $"{sink.Locks.OffCpu.Values.Sum(t => t.Count)}; events with stacks {sink.Stacks.Count}");
+        Assert.True(begins.Count > 200, $"only {begins.Count} off-CPU slices");
+
+        // Against perf script: the switch-out sample of the slice's thread at the slice's start.
+        var perf = PerfScriptStacks(data, "--no-inline");
+        int compared = 0, equal = 0;
+        string? first = null;
+        foreach (var b in begins)
+        {
+            var tid = tracks[b.TrackEvent.TrackUuid].Thread.Tid;
+            if (!perf.TryGetValue(((int)tid, (long)b.Timestamp), out var theirs)) continue;
+            compared++;
+            // Inlined frames repeat their address: perf --no-inline lists it once.
+            var ours = callstacks[b.TrackEvent.CallstackIid].FrameIds.Select(id => frames[id].RelPc).Reverse()
+                .Aggregate(new List<ulong>(), (l, pc) => { if (l.Count == 0 || l[^1] != pc) l.Add(pc); return l; });
+            if (ours.SequenceEqual(theirs.Select(f => f.Item1))) equal++;
+            else first ??= $"{tid} at {b.Timestamp}: ours {string.Join(" ", ours.Select(a => a.ToString("x")))}"
+                + $" | perf {string.Join(" ", theirs.Select(f => f.Item1.ToString("x")))}";
+        }
+
+        _output.WriteLine($"{equal} of {compared} slices' stacks equal perf script's ({begins.Count} slices); " +
+            $"first difference: {first}");
+        Assert.True(compared >= begins.Count * 0.9, $"{compared} of {begins.Count} slices found in perf script");
+        Assert.True(equal >= compared * 0.99, $"{equal} of {compared} equal; first: {first}");
+
+        // Against the pipeline's off-CPU sums (LockStackAnalyzer, what the report and the folded export use).
+        Assert.Equal(sink.Locks.OffCpu.Values.Sum(t => t.Count), begins.Count);
+        var endOf = ends.GroupBy(e => e.TrackEvent.TrackUuid).ToDictionary(g => g.Key, g => g.ToList());
+        var sliceNs = begins.GroupBy(b => b.TrackEvent.TrackUuid).Sum(g => g.Zip(endOf[g.Key])
+            .Sum(p => (long)(p.Second.Timestamp - p.First.Timestamp)));
+        Assert.Equal(sink.Locks.OffCpu.Values.Sum(t => t.Nanoseconds), sliceNs);
+        // The players' slices are named by where they wait: wait_for_turn ← player.
+        Assert.True(begins.Count(b => b.TrackEvent.Name.Contains("wait_for_turn ← player", StringComparison.Ordinal))
+            > begins.Count / 2, "the slices do not name wait_for_turn ← player: " + begins[0].TrackEvent.Name);
+    }
+
+    /// <summary>
     /// Damaged copies of a dwarf recording (most of its bytes are user stack copies and registers, so most damage
     /// lands in what the unwinder reads): each is read with its stacks and symbolized, or refused with a
     /// <see cref="TraceFormatException"/>; nothing else is thrown and every read ends.
