@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.InteropServices;
 using System.Text;
+using TraceLab.Core.Capture;
 
 namespace TraceLab.Capture.Linux;
 
@@ -54,9 +55,11 @@ public sealed class PerfStackRecorder : IDisposable
     /// The perf command line's events and call graph: one --call-graph for all (not per-event terms, with which
     /// perf script does not unwind the copies).
     /// </summary>
-    public static IReadOnlyList<string> EventArguments() =>
+    public static IReadOnlyList<string> EventArguments(UserStackWalk walk = UserStackWalk.Dwarf) =>
     [
-        "--call-graph", string.Create(CultureInfo.InvariantCulture, $"dwarf,{StackBytes}"),
+        "--call-graph", walk == UserStackWalk.FramePointer
+            ? "fp"
+            : string.Create(CultureInfo.InvariantCulture, $"dwarf,{StackBytes}"),
         // A blocking switch only (its state has a bit below TASK_REPORT_MAX): a preempted thread is not waiting.
         "-e", "sched:sched_switch", "--filter", "prev_state & 255",
         "-e", "sched:sched_waking",
@@ -67,7 +70,9 @@ public sealed class PerfStackRecorder : IDisposable
     /// returns once it records.
     /// </summary>
     /// <exception cref="TracingUnavailableException">perf refuses the events or does not start.</exception>
-    public static PerfStackRecorder Start(string perf, string output, TimeSpan ready)
+    /// <param name="walk">How user stacks are recorded (<c>--call-graph dwarf</c> or <c>fp</c>).</param>
+    public static PerfStackRecorder Start(string perf, string output, TimeSpan ready,
+        UserStackWalk walk = UserStackWalk.Dwarf)
     {
         var fifos = Directory.CreateTempSubdirectory("tracelab-perf-").FullName;
         var control = Path.Combine(fifos, "control");
@@ -91,7 +96,7 @@ public sealed class PerfStackRecorder : IDisposable
                      "-D", "-1",
                      "--control", $"fifo:{control},{ack}", "--no-buildid-cache", "-o", output])
             psi.ArgumentList.Add(a);
-        foreach (var a in EventArguments()) psi.ArgumentList.Add(a);
+        foreach (var a in EventArguments(walk)) psi.ArgumentList.Add(a);
 
         Process process;
         try

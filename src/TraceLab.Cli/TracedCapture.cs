@@ -51,8 +51,10 @@ public sealed class TracedCapture : IDisposable
     /// <param name="stamp">The run's time stamp (yyyyMMdd-HHmmss), part of the capture's kernel object name.</param>
     /// <param name="stacks">`--stacks`: the stacks of blocking switches and wakeups (tracefs: perf records them
     /// beside the trace, <see cref="PerfStackRecorder"/>; ETW: the session's own stack walks).</param>
+    /// <param name="walk">`--call-graph`: how perf records user stacks (tracefs only).</param>
     public static TracedCapture Start(ICaptureBackend backend, string workloadName, string stamp,
-        OutputDirectory output, int bufferKb, SyscallSet syscalls, bool stacks = false)
+        OutputDirectory output, int bufferKb, SyscallSet syscalls, bool stacks = false,
+        UserStackWalk walk = UserStackWalk.Dwarf)
     {
         var perf = stacks ? EnsureStacksAvailable(backend) : null;
         // The counter keeps two runs in one process (a sweep, tests) from ever asking for the same instance name.
@@ -72,7 +74,7 @@ public sealed class TracedCapture : IDisposable
         {
             if (perf is not null)
             {
-                recorder = PerfStackRecorder.Start(perf, output.File(".stacks.perf.data.tmp"), PerfReady);
+                recorder = PerfStackRecorder.Start(perf, output.File(".stacks.perf.data.tmp"), PerfReady, walk);
                 // If TraceLab dies, its capture's guard takes perf down with the tracefs instance.
                 (session as ICaptureGuard)?.KillWithCapture(recorder.Pid);
             }

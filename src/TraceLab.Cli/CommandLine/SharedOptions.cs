@@ -5,6 +5,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Parallel;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Analyzers.Waits;
+using TraceLab.Core.Capture;
 using TraceLab.Reporting;
 
 namespace TraceLab.Cli.CommandLine;
@@ -128,6 +129,22 @@ internal static class SharedOptions
         Description = "record the user and kernel call stacks of every blocking switch and wakeup, so locks are " +
             "named by variable or call site (Linux: perf record --call-graph dwarf beside the trace, " +
             "trace.stacks.perf.data, needs perf; Windows: CSwitch and ReadyThread stack walks)",
+    };
+
+    /// <summary>`--call-graph dwarf|fp`: how `--stacks` records user stacks on Linux; it implies --stacks.</summary>
+    public static Option<UserStackWalk?> CallGraph() => new("--call-graph")
+    {
+        Description = "how --stacks records user stacks on Linux (implies --stacks): dwarf (default; an 8 KB copy " +
+            "of each stack, unwound with the binaries' .eh_frame: whole without frame pointers, ~8.4 KB a stack) or " +
+            "fp (the kernel's frame-pointer walk: ~0.2 KB a stack, whole only through code built with frame pointers)",
+        CustomParser = r => ParseOrError<UserStackWalk?>(r, ParseCallGraph, null),
+    };
+
+    private static UserStackWalk? ParseCallGraph(string text) => text switch
+    {
+        "dwarf" => UserStackWalk.Dwarf,
+        "fp" => UserStackWalk.FramePointer,
+        _ => throw new FormatException($"--call-graph: '{text}' is not dwarf or fp"),
     };
 
     public static Option<int> BufferKb()

@@ -40,6 +40,8 @@ public sealed class TraceCommand
         public bool Live { get; init; }
         /// <summary>`--stacks`: record call stacks beside the trace (<see cref="PerfStackRecorder"/>).</summary>
         public bool Stacks { get; init; }
+        /// <summary>`--call-graph`: how user stacks are recorded (Linux).</summary>
+        public UserStackWalk StackWalk { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -90,6 +92,7 @@ public sealed class TraceCommand
                 "(ETW real-time session on Windows; the copied pages on Linux)",
         };
         private readonly Option<bool> _stacks = SharedOptions.Stacks();
+        private readonly Option<UserStackWalk?> _callGraph = SharedOptions.CallGraph();
         private readonly WorkloadParameterOptions _parameters = new();
 
         public Command Command(IAnsiConsole console)
@@ -99,7 +102,7 @@ public sealed class TraceCommand
                 "everything: `trace --system`; their options: `trace --system --help`)")
             {
                 _workload, _scenario, _out, _force, _bufferKb, _syscalls, _timeout, _analysis, _timeline, _live,
-                _stacks,
+                _stacks, _callGraph,
             };
             _parameters.AddTo(command);
             CommandActions.Set(command, (r, _) => new TraceCommand(console).RunAsync(Bind(r)));
@@ -117,7 +120,8 @@ public sealed class TraceCommand
             Analyses = r.GetValue(_analysis),
             Timeline = r.GetValue(_timeline),
             Live = r.GetValue(_live),
-            Stacks = r.GetValue(_stacks),
+            Stacks = r.GetValue(_stacks) || r.GetValue(_callGraph) is not null,
+            StackWalk = r.GetValue(_callGraph) ?? UserStackWalk.Dwarf,
         };
     }
 
@@ -139,7 +143,7 @@ public sealed class TraceCommand
         if (s.TimeoutSeconds > 0) interruption.CancelAfter(TimeSpan.FromSeconds(s.TimeoutSeconds));
 
         using var capture = TracedCapture.Start(_backend, workload.Name, stamp, output, s.BufferKb, s.Syscalls,
-            s.Stacks);
+            s.Stacks, s.StackWalk);
         foreach (var notice in capture.Notices)
             _console.MarkupLine($"[yellow]{Markup.Escape(notice)}[/]");
         foreach (var missing in capture.Session.MissingEvents)

@@ -42,6 +42,8 @@ public sealed partial class TraceTargetCommand
         public IReadOnlyList<int> ExcludePids { get; init; } = [];
         /// <summary>`--stacks`: record call stacks beside the trace (<see cref="PerfStackRecorder"/>).</summary>
         public bool Stacks { get; init; }
+        /// <summary>`--call-graph`: how user stacks are recorded (Linux).</summary>
+        public UserStackWalk StackWalk { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -181,7 +183,8 @@ public sealed partial class TraceTargetCommand
 
     private TracedCapture StartCapture(string name, string stamp, OutputDirectory output, Settings s)
     {
-        var capture = TracedCapture.Start(_backend, name, stamp, output, s.BufferKb, s.Syscalls, s.Stacks);
+        var capture = TracedCapture.Start(_backend, name, stamp, output, s.BufferKb, s.Syscalls, s.Stacks,
+            s.StackWalk);
         foreach (var notice in capture.Notices) _console.MarkupLine($"[yellow]{Markup.Escape(notice)}[/]");
         foreach (var missing in capture.Session.MissingEvents)
             _console.MarkupLine($"[yellow]warning: this kernel has no {Markup.Escape(missing)} event; skipped[/]");

@@ -4,6 +4,7 @@ using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli.CommandLine;
+using TraceLab.Core.Capture;
 
 namespace TraceLab.Cli.Commands;
 
@@ -51,7 +52,8 @@ public static class TraceTargetCommandLine
     private sealed record Options(
         Option<string?> Pid, Option<bool> System, Option<double> Duration, Option<string?> User, Option<string?> Out,
         Option<bool> Force, Option<int> BufferKb, Option<SyscallSet> Syscalls, Option<AnalysisSelection> Analysis,
-        Option<TimelineWindow?> TimelineWindow, Option<int> Top, Option<string?> ExcludePids, Option<bool> Stacks);
+        Option<TimelineWindow?> TimelineWindow, Option<int> Top, Option<string?> ExcludePids, Option<bool> Stacks,
+        Option<UserStackWalk?> CallGraph);
 
     private static Command Build(out Options o)
     {
@@ -90,12 +92,13 @@ public static class TraceTargetCommandLine
             SharedOptions.TimelineWindow(),
             SharedOptions.Top(),
             SharedOptions.ExcludePids(),
-            SharedOptions.Stacks());
+            SharedOptions.Stacks(),
+            SharedOptions.CallGraph());
         return new Command("trace",
             "trace a program (-- PROGRAM ARGS), running processes (--pid) or the whole system (--system)")
         {
             o.Pid, o.System, o.Duration, o.User, o.Out, o.Force, o.BufferKb, o.Syscalls, o.Analysis, o.TimelineWindow,
-            o.Top, o.ExcludePids, o.Stacks, new System.CommandLine.Help.HelpOption(),
+            o.Top, o.ExcludePids, o.Stacks, o.CallGraph, new System.CommandLine.Help.HelpOption(),
         };
     }
 
@@ -123,7 +126,8 @@ public static class TraceTargetCommandLine
             r.GetValue(o.Top))
         {
             ExcludePids = SharedOptions.PidList(r.GetValue(o.ExcludePids)),
-            Stacks = r.GetValue(o.Stacks),
+            Stacks = r.GetValue(o.Stacks) || r.GetValue(o.CallGraph) is not null,
+            StackWalk = r.GetValue(o.CallGraph) ?? UserStackWalk.Dwarf,
         };
     }
 

@@ -583,11 +583,13 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
 internal static class LockSitesProgram
 {
     /// <summary>Builds it into <paramref name="dir"/> and returns its path.</summary>
-    public static string Build(string dir)
+    /// <param name="framePointers">Built with -fno-omit-frame-pointer (as Fedora and Ubuntu 24.04 build).</param>
+    public static string Build(string dir, bool framePointers = false)
     {
-        var program = Path.Combine(dir, "lock_sites");
+        var program = Path.Combine(dir, framePointers ? "lock_sites_fp" : "lock_sites");
         var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "lock_sites.c");
-        var (code, _, stderr) = ProcessOutput.Run("gcc", "-g", "-O2", "-fstack-protector-strong", "-Wformat",
+        var (code, _, stderr) = ProcessOutput.Run("gcc", "-g", "-O2",
+            framePointers ? "-fno-omit-frame-pointer" : "-fomit-frame-pointer", "-fstack-protector-strong", "-Wformat",
             "-Werror=format-security", "-Wl,-z,relro", "-pthread", "-o", program, source);
         Assert.True(code == 0, $"gcc failed ({code}): {stderr}");
         return program;

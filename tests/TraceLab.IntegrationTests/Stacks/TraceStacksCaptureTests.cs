@@ -91,6 +91,38 @@ public sealed class TraceStacksCaptureTests(ITestOutputHelper output) : IDisposa
         Assert.DoesNotContain(PerfProcesses(), cmdline => cmdline.Contains(outDir, StringComparison.Ordinal));
     }
 
+    /// <summary>
+    /// `--call-graph fp` (no --stacks needed): perf records the kernel's frame-pointer walk instead of a stack copy.
+    /// On lock_sites built with frame pointers the program's frames are there (glibc, built without them, loses a
+    /// frame or two, as any frame-pointer walk does), at a fraction of the dwarf copies' size, and nothing is unwound.
+    /// </summary>
+    [TraceStacksFact]
+    public void Trace_call_graph_fp_records_frame_pointer_walks_at_a_fraction_of_the_size()
+    {
+        var program = LockSitesProgram.Build(_dir, framePointers: true);
+        var outDir = Path.Combine(_dir, "out");
+        var run = TraceTargetCaptureTests.Run(Deadline, null, "trace", "--call-graph", "fp", "--out", outDir, "--",
+            program, "100000");
+        Assert.True(run.ExitCode == 0, run.Stderr);
+        var stackFile = StackFile.PathFor(Path.Combine(outDir, "trace.dat"));
+        var report = ReportJson.Deserialize(File.ReadAllText(Path.Combine(outDir, "report.json")));
+        var stacks = report.Stacks!;
+        var joined = stacks.StackFile!;
+        var bytesPerStack = new FileInfo(stackFile).Length / (double)Math.Max(1, joined.Recorded);
+        output.WriteLine($"recorded {joined.Recorded}, joined {joined.Joined}, lost {joined.Lost}; " +
+            $"{bytesPerStack:0} bytes a stack");
+        Assert.True(joined.Joined > 0);
+        // No copies to unwind: perf's own callchains.
+        Assert.Null(stacks.UnwoundStacks);
+        Assert.True(bytesPerStack < 2048, $"{bytesPerStack:0} bytes a stack (dwarf copies take ~8,400)");
+        Assert.Contains(ProcessOutput.Lines("perf", "evlist", "-v", "-i", stackFile),
+            l => l.Contains("CALLCHAIN", StringComparison.Ordinal)
+                && !l.Contains("STACK_USER", StringComparison.Ordinal));
+        var stats = Assert.Single(stacks.Locks, l => l.Name == "g_stats_lock");
+        Assert.Contains(stats.Blocking,
+            b => Symbols(b).Contains("stats_worker") && Symbols(b).Contains("start_thread"));
+    }
+
     [TraceStacksFact]
     public void Trace_stacks_without_perf_says_so_in_one_line_before_running_anything()
     {

@@ -3,6 +3,7 @@ using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Capture.Linux;
 using TraceLab.Cli.Commands;
+using TraceLab.Core.Capture;
 using TraceLab.Export;
 using TraceLab.Export.Perfetto;
 using TraceLab.Reporting;
@@ -73,8 +74,20 @@ public sealed class CommandOptionsTests
     [InlineData("--buffer-kb", "63", "--buffer-kb must be between 64 and 4194304")]
     [InlineData("--timeout", "-1", "--timeout must be 0 or more seconds")]
     [InlineData("--syscalls", "some", "unknown syscall set 'some'")]
+    [InlineData("--call-graph", "lbr", "--call-graph: 'lbr' is not dwarf or fp")]
     public void Trace_options_are_validated_while_parsing(string option, string value, string expected) =>
         Assert.Contains(expected, SingleError(TraceCommand.Create(Quiet).Parse(["timemutex", "cs", option, value])));
+
+    [Fact]
+    public void Call_graph_chooses_the_user_stack_walk_and_implies_stacks()
+    {
+        var command = TraceCommand.Create(Quiet);
+        Assert.Equal(UserStackWalk.FramePointer,
+            command.Parse(["timemutex", "cs", "--call-graph", "fp"]).GetValue<UserStackWalk?>("--call-graph"));
+        Assert.Equal(UserStackWalk.Dwarf,
+            command.Parse(["timemutex", "cs", "--call-graph", "dwarf"]).GetValue<UserStackWalk?>("--call-graph"));
+        Assert.Null(command.Parse(["timemutex", "cs", "--stacks"]).GetValue<UserStackWalk?>("--call-graph"));
+    }
 
     [Fact]
     public void Trace_options_arrive_typed_with_their_defaults()
