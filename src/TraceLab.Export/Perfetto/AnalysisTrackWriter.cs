@@ -32,13 +32,13 @@ public sealed class AnalysisTrackWriter
     private ulong _sliceTracks;
 
     private readonly PerfettoPacketWriter _writer;
+    private readonly TrackEventSequence _sequence;
     private readonly ThreadTable _names;
     private readonly Dictionary<int, int> _processOf = new();
     private readonly ProcessLineage? _lineage;
     private readonly HashSet<ulong> _described = [];
     private readonly Dictionary<LockObject, ulong> _objectTracks = new();
     private readonly int _defaultPid;
-    private bool _firstOnSequence = true;
     private ulong _nextFlow = 1;
 
     /// <param name="lineage">
@@ -49,6 +49,7 @@ public sealed class AnalysisTrackWriter
         ProcessLineage? lineage = null)
     {
         _writer = writer;
+        _sequence = new TrackEventSequence(writer, SequenceId);
         _names = names;
         _lineage = lineage;
         Process = process;
@@ -181,21 +182,7 @@ public sealed class AnalysisTrackWriter
         return ev;
     }
 
-    private void Emit(long timestamp, TrackEvent ev)
-    {
-        var packet =
-            new TracePacket { Timestamp = Ts(timestamp), TrackEvent = ev, TrustedPacketSequenceId = SequenceId };
-        Mark(packet);
-        _writer.Write(packet);
-    }
-
-    private void Mark(TracePacket packet)
-    {
-        if (!_firstOnSequence) return;
-        _firstOnSequence = false;
-        packet.FirstPacketOnSequence = true;
-        packet.SequenceFlags = (uint)TracePacket.Types.SequenceFlags.SeqIncrementalStateCleared;
-    }
+    private void Emit(long timestamp, TrackEvent ev) => _sequence.Emit(timestamp, ev);
 
     private static ulong Ts(long t) => (ulong)Math.Max(0, t);
 
@@ -267,10 +254,5 @@ public sealed class AnalysisTrackWriter
         return uuid;
     }
 
-    private void Describe(TrackDescriptor descriptor)
-    {
-        var packet = new TracePacket { TrackDescriptor = descriptor, TrustedPacketSequenceId = SequenceId };
-        Mark(packet);
-        _writer.Write(packet);
-    }
+    private void Describe(TrackDescriptor descriptor) => _sequence.Describe(descriptor);
 }

@@ -26,7 +26,7 @@ public sealed class OffCpuStackWriter : IKernelEventSink
 
     private const ulong TrackBase = 5UL << 32;
 
-    private readonly PerfettoPacketWriter _writer;
+    private readonly TrackEventSequence _sequence;
     private readonly IStackTraceReader _reader;
     private readonly StackSymbolizer _symbolizer;
     private readonly ThreadTable _names;
@@ -41,7 +41,6 @@ public sealed class OffCpuStackWriter : IKernelEventSink
     private readonly Dictionary<string, ulong> _sourcePaths = new(StringComparer.Ordinal);
     private readonly Dictionary<string, ulong> _mappings = new(StringComparer.Ordinal);
     private readonly Dictionary<int, string> _sites = new();
-    private bool _firstOnSequence = true;
 
     /// <summary>A thread off CPU since <see cref="Start"/>, and who woke it (0: nobody yet, or an interrupt).</summary>
     private sealed class Blocked
@@ -61,7 +60,7 @@ public sealed class OffCpuStackWriter : IKernelEventSink
     public OffCpuStackWriter(PerfettoPacketWriter writer, IStackTraceReader reader, StackSymbolizer symbolizer,
         ThreadTable names, Func<int, int> idOf)
     {
-        _writer = writer;
+        _sequence = new TrackEventSequence(writer, SequenceId);
         _reader = reader;
         _symbolizer = symbolizer;
         _names = names;
@@ -135,8 +134,9 @@ public sealed class OffCpuStackWriter : IKernelEventSink
             StringValue = b.Waker != 0 ? $"{_names.NameOf(b.Waker)} ({ThreadIds.Display(b.Waker)})"
                 : b.WokenAt > 0 ? "an interrupt (no waker stack)" : "no waking seen",
         });
-        Emit(b.Start, begin, interned);
-        Emit(Math.Max(b.Start, end), new TrackEvent { Type = TrackEvent.Types.Type.SliceEnd, TrackUuid = track }, null);
+        _sequence.Emit(b.Start, begin, interned, usesInterned: true);
+        _sequence.Emit(Math.Max(b.Start, end),
+            new TrackEvent { Type = TrackEvent.Types.Type.SliceEnd, TrackUuid = track });
         Slices++;
 
         if (b.Waker == 0 || b.WakerStack == 0) return;
@@ -144,7 +144,7 @@ public sealed class OffCpuStackWriter : IKernelEventSink
         var wake = Event(TrackEvent.Types.Type.Instant, Track(b.Waker),
             $"wakes {_names.NameOf(thread)} ({ThreadIds.Display(thread)})");
         wake.CallstackIid = Callstack(b.WakerStack, interned);
-        Emit(b.WokenAt, wake, interned);
+        _sequence.Emit(b.WokenAt, wake, interned, usesInterned: true);
         WakerInstants++;
     }
 
@@ -235,7 +235,7 @@ public sealed class OffCpuStackWriter : IKernelEventSink
         if (!_tracks.Add(thread)) return uuid;
         var tid = ThreadIds.KernelTid(thread);
         var pid = _names.TryGetProcess(thread, out var p) ? ThreadIds.KernelTid(p) : tid;
-        Describe(new TrackDescriptor
+        _sequence.Describe(new TrackDescriptor
         {
             Uuid = uuid,
             Name = "off CPU (stacks)",
@@ -249,36 +249,5 @@ public sealed class OffCpuStackWriter : IKernelEventSink
         var ev = new TrackEvent { Type = type, TrackUuid = track, Name = name };
         ev.Categories.Add(Category);
         return ev;
-    }
-
-    private void Emit(long timestamp, TrackEvent ev, InternedData? interned)
-    {
-        var packet = new TracePacket
-        {
-            Timestamp = (ulong)Math.Max(0, timestamp),
-            TrackEvent = ev,
-            TrustedPacketSequenceId = SequenceId,
-        };
-        if (interned is { } i && (i.Callstacks.Count > 0 || i.Frames.Count > 0)) packet.InternedData = i;
-        Mark(packet);
-        // Interned entries refer to the sequence's earlier ones: a packet that uses them needs that state.
-        if (!packet.FirstPacketOnSequence)
-            packet.SequenceFlags = (uint)TracePacket.Types.SequenceFlags.SeqNeedsIncrementalState;
-        _writer.Write(packet);
-    }
-
-    private void Describe(TrackDescriptor descriptor)
-    {
-        var packet = new TracePacket { TrackDescriptor = descriptor, TrustedPacketSequenceId = SequenceId };
-        Mark(packet);
-        _writer.Write(packet);
-    }
-
-    private void Mark(TracePacket packet)
-    {
-        if (!_firstOnSequence) return;
-        _firstOnSequence = false;
-        packet.FirstPacketOnSequence = true;
-        packet.SequenceFlags = (uint)TracePacket.Types.SequenceFlags.SeqIncrementalStateCleared;
     }
 }

@@ -2,6 +2,7 @@ using Perfetto.Protos;
 using TraceLab.Export.Perfetto;
 using TraceLab.Formats.Etl;
 using TraceLab.Formats.Etw;
+using static TraceLab.Formats.Tests.Etl.EtlStackWalkTests;
 using static TraceLab.Formats.Tests.Etl.EtlTestWriter;
 using static TraceLab.Formats.Tests.Etw.EtwPayloads;
 
@@ -15,10 +16,6 @@ namespace TraceLab.Formats.Tests.Etl;
 /// </summary>
 public sealed class EtlPerfettoStacksTests : IDisposable
 {
-    private const int Pid = 4000, A = 4100, B = 4200;
-    private const ushort CSwitchHook = 0x0524, ReadyThreadHook = 0x0532, StackWalkHook = 0x2020,
-        ImageDCStartHook = 0x0A03;
-    private const ulong ImageBase = 0x7ff6_0000_0000, KernelIp = 0xffff_f800_0000_1000;
     private readonly TempDirectory _dir = new("etl-perfetto-stacks");
 
     public void Dispose() => _dir.Dispose();
@@ -26,18 +23,8 @@ public sealed class EtlPerfettoStacksTests : IDisposable
     [Fact]
     public void Off_cpu_slices_and_wakings_carry_their_interned_stacks()
     {
-        var w = new EtlTestWriter();
-        w.Add(0, SystemEvent(8, ImageDCStartHook, 3, 0, Pid, Raw(50),
-            EtlStackWalkTests.Image(ImageBase, 0x10000, Pid, @"C:\app\app.exe")));
-        w.Add(0, PerfInfo(8, CSwitchHook, 2, Raw(1_000), CSwitch(0, A, 0, 10, 6, 1, KThreadState.Waiting)));
-        w.Add(1, Compact(8, ReadyThreadHook, 2, B, Pid, Raw(5_000), ReadyThread(A)));
-        w.Add(1, SystemEvent(8, StackWalkHook, 2, B, Pid, Raw(5_000),
-            EtlStackWalkTests.StackWalk(Raw(5_000), Pid, B, KernelIp + 8, ImageBase + 0x2345)));
-        w.Add(0, PerfInfo(8, CSwitchHook, 2, Raw(9_000), CSwitch(A, 0, 10, 0, 0, 0, KThreadState.Ready)));
-        w.Add(0, SystemEvent(8, StackWalkHook, 2, A, Pid, Raw(9_000),
-            EtlStackWalkTests.StackWalk(Raw(9_000), Pid, A, KernelIp, ImageBase + 0x1234, ImageBase + 0x1800)));
         var path = _dir.File("stacks.etl");
-        File.WriteAllBytes(path, w.Build());
+        File.WriteAllBytes(path, EtlStackWalkTests.BlockReadyResume());
 
         using var reader = EtlFileReader.Open(path);
         using var output = new MemoryStream();

@@ -17,10 +17,10 @@ namespace TraceLab.Formats.Tests.Etl;
 /// </summary>
 public sealed class EtlStackWalkTests : IDisposable
 {
-    private const int Pid = 4000, A = 4100, B = 4200;
-    private const ushort CSwitchHook = 0x0524, ReadyThreadHook = 0x0532, StackWalkHook = 0x2020,
+    internal const int Pid = 4000, A = 4100, B = 4200;
+    internal const ushort CSwitchHook = 0x0524, ReadyThreadHook = 0x0532, StackWalkHook = 0x2020,
         ImageDCStartHook = 0x0A03;
-    private const ulong ImageBase = 0x7ff6_0000_0000, KernelIp = 0xffff_f800_0000_1000;
+    internal const ulong ImageBase = 0x7ff6_0000_0000, KernelIp = 0xffff_f800_0000_1000;
     private readonly TempDirectory _dir = new("etl-stacks");
 
     public void Dispose() => _dir.Dispose();
@@ -58,14 +58,16 @@ public sealed class EtlStackWalkTests : IDisposable
         }
     }
 
-    [Fact]
-    public void Stack_walks_attach_to_their_events_and_name_the_module_of_their_user_frames()
+    /// <summary>
+    /// CPU 0: A blocks at 1,000 ns (the walk at its switch-out is of A, the outgoing thread: not attached); B readies A
+    /// on CPU 1 at 5,000 (walk of B); A switches in on CPU 0 at 9,000 (walk of A: where it had blocked); an orphan
+    /// walk at 9,500. An Image rundown maps app.exe at <see cref="ImageBase"/>.
+    /// </summary>
+    internal static byte[] BlockReadyResume()
     {
         var w = new EtlTestWriter();
         w.Add(0, SystemEvent(8, ImageDCStartHook, 3, 0, Pid, Raw(50),
             Image(ImageBase, 0x10000, Pid, @"C:\app\app.exe")));
-        // CPU 0: A blocks (switch to idle; the walk is of A, the outgoing thread: not attached), B readies A on
-        // CPU 1 (walk of B), A switches in on CPU 0 (walk of A: where it had blocked), an orphan walk.
         w.Add(0, PerfInfo(8, CSwitchHook, 2, Raw(1_000), CSwitch(0, A, 0, 10, 6, 1, KThreadState.Waiting)));
         w.Add(0, SystemEvent(8, StackWalkHook, 2, A, Pid, Raw(1_000), StackWalk(Raw(1_000), Pid, A, KernelIp)));
         w.Add(1, Compact(8, ReadyThreadHook, 2, B, Pid, Raw(5_000), ReadyThread(A)));
@@ -75,8 +77,14 @@ public sealed class EtlStackWalkTests : IDisposable
         w.Add(0, SystemEvent(8, StackWalkHook, 2, A, Pid, Raw(9_000),
             StackWalk(Raw(9_000), Pid, A, KernelIp, ImageBase + 0x1234, ImageBase + 0x1800)));
         w.Add(0, SystemEvent(8, StackWalkHook, 2, A, Pid, Raw(9_500), StackWalk(Raw(7_777), Pid, A, KernelIp)));
+        return w.Build();
+    }
+
+    [Fact]
+    public void Stack_walks_attach_to_their_events_and_name_the_module_of_their_user_frames()
+    {
         var path = _dir.File("stacks.etl");
-        File.WriteAllBytes(path, w.Build());
+        File.WriteAllBytes(path, BlockReadyResume());
 
         using var reader = EtlFileReader.Open(path);
         Assert.True(reader.HasStacks);

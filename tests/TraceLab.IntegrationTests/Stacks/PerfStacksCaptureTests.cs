@@ -234,9 +234,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     [VdsoStacksFact]
     public void Dwarf_unwound_frames_through_the_vdso_equal_perf_script()
     {
-        var program = Path.Combine(_dir, "vdso_clock");
-        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "vdso_clock.c");
-        Run("gcc", "-g", "-O2", "-pthread", "-o", program, source);
+        var program = BuildTestProgram("vdso_clock");
         var data = Path.Combine(_dir, "perf.data");
         // perf itself on CPU 0 (its child inherits that), not `perf record -- taskset -c 0 PROGRAM`: perf script's
         // unwind of a process that exec'd twice went wrong above libc's first frame in every stack in about half of
@@ -285,9 +283,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     [PerfStacksFact]
     public void Perfetto_export_carries_each_off_cpu_interval_with_perf_scripts_stack()
     {
-        var program = Path.Combine(_dir, "ping_pong");
-        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "ping_pong.c");
-        Run("gcc", "-g", "-O2", "-pthread", "-o", program, source);
+        var program = BuildTestProgram("ping_pong");
         var data = Path.Combine(_dir, "perf.data");
         RecordLockEvents(data, "dwarf,8192", program, "2000");
 
@@ -551,6 +547,15 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
     /// PIE by default); its path.
     /// </summary>
     private string BuildLockSites() => LockSitesProgram.Build(_dir);
+
+    /// <summary>Stacks/NAME.c built with gcc -g -O2 -pthread (no frame pointers) into the test's folder.</summary>
+    private string BuildTestProgram(string name)
+    {
+        var program = Path.Combine(_dir, name);
+        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", name + ".c");
+        Run("gcc", "-g", "-O2", "-pthread", "-o", program, source);
+        return program;
+    }
 
     /// <summary>
     /// perf record of <paramref name="command"/> on the scheduler and futex tracepoints with
