@@ -26,6 +26,9 @@ public sealed class PerfDataCaptureTests
         if (!CaptureAndCompare(lastAttempt: false)) CaptureAndCompare(lastAttempt: true);
     }
 
+    /// <summary>How far a maximum ready latency may move on a capture with broken switch chains.</summary>
+    private const double BrokenChainDelayTolerance = 0.02;
+
     /// <returns>False (first attempt only) when the capture's switch chains are broken and the maximum delays of half
     /// the threads or more disagree with perf sched: the capture is then retried.</returns>
     private bool CaptureAndCompare(bool lastAttempt)
@@ -71,9 +74,12 @@ public sealed class PerfDataCaptureTests
             // decimals. A dropped switch-in moves one side's maximum (TraceLab ends the wait at the repaired start,
             // perf at the
             // next switch-in it saw): on a broken chain a thread may disagree (seen: 915,787 vs 424,000 ns, 1 run in
-            // 4), but most must agree.
+            // 4), but most must agree. The repairs also move maxima a little: with a fifth of the chains broken in a
+            // quiet full run, 1,512,571 vs 1,487,000 ns (1.7 %) beside one 504 µs apart, so a broken capture is
+            // judged at 2 %, an intact one at the oracle's 0.5 %.
+            var delayTolerance = intact ? PerfSchedOracle.Tolerance : BrokenChainDelayTolerance;
             if (Math.Abs(ours.ReadyLatency.MaxNs - lat.MaxDelayNs) <= Math.Max(
-                500, PerfSchedOracle.Tolerance * lat.MaxDelayNs)) maxDelayAgree++;
+                500, delayTolerance * lat.MaxDelayNs)) maxDelayAgree++;
             else if (intact) failures.Add(
                 $"{wt.Tid} max ready latency: TraceLab {ours.ReadyLatency.MaxNs:N0}, perf {lat.MaxDelayNs:N0}");
         }
