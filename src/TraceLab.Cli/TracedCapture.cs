@@ -50,13 +50,12 @@ public sealed class TracedCapture : IDisposable
 
     /// <param name="stamp">The run's time stamp (yyyyMMdd-HHmmss), part of the capture's kernel object name.</param>
     /// <param name="stacks">`--stacks`: the stacks of blocking switches and wakeups (tracefs: perf records them
-    /// beside the trace, <see cref="PerfStackRecorder"/>; ETW: the session's own stack walks).</param>
-    /// <param name="walk">`--call-graph`: how perf records user stacks (tracefs only).</param>
+    /// beside the trace, <see cref="PerfStackRecorder"/>, user stacks walked this way; ETW: the session's own stack
+    /// walks); null: none.</param>
     public static TracedCapture Start(ICaptureBackend backend, string workloadName, string stamp,
-        OutputDirectory output, int bufferKb, SyscallSet syscalls, bool stacks = false,
-        UserStackWalk walk = UserStackWalk.Dwarf)
+        OutputDirectory output, int bufferKb, SyscallSet syscalls, UserStackWalk? stacks = null)
     {
-        var perf = stacks ? EnsureStacksAvailable(backend) : null;
+        var perf = stacks is not null ? EnsureStacksAvailable(backend) : null;
         // The counter keeps two runs in one process (a sweep, tests) from ever asking for the same instance name.
         var runId =
             $"{workloadName}-{stamp}-{Interlocked.Increment(ref _runsInProcess)}{Random.Shared.Next(0x10000):x4}";
@@ -67,12 +66,12 @@ public sealed class TracedCapture : IDisposable
             BufferSizeKb = bufferKb,
             Syscalls =
                 CaptureBackends.Syscalls(syscalls),
-            SwitchStacks = stacks,
+            SwitchStacks = stacks is not null,
         });
         PerfStackRecorder? recorder = null;
         try
         {
-            if (perf is not null)
+            if (perf is not null && stacks is { } walk)
             {
                 recorder = PerfStackRecorder.Start(perf, output.File(".stacks.perf.data.tmp"), PerfReady, walk);
                 // If TraceLab dies, its capture's guard takes perf down with the tracefs instance.

@@ -140,6 +140,13 @@ internal static class SharedOptions
         CustomParser = r => ParseOrError<UserStackWalk?>(r, ParseCallGraph, null),
     };
 
+    /// <summary>
+    /// What `--stacks` and `--call-graph` ask for: null, no stacks; else how user stacks are recorded (`--call-graph`
+    /// alone implies `--stacks`; `--stacks` alone means dwarf).
+    /// </summary>
+    public static UserStackWalk? StackWalkOf(ParseResult r, Option<bool> stacks, Option<UserStackWalk?> callGraph) =>
+        r.GetValue(callGraph) ?? (r.GetValue(stacks) ? UserStackWalk.Dwarf : null);
+
     private static UserStackWalk? ParseCallGraph(string text) => text switch
     {
         "dwarf" => UserStackWalk.Dwarf,

@@ -38,10 +38,11 @@ public sealed class TraceCommand
         public TimelineWindow? Timeline { get; init; }
         /// <summary>Print per-second, per-thread figures while the workload runs.</summary>
         public bool Live { get; init; }
-        /// <summary>`--stacks`: record call stacks beside the trace (<see cref="PerfStackRecorder"/>).</summary>
-        public bool Stacks { get; init; }
-        /// <summary>`--call-graph`: how user stacks are recorded (Linux).</summary>
-        public UserStackWalk StackWalk { get; init; }
+        /// <summary>
+        /// `--stacks` / `--call-graph`: record call stacks beside the trace (<see cref="PerfStackRecorder"/>), with
+        /// user stacks walked this way; null: none.
+        /// </summary>
+        public UserStackWalk? Stacks { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -120,8 +121,7 @@ public sealed class TraceCommand
             Analyses = r.GetValue(_analysis),
             Timeline = r.GetValue(_timeline),
             Live = r.GetValue(_live),
-            Stacks = r.GetValue(_stacks) || r.GetValue(_callGraph) is not null,
-            StackWalk = r.GetValue(_callGraph) ?? UserStackWalk.Dwarf,
+            Stacks = SharedOptions.StackWalkOf(r, _stacks, _callGraph),
         };
     }
 
@@ -131,7 +131,7 @@ public sealed class TraceCommand
 
         // Say what privilege or mount is missing before building anything or creating directories.
         _backend.EnsureAvailable();
-        if (s.Stacks) TracedCapture.EnsureStacksAvailable(_backend);
+        if (s.Stacks is not null) TracedCapture.EnsureStacksAvailable(_backend);
 
         var stamp = TracedCapture.Stamp();
         var output = OutputDirectory.Prepare(s.Out, $"{workload.Name}-{scenario.Name}-{stamp}", s.Force);
@@ -143,7 +143,7 @@ public sealed class TraceCommand
         if (s.TimeoutSeconds > 0) interruption.CancelAfter(TimeSpan.FromSeconds(s.TimeoutSeconds));
 
         using var capture = TracedCapture.Start(_backend, workload.Name, stamp, output, s.BufferKb, s.Syscalls,
-            s.Stacks, s.StackWalk);
+            s.Stacks);
         foreach (var notice in capture.Notices)
             _console.MarkupLine($"[yellow]{Markup.Escape(notice)}[/]");
         foreach (var missing in capture.Session.MissingEvents)

@@ -40,10 +40,11 @@ public sealed partial class TraceTargetCommand
     {
         /// <summary>Processes the report leaves out (`--exclude-pid`), their cost said once.</summary>
         public IReadOnlyList<int> ExcludePids { get; init; } = [];
-        /// <summary>`--stacks`: record call stacks beside the trace (<see cref="PerfStackRecorder"/>).</summary>
-        public bool Stacks { get; init; }
-        /// <summary>`--call-graph`: how user stacks are recorded (Linux).</summary>
-        public UserStackWalk StackWalk { get; init; }
+        /// <summary>
+        /// `--stacks` / `--call-graph`: record call stacks beside the trace (<see cref="PerfStackRecorder"/>), with
+        /// user stacks walked this way; null: none.
+        /// </summary>
+        public UserStackWalk? Stacks { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -87,7 +88,7 @@ public sealed partial class TraceTargetCommand
         var exe = TargetProgram.Resolve(s.Command[0]);
         var user = s.User is null ? null : TargetUser.Find(s.User);
         _backend.EnsureAvailable();
-        if (s.Stacks) TracedCapture.EnsureStacksAvailable(_backend);
+        if (s.Stacks is not null) TracedCapture.EnsureStacksAvailable(_backend);
         var name = SafeName(Path.GetFileName(exe));
         var stamp = TracedCapture.Stamp();
         var output = OutputDirectory.Prepare(s.Out, $"{name}-{stamp}", s.Force);
@@ -132,7 +133,7 @@ public sealed partial class TraceTargetCommand
     {
         var targets = AttachedProcesses.Find(s.Pids ?? "");
         _backend.EnsureAvailable();
-        if (s.Stacks) TracedCapture.EnsureStacksAvailable(_backend);
+        if (s.Stacks is not null) TracedCapture.EnsureStacksAvailable(_backend);
         var stamp = TracedCapture.Stamp();
         var label = "pid-" + string.Join('-', targets.Pids);
         var output = OutputDirectory.Prepare(s.Out, $"{SafeName(label)}-{stamp}", s.Force);
@@ -160,7 +161,7 @@ public sealed partial class TraceTargetCommand
     private async Task<int> RunSystem(Settings s)
     {
         _backend.EnsureAvailable();
-        if (s.Stacks) TracedCapture.EnsureStacksAvailable(_backend);
+        if (s.Stacks is not null) TracedCapture.EnsureStacksAvailable(_backend);
         var stamp = TracedCapture.Stamp();
         var output = OutputDirectory.Prepare(s.Out, $"system-{stamp}", s.Force);
         using var interruption = new Interruption();
@@ -183,8 +184,7 @@ public sealed partial class TraceTargetCommand
 
     private TracedCapture StartCapture(string name, string stamp, OutputDirectory output, Settings s)
     {
-        var capture = TracedCapture.Start(_backend, name, stamp, output, s.BufferKb, s.Syscalls, s.Stacks,
-            s.StackWalk);
+        var capture = TracedCapture.Start(_backend, name, stamp, output, s.BufferKb, s.Syscalls, s.Stacks);
         foreach (var notice in capture.Notices) _console.MarkupLine($"[yellow]{Markup.Escape(notice)}[/]");
         foreach (var missing in capture.Session.MissingEvents)
             _console.MarkupLine($"[yellow]warning: this kernel has no {Markup.Escape(missing)} event; skipped[/]");

@@ -126,8 +126,7 @@ public static class TraceTargetCommandLine
             r.GetValue(o.Top))
         {
             ExcludePids = SharedOptions.PidList(r.GetValue(o.ExcludePids)),
-            Stacks = r.GetValue(o.Stacks) || r.GetValue(o.CallGraph) is not null,
-            StackWalk = r.GetValue(o.CallGraph) ?? UserStackWalk.Dwarf,
+            Stacks = SharedOptions.StackWalkOf(r, o.Stacks, o.CallGraph),
         };
     }
 

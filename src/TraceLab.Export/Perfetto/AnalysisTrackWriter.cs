@@ -175,12 +175,8 @@ public sealed class AnalysisTrackWriter
         }
     }
 
-    private static TrackEvent Event(TrackEvent.Types.Type type, ulong track, string name)
-    {
-        var ev = new TrackEvent { Type = type, TrackUuid = track, Name = name };
-        ev.Categories.Add(Category);
-        return ev;
-    }
+    private static TrackEvent Event(TrackEvent.Types.Type type, ulong track, string name) =>
+        TrackEventSequence.Event(type, track, name, Category);
 
     private void Emit(long timestamp, TrackEvent ev) => _sequence.Emit(timestamp, ev);
 

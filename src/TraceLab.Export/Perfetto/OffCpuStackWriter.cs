@@ -95,8 +95,7 @@ public sealed class OffCpuStackWriter : IKernelEventSink
     {
         if (e.WokenTid <= 0 || !_blocked.TryGetValue(_idOf(e.WokenTid), out var b) || b.Start < 0) return;
         // A waking in interrupt context carries the interrupted thread's stack, not a waker's.
-        var irq = (e.Flags & EventFlags.HardIrq) != 0 || EventFlags.InInterrupt(e.Flags);
-        b.Waker = irq || e.CurrentTid == 0 ? 0 : _idOf(e.CurrentTid);
+        b.Waker = EventFlags.InInterrupt(e.Flags) || e.CurrentTid == 0 ? 0 : _idOf(e.CurrentTid);
         b.WakerStack = b.Waker == 0 ? 0 : e.StackId;
         b.WokenAt = e.Timestamp;
     }
@@ -126,7 +125,8 @@ public sealed class OffCpuStackWriter : IKernelEventSink
         var interned = new InternedData();
         var callstack = Callstack(stack, interned);
         var track = Track(thread);
-        var begin = Event(TrackEvent.Types.Type.SliceBegin, track, "off CPU at " + Site(stack));
+        var begin = TrackEventSequence.Event(TrackEvent.Types.Type.SliceBegin, track, "off CPU at " + Site(stack),
+            Category);
         begin.CallstackIid = callstack;
         begin.DebugAnnotations.Add(new DebugAnnotation
         {
@@ -141,8 +141,8 @@ public sealed class OffCpuStackWriter : IKernelEventSink
 
         if (b.Waker == 0 || b.WakerStack == 0) return;
         interned = new InternedData();
-        var wake = Event(TrackEvent.Types.Type.Instant, Track(b.Waker),
-            $"wakes {_names.NameOf(thread)} ({ThreadIds.Display(thread)})");
+        var wake = TrackEventSequence.Event(TrackEvent.Types.Type.Instant, Track(b.Waker),
+            $"wakes {_names.NameOf(thread)} ({ThreadIds.Display(thread)})", Category);
         wake.CallstackIid = Callstack(b.WakerStack, interned);
         _sequence.Emit(b.WokenAt, wake, interned, usesInterned: true);
         WakerInstants++;
@@ -244,10 +244,4 @@ public sealed class OffCpuStackWriter : IKernelEventSink
         return uuid;
     }
 
-    private static TrackEvent Event(TrackEvent.Types.Type type, ulong track, string name)
-    {
-        var ev = new TrackEvent { Type = type, TrackUuid = track, Name = name };
-        ev.Categories.Add(Category);
-        return ev;
-    }
 }

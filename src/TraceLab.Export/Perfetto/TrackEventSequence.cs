@@ -14,6 +14,14 @@ public sealed class TrackEventSequence(PerfettoPacketWriter writer, uint id)
     /// <summary>The sequence's trusted id.</summary>
     public uint Id => id;
 
+    /// <summary>A TrackEvent of <paramref name="type"/> on <paramref name="track"/>, named, in one category.</summary>
+    public static TrackEvent Event(TrackEvent.Types.Type type, ulong track, string name, string category)
+    {
+        var ev = new TrackEvent { Type = type, TrackUuid = track, Name = name };
+        ev.Categories.Add(category);
+        return ev;
+    }
+
     /// <summary>Writes a TrackEvent at <paramref name="timestamp"/> (ns; negative is written as 0).</summary>
     /// <param name="interned">Entries defined by this packet (written when it holds any).</param>
     /// <param name="usesInterned">The event refers to interned entries of the sequence.</param>

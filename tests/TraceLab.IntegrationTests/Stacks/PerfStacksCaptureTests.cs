@@ -17,35 +17,31 @@ namespace TraceLab.IntegrationTests.Stacks;
 /// </summary>
 public class PerfStacksFactAttribute : FactAttribute
 {
-    public PerfStacksFactAttribute()
-    {
-        var reason = PerfEnvironment.Reason.Value;
-        if (reason is null && (!TestEnvironment.OnPath("gcc") || !TestEnvironment.OnPath("nm")))
-            reason = "gcc and nm not installed (apt-get install -y build-essential)";
-        if (reason is not null) Skip = reason;
-    }
+    public PerfStacksFactAttribute() => Skip = Missing();
+
+    /// <summary>
+    /// Why a perf stack test cannot run on this machine (perf, gcc, nm, then <paramref name="tool"/> from
+    /// <paramref name="package"/> when one is named); null when it can.
+    /// </summary>
+    internal static string? Missing(string? tool = null, string? package = null) =>
+        PerfEnvironment.Reason.Value
+        ?? (!TestEnvironment.OnPath("gcc") || !TestEnvironment.OnPath("nm")
+            ? "gcc and nm not installed (apt-get install -y build-essential)"
+            : tool is not null && !TestEnvironment.OnPath(tool)
+                ? $"{tool} not installed (apt-get install -y {package ?? tool})"
+                : null);
 }
 
 /// <summary>As <see cref="PerfStacksFactAttribute"/>, and Debian's sysbench is installed.</summary>
 public sealed class SysbenchStacksFactAttribute : FactAttribute
 {
-    public SysbenchStacksFactAttribute()
-    {
-        Skip = new PerfStacksFactAttribute().Skip;
-        if (Skip is null && !TestEnvironment.OnPath("sysbench"))
-            Skip = "sysbench not installed (apt-get install -y sysbench)";
-    }
+    public SysbenchStacksFactAttribute() => Skip = PerfStacksFactAttribute.Missing("sysbench");
 }
 
 /// <summary>As <see cref="PerfStacksFactAttribute"/>, and taskset (util-linux) is installed.</summary>
 public sealed class VdsoStacksFactAttribute : FactAttribute
 {
-    public VdsoStacksFactAttribute()
-    {
-        Skip = new PerfStacksFactAttribute().Skip;
-        if (Skip is null && !TestEnvironment.OnPath("taskset"))
-            Skip = "taskset not installed (apt-get install -y util-linux)";
-    }
+    public VdsoStacksFactAttribute() => Skip = PerfStacksFactAttribute.Missing("taskset", "util-linux");
 }
 
 /// <summary>

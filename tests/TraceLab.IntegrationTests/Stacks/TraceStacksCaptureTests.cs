@@ -13,7 +13,7 @@ public sealed class TraceStacksFactAttribute : FactAttribute
     public TraceStacksFactAttribute()
     {
         var reason = TestEnvironment.Reason(needsTraceCmd: true, needsWorkloads: false)
-            ?? new PerfStacksFactAttribute().Skip;
+            ?? PerfStacksFactAttribute.Missing();
         if (reason is not null) Skip = reason;
     }
 }
