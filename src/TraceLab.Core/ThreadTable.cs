@@ -10,6 +10,15 @@ public sealed class ThreadTable
     private readonly Dictionary<int, string> _names = new();
     private readonly Dictionary<int, int> _processes = new();
 
+    /// <summary>
+    /// Per tid, each name it had from the time the trace first showed it, in time order: what
+    /// <see cref="TryGetNameAt"/> reads. A reader fills the table ahead of the events it delivers (and, with analysis
+    /// threads, by an amount that varies from run to run), so the name "now" is a later event's; the name at an
+    /// event's time is the same however far ahead the reader is. Guarded by itself: the reader writes it while the
+    /// analysis threads read it. Names given without a time (saved cmdlines, the current name only) have none.
+    /// </summary>
+    private readonly Dictionary<int, List<(long At, string Name)>> _history = new();
+
     public IReadOnlyDictionary<int, string> Names => _names;
 
     /// <summary>
@@ -33,6 +42,10 @@ public sealed class ThreadTable
         var copy = new ThreadTable();
         foreach (var (tid, name) in _names) copy._names[tid] = name;
         foreach (var (tid, pid) in _processes) copy._processes[tid] = pid;
+        lock (_history)
+        {
+            foreach (var (tid, changes) in _history) copy._history[tid] = [.. changes];
+        }
         return copy;
     }
 
@@ -42,13 +55,68 @@ public sealed class ThreadTable
 
     public void SetName(int tid, string name) => _names[tid] = name;
 
+    /// <summary>
+    /// Sets the name as an event at <paramref name="at"/> (trace clock) shows it: the current name, and, when it
+    /// differs from the name in effect then, a change at that time (<see cref="TryGetNameAt"/>).
+    /// </summary>
+    public void SetName(int tid, string name, long at)
+    {
+        _names[tid] = name;
+        lock (_history)
+        {
+            if (!_history.TryGetValue(tid, out var changes)) _history[tid] = changes = [];
+            var i = changes.Count;
+            while (i > 0 && changes[i - 1].At > at) i--;
+            if (i > 0 && changes[i - 1].Name == name) return;
+            changes.Insert(i, (at, name));
+        }
+    }
+
+    /// <summary>
+    /// The name <paramref name="tid"/> had at <paramref name="at"/>: the last one an event at or before that time
+    /// showed; false when no event by then named it (<see cref="SetName(int, string, long)"/>).
+    /// </summary>
+    public bool TryGetNameAt(int tid, long at, out string name)
+    {
+        lock (_history)
+        {
+            if (_history.TryGetValue(tid, out var changes))
+            {
+                for (var i = changes.Count - 1; i >= 0; i--)
+                {
+                    if (changes[i].At > at) continue;
+                    name = changes[i].Name;
+                    return true;
+                }
+            }
+        }
+        name = "";
+        return false;
+    }
+
     /// <summary>Sets the name from NUL-padded comm bytes, allocating only when it differs from the known one.</summary>
-    public void SetName(int tid, ReadOnlySpan<byte> comm)
+    public void SetName(int tid, ReadOnlySpan<byte> comm) => SetName(tid, comm, null);
+
+    /// <summary>
+    /// As <see cref="SetName(int, ReadOnlySpan{byte})"/>, shown by an event at <paramref name="at"/> (null: no time,
+    /// the current name only): a name that differs from the one in effect then is a change at that time.
+    /// </summary>
+    public void SetName(int tid, ReadOnlySpan<byte> comm, long? at)
     {
         var len = comm.IndexOf((byte)0);
         if (len >= 0) comm = comm[..len];
-        if (_names.TryGetValue(tid, out var existing) && SameAscii(existing, comm)) return;
-        _names[tid] = System.Text.Encoding.UTF8.GetString(comm);
+        // The current name is the last one given, in the order given, as it always was; the history is by time.
+        if (!_names.TryGetValue(tid, out var name) || !SameAscii(name, comm))
+            _names[tid] = name = System.Text.Encoding.UTF8.GetString(comm);
+        if (at is not { } time) return;
+        lock (_history)
+        {
+            if (!_history.TryGetValue(tid, out var changes)) _history[tid] = changes = [];
+            var i = changes.Count;
+            while (i > 0 && changes[i - 1].At > time) i--;
+            if (i > 0 && changes[i - 1].Name == name) return;
+            changes.Insert(i, (time, name));
+        }
     }
 
     private static bool SameAscii(string s, ReadOnlySpan<byte> bytes)

@@ -111,8 +111,16 @@ public sealed class PerfDataCaptureTests
             return false;
         }
         var repairSlack = brokenShare;
-        _output.WriteLine($"traced run {traced} ns vs getrusage {rusage} ns (upper margin {0.15 + repairSlack:P1})");
-        Assert.InRange(traced, rusage * 0.85, rusage * (1.15 + repairSlack));
+        // The lower bound: on an intact capture 0.85 of getrusage. When perf dropped switches the run slices between
+        // them are in no record at all, and neither reader can count them: 641 broken chains (0.7 % of the switches)
+        // hid 26 % of getrusage's CPU time in a full run (a build beside it), TraceLab's total equal to perf sched
+        // timehist's within 0.7 %. Such a capture is judged against what perf sched itself reads from the file.
+        var timehistRun = workload.Threads.Select(w => w.Tid).Append(workload.Pid).Distinct()
+            .Sum(tid => perf.Timehist.TryGetValue(tid, out var th) ? th.RunNs : 0);
+        var lower = intact ? rusage * 0.85 : Math.Min(rusage * 0.85, timehistRun * 0.98);
+        _output.WriteLine($"traced run {traced} ns vs getrusage {rusage} ns (upper margin {0.15 + repairSlack:P1}), "
+            + $"perf sched timehist {timehistRun} ns; lower bound {lower:F0} ns");
+        Assert.InRange(traced, lower, rusage * (1.15 + repairSlack));
         Assert.True(failures.Count == 0, string.Join("\n", failures));
         return true;
     }

@@ -34,8 +34,14 @@ internal sealed class WakeChainTracker
     private readonly ThreadAccounting _accounting;
     private SlotTable<ChainThread> _threads = new(static (_, slot) => new ChainThread(slot));
     private readonly Dictionary<WakeChainWaitObject, int> _firstWaiter = new();
-    private readonly Dictionary<(int Program, int Syscall, int Operation), int> _keys = new();
+    private readonly Dictionary<(int Program, int Syscall, int Operation, int Kind), int> _keys = new();
     private readonly Dictionary<string, int> _programs = new(StringComparer.Ordinal);
+    /// <summary>Thread kinds (<see cref="KindOf"/>), numbered from 1.</summary>
+    private readonly Dictionary<string, int> _kinds = new(StringComparer.Ordinal);
+    /// <summary>(thread name, program) → kind, so that a release costs one lookup and no string made.</summary>
+    private readonly Dictionary<(string Name, int Program), int> _kindOfName = new();
+    /// <summary>Program names by id (<see cref="ProgramOf"/>), index id - 1.</summary>
+    private readonly List<string> _programNames = [];
     private readonly List<LockObjectStats> _objects = [];
     /// <summary>Per lock (key): what its name is made of, until the call site is known.</summary>
     private readonly List<ChainName> _names = [];
@@ -142,7 +148,10 @@ internal sealed class WakeChainTracker
         var program = ProgramOf(b, woken);
         var g = _threads.At(giverSlot, giver);
         if (ProgramOf(g, giver) != program) return;
-        var key = KeyOf(program, b.Syscall, b.Operation, woken, giver);
+        var kind = _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver)
+            ? KindOf(woken, e.Timestamp, program)
+            : 0;
+        var key = KeyOf(program, b.Syscall, b.Operation, kind, woken, giver);
         // The process of a thread older than the capture may be known only after the first releases (a `--pid`
         // server's threads are listed once the capture runs): a release inside one process names the peers threads.
         if (_namedProcesses.Count > 0 && _namedProcesses.Contains(key)
@@ -210,23 +219,53 @@ internal sealed class WakeChainTracker
         var names = _accounting.Names;
         if (names is not null && (names.TryGetName(process, out var name) || names.TryGetName(tid, out name)))
         {
-            if (!_programs.TryGetValue(name, out var id)) _programs[name] = id = _programs.Count + 1;
+            if (!_programs.TryGetValue(name, out var id))
+            {
+                _programs[name] = id = _programs.Count + 1;
+                _programNames.Add(name);
+            }
             return t.Program = id;
         }
         return t.Program = -Math.Max(1, process);
     }
 
-    private int KeyOf(int program, int syscall, int operation, int woken, int giver)
+    private static readonly char[] Digits = "0123456789".ToCharArray();
+
+    /// <summary>
+    /// Threads of one process that release one another are told apart by kind (docs/metrics.md#wake-chain-kind): a
+    /// runtime parks its own idle threads (a JVM's compiler and GC threads) in the same call as the threads queueing
+    /// on a lock, and one chain of both is judged by the idle ones' time. The kind is the woken thread's name at the
+    /// release, without its trailing number ("worker-3": "worker-"): the name at the event's time
+    /// (<see cref="ThreadTable.TryGetNameAt"/>), so the key is the same however far ahead of the analysis the reader
+    /// ran. 0 (no kind) without a name by then, or for a thread named like its program (not renamed: a C program's
+    /// threads, which so keep the key they always had). Between processes it is not used: PostgreSQL's backends are
+    /// one kind.
+    /// </summary>
+    private int KindOf(int tid, long at, int program)
     {
-        if (_keys.TryGetValue((program, syscall, operation), out var key)) return key;
+        var names = _accounting.Names;
+        if (names is null || !names.TryGetNameAt(tid, at, out var name)) return 0;
+        if (_kindOfName.TryGetValue((name, program), out var id)) return id;
+        var kind = name.TrimEnd(Digits);
+        var programName = program > 0 ? _programNames[program - 1] : null;
+        if (programName is not null && programName.TrimEnd(Digits) == kind) id = 0;
+        else if (!_kinds.TryGetValue(kind, out id)) _kinds[kind] = id = _kinds.Count + 1;
+        _kindOfName[(name, program)] = id;
+        return id;
+    }
+
+    private int KeyOf(int program, int syscall, int operation, int kind, int woken, int giver)
+    {
+        if (_keys.TryGetValue((program, syscall, operation, kind), out var key)) return key;
         key = _objects.Count;
-        _keys[(program, syscall, operation)] = key;
+        _keys[(program, syscall, operation, kind)] = key;
         var programName = _programs.FirstOrDefault(p => p.Value == program).Key
             ?? "process " + (-program).ToString(System.Globalization.CultureInfo.InvariantCulture);
         var peers =
             _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver) ? ThreadPeers : ProcessPeers;
         if (peers == ProcessPeers) _namedProcesses.Add(key);
-        var name = new ChainName(WakeChainWaits.Describe(syscall, operation), programName, peers, Site: null);
+        var threads = kind == 0 ? null : _kinds.First(k => k.Value == kind).Key;
+        var name = new ChainName(WakeChainWaits.Describe(syscall, operation), programName, threads, peers, Site: null);
         _names.Add(name);
         _blockingStacks.Add(null);
         _objects.Add(_convoys.ChainObject(LockObjectOf(key), name.ToString(), MaxHoldNs));
@@ -276,10 +315,13 @@ internal sealed class WakeChainTracker
     /// <summary>
     /// A wake-chain lock's name: "epoll_wait waits in postgres[ at SITE,] released by peer processes (wake chain)".
     /// </summary>
-    private readonly record struct ChainName(string Wait, string Program, string Peers, string? Site)
+    /// <param name="Threads">The woken threads' kind ("worker-"); null when not told apart by kind.</param>
+    private readonly record struct ChainName(string Wait, string Program, string? Threads, string Peers, string? Site)
     {
+        private string Who => Threads is null ? Program : $"{Program}'s {Threads}* threads";
+
         public override string ToString() => Site is null
-            ? $"{Wait} waits in {Program} {Peers} (wake chain)"
-            : $"{Wait} waits in {Program} at {Site}, {Peers} (wake chain)";
+            ? $"{Wait} waits in {Who} {Peers} (wake chain)"
+            : $"{Wait} waits in {Who} at {Site}, {Peers} (wake chain)";
     }
 }

@@ -103,6 +103,29 @@ public sealed class WaitStackTags
         // beneath), or for the client to read its answer.
         new("secure_read", WaitClass.Io),
         new("secure_write", WaitClass.Io),
+        // HotSpot (libjvm.so's .symtab; names as linked, so mangled: _ZN13ObjectMonitor6EnterIEP10JavaThread): a
+        // thread entering a contended `synchronized` parks in ObjectMonitor::EnterI (its own ParkEvent beneath:
+        // pthread_cond_wait, futex); Object.wait() parks in ObjectMonitor::wait ("4wait" mangled) and re-enters the
+        // monitor in ReenterI, a lock wait again; Thread.sleep is JVM_Sleep. LockSupport.park (Unsafe_Park) is left
+        // to the rules: java.util.concurrent's locks and idle pools share it.
+        new("*ObjectMonitor*EnterI*", WaitClass.Lock),
+        new("*ObjectMonitor*ReenterI*", WaitClass.Lock),
+        new("*ObjectMonitor*4wait*", WaitClass.Condition),
+        new("*ObjectMonitor::wait*", WaitClass.Condition),
+        new("JVM_Sleep", WaitClass.Sleep),
+        // .NET (method names from the runtime's perf map, DOTNET_PerfMapEnabled=1: "void [System.Private.CoreLib]
+        // System.Threading.Monitor::Enter(class System.Object)[Optimized]"): C#'s `lock` on an object
+        // (Monitor.Enter) or on a System.Threading.Lock, ReaderWriterLockSlim's enters; Monitor.Wait is a condition.
+        // SemaphoreSlim and the events are left to the rules: they serve as locks and as queues alike.
+        new("*System.Threading.Monitor::Enter*", WaitClass.Lock),
+        new("*System.Threading.Monitor::ReliableEnter*", WaitClass.Lock),
+        new("*System.Threading.Monitor::TryEnter*", WaitClass.Lock),
+        new("*System.Threading.Lock::Enter*", WaitClass.Lock),
+        new("*System.Threading.Lock::TryEnter*", WaitClass.Lock),
+        new("*System.Threading.ReaderWriterLockSlim::TryEnter*Lock*", WaitClass.Lock),
+        new("*System.Threading.Monitor::Wait*", WaitClass.Condition),
+        new("*System.Threading.Monitor::ObjWait*", WaitClass.Condition),
+        new("*System.Threading.Thread::Sleep*", WaitClass.Sleep),
     ]);
 
     /// <summary>

@@ -293,8 +293,8 @@ public sealed class KernelEventDecoder
                 // checked in Build): reading the tids again through the entry made decoding ~10 % slower.
                 if (updateNames)
                 {
-                    UpdateName(e.Tid, x.Comm1, payload);
-                    UpdateName(e.Tid2, x.Comm2, payload);
+                    UpdateName(e.Tid, x.Comm1, payload, timestamp);
+                    UpdateName(e.Tid2, x.Comm2, payload, timestamp);
                 }
 
                 return true;
@@ -304,7 +304,7 @@ public sealed class KernelEventDecoder
                 e.Tid = f[WakeSlot.Pid].ReadInt32Known(ref p);
                 e.Cpu2 = f[WakeSlot.TargetCpu].ReadInt32Known(ref p);
                 e.Prio = f[WakeSlot.Prio].ReadInt32Known(ref p);
-                if (updateNames) UpdateName(e.Tid, x.Comm1, payload);
+                if (updateNames) UpdateName(e.Tid, x.Comm1, payload, timestamp);
                 return true;
             case DecodeKind.Migrate:
                 e.Kind = KernelEventKind.Migrate;
@@ -354,7 +354,7 @@ public sealed class KernelEventDecoder
                 }
         }
 
-        if (updateNames) NameThreads(x, payload);
+        if (updateNames) NameThreads(x, payload, timestamp);
         return true;
     }
 
@@ -364,7 +364,7 @@ public sealed class KernelEventDecoder
     /// Same result and same name changes as <see cref="Inspect"/>.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool Check(ReadOnlySpan<byte> payload)
+    public bool Check(ReadOnlySpan<byte> payload, long timestamp)
     {
         if (payload.Length < _commonEnd) return false;
         var id = (int)_commonType.ReadKnown(ref MemoryMarshal.GetReference(payload));
@@ -372,7 +372,7 @@ public sealed class KernelEventDecoder
         var q = (uint)id < (uint)quick.Length ? quick[id] : 0;
         if (q == 0) return true;
         if (payload.Length < (q & QuickLengthMask)) return false;
-        return (q & QuickNames) == 0 || Inspect(payload);
+        return (q & QuickNames) == 0 || Inspect(payload, timestamp);
     }
 
     private const int QuickNames = 1 << 30;
@@ -405,7 +405,7 @@ public sealed class KernelEventDecoder
     /// thread names the payload carries go to the thread table as <see cref="Decode"/> gives them. A reader that
     /// decodes events later and in another order calls this in file order, so names change in the same order.
     /// </summary>
-    public bool Inspect(ReadOnlySpan<byte> payload)
+    public bool Inspect(ReadOnlySpan<byte> payload, long timestamp)
     {
         if (payload.Length < _commonPid.End || payload.Length < _commonType.End) return false;
         var id = (int)_commonType.Read(payload);
@@ -413,7 +413,7 @@ public sealed class KernelEventDecoder
         ref readonly var x = ref _entries[id];
         if (x.Kind == DecodeKind.Other) return true;
         if (payload.Length < x.MinLength) return false;
-        NameThreads(x, payload);
+        NameThreads(x, payload, timestamp);
         return true;
     }
 
@@ -422,11 +422,11 @@ public sealed class KernelEventDecoder
     /// checked the payload against the entry's MinLength, which covers the tid fields.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void NameThreads(in Entry x, ReadOnlySpan<byte> payload)
+    private void NameThreads(in Entry x, ReadOnlySpan<byte> payload, long at)
     {
         ref var p = ref MemoryMarshal.GetReference(payload);
-        if (x.Comm1Tid >= 0) UpdateName(x.Comm1TidField.ReadInt32Known(ref p), x.Comm1, payload);
-        if (x.Comm2Tid >= 0) UpdateName(x.Comm2TidField.ReadInt32Known(ref p), x.Comm2, payload);
+        if (x.Comm1Tid >= 0) UpdateName(x.Comm1TidField.ReadInt32Known(ref p), x.Comm1, payload, at);
+        if (x.Comm2Tid >= 0) UpdateName(x.Comm2TidField.ReadInt32Known(ref p), x.Comm2, payload, at);
     }
 
     private static string? ExitComm(ReadOnlySpan<byte> comm)
@@ -436,12 +436,12 @@ public sealed class KernelEventDecoder
         return comm.IsEmpty ? null : Encoding.UTF8.GetString(comm);
     }
 
-    private void UpdateName(int tid, ReadOnlySpan<byte> comm)
+    private void UpdateName(int tid, ReadOnlySpan<byte> comm, long at)
     {
         // The idle tasks all have pid 0 but per-CPU names (swapper/0, swapper/1); recording them would flip the
         // name, and allocate, on every idle switch.
         if (tid <= 0 || comm.IsEmpty) return;
-        _threads.SetName(tid, comm);
+        _threads.SetName(tid, comm, at);
     }
 
     /// <summary>
@@ -450,29 +450,29 @@ public sealed class KernelEventDecoder
     /// and compare were a large share of decoding. Direct-mapped by tid; a collision only costs the table lookup.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void UpdateName(int tid, in TextRef comm, ReadOnlySpan<byte> payload)
+    private void UpdateName(int tid, in TextRef comm, ReadOnlySpan<byte> payload, long at)
     {
         if (tid <= 0) return;
         if (comm.Fixed16 && comm.Offset + 16 <= payload.Length)
         {
-            ref var at = ref Unsafe.Add(ref MemoryMarshal.GetReference(payload), comm.Offset);
-            var lo = BinaryPrimitives.ReadUInt64LittleEndian(MemoryMarshal.CreateReadOnlySpan(ref at, 8));
-            var hi =
-                BinaryPrimitives.ReadUInt64LittleEndian(MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref at, 8), 8));
+            ref var bytes = ref Unsafe.Add(ref MemoryMarshal.GetReference(payload), comm.Offset);
+            var lo = BinaryPrimitives.ReadUInt64LittleEndian(MemoryMarshal.CreateReadOnlySpan(ref bytes, 8));
+            var hi = BinaryPrimitives.ReadUInt64LittleEndian(
+                MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref bytes, 8), 8));
             ref readonly var slot = ref _nameCache[tid & (NameCacheSize - 1)];
             if (slot.Tid == tid && slot.Lo == lo && slot.Hi == hi) return;
-            NameChanged(tid, comm, payload, lo, hi);
+            NameChanged(tid, comm, payload, lo, hi, at);
             return;
         }
 
-        UpdateName(tid, comm.Resolve(payload));
+        UpdateName(tid, comm.Resolve(payload), at);
     }
 
     /// <summary>The comm cache's miss path, kept out of line so the hit stays small enough to inline.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void NameChanged(int tid, in TextRef comm, ReadOnlySpan<byte> payload, ulong lo, ulong hi)
+    private void NameChanged(int tid, in TextRef comm, ReadOnlySpan<byte> payload, ulong lo, ulong hi, long at)
     {
-        UpdateName(tid, comm.Resolve(payload));
+        UpdateName(tid, comm.Resolve(payload), at);
         _nameCache[tid & (NameCacheSize - 1)] = new NameCacheEntry(tid, lo, hi);
     }
 
@@ -480,11 +480,11 @@ public sealed class KernelEventDecoder
     /// Sets a thread's name from outside the event stream (perf COMM records), keeping the comm cache honest: the
     /// next event naming this tid goes to the table again.
     /// </summary>
-    public void SetThreadName(int tid, ReadOnlySpan<byte> comm)
+    public void SetThreadName(int tid, ReadOnlySpan<byte> comm, long? at)
     {
         ref var slot = ref _nameCache[tid & (NameCacheSize - 1)];
         if (slot.Tid == tid) slot = default;
-        _threads.SetName(tid, comm);
+        _threads.SetName(tid, comm, at);
     }
 
     private const int NameCacheSize = 4096;

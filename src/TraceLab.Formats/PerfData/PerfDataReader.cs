@@ -357,7 +357,7 @@ public sealed class PerfDataReader : IStackTraceReader
         }
 
         // Checked and named now, in file order; decoded when the merge delivers it.
-        if (!_decoder.Check(raw)) throw TooShort(recordOffset, raw);
+        if (!_decoder.Check(raw, time)) throw TooShort(recordOffset, raw);
         queue.Add(time, recordOffset, recordOffset + 8 + body.Length);
         if (queue.Full) queue.FlushHalf(sink);
     }
@@ -470,7 +470,10 @@ public sealed class PerfDataReader : IStackTraceReader
         if (body.Length < 9) return;
         var tid = (int)BinaryPrimitives.ReadUInt32LittleEndian(body[4..]);
         var comm = body[8..^Math.Min(_trailer.Size, body.Length - 8)];
-        if (tid > 0 && !comm.IsEmpty) _decoder.SetThreadName(tid, comm);
+        // When the name took effect, for the name at an event's time (ThreadTable.TryGetNameAt): sample_id_all's time;
+        // perf's records of the threads there before it started have time 0 and open the file: named from the start.
+        var time = _trailer.Time(body);
+        if (tid > 0 && !comm.IsEmpty) _decoder.SetThreadName(tid, comm, time > 0 ? time : long.MinValue);
         Threads.SetProcess(tid, (int)BinaryPrimitives.ReadUInt32LittleEndian(body));
     }
 

@@ -112,6 +112,9 @@ public static class StacksReportBuilder
         }
 
         var processOf = report.Threads.GroupBy(t => t.Tid).ToDictionary(g => g.Key, g => g.First().Pid);
+        var callSites = report.SectionOf(AnalysisReports.Convoys) is Sections.ConvoySection convoys
+            ? convoys.Objects.Where(o => o.CallSite is not null).ToDictionary(o => o.Object, o => o.CallSite!)
+            : [];
         report.Findings = findings.Select(f => new Findings.FindingSection
         {
             Kind = f.Kind,
@@ -123,7 +126,7 @@ public static class StacksReportBuilder
             Windows = f.Windows,
             Remedy = Rename(f.Remedy),
             Claims = f.Claims,
-            Where = f.Where ?? Where(f, stacks, processOf),
+            Where = f.Where ?? Where(f, stacks, processOf, callSites),
         }).ToList();
     }
 
@@ -136,16 +139,21 @@ public static class StacksReportBuilder
 
     /// <summary>
     /// The named user frames (innermost first, at most <see cref="WhereFrames"/>) of the off-CPU stack on which the
-    /// finding's threads' processes spent the most time blocked, summed over those processes; null without one.
+    /// finding's threads' processes spent the most time blocked, summed over those processes; null without one. For a
+    /// finding on a wake chain named by its call site, only stacks through that site's innermost function: the
+    /// processes' heaviest wait may be other threads' (a JVM's idle GC threads beside its workers on a monitor).
     /// </summary>
-    private static string? Where(Findings.FindingSection f, StacksSection stacks, Dictionary<int, int> processOf)
+    private static string? Where(Findings.FindingSection f, StacksSection stacks, Dictionary<int, int> processOf,
+        Dictionary<string, string> callSites)
     {
         if (f.Threads.Count == 0 || NotBlocked.Contains(f.Kind)) return null;
         var processes = f.Threads.Select(t => processOf.TryGetValue(t, out var p) ? p : t).ToHashSet();
+        var site = f.Objects.Select(o => callSites.GetValueOrDefault(o)).FirstOrDefault(c => c is not null);
+        var through = site?.Split(" ← ")[0];
         var heaviest = stacks.OffCpu.Where(o => processes.Contains(o.Process))
             .Select(o => (o.Ms, Frames: o.Frames.Where(x => !x.Module.StartsWith("[kernel", StringComparison.Ordinal)
                 && x.Symbol is not null).Select(x => x.Symbol!).Take(WhereFrames).ToList()))
-            .Where(o => o.Frames.Count > 0)
+            .Where(o => o.Frames.Count > 0 && (through is null || o.Frames.Contains(through)))
             .GroupBy(o => string.Join(" ← ", o.Frames))
             .Select(g => (Where: g.Key, Ms: g.Sum(o => o.Ms)))
             .OrderByDescending(g => g.Ms).ThenBy(g => g.Where, StringComparer.Ordinal).FirstOrDefault();

@@ -53,7 +53,30 @@ public sealed class WaitStackTagsTests
     [InlineData("memory", "handle_mm_fault", "__schedule", "io_schedule", "folio_wait_bit_common",
         "filemap_fault", "__do_fault", "handle_mm_fault", "exc_page_fault")]
     [InlineData(null, null, "__schedule", "do_nanosleep", "clock_nanosleep", "main")]
-    public void The_first_tagged_frame_from_the_inside_decides(string? cls, string? tag, params string[] frames)
+    // HotSpot (OpenJDK 17, Debian's libjvm.so): a contended `synchronized`, Object.wait(), the monitor re-entered
+    // after a notify, and a compiler thread's idle wait on a VM-internal Monitor (no tag: the rules decide).
+    [InlineData("lock", "*ObjectMonitor*EnterI*", "__schedule", "futex_wait", "__futex_abstimed_wait_common",
+        "___pthread_cond_wait", "_ZN2os13PlatformEvent4parkEv", "_ZN13ObjectMonitor6EnterIEP10JavaThread",
+        "_ZN13ObjectMonitor5enterEP10JavaThread", "_ZN18ObjectSynchronizer5enterE6HandleP9BasicLockP10JavaThread")]
+    [InlineData("condition", "*ObjectMonitor*4wait*", "__schedule", "futex_wait", "___pthread_cond_wait",
+        "_ZN2os13PlatformEvent4parkEl", "_ZN13ObjectMonitor4waitElbP10JavaThread",
+        "_ZN18ObjectSynchronizer4waitE6HandlelP10JavaThread", "JVM_MonitorWait")]
+    [InlineData("lock", "*ObjectMonitor*ReenterI*", "__schedule", "futex_wait", "___pthread_cond_wait",
+        "_ZN2os13PlatformEvent4parkEv", "_ZN13ObjectMonitor8ReenterIEP10JavaThreadP13ObjectWaiter",
+        "_ZN13ObjectMonitor4waitElbP10JavaThread", "JVM_MonitorWait")]
+    [InlineData(null, null, "__schedule", "futex_wait", "___pthread_cond_timedwait", "_ZN2os15PlatformMonitor4waitEl",
+        "_ZN7Monitor4waitEl", "_ZN12CompileQueue3getEv", "_ZN13CompileBroker20compiler_thread_loopEv")]
+    // .NET, JIT frames named from the runtime's perf map (libcoreclr's own frames have no names).
+    [InlineData("lock", "*System.Threading.Monitor::Enter*", "__schedule", "futex_wait", "___pthread_cond_wait",
+        null, null, "void [System.Private.CoreLib] System.Threading.Monitor::Enter(class System.Object)[Optimized]",
+        "void [app] Program::Worker()[Optimized]")]
+    [InlineData("lock", "*System.Threading.Lock::TryEnter*", "__schedule", "futex_wait", null,
+        "instance bool [System.Private.CoreLib] System.Threading.Lock::TryEnterSlow(int32,int32)[Optimized]")]
+    [InlineData("condition", "*System.Threading.Monitor::Wait*", "__schedule", "futex_wait", null,
+        "bool [System.Private.CoreLib] System.Threading.Monitor::Wait(class System.Object,int32)[Optimized]")]
+    [InlineData("sleep", "*System.Threading.Thread::Sleep*", "__schedule", "do_nanosleep", null,
+        "void [System.Private.CoreLib] System.Threading.Thread::Sleep(int32)[Optimized]")]
+    public void The_first_tagged_frame_from_the_inside_decides(string? cls, string? tag, params string?[] frames)
     {
         var tagged = WaitStackTags.Default.ClassOf([null, .. frames]);
         Assert.Equal(cls, tagged is { } t ? WaitClasses.Name(t.Class) : null);

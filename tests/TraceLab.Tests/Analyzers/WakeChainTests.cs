@@ -184,4 +184,75 @@ public sealed class WakeChainTests
         var c = Run(events);
         Assert.DoesNotContain(c.Objects, o => o.Object.Kind == LockObjectKind.WakeChain);
     }
+
+    /// <summary>
+    /// Threads of one process ("app", leader 400) park in futex waits of their own and release one another: three
+    /// workers pass a lock around (worker-1 → worker-2 → worker-3 → worker-1), and two idle helpers wake each other.
+    /// Keyed by program and wait alone they would be one chain; the woken thread's kind (its name at the release,
+    /// without the number) keeps them apart. worker-3 is named "app" until 250: its release at 200 (before the
+    /// rename) is of kind "app", its release at 500 of kind "worker-".
+    /// </summary>
+    [Fact]
+    public void Threads_of_one_process_are_told_apart_by_kind_by_their_names_at_each_release()
+    {
+        const int Leader = 400, W1 = 401, W2 = 402, W3 = 403, H1 = 411, H2 = 412;
+        const int Wait = 128; // FUTEX_WAIT | FUTEX_PRIVATE_FLAG
+        var names = new ThreadTable();
+        names.SetName(Leader, "app", 0);
+        names.SetName(W1, "worker-1", 0);
+        names.SetName(W2, "worker-2", 0);
+        names.SetName(W3, "app", 0);
+        names.SetName(W3, "worker-3", 250);
+        names.SetName(H1, "helper-1", 0);
+        names.SetName(H2, "helper-2", 0);
+        KernelEvent Park(long ts, int tid) => Futex(ts, tid, 0x1000 + tid, Wait);
+        List<KernelEvent> events =
+        [
+            .. new[] { W1, W2, W3, H1, H2 }.Select((t, i) => KernelEvent.Fork(1 + i, 0, Leader, t, ForkChild.Thread)),
+            Sw(10, 0, R, W2), Park(11, W2), Sw(12, W2, S, W3),               // worker-2 queues
+            Park(13, W3), Sw(14, W3, S, H1),                                 // worker-3 queues
+            Park(15, H1), Sw(16, H1, S, H2), Park(17, H2), Sw(18, H2, S, W1), // the helpers idle
+            Wake(100, W1, W2), Park(101, W1), Sw(102, W1, S, W2),            // worker-1 releases worker-2
+            FutexDone(103, W2), Wake(200, W2, W3),                           // worker-2 releases worker-3 ("app")
+            Park(201, W2), Sw(202, W2, S, W3), FutexDone(203, W3),
+            Wake(300, W3, W1), Park(301, W3), Sw(302, W3, S, W1),            // worker-3 releases worker-1
+            FutexDone(303, W1), Wake(400, W1, H1), Park(401, W1),            // worker-1 wakes a helper
+            Sw(402, W1, S, H1), FutexDone(403, H1), Wake(410, H1, H2),       // which wakes the other
+            Park(411, H1), Sw(412, H1, S, H2), FutexDone(413, H2),
+            Wake(420, H2, W3), Park(421, H2), Sw(422, H2, S, W2),            // a helper releases worker-3
+            FutexDone(423, W2), Wake(500, W2, W3), Park(501, W2),            // worker-2 releases worker-3
+            Sw(502, W2, S, W3), FutexDone(503, W3),
+        ];
+        var accounting = new ThreadAccounting { Names = names };
+        var convoys = new ConvoyAnalyzer(accounting);
+        var pass = new AnalysisPass(accounting, convoys);
+        foreach (var e in events) pass.OnEvent(e);
+        pass.Complete();
+
+        var chains = convoys.Objects.Where(o => o.Object.Kind == LockObjectKind.WakeChain)
+            .ToDictionary(o => o.Name!, o => o);
+        Assert.Equal(
+            [
+                "futex WAIT waits in app released by peer threads (wake chain)",
+                "futex WAIT waits in app's helper-* threads released by peer threads (wake chain)",
+                "futex WAIT waits in app's worker-* threads released by peer threads (wake chain)",
+            ],
+            chains.Keys.Order(StringComparer.Ordinal));
+        // Workers: blocked releases of worker-2 (100), worker-1 (300), worker-3 (420 by a helper, 500). worker-2's
+        // release at 200 went to a thread of kind "app" (another key), so the release of worker-2 at 100 is confirmed
+        // only at 500, when worker-2 releases worker-3 again: one handoff, worker-1 → worker-2. worker-3, released at
+        // 420 and again at 500 before it released anyone, lost a race.
+        var workers = chains["futex WAIT waits in app's worker-* threads released by peer threads (wake chain)"];
+        Assert.Equal(4, workers.BlockingWaits);
+        Assert.Equal(new[] { W1, W2, W3 }, workers.Waiters.Order());
+        Assert.Equal(1, workers.Handoffs);
+        Assert.Equal(1, workers.LostRaces);
+        Assert.Equal(new[] { W1, W2 }, workers.Participants.Order());
+        var helpers = chains["futex WAIT waits in app's helper-* threads released by peer threads (wake chain)"];
+        Assert.Equal(new[] { H1, H2 }, helpers.Waiters.Order());
+        Assert.Equal(1, helpers.Handoffs);                                  // W1 → H1 confirmed when H1 woke H2
+        // Before its rename worker-3 was of its program's kind, and that chain keeps the program's plain name.
+        var early = chains["futex WAIT waits in app released by peer threads (wake chain)"];
+        Assert.Equal(new[] { W3 }, early.Waiters.Order());
+    }
 }
