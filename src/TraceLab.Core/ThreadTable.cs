@@ -62,6 +62,13 @@ public sealed class ThreadTable
     public void SetName(int tid, string name, long at)
     {
         _names[tid] = name;
+        Record(tid, name, at);
+    }
+
+    /// <summary>A change to <paramref name="name"/> at <paramref name="at"/>, placed by time; none when that is the
+    /// name in effect then.</summary>
+    private void Record(int tid, string name, long at)
+    {
         lock (_history)
         {
             if (!_history.TryGetValue(tid, out var changes)) _history[tid] = changes = [];
@@ -108,15 +115,7 @@ public sealed class ThreadTable
         // The current name is the last one given, in the order given, as it always was; the history is by time.
         if (!_names.TryGetValue(tid, out var name) || !SameAscii(name, comm))
             _names[tid] = name = System.Text.Encoding.UTF8.GetString(comm);
-        if (at is not { } time) return;
-        lock (_history)
-        {
-            if (!_history.TryGetValue(tid, out var changes)) _history[tid] = changes = [];
-            var i = changes.Count;
-            while (i > 0 && changes[i - 1].At > time) i--;
-            if (i > 0 && changes[i - 1].Name == name) return;
-            changes.Insert(i, (time, name));
-        }
+        if (at is { } time) Record(tid, name, time);
     }
 
     private static bool SameAscii(string s, ReadOnlySpan<byte> bytes)

@@ -1,7 +1,4 @@
 using System.Text.Json;
-using TraceLab.Analyzers.Waits;
-using TraceLab.Reporting;
-using TraceLab.Reporting.Waits;
 
 namespace TraceLab.IntegrationTests.Managed;
 
@@ -128,29 +125,16 @@ public sealed class DotnetMonitorTests(ITestOutputHelper output)
 
     private DotnetRun Traced(string dir, string dll, string mode)
     {
-        var outDir = Path.Combine(dir, mode);
-        var run = TraceTargetCaptureTests.Run(TimeSpan.FromSeconds(120), null, "trace", "--stacks", "--out", outDir,
-            "--force", "--", "env", "DOTNET_PerfMapEnabled=1", "DOTNET_ReadyToRun=0", "DOTNET_TieredCompilation=0",
-            "dotnet", dll, mode, "4", "2");
-        Assert.True(run.ExitCode == 0, run.Stderr);
-        var report = ReportJson.Deserialize(File.ReadAllText(Path.Combine(outDir, "report.json")));
-        output.WriteLine($"{mode}: events {report.Capture.Events:N0}, lost {report.Capture.LostEvents:N0}, "
-            + $"findings: {string.Join("; ", (report.Findings ?? []).Select(f => $"{f.Severity:P1} {f.Kind}"))}");
-        var waits = Assert.IsType<WaitsSection>(report.SectionOf(AnalysisReports.Of<WaitsReport>()));
-        var lockIndex = waits.Classes.IndexOf(WaitClasses.Name(WaitClass.Lock));
+        var run = ManagedRun.Trace(output, Path.Combine(dir, mode), "env", "DOTNET_PerfMapEnabled=1",
+            "DOTNET_ReadyToRun=0", "DOTNET_TieredCompilation=0", "dotnet", dll, mode, "4", "2");
         // The runtime names each thread's native thread after Thread.Name (the comm).
-        var workers = report.Threads.Where(t => t.Name.StartsWith("worker-", StringComparison.Ordinal)).ToList();
+        var workers = run.Report.Threads.Where(t => t.Name.StartsWith("worker-", StringComparison.Ordinal)).ToList();
         Assert.Equal(4, workers.Count);
-        var tids = workers.Select(t => t.Tid).ToHashSet();
-        var lockNs = waits.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => t.Ns[lockIndex]);
-        var underEnter = report.Stacks!.Locks.SelectMany(l => l.Blocking)
-            .Where(b => b.Frames.Any(f => f.Symbol?.Contains("System.Threading.Monitor::Enter",
-                StringComparison.Ordinal) == true))
-            .ToList();
-        using var json = JsonDocument.Parse(run.Stdout.Trim().Split('\n')[^1]);
+        var (underEnter, underEnterMs) = run.BlockedUnder("System.Threading.Monitor::Enter");
+        using var json = JsonDocument.Parse(run.LastLine);
         var root = json.RootElement;
         return new DotnetRun(root.GetProperty("contentions").GetInt64(), root.GetProperty("events").GetInt64(),
-            root.GetProperty("contentionNs").GetInt64() / 1e6, lockNs, workers.Sum(t => t.RunNs + t.ReadyNs + t.WaitNs),
-            underEnter.Sum(b => b.Count), underEnter.Sum(b => b.Ms));
+            root.GetProperty("contentionNs").GetInt64() / 1e6, workers.Sum(t => run.LockNs(t.Tid)),
+            workers.Sum(t => t.RunNs + t.ReadyNs + t.WaitNs), underEnter, underEnterMs);
     }
 }

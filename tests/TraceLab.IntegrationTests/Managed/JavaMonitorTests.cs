@@ -1,8 +1,6 @@
 using System.Globalization;
 using System.Text.Json;
-using TraceLab.Analyzers.Waits;
 using TraceLab.Reporting;
-using TraceLab.Reporting.Waits;
 
 namespace TraceLab.IntegrationTests.Managed;
 
@@ -76,10 +74,7 @@ public sealed class JavaMonitorTests(ITestOutputHelper output)
         // .symtab), the frame the shipped tag names lock (WaitStackTagsTests has these frames). Their futex calls
         // (blocked, then runnable until the call returns) are the JVM's blocked time less its spinning: measured
         // 0.97-0.99 of it.
-        var enterIMs = shared.Report.Stacks!.Locks.SelectMany(l => l.Blocking)
-            .Where(b => b.Frames.Any(f =>
-                f.Symbol?.Contains("ObjectMonitor6EnterI", StringComparison.Ordinal) == true))
-            .Sum(b => b.Ms);
+        var enterIMs = shared.EnterIMs;
         output.WriteLine($"shared: {enterIMs:0.0} ms in futex waits under ObjectMonitor::EnterI, JVM {blocked} ms");
         Assert.InRange(enterIMs, StackFloor * blocked, BlockedCeiling * blocked + 5);
 
@@ -105,31 +100,23 @@ public sealed class JavaMonitorTests(ITestOutputHelper output)
 
     private sealed record Worker(string Name, int Tid, long BlockedMs, long Blocked, long LockNs, long ReadyNs);
 
-    private sealed record JavaRun(RunReport Report, List<Worker> Workers);
+    private sealed record JavaRun(RunReport Report, List<Worker> Workers, double EnterIMs);
 
     private JavaRun Traced(string dir, string classes, string mode)
     {
-        var outDir = Path.Combine(dir, mode);
-        var run = TraceTargetCaptureTests.Run(TimeSpan.FromSeconds(120), null, "trace", "--stacks", "--out", outDir,
-            "--force", "--", "java", "-cp", classes, "MonitorContention", mode, "4", "2");
-        Assert.True(run.ExitCode == 0, run.Stderr);
-        var report = ReportJson.Deserialize(File.ReadAllText(Path.Combine(outDir, "report.json")));
-        output.WriteLine($"{mode}: events {report.Capture.Events:N0}, lost {report.Capture.LostEvents:N0}, "
-            + $"findings: {string.Join("; ", (report.Findings ?? []).Select(f => $"{f.Severity:P1} {f.Kind}"))}");
-        var waits = Assert.IsType<WaitsSection>(report.SectionOf(AnalysisReports.Of<WaitsReport>()));
-        var lockIndex = waits.Classes.IndexOf(WaitClasses.Name(WaitClass.Lock));
-        using var json = JsonDocument.Parse(run.Stdout.Trim().Split('\n')[^1]);
+        var run = ManagedRun.Trace(output, Path.Combine(dir, mode), "java", "-cp", classes, "MonitorContention", mode,
+            "4", "2");
+        using var json = JsonDocument.Parse(run.LastLine);
         var workers = new List<Worker>();
         foreach (var w in json.RootElement.EnumerateArray())
         {
             // HotSpot names each thread's native thread after it (the comm): the JVM's name finds the trace's thread.
             var name = w.GetProperty("name").GetString()!;
-            var thread = Assert.Single(report.Threads, t => t.Name == name);
-            var lockNs = waits.Threads.FirstOrDefault(t => t.Tid == thread.Tid)?.Ns[lockIndex] ?? 0;
+            var thread = Assert.Single(run.Report.Threads, t => t.Name == name);
             workers.Add(new Worker(name, thread.Tid, w.GetProperty("blockedMs").GetInt64(),
-                w.GetProperty("blocked").GetInt64(), lockNs, thread.ReadyNs));
+                w.GetProperty("blocked").GetInt64(), run.LockNs(thread.Tid), thread.ReadyNs));
         }
         Assert.Equal(4, workers.Count);
-        return new JavaRun(report, workers);
+        return new JavaRun(run.Report, workers, run.BlockedUnder("ObjectMonitor6EnterI").Ms);
     }
 }
