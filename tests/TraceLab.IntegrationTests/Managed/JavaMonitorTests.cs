@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.Json;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Sections;
 
 namespace TraceLab.IntegrationTests.Managed;
 
@@ -78,14 +79,18 @@ public sealed class JavaMonitorTests(ITestOutputHelper output)
         output.WriteLine($"shared: {enterIMs:0.0} ms in futex waits under ObjectMonitor::EnterI, JVM {blocked} ms");
         Assert.InRange(enterIMs, StackFloor * blocked, BlockedCeiling * blocked + 5);
 
-        // The findings name the queue: the workers' wake chain (each parks on an event of its own and the monitor's
+        // The lock table has the queue: the workers' wake chain (each parks on an event of its own and the monitor's
         // holder releases the next), told apart from the JVM's idle threads by their kind
-        // (docs/metrics.md#wake-chain-kind).
-        var queue = (shared.Report.Findings ?? []).FirstOrDefault(f => f.Kind == "lock-convoy"
-            && f.Title.Contains("worker-* threads", StringComparison.Ordinal));
-        Assert.True(queue is not null, "no finding on the workers' wake chain");
-        Assert.All(shared.Workers, w => Assert.Contains(w.Tid, queue.Threads));
-        Assert.Contains("ObjectMonitor6EnterI", queue.Title, StringComparison.Ordinal);
+        // (docs/metrics.md#wake-chain-kind), named by where they block. Whether it also passes the findings' floor
+        // (5 % of all the reported threads' time, the JVM's ~20 idle threads included) depends on the run: 5.6-7.4 %
+        // in four runs, under it in one where the workers spun more and parked less.
+        var convoys = Assert.IsType<ConvoySection>(shared.Report.SectionOf(AnalysisReports.Convoys));
+        var queue = convoys.Objects.FirstOrDefault(o => o.Kind == "WakeChain"
+            && o.Object.Contains("java's worker-* threads", StringComparison.Ordinal));
+        Assert.True(queue is not null, "no wake chain of the workers: "
+            + string.Join("; ", convoys.Objects.Select(o => o.Object)));
+        Assert.Contains("ObjectMonitor6EnterI", queue.Object, StringComparison.Ordinal);
+        Assert.True(queue.Handoffs > 0, "the workers' chain has no handoff");
 
         // Control: a monitor each. The JVM sees no contention, and the workers hardly wait for a lock.
         var own = Traced(dir.Path, classes, "own");
@@ -97,6 +102,8 @@ public sealed class JavaMonitorTests(ITestOutputHelper output)
         Assert.DoesNotContain(own.Report.Findings ?? [], f => f.Kind == "lock-convoy"
             && (f.Title.Contains("worker-* threads", StringComparison.Ordinal)
                 || f.Title.Contains("ObjectMonitor6EnterI", StringComparison.Ordinal)));
+        var ownConvoys = Assert.IsType<ConvoySection>(own.Report.SectionOf(AnalysisReports.Convoys));
+        Assert.DoesNotContain(ownConvoys.Objects, o => o.Object.Contains("worker-* threads", StringComparison.Ordinal));
         var ownLock = own.Workers.Sum(w => w.LockNs) / 1e6;
         Assert.True(ownLock < sharedLock / 10, $"control: {ownLock:0.0} ms of lock waits, shared {sharedLock:0.0} ms");
     }
