@@ -36,8 +36,9 @@ internal sealed class WakeChainTracker
     private readonly Dictionary<WakeChainWaitObject, int> _firstWaiter = new();
     private readonly Dictionary<(int Program, int Syscall, int Operation, int Kind), int> _keys = new();
     private readonly Dictionary<string, int> _programs = new(StringComparer.Ordinal);
-    /// <summary>Thread kinds (<see cref="KindOf"/>), numbered from 1.</summary>
+    /// <summary>Thread kinds (<see cref="KindOf"/>), numbered from 1; <see cref="_kindNames"/> by id - 1.</summary>
     private readonly Dictionary<string, int> _kinds = new(StringComparer.Ordinal);
+    private readonly List<string> _kindNames = [];
     /// <summary>(thread name, program) → kind, so that a release costs one lookup and no string made.</summary>
     private readonly Dictionary<(string Name, int Program), int> _kindOfName = new();
     /// <summary>Program names by id (<see cref="ProgramOf"/>), index id - 1.</summary>
@@ -249,7 +250,11 @@ internal sealed class WakeChainTracker
         var kind = name.TrimEnd(Digits);
         var programName = program > 0 ? _programNames[program - 1] : null;
         if (programName is not null && programName.TrimEnd(Digits) == kind) id = 0;
-        else if (!_kinds.TryGetValue(kind, out id)) _kinds[kind] = id = _kinds.Count + 1;
+        else if (!_kinds.TryGetValue(kind, out id))
+        {
+            _kinds[kind] = id = _kinds.Count + 1;
+            _kindNames.Add(kind);
+        }
         _kindOfName[(name, program)] = id;
         return id;
     }
@@ -259,12 +264,13 @@ internal sealed class WakeChainTracker
         if (_keys.TryGetValue((program, syscall, operation, kind), out var key)) return key;
         key = _objects.Count;
         _keys[(program, syscall, operation, kind)] = key;
-        var programName = _programs.FirstOrDefault(p => p.Value == program).Key
-            ?? "process " + (-program).ToString(System.Globalization.CultureInfo.InvariantCulture);
+        var programName = program > 0
+            ? _programNames[program - 1]
+            : "process " + (-program).ToString(System.Globalization.CultureInfo.InvariantCulture);
         var peers =
             _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver) ? ThreadPeers : ProcessPeers;
         if (peers == ProcessPeers) _namedProcesses.Add(key);
-        var threads = kind == 0 ? null : _kinds.First(k => k.Value == kind).Key;
+        var threads = kind == 0 ? null : _kindNames[kind - 1];
         var name = new ChainName(WakeChainWaits.Describe(syscall, operation), programName, threads, peers, Site: null);
         _names.Add(name);
         _blockingStacks.Add(null);
