@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using TraceLab.Core;
 
 namespace TraceLab.Pipeline;
 
@@ -56,12 +57,11 @@ public static class StageTimes
 
     private static void Print(string name, TimeSpan wall)
     {
-        using var self = Process.GetCurrentProcess();
         var sinceStart = DateTime.UtcNow - _processStart;
         var line = string.Create(CultureInfo.InvariantCulture,
             $"stage {name,-14} {wall.TotalMilliseconds,8:0.0} ms wall; at its end " +
             $"{sinceStart.TotalMilliseconds,8:0.0} ms since start, " +
-            $"{self.TotalProcessorTime.TotalMilliseconds,8:0.0} ms CPU");
+            $"{ProcessCpuClock.Now().TotalMilliseconds,8:0.0} ms CPU");
         lock (Gate) Console.Error.WriteLine(line);
     }
 

@@ -88,9 +88,18 @@ public sealed class BenchCommand
     }
 
     /// <summary>
-    /// Seconds per run: wall time and the process's CPU time (user + system, all threads) over the run.
+    /// Per run: wall time and the process's CPU time (user + system, all threads) in seconds, and the garbage
+    /// collections and managed allocation during the run.
     /// </summary>
-    public sealed record Timing(double[] Wall, double[] Cpu);
+    public sealed record Timing(double[] Wall, double[] Cpu, RunGc[] Gc)
+    {
+        public Timing(int repeat) : this(new double[repeat], new double[repeat], new RunGc[repeat])
+        {
+        }
+    }
+
+    /// <summary>Collections of each generation (a gen2 counts in all three) and bytes allocated during a run.</summary>
+    public readonly record struct RunGc(int Gen0, int Gen1, int Gen2, long AllocatedBytes);
 
     public sealed record Result(
         long Events, long Bytes, Timing Read, Timing Analyze, Timing? AnalyzeThreaded, int AnalysisThreads,
@@ -128,15 +137,20 @@ public sealed class BenchCommand
         _console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"{what,-48} best {best:F3} s  {events / best / 1e6,6:F1} M events/s  {bytes / best / 1e6,7:F1} MB/s   " +
             $"median {median:F3} s   CPU best {cpu:F3} s = {cpu * 1e9 / Math.Max(1, events):F0} ns/event"));
+        // The run of the CPU figure: what it paid in garbage collections, which a change of the GC's budget moves.
+        var gc = t.Gc[Array.IndexOf(t.Cpu, cpu)];
+        _console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"  in the run of least CPU: {gc.Gen0} gen0, {gc.Gen1} gen1, {gc.Gen2} gen2 collections, " +
+            $"{gc.AllocatedBytes / 1e6:F1} MB allocated"));
     }
 
     /// <summary>Runs the variants in turn within each repeat, so drift on a shared machine affects all alike.</summary>
     public static Result Measure(string traceFile, int repeat, AnalysisSelection analyses, int analysisThreads = 0)
     {
         var bytes = new FileInfo(traceFile).Length;
-        var read = new Timing(new double[repeat], new double[repeat]);
-        var analyze = new Timing(new double[repeat], new double[repeat]);
-        var threaded = analysisThreads > 0 ? new Timing(new double[repeat], new double[repeat]) : null;
+        var read = new Timing(repeat);
+        var analyze = new Timing(repeat);
+        var threaded = analysisThreads > 0 ? new Timing(repeat) : null;
         long events = 0;
         for (var i = 0; i < repeat; i++)
         {
@@ -163,13 +177,15 @@ public sealed class BenchCommand
 
     private static void Time(Timing into, int i, Action run)
     {
-        var process = Process.GetCurrentProcess();
-        var cpu0 = process.TotalProcessorTime;
+        var (gen0, gen1, gen2) = (GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2));
+        var allocated = GC.GetTotalAllocatedBytes();
+        var cpu0 = ProcessCpuClock.Now();
         var sw = Stopwatch.StartNew();
         run();
         into.Wall[i] = sw.Elapsed.TotalSeconds;
-        process.Refresh();
-        into.Cpu[i] = (process.TotalProcessorTime - cpu0).TotalSeconds;
+        into.Cpu[i] = (ProcessCpuClock.Now() - cpu0).TotalSeconds;
+        into.Gc[i] = new RunGc(GC.CollectionCount(0) - gen0, GC.CollectionCount(1) - gen1,
+            GC.CollectionCount(2) - gen2, GC.GetTotalAllocatedBytes() - allocated);
     }
 
     /// <summary>VmHWM from /proc/self/status (Linux); the managed working-set peak elsewhere.</summary>

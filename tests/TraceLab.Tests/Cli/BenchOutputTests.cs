@@ -18,6 +18,10 @@ public sealed partial class BenchOutputTests
         @"\d+\.\d{3} s +CPU best \d+\.\d{3} s = \d+ ns/event$")]
     private static partial Regex FiguresLine();
 
+    [GeneratedRegex(@"^  in the run of least CPU: (?<g0>\d+) gen0, (?<g1>\d+) gen1, (?<g2>\d+) gen2 collections, " +
+        @"\d+\.\d MB allocated$")]
+    private static partial Regex CollectionsLine();
+
     [GeneratedRegex(@"^trace .*: [\d.]+ MB, (?<events>[\d,]+) events;")]
     private static partial Regex TraceLine();
 
@@ -36,6 +40,16 @@ public sealed partial class BenchOutputTests
         Assert.Equal(
             ["read (decode + merge)", "read + analysis, one thread", "read + analysis, reader + 1 analysis thread(s)"],
             figures.Select(m => m.Groups["what"].Value));
+        // Each figures line is followed by its run's collections: a gen2 is counted in gen1 and gen0 too.
+        for (var i = 0; i < lines.Length; i++)
+        {
+            if (!FiguresLine().IsMatch(lines[i])) continue;
+            var gc = CollectionsLine().Match(lines[i + 1]);
+            Assert.True(gc.Success, lines[i + 1]);
+            int Gen(string g) => int.Parse(gc.Groups[g].Value, CultureInfo.InvariantCulture);
+            Assert.True(Gen("g0") >= Gen("g1") && Gen("g1") >= Gen("g2"), lines[i + 1]);
+        }
+
         foreach (var m in figures)
         {
             var best = double.Parse(m.Groups["best"].Value, CultureInfo.InvariantCulture);
