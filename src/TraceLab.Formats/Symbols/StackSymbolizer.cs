@@ -32,6 +32,8 @@ public sealed class StackSymbolizer
     private readonly Dictionary<int, SymbolFrame[]> _stacks = new();
     private readonly List<string> _notes = [];
     private readonly HashSet<string> _noted = new(StringComparer.Ordinal);
+    /// <summary>Each C++ symbol's demangled name, made once (a stack repeats its functions).</summary>
+    private readonly Dictionary<string, string> _demangled = new(StringComparer.Ordinal);
     private Kallsyms? _kallsyms;
     private bool _kallsymsAsked;
 
@@ -97,7 +99,7 @@ public sealed class StackSymbolizer
                 var source = frame.Source;
                 foreach (var call in calls)
                 {
-                    list.Add(frame with { Symbol = call.Function, Inlined = true, Source = source });
+                    list.Add(frame with { Symbol = Readable(call.Function), Inlined = true, Source = source });
                     source = call.CallSite;
                 }
                 frame = frame with { Source = source };
@@ -146,7 +148,7 @@ public sealed class StackSymbolizer
         if (file?.AddressOfFileOffset(fileOffset) is { } at && file.Function(at) is { } f)
         {
             (elf, linked) = (file, at);
-            return new SymbolFrame(address, mapping.Path, f.Name, f.Offset, false)
+            return new SymbolFrame(address, mapping.Path, Readable(f.Name), f.Offset, false)
             {
                 ModuleOffset = fileOffset,
                 Source = file.Lines?.Find(at),
@@ -166,7 +168,7 @@ public sealed class StackSymbolizer
         {
             var linked = address - bias;
             if (address < bias || !elf.Loaded(linked)) continue;
-            return elf.DataObject(linked) is { } o ? new DataSymbol(o.Name, o.Offset, path) : null;
+            return elf.DataObject(linked) is { } o ? new DataSymbol(Readable(o.Name), o.Offset, path) : null;
         }
 
         return null;
@@ -185,6 +187,19 @@ public sealed class StackSymbolizer
             var bias = m.Start - linked;
             if (seen.Add(m.Path)) yield return (m.Path, bias, elf);
         }
+    }
+
+    /// <summary>
+    /// A symbol as people read it: a C++ name demangled as perf script prints it, a function by its name without
+    /// parameters (<see cref="ItaniumDemangler"/>, <c>c++filt -p</c>), unless <see cref="SymbolOptions.Demangle"/> is
+    /// off; any other name as it is.
+    /// </summary>
+    private string Readable(string symbol)
+    {
+        if (!_options.Demangle || !symbol.StartsWith("_Z", StringComparison.Ordinal)) return symbol;
+        if (!_demangled.TryGetValue(symbol, out var name))
+            _demangled[symbol] = name = ItaniumDemangler.DemangleOrKeep(symbol, parameters: false);
+        return name;
     }
 
     private SymbolFrame KernelFrame(int process, ulong address, long time)

@@ -6,6 +6,13 @@ public sealed class SymbolOptions
     /// <summary>Roots of debug files: ROOT/.build-id/xx/rest.debug and ROOT/DIR/DEBUGLINK.</summary>
     public IReadOnlyList<string> DebugDirectories { get; init; } = ["/usr/lib/debug"];
 
+    /// <summary>
+    /// C++ names demangled as perf script prints them, functions without their parameters
+    /// (<c>ObjectMonitor::EnterI</c>); false keeps them as the ELF file spells them
+    /// (<c>_ZN13ObjectMonitor6EnterIEP10JavaThread</c>, perf script --no-demangle).
+    /// </summary>
+    public bool Demangle { get; init; } = true;
+
     /// <summary>Where JIT maps perf-PID.map are looked for.</summary>
     public string PerfMapDirectory { get; init; } = "/tmp";
 

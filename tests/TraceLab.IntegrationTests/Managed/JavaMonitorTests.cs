@@ -71,8 +71,8 @@ public sealed class JavaMonitorTests(ITestOutputHelper output)
         var blocked = shared.Workers.Sum(w => w.BlockedMs);
         Assert.True(blocked > 0, "the JVM saw no contention on the shared monitor");
         Assert.InRange(sharedLock / blocked, BlockedFloor, BlockedCeiling);
-        // The parked waits are under ObjectMonitor::EnterI (_ZN13ObjectMonitor6EnterIEP10JavaThread in libjvm.so's
-        // .symtab), the frame the shipped tag names lock (WaitStackTagsTests has these frames). Their futex calls
+        // The parked waits are under ObjectMonitor::EnterI (demangled from libjvm.so's .symtab), the
+        // frame the shipped tag names lock (WaitStackTagsTests has these frames). Their futex calls
         // (blocked, then runnable until the call returns) are the JVM's blocked time less its spinning: measured
         // 0.97-0.99 of it.
         var enterIMs = shared.EnterIMs;
@@ -89,7 +89,7 @@ public sealed class JavaMonitorTests(ITestOutputHelper output)
             && o.Object.Contains("java's worker-* threads", StringComparison.Ordinal));
         Assert.True(queue is not null, "no wake chain of the workers: "
             + string.Join("; ", convoys.Objects.Select(o => o.Object)));
-        Assert.Contains("ObjectMonitor6EnterI", queue.Object, StringComparison.Ordinal);
+        Assert.Contains("ObjectMonitor::EnterI", queue.Object, StringComparison.Ordinal);
         Assert.True(queue.Handoffs > 0, "the workers' chain has no handoff");
 
         // Control: a monitor each. The JVM sees no contention, and the workers hardly wait for a lock.
@@ -101,7 +101,7 @@ public sealed class JavaMonitorTests(ITestOutputHelper output)
         // may still show a short convoy that includes them: 4 handoffs in one episode, 8.5 %, in one control run.)
         Assert.DoesNotContain(own.Report.Findings ?? [], f => f.Kind == "lock-convoy"
             && (f.Title.Contains("worker-* threads", StringComparison.Ordinal)
-                || f.Title.Contains("ObjectMonitor6EnterI", StringComparison.Ordinal)));
+                || f.Title.Contains("ObjectMonitor::EnterI", StringComparison.Ordinal)));
         var ownConvoys = Assert.IsType<ConvoySection>(own.Report.SectionOf(AnalysisReports.Convoys));
         Assert.DoesNotContain(ownConvoys.Objects, o => o.Object.Contains("worker-* threads", StringComparison.Ordinal));
         var ownLock = own.Workers.Sum(w => w.LockNs) / 1e6;
@@ -127,6 +127,6 @@ public sealed class JavaMonitorTests(ITestOutputHelper output)
                 w.GetProperty("blocked").GetInt64(), run.LockNs(thread.Tid), thread.ReadyNs));
         }
         Assert.Equal(4, workers.Count);
-        return new JavaRun(run.Report, workers, run.BlockedUnder("ObjectMonitor6EnterI").Ms);
+        return new JavaRun(run.Report, workers, run.BlockedUnder("ObjectMonitor::EnterI").Ms);
     }
 }

@@ -38,6 +38,12 @@ public sealed class SysbenchStacksFactAttribute : FactAttribute
     public SysbenchStacksFactAttribute() => Skip = PerfStacksFactAttribute.Missing("sysbench");
 }
 
+/// <summary>As <see cref="PerfStacksFactAttribute"/>, and g++ is installed (build-essential has it).</summary>
+public sealed class CxxStacksFactAttribute : FactAttribute
+{
+    public CxxStacksFactAttribute() => Skip = PerfStacksFactAttribute.Missing("g++", "build-essential");
+}
+
 /// <summary>As <see cref="PerfStacksFactAttribute"/>, and taskset (util-linux) is installed.</summary>
 public sealed class VdsoStacksFactAttribute : FactAttribute
 {
@@ -375,6 +381,32 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         _output.WriteLine($"damaged copies: {read} read ({withStacks} with stacks), {refused} refused");
         Assert.Equal(100, read + refused);
         Assert.True(withStacks > 50, $"only {withStacks} damaged copies reached the unwinder");
+    }
+
+    /// <summary>
+    /// A C++ program (a class template's method taking a std::mutex, lambdas run by std::thread, libstdc++ between
+    /// them) recorded with --call-graph dwarf: its stacks' frames equal perf script's, names included. perf
+    /// demangles C++ names and prints a function without its parameters ("shop::Ledger&lt;long&gt;::post"), as
+    /// TraceLab does (docs/formats.md#demangling).
+    /// </summary>
+    [CxxStacksFact]
+    public void Cxx_frames_equal_perf_script()
+    {
+        var program = Path.Combine(_dir, "cxx_lock_sites");
+        var source = Path.Combine(RepoPaths.Root, "tests", "TraceLab.IntegrationTests", "Stacks", "cxx_lock_sites.cpp");
+        Run("g++", "-g", "-O2", "-pthread", "-o", program, source);
+        var data = Path.Combine(_dir, "cxx.perf.data");
+        RecordLockEvents(data, "dwarf", program, "300000");
+
+        using var reader = PerfDataReader.Open(data);
+        var (sink, symbolizer) = AssertDwarfFramesEqualPerfScript(reader, data, maxShortShare: 0.10);
+        var names = sink.Stacks.Values.Distinct()
+            .SelectMany(id => symbolizer.Stack(reader.Stacks, id)).Select(f => f.Symbol).ToHashSet();
+        // The names themselves (equal to perf's above): the template's method and std::thread's runner of the lambda.
+        Assert.Contains("shop::Ledger<long>::post", names);
+        Assert.Contains(names, n => n?.StartsWith("std::thread::_State_impl<std::thread::_Invoker<std::tuple<main::" +
+            "{lambda()#1}> > >::_M_run", StringComparison.Ordinal) == true);
+        Assert.DoesNotContain(names, n => n?.StartsWith("_Z", StringComparison.Ordinal) == true);
     }
 
     /// <summary>
