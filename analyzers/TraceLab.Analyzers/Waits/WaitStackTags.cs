@@ -103,9 +103,10 @@ public sealed class WaitStackTags
         // beneath), or for the client to read its answer.
         new("secure_read", WaitClass.Io),
         new("secure_write", WaitClass.Io),
-        // HotSpot (libjvm.so's .symtab; names as linked, so mangled: _ZN13ObjectMonitor6EnterIEP10JavaThread): a
-        // thread entering a contended `synchronized` parks in ObjectMonitor::EnterI (its own ParkEvent beneath:
-        // pthread_cond_wait, futex); Object.wait() parks in ObjectMonitor::wait ("4wait" mangled) and re-enters the
+        // HotSpot (libjvm.so's .symtab, demangled: ObjectMonitor::EnterI; each glob matches the mangled name too,
+        // _ZN13ObjectMonitor6EnterIEP10JavaThread, as a symbolizer with demangling off gives it): a thread entering
+        // a contended `synchronized` parks in ObjectMonitor::EnterI (its own ParkEvent beneath: pthread_cond_wait,
+        // futex); Object.wait() parks in ObjectMonitor::wait ("4wait" mangled) and re-enters the
         // monitor in ReenterI, a lock wait again; Thread.sleep is JVM_Sleep. LockSupport.park (Unsafe_Park) is left
         // to the rules: java.util.concurrent's locks and idle pools share it.
         new("*ObjectMonitor*EnterI*", WaitClass.Lock),

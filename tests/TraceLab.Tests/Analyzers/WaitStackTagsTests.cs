@@ -66,6 +66,15 @@ public sealed class WaitStackTagsTests
         "_ZN13ObjectMonitor4waitElbP10JavaThread", "JVM_MonitorWait")]
     [InlineData(null, null, "__schedule", "futex_wait", "___pthread_cond_timedwait", "_ZN2os15PlatformMonitor4waitEl",
         "_ZN7Monitor4waitEl", "_ZN12CompileQueue3getEv", "_ZN13CompileBroker20compiler_thread_loopEv")]
+    // The same stacks as the symbolizer names them, demangled as perf script prints them.
+    [InlineData("lock", "*ObjectMonitor*EnterI*", "__schedule", "futex_wait", "___pthread_cond_wait",
+        "os::PlatformEvent::park", "ObjectMonitor::EnterI", "ObjectMonitor::enter", "ObjectSynchronizer::enter")]
+    [InlineData("condition", "*ObjectMonitor::wait*", "__schedule", "futex_wait", "___pthread_cond_wait",
+        "os::PlatformEvent::park", "ObjectMonitor::wait", "ObjectSynchronizer::wait", "JVM_MonitorWait")]
+    [InlineData("lock", "*ObjectMonitor*ReenterI*", "__schedule", "futex_wait", "___pthread_cond_wait",
+        "os::PlatformEvent::park", "ObjectMonitor::ReenterI", "ObjectMonitor::wait", "JVM_MonitorWait")]
+    [InlineData(null, null, "__schedule", "futex_wait", "___pthread_cond_timedwait", "os::PlatformMonitor::wait",
+        "Monitor::wait", "CompileQueue::get", "CompileBroker::compiler_thread_loop")]
     // .NET, JIT frames named from the runtime's perf map (libcoreclr's own frames have no names).
     [InlineData("lock", "*System.Threading.Monitor::Enter*", "__schedule", "futex_wait", "___pthread_cond_wait",
         null, null, "void [System.Private.CoreLib] System.Threading.Monitor::Enter(class System.Object)[Optimized]",
