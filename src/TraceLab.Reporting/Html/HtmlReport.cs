@@ -131,16 +131,30 @@ public static class HtmlReport
 
         var begin = data.Start - data.Anchor;
         var shown = data.End - data.Start;
-        var handoffArrows = data.Handoffs.Count;
+        // What the picture draws: the rows' segments, wakeups into a row (an arrow, or a tick when the waker has no
+        // row), handoffs to a row, futile wakeups on a row, every convoy episode (a row per lock). A thread left out
+        // (a system report's rows, TraceLab's own threads) is counted only in the clause after.
+        var drawn = rows.Select(r => r.Tid).ToHashSet();
+        var segments = data.Segments.Count(s => drawn.Contains(s.Tid));
+        var wakes = data.Wakes.Count(w => drawn.Contains(w.Wakee));
+        var handoffArrows = data.Handoffs.Count(h => drawn.Contains(h.Receiver)
+            && h.WokenAt >= data.Start && h.WokenAt <= data.End);
+        var futile = data.FutileWakeups.Count(f => drawn.Contains(f.Tid));
         sb.Append("<div class=\"card\">\n");
         sb.Append(Inv, $"<p>Window <b>{Ms(begin)}–{Ms(begin + shown)} ms</b> from the region's begin ({Ms(shown)} ms");
         if (shown < data.Window.LengthNs)
             sb.Append(Inv, $" of the {Ms(data.Window.LengthNs)} ms asked: the trace ends");
         sb.Append("; choose another with <code>--timeline-window START:LENGTH</code>, in ms). ");
-        sb.Append($"{EnglishCount.Of(data.Segments.Count, "segment")}, {EnglishCount.Of(data.Wakes.Count, "wakeup")} ");
+        sb.Append($"{EnglishCount.Of(segments, "segment")}, {EnglishCount.Of(wakes, "wakeup")} ");
         sb.Append($"({EnglishCount.Of(handoffArrows, "lock handoff")}), ");
         sb.Append($"{EnglishCount.Of(data.Episodes.Count, "convoy episode")}, ");
-        sb.Append($"{EnglishCount.Of(data.FutileWakeups.Count, "futile wakeup")} in the window.");
+        sb.Append($"{EnglishCount.Of(futile, "futile wakeup")} in the window");
+        var undrawn = new List<string>();
+        if (segments < data.Segments.Count)
+            undrawn.Add(EnglishCount.Of(data.Segments.Count - segments, "more segment"));
+        if (wakes < data.Wakes.Count) undrawn.Add(EnglishCount.Of(data.Wakes.Count - wakes, "more wakeup"));
+        if (undrawn.Count > 0) sb.Append("; threads not drawn have ").Append(string.Join(" and ", undrawn));
+        sb.Append('.');
         if (report.Region.EndNs > report.Region.BeginNs && data.Start >= report.Region.EndNs)
         {
             sb.Append(Inv, $" <b>The window starts after the measured region ends</b> (the region is ");
