@@ -259,6 +259,20 @@ public static partial class ItaniumDemangler
 
         private Nested LocalName(out bool isTemplate, out string cvQualifiers)
         {
+            // A local name's entity may be a local name again (Z…E Z…E …): each holds a level until it returns.
+            if (++_depth > MaxDepth) throw Fail();
+            try
+            {
+                return LocalNameWithin(out isTemplate, out cvQualifiers);
+            }
+            finally
+            {
+                _depth--;
+            }
+        }
+
+        private Nested LocalNameWithin(out bool isTemplate, out string cvQualifiers)
+        {
             Expect('Z');
             var encoding = Encoding(local: true);
             Expect('E');
@@ -307,10 +321,14 @@ public static partial class ItaniumDemangler
             Node? soFar = null;
             var components = 0;
             var startedWithAbbreviation = false;
+            // Each component nests the printed name one level deeper (a::b::c…): counted with the types it holds, so
+            // that printing never recurses deeper than MaxDepth levels of either.
+            var depthAtStart = _depth;
             while (!Eat('E'))
             {
                 isTemplate = false;
                 components++;
+                if (++_depth > MaxDepth) throw Fail();
                 var c = Peek();
                 if (c == 'S' && Peek(1) == 't')
                 {
@@ -357,6 +375,7 @@ public static partial class ItaniumDemangler
                 if (Peek() == 'M' && Peek(1) == 'U') _at++;
             }
 
+            _depth = depthAtStart;
             // "N St E", "N Ss E": an abbreviation alone names nothing (c++filt refuses it too).
             if (soFar is null || components == 1 && startedWithAbbreviation) throw Fail();
             return soFar;
@@ -386,12 +405,16 @@ public static partial class ItaniumDemangler
                 Discriminator();
             }
             else name = OperatorName();
+            var depthAtStart = _depth;
             while (Eat('B'))
             {
+                if (++_depth > MaxDepth) throw Fail();
                 var lastName = _lastName;
                 name = new AbiTagged(name, SourceName().ToString());
                 _lastName = lastName;
             }
+
+            _depth = depthAtStart;
             return name;
         }
 

@@ -90,6 +90,8 @@ public sealed class ItaniumDemanglerTests
             "_Z1f" + new string('P', 100_000) + "i",
             "_Z1fI" + new string('J', 100_000),
             "_Z" + string.Concat(Enumerable.Repeat("Z1fvE", 50_000)) + "1x",
+            "_ZN" + string.Concat(Enumerable.Repeat("1a", 50_000)) + "E", // a name 50,000 components deep
+            "_Z1f" + string.Concat(Enumerable.Repeat("B1t", 50_000)) + "v", // 50,000 ABI tags
             "_Z1fIiEvPS_PS0_PS1_PS2_PS3_PS4_PS5_PS6_PS7_PS8_PS9_PSA_PSB_PSC_PSD_PSE_PSF_",
             "_Z999999999999999999999999x", "_ZSt", "_ZNS9999999999_E", "_ZT", "_ZGR1x",
         ];
