@@ -61,7 +61,7 @@ public static class StageTimes
         var line = string.Create(CultureInfo.InvariantCulture,
             $"stage {name,-14} {wall.TotalMilliseconds,8:0.0} ms wall; at its end " +
             $"{sinceStart.TotalMilliseconds,8:0.0} ms since start, " +
-            $"{ProcessCpuClock.Now().TotalMilliseconds,8:0.0} ms CPU");
+            $"{CpuClock.Process().TotalMilliseconds,8:0.0} ms CPU");
         lock (Gate) Console.Error.WriteLine(line);
     }
 

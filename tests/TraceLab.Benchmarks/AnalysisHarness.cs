@@ -1,6 +1,4 @@
-using System.Diagnostics;
 using System.Globalization;
-using System.Runtime.InteropServices;
 using TraceLab.Analyzers;
 using TraceLab.Core;
 using TraceLab.Formats.TraceDat;
@@ -15,7 +13,7 @@ namespace TraceLab.Benchmarks;
 /// pre-decoded events from memory, which the real reader (one reused event in cache) does not pay — subtract it.
 /// Usage: harness [--events N] [--rounds R] kinds… (kinds: touch or an --analysis list such as threads, waitgraph).
 /// </summary>
-internal static partial class AnalysisHarness
+internal static class AnalysisHarness
 {
     public static int Run(string[] args)
     {
@@ -74,24 +72,8 @@ internal static partial class AnalysisHarness
         return sum;
     }
 
-    private static long Now()
-    {
-        if (!OperatingSystem.IsLinux()) return Stopwatch.GetTimestamp() * (1_000_000_000 / Stopwatch.Frequency);
-        _ = ClockGetTime(ThreadCpuTimeClock, out var ts);
-        return (ts.Seconds * 1_000_000_000) + ts.Nanoseconds;
-    }
-
-    private const int ThreadCpuTimeClock = 3; // CLOCK_THREAD_CPUTIME_ID
-
-    [StructLayout(LayoutKind.Sequential)]
-    private struct TimeSpec
-    {
-        public long Seconds;
-        public long Nanoseconds;
-    }
-
-    [LibraryImport("libc", EntryPoint = "clock_gettime")]
-    private static partial int ClockGetTime(int clock, out TimeSpec ts);
+    /// <summary>This thread's CPU time in ns on Linux, wall time elsewhere.</summary>
+    private static long Now() => CpuClock.CurrentThread().Ticks * 100;
 
     /// <summary>Keeps the first events of the trace (the reader still walks the rest).</summary>
     private sealed class FirstEvents(List<KernelEvent> events, int max) : IKernelEventSink

@@ -179,11 +179,11 @@ public sealed class BenchCommand
     {
         var (gen0, gen1, gen2) = (GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2));
         var allocated = GC.GetTotalAllocatedBytes();
-        var cpu0 = ProcessCpuClock.Now();
+        var cpu0 = CpuClock.Process();
         var sw = Stopwatch.StartNew();
         run();
         into.Wall[i] = sw.Elapsed.TotalSeconds;
-        into.Cpu[i] = (ProcessCpuClock.Now() - cpu0).TotalSeconds;
+        into.Cpu[i] = (CpuClock.Process() - cpu0).TotalSeconds;
         into.Gc[i] = new RunGc(GC.CollectionCount(0) - gen0, GC.CollectionCount(1) - gen1,
             GC.CollectionCount(2) - gen2, GC.GetTotalAllocatedBytes() - allocated);
     }

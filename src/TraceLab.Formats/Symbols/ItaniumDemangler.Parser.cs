@@ -8,7 +8,9 @@ public static partial class ItaniumDemangler
 {
     // ---- the parser: one symbol, left to right, the grammar of the ABI's "Mangling" chapter.
 
-    private sealed class Parser(string s)
+    /// <param name="s">The symbol.</param>
+    /// <param name="parameters">Functions printed with their parameters, as c++filt does; else as perf script.</param>
+    private sealed class Parser(string s, bool parameters)
     {
         private int _at;
         private readonly List<Node> _substitutions = [];
@@ -38,7 +40,7 @@ public static partial class ItaniumDemangler
 
         private static NotDemangled Fail() => new();
 
-        public string Mangled(bool parameters)
+        public string Mangled()
         {
             Expect('_');
             Expect('Z');
@@ -486,58 +488,16 @@ public static partial class ItaniumDemangler
             throw Fail();
         }
 
-        private static readonly Dictionary<string, string> Operators = new(StringComparer.Ordinal)
+        private static readonly Dictionary<string, string> Operators = new (string Code, string Text)[]
         {
-            ["nw"] = "new",
-            ["na"] = "new[]",
-            ["dl"] = "delete",
-            ["da"] = "delete[]",
-            ["ps"] = "+",
-            ["ng"] = "-",
-            ["ad"] = "&",
-            ["de"] = "*",
-            ["co"] = "~",
-            ["pl"] = "+",
-            ["mi"] = "-",
-            ["ml"] = "*",
-            ["dv"] = "/",
-            ["rm"] = "%",
-            ["an"] = "&",
-            ["or"] = "|",
-            ["eo"] = "^",
-            ["aS"] = "=",
-            ["pL"] = "+=",
-            ["mI"] = "-=",
-            ["mL"] = "*=",
-            ["dV"] = "/=",
-            ["rM"] = "%=",
-            ["aN"] = "&=",
-            ["oR"] = "|=",
-            ["eO"] = "^=",
-            ["ls"] = "<<",
-            ["rs"] = ">>",
-            ["lS"] = "<<=",
-            ["rS"] = ">>=",
-            ["eq"] = "==",
-            ["ne"] = "!=",
-            ["lt"] = "<",
-            ["gt"] = ">",
-            ["le"] = "<=",
-            ["ge"] = ">=",
-            ["ss"] = "<=>",
-            ["nt"] = "!",
-            ["aa"] = "&&",
-            ["oo"] = "||",
-            ["pp"] = "++",
-            ["mm"] = "--",
-            ["cm"] = ",",
-            ["pm"] = "->*",
-            ["pt"] = "->",
-            ["cl"] = "()",
-            ["ix"] = "[]",
-            ["qu"] = "?",
-            ["aw"] = "co_await",
-        };
+            ("nw", "new"), ("na", "new[]"), ("dl", "delete"), ("da", "delete[]"), ("ps", "+"), ("ng", "-"),
+            ("ad", "&"), ("de", "*"), ("co", "~"), ("pl", "+"), ("mi", "-"), ("ml", "*"), ("dv", "/"), ("rm", "%"),
+            ("an", "&"), ("or", "|"), ("eo", "^"), ("aS", "="), ("pL", "+="), ("mI", "-="), ("mL", "*="),
+            ("dV", "/="), ("rM", "%="), ("aN", "&="), ("oR", "|="), ("eO", "^="), ("ls", "<<"), ("rs", ">>"),
+            ("lS", "<<="), ("rS", ">>="), ("eq", "=="), ("ne", "!="), ("lt", "<"), ("gt", ">"), ("le", "<="),
+            ("ge", ">="), ("ss", "<=>"), ("nt", "!"), ("aa", "&&"), ("oo", "||"), ("pp", "++"), ("mm", "--"),
+            ("cm", ","), ("pm", "->*"), ("pt", "->"), ("cl", "()"), ("ix", "[]"), ("qu", "?"), ("aw", "co_await")
+        }.ToDictionary(e => e.Code, e => e.Text, StringComparer.Ordinal);
 
         private Text OperatorName()
         {
@@ -609,25 +569,16 @@ public static partial class ItaniumDemangler
             };
         }
 
-        private static readonly Dictionary<char, string> IntegerSuffix = new()
+        private static readonly Dictionary<char, string> IntegerSuffix = new (char Code, string Text)[]
         {
-            ['i'] = "",
-            ['j'] = "u",
-            ['l'] = "l",
-            ['m'] = "ul",
-            ['x'] = "ll",
-            ['y'] = "ull",
-        };
+            ('i', ""), ('j', "u"), ('l', "l"), ('m', "ul"), ('x', "ll"), ('y', "ull")
+        }.ToDictionary(e => e.Code, e => e.Text);
 
-        private static readonly Dictionary<char, string> CastTypes = new()
+        private static readonly Dictionary<char, string> CastTypes = new (char Code, string Text)[]
         {
-            ['a'] = "signed char",
-            ['c'] = "char",
-            ['h'] = "unsigned char",
-            ['s'] = "short",
-            ['t'] = "unsigned short",
-            ['w'] = "wchar_t",
-        };
+            ('a', "signed char"), ('c', "char"), ('h', "unsigned char"), ('s', "short"), ('t', "unsigned short"),
+            ('w', "wchar_t")
+        }.ToDictionary(e => e.Code, e => e.Text);
 
         /// <summary>A literal's value as written ("n5" → "-5", leading zeros kept, any length).</summary>
         private string LiteralDigits()
@@ -677,44 +628,20 @@ public static partial class ItaniumDemangler
             return new Text(text);
         }
 
-        private static readonly Dictionary<char, string> Builtins = new()
+        private static readonly Dictionary<char, string> Builtins = new (char Code, string Text)[]
         {
-            ['v'] = "void",
-            ['w'] = "wchar_t",
-            ['b'] = "bool",
-            ['c'] = "char",
-            ['a'] = "signed char",
-            ['h'] = "unsigned char",
-            ['s'] = "short",
-            ['t'] = "unsigned short",
-            ['i'] = "int",
-            ['j'] = "unsigned int",
-            ['l'] = "long",
-            ['m'] = "unsigned long",
-            ['x'] = "long long",
-            ['y'] = "unsigned long long",
-            ['n'] = "__int128",
-            ['o'] = "unsigned __int128",
-            ['f'] = "float",
-            ['d'] = "double",
-            ['e'] = "long double",
-            ['g'] = "__float128",
-            ['z'] = "...",
-        };
+            ('v', "void"), ('w', "wchar_t"), ('b', "bool"), ('c', "char"), ('a', "signed char"),
+            ('h', "unsigned char"), ('s', "short"), ('t', "unsigned short"), ('i', "int"), ('j', "unsigned int"),
+            ('l', "long"), ('m', "unsigned long"), ('x', "long long"), ('y', "unsigned long long"), ('n', "__int128"),
+            ('o', "unsigned __int128"), ('f', "float"), ('d', "double"), ('e', "long double"), ('g', "__float128"),
+            ('z', "...")
+        }.ToDictionary(e => e.Code, e => e.Text);
 
-        private static readonly Dictionary<char, string> DBuiltins = new()
+        private static readonly Dictionary<char, string> DBuiltins = new (char Code, string Text)[]
         {
-            ['d'] = "decimal64",
-            ['e'] = "decimal128",
-            ['f'] = "decimal32",
-            ['h'] = "half",
-            ['i'] = "char32_t",
-            ['s'] = "char16_t",
-            ['u'] = "char8_t",
-            ['a'] = "auto",
-            ['c'] = "decltype(auto)",
-            ['n'] = "decltype(nullptr)",
-        };
+            ('d', "decimal64"), ('e', "decimal128"), ('f', "decimal32"), ('h', "half"), ('i', "char32_t"),
+            ('s', "char16_t"), ('u', "char8_t"), ('a', "auto"), ('c', "decltype(auto)"), ('n', "decltype(nullptr)")
+        }.ToDictionary(e => e.Code, e => e.Text);
 
         private int _depth;
 
@@ -910,6 +837,21 @@ public static partial class ItaniumDemangler
             return any ? id + 1 : 0;
         }
 
+        /// <summary>
+        /// Ss, Si, So, Sd: c++filt writes them out ("std::basic_ostream&lt;char, std::char_traits&lt;char&gt; &gt;",
+        /// its default being DMGL_VERBOSE), perf script short ("std::ostream", its demangler called without options)
+        /// but written out before a constructor or destructor, whose name needs it.
+        /// </summary>
+        private Text Abbreviation(string shortName, string template, string moreArgs)
+        {
+            _at++;
+            _lastName = template;
+            var verbose = parameters || Peek() is 'C' or 'D';
+            return new Text(verbose
+                ? "std::" + template + "<char, std::char_traits<char>" + moreArgs + " >"
+                : "std::" + shortName);
+        }
+
         private Node Substitution()
         {
             Expect('S');
@@ -917,23 +859,10 @@ public static partial class ItaniumDemangler
             {
                 case 'a': _at++; _lastName = "allocator"; return new Text("std::allocator");
                 case 'b': _at++; _lastName = "basic_string"; return new Text("std::basic_string");
-                // c++filt prints the full forms (its default is DMGL_VERBOSE), perf the short ones.
-                case 's':
-                    _at++;
-                    _lastName = "basic_string";
-                    return new Text("std::basic_string<char, std::char_traits<char>, std::allocator<char> >");
-                case 'i':
-                    _at++;
-                    _lastName = "basic_istream";
-                    return new Text("std::basic_istream<char, std::char_traits<char> >");
-                case 'o':
-                    _at++;
-                    _lastName = "basic_ostream";
-                    return new Text("std::basic_ostream<char, std::char_traits<char> >");
-                case 'd':
-                    _at++;
-                    _lastName = "basic_iostream";
-                    return new Text("std::basic_iostream<char, std::char_traits<char> >");
+                case 's': return Abbreviation("string", "basic_string", ", std::allocator<char>");
+                case 'i': return Abbreviation("istream", "basic_istream", "");
+                case 'o': return Abbreviation("ostream", "basic_ostream", "");
+                case 'd': return Abbreviation("iostream", "basic_iostream", "");
             }
 
             var id = SequenceId();

@@ -24,8 +24,9 @@ public static partial class ItaniumDemangler
     /// <param name="symbol">An ELF symbol (or DWARF linkage name).</param>
     /// <param name="parameters">
     /// True: a function with its parameters, qualifiers, template return type and clone suffixes, as <c>c++filt</c>
-    /// prints it (<c>ObjectMonitor::EnterI(JavaThread*)</c>); false: its name alone, as <c>c++filt -p</c> and
-    /// <c>perf script</c> (without -v) print it (<c>ObjectMonitor::EnterI</c>). Other names print the same both ways.
+    /// prints it (<c>ObjectMonitor::EnterI(JavaThread*)</c>); false: its name alone, as <c>perf script</c> (without -v)
+    /// prints it (<c>ObjectMonitor::EnterI</c>): <c>c++filt -p</c>'s form, with std::string, std::ostream … not
+    /// written out (<see cref="Parser"/>'s abbreviations).
     /// </param>
     public static string? Demangle(string symbol, bool parameters = true)
     {
@@ -34,8 +35,8 @@ public static partial class ItaniumDemangler
         var version = symbol.IndexOf('@', StringComparison.Ordinal);
         try
         {
-            if (version < 0) return new Parser(symbol).Mangled(parameters);
-            return new Parser(symbol[..version]).Mangled(parameters) + symbol[version..];
+            if (version < 0) return new Parser(symbol, parameters).Mangled();
+            return new Parser(symbol[..version], parameters).Mangled() + symbol[version..];
         }
         catch (Exception e) when (e is NotDemangled or OverflowException or IndexOutOfRangeException
             or ArgumentOutOfRangeException)

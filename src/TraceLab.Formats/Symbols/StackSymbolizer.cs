@@ -191,8 +191,8 @@ public sealed class StackSymbolizer
 
     /// <summary>
     /// A symbol as people read it: a C++ name demangled as perf script prints it, a function by its name without
-    /// parameters (<see cref="ItaniumDemangler"/>, <c>c++filt -p</c>), unless <see cref="SymbolOptions.Demangle"/> is
-    /// off; any other name as it is.
+    /// parameters (<see cref="ItaniumDemangler"/>), unless <see cref="SymbolOptions.Demangle"/> is off; any other name
+    /// as it is.
     /// </summary>
     private string Readable(string symbol)
     {
