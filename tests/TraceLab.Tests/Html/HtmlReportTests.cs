@@ -90,15 +90,21 @@ public sealed partial class HtmlReportTests
             .Select(m => int.Parse(m.Groups[1].Value)).ToList();
         Assert.Equal(report.Threads.Select(t => t.Tid), rows);
         Assert.Contains("Window <b>10.000–11.000 ms</b>", html);
-        Assert.Contains($"{timeline.Segments.Count:N0} segments", html);
         // Drawn items are the recorded ones: a rect per segment of a reported thread, a handoff arrow per handoff.
         var tids = report.Threads.Select(t => t.Tid).ToHashSet();
-        Assert.Equal(timeline.Segments.Count(s => tids.Contains(s.Tid)), Regex.Count(html, "<rect class=\"seg "));
+        var segments = Regex.Count(html, "<rect class=\"seg ");
+        Assert.Equal(timeline.Segments.Count(s => tids.Contains(s.Tid)), segments);
         // A handoff whose wakeup precedes the window (only its run is inside) has no arrow in it.
         var arrows = timeline.Handoffs.Count(h => h.WokenAt >= timeline.Start && h.WokenAt <= timeline.End);
         Assert.Equal(arrows, Regex.Count(html, "<line class=\"wake handoff\""));
         Assert.True(arrows > 10, "the window shows the convoy");
         Assert.Equal(timeline.Episodes.Count, Regex.Count(html, "<rect class=\"episode\""));
+        // The page's counts are of what it draws (an arrow or a tick per wakeup); the sample's recording threads,
+        // which are not reported, are counted apart.
+        var wakes = Regex.Count(html, "<line class=\"wake[ \"]") + Regex.Count(html, "<path class=\"wake-ext\"");
+        Assert.Contains($"{segments:N0} segments, {wakes:N0} wakeups ({arrows:N0} lock handoffs)", html);
+        Assert.True(timeline.Segments.Count > segments, "the sample records threads it does not report");
+        Assert.Contains($"threads not drawn have {timeline.Segments.Count - segments:N0} more segments", html);
     }
 
     [Fact]
