@@ -68,6 +68,12 @@ public sealed record AnalysisRequest(string TraceFile)
     /// </summary>
     public WaitStackTags WaitTags { get; init; } = WaitStackTags.Default;
 
+    /// <summary>
+    /// C++ names in stacks demangled as perf script prints them (docs/formats.md#demangling); false keeps them as
+    /// linked (`--no-demangle`, as perf script's).
+    /// </summary>
+    public bool Demangle { get; init; } = true;
+
     /// <summary>Processes the report leaves out, their cost said once (`--exclude-pid`); null: none named.</summary>
     public IReadOnlyList<int>? ExcludePids { get; init; }
 

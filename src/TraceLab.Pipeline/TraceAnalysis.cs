@@ -114,7 +114,7 @@ public static class TraceAnalysis
             StacksSection? stacksSection = null;
             if (stacks is not null && reader is IStackTraceReader withStacks)
             {
-                symbolizer = Symbolizer(withStacks);
+                symbolizer = Symbolizer(withStacks, request.Demangle);
                 stacksSection = StacksReportBuilder.Build(stacks, withStacks.Stacks, symbolizer,
                     (reader as StackJoinedReader)?.Summary, withStacks.StackNotes);
                 ApplyWaitStackTags(session, withStacks, symbolizer, request.WaitTags);
@@ -206,7 +206,9 @@ public static class TraceAnalysis
     /// The symbolizer of a trace's stacks: this machine's binaries and debug files; kernel symbols from the trace
     /// when it holds them (trace.dat), else from this machine when it runs the recorded kernel.
     /// </summary>
-    public static StackSymbolizer Symbolizer(IStackTraceReader reader)
+    /// <param name="reader">The trace's reader.</param>
+    /// <param name="demangle">C++ names as perf script prints them (false: as linked).</param>
+    public static StackSymbolizer Symbolizer(IStackTraceReader reader, bool demangle = true)
     {
         var running = SymbolOptions.RunningKernel(reader.Info.KernelRelease);
         var events = reader is StackJoinedReader joined ? joined.Events : reader;
@@ -221,6 +223,7 @@ public static class TraceAnalysis
         {
             KernelSymbols = kernel,
             RecordedOnRunningKernel = SymbolOptions.IsRunningKernel(reader.Info.KernelRelease),
+            Demangle = demangle,
         });
     }
 

@@ -124,6 +124,13 @@ internal static class SharedOptions
         }
     }
 
+    /// <summary>`--no-demangle`: C++ names in stacks as linked (perf script --no-demangle).</summary>
+    public static Option<bool> NoDemangle() => new("--no-demangle")
+    {
+        Description = "name C++ functions in stacks as linked (_ZN13ObjectMonitor6EnterIEP10JavaThread), not " +
+            "demangled as perf script prints them (ObjectMonitor::EnterI; docs/formats.md#demangling)",
+    };
+
     public static Option<bool> Stacks() => new("--stacks")
     {
         Description = "record the user and kernel call stacks of every blocking switch and wakeup, so locks are " +

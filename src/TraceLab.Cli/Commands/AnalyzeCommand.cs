@@ -43,6 +43,8 @@ public sealed class AnalyzeCommand
         public bool NoCharts { get; init; }
         /// <summary>A file of the user's stack tags (`--wait-tags`); null: the shipped tags alone.</summary>
         public string? WaitTags { get; init; }
+        /// <summary>C++ names in stacks as linked (`--no-demangle`).</summary>
+        public bool NoDemangle { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -66,9 +68,11 @@ public sealed class AnalyzeCommand
         var top = SharedOptions.Top();
         var noCharts = SharedOptions.NoCharts();
         var waitTags = SharedOptions.WaitTags();
+        var noDemangle = SharedOptions.NoDemangle();
         var command = new Command("analyze", "analyze an existing trace file")
         {
             trace, outDir, force, pid, exclude, analysis, salvage, buffer, timeline, threads, top, noCharts, waitTags,
+            noDemangle,
         };
         CommandActions.Set(command, r => new AnalyzeCommand(console).Run(new Settings(r.GetValue(trace)!)
         {
@@ -84,6 +88,7 @@ public sealed class AnalyzeCommand
             Top = r.GetValue(top),
             NoCharts = r.GetValue(noCharts),
             WaitTags = r.GetValue(waitTags),
+            NoDemangle = r.GetValue(noDemangle),
         }));
         return command;
     }
@@ -122,6 +127,7 @@ public sealed class AnalyzeCommand
             RecordTimelineBeside = BackgroundWork.RunOnOwnThread,
             ExcludePids = s.ExcludePids,
             WaitTags = waitTags,
+            Demangle = !s.NoDemangle,
         });
         var report = analysis.Report;
         // The terminal report is drawn while the files are written (both only read the finished report); only

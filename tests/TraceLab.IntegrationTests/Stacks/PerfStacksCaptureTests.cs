@@ -407,6 +407,13 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         Assert.Contains(names, n => n?.StartsWith("std::thread::_State_impl<std::thread::_Invoker<std::tuple<main::" +
             "{lambda()#1}> > >::_M_run", StringComparison.Ordinal) == true);
         Assert.DoesNotContain(names, n => n?.StartsWith("_Z", StringComparison.Ordinal) == true);
+
+        // `analyze --no-demangle`: the pipeline's symbolizer names the same frames as linked.
+        var linked = TraceLab.Pipeline.TraceAnalysis.Symbolizer(reader, demangle: false);
+        var asLinked = sink.Stacks.Values.Distinct()
+            .SelectMany(id => linked.Stack(reader.Stacks, id)).Select(f => f.Symbol).ToHashSet();
+        Assert.Contains("_ZN4shop6LedgerIlE4postEl", asLinked);
+        Assert.DoesNotContain("shop::Ledger<long>::post", asLinked);
     }
 
     /// <summary>
