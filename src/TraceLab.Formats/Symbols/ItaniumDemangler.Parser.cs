@@ -108,11 +108,11 @@ public static partial class ItaniumDemangler
 
             // A template function's return type is encoded first; nobody else's is.
             Node? returns = isTemplate && !IsCtorDtorName(name) ? Type() : null;
-            var parameters = BareFunctionParameters();
+            var parameterTypes = BareFunctionParameters();
             if (local && _templateArgs is { } own && !ReferenceEquals(own, saved))
                 _localScopes.Add((firstSubstitution, _substitutions.Count, own));
             if (!top) _templateArgs = saved;
-            return new Function(local ? null : returns, name, parameters, cvQualifiers);
+            return new Function(local ? null : returns, name, parameterTypes, cvQualifiers);
         }
 
         private static bool IsCtorDtorName(Node name)
@@ -475,12 +475,12 @@ public static partial class ItaniumDemangler
 
             if (Eat("Ul"))
             {
-                var parameters = BareFunctionParameters();
+                var parameterTypes = BareFunctionParameters();
                 Expect('E');
                 var n = Peek() == '_' ? 1 : Number() + 2;
                 Expect('_');
                 var o = new StringBuilder("{lambda");
-                PrintParameters(o, parameters);
+                PrintParameters(o, parameterTypes);
                 o.Append('#').Append(n.ToString(CultureInfo.InvariantCulture)).Append('}');
                 return new Text(o.ToString());
             }
@@ -783,11 +783,11 @@ public static partial class ItaniumDemangler
             Expect('F');
             Eat('Y');
             var returns = Type();
-            var parameters = BareFunctionParameters();
+            var parameterTypes = BareFunctionParameters();
             if (Eat('R')) qualifiers += " &";
             else if (Eat('O')) qualifiers += " &&";
             Expect('E');
-            return new FunctionType(returns, parameters, qualifiers);
+            return new FunctionType(returns, parameterTypes, qualifiers);
         }
 
         private ArrayOf ArrayType()
