@@ -30,7 +30,8 @@ public static partial class ItaniumDemangler
     /// </param>
     public static string? Demangle(string symbol, bool parameters = true)
     {
-        if (symbol.Length < 3 || !symbol.StartsWith("_Z", StringComparison.Ordinal)) return null;
+        if (symbol.Length < 3 || !symbol.StartsWith("_Z", StringComparison.Ordinal) || IsRustLegacy(symbol))
+            return null;
         // A symbol version ("@@GLIBCXX_3.4", as nm -D prints dynamic symbols) is kept after the name.
         var version = symbol.IndexOf('@', StringComparison.Ordinal);
         try
@@ -43,6 +44,21 @@ public static partial class ItaniumDemangler
         {
             return null;
         }
+    }
+
+    /// <summary>
+    /// Rust's legacy mangling borrows C++'s (<c>_ZN3std2rt10lang_start17h0123456789abcdefE</c>) but escapes its
+    /// identifiers (<c>$LT$</c>, <c>..</c>) and ends in a hash component: read as C++ it would print those escapes, so
+    /// it is left mangled.
+    /// </summary>
+    private static bool IsRustLegacy(string symbol)
+    {
+        var end = symbol.IndexOf('.', StringComparison.Ordinal) is var dot and > 0 ? dot : symbol.Length;
+        if (end < 21 || symbol[end - 1] != 'E' || string.CompareOrdinal(symbol, end - 20, "17h", 0, 3) != 0)
+            return false;
+        for (var i = end - 17; i < end - 1; i++)
+            if (!char.IsAsciiHexDigitLower(symbol[i]) && !char.IsAsciiDigit(symbol[i])) return false;
+        return true;
     }
 
     /// <summary><see cref="Demangle"/>, or the symbol itself.</summary>

@@ -82,6 +82,8 @@ public sealed class ItaniumDemanglerTests
     [InlineData("_Z1fIiEDTcl1gfp_EET_")] // decltype expressions: not read, left mangled
     [InlineData("_ZL1x.lto_priv.0")] // a variable with a clone suffix: c++filt leaves it too
     [InlineData("_ZN1A")] // cut short
+    [InlineData("_ZN3std2rt10lang_start17h0123456789abcdefE")] // Rust's legacy mangling: its escapes are not C++
+    [InlineData("_ZN4core3ptr13drop_in_place$LT$u8$GT$17h0123456789abcdefE")]
     public void What_it_does_not_read_stays_mangled(string symbol) => Assert.Null(ItaniumDemangler.Demangle(symbol));
 
     [Fact]
