@@ -3,11 +3,11 @@ using System.Text;
 
 namespace TraceLab.Formats.Symbols;
 
-/// <summary>The printed tree: a type prints a left part and a right part around a declarator.</summary>
+/// <summary>
+/// The printed tree: a type prints a left part and a right part around a declarator ("void (*" … ")(int)").
+/// </summary>
 public static partial class ItaniumDemangler
 {
-    // ---- the printed tree: a type prints a left part and a right part around a declarator ("void (*" … ")(int)").
-
     private abstract class Node
     {
         /// <summary>Prints around a declarator: arrays and functions put their part after it.</summary>
@@ -44,11 +44,10 @@ public static partial class ItaniumDemangler
 
     private sealed class Nested(Node prefix, Node name) : Node
     {
-        public Node Prefix { get; } = prefix;
         public Node Name { get; } = name;
         public override void Left(StringBuilder o)
         {
-            Prefix.Print(o);
+            prefix.Print(o);
             o.Append("::");
             Name.Print(o);
         }
@@ -57,11 +56,10 @@ public static partial class ItaniumDemangler
     private sealed class Templated(Node name, Node[] args) : Node
     {
         public Node Name { get; } = name;
-        public Node[] Args { get; } = args;
         public override void Left(StringBuilder o)
         {
             Name.Print(o);
-            PrintArgs(o, Args);
+            PrintArgs(o, args);
         }
 
         public static void PrintArgs(StringBuilder o, Node[] args)

@@ -3,11 +3,9 @@ using System.Text;
 
 namespace TraceLab.Formats.Symbols;
 
-/// <summary>The parser: one symbol, left to right.</summary>
+/// <summary>The parser: one symbol, left to right, the grammar of the ABI's "Mangling" chapter.</summary>
 public static partial class ItaniumDemangler
 {
-    // ---- the parser: one symbol, left to right, the grammar of the ABI's "Mangling" chapter.
-
     /// <param name="s">The symbol.</param>
     /// <param name="parameters">Functions printed with their parameters, as c++filt does; else as perf script.</param>
     private sealed class Parser(string s, bool parameters)

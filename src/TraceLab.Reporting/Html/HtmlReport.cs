@@ -131,15 +131,9 @@ public static class HtmlReport
 
         var begin = data.Start - data.Anchor;
         var shown = data.End - data.Start;
-        // What the picture draws: the rows' segments, wakeups into a row (an arrow, or a tick when the waker has no
-        // row), handoffs to a row, futile wakeups on a row, every convoy episode (a row per lock). A thread left out
-        // (a system report's rows, TraceLab's own threads) is counted only in the clause after.
-        var drawn = rows.Select(r => r.Tid).ToHashSet();
-        var segments = data.Segments.Count(s => drawn.Contains(s.Tid));
-        var wakes = data.Wakes.Count(w => drawn.Contains(w.Wakee));
-        var handoffArrows = data.Handoffs.Count(h => drawn.Contains(h.Receiver)
-            && h.WokenAt >= data.Start && h.WokenAt <= data.End);
-        var futile = data.FutileWakeups.Count(f => drawn.Contains(f.Tid));
+        // The counts are of what the picture draws; a thread left out (a system report's rows, TraceLab's own
+        // threads) is counted only in the clause after.
+        var (segments, wakes, handoffArrows, futile) = TimelineSvg.Drawn(data, rows);
         sb.Append("<div class=\"card\">\n");
         sb.Append(Inv, $"<p>Window <b>{Ms(begin)}–{Ms(begin + shown)} ms</b> from the region's begin ({Ms(shown)} ms");
         if (shown < data.Window.LengthNs)

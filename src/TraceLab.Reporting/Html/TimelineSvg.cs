@@ -12,6 +12,9 @@ namespace TraceLab.Reporting.Html;
 /// </summary>
 public static class TimelineSvg
 {
+    /// <summary>Items <see cref="Write"/> draws (<see cref="Drawn"/>).</summary>
+    public readonly record struct TimelineCounts(int Segments, int Wakes, int Handoffs, int FutileWakeups);
+
     public const int LabelWidth = 230;
     public const int PlotWidth = 1000;
     public const int Width = LabelWidth + PlotWidth + 20;
@@ -159,6 +162,21 @@ public static class TimelineSvg
             sb.Append(Inv, $"{Us(f.BlockedAt - f.WokenAt)} µs without progress</title></circle>");
         }
         svg.Write(sb.Append("</g>\n</svg>"));
+    }
+
+    /// <summary>
+    /// How many of each item <see cref="Write"/> draws for <paramref name="rows"/>: segments of a row's thread,
+    /// wakeups into a row (an arrow, or a tick when the waker has no row), handoffs to a row woken in the window (their
+    /// arrows), futile wakeups on a row. Convoy episodes are all drawn (a row per lock).
+    /// </summary>
+    public static TimelineCounts Drawn(TimelineData data, IReadOnlyList<TimelineRow> rows)
+    {
+        var drawn = rows.Select(r => r.Tid).ToHashSet();
+        return new TimelineCounts(
+            data.Segments.Count(s => drawn.Contains(s.Tid)),
+            data.Wakes.Count(w => drawn.Contains(w.Wakee)),
+            data.Handoffs.Count(h => drawn.Contains(h.Receiver) && h.WokenAt >= data.Start && h.WokenAt <= data.End),
+            data.FutileWakeups.Count(f => drawn.Contains(f.Tid)));
     }
 
     /// <summary>Writes out what <paramref name="sb"/> collected once it is large.</summary>
