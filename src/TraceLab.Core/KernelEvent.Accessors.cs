@@ -3,6 +3,10 @@ namespace TraceLab.Core;
 /// <summary>Per kind: the factory that builds the event and the accessors that read it, in one place.</summary>
 public partial struct KernelEvent
 {
+    /// <summary>What every kind has: when, where, and the thread that logged it.</summary>
+    private static KernelEvent Of(long ts, int cpu, int current, KernelEventKind kind) =>
+        new() { Timestamp = ts, Cpu = cpu, CurrentTid = current, Kind = kind };
+
     // ---- Any kind: the call stack recorded with the event, for the thread that logged it (Pid; a switch's PrevTid).
     /// <summary>
     /// The event's call stack: an id in the reader's <see cref="StackTable"/> (<see cref="IStackTraceReader"/>); 0 when
@@ -33,12 +37,9 @@ public partial struct KernelEvent
 
     /// <param name="prevWaitReason">A KWAIT_REASON (ETW: 0..255); -1 (or anything negative): unknown.</param>
     public static KernelEvent Switch(long ts, int cpu, int prevTid, int prevPrio, long prevState, int nextTid,
-        int nextPrio, int prevWaitReason = -1) => new()
+        int nextPrio, int prevWaitReason = -1) =>
+        Of(ts, cpu, prevTid, KernelEventKind.Switch) with
         {
-            Timestamp = ts,
-            Cpu = cpu,
-            CurrentTid = prevTid,
-            Kind = KernelEventKind.Switch,
             Tid = prevTid,
             Prio = prevPrio,
             State = prevState,
@@ -52,28 +53,11 @@ public partial struct KernelEvent
     public readonly int WokenPrio => Prio;
     public readonly int TargetCpu => Cpu2;
 
-    public static KernelEvent Waking(long ts, int cpu, int waker, int woken, int targetCpu, int wokenPrio = 0) => new()
-    {
-        Timestamp = ts,
-        Cpu = cpu,
-        CurrentTid = waker,
-        Kind = KernelEventKind.Waking,
-        Tid = woken,
-        Cpu2 = targetCpu,
-        Prio = wokenPrio,
-    };
+    public static KernelEvent Waking(long ts, int cpu, int waker, int woken, int targetCpu, int wokenPrio = 0) =>
+        Of(ts, cpu, waker, KernelEventKind.Waking) with { Tid = woken, Cpu2 = targetCpu, Prio = wokenPrio };
 
     public static KernelEvent WakeupNew(long ts, int cpu, int waker, int woken, int targetCpu, int wokenPrio = 0) =>
-        new()
-        {
-            Timestamp = ts,
-            Cpu = cpu,
-            CurrentTid = waker,
-            Kind = KernelEventKind.WakeupNew,
-            Tid = woken,
-            Cpu2 = targetCpu,
-            Prio = wokenPrio,
-        };
+        Of(ts, cpu, waker, KernelEventKind.WakeupNew) with { Tid = woken, Cpu2 = targetCpu, Prio = wokenPrio };
 
     // ---- Migrate: MigratingTid moves from OrigCpu to DestCpu.
     public readonly int MigratingTid => Tid;
@@ -82,49 +66,23 @@ public partial struct KernelEvent
     public readonly int DestCpu => Cpu3;
 
     public static KernelEvent Migrate(long ts, int cpu, int pid, int tid, int origCpu, int destCpu, int prio = 0) =>
-        new()
-        {
-            Timestamp = ts,
-            Cpu = cpu,
-            CurrentTid = pid,
-            Kind = KernelEventKind.Migrate,
-            Tid = tid,
-            Cpu2 = origCpu,
-            Cpu3 = destCpu,
-            Prio = prio,
-        };
+        Of(ts, cpu, pid, KernelEventKind.Migrate) with { Tid = tid, Cpu2 = origCpu, Cpu3 = destCpu, Prio = prio };
 
     // ---- Fork: ParentTid creates ChildTid, a thread of the parent's process or a process of its own (ChildKind).
     public readonly int ParentTid => Tid;
     public readonly int ChildTid => Tid2;
     public readonly ForkChild ChildKind => (ForkChild)Prio;
 
-    public static KernelEvent Fork(long ts, int cpu, int parent, int child, ForkChild kind = ForkChild.Unknown) => new()
-    {
-        Timestamp = ts,
-        Cpu = cpu,
-        CurrentTid = parent,
-        Kind = KernelEventKind.Fork,
-        Tid = parent,
-        Tid2 = child,
-        Prio = (int)kind,
-    };
+    public static KernelEvent Fork(long ts, int cpu, int parent, int child, ForkChild kind = ForkChild.Unknown) =>
+        Of(ts, cpu, parent, KernelEventKind.Fork) with { Tid = parent, Tid2 = child, Prio = (int)kind };
 
     // ---- Exec: ExecTid runs ExecFileName; OldExecTid is its tid before (they differ when a non-leader thread execs).
     public readonly int ExecTid => Tid;
     public readonly int OldExecTid => Tid2;
     public readonly string? ExecFileName => Text;
 
-    public static KernelEvent Exec(long ts, int cpu, int pid, int tid, int oldTid, string fileName) => new()
-    {
-        Timestamp = ts,
-        Cpu = cpu,
-        CurrentTid = pid,
-        Kind = KernelEventKind.Exec,
-        Tid = tid,
-        Tid2 = oldTid,
-        Text = fileName,
-    };
+    public static KernelEvent Exec(long ts, int cpu, int pid, int tid, int oldTid, string fileName) =>
+        Of(ts, cpu, pid, KernelEventKind.Exec) with { Tid = tid, Tid2 = oldTid, Text = fileName };
 
     // ---- Exit: ExitingTid ends.
     public readonly int ExitingTid => Tid;
@@ -132,16 +90,8 @@ public partial struct KernelEvent
     /// <summary>The thread's name as it exits (sched_process_exit's comm); null when the backend logs none.</summary>
     public readonly string? ExitingComm => Text;
 
-    public static KernelEvent Exit(long ts, int cpu, int tid, int prio = 0, string? comm = null) => new()
-    {
-        Timestamp = ts,
-        Cpu = cpu,
-        CurrentTid = tid,
-        Kind = KernelEventKind.Exit,
-        Tid = tid,
-        Prio = prio,
-        Text = comm,
-    };
+    public static KernelEvent Exit(long ts, int cpu, int tid, int prio = 0, string? comm = null) =>
+        Of(ts, cpu, tid, KernelEventKind.Exit) with { Tid = tid, Prio = prio, Text = comm };
 
     // ---- SyscallEnter / SyscallExit, made by Pid. Linux logs a number; ETW logs the service routine's address.
     /// <summary>Whether <see cref="SyscallNumber"/> is known (Linux); else see <see cref="SyscallAddress"/>.</summary>
@@ -158,12 +108,9 @@ public partial struct KernelEvent
     public readonly long SyscallResult => Ret;
 
     public static KernelEvent SyscallEnter(long ts, int cpu, int tid, int number, long arg0 = 0, long arg1 = 0,
-        long arg2 = 0, long arg3 = 0) => new()
+        long arg2 = 0, long arg3 = 0) =>
+        Of(ts, cpu, tid, KernelEventKind.SyscallEnter) with
         {
-            Timestamp = ts,
-            Cpu = cpu,
-            CurrentTid = tid,
-            Kind = KernelEventKind.SyscallEnter,
             SyscallNr = number,
             Arg0 = arg0,
             Arg1 = arg1,
@@ -172,37 +119,16 @@ public partial struct KernelEvent
         };
 
     /// <summary>An ETW syscall entry: the service routine's address instead of a number.</summary>
-    public static KernelEvent SyscallEnterAt(long ts, int cpu, int tid, long address) => new()
-    {
-        Timestamp = ts,
-        Cpu = cpu,
-        CurrentTid = tid,
-        Kind = KernelEventKind.SyscallEnter,
-        SyscallNr = -1,
-        Arg0 = address,
-    };
+    public static KernelEvent SyscallEnterAt(long ts, int cpu, int tid, long address) =>
+        Of(ts, cpu, tid, KernelEventKind.SyscallEnter) with { SyscallNr = -1, Arg0 = address };
 
     /// <param name="number">The syscall number; -1 when the backend does not log it (ETW).</param>
-    public static KernelEvent SyscallExit(long ts, int cpu, int tid, int number, long result) => new()
-    {
-        Timestamp = ts,
-        Cpu = cpu,
-        CurrentTid = tid,
-        Kind = KernelEventKind.SyscallExit,
-        SyscallNr = number,
-        Ret = result,
-    };
+    public static KernelEvent SyscallExit(long ts, int cpu, int tid, int number, long result) =>
+        Of(ts, cpu, tid, KernelEventKind.SyscallExit) with { SyscallNr = number, Ret = result };
 
     // ---- Marker: text written by the traced program (trace_marker, TraceLogging), by Pid.
     public readonly string? MarkerText => Text;
 
-    public static KernelEvent Marker(long ts, int cpu, int pid, string text) => new()
-    {
-        Timestamp = ts,
-        Cpu = cpu,
-        CurrentTid = pid,
-        Kind = KernelEventKind.Marker,
-        Tid = pid,
-        Text = text,
-    };
+    public static KernelEvent Marker(long ts, int cpu, int pid, string text) =>
+        Of(ts, cpu, pid, KernelEventKind.Marker) with { Tid = pid, Text = text };
 }

@@ -309,7 +309,7 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         again.Read(sink);
         _output.WriteLine($"{begins.Count} slices; the pipeline's off-CPU intervals with a stack: " +
             $"{sink.Locks.OffCpu.Values.Sum(t => t.Count)}; events with stacks {sink.Stacks.Count}");
-        Assert.True(begins.Count > 200, $"only {begins.Count} off-CPU slices");
+        Assert.True(begins.Count > 200, $"only {begins.Count} off-CPU slices; " + WhatWasRecorded(data));
 
         // Against perf script: the switch-out sample of the slice's thread at the slice's start.
         var perf = PerfScriptStacks(data, "--no-inline");
@@ -600,11 +600,45 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         Run("perf", ["record", "-q", "--call-graph", callGraph, "-e", "sched:sched_switch", "-e", "sched:sched_waking",
             "-e", "syscalls:sys_enter_futex", "-e", "syscalls:sys_exit_futex", "-o", data, "--", .. command]);
 
+    /// <summary>
+    /// For a failure's message: what perf itself finds in <paramref name="data"/> (events per name, and how many carry
+    /// a call chain), and where the file is kept: a capture that yields nothing cannot be recorded again.
+    /// </summary>
+    private static string WhatWasRecorded(string data)
+    {
+        var kept = Path.Combine(Path.GetTempPath(), "tracelab-failed-captures",
+            $"{DateTime.UtcNow:yyyyMMdd-HHmmss}-{Path.GetFileName(data)}");
+        Directory.CreateDirectory(Path.GetDirectoryName(kept)!);
+        File.Copy(data, kept, overwrite: true);
+        var (code, stdout, stderr) = ProcessOutput.Run("perf", ["script", "-i", data, "-F", "event,ip"]);
+        if (code != 0) return $"perf script failed ({code}): {stderr.Trim()}; the file is kept as {kept}";
+        // "event: ip" per sample, or "event:" and then one line per frame of its call chain.
+        var counts = new SortedDictionary<string, int>(StringComparer.Ordinal);
+        int withChain = 0, frames = 0;
+        foreach (var line in stdout.Split('\n').Select(l => l.Trim()).Where(l => l.Length > 0))
+        {
+            if (EventLine().Match(line) is not { Success: true } m)
+            {
+                frames++;
+                continue;
+            }
+            if (frames > 0) withChain++;
+            frames = 0;
+            counts[m.Groups[1].Value] = counts.GetValueOrDefault(m.Groups[1].Value) + 1;
+        }
+        if (frames > 0) withChain++;
+        return $"perf script: {string.Join(", ", counts.Select(c => $"{c.Key} {c.Value}"))}; {withChain} with a call "
+            + $"chain; the file is kept as {kept}";
+    }
+
     private static void Run(string file, params string[] args)
     {
         var (code, _, stderr) = ProcessOutput.Run(file, args);
         Assert.True(code == 0, $"{file} failed ({code}): {stderr}");
     }
+
+    [GeneratedRegex(@"^([\w-]+:[\w-]+):")]
+    private static partial Regex EventLine();
 
     [GeneratedRegex(@"^\s*(\d+)\s+(\d+)\.(\d{9}):")]
     private static partial Regex HeaderLine();
