@@ -40,6 +40,12 @@ public sealed record ExportOptions
 
     /// <summary>Labelled slices to add (the findings' windows); null: none.</summary>
     public IExportAnnotator? Annotator { get; init; }
+
+    /// <summary>
+    /// C++ names in stacks demangled as perf script prints them; false: as linked (`--no-demangle`, as
+    /// perf script --no-demangle). docs/formats.md#demangling.
+    /// </summary>
+    public bool Demangle { get; init; } = true;
 }
 
 /// <summary>The written export file, for the summary lines.</summary>

@@ -21,6 +21,8 @@ public sealed class ExportCommand
         public bool Salvage { get; init; }
         /// <summary>trace.dat: the buffer (instance) to read; null: the reader's default.</summary>
         public string? Buffer { get; init; }
+        /// <summary>`--no-demangle`: C++ names in stacks as linked.</summary>
+        public bool NoDemangle { get; init; }
     }
 
     private readonly IAnsiConsole _console;
@@ -42,7 +44,11 @@ public sealed class ExportCommand
         var description = "write a trace with TraceLab's analysis for another viewer: " +
             string.Join("; ", TraceExporters.All.Select(e => $"{e.Name}, {e.Description}"));
         var buffer = SharedOptions.Buffer();
-        var command = new Command("export", description) { trace, to, output, force, pid, salvage, buffer };
+        var noDemangle = SharedOptions.NoDemangle();
+        var command = new Command("export", description)
+        {
+            trace, to, output, force, pid, salvage, buffer, noDemangle,
+        };
         CommandActions.Set(command, r => new ExportCommand(console).Run(
             new Settings(r.GetValue(trace)!, r.GetValue(to)!)
             {
@@ -51,6 +57,7 @@ public sealed class ExportCommand
                 Pid = r.GetValue(pid),
                 Salvage = r.GetValue(salvage),
                 Buffer = r.GetValue(buffer),
+                NoDemangle = r.GetValue(noDemangle),
             }));
         return command;
     }
@@ -92,7 +99,12 @@ public sealed class ExportCommand
             using (var fs = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16))
             {
                 summary = s.Exporter.Export(
-                    reader, fs, new ExportOptions { Pid = s.Pid, Annotator = new FindingsAnnotator() });
+                    reader, fs, new ExportOptions
+                    {
+                        Pid = s.Pid,
+                        Annotator = new FindingsAnnotator(),
+                        Demangle = !s.NoDemangle,
+                    });
                 fs.Flush(flushToDisk: true);
             }
             File.Move(tmp, final, overwrite: true);

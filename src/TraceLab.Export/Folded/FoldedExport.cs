@@ -20,9 +20,10 @@ internal static class FoldedExport
     /// equal texts are summed).
     /// </summary>
     /// <exception cref="TraceFormatException">The trace recorded no call stacks.</exception>
+    /// <param name="demangle">C++ frames named as perf script names them; false: as linked.</param>
     public static FoldedStacksSummary Write(IKernelTraceReader reader, Stream output,
         Func<LockStackAnalyzer, Func<int, IReadOnlyList<SymbolFrame>>, IEnumerable<(string Line, long Ns)>> lines,
-        CancellationToken cancellationToken)
+        bool demangle, CancellationToken cancellationToken)
     {
         if (reader is not IStackTraceReader { HasStacks: true } stacks)
             throw new TraceFormatException($"{reader.Info.TraceFile}: no call stacks in the trace " +
@@ -33,6 +34,7 @@ internal static class FoldedExport
         {
             Analyses = AnalysisSelection.None,
             Observer = outcome,
+            Demangle = demangle,
         }, cancellationToken);
         var (analyzer, symbolizer) = (outcome.Value!.Stacks!, outcome.Value.Symbolizer!);
         // The frames of the stacks this export names, each stack once (the report named some of them already).

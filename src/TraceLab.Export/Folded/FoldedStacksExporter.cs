@@ -29,7 +29,7 @@ public sealed class FoldedStacksExporter : ITraceExporter
         FoldedExport.Write(reader, output, (analyzer, stack) => analyzer.OffCpu
             .Where(p => options.Pid is not { } pid || p.Key.Process == pid)
             .Select(p => (Line(reader.Threads.NameOf(p.Key.Process), stack(p.Key.Stack)),
-                p.Value.Nanoseconds)), cancellationToken);
+                p.Value.Nanoseconds)), options.Demangle, cancellationToken);
 
     /// <summary>One folded line's stack part: the process, then the frames outermost first.</summary>
     public static string Line(string process, IReadOnlyList<SymbolFrame> frames)

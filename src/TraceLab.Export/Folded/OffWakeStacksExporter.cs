@@ -34,7 +34,7 @@ public sealed class OffWakeStacksExporter : ITraceExporter
             .Select(p => (Line(reader.Threads.NameOf(p.Key.Process), stack(p.Key.OffStack),
                 p.Key.Waker == 0 ? NoWaker : reader.Threads.NameOf(p.Key.Waker),
                 p.Key.WakerStack == 0 ? [] : stack(p.Key.WakerStack)),
-                p.Value.Nanoseconds)), cancellationToken);
+                p.Value.Nanoseconds)), options.Demangle, cancellationToken);
 
     /// <summary>
     /// One line's stack part: the blocked process and its frames outermost first, "--", then the waker's frames

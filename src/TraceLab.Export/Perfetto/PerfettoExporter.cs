@@ -17,10 +17,11 @@ public static class PerfettoExporter
     /// <param name="pid">The process whose threads get grouped and whose lock objects get tracks; null: the one
     /// that wrote the region begin marker (as the report does).</param>
     /// <param name="annotator">Adds labelled slices (the findings' windows) from the same pass; null: none.</param>
+    /// <param name="demangle">C++ frames named as perf script names them; false: as linked.</param>
     public static PerfettoExportSummary Export(IKernelTraceReader reader, Stream output, int? pid = null,
-        IExportAnnotator? annotator = null, CancellationToken cancellationToken = default)
+        IExportAnnotator? annotator = null, bool demangle = true, CancellationToken cancellationToken = default)
     {
-        var observer = new ExportObserver(new PerfettoPacketWriter(output), pid, annotator);
+        var observer = new ExportObserver(new PerfettoPacketWriter(output), pid, annotator, demangle);
         var selection = AnalysisSelection.Convoys | AnalysisSelection.Wakeups
             | (annotator?.Selection ?? AnalysisSelection.None);
         TraceAnalysis.Run(reader, new AnalysisRequest(reader.Info.TraceFile)
@@ -37,8 +38,8 @@ public static class PerfettoExporter
     /// The export's side of the pipeline's pass: the ftrace bundles and the timeline while reading, the analysis
     /// tracks and the annotator's slices once the report is built.
     /// </summary>
-    private sealed class ExportObserver(PerfettoPacketWriter writer, int? pid, IExportAnnotator? annotator)
-        : IPassObserver
+    private sealed class ExportObserver(
+        PerfettoPacketWriter writer, int? pid, IExportAnnotator? annotator, bool demangle) : IPassObserver
     {
         private FtraceBundler? _bundler;
         private OffCpuStackWriter? _offCpu;
@@ -57,8 +58,8 @@ public static class PerfettoExporter
             _timeline.Observe(session.Convoys, session.Wakeups);
             // With stacks, the off-CPU intervals and their wakings carry them (named as `analyze` names them).
             if (reader is IStackTraceReader { HasStacks: true } stacks)
-                _offCpu = new OffCpuStackWriter(writer, stacks, TraceAnalysis.Symbolizer(stacks), reader.Threads,
-                    session.Instances.IdOf);
+                _offCpu = new OffCpuStackWriter(writer, stacks, TraceAnalysis.Symbolizer(stacks, demangle),
+                    reader.Threads, session.Instances.IdOf);
             return _pass = new ExportPass(_bundler, session, _timeline, _offCpu);
         }
 

@@ -11,5 +11,5 @@ public sealed class PerfettoTraceExporter : ITraceExporter
 
     public IExportSummary Export(IKernelTraceReader reader, Stream output, ExportOptions options,
         CancellationToken cancellationToken = default) =>
-        PerfettoExporter.Export(reader, output, options.Pid, options.Annotator, cancellationToken);
+        PerfettoExporter.Export(reader, output, options.Pid, options.Annotator, options.Demangle, cancellationToken);
 }
