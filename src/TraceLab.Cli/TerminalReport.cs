@@ -18,6 +18,8 @@ public static class TerminalReport
         var ranking = ThreadRanking.Of(r);
         var limit = new RowLimit(TableRows, (left, table) => $"… {left:N0} more {table.RowNoun} in report.md",
             ranking);
+        // A failed program first: every figure below is of a run cut short.
+        if (ProgramExit.Describe(r) is { } exit) console.MarkupLine($"[red]Failed:[/] {Markup.Escape(exit)}");
         // The opening sections (the findings) come first, their lines fitted to the terminal's columns.
         foreach (var analysis in AnalysisReports.All.Where(a => a.OpensReport))
             if (analysis.View(r) is { } blocks) TerminalSections.Write(console, blocks, limit, fitLines: true);

@@ -17,6 +17,7 @@ public static class ReportMarkdown
             if (r.Run.Claims.Count > 0)
                 sb.AppendLine($"- Seed claims tested: {string.Join(", ", r.Run.Claims)} (docs/claims.md)");
             if (r.Run.Command is not null) sb.AppendLine($"- Workload command: `{r.Run.Command}`");
+            if (ProgramExit.Describe(r) is { } exit) sb.AppendLine($"- **Failed:** {exit}");
         }
         var c = r.Capture;
         sb.Append($"- Trace: `{c.TraceFile}` ({c.Backend}, {c.Cpus} CPUs, clock {c.Clock ?? "?"}, kernel ");

@@ -356,6 +356,36 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         var report = Load(dir.Path);
         Report(report, "sh -c 'kill -TERM $$'");
         Assert.Equal(143, report.Run!.ExitCode);
+        // Said first on the terminal and at the top of report.md, before the figures of a run cut short.
+        const string said = "exit code 143 = 128 + 15 (SIGTERM): a signal ended the program";
+        AssertSaidBeforeTheFigures(run.Stderr, said);
+        var markdown = File.ReadAllText(Path.Combine(dir.Path, "report.md"));
+        Assert.Contains("- **Failed:** " + said, markdown[..markdown.IndexOf("\n## ", StringComparison.Ordinal)],
+            StringComparison.Ordinal);
+    }
+
+    [TracingFact(needsWorkloads: false)]
+    public void A_program_that_fails_exits_with_its_code_and_the_report_says_so_first()
+    {
+        using var dir = new TempDirectory("tracelab-failed");
+        var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--", "sh", "-c", "exit 3");
+        Assert.Equal(3, run.ExitCode);
+        Assert.Equal(3, Load(dir.Path).Run!.ExitCode);
+        const string said = "exit code 3: the program failed; the report covers only what it did until then";
+        AssertSaidBeforeTheFigures(run.Stderr, said);
+        Assert.Contains("- **Failed:** " + said, File.ReadAllText(Path.Combine(dir.Path, "report.md")),
+            StringComparison.Ordinal);
+    }
+
+    /// <summary>
+    /// The terminal (stderr: `trace -- PROGRAM` leaves stdout to the program) says the failure before the findings and
+    /// the capture's summary.
+    /// </summary>
+    private static void AssertSaidBeforeTheFigures(string stderr, string said)
+    {
+        var failed = stderr.IndexOf("Failed: " + said, StringComparison.Ordinal);
+        var findings = stderr.IndexOf("Findings ", StringComparison.Ordinal);
+        Assert.True(failed >= 0 && failed < findings, $"'Failed: {said}' is not before the findings: {stderr}");
     }
 
     /// <summary>Option errors are found before any capture: one line, exit 2, whatever tracing there is.</summary>

@@ -4,6 +4,7 @@ using Spectre.Console;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Capture.Linux;
+using TraceLab.Cli.CommandLine;
 using TraceLab.Core.Capture;
 using TraceLab.Formats.StackJoin;
 using TraceLab.Reporting;
@@ -98,7 +99,7 @@ public sealed partial class TraceTargetCommand
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(interruption.Token, capture.Session.Failed);
         var started = DateTimeOffset.UtcNow;
         // Said before the program starts: console calls while a child shares the terminal can block until it exits.
-        _console.MarkupLine($"[grey]tracing {Markup.Escape(string.Join(' ', s.Command))}; " +
+        _console.MarkupLine($"[grey]tracing {Markup.Escape(ShellWords.Join(s.Command))}; " +
             "it and its children are followed until all exit[/]");
         var markers = new TargetMarkers(capture.Session);
         markers.Begin();
@@ -123,7 +124,7 @@ public sealed partial class TraceTargetCommand
         if (partial)
             _console.MarkupLine("[yellow]interrupted: capture stopped before the program and its children ended; " +
                 "keeping the partial trace (the program was not killed)[/]");
-        var run = RunSection(name, string.Join(' ', s.Command), exitCode, started, "program",
+        var run = RunSection(name, ShellWords.Join(s.Command), exitCode, started, "program",
             partial ? null : program.Usage);
         Finish(capture, output, run, partial, s, program.Pid);
         return partial ? ExitCodes.Interrupted : exitCode;
