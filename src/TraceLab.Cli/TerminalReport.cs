@@ -32,11 +32,14 @@ public static class TerminalReport
         console.MarkupLine($"[bold]Region[/] {r.Region.Source}: {r.Region.DurationNs / 1e9:0.000} s");
         if (r.Process is { } p)
         {
+            // A process TraceLab attached to (--pid) has no clock or getrusage of TraceLab's or its own.
+            var measured = p.RealNs is not null || p.UserNs is not null || p.SystemNs is not null;
             console.MarkupLine($"[bold]Process[/] {p.Pid} {Markup.Escape(p.Name ?? "")}: " +
-                $"Real {Sec(p.RealNs)}  User {Sec(p.UserNs)}  System {Sec(p.SystemNs)}  " +
-                (r.Run?.ElapsedNs is null
-                    ? "(workload's clock and getrusage)  "
-                    : "(start to exit; getrusage of its tree)  ") +
+                (!measured ? ""
+                    : $"Real {Sec(p.RealNs)}  User {Sec(p.UserNs)}  System {Sec(p.SystemNs)}  " +
+                      (r.Run?.ElapsedNs is null
+                          ? "(workload's clock and getrusage)  "
+                          : "(start to exit; getrusage of its tree)  ")) +
                 $"traced run {p.TracedRunNs / 1e9:0.000} s, {p.VoluntarySwitches:N0} voluntary / "
                     + $"{p.InvoluntarySwitches:N0} involuntary switches");
             if (p.WorkloadMetrics is { } m)

@@ -122,7 +122,10 @@ public static class ProcessesReport
     }
 
     // The main thread may never have switched in the region: then a thread of it gives the comm.
-    private static string NameOf(int pid, List<int> tids, ThreadTable names) =>
+    /// <summary>
+    /// A process's name: its main thread's, else the first of its threads' that the trace names, else "tid N".
+    /// </summary>
+    internal static string NameOf(int pid, IEnumerable<int> tids, ThreadTable names) =>
         names.TryGetName(pid, out var n) ? n
             : tids.Select(t => names.TryGetName(t, out var tn) ? tn : null).FirstOrDefault(x => x is not null)
               ?? names.NameOf(pid);

@@ -200,7 +200,10 @@ public static class ReportBuilder
         return new()
         {
             Pid = pid,
-            Name = names.TryGetName(pid, out var n) ? n : workload?.Workload,
+            // As the process table names it (a main thread that never ran in the trace has no name of its own: a
+            // server's, traced with --pid), unless a workload names itself.
+            Name = workload is not null && !names.TryGetName(pid, out _) ? workload.Workload
+                : ProcessesReport.NameOf(pid, threads.Select(t => t.Tid), names),
             RealNs = workload?.ElapsedNs ?? run?.ElapsedNs,
             UserNs = times?.UserNs,
             SystemNs = times?.SystemNs,

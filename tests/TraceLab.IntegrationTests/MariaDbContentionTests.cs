@@ -38,7 +38,7 @@ public sealed partial class TraceTargetCaptureTests
         var control = server.TracedRun(this, "1000-rows", 1000);
 
         foreach (var f in hot.Report.Findings ?? []) output.WriteLine($"hot row: {f.Severity:P1} {f.Title}");
-        var first = hot.Report.Findings?.FirstOrDefault();
+        var first = ProgramFindings.Of(hot.Report.Findings).FirstOrDefault();
         Assert.NotNull(first);
         Assert.Equal("lock-convoy", first.Kind);
         Assert.Equal([RowLockChain], first.Objects);

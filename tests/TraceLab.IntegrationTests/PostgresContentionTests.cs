@@ -39,7 +39,7 @@ public sealed partial class TraceTargetCaptureTests
 
         // The report opens with the serialization: the first finding is the row-lock queue's wake chain.
         foreach (var f in contended.Findings) output.WriteLine($"contended: {f.Severity:P1} {f.Title}");
-        var first = contended.Findings.FirstOrDefault();
+        var first = ProgramFindings.Of(contended.Findings).FirstOrDefault();
         Assert.NotNull(first);
         Assert.Equal("lock-convoy", first.Kind);
         Assert.Equal([EpollChain], first.Objects);
@@ -98,7 +98,7 @@ public sealed partial class TraceTargetCaptureTests
             Assert.True(names.IndexOf("ProcSleep") < names.IndexOf("XactLockTableWait"), "callee before caller");
 
             // The report opens with the row-lock queue and says where its threads wait.
-            var first = report.Findings![0];
+            var first = ProgramFindings.Of(report.Findings)[0];
             output.WriteLine($"first finding: {first.Title}; where: {first.Where}");
             Assert.Equal("lock-convoy", first.Kind);
             Assert.Contains("ProcSleep ← LockAcquireExtended ← XactLockTableWait", first.Where,

@@ -67,7 +67,7 @@ public sealed class PythonGilTests(ITestOutputHelper output)
     public void Python_threads_serialize_on_the_gil_and_processes_do_not()
     {
         var threads = Traced("threads");
-        var first = threads.Report.Findings?.FirstOrDefault();
+        var first = ProgramFindings.Of(threads.Report.Findings).FirstOrDefault();
         foreach (var f in threads.Report.Findings ?? []) output.WriteLine($"threads: {f.Severity:P1} {f.Title}");
         Assert.NotNull(first);
         Assert.Equal("serialization", first.Kind);

@@ -428,6 +428,44 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
     }
 
     /// <summary>
+    /// A CPU-bound program beside twice as many CPU hogs (`yes`) as CPUs: the report opens with `cpu-contention`
+    /// naming the hogs, and, independently of the trace, the program's wall time (TraceLab's clock around its run)
+    /// equals its traced running plus runnable time: a program that never blocks waits only for a CPU.
+    /// </summary>
+    [TracingFact(needsWorkloads: false)]
+    public void A_program_beside_cpu_hogs_is_reported_as_cpu_contention_naming_them()
+    {
+        using var dir = new TempDirectory("tracelab-contention");
+        var hogs = Enumerable.Range(0, 2 * Environment.ProcessorCount)
+            .Select(_ => Background("sh", "-c", "exec yes > /dev/null")).ToList();
+        try
+        {
+            var run = Run(Deadline, null, "trace", "--out", dir.Path, "--force", "--",
+                "sh", "-c", "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done");
+            Assert.True(run.ExitCode == 0, run.Stderr);
+            var report = Load(dir.Path);
+            Report(report, "sh loop beside yes");
+            var finding = Assert.Single(report.Findings!, f => f.Kind == "cpu-contention");
+            output.WriteLine(finding.Title);
+            Assert.True(finding.Severity >= 0.05, $"severity {finding.Severity}");
+            var hogPids = hogs.Select(h => h.Id).ToHashSet();
+            Assert.Contains(report.Processes, p => hogPids.Contains(p.Pid) && finding.Title.Contains(
+                $"yes (pid {p.Pid.ToString(CultureInfo.InvariantCulture)})", StringComparison.Ordinal));
+
+            var thread = Assert.Single(report.Threads);
+            var wall = report.Run!.ElapsedNs!.Value;
+            output.WriteLine($"wall {wall / 1e6:0.0} ms; traced run {thread.RunNs / 1e6:0.0} + ready " +
+                $"{thread.ReadyNs / 1e6:0.0} + wait {thread.WaitNs / 1e6:0.0} ms");
+            Assert.True(thread.ReadyNs >= thread.RunNs, "the program waited for a CPU less than it ran");
+            Assert.InRange(thread.RunNs + thread.ReadyNs, wall * 0.9, wall * 1.02);
+        }
+        finally
+        {
+            foreach (var h in hogs) h.Dispose();
+        }
+    }
+
+    /// <summary>
     /// The process's reported start lies between two CLOCK_MONOTONIC readings (Stopwatch's clock on Linux, the trace
     /// clock) taken around its start, give or take /proc's 10 ms tick: independent of TraceLab's conversion.
     /// </summary>

@@ -20,6 +20,7 @@ public static class FindingEngine
         new WakeWhileHoldingRule(),
         new SerializationRule(),
         new OversubscriptionRule(),
+        new CpuContentionRule(),
         new CrossCpuWakeupRule(),
         new PriorityPreemptionRule(),
     ];

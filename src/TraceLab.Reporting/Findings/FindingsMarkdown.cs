@@ -55,7 +55,10 @@ public static class FindingsMarkdown
             if (f.Windows.Count > 0)
                 yield return "- Worst windows (`--timeline-window`, ms from the region's begin): " +
                     string.Join(", ", f.Windows.Select(w => $"`{w}`"));
-            yield return $"- Remedy: {f.Remedy} (claims: {string.Join(", ", f.Claims)}, docs/claims.md)";
+            // A finding no seed claim is about (cpu-contention) cites none.
+            yield return f.Claims.Count > 0
+                ? $"- Remedy: {f.Remedy} (claims: {string.Join(", ", f.Claims)}, docs/claims.md)"
+                : $"- Remedy: {f.Remedy}";
             yield return "";
         }
     }
@@ -85,8 +88,8 @@ public static class FindingsMarkdown
             if (f.Windows.Count > 0)
                 yield return "   [grey]worst windows (--timeline-window):[/] "
                     + Format.Escape(string.Join(", ", f.Windows));
-            var claims = Format.Escape(string.Join(", ", f.Claims));
-            yield return $"   [grey]remedy:[/] {Format.Escape(f.Remedy)} [grey]({claims})[/]";
+            var claims = f.Claims.Count > 0 ? $" [grey]({Format.Escape(string.Join(", ", f.Claims))})[/]" : "";
+            yield return $"   [grey]remedy:[/] {Format.Escape(f.Remedy)}{claims}";
         }
     }
 

@@ -132,7 +132,7 @@ public static class StacksReportBuilder
 
     /// <summary>Findings about time on the CPU or waiting for one, where a blocking stack says nothing.</summary>
     private static readonly HashSet<string> NotBlocked =
-        ["oversubscription", "cross-cpu-wakeups", "priority-preemption"];
+        ["oversubscription", "cpu-contention", "cross-cpu-wakeups", "priority-preemption"];
 
     /// <summary>The most user frames a finding's <c>Where</c> names.</summary>
     public const int WhereFrames = 8;

@@ -240,6 +240,78 @@ public sealed class FindingRuleTests
         Assert.Empty(Run(idle, E(A, B, C, D), new OversubscriptionRule()));             // 20 % idle: placement
     }
 
+    /// <summary>
+    /// Process 10's four threads (20 ms running, 40 runnable, 40 blocked each) on 2 CPUs busy 196 of 200 ms, 116 ms of
+    /// it running other processes (two `yes` and the capture itself).
+    /// </summary>
+    private static RunReport Contended(long othersMs = 100, long idleMs = 4, bool target = true, long runMs = 20)
+    {
+        var r = Report(runMs);
+        return new RunReport
+        {
+            Capture = r.Capture,
+            Region = r.Region,
+            Threads = r.Threads,
+            Process = target ? new ProcessSection { Pid = 10, Name = "server" } : null,
+            Processes =
+            [
+                new ProcessSummary { Pid = 10, Name = "server", RunNs = 80 * Ms, Target = true },
+                new ProcessSummary { Pid = 20, Name = "yes", RunNs = othersMs * 6 / 10 * Ms },
+                new ProcessSummary { Pid = 21, Name = "yes", RunNs = othersMs * 4 / 10 * Ms },
+            ],
+            Self = new SelfCostSection { Pids = [30, 31], RunNs = 16 * Ms },
+            Smp = new SmpSection
+            {
+                Cpus =
+                [
+                    new SmpCpuSection { Cpu = 0, BusyNs = 98 * Ms, IdleNs = idleMs / 2 * Ms },
+                    new SmpCpuSection { Cpu = 1, BusyNs = 98 * Ms, IdleNs = idleMs / 2 * Ms },
+                ],
+                Totals = new SmpTotalsSection(),
+            },
+        };
+    }
+
+    [Fact]
+    public void Cpu_contention_charges_the_runnable_time_to_other_processes_by_their_share_of_the_busy_cpus()
+    {
+        var f = Assert.Single(Run(Contended(), null, new CpuContentionRule()));
+        // 160 ms runnable × 116 / 196 of the busy time = 94.69 ms of the 400 ms of thread time.
+        Assert.Equal(0.2367, f.Severity);
+        Assert.Equal(160 * Ms, f.Evidence.Single(e => e.Metric == "threads[].readyNs").Value);
+        Assert.Equal(116 * Ms,
+            f.Evidence.Single(e => e.Metric == "processes[].runNs (other processes, self and excluded)").Value);
+        Assert.Equal("CPU contention: 4 threads of server waited 160 ms for a CPU, 2.0× their 80 ms of running, on 2 " +
+            "CPUs busy 98 % of the time, 59 % of it running other processes: yes (pid 20) 60 ms, yes (pid 21) 40 ms, " +
+            "tracelab (this capture, pid 30, 31) 16 ms", f.Title);
+        Assert.Equal([A, B, C, D], f.Threads);
+
+        Assert.Empty(Run(Contended(othersMs: 70), null, new CpuContentionRule()));   // 86 / 196: the process's own
+        Assert.Empty(Run(Contended(idleMs: 30), null, new CpuContentionRule()));     // 13 % idle: placement, not CPUs
+        Assert.Empty(Run(Contended(target: false), null, new CpuContentionRule()));  // a system report: no "others"
+        Assert.Empty(Run(Contended(runMs: 45), null, new CpuContentionRule()));       // 110 < 180 ms running
+    }
+
+    [Fact]
+    public void Cpu_contention_leaves_a_process_with_more_threads_than_cpus_to_oversubscription()
+    {
+        // Each thread 40 ms runnable after preemptions: demand (80 + 160) / 100 = 2.4 < 3 (1.5 × 2 CPUs) is contention;
+        // 70 ms each makes (80 + 280) / 100 = 3.6, the process's own oversubscription.
+        FindingEvidence E(long readyMs) => new()
+        {
+            Threads = new[] { A, B, C, D }.ToDictionary(t => t, t => new ThreadEvidence
+            {
+                Tid = t,
+                Preemptions = 5,
+                PreemptedReadyNs = readyMs * Ms,
+                ReadyByPreemptor = { [Other] = readyMs * Ms },
+            }),
+        };
+        Assert.Single(Run(Contended(), E(40), new CpuContentionRule()));
+        Assert.Empty(Run(Contended(), E(70), new CpuContentionRule()));
+        Assert.Single(Run(Contended(), E(70), new OversubscriptionRule()));
+    }
+
     [Fact]
     public void Cross_cpu_wakeups_cost_the_median_difference_per_cross_cpu_wakeup()
     {
