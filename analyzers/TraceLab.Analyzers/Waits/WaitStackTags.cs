@@ -103,6 +103,18 @@ public sealed class WaitStackTags
         // beneath), or for the client to read its answer.
         new("secure_read", WaitClass.Io),
         new("secure_write", WaitClass.Io),
+        // MariaDB (10.6+; mariadbd's dynamic symbols, which Debian's binary keeps): a connection's client socket
+        // (vio_*: a wait for the client's next query, or for it to read an answer) is io; before it answers, a
+        // connection whose commit is still being made durable waits for its pending operations (group commit, the
+        // redo log's write: thd_async_state::wait_for_pending_ops, a condition wait inlined into net_real_write,
+        // released by thd_decrement_pending_ops): commit, not a lock, although the connections release each other in
+        // turn. The socket's frames are inside net_real_write's and are found first.
+        new("vio_io_wait", WaitClass.Io),
+        new("vio_socket_io_wait", WaitClass.Io),
+        new("vio_read", WaitClass.Io),
+        new("vio_write", WaitClass.Io),
+        new("*wait_for_pending_ops*", WaitClass.Commit),
+        new("net_real_write", WaitClass.Commit),
         // HotSpot (libjvm.so's .symtab, demangled: ObjectMonitor::EnterI; each glob matches the mangled name too,
         // _ZN13ObjectMonitor6EnterIEP10JavaThread, as a symbolizer with demangling off gives it): a thread entering
         // a contended `synchronized` parks in ObjectMonitor::EnterI (its own ParkEvent beneath: pthread_cond_wait,

@@ -66,6 +66,19 @@ public sealed class WaitStackTagsTests
         "_ZN13ObjectMonitor4waitElbP10JavaThread", "JVM_MonitorWait")]
     [InlineData(null, null, "__schedule", "futex_wait", "___pthread_cond_timedwait", "_ZN2os15PlatformMonitor4waitEl",
         "_ZN7Monitor4waitEl", "_ZN12CompileQueue3getEv", "_ZN13CompileBroker20compiler_thread_loopEv")]
+    // MariaDB 10.11 (Debian's mariadbd under sysbench oltp_update_non_index, trace --stacks): a connection waiting
+    // for its commit's pending operations before it answers, and one waiting for its client's next query.
+    [InlineData("commit", "net_real_write", "__schedule", "futex_wait", "__futex_abstimed_wait_common",
+        "__pthread_cond_wait_common", "pthread_cond_wait@@GLIBC_2.3.2", "net_real_write", "net_flush",
+        "Protocol::net_send_ok", "Protocol::end_statement", "dispatch_command", "do_command")]
+    [InlineData("io", "vio_io_wait", "__schedule", "do_sys_poll", "__poll", "vio_io_wait", "vio_socket_io_wait",
+        "vio_read", null, "my_net_read_packet_reallen", "my_net_read_packet", "do_command")]
+    // A blocked socket write under net_real_write is io: the socket's frames are inside and found first.
+    [InlineData("io", "vio_io_wait", "__schedule", "do_sys_poll", "__poll", "vio_io_wait", "vio_socket_io_wait",
+        "vio_write", "net_real_write", "net_flush", "Protocol::net_send_ok")]
+    // InnoDB's latch in commit (a futex syscall of its own, static functions unnamed): left to the trace's rules.
+    [InlineData(null, null, "__schedule", "futex_wait", "syscall", null, null, null, null, null, "ha_commit_trans",
+        "trans_commit_stmt", "mysql_execute_command")]
     // The same stacks as the symbolizer names them, demangled as perf script prints them.
     [InlineData("lock", "*ObjectMonitor*EnterI*", "__schedule", "futex_wait", "___pthread_cond_wait",
         "os::PlatformEvent::park", "ObjectMonitor::EnterI", "ObjectMonitor::enter", "ObjectSynchronizer::enter")]
