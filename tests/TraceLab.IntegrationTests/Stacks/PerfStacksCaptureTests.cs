@@ -415,32 +415,24 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         Assert.Contains("_ZN4shop6LedgerIlE4postEl", asLinked);
         Assert.DoesNotContain("shop::Ledger<long>::post", asLinked);
 
-        // `export --to folded [--no-demangle]`: the flame graph's frames named the same two ways.
-        string Folded(bool demangle)
+        // `export --to folded|perfetto [--no-demangle]`: the flame graph's frames and the off-CPU slices' interned
+        // function names, the same two ways (Latin-1 reads the protobuf's bytes one to one).
+        string Exported(TraceLab.Export.ITraceExporter exporter, bool demangle)
         {
             using var again = PerfDataReader.Open(data);
-            using var text = new MemoryStream();
-            new TraceLab.Export.Folded.FoldedStacksExporter().Export(
-                again, text, new TraceLab.Export.ExportOptions { Demangle = demangle });
-            return System.Text.Encoding.UTF8.GetString(text.ToArray());
+            using var output = new MemoryStream();
+            exporter.Export(again, output, new TraceLab.Export.ExportOptions { Demangle = demangle });
+            return System.Text.Encoding.Latin1.GetString(output.ToArray());
         }
 
-        var (demangled, mangled) = (Folded(demangle: true), Folded(demangle: false));
+        var folded = new TraceLab.Export.Folded.FoldedStacksExporter();
+        var (demangled, mangled) = (Exported(folded, demangle: true), Exported(folded, demangle: false));
         Assert.Contains(";shop::Ledger<long>::post;", demangled, StringComparison.Ordinal);
         Assert.DoesNotContain("_ZN4shop6LedgerIlE4postEl", demangled, StringComparison.Ordinal);
         Assert.Contains(";_ZN4shop6LedgerIlE4postEl;", mangled, StringComparison.Ordinal);
         Assert.DoesNotContain("shop::Ledger<long>::post", mangled, StringComparison.Ordinal);
-
-        // `export --to perfetto [--no-demangle]`: the off-CPU slices' interned function names.
-        string Perfetto(bool demangle)
-        {
-            using var again = PerfDataReader.Open(data);
-            using var trace = new MemoryStream();
-            TraceLab.Export.Perfetto.PerfettoExporter.Export(again, trace, demangle: demangle);
-            return System.Text.Encoding.Latin1.GetString(trace.ToArray());
-        }
-
-        var (named, linkedNames) = (Perfetto(demangle: true), Perfetto(demangle: false));
+        var perfetto = new TraceLab.Export.Perfetto.PerfettoTraceExporter();
+        var (named, linkedNames) = (Exported(perfetto, demangle: true), Exported(perfetto, demangle: false));
         Assert.Contains("shop::Ledger<long>::post", named, StringComparison.Ordinal);
         Assert.DoesNotContain("_ZN4shop6LedgerIlE4postEl", named, StringComparison.Ordinal);
         Assert.Contains("_ZN4shop6LedgerIlE4postEl", linkedNames, StringComparison.Ordinal);
