@@ -35,8 +35,7 @@ public sealed class CpuContentionRule : IFindingRule
         if (threads.Count == 0 || ready < OversubscriptionRule.MinReadyToRun * run) yield break;
         // Too many threads of its own is oversubscription, whoever else ran.
         if (ReadyAfterPreemptions.Of(context) is { } preempted
-            && preempted.Demand >= OversubscriptionRule.MinDemandPerCpu * report.Capture.Cpus
-            && preempted.ReadyNs >= OversubscriptionRule.MinReadyToRun * preempted.RunNs)
+            && OversubscriptionRule.Holds(preempted, report.Capture.Cpus))
             yield break;
 
         var others = report.Processes.Where(p => p.Pid != process.Pid)

@@ -20,12 +20,17 @@ public sealed class OversubscriptionRule : IFindingRule
 
     public string Kind => "oversubscription";
 
+    /// <summary>
+    /// The rule's conditions on <paramref name="r"/>: as long runnable after preemptions as running; half again as many
+    /// of the threads wanting a CPU, on average, as there are CPUs (more threads than CPUs, not a machine busy with
+    /// other work while the process keeps one thread per CPU: that is <see cref="CpuContentionRule"/>); the CPUs busy.
+    /// </summary>
+    internal static bool Holds(ReadyAfterPreemptions r, int cpus) =>
+        r.ReadyNs >= MinReadyToRun * r.RunNs && r.Demand >= MinDemandPerCpu * cpus && !(r.IdleShare > MaxIdleShare);
+
     public IEnumerable<FindingSection> Evaluate(FindingContext context)
     {
-        if (ReadyAfterPreemptions.Of(context) is not { } r || r.ReadyNs < MinReadyToRun * r.RunNs) yield break;
-        // Half again as many of them wanted a CPU, on average, as there are CPUs: more threads than CPUs, not a
-        // machine that is busy with other work while the process keeps one thread per CPU (that is CpuContentionRule).
-        if (r.Demand < MinDemandPerCpu * context.Report.Capture.Cpus || r.IdleShare > MaxIdleShare) yield break;
+        if (ReadyAfterPreemptions.Of(context) is not { } r || !Holds(r, context.Report.Capture.Cpus)) yield break;
         var (threads, ready, behindOwn, run) = (r.Threads, r.ReadyNs, r.BehindOwnNs, r.RunNs);
         yield return new FindingSection
         {

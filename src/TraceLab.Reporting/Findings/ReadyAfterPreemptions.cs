@@ -3,10 +3,10 @@ using TraceLab.Analyzers.Findings;
 namespace TraceLab.Reporting.Findings;
 
 /// <summary>
-/// What the CPU rules (<see cref="OversubscriptionRule"/>, <see cref="CpuContentionRule"/>) measure alike: the reported
-/// threads' runnable time after preemptions (wake preemptions left out: a handoff's cost) and from their creation to
-/// their first run, whom it was spent behind, their running time, how many of them wanted a CPU on average, and how
-/// idle the CPUs were.
+/// What <see cref="OversubscriptionRule"/> measures (<see cref="CpuContentionRule"/> asks it too, and leaves a process
+/// oversubscribed by itself to it): the reported threads' runnable time after preemptions (wake preemptions left out:
+/// a handoff's cost) and from their creation to their first run, whom it was spent behind, their running time, how
+/// many of them wanted a CPU on average, and how idle the CPUs were.
 /// </summary>
 /// <param name="Threads">The reported threads with any such runnable time, by tid.</param>
 /// <param name="ReadyNs"><c>startReadyNs</c> + Σ <c>readyByPreemptor</c>.</param>
@@ -19,9 +19,6 @@ internal sealed record ReadyAfterPreemptions(List<ThreadEvidence> Threads, long 
 {
     /// <summary>Of <see cref="ReadyNs"/>, runnable from creation to the first run.</summary>
     public long StartReadyNs => Threads.Sum(t => t.StartReadyNs);
-
-    /// <summary>Of <see cref="ReadyNs"/>, behind tasks that are not reported threads (other processes').</summary>
-    public long BehindOthersNs => ReadyNs - StartReadyNs - BehindOwnNs;
 
     /// <summary>The figures; null without the findings evidence or any such runnable time.</summary>
     public static ReadyAfterPreemptions? Of(FindingContext context)
@@ -49,7 +46,7 @@ internal sealed record ReadyAfterPreemptions(List<ThreadEvidence> Threads, long 
         return new ReadyAfterPreemptions(threads, ready, behindOwn, run, demand, idleShare);
     }
 
-    /// <summary>The figures both rules give as evidence.</summary>
+    /// <summary>The oversubscription finding's evidence.</summary>
     public List<FindingFigure> Figures(FindingContext context)
     {
         var tids = Threads.Select(t => t.Tid).ToHashSet();
