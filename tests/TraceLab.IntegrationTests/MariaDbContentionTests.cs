@@ -1,6 +1,8 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Text.RegularExpressions;
 using TraceLab.Reporting;
+using TraceLab.Reporting.Waits;
 
 namespace TraceLab.IntegrationTests;
 
@@ -69,6 +71,103 @@ public sealed partial class TraceTargetCaptureTests
         Assert.True(control.RowLockWaits * 10 < hot.RowLockWaits, $"control {control.RowLockWaits} row-lock waits");
         Assert.True(controlShare < share / 5, $"control {controlShare:P1} vs hot row {share:P1}");
     }
+
+    /// <summary>
+    /// With the log flushed at each commit (MariaDB's default), a connection waits, before it answers, for its
+    /// commit's pending operations (the redo log's group write): a condition wait under <c>net_real_write</c> that
+    /// the connections release each other from in turn, which the trace's rules alone call a lock wait. With
+    /// `trace --stacks` the stack tag makes it a commit wait (docs/metrics.md#wait-stack-tags). Independently of
+    /// TraceLab's reader, unwinder and accounting: perf script's stacks of the switch-outs whose innermost tagged
+    /// frame is <c>net_real_write</c>, each blocked until the thread's next <c>sched_waking</c> in trace-cmd's report
+    /// of the trace.dat, clipped to the region, sum to the time the tag moved (8,899 against 8,906 ms by hand).
+    /// </summary>
+    [MariaDbStacksFact]
+    public void MariaDb_group_commit_waits_are_commit_waits_with_trace_stacks_and_agree_with_perf_script()
+    {
+        using var server = MariaDbServer.Start(output, flushEachCommit: true);
+        long independentNs = 0, independentWaits = 0;
+        var run = server.TracedRun(this, "group-commit", 1000, stacks: true,
+            inspect: dir => (independentNs, independentWaits) = PendingOpsWaits(dir));
+        var waits = Assert.IsType<WaitsSection>(run.Report.SectionOf(AnalysisReports.Of<WaitsReport>()));
+        var stacks = waits.Stacks!;
+        var moves = stacks.Moves.Where(m => m.Tag == "net_real_write").ToList();
+        foreach (var m in moves) output.WriteLine($"{m.From} → {m.To}: {m.Waits:N0} waits, {m.Ns / 1e6:0.0} ms");
+        var moved = moves.Sum(m => m.Ns);
+        output.WriteLine($"moved to commit by net_real_write: {moved / 1e6:0.0} ms in {moves.Sum(m => m.Waits):N0} " +
+            $"waits; perf script + trace-cmd: {independentNs / 1e6:0.0} ms in {independentWaits:N0} waits");
+        Assert.All(moves, m => Assert.Equal("commit", m.To));
+        // The rules alone called most of them lock waits (the connections release each other in turn).
+        Assert.True(moves.Where(m => m.From == "lock").Sum(m => m.Ns) > moved / 2, "the rules did not call them locks");
+        Assert.True(independentWaits > 1000, $"only {independentWaits} pending-ops waits: the run did not commit");
+        Assert.InRange(moved, independentNs * 0.98, independentNs * 1.02);
+    }
+
+    /// <summary>
+    /// perf script's switch-outs of the traced server whose innermost tagged frame is <c>net_real_write</c>, each
+    /// until the thread's next <c>sched_waking</c> in trace-cmd's report, clipped to the report's region.
+    /// </summary>
+    private static (long Ns, long Waits) PendingOpsWaits(string dir)
+    {
+        var report = Load(dir);
+        var (begin, end) = (report.Region.BeginNs, report.Region.EndNs);
+        var tids = report.Threads.Select(t => t.Tid).ToHashSet();
+        var outs = new List<(int Tid, long At)>();
+        (int Tid, long At, bool Switch)? sample = null;
+        var frames = new List<string?>();
+        void Close()
+        {
+            if (sample is { Switch: true } s && tids.Contains(s.Tid)
+                && TraceLab.Analyzers.Waits.WaitStackTags.Default.FirstTagged(frames)?.Tag.Pattern == "net_real_write")
+                outs.Add((s.Tid, s.At));
+        }
+        foreach (var line in ProcessOutput.Lines("perf", "script", "-i", Path.Combine(dir, "trace.stacks.perf.data"),
+            "--ns", "--no-inline", "-F", "tid,time,event,ip,sym"))
+        {
+            if (PerfSampleLine().Match(line) is { Success: true } m)
+            {
+                Close();
+                sample = (int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture),
+                    Ns(m.Groups[2].Value, m.Groups[3].Value), m.Groups[4].Value == "sched:sched_switch");
+                frames.Clear();
+            }
+            else if (line.Trim().Split(' ', 2) is [_, var symbol])
+            {
+                frames.Add(symbol.Split("+0x")[0]);
+            }
+        }
+        Close();
+        var wakings = new Dictionary<int, List<long>>();
+        foreach (var line in ProcessOutput.Lines("trace-cmd", "report", "-i", Path.Combine(dir, "trace.dat")))
+        {
+            if (TraceCmdWaking().Match(line) is not { Success: true } m) continue;
+            var tid = int.Parse(m.Groups[3].Value, CultureInfo.InvariantCulture);
+            if (!tids.Contains(tid)) continue;
+            if (!wakings.TryGetValue(tid, out var list)) wakings[tid] = list = [];
+            list.Add(Ns(m.Groups[1].Value, m.Groups[2].Value));
+        }
+        long ns = 0, waits = 0;
+        foreach (var (tid, at) in outs)
+        {
+            var list = wakings.GetValueOrDefault(tid) ?? [];
+            var i = list.BinarySearch(at + 1);
+            var until = (i < 0 ? ~i : i) < list.Count ? list[i < 0 ? ~i : i] : end;
+            var (from, to) = (Math.Max(at, begin), Math.Min(until, end));
+            if (to <= from) continue;
+            ns += to - from;
+            waits++;
+        }
+        return (ns, waits);
+    }
+
+    private static long Ns(string seconds, string fraction) =>
+        long.Parse(seconds, CultureInfo.InvariantCulture) * 1_000_000_000
+        + long.Parse(fraction.PadRight(9, '0')[..9], CultureInfo.InvariantCulture);
+
+    [GeneratedRegex(@"^\s*(\d+)\s+(\d+)\.(\d+):\s+(\S+):")]
+    private static partial Regex PerfSampleLine();
+
+    [GeneratedRegex(@"\s(\d+)\.(\d+): sched_waking:\s+comm=.* pid=(\d+) ")]
+    private static partial Regex TraceCmdWaking();
 
     /// <summary>A traced sysbench run: the report and InnoDB's row-lock counters over the trace's region.</summary>
     private sealed record MariaDbRun(RunReport Report, double RowLockWaits, double RowLockTimeMs)
@@ -224,7 +323,9 @@ public sealed partial class TraceTargetCaptureTests
         private string Socket => Path.Combine(_dir.Path, "sock");
         private string Script => Path.Combine(_dir.Path, "hot.lua");
 
-        public static MariaDbServer Start(ITestOutputHelper output)
+        /// <param name="flushEachCommit">The redo log flushed at each commit (MariaDB's default), so that committing
+        /// connections wait for the group write; false: once a second, so that the only queue is the row's.</param>
+        public static MariaDbServer Start(ITestOutputHelper output, bool flushEachCommit = false)
         {
             if (!OperatingSystem.IsLinux()) throw new PlatformNotSupportedException("MariaDB tests run on Linux");
             var dir = new TempDirectory("tracelab-mariadb");
@@ -241,7 +342,7 @@ public sealed partial class TraceTargetCaptureTests
                     // No log flush at each commit: committing threads would otherwise queue for the group commit's
                     // fsync in the same kind of wait (a condition variable the leader signals), a second queue the
                     // trace cannot tell from the row's without stacks (37 % of the threads' time in the control).
-                    "--innodb-flush-log-at-trx-commit=2");
+                    $"--innodb-flush-log-at-trx-commit={(flushEachCommit ? 1 : 2)}");
                 Processes.WaitFor(() => File.Exists(server.Socket) ? "" : null, TimeSpan.FromSeconds(30),
                     "the MariaDB server's socket");
                 server.Sql("CREATE DATABASE bench");
@@ -274,7 +375,11 @@ public sealed partial class TraceTargetCaptureTests
         /// `trace --pid` for 4 s while one client session reads InnoDB's row-lock counters, sleeps 4 s and reads
         /// them again.
         /// </summary>
-        public MariaDbRun TracedRun(TraceTargetCaptureTests test, string name, int rows)
+        /// <param name="stacks">Traced with `--stacks`.</param>
+        /// <param name="inspect">Given the output directory (trace.dat, the stacks file, report.json) before it is
+        /// deleted.</param>
+        public MariaDbRun TracedRun(TraceTargetCaptureTests test, string name, int rows, bool stacks = false,
+            Action<string>? inspect = null)
         {
             Checked("sysbench", Sysbench(rows, "prepare"));
             using var outDir = new TempDirectory("tracelab-" + name);
@@ -282,12 +387,14 @@ public sealed partial class TraceTargetCaptureTests
             Thread.Sleep(1500);
             using var counters = new RowLockCounters(Socket);
             var pid = File.ReadAllText(Path.Combine(_dir.Path, "pid")).Trim();
-            var run = Run(Deadline, null, "trace", "--pid", pid, "--duration", "4", "--out", outDir.Path, "--force");
+            string[] args = ["trace", "--pid", pid, "--duration", "4", "--out", outDir.Path, "--force"];
+            var run = Run(Deadline, null, stacks ? [.. args, "--stacks"] : args);
             counters.Stop();
             bench.Kill();
             Assert.True(run.ExitCode == 0, run.Stderr);
             var report = Load(outDir.Path);
             test.Report(report, name);
+            inspect?.Invoke(outDir.Path);
             // InnoDB's counters over the trace's own region: the trace clock is CLOCK_MONOTONIC, as the polls' stamps.
             var (timeAtBegin, waitsAtBegin) = counters.At(report.Region.BeginNs);
             var (timeAtEnd, waitsAtEnd) = counters.At(report.Region.EndNs);
@@ -331,4 +438,11 @@ public sealed class MariaDbFactAttribute : FactAttribute
             reason = "no mysql user (apt-get install -y mariadb-server creates it)";
         if (reason is not null) Skip = reason;
     }
+}
+
+/// <summary>As <see cref="MariaDbFactAttribute"/>, and perf can record stacks here (`trace --stacks`).</summary>
+public sealed class MariaDbStacksFactAttribute : FactAttribute
+{
+    public MariaDbStacksFactAttribute() =>
+        Skip = new MariaDbFactAttribute().Skip ?? Stacks.PerfStacksFactAttribute.Missing();
 }
