@@ -440,9 +440,12 @@ public sealed class MariaDbFactAttribute : FactAttribute
     }
 }
 
-/// <summary>As <see cref="MariaDbFactAttribute"/>, and perf can record stacks here (`trace --stacks`).</summary>
+/// <summary>
+/// As <see cref="MariaDbFactAttribute"/>, and perf can record stacks here (`trace --stacks`) and trace-cmd reads the
+/// trace.dat for the independent sum.
+/// </summary>
 public sealed class MariaDbStacksFactAttribute : FactAttribute
 {
     public MariaDbStacksFactAttribute() =>
-        Skip = new MariaDbFactAttribute().Skip ?? Stacks.PerfStacksFactAttribute.Missing();
+        Skip = new MariaDbFactAttribute().Skip ?? Stacks.PerfStacksFactAttribute.Missing("trace-cmd");
 }
