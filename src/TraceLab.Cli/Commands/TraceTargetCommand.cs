@@ -99,7 +99,8 @@ public sealed partial class TraceTargetCommand
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(interruption.Token, capture.Session.Failed);
         var started = DateTimeOffset.UtcNow;
         // Said before the program starts: console calls while a child shares the terminal can block until it exits.
-        _console.MarkupLine($"[grey]tracing {Markup.Escape(ShellWords.Join(s.Command))}; " +
+        var commandLine = ShellWords.Join(s.Command);
+        _console.MarkupLine($"[grey]tracing {Markup.Escape(commandLine)}; " +
             "it and its children are followed until all exit[/]");
         var markers = new TargetMarkers(capture.Session);
         markers.Begin();
@@ -124,7 +125,7 @@ public sealed partial class TraceTargetCommand
         if (partial)
             _console.MarkupLine("[yellow]interrupted: capture stopped before the program and its children ended; " +
                 "keeping the partial trace (the program was not killed)[/]");
-        var run = RunSection(name, ShellWords.Join(s.Command), exitCode, started, "program",
+        var run = RunSection(name, commandLine, exitCode, started, "program",
             partial ? null : program.Usage);
         Finish(capture, output, run, partial, s, program.Pid);
         return partial ? ExitCodes.Interrupted : exitCode;

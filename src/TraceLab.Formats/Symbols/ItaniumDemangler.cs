@@ -57,7 +57,7 @@ public static partial class ItaniumDemangler
         if (end < 21 || symbol[end - 1] != 'E' || string.CompareOrdinal(symbol, end - 20, "17h", 0, 3) != 0)
             return false;
         for (var i = end - 17; i < end - 1; i++)
-            if (!char.IsAsciiHexDigitLower(symbol[i]) && !char.IsAsciiDigit(symbol[i])) return false;
+            if (!char.IsAsciiHexDigitLower(symbol[i])) return false;
         return true;
     }
 

@@ -25,10 +25,11 @@ public sealed class CpuContentionRule : IFindingRule
     {
         var report = context.Report;
         // Needs a process the report is about: in a whole-system report every process is "the process".
-        if (report.Process is not { } process || report.Smp is not { Cpus.Count: > 0 } smp) yield break;
-        var busy = smp.Cpus.Sum(c => c.BusyNs);
-        var idle = smp.Cpus.Sum(c => c.IdleNs);
-        if (busy <= 0 || (double)idle / (busy + idle) > OversubscriptionRule.MaxIdleShare) yield break;
+        if (report.Process is not { } process || ReadyAfterPreemptions.IdleShareOf(report) is not { } idleShare
+            || idleShare > OversubscriptionRule.MaxIdleShare)
+            yield break;
+        var busy = report.Smp!.Cpus.Sum(c => c.BusyNs);
+        if (busy <= 0) yield break;
         var threads = report.Threads.Where(t => t.ReadyNs > 0).OrderBy(t => t.Tid).ToList();
         var ready = threads.Sum(t => t.ReadyNs);
         var run = threads.Sum(t => t.RunNs);
@@ -56,7 +57,7 @@ public sealed class CpuContentionRule : IFindingRule
             Figure.Of("threads[].readyNs", ready),
             Figure.Of("threads[].runNs", run),
             Figure.Of("smp.cpus[].busyNs", busy),
-            Figure.Of("smp.cpus[].idleNs (share)", (double)idle / (busy + idle)),
+            Figure.Of("smp.cpus[].idleNs (share)", idleShare),
             Figure.Of("processes[].runNs (other processes, self and excluded)", othersNs),
             Figure.Of("findings.evidence.othersShareOfBusy", othersShare),
             Figure.Of("findings.evidence.readyBehindOthersNs", behindOthers),
@@ -68,7 +69,7 @@ public sealed class CpuContentionRule : IFindingRule
             Title = $"CPU contention: {EnglishCount.Of(threads.Count, "thread")} of {process.Name ?? "the process"} " +
                 $"waited {ready / 1e6:0.#} ms for a CPU, {(run > 0 ? ready / (double)run : 0):0.0}× their " +
                 $"{run / 1e6:0.#} ms of running, on {report.Capture.Cpus} CPUs busy " +
-                $"{(double)busy / (busy + idle):P0} of the time, {othersShare:P0} of it running other processes: " +
+                $"{1 - idleShare:P0} of the time, {othersShare:P0} of it running other processes: " +
                 $"{named}{more}",
             Evidence = figures,
             Threads = threads.Select(t => t.Tid).ToList(),

@@ -37,13 +37,15 @@ internal sealed record ReadyAfterPreemptions(List<ThreadEvidence> Threads, long 
         var run = context.Report.Threads.Where(t => tids.Contains(t.Tid)).Sum(t => t.RunNs);
         var region = context.Report.Region.DurationNs;
         var demand = region > 0 ? (double)(run + ready) / region : 0;
-        double? idleShare = null;
-        if (context.Report.Smp is { Cpus.Count: > 0 } smp)
-        {
-            var total = smp.Cpus.Sum(x => x.BusyNs + x.IdleNs);
-            idleShare = total > 0 ? (double)smp.Cpus.Sum(x => x.IdleNs) / total : null;
-        }
-        return new ReadyAfterPreemptions(threads, ready, behindOwn, run, demand, idleShare);
+        return new ReadyAfterPreemptions(threads, ready, behindOwn, run, demand, IdleShareOf(context.Report));
+    }
+
+    /// <summary>Idle ÷ (busy + idle) CPU time in the region; null without the SMP section or CPU time.</summary>
+    public static double? IdleShareOf(RunReport report)
+    {
+        if (report.Smp is not { Cpus.Count: > 0 } smp) return null;
+        var total = smp.Cpus.Sum(x => x.BusyNs + x.IdleNs);
+        return total > 0 ? (double)smp.Cpus.Sum(x => x.IdleNs) / total : null;
     }
 
     /// <summary>The oversubscription finding's evidence.</summary>

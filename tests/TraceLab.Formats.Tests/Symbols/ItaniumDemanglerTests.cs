@@ -265,20 +265,18 @@ public sealed class ItaniumDemanglerTests
 /// <summary>As <see cref="CxxFiltFactAttribute"/>, and perf (whose demangler is the reference) is installed.</summary>
 public sealed class PerfProbeFactAttribute : FactAttribute
 {
-    public PerfProbeFactAttribute()
-    {
-        if (new CxxFiltFactAttribute().Skip is { } reason) Skip = reason;
-        else if (!TestEnvironment.OnPath("perf")) Skip = "perf not installed (apt-get install -y linux-perf)";
-    }
+    public PerfProbeFactAttribute() => Skip = CxxFiltFactAttribute.Missing()
+        ?? (TestEnvironment.OnPath("perf") ? null : "perf not installed (apt-get install -y linux-perf)");
 }
 
 /// <summary>Skipped, with the reason, without c++filt (binutils) or libstdc++ on x86-64 Linux.</summary>
 public sealed class CxxFiltFactAttribute : FactAttribute
 {
-    public CxxFiltFactAttribute()
-    {
-        if (!OperatingSystem.IsLinux() || !File.Exists("/usr/lib/x86_64-linux-gnu/libstdc++.so.6"))
-            Skip = "needs x86-64 Linux with /usr/lib/x86_64-linux-gnu/libstdc++.so.6 (libstdc++6)";
-        else if (!TestEnvironment.OnPath("c++filt")) Skip = "c++filt not installed (apt-get install -y binutils)";
-    }
+    public CxxFiltFactAttribute() => Skip = Missing();
+
+    /// <summary>Why the c++filt comparisons cannot run here, found at discovery; null when they can.</summary>
+    internal static string? Missing() =>
+        !OperatingSystem.IsLinux() || !File.Exists("/usr/lib/x86_64-linux-gnu/libstdc++.so.6")
+            ? "needs x86-64 Linux with /usr/lib/x86_64-linux-gnu/libstdc++.so.6 (libstdc++6)"
+            : TestEnvironment.OnPath("c++filt") ? null : "c++filt not installed (apt-get install -y binutils)";
 }
