@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text.RegularExpressions;
+using TraceLab.Analyzers.Waits;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Waits;
 
@@ -111,31 +112,10 @@ public sealed partial class TraceTargetCaptureTests
         var report = Load(dir);
         var (begin, end) = (report.Region.BeginNs, report.Region.EndNs);
         var tids = report.Threads.Select(t => t.Tid).ToHashSet();
-        var outs = new List<(int Tid, long At)>();
-        (int Tid, long At, bool Switch)? sample = null;
-        var frames = new List<string?>();
-        void Close()
-        {
-            if (sample is { Switch: true } s && tids.Contains(s.Tid)
-                && TraceLab.Analyzers.Waits.WaitStackTags.Default.FirstTagged(frames)?.Tag.Pattern == "net_real_write")
-                outs.Add((s.Tid, s.At));
-        }
-        foreach (var line in ProcessOutput.Lines("perf", "script", "-i", Path.Combine(dir, "trace.stacks.perf.data"),
-            "--ns", "--no-inline", "-F", "tid,time,event,ip,sym"))
-        {
-            if (PerfSampleLine().Match(line) is { Success: true } m)
-            {
-                Close();
-                sample = (int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture),
-                    Ns(m.Groups[2].Value, m.Groups[3].Value), m.Groups[4].Value == "sched:sched_switch");
-                frames.Clear();
-            }
-            else if (line.Trim().Split(' ', 2) is [_, var symbol])
-            {
-                frames.Add(symbol.Split("+0x")[0]);
-            }
-        }
-        Close();
+        var outs = PerfScriptSamples.Read(Path.Combine(dir, "trace.stacks.perf.data"))
+            .Where(s => s.Event == "sched:sched_switch" && tids.Contains(s.Tid)
+                && WaitStackTags.Default.FirstTagged(s.Frames)?.Tag.Pattern == "net_real_write")
+            .Select(s => (s.Tid, At: s.Ns)).ToList();
         var wakings = new Dictionary<int, List<long>>();
         foreach (var line in ProcessOutput.Lines("trace-cmd", "report", "-i", Path.Combine(dir, "trace.dat")))
         {
@@ -162,9 +142,6 @@ public sealed partial class TraceTargetCaptureTests
     private static long Ns(string seconds, string fraction) =>
         long.Parse(seconds, CultureInfo.InvariantCulture) * 1_000_000_000
         + long.Parse(fraction.PadRight(9, '0')[..9], CultureInfo.InvariantCulture);
-
-    [GeneratedRegex(@"^\s*(\d+)\s+(\d+)\.(\d+):\s+(\S+):")]
-    private static partial Regex PerfSampleLine();
 
     [GeneratedRegex(@"\s(\d+)\.(\d+): sched_waking:\s+comm=.* pid=(\d+) ")]
     private static partial Regex TraceCmdWaking();

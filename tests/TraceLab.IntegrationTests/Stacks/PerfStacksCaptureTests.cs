@@ -633,23 +633,18 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
             $"{DateTime.UtcNow:yyyyMMdd-HHmmss}-{Path.GetFileName(data)}");
         Directory.CreateDirectory(Path.GetDirectoryName(kept)!);
         File.Copy(data, kept, overwrite: true);
-        var (code, stdout, stderr) = ProcessOutput.Run("perf", ["script", "-i", data, "-F", "event,ip"]);
-        if (code != 0) return $"perf script failed ({code}): {stderr.Trim()}; the file is kept as {kept}";
-        // "event: ip" per sample, or "event:" and then one line per frame of its call chain.
-        var counts = new SortedDictionary<string, int>(StringComparer.Ordinal);
-        int withChain = 0, frames = 0;
-        foreach (var line in stdout.Split('\n').Select(l => l.Trim()).Where(l => l.Length > 0))
+        List<PerfScriptSample> samples;
+        try
         {
-            if (EventLine().Match(line) is not { Success: true } m)
-            {
-                frames++;
-                continue;
-            }
-            if (frames > 0) withChain++;
-            frames = 0;
-            counts[m.Groups[1].Value] = counts.GetValueOrDefault(m.Groups[1].Value) + 1;
+            samples = PerfScriptSamples.Read(data).ToList();
         }
-        if (frames > 0) withChain++;
+        catch (Exception e) when (e is InvalidOperationException or IOException)
+        {
+            return $"perf script failed ({e.Message}); the file is kept as {kept}";
+        }
+        var counts = samples.GroupBy(x => x.Event).OrderBy(g => g.Key, StringComparer.Ordinal)
+            .Select(g => (g.Key, Value: g.Count()));
+        var withChain = samples.Count(x => x.Frames.Count > 0);
         return $"perf script: {string.Join(", ", counts.Select(c => $"{c.Key} {c.Value}"))}; {withChain} with a call "
             + $"chain; the file is kept as {kept}";
     }
@@ -659,9 +654,6 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
         var (code, _, stderr) = ProcessOutput.Run(file, args);
         Assert.True(code == 0, $"{file} failed ({code}): {stderr}");
     }
-
-    [GeneratedRegex(@"^([\w-]+:[\w-]+):")]
-    private static partial Regex EventLine();
 
     [GeneratedRegex(@"^\s*(\d+)\s+(\d+)\.(\d{9}):")]
     private static partial Regex HeaderLine();
