@@ -17,20 +17,13 @@ public sealed record AnalysisOptions(TimelineWindow? Timeline = null, bool Marke
 /// What an <see cref="AnalysisDefinition.Create"/> gets: the pass's accounting, the run's options, and the analyzers
 /// already made in the same pass (those it observes, see <see cref="AnalysisDefinition.Observes"/>).
 /// </summary>
-public sealed class AnalysisContext
+public sealed class AnalysisContext(
+    ThreadAccounting accounting, AnalysisOptions options, IReadOnlyDictionary<AnalysisDefinition, IKernelAnalyzer> made)
 {
-    private readonly IReadOnlyDictionary<AnalysisDefinition, IKernelAnalyzer> _made;
+    private readonly IReadOnlyDictionary<AnalysisDefinition, IKernelAnalyzer> _made = made;
 
-    internal AnalysisContext(ThreadAccounting accounting, AnalysisOptions options,
-        IReadOnlyDictionary<AnalysisDefinition, IKernelAnalyzer> made)
-    {
-        Accounting = accounting;
-        Options = options;
-        _made = made;
-    }
-
-    public ThreadAccounting Accounting { get; }
-    public AnalysisOptions Options { get; }
+    public ThreadAccounting Accounting { get; } = accounting;
+    public AnalysisOptions Options { get; } = options;
 
     /// <summary>The analyzer of <paramref name="analysis"/> in this pass; null when it is not selected.</summary>
     public IKernelAnalyzer? AnalyzerOf(AnalysisDefinition analysis) => _made.GetValueOrDefault(analysis);

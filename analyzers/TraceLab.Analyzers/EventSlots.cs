@@ -5,27 +5,19 @@ namespace TraceLab.Analyzers;
 /// while handling it, so no analyzer of the pass repeats the lookup. -1 where the tid is not a thread (≤ 0) or the
 /// event's kind does not name that role.
 /// </summary>
-public readonly struct EventSlots
+public readonly struct EventSlots(int pid, int prev, int next, int woken)
 {
-    public EventSlots(int pid, int prev, int next, int woken)
-    {
-        Pid = pid;
-        Prev = prev;
-        Next = next;
-        Woken = woken;
-    }
-
     /// <summary>The logging thread's (<c>KernelEvent.CurrentTid</c>); -1 for a switch.</summary>
-    public int Pid { get; }
+    public int Pid { get; } = pid;
 
     /// <summary>Switch: the thread switched out.</summary>
-    public int Prev { get; }
+    public int Prev { get; } = prev;
 
     /// <summary>Switch: the thread switched in.</summary>
-    public int Next { get; }
+    public int Next { get; } = next;
 
     /// <summary>Waking / WakeupNew: the woken thread.</summary>
-    public int Woken { get; }
+    public int Woken { get; } = woken;
 
     public static EventSlots OfPid(int pid) => new(pid, -1, -1, -1);
 

@@ -14,9 +14,10 @@ namespace TraceLab.Analyzers;
 /// exports (the stated pid first), and <see cref="ReportedProcessOf"/> for reports (kernel threads as one group).
 /// Memory grows with the threads created in the trace, never with its length.
 /// </summary>
-public sealed class ProcessLineage
+/// <param name="region">The region whose listing, targets and marker thread the lineage reads.</param>
+public sealed class ProcessLineage(MeasuredRegion region)
 {
-    private readonly MeasuredRegion _region;
+    private readonly MeasuredRegion _region = region;
     private readonly Dictionary<int, int> _parent = new();
     private readonly HashSet<int> _execed = [];
     private readonly HashSet<int> _forkedProcesses = [];
@@ -29,9 +30,6 @@ public sealed class ProcessLineage
     /// (0: never).
     /// </summary>
     private (int Version, int Known, int Process)[] _remembered = [];
-
-    /// <summary>A lineage over the region whose listing, targets and marker thread it reads.</summary>
-    public ProcessLineage(MeasuredRegion region) => _region = region;
 
     /// <summary>Thread → the task that forked it (from sched_process_fork).</summary>
     public IReadOnlyDictionary<int, int> Parents => _parent;

@@ -7,13 +7,11 @@ namespace TraceLab.Capture.Linux;
 /// The Linux backend behind <see cref="ICaptureBackend"/>: a <see cref="LinuxCaptureSession"/> per run, committed as
 /// trace.dat.
 /// </summary>
-public sealed class TracefsCaptureBackend : ICaptureBackend
+/// <param name="events">Tracepoints to enable instead of the standard set (tests inject events this kernel
+/// lacks).</param>
+public sealed class TracefsCaptureBackend(IReadOnlyList<string>? events = null) : ICaptureBackend
 {
-    private readonly IReadOnlyList<string>? _events;
-
-    /// <param name="events">Tracepoints to enable instead of the standard set (tests inject events this kernel
-    /// lacks).</param>
-    public TracefsCaptureBackend(IReadOnlyList<string>? events = null) => _events = events;
+    private readonly IReadOnlyList<string>? _events = events;
 
     public string Name => "tracefs";
     public string TraceFileName => "trace.dat";

@@ -10,7 +10,11 @@ namespace TraceLab.Core;
 /// (the switch-out with a dead state) or a fork creates the tid again. Streaming and allocation-free per event:
 /// per tid one packed int in <see cref="TidPages"/> (as the analyzers' thread slots).
 /// </summary>
-public sealed class ThreadInstanceMap
+/// <param name="names">
+/// The reader's thread names, read at each exit so that a thread whose tid is reused keeps the name it had
+/// (the table itself holds the last name of each tid); null: later threads take the tid's last name.
+/// </param>
+public sealed class ThreadInstanceMap(ThreadTable? names = null)
 {
     // Per tid: the life state in the low 2 bits, its current instance − 1 above them.
     private const int Alive = 0, Exited = 1, Gone = 2;
@@ -22,19 +26,13 @@ public sealed class ThreadInstanceMap
     /// </summary>
     private readonly ulong[] _marks = new ulong[MarkWords];
     private const int MarkWords = 1024;
-    private readonly ThreadTable? _names;
+    private readonly ThreadTable? _names = names;
     private readonly Dictionary<int, string> _namesAtExit = new();
     /// <summary>
     /// Thread id → the process the reader stated for its tid when it exited (<see cref="ThreadTable.Processes"/>).
     /// </summary>
     private readonly Dictionary<int, int> _processesAtExit = new();
     private readonly HashSet<int> _reused = [];
-
-    /// <param name="names">
-    /// The reader's thread names, read at each exit so that a thread whose tid is reused keeps the name it had
-    /// (the table itself holds the last name of each tid); null: later threads take the tid's last name.
-    /// </param>
-    public ThreadInstanceMap(ThreadTable? names = null) => _names = names;
 
     /// <summary>True once any thread has exited: until then no event needs rewriting.</summary>
     public bool Active { get; private set; }

@@ -18,22 +18,14 @@ public sealed record Summary(int N, double Min, double Median, double Max)
 }
 
 /// <summary>A sweep's runs grouped by point, with per-metric summaries.</summary>
-public sealed class SweepData
+public sealed class SweepData(
+    SweepDefinition definition, IReadOnlyList<SweepPoint> points, IReadOnlyList<SweepRunRecord> runs, int repeats)
 {
-    public SweepData(
-        SweepDefinition definition, IReadOnlyList<SweepPoint> points, IReadOnlyList<SweepRunRecord> runs, int repeats)
-    {
-        Definition = definition;
-        Points = points;
-        Runs = runs;
-        Repeats = repeats;
-    }
-
-    public SweepDefinition Definition { get; }
-    public IReadOnlyList<SweepPoint> Points { get; }
-    public IReadOnlyList<SweepRunRecord> Runs { get; }
+    public SweepDefinition Definition { get; } = definition;
+    public IReadOnlyList<SweepPoint> Points { get; } = points;
+    public IReadOnlyList<SweepRunRecord> Runs { get; } = runs;
     /// <summary>Repeats requested per point.</summary>
-    public int Repeats { get; }
+    public int Repeats { get; } = repeats;
     /// <summary>CPUs of the machine the sweep ran on (M in "best at M active threads").</summary>
     public int Cpus { get; init; } = Environment.ProcessorCount;
     /// <summary>

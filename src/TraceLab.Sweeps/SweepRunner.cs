@@ -5,18 +5,11 @@ namespace TraceLab.Sweeps;
 /// as failed and the sweep goes on; cancellation stops before recording the run in flight, so resuming redoes
 /// only that one. The state is saved after every run.
 /// </summary>
-public sealed class SweepRunner
+public sealed class SweepRunner(string directory, SweepState state, IPointRunner runner)
 {
-    private readonly string _directory;
-    private readonly SweepState _state;
-    private readonly IPointRunner _runner;
-
-    public SweepRunner(string directory, SweepState state, IPointRunner runner)
-    {
-        _directory = directory;
-        _state = state;
-        _runner = runner;
-    }
+    private readonly string _directory = directory;
+    private readonly SweepState _state = state;
+    private readonly IPointRunner _runner = runner;
 
     /// <summary>Called before each run starts: (runs done, runs total, the point about to run).</summary>
     public Action<int, int, SweepPoint>? Starting { get; init; }

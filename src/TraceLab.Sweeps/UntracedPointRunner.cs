@@ -3,18 +3,12 @@ using TraceLab.Workloads;
 namespace TraceLab.Sweeps;
 
 /// <summary>Runs the native workload without tracing and reads its own measurements (workload.json).</summary>
-public sealed class UntracedPointRunner : IPointRunner
+public sealed class UntracedPointRunner(WorkloadDefinition workload, string executable, TimeSpan timeout)
+    : IPointRunner
 {
-    private readonly WorkloadDefinition _workload;
-    private readonly string _executable;
-    private readonly TimeSpan _timeout;
-
-    public UntracedPointRunner(WorkloadDefinition workload, string executable, TimeSpan timeout)
-    {
-        _workload = workload;
-        _executable = executable;
-        _timeout = timeout;
-    }
+    private readonly WorkloadDefinition _workload = workload;
+    private readonly string _executable = executable;
+    private readonly TimeSpan _timeout = timeout;
 
     public async Task<SweepRunRecord> RunAsync(
         SweepPoint point, int repeat, string runDirectory, CancellationToken cancellationToken)

@@ -5,11 +5,9 @@ namespace TraceLab.Workloads;
 /// decides what to rebuild), into the git-ignored native-workloads/build/&lt;platform&gt;/. Concurrent TraceLab runs
 /// serialize on a lock file so they never build into the same tree at once.
 /// </summary>
-public sealed class NativeWorkloadBuilder
+public sealed class NativeWorkloadBuilder(string repositoryRoot)
 {
-    private readonly string _root;
-
-    public NativeWorkloadBuilder(string repositoryRoot) => _root = repositoryRoot;
+    private readonly string _root = repositoryRoot;
 
     public string SourceDirectory => Path.Combine(_root, "native-workloads");
     public string BuildDirectory =>

@@ -17,7 +17,7 @@ namespace TraceLab.Analyzers.Locks;
 /// keeps the peer-released wait time per blocking stack, so that <see cref="NameByCallSite"/> can name it after the
 /// pass by the call site its waiters block at (docs/metrics.md#wake-chain-call-site).
 /// </summary>
-internal sealed class WakeChainTracker
+internal sealed class WakeChainTracker(ConvoyAnalyzer convoys, ThreadAccounting accounting)
 {
     /// <summary>
     /// A holder that releases the next waiter later than this after it was released itself ends the episode. Longer
@@ -30,8 +30,8 @@ internal sealed class WakeChainTracker
     private const int Shared = -1;
 
     private const string ThreadPeers = "released by peer threads", ProcessPeers = "released by peer processes";
-    private readonly ConvoyAnalyzer _convoys;
-    private readonly ThreadAccounting _accounting;
+    private readonly ConvoyAnalyzer _convoys = convoys;
+    private readonly ThreadAccounting _accounting = accounting;
     private SlotTable<ChainThread> _threads = new(static (_, slot) => new ChainThread(slot));
     private readonly Dictionary<WakeChainWaitObject, int> _firstWaiter = new();
     private readonly Dictionary<(int Program, int Syscall, int Operation, int Kind), int> _keys = new();
@@ -50,12 +50,6 @@ internal sealed class WakeChainTracker
     private readonly List<Dictionary<int, long>?> _blockingStacks = [];
     /// <summary>Keys named "released by peer processes" whose releases were not yet seen inside one process.</summary>
     private readonly HashSet<int> _namedProcesses = [];
-
-    public WakeChainTracker(ConvoyAnalyzer convoys, ThreadAccounting accounting)
-    {
-        _convoys = convoys;
-        _accounting = accounting;
-    }
 
     private sealed class ChainThread(int slot)
     {

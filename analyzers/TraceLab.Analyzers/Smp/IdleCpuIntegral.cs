@@ -5,14 +5,12 @@ namespace TraceLab.Analyzers.Smp;
 /// integral instead of per-interval bookkeeping makes the idle overlap of any interval the difference of two readings:
 /// O(1) per event whatever the number of CPUs or runnable threads.
 /// </summary>
-internal sealed class IdleCpuIntegral
+internal sealed class IdleCpuIntegral(MeasuredRegion region)
 {
-    private readonly MeasuredRegion _region;
+    private readonly MeasuredRegion _region = region;
     private int _idleCpus;
     private long _at = long.MinValue;
     private long _regionBase;
-
-    public IdleCpuIntegral(MeasuredRegion region) => _region = region;
 
     /// <summary>
     /// The integral up to the last <see cref="Advance"/>; keep it as a reading for <see cref="Since"/>.

@@ -13,7 +13,7 @@ namespace TraceLab.Cli.Commands;
 /// <summary>
 /// `tracelab analyze TRACE`: re-analyzes an existing trace; uses workload.json beside it when present.
 /// </summary>
-public sealed class AnalyzeCommand
+public sealed class AnalyzeCommand(IAnsiConsole console)
 {
     /// <param name="TraceFile">Any format the trace format registry reads.</param>
     public sealed record Settings(string TraceFile)
@@ -47,9 +47,7 @@ public sealed class AnalyzeCommand
         public bool NoDemangle { get; init; }
     }
 
-    private readonly IAnsiConsole _console;
-
-    public AnalyzeCommand(IAnsiConsole console) => _console = console;
+    private readonly IAnsiConsole _console = console;
 
     public static Command Create(IAnsiConsole console)
     {

@@ -16,11 +16,9 @@ namespace TraceLab.Cli.Commands;
 /// `tracelab bench TRACE`: end-to-end speed on one file — read alone (decode + merge into a counting sink) and read +
 /// analysis — repeated, reporting the best and median run as events/s and MB/s, and the process's peak RSS.
 /// </summary>
-public sealed class BenchCommand
+public sealed class BenchCommand(IAnsiConsole console)
 {
-    private readonly IAnsiConsole _console;
-
-    public BenchCommand(IAnsiConsole console) => _console = console;
+    private readonly IAnsiConsole _console = console;
 
     public static Command Create(IAnsiConsole console)
     {

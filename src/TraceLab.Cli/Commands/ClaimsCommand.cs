@@ -13,7 +13,7 @@ namespace TraceLab.Cli.Commands;
 /// machine and whether it can decide the claim; also written as claims.md. `--run` first measures every predefined
 /// sweep the claims need (<see cref="ClaimsRun"/>), resuming whatever an earlier run left.
 /// </summary>
-public sealed class ClaimsCommand
+public sealed class ClaimsCommand(IAnsiConsole console)
 {
     public sealed record Settings
     {
@@ -32,9 +32,7 @@ public sealed class ClaimsCommand
     public const string MarkdownName = "claims.md";
     private const int DefaultTimeoutSeconds = 600;
 
-    private readonly IAnsiConsole _console;
-
-    public ClaimsCommand(IAnsiConsole console) => _console = console;
+    private readonly IAnsiConsole _console = console;
 
     public static Command Create(IAnsiConsole console)
     {

@@ -6,19 +6,12 @@ namespace TraceLab.Cli.Commands;
 /// Progress of a claims run: a bar with the run count and the time left on an interactive terminal, one line per
 /// run otherwise (redirected to a log, the lines are the record of what ran).
 /// </summary>
-public sealed class ClaimsProgress
+public sealed class ClaimsProgress(IAnsiConsole console, int total, int done)
 {
-    private readonly IAnsiConsole _console;
-    private int _total;
-    private int _done;
+    private readonly IAnsiConsole _console = console;
+    private int _total = total;
+    private int _done = done;
     private ProgressTask? _task;
-
-    public ClaimsProgress(IAnsiConsole console, int total, int done)
-    {
-        _console = console;
-        _total = total;
-        _done = done;
-    }
 
     /// <summary>More runs than planned: short points of a calibrated sweep are measured again.</summary>
     public void Add(int runs)

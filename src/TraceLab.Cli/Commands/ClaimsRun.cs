@@ -15,22 +15,13 @@ namespace TraceLab.Cli.Commands;
 /// saved after every run), so Ctrl-C loses only the run in flight and the next `--run` measures only what is missing.
 /// With --trace every run is captured and analyzed as `sweep --trace` does (<see cref="TracedPointRunner"/>).
 /// </summary>
-public sealed class ClaimsRun
+public sealed class ClaimsRun(IAnsiConsole console, string directory, bool quick, TimeSpan timeout, bool traced = false)
 {
-    private readonly IAnsiConsole _console;
-    private readonly string _directory;
-    private readonly bool _quick;
-    private readonly TimeSpan _timeout;
-    private readonly bool _traced;
-
-    public ClaimsRun(IAnsiConsole console, string directory, bool quick, TimeSpan timeout, bool traced = false)
-    {
-        _console = console;
-        _directory = directory;
-        _quick = quick;
-        _timeout = timeout;
-        _traced = traced;
-    }
+    private readonly IAnsiConsole _console = console;
+    private readonly string _directory = directory;
+    private readonly bool _quick = quick;
+    private readonly TimeSpan _timeout = timeout;
+    private readonly bool _traced = traced;
 
     /// <summary>Tests: runs points without processes. Default: the native workload, traced or not.</summary>
     internal Func<WorkloadDefinition, IPointRunner>? RunnerFactory { get; init; }

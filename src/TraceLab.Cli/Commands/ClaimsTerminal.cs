@@ -4,11 +4,9 @@ using TraceLab.Sweeps.Claims;
 namespace TraceLab.Cli.Commands;
 
 /// <summary>The claims report on the terminal: header, a row per claim, what cannot be decided, key figures.</summary>
-public sealed class ClaimsTerminal
+public sealed class ClaimsTerminal(IAnsiConsole console)
 {
-    private readonly IAnsiConsole _console;
-
-    public ClaimsTerminal(IAnsiConsole console) => _console = console;
+    private readonly IAnsiConsole _console = console;
 
     public void Render(ClaimsReport r, DateTimeOffset written)
     {

@@ -10,7 +10,7 @@ namespace TraceLab.Cli.Commands;
 /// <summary>
 /// `tracelab export TRACE --to FORMAT [-o FILE]`: the trace and TraceLab's analysis for another viewer.
 /// </summary>
-public sealed class ExportCommand
+public sealed class ExportCommand(IAnsiConsole console)
 {
     public sealed record Settings(string TraceFile, ITraceExporter Exporter)
     {
@@ -25,9 +25,7 @@ public sealed class ExportCommand
         public bool NoDemangle { get; init; }
     }
 
-    private readonly IAnsiConsole _console;
-
-    public ExportCommand(IAnsiConsole console) => _console = console;
+    private readonly IAnsiConsole _console = console;
 
     public static Command Create(IAnsiConsole console)
     {

@@ -15,11 +15,9 @@ namespace TraceLab.Cli.Commands;
 /// round − 1: median, min and max over the rounds (docs/metrics.md#overhead). Elapsed is the workload's
 /// own measured region (workload.json elapsedNs), so building, starting the capture and analysis are not in it.
 /// </summary>
-public sealed class OverheadCommand
+public sealed class OverheadCommand(IAnsiConsole console)
 {
-    private readonly IAnsiConsole _console;
-
-    public OverheadCommand(IAnsiConsole console) => _console = console;
+    private readonly IAnsiConsole _console = console;
 
     public static Command Create(IAnsiConsole console)
     {

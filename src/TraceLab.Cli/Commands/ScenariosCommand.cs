@@ -6,11 +6,9 @@ using TraceLab.Workloads;
 namespace TraceLab.Cli.Commands;
 
 /// <summary>`tracelab scenarios`: every workload and scenario, with the seed claims each one tests.</summary>
-public sealed class ScenariosCommand
+public sealed class ScenariosCommand(IAnsiConsole console)
 {
-    private readonly IAnsiConsole _console;
-
-    public ScenariosCommand(IAnsiConsole console) => _console = console;
+    private readonly IAnsiConsole _console = console;
 
     public static Command Create(IAnsiConsole console)
     {

@@ -16,7 +16,7 @@ namespace TraceLab.Cli.Commands;
 /// interleaved order, then write sweep.csv, sweep.json, plots and report.md with the claim verdicts. `--resume DIR`
 /// continues an interrupted sweep from its state.json.
 /// </summary>
-public sealed class SweepCommand
+public sealed class SweepCommand(IAnsiConsole console)
 {
     public sealed record Settings
     {
@@ -40,9 +40,7 @@ public sealed class SweepCommand
 
     private static readonly string[] SweepFiles = ["report.md", "sweep.csv", "sweep.json"];
 
-    private readonly IAnsiConsole _console;
-
-    public SweepCommand(IAnsiConsole console) => _console = console;
+    private readonly IAnsiConsole _console = console;
 
     public static Command Create(IAnsiConsole console)
     {

@@ -6,11 +6,9 @@ using TraceLab.Sweeps;
 namespace TraceLab.Cli.Commands;
 
 /// <summary>`tracelab sweeps`: the predefined sweeps, what they vary and the claims they judge.</summary>
-public sealed class SweepsCommand
+public sealed class SweepsCommand(IAnsiConsole console)
 {
-    private readonly IAnsiConsole _console;
-
-    public SweepsCommand(IAnsiConsole console) => _console = console;
+    private readonly IAnsiConsole _console = console;
 
     public static Command Create(IAnsiConsole console)
     {

@@ -19,21 +19,15 @@ public sealed record LiveInterval(long BeginNs, long EndNs, IReadOnlyList<LiveTh
 /// depends only on the events. Times are credited when a state interval ends (at the next switch), like the report.
 /// Called from one thread (the event source's); allocates once per interval, not per event.
 /// </summary>
-public sealed class LiveThreadRates : IKernelEventSink
+public sealed class LiveThreadRates(Action<LiveInterval> emit, long intervalNs = 1_000_000_000) : IKernelEventSink
 {
     private readonly ThreadAccounting _accounting = new();
     private readonly Dictionary<int, (long Switches, long ReadyNs, long RunNs)> _previous = [];
-    private readonly Action<LiveInterval> _emit;
-    private readonly long _intervalNs;
+    private readonly Action<LiveInterval> _emit = emit;
+    private readonly long _intervalNs = intervalNs;
     private long _begin = long.MinValue;
     private long _origin;
     private volatile int _pid;
-
-    public LiveThreadRates(Action<LiveInterval> emit, long intervalNs = 1_000_000_000)
-    {
-        _emit = emit;
-        _intervalNs = intervalNs;
-    }
 
     /// <summary>Report only this process's threads (0, the default: every thread that did something).</summary>
     public void Follow(int pid) => _pid = pid;

@@ -9,29 +9,17 @@ namespace TraceLab.Cli.Sweeps;
 
 /// <summary>`sweep --trace`: every run is a full traced run (trace.dat, report.json in its run folder), measured
 /// by the workload like an untraced run and, in addition, by the trace (<see cref="TracedMetrics"/>).</summary>
-public sealed class TracedPointRunner : IPointRunner
+/// <param name="backend">Capture backend; default: the one for this OS
+/// (<see cref="CaptureBackends.ForThisMachine"/>).</param>
+public sealed class TracedPointRunner(WorkloadDefinition workload, string executable, string sweepName,
+    IReadOnlyList<string> claims, TimeSpan timeout, ICaptureBackend? backend = null) : IPointRunner
 {
-    private readonly WorkloadDefinition _workload;
-    private readonly string _executable;
-    private readonly string _sweepName;
-    private readonly IReadOnlyList<string> _claims;
-    private readonly TimeSpan _timeout;
-
-    private readonly ICaptureBackend _backend;
-
-    /// <param name="backend">Capture backend; default: the one for this OS
-    /// (<see cref="CaptureBackends.ForThisMachine"/>).</param>
-    public TracedPointRunner(WorkloadDefinition workload, string executable, string sweepName,
-        IReadOnlyList<string> claims, TimeSpan timeout,
-        ICaptureBackend? backend = null)
-    {
-        _backend = backend ?? CaptureBackends.ForThisMachine();
-        _workload = workload;
-        _executable = executable;
-        _sweepName = sweepName;
-        _claims = claims;
-        _timeout = timeout;
-    }
+    private readonly WorkloadDefinition _workload = workload;
+    private readonly string _executable = executable;
+    private readonly string _sweepName = sweepName;
+    private readonly IReadOnlyList<string> _claims = claims;
+    private readonly TimeSpan _timeout = timeout;
+    private readonly ICaptureBackend _backend = backend ?? CaptureBackends.ForThisMachine();
 
     public int BufferKb { get; init; } = 64 * 1024;
     public SyscallSet Syscalls { get; init; } = SyscallSet.Lock;

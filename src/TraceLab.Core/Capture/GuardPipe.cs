@@ -7,20 +7,14 @@ namespace TraceLab.Core.Capture;
 /// line; closing it tells the guard TraceLab is done. A guard killed from outside makes sends silently do nothing —
 /// the run goes on, and the guard's job falls back to the next run's stale sweep.
 /// </summary>
-public sealed class GuardPipe : IDisposable
+/// <param name="process">The guard, started with standard input redirected.</param>
+/// <param name="exitWait">How long <see cref="Dispose"/> waits for the guard to finish its cleanup.</param>
+public sealed class GuardPipe(Process process, TimeSpan exitWait) : IDisposable
 {
-    private readonly Process _process;
-    private readonly TimeSpan _exitWait;
+    private readonly Process _process = process;
+    private readonly TimeSpan _exitWait = exitWait;
     private readonly object _gate = new();
     private bool _closed;
-
-    /// <param name="process">The guard, started with standard input redirected.</param>
-    /// <param name="exitWait">How long <see cref="Dispose"/> waits for the guard to finish its cleanup.</param>
-    public GuardPipe(Process process, TimeSpan exitWait)
-    {
-        _process = process;
-        _exitWait = exitWait;
-    }
 
     public int Pid => _process.Id;
 

@@ -16,12 +16,15 @@ namespace TraceLab.Export.Perfetto;
 /// Memory: one open bundle per CPU; allocation per event is the protobuf messages themselves (export path, not
 /// analysis).
 /// </summary>
-public sealed class FtraceBundler : IKernelEventSink
+/// <param name="names">Thread names as the reader learns them (the comm fields of the written events).</param>
+/// <param name="cpuLostEvents">Whether a CPU lost events (its first bundle is flagged lost_events).</param>
+public sealed class FtraceBundler(
+    PerfettoPacketWriter writer, ThreadTable names, Func<int, bool>? cpuLostEvents = null) : IKernelEventSink
 {
     public const int BundleSize = 1000;
 
-    private readonly PerfettoPacketWriter _writer;
-    private readonly ThreadTable _names;
+    private readonly PerfettoPacketWriter _writer = writer;
+    private readonly ThreadTable _names = names;
     private readonly Dictionary<int, FtraceEventBundle> _open = new();
     private readonly HashSet<int> _lostReported = [];
     /// <summary>Threads whose exit was written and whose dead switch-out was not yet.</summary>
@@ -31,16 +34,7 @@ public sealed class FtraceBundler : IKernelEventSink
     /// clone()'s CLONE_THREAD flag: trace_processor makes the new task a thread of its creator's process.
     /// </summary>
     private const ulong CloneThread = 0x00010000;
-    private readonly Func<int, bool>? _cpuLostEvents;
-
-    /// <param name="names">Thread names as the reader learns them (the comm fields of the written events).</param>
-    /// <param name="cpuLostEvents">Whether a CPU lost events (its first bundle is flagged lost_events).</param>
-    public FtraceBundler(PerfettoPacketWriter writer, ThreadTable names, Func<int, bool>? cpuLostEvents = null)
-    {
-        _writer = writer;
-        _names = names;
-        _cpuLostEvents = cpuLostEvents;
-    }
+    private readonly Func<int, bool>? _cpuLostEvents = cpuLostEvents;
 
     public long Switches { get; private set; }
     public long Wakings { get; private set; }

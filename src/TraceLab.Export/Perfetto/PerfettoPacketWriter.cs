@@ -7,14 +7,12 @@ namespace TraceLab.Export.Perfetto;
 /// Streams a Perfetto <c>Trace</c> one packet at a time: a Trace is just its repeated field 1, so writing
 /// "tag 1, length, packet" for each packet produces the same bytes as serializing the whole Trace, without holding it.
 /// </summary>
-public sealed class PerfettoPacketWriter
+public sealed class PerfettoPacketWriter(Stream output)
 {
     /// <summary>Field 1 (Trace.packet), wire type 2 (length-delimited).</summary>
     private const byte PacketTag = (1 << 3) | 2;
 
-    private readonly Stream _output;
-
-    public PerfettoPacketWriter(Stream output) => _output = output;
+    private readonly Stream _output = output;
 
     public long Packets { get; private set; }
 

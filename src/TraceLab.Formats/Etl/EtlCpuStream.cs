@@ -9,14 +9,15 @@ namespace TraceLab.Formats.Etl;
 /// (decompressed when the buffer is), and steps through its records. Time stamps that go back within the CPU
 /// (only damage does that) are raised to the previous one, so the k-way merge stays ordered.
 /// </summary>
-internal sealed class EtlCpuStream
+internal sealed class EtlCpuStream(
+    SafeFileHandle file, string path, int cpu, EtlBufferEntry[] buffers, EtlClock clock, bool salvage, byte[] scratch)
 {
-    private readonly SafeFileHandle _file;
-    private readonly string _path;
-    private readonly EtlBufferEntry[] _buffers;
-    private readonly EtlClock _clock;
-    private readonly bool _salvage;
-    private readonly byte[] _scratch;
+    private readonly SafeFileHandle _file = file;
+    private readonly string _path = path;
+    private readonly EtlBufferEntry[] _buffers = buffers;
+    private readonly EtlClock _clock = clock;
+    private readonly bool _salvage = salvage;
+    private readonly byte[] _scratch = scratch;
     private byte[] _data = [];
     private int _length;
     private int _next;
@@ -25,19 +26,7 @@ internal sealed class EtlCpuStream
     private long _bufferOffset;
     private bool _compressed;
 
-    public EtlCpuStream(SafeFileHandle file, string path, int cpu, EtlBufferEntry[] buffers, EtlClock clock,
-        bool salvage, byte[] scratch)
-    {
-        _file = file;
-        _path = path;
-        Cpu = cpu;
-        _buffers = buffers;
-        _clock = clock;
-        _salvage = salvage;
-        _scratch = scratch;
-    }
-
-    public int Cpu { get; }
+    public int Cpu { get; } = cpu;
 
     /// <summary>The current event (valid after <see cref="MoveNext"/> returned true).</summary>
     public EtlEventRecord Current;

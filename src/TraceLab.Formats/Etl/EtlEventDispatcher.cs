@@ -9,14 +9,12 @@ namespace TraceLab.Formats.Etl;
 /// else an Other event (its payload never looked at). Events of a newer layout version than TraceLab knows, and
 /// records of unknown header kinds, are delivered as Other events too, and counted.
 /// </summary>
-internal sealed class EtlEventDispatcher
+internal sealed class EtlEventDispatcher(EtwKernelEventMapper mapper)
 {
     private static readonly Guid EventTraceGuid = new("68fdd900-4a3e-11d1-84f4-0000f80464e3");
     private static readonly Guid[] GroupGuids = BuildGroupGuids();
-    private readonly EtwKernelEventMapper _mapper;
+    private readonly EtwKernelEventMapper _mapper = mapper;
     private readonly HashSet<(Guid, byte, byte)> _newerFormats = [];
-
-    public EtlEventDispatcher(EtwKernelEventMapper mapper) => _mapper = mapper;
 
     /// <summary>Events whose version is above the newest layout TraceLab decodes for that event.</summary>
     public long NewerVersionEvents { get; private set; }

@@ -12,18 +12,12 @@ namespace TraceLab.Formats.Etw;
 /// current thread when the header says -1). The idle thread is tid 0 on both backends. ETW thread events become
 /// Fork(parent = process id, child = thread id), so descendants of a process id are its threads.
 /// </remarks>
-public sealed class EtwKernelEventMapper
+public sealed class EtwKernelEventMapper(ThreadTable threads, ThreadProcessMap processes)
 {
     private readonly RunningThreads _running = new();
 
-    public EtwKernelEventMapper(ThreadTable threads, ThreadProcessMap processes)
-    {
-        Threads = threads;
-        Processes = processes;
-    }
-
-    public ThreadTable Threads { get; }
-    public ThreadProcessMap Processes { get; }
+    public ThreadTable Threads { get; } = threads;
+    public ThreadProcessMap Processes { get; } = processes;
 
     /// <summary>
     /// Fills <paramref name="e"/>. Events TraceLab does not model become <see cref="KernelEventKind.Other"/> (with
@@ -123,7 +117,7 @@ public sealed class EtwKernelEventMapper
 
     private bool MapSetName(ReadOnlySpan<byte> payload)
     {
-        if (!ThreadSetNameRecord.TryRead(payload, out var r)) return false;
+        if (!ThreadRecord.TryReadSetName(payload, out var r)) return false;
         SetProcess(r.ThreadId, r.ProcessId);
         Utf16ThreadName.Record(Threads, r.ThreadId, r.NameUtf16);
         return true;

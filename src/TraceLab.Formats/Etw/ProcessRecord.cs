@@ -8,19 +8,12 @@ namespace TraceLab.Formats.Etw;
 /// bytes, or a TOKEN_USER of two pointers followed by the SID itself), then the 8-bit NUL-terminated ImageFileName.
 /// Older versions are read for the process id only.
 /// </summary>
-public readonly ref struct ProcessRecord
+public readonly ref struct ProcessRecord(int processId, int parentId, ReadOnlySpan<byte> imageName)
 {
-    public ProcessRecord(int processId, int parentId, ReadOnlySpan<byte> imageName)
-    {
-        ProcessId = processId;
-        ParentId = parentId;
-        ImageName = imageName;
-    }
-
-    public int ProcessId { get; }
-    public int ParentId { get; }
+    public int ProcessId { get; } = processId;
+    public int ParentId { get; } = parentId;
     /// <summary>ImageFileName without its NUL; empty when the version does not carry it or it is cut off.</summary>
-    public ReadOnlySpan<byte> ImageName { get; }
+    public ReadOnlySpan<byte> ImageName { get; } = imageName;
 
     private const int SidHeaderSize = 8;
     private const int SidSubAuthoritySize = 4;

@@ -7,18 +7,11 @@ namespace TraceLab.Formats.Ftrace;
 /// <summary>
 /// A resolved field position: reads a scalar of 1, 2, 4 or 8 bytes, sign-extending when the format says signed.
 /// </summary>
-internal readonly struct FieldReader
+internal readonly struct FieldReader(int offset, int size, bool signed)
 {
-    private readonly int _offset;
-    private readonly int _size;
-    private readonly bool _signed;
-
-    public FieldReader(int offset, int size, bool signed)
-    {
-        _offset = offset;
-        _size = size;
-        _signed = signed;
-    }
+    private readonly int _offset = offset;
+    private readonly int _size = size;
+    private readonly bool _signed = signed;
 
     public static FieldReader From(FtraceField? f) =>
         f is null ? default : new FieldReader(f.Offset, Math.Min(f.Size, 8), f.IsSigned);

@@ -37,7 +37,8 @@ public readonly record struct StackMark(long Timestamp, int Cpu, int Tid, Kernel
 /// Marks come in time order and are dropped once older than the window, so what is held is bounded by the events of
 /// one window, not by the trace.
 /// </summary>
-public sealed class StackJoin
+/// <param name="next">The stack recording's next mark, in time order; null at its end.</param>
+public sealed class StackJoin(Func<StackMark?> next)
 {
     /// <summary>
     /// How far apart the two probes of one hit may be. Measured on lock_sites (13,425 futex calls, 2 CPUs): 441 ns
@@ -46,13 +47,10 @@ public sealed class StackJoin
     /// </summary>
     public const long Window = 50_000;
 
-    private readonly Func<StackMark?> _next;
+    private readonly Func<StackMark?> _next = next;
     private List<StackMark>[] _pending = [];
     private StackMark? _ahead;
     private bool _ended;
-
-    /// <param name="next">The stack recording's next mark, in time order; null at its end.</param>
-    public StackJoin(Func<StackMark?> next) => _next = next;
 
     /// <summary>Marks read from the stack recording.</summary>
     public long Marks { get; private set; }

@@ -50,18 +50,12 @@ public readonly record struct Cell(string Text, string? Terminal = null)
 /// rendered by TraceLab.Reporting's <see cref="MarkdownRenderer"/> (report.md, and so report.html) and the CLI's
 /// terminal renderer. Every row has one cell per column, in column order.
 /// </summary>
-public sealed class ReportTable
+public sealed class ReportTable(string terminalTitle, IReadOnlyList<Column> columns)
 {
-    public ReportTable(string terminalTitle, IReadOnlyList<Column> columns)
-    {
-        TerminalTitle = terminalTitle;
-        Columns = columns;
-    }
-
     /// <summary>The terminal's title above the table (report.md's tables sit under the section's heading).</summary>
-    public string TerminalTitle { get; }
+    public string TerminalTitle { get; } = terminalTitle;
 
-    public IReadOnlyList<Column> Columns { get; }
+    public IReadOnlyList<Column> Columns { get; } = columns;
 
     private readonly List<Cell[]> _rows = [];
     /// <summary>Builds row r of a table whose rows are built when shown (<see cref="AddThreadRows"/>).</summary>

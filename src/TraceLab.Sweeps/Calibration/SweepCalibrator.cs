@@ -8,16 +8,10 @@ namespace TraceLab.Sweeps.Calibration;
 /// of the series gets the scaled count. The result is saved in state.json, so an interrupted sweep resumes with
 /// the same counts and a calibration is never redone once runs exist.
 /// </summary>
-public sealed class SweepCalibrator
+public sealed class SweepCalibrator(IPointRunner runner, string directory)
 {
-    private readonly IPointRunner _runner;
-    private readonly string _directory;
-
-    public SweepCalibrator(IPointRunner runner, string directory)
-    {
-        _runner = runner;
-        _directory = directory;
-    }
+    private readonly IPointRunner _runner = runner;
+    private readonly string _directory = directory;
 
     /// <summary>Called after each successful pilot: (series, count, the pilot's measurements).</summary>
     public Action<string, long, SweepRunRecord>? Piloted { get; init; }

@@ -5,22 +5,16 @@ namespace TraceLab.Sweeps.Verdicts;
 /// lowest median → reproduced; the target's median is the highest of the series → inverted; otherwise not
 /// reproduced. The target may be "{cpus}" (this machine's CPU count).
 /// </summary>
-public sealed class ArgminRule : VerdictRule
+public sealed class ArgminRule(string claim, string aspect, string metric, string target, double tolerance = 0.05)
+    : VerdictRule(claim, aspect, metric)
 {
-    public ArgminRule(string claim, string aspect, string metric, string target, double tolerance = 0.05)
-        : base(claim, aspect, metric)
-    {
-        Target = target;
-        Tolerance = tolerance;
-    }
-
-    public string Target { get; }
+    public string Target { get; } = target;
     /// <summary>The series the claim is about (null = all).</summary>
     public IReadOnlyList<string>? Series { get; init; }
 
     private IEnumerable<string> Judged(SweepData data) =>
         data.SeriesLabels.Where(s => Series is null || Series.Contains(s));
-    public double Tolerance { get; }
+    public double Tolerance { get; } = tolerance;
 
     public override string Criterion =>
         $"{Metric}: in every series{(Series is null ? "" : $" ({string.Join(", ", Series)})")} the median at x = "

@@ -11,25 +11,17 @@ namespace TraceLab.Sweeps.Verdicts;
 /// other; inverted when, in every pair, the two ranges are more than <see cref="Steps"/> steps apart (the point
 /// surely moved); otherwise not reproduced. A line with fewer than three complete repeat curves → insufficient repeats.
 /// </summary>
-public sealed class DegradationPointRule : VerdictRule
+public sealed class DegradationPointRule(
+    string claim, string aspect, string metric, PointPairs pairs, string along, double knee = 1.5, int steps = 1)
+    : VerdictRule(claim, aspect, metric)
 {
-    public DegradationPointRule(
-        string claim, string aspect, string metric, PointPairs pairs, string along, double knee = 1.5, int steps = 1)
-        : base(claim, aspect, metric)
-    {
-        Pairs = pairs;
-        Along = along;
-        Knee = knee;
-        Steps = steps;
-    }
-
-    public PointPairs Pairs { get; }
-    public string Along { get; }
-    public double Knee { get; }
+    public PointPairs Pairs { get; } = pairs;
+    public string Along { get; } = along;
+    public double Knee { get; } = knee;
     /// <summary>
     /// How many grid steps apart the two lines' degradation points may be and still count as "the same point".
     /// </summary>
-    public int Steps { get; }
+    public int Steps { get; } = steps;
 
     public override string Criterion =>
         $"{Metric} along {Along}: degradation point of a line = first {Along} whose segment slope exceeds {Knee:0.##} "

@@ -17,18 +17,12 @@ public enum Expectation
 /// <see cref="MediansOnly"/>, median(A) × factor &lt; median(B)); inverted when at every pair B is entirely below A;
 /// otherwise not reproduced.
 /// </summary>
-public sealed class DominanceRule : VerdictRule
+public sealed class DominanceRule(
+    string claim, string aspect, string metric, PointPairs pairs, Expectation expect = Expectation.Lower)
+    : VerdictRule(claim, aspect, metric)
 {
-    public DominanceRule(
-        string claim, string aspect, string metric, PointPairs pairs, Expectation expect = Expectation.Lower)
-        : base(claim, aspect, metric)
-    {
-        Pairs = pairs;
-        Expect = expect;
-    }
-
-    public PointPairs Pairs { get; }
-    public Expectation Expect { get; }
+    public PointPairs Pairs { get; } = pairs;
+    public Expectation Expect { get; } = expect;
     /// <summary>"Many times more": A × Factor must still be below B.</summary>
     public double Factor { get; init; } = 1;
     /// <summary>

@@ -5,10 +5,8 @@ namespace TraceLab.Sweeps.Verdicts;
 /// when at least one pair has every repeat at 2n below every repeat at 2n−1 (ranges do not overlap); otherwise
 /// not reproduced. ("Can" claims have no inverted form.)
 /// </summary>
-public sealed class EvenOddRule : VerdictRule
+public sealed class EvenOddRule(string claim, string aspect, string metric) : VerdictRule(claim, aspect, metric)
 {
-    public EvenOddRule(string claim, string aspect, string metric) : base(claim, aspect, metric) { }
-
     public override string Criterion =>
         $"{Metric}: some pair of thread counts (2n−1, 2n) where every repeat at 2n is below every repeat at 2n−1 "
             + $"(min–max ranges do not overlap) → reproduced; no such pair → not reproduced";

@@ -4,20 +4,14 @@ namespace TraceLab.Sweeps.Verdicts;
 /// "Flat beyond 2M": over the selected x values in every series, max median ÷ min median ≤ 1 + Tolerance →
 /// reproduced; otherwise not reproduced.
 /// </summary>
-public sealed class FlatRule : VerdictRule
+public sealed class FlatRule(
+    string claim, string aspect, string metric, Func<string, SweepData, bool> select, string selection,
+    double tolerance = 0.25)
+    : VerdictRule(claim, aspect, metric)
 {
-    public FlatRule(string claim, string aspect, string metric, Func<string, SweepData, bool> select, string selection,
-        double tolerance = 0.25)
-        : base(claim, aspect, metric)
-    {
-        Select = select;
-        Selection = selection;
-        Tolerance = tolerance;
-    }
-
-    public Func<string, SweepData, bool> Select { get; }
-    public string Selection { get; }
-    public double Tolerance { get; }
+    public Func<string, SweepData, bool> Select { get; } = select;
+    public string Selection { get; } = selection;
+    public double Tolerance { get; } = tolerance;
 
     public override string Criterion =>
         $"{Metric} over x in {Selection}: highest median ÷ lowest median ≤ {1 + Tolerance:0.##} in every series → "

@@ -11,22 +11,14 @@ namespace TraceLab.Sweeps.Verdicts;
 /// min–max ranges over repeats are at least that far apart); inverted when in every pair max(A) &lt; min(B) (A grows
 /// more slowly); otherwise not reproduced. A line with fewer than three complete repeat curves → insufficient repeats.
 /// </summary>
-public sealed class GrowthExponentRule : VerdictRule
+public sealed class GrowthExponentRule(
+    string claim, string aspect, string metric, PointPairs pairs, string along, GrowthModel a, GrowthModel b)
+    : VerdictRule(claim, aspect, metric)
 {
-    public GrowthExponentRule(
-        string claim, string aspect, string metric, PointPairs pairs, string along, GrowthModel a, GrowthModel b)
-        : base(claim, aspect, metric)
-    {
-        Pairs = pairs;
-        Along = along;
-        ModelA = a;
-        ModelB = b;
-    }
-
-    public PointPairs Pairs { get; }
-    public string Along { get; }
-    public GrowthModel ModelA { get; }
-    public GrowthModel ModelB { get; }
+    public PointPairs Pairs { get; } = pairs;
+    public string Along { get; } = along;
+    public GrowthModel ModelA { get; } = a;
+    public GrowthModel ModelB { get; } = b;
     public double Tolerance { get; init; } = 0.25;
     public double Margin { get; init; } = 0.5;
 

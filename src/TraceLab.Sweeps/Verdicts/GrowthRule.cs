@@ -5,23 +5,16 @@ namespace TraceLab.Sweeps.Verdicts;
 /// growth g = mean c over the high x values / mean c over the low x values, per series. Reproduced when
 /// g(A) ≥ Factor and g(B) &lt; Factor; inverted when g(B) ≥ Factor and g(A) &lt; Factor; otherwise not reproduced.
 /// </summary>
-public sealed class GrowthRule : VerdictRule
+public sealed class GrowthRule(
+    string claim, string aspect, string metric, string degrading, string graceful, IReadOnlyList<string> low,
+    IReadOnlyList<string> high, double factor = 1.5)
+    : VerdictRule(claim, aspect, metric)
 {
-    public GrowthRule(string claim, string aspect, string metric, string degrading, string graceful,
-        IReadOnlyList<string> low, IReadOnlyList<string> high, double factor = 1.5) : base(claim, aspect, metric)
-    {
-        Degrading = degrading;
-        Graceful = graceful;
-        Low = low;
-        High = high;
-        Factor = factor;
-    }
-
-    public string Degrading { get; }
-    public string Graceful { get; }
-    public IReadOnlyList<string> Low { get; }
-    public IReadOnlyList<string> High { get; }
-    public double Factor { get; }
+    public string Degrading { get; } = degrading;
+    public string Graceful { get; } = graceful;
+    public IReadOnlyList<string> Low { get; } = low;
+    public IReadOnlyList<string> High { get; } = high;
+    public double Factor { get; } = factor;
 
     public override string Criterion =>
         $"{Metric} per thread (median / x): growth = mean over x ∈ {{{string.Join(",", High)}}} ÷ mean over x ∈ "

@@ -5,17 +5,11 @@ namespace TraceLab.Sweeps.Verdicts;
 /// least-squares line through (P, median metric). Reproduced when every group has slope &gt; 0 and R² ≥ MinR2;
 /// inverted when every group has slope &lt; 0 and R² ≥ MinR2; otherwise not reproduced.
 /// </summary>
-public sealed class LinearFitRule : VerdictRule
+public sealed class LinearFitRule(string claim, string aspect, string metric, string along, double minR2 = 0.9)
+    : VerdictRule(claim, aspect, metric)
 {
-    public LinearFitRule(string claim, string aspect, string metric, string along, double minR2 = 0.9)
-        : base(claim, aspect, metric)
-    {
-        Along = along;
-        MinR2 = minR2;
-    }
-
-    public string Along { get; }
-    public double MinR2 { get; }
+    public string Along { get; } = along;
+    public double MinR2 { get; } = minR2;
 
     public override string Criterion =>
         $"{Metric} vs {Along}: least-squares fit of the medians in every group of points that differ only in {Along}; "

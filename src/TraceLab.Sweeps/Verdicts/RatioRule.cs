@@ -4,19 +4,12 @@ namespace TraceLab.Sweeps.Verdicts;
 /// "Roughly double": the ratio median(A) / median(B) over paired points must lie in [Low, High] at every pair →
 /// reproduced; A entirely below B (ranges do not overlap) at every pair → inverted; otherwise not reproduced.
 /// </summary>
-public sealed class RatioRule : VerdictRule
+public sealed class RatioRule(string claim, string aspect, string metric, PointPairs pairs, double low, double high)
+    : VerdictRule(claim, aspect, metric)
 {
-    public RatioRule(string claim, string aspect, string metric, PointPairs pairs, double low, double high)
-        : base(claim, aspect, metric)
-    {
-        Pairs = pairs;
-        Low = low;
-        High = high;
-    }
-
-    public PointPairs Pairs { get; }
-    public double Low { get; }
-    public double High { get; }
+    public PointPairs Pairs { get; } = pairs;
+    public double Low { get; } = low;
+    public double High { get; } = high;
 
     public override string Criterion =>
         $"{Metric}: median({Pairs.Param}={Pairs.A}) / median({Pairs.Param}={Pairs.B}) within [{Low:0.##}, {High:0.##}] "

@@ -6,20 +6,13 @@ namespace TraceLab.Sweeps.Verdicts;
 /// Shared behaviour of every rule: no verdict from fewer than three repeats, and, when the sweep was traced, the
 /// medians of the trace metrics that explain the result at the points the rule compared.
 /// </summary>
-public abstract class VerdictRule : IVerdictRule
+public abstract class VerdictRule(string claim, string aspect, string metric) : IVerdictRule
 {
     public const int MinimumRepeats = 3;
 
-    protected VerdictRule(string claim, string aspect, string metric)
-    {
-        Claim = claim;
-        Aspect = aspect;
-        Metric = metric;
-    }
-
-    public string Claim { get; }
-    public string Aspect { get; }
-    public string Metric { get; }
+    public string Claim { get; } = claim;
+    public string Aspect { get; } = aspect;
+    public string Metric { get; } = metric;
     public abstract string Criterion { get; }
     /// <summary>Traced metrics (names without "traced.") cited as explanation when present.</summary>
     public IReadOnlyList<string> Cite { get; init; } = [];
