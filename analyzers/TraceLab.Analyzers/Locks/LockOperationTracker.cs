@@ -155,8 +155,8 @@ public sealed class LockOperationTracker : IPerKindAnalyzer
         if (!SawLockSyscalls && b.Kind == LockOpKind.None && b.BlockedSince != ThreadLockOperation.Never && giver > 0
             && LockOperation.IsLockWaitReason(b.BlockReason))
         {
-            var process = _accounting.Lineage.ProcessOf(woken);
-            if (process == _accounting.Lineage.ProcessOf(giver))
+            var process = _accounting.Lineage.ProcessOf(woken, slots.Woken);
+            if (process == _accounting.Lineage.ProcessOf(giver, slots.Pid))
             {
                 b.Object = new LockObject(LockObjectKind.Inferred, process);
                 Released(b, giver, slots.Pid, e.Timestamp, b.BlockedSince);

@@ -143,14 +143,15 @@ internal sealed class WakeChainTracker(ConvoyAnalyzer convoys, ThreadAccounting 
         var program = ProgramOf(b, woken);
         var g = _threads.At(giverSlot, giver);
         if (ProgramOf(g, giver) != program) return;
-        var kind = _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver)
+        var lineage = _accounting.Lineage;
+        var samePeers = lineage.ProcessOf(woken, wokenSlot) == lineage.ProcessOf(giver, giverSlot);
+        var kind = samePeers
             ? KindOf(woken, e.Timestamp, program)
             : 0;
         var key = KeyOf(program, b.Syscall, b.Operation, kind, woken, giver);
         // The process of a thread older than the capture may be known only after the first releases (a `--pid`
         // server's threads are listed once the capture runs): a release inside one process names the peers threads.
-        if (_namedProcesses.Count > 0 && _namedProcesses.Contains(key)
-            && _accounting.Lineage.ProcessOf(woken) == _accounting.Lineage.ProcessOf(giver))
+        if (_namedProcesses.Count > 0 && _namedProcesses.Contains(key) && samePeers)
         {
             _namedProcesses.Remove(key);
             _names[key] = _names[key] with { Peers = ThreadPeers };
