@@ -60,35 +60,45 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         public WaitThread(int tid) => Tid = tid;
 
         public readonly int Tid;
+        /// <summary>In a syscall (its entry seen, not its exit): the call's number, wait kind and lock object.</summary>
         public bool InCall;
         public int Nr;
         public WaitCall Call;
         public LockObject Obj;
+        /// <summary>Switched out voluntarily and not yet back: the wait as it began.</summary>
         public bool Blocked;
-        public long BlockTs;
-        /// <summary>A waking logged while it was not blocked, since its last switch: its source and waker.</summary>
+        public BlockedWait Block = new() { Reason = -1 };
+        /// <summary>A waking logged while it was not blocked, since its last switch: who woke it.</summary>
         public bool HasEarly;
-        public WakeSource EarlySource;
-        public int EarlyWaker;
+        public Waking Early;
         /// <summary>
         /// Blocked after such a waking (ThreadAccounting.IsWokenBeforeSwitchOut decides): switched in with no other
         /// waking first, that waking ended the wait at once.
         /// </summary>
         public bool WokenEarly;
-        public bool Uninterruptible;
-        public int Reason = -1;
-        public WaitCall BlockCall;
-        public LockObject BlockObj;
-        /// <summary>The switch-out's stack (0: none recorded).</summary>
-        public int BlockStack;
         /// <summary>A finished interval whose class waits for the syscall's result.</summary>
         public bool Pending;
-        public long PendingNs;
-        public long PendingWaits;
-        public WakeSource PendingSource;
-        public int PendingWaker;
+        public FinishedWait Finished;
         public ThreadWaitClassStats? Stats;
     }
+
+    /// <summary>A wait as it began: the switch-out's time, state, reason, call, object and stack.</summary>
+    private struct BlockedWait
+    {
+        public long Ts;
+        public bool Uninterruptible;
+        public int Reason;
+        public WaitCall Call;
+        public LockObject Obj;
+        /// <summary>The switch-out's stack (0: none recorded).</summary>
+        public int Stack;
+    }
+
+    /// <summary>Who ended a wait: the waking's source and the waking thread (0: none).</summary>
+    private readonly record struct Waking(WakeSource Source, int Waker);
+
+    /// <summary>A wait's interval once it ended: its time in the region, whether it counts, and who ended it.</summary>
+    private readonly record struct FinishedWait(long Ns, long Waits, Waking By);
 
     /// <summary>Any syscall entry with its number was in the trace: without them every Linux wait is unknown.</summary>
     public bool SawSyscalls { get; private set; }
@@ -177,18 +187,18 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
             if (t.Blocked) BackOnCpu(t, ts);
             if (t.Pending) Settle(t, false, 0);
             t.Blocked = true;
-            t.BlockTs = ts;
-            t.Uninterruptible = (e.PrevState & TaskState.Uninterruptible) != 0;
-            t.Reason = e.HasPrevWaitReason ? e.PrevWaitReason : -1;
-            t.BlockCall = t.InCall ? t.Call : WaitCall.None;
-            t.BlockObj = t.InCall ? t.Obj : default;
-            t.BlockStack = e.StackId;
+            t.Block.Ts = ts;
+            t.Block.Uninterruptible = (e.PrevState & TaskState.Uninterruptible) != 0;
+            t.Block.Reason = e.HasPrevWaitReason ? e.PrevWaitReason : -1;
+            t.Block.Call = t.InCall ? t.Call : WaitCall.None;
+            t.Block.Obj = t.InCall ? t.Obj : default;
+            t.Block.Stack = e.StackId;
             t.WokenEarly = t.HasEarly && _accounting.IsWokenBeforeSwitchOut(slots.Prev);
             t.HasEarly = false;
-            if (t.BlockCall == WaitCall.FutexWait)
+            if (t.Block.Call == WaitCall.FutexWait)
             {
-                _waitersOf.Add((t.BlockObj, prev));
-                if (t.BlockObj.Process == 0) _sharedWaiters.Add(prev);
+                _waitersOf.Add((t.Block.Obj, prev));
+                if (t.Block.Obj.Process == 0) _sharedWaiters.Add(prev);
             }
         }
         if (e.NextTid > 0 && _threads.Find(slots.Next) is { } n)
@@ -204,8 +214,8 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     /// </summary>
     private void BackOnCpu(WaitThread t, long ts)
     {
-        if (t.WokenEarly) EndBlocked(t, t.BlockTs, t.EarlySource, t.EarlyWaker);
-        else EndBlocked(t, ts, WakeSource.None, 0);
+        if (t.WokenEarly) EndBlocked(t, t.Block.Ts, t.Early);
+        else EndBlocked(t, ts, new(WakeSource.None, 0));
         t.WokenEarly = false;
     }
 
@@ -214,74 +224,72 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
     {
         if (e.WokenTid <= 0) return;
         var t = _threads.At(slots.Woken, e.WokenTid);
-        var (source, waker) = SourceOf(e, slots.Pid, t.Tid, slots.Woken);
+        var by = SourceOf(e, slots.Pid, t.Tid, slots.Woken);
         if (!t.Blocked)
         {
             // Still on its CPU: this may be the waking of the wait it is about to switch out for (OnSwitch).
             t.HasEarly = true;
-            t.EarlySource = source;
-            t.EarlyWaker = waker;
+            t.Early = by;
             return;
         }
         t.WokenEarly = false;
-        EndBlocked(t, e.Timestamp, source, waker);
+        EndBlocked(t, e.Timestamp, by);
     }
 
-    private (WakeSource, int) SourceOf(in KernelEvent e, int wakerSlot, int woken, int wokenSlot)
+    private Waking SourceOf(in KernelEvent e, int wakerSlot, int woken, int wokenSlot)
     {
-        if ((e.Flags & (EventFlags.HardIrq | EventFlags.Nmi)) != 0) return (WakeSource.HardIrq, 0);
-        if ((e.Flags & EventFlags.SoftIrq) != 0) return (WakeSource.SoftIrq, 0);
-        if (e.CurrentTid <= 0) return (WakeSource.HardIrq, 0); // the idle task: an interrupt woke the CPU
+        if ((e.Flags & (EventFlags.HardIrq | EventFlags.Nmi)) != 0) return new(WakeSource.HardIrq, 0);
+        if ((e.Flags & EventFlags.SoftIrq) != 0) return new(WakeSource.SoftIrq, 0);
+        if (e.CurrentTid <= 0) return new(WakeSource.HardIrq, 0); // the idle task: an interrupt woke the CPU
         if (_threads.Find(wakerSlot) is { InCall: true } w && WaitCalls.SendsSignal(w.Nr))
-            return (WakeSource.Signal, e.CurrentTid);
+            return new(WakeSource.Signal, e.CurrentTid);
         var lineage = _accounting.Lineage;
-        return (lineage.ProcessOf(e.CurrentTid, wakerSlot) == lineage.ProcessOf(woken, wokenSlot)
+        return new(lineage.ProcessOf(e.CurrentTid, wakerSlot) == lineage.ProcessOf(woken, wokenSlot)
             ? WakeSource.PeerThread : WakeSource.OtherProcess, e.CurrentTid);
     }
 
-    private void EndBlocked(WaitThread t, long end, WakeSource source, int waker)
+    private void EndBlocked(WaitThread t, long end, Waking by)
     {
         t.Blocked = false;
-        var ns = _region.Overlap(t.BlockTs, end);
+        var ns = _region.Overlap(t.Block.Ts, end);
         t.Pending = true;
-        t.PendingNs = ns;
         // A wait its waking ended before it left the CPU is 0 ns long but still a wait.
-        t.PendingWaits = ns > 0 || (end == t.BlockTs && _region.Contains(end)) ? 1 : 0;
-        t.PendingSource = source;
-        t.PendingWaker = waker;
+        t.Finished = new(ns, ns > 0 || (end == t.Block.Ts && _region.Contains(end)) ? 1 : 0, by);
         // Only futex and semaphore waits read the syscall's result; the rest are settled now.
-        if (!t.InCall || t.BlockCall is not (WaitCall.FutexWait or WaitCall.Semop)) Settle(t, false, 0);
+        if (!t.InCall || t.Block.Call is not (WaitCall.FutexWait or WaitCall.Semop)) Settle(t, false, 0);
     }
 
     private void Settle(WaitThread t, bool hasResult, long result)
     {
         t.Pending = false;
-        if (t.PendingNs == 0 && t.PendingWaits == 0) return;
-        var facts = new WaitFacts(t.BlockCall, t.Uninterruptible, t.PendingSource, hasResult, result, t.Reason);
+        var (pendingNs, pendingWaits, by) = t.Finished;
+        if (pendingNs == 0 && pendingWaits == 0) return;
+        var b = t.Block;
+        var facts = new WaitFacts(b.Call, b.Uninterruptible, by.Source, hasResult, result, b.Reason);
         var c = WaitClassifier.Classify(facts, out var needsObject);
         if (needsObject && WaitClassifier.IsTimedOut(facts))
         {
-            var timed = (t.Tid, t.BlockObj, t.PendingSource, t.BlockStack);
+            var timed = (t.Tid, b.Obj, by.Source, b.Stack);
             var (tns, twaits) = _timedOut.GetValueOrDefault(timed);
-            _timedOut[timed] = (tns + t.PendingNs, twaits + t.PendingWaits);
+            _timedOut[timed] = (tns + pendingNs, twaits + pendingWaits);
             return;
         }
         if (needsObject)
         {
-            var key = (t.Tid, t.BlockObj, t.PendingWaker, t.PendingSource, t.BlockStack);
+            var key = (t.Tid, b.Obj, by.Waker, by.Source, b.Stack);
             var (ns, waits) = _futexWaits.GetValueOrDefault(key);
-            _futexWaits[key] = (ns + t.PendingNs, waits + t.PendingWaits);
+            _futexWaits[key] = (ns + pendingNs, waits + pendingWaits);
             return;
         }
-        Add(t, c, t.PendingSource, t.PendingNs, t.PendingWaits);
+        Add(t, c, by.Source, pendingNs, pendingWaits);
     }
 
     private void Add(WaitThread t, WaitClass c, WakeSource source, long ns, long waits)
     {
         (t.Stats ??= _stats.At(_slots.SlotOf(t.Tid), t.Tid)).Add(c, source, ns, waits);
-        var isObject = t.BlockCall is WaitCall.FutexWait or WaitCall.FutexLockPi or WaitCall.Semop;
-        if (isObject) AddObject(t.BlockObj, c, ns);
-        if (t.BlockStack != 0) AddStacked(new(t.Tid, t.BlockStack, isObject, t.BlockObj, c, source), ns, waits);
+        var isObject = t.Block.Call is WaitCall.FutexWait or WaitCall.FutexLockPi or WaitCall.Semop;
+        if (isObject) AddObject(t.Block.Obj, c, ns);
+        if (t.Block.Stack != 0) AddStacked(new(t.Tid, t.Block.Stack, isObject, t.Block.Obj, c, source), ns, waits);
     }
 
     private void AddStacked(StackedWaitKey key, long ns, long waits)
