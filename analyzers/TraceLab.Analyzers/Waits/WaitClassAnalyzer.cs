@@ -60,7 +60,7 @@ public sealed class WaitClassAnalyzer : IPerKindAnalyzer
         public WaitThread(int tid) => Tid = tid;
 
         public readonly int Tid;
-        /// <summary>In a syscall (its entry seen, not its exit): the call's number, wait kind and lock object.</summary>
+        /// <summary>In a syscall (entry seen, exit not yet): the call's number, wait kind and lock object.</summary>
         public bool InCall;
         public int Nr;
         public WaitCall Call;
