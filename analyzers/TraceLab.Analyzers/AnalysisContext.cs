@@ -17,13 +17,20 @@ public sealed record AnalysisOptions(TimelineWindow? Timeline = null, bool Marke
 /// What an <see cref="AnalysisDefinition.Create"/> gets: the pass's accounting, the run's options, and the analyzers
 /// already made in the same pass (those it observes, see <see cref="AnalysisDefinition.Observes"/>).
 /// </summary>
-public sealed class AnalysisContext(
-    ThreadAccounting accounting, AnalysisOptions options, IReadOnlyDictionary<AnalysisDefinition, IKernelAnalyzer> made)
+public sealed class AnalysisContext
 {
-    private readonly IReadOnlyDictionary<AnalysisDefinition, IKernelAnalyzer> _made = made;
+    private readonly IReadOnlyDictionary<AnalysisDefinition, IKernelAnalyzer> _made;
 
-    public ThreadAccounting Accounting { get; } = accounting;
-    public AnalysisOptions Options { get; } = options;
+    internal AnalysisContext(ThreadAccounting accounting, AnalysisOptions options,
+        IReadOnlyDictionary<AnalysisDefinition, IKernelAnalyzer> made)
+    {
+        Accounting = accounting;
+        Options = options;
+        _made = made;
+    }
+
+    public ThreadAccounting Accounting { get; }
+    public AnalysisOptions Options { get; }
 
     /// <summary>The analyzer of <paramref name="analysis"/> in this pass; null when it is not selected.</summary>
     public IKernelAnalyzer? AnalyzerOf(AnalysisDefinition analysis) => _made.GetValueOrDefault(analysis);

@@ -26,16 +26,22 @@ public enum LockPhase : byte
 /// One thread's current lock operation as <see cref="LockOperationTracker"/> follows it: what it operates on, how far
 /// it got (<see cref="Phase"/>), and the release that ended its wait, if one did. Read-only outside the tracker.
 /// </summary>
-public sealed class ThreadLockOperation(int tid, int slot)
+public sealed class ThreadLockOperation
 {
     /// <summary>The value of <see cref="RunningAt"/> and <see cref="BlockedSince"/> when there is none.</summary>
     public const long Never = long.MinValue;
 
+    internal ThreadLockOperation(int tid, int slot)
+    {
+        Tid = tid;
+        Slot = slot;
+    }
+
     /// <summary>The thread, as the pass numbers it (<see cref="TraceLab.Core.ThreadIds"/>).</summary>
-    public int Tid { get; } = tid;
+    public int Tid { get; }
 
     /// <summary>Its <see cref="ThreadSlots"/> slot in the pass.</summary>
-    public int Slot { get; } = slot;
+    public int Slot { get; }
 
     /// <summary>The operation in progress; <see cref="LockOpKind.None"/> outside one (after its exit).</summary>
     public LockOpKind Kind { get; internal set; }
