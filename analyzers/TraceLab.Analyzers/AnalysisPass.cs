@@ -1,7 +1,9 @@
 using System.Runtime.CompilerServices;
+using TraceLab.Analyzers.Findings;
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Smp;
+using TraceLab.Analyzers.Waits;
 using TraceLab.Analyzers.Wakeups;
 using TraceLab.Core;
 
@@ -19,10 +21,12 @@ namespace TraceLab.Analyzers;
 /// analyzers are independent of one another (each reads only the accounting and its stages, such as the lock-operation
 /// tracker, which see the event first), so their order does not matter.
 /// <para>
-/// The built-in per-kind analyzers (kernel time, convoys, wakeups, SMP) are called as direct calls on their sealed
-/// types, where the JIT inlines their entry points; through the interface every per-kind entry point costs an
-/// indirect call per analyzer per event (`TraceLab.Benchmarks harness`, analysis only: the full set 1-2 ns/event
-/// slower through the interface). Any other <see cref="IPerKindAnalyzer"/> goes through the interface: the contract
+/// The built-in per-kind analyzers (kernel time, convoys, wait classes, wakeups, SMP, findings evidence) are called as
+/// direct calls on their sealed types, where the JIT inlines their entry points; through the interface every per-kind
+/// entry point costs an indirect call per analyzer per event (`TraceLab.Benchmarks harness`, analysis only: the full
+/// set 1-2 ns/event slower through the interface; the Native AOT build, which has no profile to devirtualize with,
+/// 169 against 161 ns/event read + all analyses on a syscall-heavy trace.dat when the wait classes and the findings
+/// evidence still went through it). Any other <see cref="IPerKindAnalyzer"/> goes through the interface: the contract
 /// stays the interface, the typed path is only how the pass calls the ones it ships.
 /// </para>
 /// </remarks>
@@ -40,6 +44,8 @@ public sealed class AnalysisPass : IKernelEventSink
     private readonly ConvoyAnalyzer? _convoys;
     private readonly WakeupAnalyzer? _wakeups;
     private readonly SmpAnalyzer? _smp;
+    private readonly WaitClassAnalyzer? _waits;
+    private readonly FindingEvidenceAnalyzer? _evidence;
     /// <summary>Per entry point, the other per-kind analyzers that want it.</summary>
     private readonly IPerKindAnalyzer[] _syscallEnter, _syscallExit, _switch, _waking, _threadEvidence, _cpuEvidence;
     /// <summary>
@@ -94,6 +100,10 @@ public sealed class AnalysisPass : IKernelEventSink
                     break;
                 case SmpAnalyzer m when _smp is null:
                     _smp = Typed(m, PerKindEvents.Switch | PerKindEvents.Waking | PerKindEvents.CpuEvidence);
+                    break;
+                case WaitClassAnalyzer w when _waits is null: _waits = Typed(w, lockEntries); break;
+                case FindingEvidenceAnalyzer f when _evidence is null:
+                    _evidence = Typed(f, lockEntries | PerKindEvents.ThreadEvidence);
                     break;
                 default: general.Add(a); break;
             }
@@ -229,6 +239,8 @@ public sealed class AnalysisPass : IKernelEventSink
         _kernel?.OnSyscallEnter(e, slots);
         _convoys?.OnSyscallEnter(e, slots);
         _wakeups?.OnSyscallEnter(e, slots);
+        _waits?.OnSyscallEnter(e, slots);
+        _evidence?.OnSyscallEnter(e, slots);
         foreach (var a in _syscallEnter) a.OnSyscallEnter(e, slots);
     }
 
@@ -246,6 +258,8 @@ public sealed class AnalysisPass : IKernelEventSink
         _kernel?.OnSyscallExit(e, slots);
         _convoys?.OnSyscallExit(e, slots);
         _wakeups?.OnSyscallExit(e, slots);
+        _waits?.OnSyscallExit(e, slots);
+        _evidence?.OnSyscallExit(e, slots);
         foreach (var a in _syscallExit) a.OnSyscallExit(e, slots);
     }
 
@@ -257,6 +271,8 @@ public sealed class AnalysisPass : IKernelEventSink
         _convoys?.OnSwitch(e, slots);
         _wakeups?.OnSwitch(e, slots);
         _smp?.OnSwitch(e, slots);
+        _waits?.OnSwitch(e, slots);
+        _evidence?.OnSwitch(e, slots);
         foreach (var a in _switch) a.OnSwitch(e, slots);
     }
 
@@ -268,6 +284,8 @@ public sealed class AnalysisPass : IKernelEventSink
         _convoys?.OnWaking(e, slots);
         _wakeups?.OnWaking(e, slots);
         _smp?.OnWaking(e, slots);
+        _waits?.OnWaking(e, slots);
+        _evidence?.OnWaking(e, slots);
         foreach (var a in _waking) a.OnWaking(e, slots);
     }
 
@@ -281,6 +299,7 @@ public sealed class AnalysisPass : IKernelEventSink
     private void ThreadEvidence(in KernelEvent e, in EventSlots slots)
     {
         _wakeups?.OnThreadEvidence(e, slots);
+        _evidence?.OnThreadEvidence(e, slots);
         foreach (var a in _threadEvidence) a.OnThreadEvidence(e, slots);
     }
 
