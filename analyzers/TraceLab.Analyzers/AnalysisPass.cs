@@ -3,6 +3,7 @@ using TraceLab.Analyzers.Findings;
 using TraceLab.Analyzers.Kernel;
 using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Smp;
+using TraceLab.Analyzers.WaitGraph;
 using TraceLab.Analyzers.Waits;
 using TraceLab.Analyzers.Wakeups;
 using TraceLab.Core;
@@ -53,8 +54,10 @@ public sealed class AnalysisPass : IKernelEventSink
     /// <see cref="IKernelEventSink.OnEvent"/>.
     /// </summary>
     private readonly IPerKindAnalyzer[] _perKind;
-    /// <summary>Analyzers without per-kind entry points, in the order given.</summary>
+    /// <summary>Analyzers without per-kind entry points, in the order given (the wait-for graph apart).</summary>
     private readonly IKernelAnalyzer[] _others;
+    /// <summary>The built-in analyzer without per-kind entry points, called directly before the others.</summary>
+    private readonly WaitForGraphAnalyzer? _waitGraph;
     /// <summary>False when only the accounting (and other analyzers) run: no per-kind dispatch to do.</summary>
     private readonly bool _hasPerKind;
 
@@ -84,7 +87,8 @@ public sealed class AnalysisPass : IKernelEventSink
         _analyzers = [.. accounting.Stages.All, .. analyzers];
         // An analyzer that wants no events (it reads the accounting when the pass is over) is only completed.
         _perKind = [.. _analyzers.OfType<IPerKindAnalyzer>().Where(a => a.Wants != PerKindEvents.None)];
-        _others = [.. analyzers.Where(a => a is not IPerKindAnalyzer)];
+        _waitGraph = analyzers.OfType<WaitForGraphAnalyzer>().FirstOrDefault();
+        _others = [.. analyzers.Where(a => a is not IPerKindAnalyzer && a != _waitGraph)];
         _hasPerKind = _perKind.Length > 0;
         const PerKindEvents lockEntries = PerKindEvents.SyscallsAndScheduling;
         var general = new List<IPerKindAnalyzer>();
@@ -192,6 +196,7 @@ public sealed class AnalysisPass : IKernelEventSink
     {
         // One call site per position: each stays monomorphic (a cheap interface dispatch), where a single loop call
         // site sees every analyzer type and pays the polymorphic resolve on every event.
+        _waitGraph?.OnEvent(e);
         var a = _others;
         switch (a.Length)
         {
