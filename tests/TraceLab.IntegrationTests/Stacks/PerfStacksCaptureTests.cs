@@ -217,9 +217,11 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
             "--mutex-locks=20000", "run");
 
         using var reader = PerfDataReader.Open(data);
-        // Measured: 4–11 % of sysbench's stacks stop early, mostly at a return address beyond the 8 KB copy (above
-        // glibc's buffered_vfprintf buffer), where perf's unwind cannot go on either.
-        var (_, symbolizer) = AssertDwarfFramesEqualPerfScript(reader, data, maxShortShare: 0.25);
+        // Measured: 4–27 % of sysbench's stacks stop early (27 %: 53 of 198, in a full test run on a quiet machine),
+        // mostly at a return address beyond the 8 KB copy (above glibc's buffered_vfprintf buffer), where perf's unwind
+        // cannot go on either: how many depends on how many samples land in sysbench's printf, not on the unwinder,
+        // whose early stops are perf's too (every compared stack must equal perf script's, below).
+        var (_, symbolizer) = AssertDwarfFramesEqualPerfScript(reader, data, maxShortShare: 0.4);
         // The unwind goes through sysbench's own code to the thread's start, not only libc's lock.
         var deep = Enumerable.Range(1, reader.Stacks.Count).Select(id => symbolizer.Stack(reader.Stacks, id))
             .Count(f => f.Any(x => x.Symbol == "start_thread") && f.Any(x => x.Module.EndsWith("sysbench",
