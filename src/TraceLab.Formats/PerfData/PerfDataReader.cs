@@ -153,6 +153,15 @@ public sealed class PerfDataReader : IStackTraceReader
     /// </summary>
     internal bool SwitchesFromRecords => _tasks.SwitchesFromRecords;
 
+    /// <summary>
+    /// Events held at most decoded (<see cref="DecodedEvents"/>; 0: none, every event is decoded at delivery); tests
+    /// make it small to exercise runs that go on as file ranges.
+    /// </summary>
+    internal int DecodedCapacity { get; set; } = DecodedEvents.DefaultCapacity;
+
+    /// <summary>Events decoded as the scan read them (the rest were decoded at delivery).</summary>
+    internal long DecodedAtScan { get; private set; }
+
     /// <summary>FINISHED_ROUND records read.</summary>
     internal long Rounds { get; private set; }
 
@@ -188,7 +197,9 @@ public sealed class PerfDataReader : IStackTraceReader
             ? new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, compression, WindowBytes)
             : new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes);
         _stream = stream;
-        var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream, _tasks, _stacks);
+        // Samples with a stack are decoded at delivery (their stack is interned then, in time order): no ring.
+        var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream, _tasks, _stacks,
+            _stacks is null ? DecodedCapacity : 0);
         try
         {
             Scan(stream, queue, counter, cancellationToken);
@@ -221,6 +232,7 @@ public sealed class PerfDataReader : IStackTraceReader
                 $"the compressed data ends inside a record ({tail} bytes of it, left unread as perf does)");
         }
         LateEvents = queue.LateEvents;
+        DecodedAtScan = queue.Decoded.Added;
         PeakHeldRuns = queue.PeakRuns;
         TotalRuns = queue.TotalRuns;
         PeakHeldBufferBytes = queue.PeakBufferBytes;
@@ -356,9 +368,12 @@ public sealed class PerfDataReader : IStackTraceReader
             return;
         }
 
-        // Checked and named now, in file order; decoded when the merge delivers it.
+        // Checked and named now, in file order; decoded now too while the ring of decoded events has room (samples
+        // without a stack: a stack is interned at delivery, in time order), else when the merge delivers it.
         if (!_decoder.Check(raw, time)) throw TooShort(recordOffset, raw);
-        queue.Add(time, recordOffset, recordOffset + 8 + body.Length);
+        var number = queue.Add(time, recordOffset, recordOffset + 8 + body.Length, decodable: true);
+        if (number >= 0 && !_decoder.Decode(raw, time, cpu, ref queue.Decoded[number], updateNames: false))
+            throw TooShort(recordOffset, raw);
         if (queue.Full) queue.FlushHalf(sink);
     }
 

@@ -76,10 +76,11 @@ internal sealed class RoundMerger : IWindowKeeper
     private readonly PerfStacks? _stacks;
 
     public RoundMerger(string path, SampleFormat samples, KernelEventDecoder decoder, int cpus, PerfRecordStream window,
-        TaskRecords tasks, PerfStacks? stacks = null)
+        TaskRecords tasks, PerfStacks? stacks = null, int decodedCapacity = 0)
     {
         _tasks = tasks;
         _stacks = stacks;
+        Decoded = new DecodedEvents(decodedCapacity, OldestDecodedNeeded);
         _maxRuns = RunLimit(cpus);
         _path = path;
         _samples = samples;
@@ -110,6 +111,19 @@ internal sealed class RoundMerger : IWindowKeeper
 
     private int Runs => _scanned.Count + _heapCount + (_open is null ? 0 : 1);
 
+    /// <summary>The events decoded at the scan (<see cref="Add"/> numbers them), until delivered.</summary>
+    public DecodedEvents Decoded { get; }
+
+    /// <summary>The lowest number of a decoded event still to deliver, over every held run.</summary>
+    private long OldestDecodedNeeded()
+    {
+        var oldest = long.MaxValue;
+        foreach (var run in _scanned) oldest = Math.Min(oldest, run.DecodedNeed);
+        for (var i = 0; i < _heapCount; i++) oldest = Math.Min(oldest, _heap[i].DecodedNeed);
+        if (_open is not null) oldest = Math.Min(oldest, _open.DecodedNeed);
+        return oldest;
+    }
+
     /// <summary>
     /// True when <paramref name="time"/> is older than what was already delivered (the caller delivers it directly).
     /// </summary>
@@ -118,24 +132,34 @@ internal sealed class RoundMerger : IWindowKeeper
     public void CountLate() => LateEvents++;
 
     /// <summary>
-    /// An event the scan keeps: its time and its record's file range (the caller has checked the record).
+    /// An event the scan keeps: its time and its record's file range (the caller has checked the record). Returns the
+    /// number of the slot in <see cref="Decoded"/> the caller decodes the event into, when <paramref name="decodable"/>
+    /// and the ring has room; otherwise -1, and the event is read again from its record at delivery.
     /// </summary>
-    public void Add(long time, long recordOffset, long recordEnd)
+    public long Add(long time, long recordOffset, long recordEnd, bool decodable = false)
     {
+        var number = -1L;
         if (_open is null || time < _open.LastTime)
         {
             Close();
+            if (decodable) Decoded.TryAdd(recordOffset, out number);
             _open = _spare.TryPop(out var spare)
-                ? spare.Reuse(recordOffset, _lastFlushed)
-                : new SampleRun(recordOffset, _lastFlushed, _window, _views, _tasks, _stacks);
+                ? spare.Reuse(recordOffset, _lastFlushed, number)
+                : new SampleRun(recordOffset, _lastFlushed, number, _window, _views, _tasks, Decoded, _stacks);
             TotalRuns++;
             if (Runs > PeakRuns) PeakRuns = Runs;
         }
+        else if (_open.Decoding && !(decodable && Decoded.TryAdd(recordOffset, out number)))
+        {
+            _open.ContinueInFile(recordOffset);
+        }
 
-        _open.End = recordEnd;
+        if (number >= 0) _open.DecodedEnd = number + 1;
+        else _open.End = recordEnd;
         _open.LastTime = time;
         _held++;
         if (time > _maxTime) _maxTime = time;
+        return number;
     }
 
     /// <summary>
@@ -161,6 +185,7 @@ internal sealed class RoundMerger : IWindowKeeper
     /// <summary>Unmaps the views of runs left undelivered (the read stopped early) and gives the index back.</summary>
     public void Release()
     {
+        Decoded.Release();
         for (var i = 0; i < _heapCount; i++) _heap[i].Release();
         _heapCount = 0;
         foreach (var run in _scanned) run.Release();
@@ -225,6 +250,8 @@ internal sealed class RoundMerger : IWindowKeeper
                 SiftDown(0);
             }
         }
+
+        Decoded.Delivered();
     }
 
     /// <summary>View size for a cursor reading from the file: all of them together stay within the budget.</summary>

@@ -14,6 +14,11 @@ namespace TraceLab.Formats.PerfData;
 /// <see cref="LateLimit"/>, the delivered time when the run was scanned) and records that are not events are stepped
 /// over the same way the scan stepped over them.
 /// <para>
+/// A run the scan could decode as it read (a range of <see cref="DecodedEvents"/>) delivers those events as they are,
+/// with no second walk; once the ring is full, the run's later events are a file range as above
+/// (<see cref="ContinueInFile"/>), delivered after its decoded ones.
+/// </para>
+/// <para>
 /// The cursor reads the records where the scan left them, in the <see cref="PerfRecordStream"/>'s window, as long as
 /// the window keeps them (rounds of a few hundred KB); once <see cref="Detach"/>ed (rounds larger than the window:
 /// perf record -m 64M writes rounds of ~30 MB) it reads them through a mapped view of the file of its own, moved
@@ -44,14 +49,22 @@ internal sealed unsafe class SampleRun
     /// <summary>The file's stacks when its samples carry callchains; null otherwise (no cost per sample).</summary>
     private readonly PerfStacks? _stacks;
 
-    public SampleRun(long start, long lateLimit, PerfRecordStream window, ViewBudget views, TaskRecords tasks,
-        PerfStacks? stacks = null)
+    /// <summary>The events the scan decoded; this run's are numbered <see cref="_decodedNext"/> to
+    /// <see cref="DecodedEnd"/>.</summary>
+    private readonly DecodedEvents _decoded;
+    private long _decodedNext;
+    /// <summary>Number of the current event when it is a decoded one, else -1.</summary>
+    private long _decodedCurrent;
+
+    public SampleRun(long start, long lateLimit, long firstDecoded, PerfRecordStream window, ViewBudget views,
+        TaskRecords tasks, DecodedEvents decoded, PerfStacks? stacks = null)
     {
         _stacks = stacks;
         _views = views;
         _stream = window;
         _tasks = tasks;
-        Reuse(start, lateLimit);
+        _decoded = decoded;
+        Reuse(start, lateLimit, firstDecoded);
     }
 
     /// <summary>
@@ -59,12 +72,19 @@ internal sealed unsafe class SampleRun
     /// file is cut into a run every few events (each drain of a CPU's buffer), and a new object per run was most of
     /// what the reader allocated.
     /// </summary>
-    public SampleRun Reuse(long start, long lateLimit)
+    /// <param name="firstDecoded">The number of the run's first event in <see cref="DecodedEvents"/>, or -1 when the
+    /// run is a file range from <paramref name="start"/> on.</param>
+    public SampleRun Reuse(long start, long lateLimit, long firstDecoded)
     {
         if (_view is not null) throw new InvalidOperationException("SampleRun.Reuse: the run still maps a view");
         Start = _pos = start;
         LateLimit = lateLimit;
-        End = LastTime = Time = Offset = _rawAt = 0;
+        Decoding = firstDecoded >= 0;
+        _decodedNext = DecodedEnd = Decoding ? firstDecoded : 0;
+        _decodedCurrent = -1;
+        // A decoded run has no file range until it continues in the file (End = Start: empty).
+        End = Decoding ? start : 0;
+        LastTime = Time = Offset = _rawAt = 0;
         Cpu = _rawLength = _viewBytes = _viewLength = 0;
         _viewOffset = 0;
         _viewBase = null;
@@ -84,13 +104,37 @@ internal sealed unsafe class SampleRun
     /// <summary>Scan: time of the run's newest event so far (an older one starts a new run).</summary>
     public long LastTime { get; set; }
 
+    /// <summary>Scan: the run's events so far are decoded ones, and the next may be too.</summary>
+    public bool Decoding { get; private set; }
+
+    /// <summary>Scan: one past the number of the run's last decoded event.</summary>
+    public long DecodedEnd { get; set; }
+
+    /// <summary>
+    /// Scan: the ring is full; the run's events from the record at <paramref name="recordOffset"/> on are a file
+    /// range, delivered after its decoded ones.
+    /// </summary>
+    public void ContinueInFile(long recordOffset)
+    {
+        Decoding = false;
+        Start = _pos = End = recordOffset;
+    }
+
+    /// <summary>
+    /// The lowest number of a decoded event this run has still to deliver, its current one included
+    /// (<see cref="long.MaxValue"/>: none).
+    /// </summary>
+    public long DecodedNeed =>
+        _decodedCurrent >= 0 ? _decodedCurrent : _decodedNext < DecodedEnd ? _decodedNext : long.MaxValue;
+
     /// <summary>True while the cursor reads from the scan's window rather than from the file.</summary>
     public bool InWindow => _window is not null;
 
     /// <summary>
-    /// The oldest file offset the cursor still reads: its current event's record, or where it resumes.
+    /// The oldest file offset the cursor still reads: its current event's record, or where it resumes
+    /// (<see cref="long.MaxValue"/> when it reads nothing more from the file: its events left are decoded ones).
     /// </summary>
-    public long Need => _started ? Offset : _pos;
+    public long Need => _started ? Offset : _pos < End ? _pos : long.MaxValue;
 
     // The cursor's current event (after a true MoveNext).
     public long Time { get; private set; }
@@ -151,12 +195,20 @@ internal sealed unsafe class SampleRun
         long n = 0;
         while (true)
         {
-            if (_isTask) e = _task;
-            else if (!decoder.Decode(Raw, Time, Cpu, ref e, updateNames: false))
-                throw new TraceFormatException(
-                    path, Start, "the events read there before (the file changed while it was read)");
-            if (_stacks is not null) e.Stack = _isTask ? 0 : Stack;
-            sink.OnEvent(in e);
+            if (_decodedCurrent >= 0)
+            {
+                sink.OnEvent(in _decoded[_decodedCurrent]);
+            }
+            else
+            {
+                if (_isTask) e = _task;
+                else if (!decoder.Decode(Raw, Time, Cpu, ref e, updateNames: false))
+                    throw new TraceFormatException(
+                        path, Start, "the events read there before (the file changed while it was read)");
+                if (_stacks is not null) e.Stack = _isTask ? 0 : Stack;
+                sink.OnEvent(in e);
+            }
+
             n++;
             last = Time;
             if (!MoveNext(path, samples))
@@ -178,6 +230,17 @@ internal sealed unsafe class SampleRun
     /// <exception cref="TraceFormatException">The file no longer holds what the scan found there.</exception>
     public bool MoveNext(string path, SampleFormat samples)
     {
+        if (_decodedNext < DecodedEnd)
+        {
+            var number = _decodedCurrent = _decodedNext++;
+            ref readonly var e = ref _decoded[number];
+            Time = e.Timestamp;
+            Cpu = e.Cpu;
+            Offset = _decoded.OffsetOf(number);
+            return true;
+        }
+
+        _decodedCurrent = -1;
         if (_window is { } w) return WindowNext(w, samples);
         while (_pos < End)
         {

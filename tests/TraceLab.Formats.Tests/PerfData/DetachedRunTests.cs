@@ -62,6 +62,8 @@ public sealed class DetachedRunTests : IDisposable
 
         using var reader = PerfDataReader.Open(Write(b));
         reader.WindowBytes = PerfRecordStream.MinWindowBytes;
+        // Runs as file ranges, decoded at delivery (the path detached cursors serve).
+        reader.DecodedCapacity = 0;
         var sink = new TraceDatRoundTripTests.ListSink();
         reader.Read(sink);
 

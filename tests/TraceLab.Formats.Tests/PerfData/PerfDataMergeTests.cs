@@ -26,12 +26,16 @@ public sealed class PerfDataMergeTests : IDisposable
         return b.Sample(time, cpu, raw);
     }
 
-    private (PerfDataReader Reader, List<KernelEvent> Events) Read(PerfDataBuilder b, int? windowBytes = null)
+    /// <param name="decodedCapacity">Events the reader decodes as it scans, at most (<see cref="DecodedEvents"/>);
+    /// null: the default; 0: none, every run is a file range decoded at delivery.</param>
+    private (PerfDataReader Reader, List<KernelEvent> Events) Read(
+        PerfDataBuilder b, int? windowBytes = null, int? decodedCapacity = null)
     {
         var path = Path.Combine(_files.Directory, $"{Guid.NewGuid():N}.perf.data");
         File.WriteAllBytes(path, b.Build());
         var reader = PerfDataReader.Open(path);
         if (windowBytes is { } w) reader.WindowBytes = w;
+        if (decodedCapacity is { } c) reader.DecodedCapacity = c;
         var sink = new TraceDatRoundTripTests.ListSink();
         reader.Read(sink);
         reader.Dispose();
@@ -88,17 +92,24 @@ public sealed class PerfDataMergeTests : IDisposable
     /// Rounds of per-CPU chunks as perf record writes them, plus what real files only sometimes hold: ties, an event
     /// out of order inside a CPU's chunk, events older than what an earlier round delivered (late), missing
     /// FINISHED_ROUNDs, COMM / LOST / unknown records inside the chunks. With a small window the held records
-    /// outgrow it (cursors then map the file themselves) — the same order either way.
+    /// outgrow it (cursors then map the file themselves) — the same order either way. The events decoded at the
+    /// scan (<paramref name="decodedCapacity"/>: -1 the default ring, which holds them all here; 0 none; 8 or 16, a
+    /// ring that is full most of the time, so that runs begin decoded and go on as file ranges) change nothing either.
     /// </summary>
     [Theory]
-    [InlineData(1, 2, false)]
-    [InlineData(2, 3, false)]
-    [InlineData(3, 4, false)]
-    [InlineData(4, 1, false)]
-    [InlineData(1, 2, true)]
-    [InlineData(3, 4, true)]
-    [InlineData(5, 3, true)]
-    public void Delivers_what_holding_and_sorting_every_event_delivers(int seed, int cpus, bool smallWindow)
+    [InlineData(1, 2, false, -1)]
+    [InlineData(2, 3, false, -1)]
+    [InlineData(3, 4, false, -1)]
+    [InlineData(4, 1, false, -1)]
+    [InlineData(1, 2, false, 0)]
+    [InlineData(3, 4, false, 8)]
+    [InlineData(2, 3, false, 16)]
+    [InlineData(1, 2, true, 0)]
+    [InlineData(3, 4, true, 0)]
+    [InlineData(5, 3, true, 8)]
+    [InlineData(1, 2, true, 16)]
+    public void Delivers_what_holding_and_sorting_every_event_delivers(
+        int seed, int cpus, bool smallWindow, int decodedCapacity)
     {
         var random = new Random(seed);
         var b = new PerfDataBuilder { Cpus = cpus };
@@ -139,10 +150,16 @@ public sealed class PerfDataMergeTests : IDisposable
         }
 
         model.End();
-        var (reader, events) = Read(b, smallWindow ? PerfRecordStream.MinWindowBytes : null);
+        var (reader, events) = Read(b, smallWindow ? PerfRecordStream.MinWindowBytes : null,
+            decodedCapacity < 0 ? null : decodedCapacity);
 
         Assert.Equal(model.Delivered, events.Select(e => e.PrevTid));
         Assert.Equal(model.Late, reader.LateEvents);
+        // Late events are delivered as the scan meets them, never held.
+        var held = events.Count - model.Late;
+        if (decodedCapacity < 0) Assert.Equal(held, reader.DecodedAtScan);
+        else if (decodedCapacity == 0) Assert.Equal(0, reader.DecodedAtScan);
+        else Assert.InRange(reader.DecodedAtScan, decodedCapacity, held - 1);
         if (smallWindow) Assert.True(reader.DetachedRuns > 0, "the held rounds should outgrow the window");
         Assert.True(model.Late > 0, "the input should provoke late events");
         Assert.True(reader.PeakHeldRuns < RoundMerger.RunLimit(cpus));
@@ -153,14 +170,15 @@ public sealed class PerfDataMergeTests : IDisposable
     /// keeps up to 2 MiB behind the scan): the small rounds' records stay in the window until delivered, the large
     /// rounds' do not, and their cursors read them again from the file through small mapped views — so what is held is
     /// the window plus a few cursor
-    /// views either way, where holding the events grew with the round. Same events, same order as the model.
+    /// views either way, where holding the events grew with the round. Same events, same order as the model. (Without
+    /// events decoded at the scan: that ring is bounded on its own, below.)
     /// </summary>
     [Fact]
     public void Held_memory_does_not_grow_with_round_size()
     {
         const int window = 4 << 20;
-        var small = HugeRounds(1_000, window);
-        var large = HugeRounds(10_000, window);
+        var small = HugeRounds(1_000, window, decodedCapacity: 0);
+        var large = HugeRounds(10_000, window, decodedCapacity: 0);
 
         Assert.Equal(small.Runs, large.Runs);
         // Two CPUs: this round's two chunks and the previous round's two, plus one being scanned.
@@ -177,12 +195,31 @@ public sealed class PerfDataMergeTests : IDisposable
     [Fact]
     public void Rounds_that_fit_the_window_are_read_from_the_file_once()
     {
-        var large = HugeRounds(10_000, null);
+        var large = HugeRounds(10_000, null, decodedCapacity: 0);
         Assert.Equal(0, large.Detached);
         Assert.Equal(0, large.Bytes);
     }
 
-    private (int Runs, long Bytes, long Detached) HugeRounds(int perChunk, int? windowBytes)
+    /// <summary>
+    /// The scan decodes the events it holds into a ring of <see cref="PerfDataReader.DecodedCapacity"/> events, which
+    /// does not grow: rounds of 2,000 events (two held at once) fit the default ring and are all decoded at the scan;
+    /// rounds of 20,000 in a ring of 4,096 fill it, and the events it has no room for are decoded at delivery from
+    /// their records, as without the ring — the same events in the same order either way (checked in
+    /// <see cref="HugeRounds"/> against the model).
+    /// </summary>
+    [Fact]
+    public void The_ring_of_decoded_events_is_bounded_and_what_it_cannot_hold_is_read_again()
+    {
+        var fits = HugeRounds(1_000, null, decodedCapacity: null);
+        Assert.Equal(8 * 1_000, fits.Decoded);
+
+        var outgrows = HugeRounds(10_000, null, decodedCapacity: 4_096);
+        Assert.InRange(outgrows.Decoded, 4_096, 8 * 10_000 - 1);
+        Assert.Equal(0, outgrows.Detached);
+    }
+
+    private (int Runs, long Bytes, long Detached, long Decoded) HugeRounds(
+        int perChunk, int? windowBytes, int? decodedCapacity)
     {
         var b = new PerfDataBuilder { Cpus = 2 };
         var model = new HoldAndSort();
@@ -205,10 +242,10 @@ public sealed class PerfDataMergeTests : IDisposable
         }
 
         model.End();
-        var (reader, events) = Read(b, windowBytes);
+        var (reader, events) = Read(b, windowBytes, decodedCapacity);
         Assert.Equal(model.Delivered, events.Select(e => e.PrevTid));
         Assert.Equal(0, reader.LateEvents);
-        return (reader.PeakHeldRuns, reader.PeakHeldBufferBytes, reader.DetachedRuns);
+        return (reader.PeakHeldRuns, reader.PeakHeldBufferBytes, reader.DetachedRuns, reader.DecodedAtScan);
     }
 
     /// <summary>
@@ -298,6 +335,10 @@ public sealed class PerfDataMergeTests : IDisposable
         Assert.True(
             sink.Events.Count > 10_000 && cpuChanges > reader.TotalRuns, "the merge must have interleaved the CPUs");
         Assert.Equal(0, reader.LateEvents);
+        // No stacks: events are decoded as the scan reads them, at least a ring's worth (rounds larger than the ring
+        // go on as file ranges).
+        Assert.InRange(reader.DecodedAtScan, Math.Min(sink.Events.Count, DecodedEvents.DefaultCapacity),
+            sink.Events.Count);
     }
 
     /// <summary>

@@ -25,8 +25,10 @@ public sealed class WindowMoveTests : IDisposable
         var path = Path.Combine(_files.Directory, $"{Guid.NewGuid():N}.perf.data");
         File.WriteAllBytes(path, b.Build());
 
-        var (whole, _) = Read(path, PerfRecordStream.DefaultWindowBytes);
-        var (moving, detached) = Read(path, PerfRecordStream.MinWindowBytes);
+        var (whole, _) = Read(path, PerfRecordStream.DefaultWindowBytes, 0);
+        var (moving, detached) = Read(path, PerfRecordStream.MinWindowBytes, 0);
+        // The default: the events decoded as the scan reads them, the window moving on without them.
+        var (decoded, _) = Read(path, PerfRecordStream.MinWindowBytes, DecodedEvents.DefaultCapacity);
 
         Assert.True(new FileInfo(path).Length > (compress ? 2 : 16) * PerfRecordStream.MinWindowBytes,
             "the records must span many windows");
@@ -34,6 +36,7 @@ public sealed class WindowMoveTests : IDisposable
         Assert.Equal(0, detached);
         Assert.Equal(whole.Select(e => e.ToString()), moving.Select(e => e.ToString()));
         Assert.Equal(whole, moving);
+        Assert.Equal(whole, decoded);
     }
 
     /// <summary>
@@ -65,10 +68,13 @@ public sealed class WindowMoveTests : IDisposable
         return b;
     }
 
-    private static (List<KernelEvent> Events, long Detached) Read(string path, int windowBytes)
+    /// <param name="decodedCapacity">0: every held event is read again from the window at delivery (what this test is
+    /// about); otherwise decoded at the scan.</param>
+    private static (List<KernelEvent> Events, long Detached) Read(string path, int windowBytes, int decodedCapacity)
     {
         using var reader = PerfDataReader.Open(path);
         reader.WindowBytes = windowBytes;
+        reader.DecodedCapacity = decodedCapacity;
         var sink = new TraceDatRoundTripTests.ListSink();
         reader.Read(sink);
         return (sink.Events, reader.DetachedRuns);
