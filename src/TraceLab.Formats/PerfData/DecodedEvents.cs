@@ -3,9 +3,9 @@ using TraceLab.Core;
 namespace TraceLab.Formats.PerfData;
 
 /// <summary>
-/// Events the scan decoded while it read their records, held until the merge delivers them: a ring of
-/// <see cref="Capacity"/> events numbered in scan order (a run's decoded events are a range of those numbers). Decoding
-/// once at the scan spares the delivery a second walk over the records and a second parse of every sample
+/// Events the scan decoded while it read their records, held until the merge delivers them: a ring of (by default)
+/// <see cref="DefaultCapacity"/> events numbered in scan order (a run's decoded events are a range of those numbers).
+/// Decoding once at the scan spares the delivery a second walk over the records and a second parse of every sample
 /// (docs/performance-history.md#decode-once). When the ring is full, because the rounds are larger than it (a busy
 /// system-wide perf.data recorded here has most rounds under 50 events and a few of 100,000; perf record -m 64M writes
 /// ~1 M events a round), the runs go on as file ranges decoded at delivery (<see cref="SampleRun"/>), so memory stays
@@ -41,16 +41,11 @@ internal sealed class DecodedEvents
         _oldestNeeded = oldestNeeded;
     }
 
-    public int Capacity => _capacity;
-
     /// <summary>Events added in all (they were decoded once, at the scan); the next one's number.</summary>
     public long Added { get; private set; }
 
     /// <summary>Lowest number whose slot may still be read (everything before it was delivered).</summary>
     private long _tail;
-
-    /// <summary>Events the ring refused because it was full (they are decoded at delivery).</summary>
-    public long Refused { get; private set; }
 
     /// <summary>
     /// Full when last asked and nothing delivered since: not asked again (asking looks at every held run) until
@@ -74,7 +69,6 @@ internal sealed class DecodedEvents
             if (Added - _tail >= _capacity)
             {
                 _full = true;
-                if (_capacity > 0) Refused++;
                 number = -1;
                 return false;
             }
