@@ -208,6 +208,32 @@ public sealed class FindingEvidenceAnalyzerTests
         Assert.Equal(300, g.HigherPriorityReadyNs);
     }
 
+    /// <summary>
+    /// G is preempted by X (100 ns), X again (200), H (400), X (800) and H again (1,600), the last still runnable at
+    /// the trace's end (50 ns more): each preemptor's time summed whole, keyed in the order the preemptors first came
+    /// (X, then H), and all of it is the thread's preempted ready time.
+    /// </summary>
+    [Fact]
+    public void Ready_time_by_preemptor_sums_every_preemption_in_first_come_order()
+    {
+        var events = new List<KernelEvent> { KernelEvent.Switch(0, 0, 0, 120, R, G, 120) };
+        long t = 1_000;
+        foreach (var (by, ns) in new[] { (X, 100L), (X, 200L), (H, 400L), (X, 800L), (H, 1_600L) })
+        {
+            events.Add(KernelEvent.Switch(t, 0, G, 120, R, by, 120));
+            events.Add(KernelEvent.Switch(t + ns, 0, by, 120, S, G, 120));
+            t += ns + 1_000;
+        }
+        events.Add(KernelEvent.Switch(t, 0, G, 120, R, H, 120));
+        events.Add(KernelEvent.Switch(t + 50, 1, 0, 120, R, W, 120));
+        var g = Run([.. events]).Threads[G];
+
+        Assert.Equal([X, H], g.ReadyByPreemptor.Keys);
+        Assert.Equal(100 + 200 + 800, g.ReadyByPreemptor[X]);
+        Assert.Equal(400 + 1_600 + 50, g.ReadyByPreemptor[H]);
+        Assert.Equal(g.PreemptedReadyNs, g.ReadyByPreemptor.Values.Sum());
+    }
+
     [Fact]
     public void Region_begin_drops_what_came_before()
     {
