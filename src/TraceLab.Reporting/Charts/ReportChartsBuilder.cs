@@ -49,7 +49,7 @@ public static class ReportChartsBuilder
     public static HistogramChart? HandoffGaps(IEnumerable<LockObjectStats> objects, IReadOnlyCollection<int> tids)
     {
         var selected = tids.ToHashSet();
-        var ranked = objects.Where(o => o.HandoffGap.Count > 0 && o.Participants.Overlaps(selected))
+        var ranked = objects.Where(o => o.HandoffGap.Count > 0 && SetOverlap.Any(o.Participants, selected))
             .OrderByDescending(o => o.Handoffs).ThenBy(o => o.Object.ToString(), StringComparer.Ordinal).ToList();
         if (ranked.Count == 0) return null;
         var series = ranked.Take(HandoffObjects)

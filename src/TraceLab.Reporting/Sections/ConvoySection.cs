@@ -87,7 +87,7 @@ internal static class ConvoySectionBuilder
         var seconds = regionNs / 1e9;
         var shown = c.Objects
             .Where(o => o.Handoffs + o.BlockingWaits + o.LostRaces > 0
-                && (o.Participants.Overlaps(selected) || o.Waiters.Overlaps(selected)))
+                && (SetOverlap.Any(o.Participants, selected) || SetOverlap.Any(o.Waiters, selected)))
             // A wake chain is a lock only when its handoffs chain (docs/metrics.md#wake-chains).
             .Where(o => o.Object.Kind != LockObjectKind.WakeChain || o.Episodes > 0)
             .ToList();
