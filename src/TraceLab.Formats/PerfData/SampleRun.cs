@@ -138,6 +138,7 @@ internal sealed unsafe class SampleRun
 
     // The cursor's current event (after a true MoveNext).
     public long Time { get; private set; }
+    /// <summary>The current event's CPU when it is read from the file (a decoded event carries its own).</summary>
     public int Cpu { get; private set; }
     /// <summary>File offset of the current event's record: orders events of equal time as the file does.</summary>
     public long Offset { get; private set; }
@@ -232,10 +233,9 @@ internal sealed unsafe class SampleRun
     {
         if (_decodedNext < DecodedEnd)
         {
+            // Time and offset order the run among the others; the event itself is delivered as decoded.
             var number = _decodedCurrent = _decodedNext++;
-            ref readonly var e = ref _decoded[number];
-            Time = e.Timestamp;
-            Cpu = e.Cpu;
+            Time = _decoded[number].Timestamp;
             Offset = _decoded.OffsetOf(number);
             return true;
         }
