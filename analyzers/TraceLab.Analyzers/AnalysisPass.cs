@@ -132,6 +132,10 @@ public sealed class AnalysisPass : IKernelEventSink
                 $"{typeof(T).Name} wants {analyzer.Wants}, AnalysisPass's typed path calls {served}");
 
     public ThreadAccounting Accounting { get; }
+
+    /// <summary>Whether <paramref name="analyzer"/> is one of this pass's (its accounting's stages too).</summary>
+    public bool Runs(IKernelAnalyzer analyzer) => Array.IndexOf(_analyzers, analyzer) >= 0;
+
     public MeasuredRegion Region => Accounting.Region;
 
     // Never inlined into its caller: it inlines the per-kind paths and the analyzers' entry points itself, which the

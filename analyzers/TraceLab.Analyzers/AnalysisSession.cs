@@ -18,7 +18,9 @@ namespace TraceLab.Analyzers;
 public sealed class AnalysisSession : IKernelEventSink, IDisposable
 {
     private readonly AnalysisPass[] _passes;
-    private readonly AnalysisPass? _single;
+    /// <summary>What a reader feeds when the analysis runs on its thread: the pass, or the pass that ends when the
+    /// timeline is final.</summary>
+    private readonly IKernelEventSink? _singleSink;
     private readonly EventFanOut? _fanOut;
     private bool _completed;
 
@@ -36,8 +38,14 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// <see cref="ThreadInstanceMap"/>); null: each thread of a reused tid takes the tid's last name.
     /// </param>
     /// <param name="catalog">The analyses there are (null: the built-ins, <see cref="Analyses.Catalog"/>).</param>
+    /// <param name="endWhenTimelineFinal">
+    /// For a pass that records only a timeline: cancelled once the recording is final
+    /// (<see cref="UntilTimelineFinal"/>, asked on the thread that runs the timeline), so that the reader stops; null:
+    /// the pass reads to the end.
+    /// </param>
     public AnalysisSession(AnalysisSelection selection, AnalysisOptions? options = null, int analysisThreads = 0,
-        ThreadTable? names = null, AnalysisCatalog? catalog = null)
+        ThreadTable? names = null, AnalysisCatalog? catalog = null,
+        CancellationTokenSource? endWhenTimelineFinal = null)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(analysisThreads);
         _names = names;
@@ -51,8 +59,14 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         for (var g = 0; g < groups.Count; g++)
             _passes[g] = Build(groups[g], analysisThreads == 0 ? Instances : null);
         Accounting = _passes[0].Accounting;
-        if (analysisThreads == 0) _single = _passes[0];
-        else _fanOut = new EventFanOut(_passes);
+        IKernelEventSink[] consumers = [.. _passes];
+        if (endWhenTimelineFinal is not null && Timeline is { } timeline)
+        {
+            var g = Array.FindIndex(_passes, p => p.Runs(timeline));
+            consumers[g] = new UntilTimelineFinal(_passes[g], timeline, endWhenTimelineFinal);
+        }
+        if (analysisThreads == 0) _singleSink = consumers[0];
+        else _fanOut = new EventFanOut(consumers);
     }
 
     /// <summary>The analyses there are: what selections, analyzers and the plan refer to.</summary>
@@ -101,13 +115,13 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// Where a reader should deliver the events: the one pass itself when the analysis runs on the reader's thread
     /// (one call less per event than through <see cref="OnEvent"/>), else this session.
     /// </summary>
-    public IKernelEventSink Sink => _single is not null ? _single : this;
+    public IKernelEventSink Sink => _singleSink ?? this;
 
     public void OnEvent(in KernelEvent e)
     {
         // One pass rewrites the tids itself (its accounting's fast path settles most events at no extra cost);
         // passes on analysis threads are fed events rewritten here, once.
-        if (_single is not null) _single.OnEvent(e);
+        if (_singleSink is not null) _singleSink.OnEvent(e);
         else if (!Instances.Needs(e)) _fanOut!.OnEvent(e);
         else FanOutRewritten(e);
     }

@@ -9,10 +9,18 @@ namespace TraceLab.Analyzers.Parallel;
 public static class AnalysisPlan
 {
     /// <summary>
-    /// Analysis threads when the user does not say: one per CPU besides the reading thread (at most one per analyzer);
-    /// none on a single CPU, where a second thread could only add hand-off cost.
+    /// Analysis threads when the user does not say: one per CPU besides the reading thread, at most
+    /// <see cref="DefaultMaxThreads"/>; none on a single CPU, where a second thread could only add hand-off cost.
     /// </summary>
-    public static int DefaultThreads => Math.Clamp(Environment.ProcessorCount - 1, 0, MaxThreads);
+    public static int DefaultThreads => Math.Clamp(Environment.ProcessorCount - 1, 0, DefaultMaxThreads);
+
+    /// <summary>
+    /// Analysis threads by default on a large machine. Each thread repeats the accounting, so memory grows with
+    /// threads, and beyond two the reader is the bottleneck: on 16 CPUs (docs/performance.md#analysis-threads-16-cpus),
+    /// `analyze` of the busy perf.data with 2 threads took 0.67 s and 146 MiB, with 6 0.70 s and 170 MiB (the
+    /// trace.dat twin 0.33 s / 124 MiB against 0.34 s / 160 MiB).
+    /// </summary>
+    public const int DefaultMaxThreads = 2;
 
     /// <summary>More threads than analyzers would only repeat the accounting.</summary>
     public const int MaxThreads = 6;

@@ -189,7 +189,7 @@ internal static class SharedOptions
         var option = new Option<int?>("--analysis-threads")
         {
             Description = "threads that run the analyzers besides the one reading the trace; 0: all on one thread " +
-                $"(default: CPUs - 1, at most {AnalysisPlan.MaxThreads})",
+                $"(default: CPUs - 1, at most {AnalysisPlan.DefaultMaxThreads}; up to {AnalysisPlan.MaxThreads})",
         };
         option.Validators.Add(r =>
         {

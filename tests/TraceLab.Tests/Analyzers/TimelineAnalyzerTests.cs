@@ -229,6 +229,66 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
     }
 
     /// <summary>
+    /// The focused timeline's second pass as the pipeline runs it (an <see cref="AnalysisSession"/> of the convoys and
+    /// wakeups that ends when the recording is final): with its analyses on a thread beside the reader (the default on
+    /// machines of four CPUs or more) it records what it records on the reading thread and what a pass reading to the
+    /// end records, and still ends early — the finality is asked where the timeline runs.
+    /// </summary>
+    [Theory]
+    [InlineData("timemutex-mutex/trace.dat")]
+    [InlineData("perf-timemutex-mutex/capture.perf.data")]
+    public void A_timeline_session_ending_when_final_records_the_same_with_an_analysis_thread(string sample)
+    {
+        var path = Path.Combine(RepoPaths.SampleTraces, sample);
+        (TimelineData Data, bool EndedEarly) Record(TimelineWindow w, int threads, bool endEarly)
+        {
+            using var reader = TraceFiles.Open(path);
+            using var final = new CancellationTokenSource();
+            using var session = new AnalysisSession(AnalysisSelection.Convoys | AnalysisSelection.Wakeups,
+                new AnalysisOptions(w, reader.Info.MayHaveMarkers), threads, reader.Threads,
+                endWhenTimelineFinal: endEarly ? final : null);
+            try
+            {
+                reader.Read(session.Sink, final.Token);
+            }
+            catch (OperationCanceledException) when (final.IsCancellationRequested)
+            {
+            }
+
+            session.Complete();
+            return (session.Timeline!.Result(), final.IsCancellationRequested);
+        }
+
+        var early = 0;
+        foreach (var start in new[] { 0.0, 2, 8, 21, 55, 89 })
+        {
+            var w = new TimelineWindow((long)(start * 1e6), 1_000_000);
+            var (reference, _) = Record(w, threads: 0, endEarly: false);
+            var (_, onReadingThreadEndedEarly) = Record(w, threads: 0, endEarly: true);
+            foreach (var threads in new[] { 0, 1 })
+            {
+                var (ended, endedEarly) = Record(w, threads, endEarly: true);
+                var at = $"{sample} at {start}:1, {threads} analysis thread(s)";
+                // The same checks at the same events, wherever the timeline runs: the same early ends.
+                Assert.True(onReadingThreadEndedEarly == endedEarly, at);
+                if (endedEarly && threads == 1) early++;
+                Assert.True((reference.Start, reference.End, reference.Truncated)
+                    == (ended.Start, ended.End, ended.Truncated), at);
+                Assert.True(reference.Wakes.SequenceEqual(ended.Wakes), at);
+                Assert.True(reference.Handoffs.SequenceEqual(ended.Handoffs), at);
+                Assert.True(reference.Episodes.SequenceEqual(ended.Episodes), at);
+                Assert.True(reference.FutileWakeups.SequenceEqual(ended.FutileWakeups), at);
+                Assert.Equal(reference.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State),
+                    ended.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State));
+            }
+        }
+        // The trace.dat sample's 62,599 events hold few finality checks (one per 16,384 events) and its convoy runs
+        // through them all; the perf.data sample ends early.
+        output.WriteLine($"{sample}: {early} reads with an analysis thread ended early");
+        Assert.True(early > 0 || sample.EndsWith(".dat", StringComparison.Ordinal), "no read ended early");
+    }
+
+    /// <summary>
     /// A hand-built trace whose window holds a whole convoy episode (a System V semaphore passed A → B → C → A), then
     /// 3 ms of other threads' switches: once the episode can no longer grow (its hold limit has passed) the pass ends
     /// its read, and records exactly the three handoffs, the episode and the segments a pass reading to the end does.
