@@ -56,13 +56,6 @@ public sealed record AnalysisRequest(string TraceFile)
     /// </summary>
     public int? AnalysisThreads { get; init; }
 
-    /// <summary>
-    /// Threads for the analyses of the focused timeline's second pass besides the reading one, 0 or 1 (null: 1 on a
-    /// machine of <see cref="TraceAnalysis.TimelineThreadFromCpus"/> CPUs or more unless <see cref="AnalysisThreads"/>
-    /// is 0, else 0). The recording is the same either way.
-    /// </summary>
-    public int? TimelineAnalysisThreads { get; init; }
-
     /// <summary>Processes a system report details (`--top`).</summary>
     public int TopProcesses { get; init; } = SystemOverview.DefaultTop;
 

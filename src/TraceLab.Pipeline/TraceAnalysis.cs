@@ -179,27 +179,17 @@ public static class TraceAnalysis
         return observer is null ? sink : new TeeSink(sink, observer);
     }
 
-    /// <summary>
-    /// The focused timeline's pass: its analyses on a thread of their own beside the reader where the machine has CPUs
-    /// to spare (on two, the terminal and the other report files use both at that time, and a hand-off would only add
-    /// work), unless the caller says.
-    /// </summary>
-    private static int TimelineThreads(AnalysisRequest request) =>
-        request.TimelineAnalysisThreads
-        ?? (request.AnalysisThreads != 0 && Environment.ProcessorCount >= TimelineThreadFromCpus ? 1 : 0);
-
-    /// <summary>CPUs from which the focused timeline's pass gets an analysis thread by default.</summary>
-    public const int TimelineThreadFromCpus = 4;
-
     private static TimelineData? RecordTimeline(AnalysisRequest request, TimelineWindow window,
         CancellationToken cancellationToken)
     {
         using var reader = TraceFormats.All.Open(request.TraceFile, request.Read);
         // The rest of the trace is read only while it can still change the recording (TimelineAnalyzer.IsFinal).
+        // On the reading thread: its analyses are light, and handing the events to an analysis thread made this pass
+        // slower, not faster (docs/performance.md#analysis-threads-16-cpus).
         using var final = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         using var session = new AnalysisSession(
             request.Analyses & (AnalysisSelection.Convoys | AnalysisSelection.Wakeups),
-            new AnalysisOptions(window, reader.Info.MayHaveMarkers), TimelineThreads(request), reader.Threads,
+            new AnalysisOptions(window, reader.Info.MayHaveMarkers), analysisThreads: 0, reader.Threads,
             endWhenTimelineFinal: final);
         try
         {

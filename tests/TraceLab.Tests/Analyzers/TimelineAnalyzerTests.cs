@@ -230,9 +230,9 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
 
     /// <summary>
     /// The focused timeline's second pass as the pipeline runs it (an <see cref="AnalysisSession"/> of the convoys and
-    /// wakeups that ends when the recording is final): with its analyses on a thread beside the reader (the default on
-    /// machines of four CPUs or more) it records what it records on the reading thread and what a pass reading to the
-    /// end records, and still ends early — the finality is asked where the timeline runs.
+    /// wakeups that ends when the recording is final): on the reading thread, and with its analyses on a thread beside
+    /// the reader, it records what a pass reading to the end records, and ends early at the same events — the finality
+    /// is asked where the timeline runs.
     /// </summary>
     [Theory]
     [InlineData("timemutex-mutex/trace.dat")]
