@@ -209,14 +209,7 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
                 if (reference.Episodes.Count > 0) withEpisodes++;
                 if (endedEarly && reference.Handoffs.Count + reference.Episodes.Count > 0) earlyWithItems++;
                 var at = $"{sample} at {start}:{length}";
-                Assert.True((reference.Start, reference.End, reference.Truncated)
-                    == (ended.Start, ended.End, ended.Truncated), at);
-                Assert.True(reference.Wakes.SequenceEqual(ended.Wakes), at);
-                Assert.True(reference.Handoffs.SequenceEqual(ended.Handoffs), at);
-                Assert.True(reference.Episodes.SequenceEqual(ended.Episodes), at);
-                Assert.True(reference.FutileWakeups.SequenceEqual(ended.FutileWakeups), at);
-                Assert.Equal(reference.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State),
-                    ended.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State));
+                AssertSameRecording(reference, ended, at);
             }
 
         // The comparison reached the early end, with handoffs or episodes in the window, and windows with episodes
@@ -272,14 +265,7 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
                 // The same checks at the same events, wherever the timeline runs: the same early ends.
                 Assert.True(onReadingThreadEndedEarly == endedEarly, at);
                 if (endedEarly && threads == 1) early++;
-                Assert.True((reference.Start, reference.End, reference.Truncated)
-                    == (ended.Start, ended.End, ended.Truncated), at);
-                Assert.True(reference.Wakes.SequenceEqual(ended.Wakes), at);
-                Assert.True(reference.Handoffs.SequenceEqual(ended.Handoffs), at);
-                Assert.True(reference.Episodes.SequenceEqual(ended.Episodes), at);
-                Assert.True(reference.FutileWakeups.SequenceEqual(ended.FutileWakeups), at);
-                Assert.Equal(reference.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State),
-                    ended.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State));
+                AssertSameRecording(reference, ended, at);
             }
         }
         // The trace.dat sample's 62,599 events hold few finality checks (one per 16,384 events) and its convoy runs
@@ -344,6 +330,19 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
 
     /// <summary>A pass of the analyses a focused timeline draws from: the accounting, convoys, wakeups, timeline.
     /// </summary>
+    /// <summary>The same items in the same order (segments in any order: they close thread by thread).</summary>
+    private static void AssertSameRecording(TimelineData reference, TimelineData ended, string at)
+    {
+        Assert.True((reference.Start, reference.End, reference.Truncated)
+            == (ended.Start, ended.End, ended.Truncated), at);
+        Assert.True(reference.Wakes.SequenceEqual(ended.Wakes), at);
+        Assert.True(reference.Handoffs.SequenceEqual(ended.Handoffs), at);
+        Assert.True(reference.Episodes.SequenceEqual(ended.Episodes), at);
+        Assert.True(reference.FutileWakeups.SequenceEqual(ended.FutileWakeups), at);
+        Assert.Equal(reference.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State),
+            ended.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State));
+    }
+
     private static (AnalysisPass Pass, TimelineAnalyzer Timeline, ThreadAccounting Accounting) ConvoyTimelinePass(
         TimelineWindow window, bool markersPossible, bool stopAfterWindow)
     {
