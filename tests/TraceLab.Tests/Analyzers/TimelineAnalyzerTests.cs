@@ -257,16 +257,14 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
         {
             var w = new TimelineWindow((long)(start * 1e6), 1_000_000);
             var (reference, _) = Record(w, threads: 0, endEarly: false);
-            var (_, onReadingThreadEndedEarly) = Record(w, threads: 0, endEarly: true);
-            foreach (var threads in new[] { 0, 1 })
-            {
-                var (ended, endedEarly) = Record(w, threads, endEarly: true);
-                var at = $"{sample} at {start}:1, {threads} analysis thread(s)";
-                // The same checks at the same events, wherever the timeline runs: the same early ends.
-                Assert.True(onReadingThreadEndedEarly == endedEarly, at);
-                if (endedEarly && threads == 1) early++;
-                AssertSameRecording(reference, ended, at);
-            }
+            var (onReadingThread, onReadingThreadEndedEarly) = Record(w, threads: 0, endEarly: true);
+            AssertSameRecording(reference, onReadingThread, $"{sample} at {start}:1, on the reading thread");
+            var (beside, besideEndedEarly) = Record(w, threads: 1, endEarly: true);
+            var at = $"{sample} at {start}:1, 1 analysis thread";
+            // The same checks at the same events, wherever the timeline runs: the same early ends.
+            Assert.True(onReadingThreadEndedEarly == besideEndedEarly, at);
+            if (besideEndedEarly) early++;
+            AssertSameRecording(reference, beside, at);
         }
         // The trace.dat sample's 62,599 events hold few finality checks (one per 16,384 events) and its convoy runs
         // through them all; the perf.data sample ends early.
@@ -328,8 +326,6 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
             ended.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start));
     }
 
-    /// <summary>A pass of the analyses a focused timeline draws from: the accounting, convoys, wakeups, timeline.
-    /// </summary>
     /// <summary>The same items in the same order (segments in any order: they close thread by thread).</summary>
     private static void AssertSameRecording(TimelineData reference, TimelineData ended, string at)
     {
@@ -343,6 +339,8 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
             ended.Segments.OrderBy(x => x.Tid).ThenBy(x => x.Start).ThenBy(x => x.State));
     }
 
+    /// <summary>A pass of the analyses a focused timeline draws from: the accounting, convoys, wakeups, timeline.
+    /// </summary>
     private static (AnalysisPass Pass, TimelineAnalyzer Timeline, ThreadAccounting Accounting) ConvoyTimelinePass(
         TimelineWindow window, bool markersPossible, bool stopAfterWindow)
     {
