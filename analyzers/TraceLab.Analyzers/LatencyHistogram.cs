@@ -147,14 +147,29 @@ public sealed class LatencyHistogram
         var rank = (long)Math.Ceiling(p / 100.0 * Count);
         if (rank < 1) rank = 1;
         long seen = 0;
-        foreach (var (row, sub, count) in NonEmpty())
+        if (ReferenceEquals(_rows, NoRows))
         {
-            seen += count;
-            if (seen < rank) continue;
-            // Middle of the bucket, kept inside the observed range.
-            var mid = LowerBound(row, sub) + (Width(row) - 1) / 2;
-            return Math.Clamp(mid, Min, Max);
+            foreach (var (row, sub, count) in SmallBucketsInOrder())
+            {
+                seen += count;
+                if (seen >= rank) return Middle(row, sub);
+            }
+            return Max;
+        }
+        // The rows walked in place rather than through NonEmpty's iterator: the report asks two percentiles of several
+        // histograms of each of a busy system's thousands of threads.
+        for (var row = 0; row < _rows.Length; row++)
+        {
+            if (_rows[row] is not { } r) continue;
+            for (var sub = 0; sub < SubBuckets; sub++)
+            {
+                seen += r[sub];
+                if (r[sub] > 0 && seen >= rank) return Middle(row, sub);
+            }
         }
         return Max;
     }
+
+    /// <summary>Middle of the bucket, kept inside the observed range.</summary>
+    private long Middle(int row, int sub) => Math.Clamp(LowerBound(row, sub) + (Width(row) - 1) / 2, Min, Max);
 }

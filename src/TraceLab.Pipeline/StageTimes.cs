@@ -6,8 +6,9 @@ namespace TraceLab.Pipeline;
 
 /// <summary>
 /// The diagnostic TRACELAB_STAGES=1 (docs/performance.md#stages): one line on stderr per stage of a run — its wall
-/// time, and the wall time since the process started and the process CPU time when it ended — to see where the
-/// time after the pass goes. Off, a stage costs one field read: no clock is read and nothing is printed.
+/// time, and when it ended the wall time since the process started, the process CPU time, the memory allocated and
+/// the garbage collections so far (their count per generation, and how long they paused the program) — to see where
+/// the time after the pass goes. Off, a stage costs one field read: no clock is read and nothing is printed.
 /// </summary>
 public static class StageTimes
 {
@@ -31,7 +32,7 @@ public static class StageTimes
         if (!Enabled) return;
         using var self = Process.GetCurrentProcess();
         _processStart = self.StartTime.ToUniversalTime();
-        Print("start to Main", DateTime.UtcNow - _processStart);
+        Print("start to Main", DateTime.UtcNow - _processStart, Gen0Budget());
         Ended(DateTime.UtcNow);
         AppDomain.CurrentDomain.ProcessExit += (_, _) => Mark("exit");
     }
@@ -55,14 +56,34 @@ public static class StageTimes
         lock (Gate) if (at > _latestEnd) _latestEnd = at;
     }
 
-    private static void Print(string name, TimeSpan wall)
+    /// <summary>
+    /// "; gen-0 budget N MiB": the smallest gen-0 budget the runtime was given (GCgen0size: the Native AOT build sets
+    /// it, docs/performance.md#gen0-budget; DOTNET_GCgen0size, hex, overrides it); empty when none was.
+    /// </summary>
+    private static string Gen0Budget()
     {
-        var sinceStart = DateTime.UtcNow - _processStart;
-        var line = string.Create(CultureInfo.InvariantCulture,
-            $"stage {name,-14} {wall.TotalMilliseconds,8:0.0} ms wall; at its end " +
-            $"{sinceStart.TotalMilliseconds,8:0.0} ms since start, " +
-            $"{CpuClock.Process().TotalMilliseconds,8:0.0} ms CPU");
-        lock (Gate) Console.Error.WriteLine(line);
+        var hex = Environment.GetEnvironmentVariable("DOTNET_GCgen0size")
+            ?? AppContext.GetData("TraceLab.GCgen0size") as string;
+        if (hex is null || !long.TryParse(hex.StartsWith("0x", StringComparison.OrdinalIgnoreCase) ? hex[2..] : hex,
+                NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out var bytes) || bytes <= 0)
+            return "";
+        return string.Create(CultureInfo.InvariantCulture, $"; gen-0 budget {bytes / (double)(1 << 20):0.#} MiB");
+    }
+
+    private static void Print(string name, TimeSpan wall, string suffix = "")
+    {
+        // Read and printed under the lock: lines print in the order their counts were read, so they never go down.
+        lock (Gate)
+        {
+            var sinceStart = DateTime.UtcNow - _processStart;
+            Console.Error.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"stage {name,-14} {wall.TotalMilliseconds,8:0.0} ms wall; at its end " +
+                $"{sinceStart.TotalMilliseconds,8:0.0} ms since start, " +
+                $"{CpuClock.Process().TotalMilliseconds,8:0.0} ms CPU; " +
+                $"so far {GC.GetTotalAllocatedBytes() / 1e6:0.0} MB allocated, " +
+                $"{GC.CollectionCount(0)}/{GC.CollectionCount(1)}/{GC.CollectionCount(2)} garbage " +
+                $"collections (gen 0/1/2), paused {GC.GetTotalPauseDuration().TotalMilliseconds:0.0} ms{suffix}"));
+        }
     }
 
     /// <summary>A running stage: printed when disposed (nothing when the diagnostic is off).</summary>

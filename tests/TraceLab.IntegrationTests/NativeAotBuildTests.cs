@@ -85,6 +85,21 @@ public sealed class NativeAotBuildTests(NativeAotBuild build) : IClassFixture<Na
         AssertSameAnalysis(ExternalTraces.PathOf(relative));
 
     [NativeAotFact]
+    public void The_installed_tool_runs_with_the_64_MiB_gen0_budget_its_build_sets()
+    {
+        // NativeAot.props bakes GCgen0size in (docs/performance.md#gen0-budget); TRACELAB_STAGES=1 prints it on its
+        // first line (the JIT build, which has none, prints nothing there).
+        using var dir = new TempDirectory("tracelab-aot-gen0");
+        var trace = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex", "trace.dat");
+        var (code, _, err) = ProcessOutput.Run("env",
+            ["TRACELAB_STAGES=1", build.Executable, "analyze", trace, "--out", dir.File("out"), "--no-charts"]);
+        Assert.True(code == 0, err);
+        var first = err.Split('\n', StringSplitOptions.RemoveEmptyEntries)[0];
+        Assert.StartsWith("stage start to Main", first, StringComparison.Ordinal);
+        Assert.EndsWith("; gen-0 budget 64 MiB", first, StringComparison.Ordinal);
+    }
+
+    [NativeAotFact]
     public void Perfetto_export_writes_the_same_bytes()
     {
         using var dir = new TempDirectory("tracelab-aot-export");

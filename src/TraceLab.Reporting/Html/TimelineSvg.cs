@@ -40,9 +40,10 @@ public static class TimelineSvg
         var length = Math.Max(1, data.End - data.Start);
         double X(long t) =>
             LabelWidth + (double)(Math.Clamp(t, data.Start, data.End) - data.Start) / length * PlotWidth;
-        string F(double v) => v.ToString("0.##", Inv);
-        string Ms(long t) => ((t - data.Anchor) / 1e6).ToString("0.000", Inv);
-        string Us(long ns) => (ns / 1e3).ToString("0.0", Inv);
+        // Formatted straight into the text, the characters of "0.##", "0.000" and "0.0" (SvgNumbers.cs).
+        SvgCoordinate F(double v) => new(v);
+        SvgFixed Ms(long t) => SvgFixed.Milliseconds(t - data.Anchor);
+        SvgFixed Us(long ns) => SvgFixed.Microseconds(ns);
 
         var objects = data.Episodes.Select(e => e.Object).Distinct().ToList();
         var top = AxisHeight + objects.Count * (ObjectRowHeight + 4) + (objects.Count > 0 ? 6 : 0);
@@ -99,7 +100,11 @@ public static class TimelineSvg
         }
         sb.Append("</g>\n");
 
-        // Thread rows.
+        // Thread rows, each with its segments in recorded order (one look through the segments, not one per row).
+        var segmentsOf = new Dictionary<int, List<int>>();
+        foreach (var row in rows) segmentsOf.TryAdd(row.Tid, []);
+        for (var i = 0; i < data.Segments.Count; i++)
+            if (segmentsOf.TryGetValue(data.Segments[i].Tid, out var its)) its.Add(i);
         foreach (var row in rows)
         {
             Spill(svg, sb);
@@ -109,9 +114,9 @@ public static class TimelineSvg
             sb.Append(Inv, $"class=\"row-label\">{Esc(row.Label)}</text>");
             sb.Append(Inv,
                 $"<rect class=\"lane\" x=\"{LabelWidth}\" y=\"{F(y)}\" width=\"{PlotWidth}\" height=\"{RowHeight}\"/>");
-            foreach (var s in data.Segments)
+            foreach (var i in segmentsOf[row.Tid])
             {
-                if (s.Tid != row.Tid) continue;
+                var s = data.Segments[i];
                 double x1 = X(s.Start), x2 = X(s.End);
                 var (cls, what) = s.State switch
                 {

@@ -5,8 +5,9 @@ using TraceLab.Pipeline;
 namespace TraceLab.Tests.Cli;
 
 /// <summary>
-/// TRACELAB_STAGES=1 (docs/performance.md#stages): `analyze` prints each stage's wall time and the process CPU time
-/// at its end on stderr, one line per stage, and changes nothing else; without it stderr stays empty.
+/// TRACELAB_STAGES=1 (docs/performance.md#stages): `analyze` prints each stage's wall time, and the process CPU time
+/// and garbage collections at its end, on stderr, one line per stage, and changes nothing else; without it stderr
+/// stays empty.
 /// </summary>
 public sealed partial class StageTimesTests
 {
@@ -14,7 +15,9 @@ public sealed partial class StageTimesTests
     private static readonly string Sample = Path.Combine(RepoPaths.SampleTraces, "timemutex-mutex", "trace.dat");
 
     [GeneratedRegex(@"^stage (?<name>.{14}) +(?<wall>\d+\.\d) ms wall; at its end +(?<since>\d+\.\d) ms since start, " +
-        @"+(?<cpu>\d+\.\d) ms CPU$")]
+        @"+(?<cpu>\d+\.\d) ms CPU; so far (?<mb>\d+\.\d) MB allocated, " +
+        @"(?<gen0>\d+)/(?<gen1>\d+)/(?<gen2>\d+) garbage collections \(gen 0/1/2\), paused (?<paused>\d+\.\d) ms" +
+        @"(; gen-0 budget (?<budget>\d+(\.\d)?) MiB)?$")]
     private static partial Regex StageLine();
 
     [Fact]
@@ -41,8 +44,21 @@ public sealed partial class StageTimesTests
         Assert.All(["report.html", "report.json", "report.md", "terminal"],
             stage => Assert.True(names.IndexOf(stage) > names.IndexOf("report model"), err));
         Assert.Equal("exit", names[^1]);
+        // A gen-0 budget given to the runtime is said once, on the first line (NativeAotBuildTests: the installed
+        // tool's own).
+        Assert.All(stages.Skip(1), m => Assert.False(m.Groups["budget"].Success, m.Value));
+        (code, _, err) = ProcessOutput.Run("env",
+            ["TRACELAB_STAGES=1", "DOTNET_GCgen0size=3000000", "dotnet", .. analyze, "--no-charts"]);
+        Assert.True(code == 0, err);
+        Assert.EndsWith("; gen-0 budget 48 MiB", err.Split('\n')[0], StringComparison.Ordinal);
         double Cpu(string stage) => double.Parse(stages[names.IndexOf(stage)].Groups["cpu"].Value,
             CultureInfo.InvariantCulture);
         Assert.True(Cpu("exit") >= Cpu("pass") && Cpu("pass") > 0, err);
+        // The collections are counted since the start: never fewer at a later line (lines print in the order stages
+        // end), and a collection of gen 1 or 2 is one of gen 0 too.
+        long Of(Match m, string group) => long.Parse(m.Groups[group].Value, CultureInfo.InvariantCulture);
+        foreach (var (earlier, later) in stages.Zip(stages.Skip(1)))
+            Assert.All(["gen0", "gen1", "gen2"], g => Assert.True(Of(later, g) >= Of(earlier, g), err));
+        Assert.All(stages, m => Assert.True(Of(m, "gen0") >= Of(m, "gen1") && Of(m, "gen1") >= Of(m, "gen2"), err));
     }
 }
