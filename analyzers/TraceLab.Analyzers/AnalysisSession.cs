@@ -63,7 +63,8 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         if (endWhenTimelineFinal is not null && Timeline is { } timeline)
         {
             var g = Array.FindIndex(_passes, p => p.Runs(timeline));
-            consumers[g] = new UntilTimelineFinal(_passes[g], timeline, endWhenTimelineFinal);
+            consumers[g] = new UntilTimelineFinal(_passes[g], timeline, endWhenTimelineFinal,
+                onReadingThread: analysisThreads == 0);
         }
         if (analysisThreads == 0) _singleSink = consumers[0];
         else _fanOut = new EventFanOut(consumers);

@@ -240,12 +240,20 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
             using var session = new AnalysisSession(AnalysisSelection.Convoys | AnalysisSelection.Wakeups,
                 new AnalysisOptions(w, reader.Info.MayHaveMarkers), threads, reader.Threads,
                 endWhenTimelineFinal: endEarly ? final : null);
+            var read = new ReadCounter(session.Sink);
             try
             {
-                reader.Read(session.Sink, final.Token);
+                reader.Read(read, final.Token);
+                // On the reading thread the read ends at the check that finds the recording final, not at the reader's
+                // next look at its token (a perf.data round, or 65,536 events, later).
+                if (final.IsCancellationRequested && threads == 0)
+                    Assert.Fail($"the reader went on to the end ({read.Count} events) after the recording was final");
             }
             catch (OperationCanceledException) when (final.IsCancellationRequested)
             {
+                if (threads == 0)
+                    Assert.True(read.Count % UntilTimelineFinal.CheckEvents == 0,
+                        $"{sample} at {w}: the read ended at event {read.Count}, not at a finality check");
             }
 
             session.Complete();
@@ -387,4 +395,16 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
     [InlineData("-1:4")]
     [InlineData("1:0")]
     public void Bad_window_is_refused(string text) => Assert.Throws<FormatException>(() => TimelineWindow.Parse(text));
+
+    /// <summary>Counts the events a reader delivers before passing them on.</summary>
+    private sealed class ReadCounter(IKernelEventSink inner) : IKernelEventSink
+    {
+        public long Count { get; private set; }
+
+        public void OnEvent(in KernelEvent e)
+        {
+            Count++;
+            inner.OnEvent(in e);
+        }
+    }
 }
