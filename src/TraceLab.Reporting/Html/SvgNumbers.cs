@@ -61,16 +61,20 @@ public readonly struct SvgCoordinate(double value) : ISpanFormattable
 /// .NET rounds a custom format from) is the exact decimal, and rounding it half away from zero is integer arithmetic
 /// on <c>ns</c>. Larger or negative values are formatted by .NET itself.
 /// </remarks>
-public readonly struct SvgFixed(long nanoseconds, int scale, int decimals) : ISpanFormattable
+public readonly struct SvgFixed : ISpanFormattable
 {
     private const long Exact = 1_000_000_000_000_000;
 
-    public long Nanoseconds { get; } = nanoseconds;
+    // Only the units the timeline prints (below): the unit and decimals stay within Tens.
+    private SvgFixed(long nanoseconds, int scale, int decimals) =>
+        (Nanoseconds, Scale, Decimals) = (nanoseconds, scale, decimals);
+
+    public long Nanoseconds { get; }
 
     /// <summary>The unit as a power of ten of nanoseconds (6: ms, 3: µs).</summary>
-    public int Scale { get; } = scale;
+    public int Scale { get; }
 
-    public int Decimals { get; } = decimals;
+    public int Decimals { get; }
 
     /// <summary>In ms with three decimals ("0.000").</summary>
     public static SvgFixed Milliseconds(long ns) => new(ns, 6, 3);
@@ -82,8 +86,7 @@ public readonly struct SvgFixed(long nanoseconds, int scale, int decimals) : ISp
         IFormatProvider? provider)
     {
         var ns = Nanoseconds;
-        if (ns < 0 || ns >= Exact || Scale < Decimals || Scale > 9 || Decimals > 9)
-            return Slow(destination, out charsWritten);
+        if (ns < 0 || ns >= Exact) return Slow(destination, out charsWritten);
         var unit = Pow10(Scale - Decimals);
         var kept = ns / unit;
         if (unit > 1 && ns % unit * 2 >= unit) kept++;
@@ -91,33 +94,26 @@ public readonly struct SvgFixed(long nanoseconds, int scale, int decimals) : ISp
     }
 
     private bool Slow(Span<char> destination, out int charsWritten) =>
-        (Nanoseconds / Unit(Scale)).TryFormat(destination, out charsWritten, Format(Decimals),
+        (Nanoseconds / (double)Tens[Scale]).TryFormat(destination, out charsWritten, Format(Decimals),
             CultureInfo.InvariantCulture);
 
-    /// <summary>10^scale as the literal the callers divided by (1e6, 1e3), not a computed power.</summary>
-    private static double Unit(int scale) => (uint)scale < (uint)Units.Length ? Units[scale] : Math.Pow(10, scale);
-
-    private static readonly double[] Units = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+    /// <summary>10^0 to 10^9, exact as doubles too: the slow path divides by what the callers did (1e6).</summary>
+    private static readonly long[] Tens = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000,
+        1_000_000_000];
 
     private static string Format(int decimals) => decimals == 0 ? "0" : "0." + new string('0', decimals);
 
-    private static long Pow10(int n)
-    {
-        var p = 1L;
-        for (var i = 0; i < n; i++) p *= 10;
-        return p;
-    }
+    private static long Pow10(int n) => Tens[n];
 
     public string ToString(string? format, IFormatProvider? formatProvider) => ToString();
 
+    // At most 19 digits, a point and 9 decimals: 40 characters always hold it.
     public override string ToString()
     {
         Span<char> text = stackalloc char[40];
-        return TryFormat(text, out var n, default, null) ? new string(text[..n]) : Fallback();
+        TryFormat(text, out var n, default, null);
+        return new string(text[..n]);
     }
-
-    private string Fallback() =>
-        (Nanoseconds / Unit(Scale)).ToString(Format(Decimals), CultureInfo.InvariantCulture);
 }
 
 /// <summary>Writes a non-negative fixed-point number (an integer count of 10^-decimals units).</summary>
