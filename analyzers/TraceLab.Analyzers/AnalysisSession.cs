@@ -41,7 +41,8 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// <param name="endWhenTimelineFinal">
     /// For a pass that records only a timeline: cancelled once the recording is final
     /// (<see cref="UntilTimelineFinal"/>, asked on the thread that runs the timeline), so that the reader stops; null:
-    /// the pass reads to the end.
+    /// the pass reads to the end. Given, the accounting keeps no ready-latency histograms
+    /// (<see cref="ThreadAccounting.RecordsReadyLatency"/>): the pass exists for its timeline.
     /// </param>
     public AnalysisSession(AnalysisSelection selection, AnalysisOptions? options = null, int analysisThreads = 0,
         ThreadTable? names = null, AnalysisCatalog? catalog = null,
@@ -56,8 +57,10 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         Selection = Narrow(selection);
         var groups = AnalysisPlan.Partition(Catalog, Selection, Math.Max(1, analysisThreads));
         _passes = new AnalysisPass[groups.Count];
+        // A pass that only records the timeline: nothing reads its accounting's ready-latency histograms.
+        var recordsReadyLatency = endWhenTimelineFinal is null;
         for (var g = 0; g < groups.Count; g++)
-            _passes[g] = Build(groups[g], analysisThreads == 0 ? Instances : null);
+            _passes[g] = Build(groups[g], analysisThreads == 0 ? Instances : null, recordsReadyLatency);
         Accounting = _passes[0].Accounting;
         IKernelEventSink[] consumers = [.. _passes];
         if (endWhenTimelineFinal is not null && Timeline is { } timeline)
@@ -179,9 +182,9 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         return narrowed;
     }
 
-    private AnalysisPass Build(AnalysisSelection plan, ThreadInstanceMap? instances)
+    private AnalysisPass Build(AnalysisSelection plan, ThreadInstanceMap? instances, bool recordsReadyLatency)
     {
-        var accounting = new ThreadAccounting { Names = _names };
+        var accounting = new ThreadAccounting { Names = _names, RecordsReadyLatency = recordsReadyLatency };
         var made = new Dictionary<AnalysisDefinition, IKernelAnalyzer>();
         var analyzers = new List<IKernelAnalyzer>();
         var context = new AnalysisContext(accounting, Options, made);

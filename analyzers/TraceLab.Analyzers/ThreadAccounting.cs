@@ -36,6 +36,13 @@ public sealed class ThreadAccounting : IKernelEventSink
     public ThreadTable? Names { get; init; }
 
     /// <summary>
+    /// Whether switch-ins add to each thread's <see cref="ThreadStats.ReadyLatency"/> (true unless told). False for a
+    /// pass whose accounting no report reads, the focused timeline's second pass: those histograms' adds were 6.9 % of
+    /// its CPU samples on a busy perf.data (docs/performance.md#second-pass-histograms).
+    /// </summary>
+    public bool RecordsReadyLatency { get; init; } = true;
+
+    /// <summary>
     /// tid → dense slot, shared by every analyzer of the pass so each indexes its per-thread arrays by slot.
     /// </summary>
     public ThreadSlots Slots { get; } = new();
@@ -322,7 +329,7 @@ public sealed class ThreadAccounting : IKernelEventSink
             case RunState.Runnable or RunState.WokenBeforeSwitchOut:
                 runnableSince = ns.Since;
                 st.ReadyNs += Region.Overlap(ns.Since, t);
-                if (inRegion) st.ReadyLatency.Add(t - ns.Since);
+                if (inRegion && RecordsReadyLatency) st.ReadyLatency.Add(t - ns.Since);
                 break;
             case RunState.Blocked:
                 // Its wakeup was not logged: it waited until now as far as we can tell.

@@ -225,7 +225,7 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
     /// The focused timeline's second pass as the pipeline runs it (an <see cref="AnalysisSession"/> of the convoys and
     /// wakeups that ends when the recording is final): on the reading thread, and with its analyses on a thread beside
     /// the reader, it records what a pass reading to the end records, and ends early at the same events — the finality
-    /// is asked where the timeline runs.
+    /// is asked where the timeline runs. Its accounting keeps no ready-latency histograms, which no report reads.
     /// </summary>
     [Theory]
     [InlineData("timemutex-mutex/trace.dat")]
@@ -233,7 +233,7 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
     public void A_timeline_session_ending_when_final_records_the_same_with_an_analysis_thread(string sample)
     {
         var path = Path.Combine(RepoPaths.SampleTraces, sample);
-        (TimelineData Data, bool EndedEarly) Record(TimelineWindow w, int threads, bool endEarly)
+        (TimelineData Data, bool EndedEarly, long ReadyLatencies) Record(TimelineWindow w, int threads, bool endEarly)
         {
             using var reader = TraceFiles.Open(path);
             using var final = new CancellationTokenSource();
@@ -257,17 +257,21 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
             }
 
             session.Complete();
-            return (session.Timeline!.Result(), final.IsCancellationRequested);
+            return (session.Timeline!.Result(), final.IsCancellationRequested,
+                session.Accounting.Threads.Values.Sum(s => s.ReadyLatency.Count));
         }
 
         var early = 0;
         foreach (var start in new[] { 0.0, 2, 8, 21, 55, 89 })
         {
             var w = new TimelineWindow((long)(start * 1e6), 1_000_000);
-            var (reference, _) = Record(w, threads: 0, endEarly: false);
-            var (onReadingThread, onReadingThreadEndedEarly) = Record(w, threads: 0, endEarly: true);
+            var (reference, _, referenceLatencies) = Record(w, threads: 0, endEarly: false);
+            var (onReadingThread, onReadingThreadEndedEarly, latencies) = Record(w, threads: 0, endEarly: true);
             AssertSameRecording(reference, onReadingThread, $"{sample} at {start}:1, on the reading thread");
-            var (beside, besideEndedEarly) = Record(w, threads: 1, endEarly: true);
+            // The timeline's pass keeps no ready-latency histograms (nothing reads them), and records the same without.
+            Assert.True(referenceLatencies > 0, $"{sample}: the reference pass recorded no ready latency");
+            Assert.Equal(0, latencies);
+            var (beside, besideEndedEarly, _) = Record(w, threads: 1, endEarly: true);
             var at = $"{sample} at {start}:1, 1 analysis thread";
             // The same checks at the same events, wherever the timeline runs: the same early ends.
             Assert.True(onReadingThreadEndedEarly == besideEndedEarly, at);
