@@ -57,10 +57,9 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         Selection = Narrow(selection);
         var groups = AnalysisPlan.Partition(Catalog, Selection, Math.Max(1, analysisThreads));
         _passes = new AnalysisPass[groups.Count];
-        // A pass that only records the timeline: nothing reads its accounting's ready-latency histograms.
-        var recordsReadyLatency = endWhenTimelineFinal is null;
         for (var g = 0; g < groups.Count; g++)
-            _passes[g] = Build(groups[g], analysisThreads == 0 ? Instances : null, recordsReadyLatency);
+            _passes[g] = Build(groups[g], analysisThreads == 0 ? Instances : null,
+                recordsReadyLatency: endWhenTimelineFinal is null);
         Accounting = _passes[0].Accounting;
         IKernelEventSink[] consumers = [.. _passes];
         if (endWhenTimelineFinal is not null && Timeline is { } timeline)

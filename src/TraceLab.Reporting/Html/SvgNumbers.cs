@@ -87,7 +87,7 @@ public readonly struct SvgFixed : ISpanFormattable
     {
         var ns = Nanoseconds;
         if (ns < 0 || ns >= Exact) return Slow(destination, out charsWritten);
-        var unit = Pow10(Scale - Decimals);
+        var unit = Tens[Scale - Decimals];
         var kept = ns / unit;
         if (unit > 1 && ns % unit * 2 >= unit) kept++;
         return FixedPoint.TryWrite(destination, out charsWritten, kept, Decimals, trimZeros: false);
@@ -102,8 +102,6 @@ public readonly struct SvgFixed : ISpanFormattable
         1_000_000_000];
 
     private static string Format(int decimals) => decimals == 0 ? "0" : "0." + new string('0', decimals);
-
-    private static long Pow10(int n) => Tens[n];
 
     public string ToString(string? format, IFormatProvider? formatProvider) => ToString();
 

@@ -3,6 +3,7 @@ using TraceLab.Analyzers.Locks;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
 using TraceLab.Core;
+using TraceLab.Formats.PerfData;
 using static TraceLab.Tests.Analyzers.LockEvents;
 
 namespace TraceLab.Tests.Analyzers;
@@ -240,7 +241,7 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
             using var session = new AnalysisSession(AnalysisSelection.Convoys | AnalysisSelection.Wakeups,
                 new AnalysisOptions(w, reader.Info.MayHaveMarkers), threads, reader.Threads,
                 endWhenTimelineFinal: endEarly ? final : null);
-            var read = new ReadCounter(session.Sink);
+            var read = new CountingSink(session.Sink);
             try
             {
                 reader.Read(read, final.Token);
@@ -399,16 +400,4 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
     [InlineData("-1:4")]
     [InlineData("1:0")]
     public void Bad_window_is_refused(string text) => Assert.Throws<FormatException>(() => TimelineWindow.Parse(text));
-
-    /// <summary>Counts the events a reader delivers before passing them on.</summary>
-    private sealed class ReadCounter(IKernelEventSink inner) : IKernelEventSink
-    {
-        public long Count { get; private set; }
-
-        public void OnEvent(in KernelEvent e)
-        {
-            Count++;
-            inner.OnEvent(in e);
-        }
-    }
 }
