@@ -22,6 +22,14 @@ public sealed class ThreadTable
     public IReadOnlyDictionary<int, string> Names => _names;
 
     /// <summary>
+    /// Told of every change to the table as it is made (a name, a process, a name change in the history), on the
+    /// thread that makes it; null: nobody. A change that leaves the table as it was (the name it already has) is not
+    /// one. What a recording of a pass needs to give a replay the table the reader had at each event
+    /// (<see cref="IThreadTableChanges"/>).
+    /// </summary>
+    public IThreadTableChanges? Changes { get; set; }
+
+    /// <summary>
     /// tid → the process (pid, tgid) the trace itself says the thread belongs to, the last one it said; empty for
     /// formats whose events do not carry it (trace.dat). A reader may fill it ahead of the events it delivers.
     /// </summary>
@@ -33,7 +41,10 @@ public sealed class ThreadTable
     /// <summary>Records that the trace says <paramref name="tid"/> belongs to process <paramref name="pid"/>.</summary>
     public void SetProcess(int tid, int pid)
     {
-        if (tid > 0 && pid > 0) _processes[tid] = pid;
+        if (tid <= 0 || pid <= 0) return;
+        if (Changes is { } changes && (!_processes.TryGetValue(tid, out var was) || was != pid))
+            changes.Process(tid, pid);
+        _processes[tid] = pid;
     }
 
     /// <summary>A table of its own with the same names and processes (to add to without changing this one).</summary>
@@ -53,7 +64,11 @@ public sealed class ThreadTable
 
     public bool TryGetName(int tid, out string name) => _names.TryGetValue(tid, out name!);
 
-    public void SetName(int tid, string name) => _names[tid] = name;
+    public void SetName(int tid, string name)
+    {
+        if (Changes is { } changes && (!_names.TryGetValue(tid, out var was) || was != name)) changes.Name(tid, name);
+        _names[tid] = name;
+    }
 
     /// <summary>
     /// Sets the name as an event at <paramref name="at"/> (trace clock) shows it: the current name, and, when it
@@ -61,9 +76,16 @@ public sealed class ThreadTable
     /// </summary>
     public void SetName(int tid, string name, long at)
     {
-        _names[tid] = name;
+        SetName(tid, name);
         Record(tid, name, at);
     }
+
+    /// <summary>
+    /// Adds a change to <paramref name="name"/> at <paramref name="at"/> to the history alone, as
+    /// <see cref="SetName(int, string, long)"/> does (none when that is the name in effect then); the current name
+    /// stays. For a replay of <see cref="IThreadTableChanges.NameAt"/>.
+    /// </summary>
+    public void AddNameChange(int tid, string name, long at) => Record(tid, name, at);
 
     /// <summary>A change to <paramref name="name"/> at <paramref name="at"/>, placed by time; none when that is the
     /// name in effect then.</summary>
@@ -76,6 +98,7 @@ public sealed class ThreadTable
             while (i > 0 && changes[i - 1].At > at) i--;
             if (i > 0 && changes[i - 1].Name == name) return;
             changes.Insert(i, (at, name));
+            Changes?.NameAt(tid, name, at);
         }
     }
 
@@ -114,7 +137,11 @@ public sealed class ThreadTable
         if (len >= 0) comm = comm[..len];
         // The current name is the last one given, in the order given, as it always was; the history is by time.
         if (!_names.TryGetValue(tid, out var name) || !SameAscii(name, comm))
-            _names[tid] = name = System.Text.Encoding.UTF8.GetString(comm);
+        {
+            name = System.Text.Encoding.UTF8.GetString(comm);
+            Changes?.Name(tid, name);
+            _names[tid] = name;
+        }
         if (at is { } time) Record(tid, name, time);
     }
 
@@ -126,3 +153,4 @@ public sealed class ThreadTable
         return true;
     }
 }
+

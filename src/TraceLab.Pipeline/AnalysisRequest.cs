@@ -42,6 +42,13 @@ public sealed record AnalysisRequest(string TraceFile)
     public bool FocusTimeline { get; init; }
 
     /// <summary>
+    /// Whether the focused timeline's second pass may replay the first pass's events from a temporary file
+    /// (TraceLab.Formats.Journal.EventJournal, docs/performance.md#event-journal) rather than read the trace again;
+    /// false: it reads the trace (what the tests compare the replay with).
+    /// </summary>
+    public bool JournalForTimeline { get; init; } = true;
+
+    /// <summary>
     /// Where the focused timeline's second pass runs: given the pass, starts it beside what the caller does next (the
     /// terminal, report.json, report.md and the charts need only the report) and returns its task, which becomes
     /// the result's <see cref="AnalysisResult.TimelineRecording"/>. Null: it runs before

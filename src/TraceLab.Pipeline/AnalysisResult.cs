@@ -28,6 +28,12 @@ public sealed class AnalysisResult
 
     public RunReport Report { get; }
 
+    /// <summary>
+    /// How the focused timeline's second pass reads its events: "replay" (the first pass's journal), "trace" (the
+    /// trace again), or null when there is no second pass.
+    /// </summary>
+    public string? SecondPass { get; init; }
+
     /// <summary>The thread timeline's recording (see the constructor).</summary>
     public Task<TimelineData?> TimelineRecording { get; }
 

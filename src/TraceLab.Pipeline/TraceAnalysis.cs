@@ -4,6 +4,7 @@ using TraceLab.Analyzers.Stacks;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Analyzers.Waits;
 using TraceLab.Core;
+using TraceLab.Formats.Journal;
 using TraceLab.Formats.PerfData;
 using TraceLab.Formats.Registry;
 using TraceLab.Formats.StackJoin;
@@ -28,24 +29,39 @@ public static class TraceAnalysis
         ArgumentNullException.ThrowIfNull(request);
         RunReport report;
         TimelineData? timeline;
-        using (var reader = Open(request))
-            report = Pass(reader, request, out timeline, cancellationToken);
-        // A system report's timeline is where its first finding is worst, known only now: recorded in a second
-        // pass (only the analyses the timeline draws from) unless the user chose the window.
-        if (request.FocusTimeline && request.Timeline is { } asked && TimelineFocus.Window(report) is { } worst
-            && worst != asked)
+        EventJournal? journal = null;
+        try
         {
-            TimelineData? Record(CancellationToken unwanted)
+            using (var reader = Open(request))
+                report = Pass(reader, request, out timeline, out journal, journaled: true, cancellationToken);
+            // A system report's timeline is where its first finding is worst, known only now: recorded in a second
+            // pass (only the analyses the timeline draws from) unless the user chose the window.
+            if (request.FocusTimeline && request.Timeline is { } asked && TimelineFocus.Window(report) is { } worst
+                && worst != asked)
             {
-                using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, unwanted);
-                using (StageTimes.Begin("timeline"))
-                    return RecordTimeline(request, worst, stop.Token);
+                var replayed = journal;
+                journal = null;
+                var source = replayed is { CanReplay: true } ? "replay" : "trace";
+                TimelineData? Record(CancellationToken unwanted)
+                {
+                    using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, unwanted);
+                    using (replayed)
+                    using (StageTimes.Begin(source == "replay" ? "timeline replay" : "timeline"))
+                        return RecordTimeline(request, worst, replayed, stop.Token);
+                }
+                return new AnalysisResult(report, request.RecordTimelineBeside is { } beside
+                    ? beside(Record)
+                    : Task.FromResult(Record(CancellationToken.None)))
+                {
+                    SecondPass = source,
+                };
             }
-            return new AnalysisResult(report, request.RecordTimelineBeside is { } beside
-                ? beside(Record)
-                : Task.FromResult(Record(CancellationToken.None)));
+            return new AnalysisResult(report, timeline);
         }
-        return new AnalysisResult(report, timeline);
+        finally
+        {
+            journal?.Dispose();
+        }
     }
 
     /// <summary>
@@ -58,7 +74,7 @@ public static class TraceAnalysis
     {
         ArgumentNullException.ThrowIfNull(reader);
         ArgumentNullException.ThrowIfNull(request);
-        var report = Pass(reader, request, out var timeline, cancellationToken);
+        var report = Pass(reader, request, out var timeline, out _, journaled: false, cancellationToken);
         return new AnalysisResult(report, timeline);
     }
 
@@ -84,9 +100,13 @@ public static class TraceAnalysis
             return TraceFormats.All.Open(request.TraceFile, request.Read);
     }
 
+    /// <param name="journal">The pass's journal, when it kept one (<see cref="StartJournal"/>); the caller's to
+    /// dispose.</param>
+    /// <param name="journaled">Whether a second pass may follow (false: no journal is kept).</param>
     private static RunReport Pass(IKernelTraceReader reader, AnalysisRequest request, out TimelineData? timeline,
-        CancellationToken cancellationToken)
+        out EventJournal? journal, bool journaled, CancellationToken cancellationToken)
     {
+        journal = null;
         // An observer reads the analyses' state as the events arrive, and the lock stacks ask the process lineage
         // (which the accounting keeps) which process each thread is in: the analyses run on the reading thread then.
         var hasStacks = reader is IStackTraceReader { HasStacks: true };
@@ -104,7 +124,14 @@ public static class TraceAnalysis
         var observer = request.Observer?.Attach(reader, session);
         using (StageTimes.Begin("pass"))
         {
-            reader.Read(Sinks(session.Sink, stacks, observer), cancellationToken);
+            var sink = Sinks(session.Sink, stacks, observer);
+            if (journaled && threads > 0 && StartJournal(reader, request) is { } started)
+            {
+                journal = started;
+                sink = new TeeSink(sink, started);
+            }
+            reader.Read(sink, cancellationToken);
+            journal?.Finish();
             session.Complete();
         }
         RunReport report;
@@ -179,10 +206,33 @@ public static class TraceAnalysis
         return observer is null ? sink : new TeeSink(sink, observer);
     }
 
-    private static TimelineData? RecordTimeline(AnalysisRequest request, TimelineWindow window,
-        CancellationToken cancellationToken)
+    /// <summary>
+    /// The first pass's journal, when a focused timeline may want a second pass (a system report: no process asked
+    /// for; only known for certain once the report is built) and the analyses run beside the reading thread, which
+    /// then has time to write it. At most the trace file's size: a journal never takes more disk than its trace.
+    /// </summary>
+    private static EventJournal? StartJournal(IKernelTraceReader reader, AnalysisRequest request)
     {
-        using var reader = TraceFormats.All.Open(request.TraceFile, request.Read);
+        if (!request.JournalForTimeline || !request.FocusTimeline || request.Timeline is null
+            || request.Pid is not null || request.Workload is not null)
+            return null;
+        long size;
+        try
+        {
+            size = new FileInfo(request.TraceFile).Length;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return null;
+        }
+        return EventJournal.Start(reader, size);
+    }
+
+    private static TimelineData? RecordTimeline(AnalysisRequest request, TimelineWindow window,
+        EventJournal? journal, CancellationToken cancellationToken)
+    {
+        // The first pass's events replayed when it journaled them all, else the trace read again: the same events.
+        using var reader = journal?.Replay() ?? TraceFormats.All.Open(request.TraceFile, request.Read);
         // The rest of the trace is read only while it can still change the recording (TimelineAnalyzer.IsFinal).
         // On the reading thread: its analyses are light, and handing the events to an analysis thread made this pass
         // slower, not faster (docs/performance.md#analysis-threads-16-cpus).

@@ -1,5 +1,7 @@
 using System.Globalization;
+using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
+using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.TestSupport;
 using Xunit;
@@ -87,6 +89,38 @@ public sealed partial class TraceTargetCaptureTests
         var more = $"… {report.Processes.Count - TerminalReport.TableRows} more processes in report.md";
         Assert.Contains(lines, l => l.Contains(more, StringComparison.Ordinal));
         Assert.DoesNotContain(report.Threads, t => t.Tid == 0);
+
+        SecondPassReplaysWhatTheTraceHolds(Path.Combine(dir.Path, "trace.dat"));
+    }
+
+    /// <summary>
+    /// A system report's focused timeline (the first finding's worst window, found after the pass) is recorded from
+    /// the first pass's event journal (docs/performance.md#event-journal) when the analyses ran beside the reading
+    /// thread, and it is the recording a second read of the trace makes, item for item and in order.
+    /// </summary>
+    private void SecondPassReplaysWhatTheTraceHolds(string trace)
+    {
+        AnalysisResult Analyze(bool journal) => TraceAnalysis.Run(new AnalysisRequest(trace)
+        {
+            Timeline = TimelineWindow.Default,
+            FocusTimeline = true,
+            AnalysisThreads = 1,
+            JournalForTimeline = journal,
+        });
+        var replayed = Analyze(journal: true);
+        var read = Analyze(journal: false);
+        Assert.Equal("replay", replayed.SecondPass);
+        Assert.Equal("trace", read.SecondPass);
+        var (a, b) = (replayed.Timeline!, read.Timeline!);
+        output.WriteLine($"focused timeline {a.Window}: {a.Segments.Count} segments, {a.Wakes.Count} wakeups, " +
+            $"{a.Handoffs.Count} handoffs, {a.Episodes.Count} convoy episodes, from the journal and from the trace");
+        Assert.True(a.Segments.Count > 0);
+        Assert.Equal((b.Window, b.Start, b.End, b.Truncated), (a.Window, a.Start, a.End, a.Truncated));
+        Assert.Equal(b.Segments, a.Segments);
+        Assert.Equal(b.Wakes, a.Wakes);
+        Assert.Equal(b.Handoffs, a.Handoffs);
+        Assert.Equal(b.Episodes, a.Episodes);
+        Assert.Equal(b.FutileWakeups, a.FutileWakeups);
     }
 
     private static long Sum(RunReport r, TraceCmdReportOracle oracle, int pid,

@@ -1,0 +1,160 @@
+using TraceLab.Core;
+using TraceLab.Formats.Journal;
+using TraceLab.Formats.Registry;
+using TraceLab.TestSupport;
+using Xunit;
+
+namespace TraceLab.Formats.Tests;
+
+/// <summary>
+/// The first pass's event journal (docs/performance.md#event-journal): its replay delivers what a second reader of the
+/// trace delivers, event for event, with the thread table the analyses read as they run the same at every event; a
+/// journal that cannot be kept is given up, never an error, and leaves no file.
+/// </summary>
+public sealed class EventJournalTests
+{
+    [Theory]
+    [InlineData("perf-timemutex-mutex/capture.perf.data")]
+    [InlineData("timemutex-mutex/trace.dat")]
+    [InlineData("timemutex-cs/trace.dat")]
+    public void A_replay_delivers_what_a_second_reader_of_the_trace_does(string sample) =>
+        AssertReplayIsASecondRead(Path.Combine(RepoPaths.SampleTraces, sample));
+
+    /// <summary>Files TraceLab did not write: both trace.dat versions, a zstd perf.data, a Windows .etl.</summary>
+    [ExternalTraceTheory("tracecmd/lisa_example_rtapp_v6.dat", "tracecmd/hip24_test_guest_v7zlib.dat",
+        "perf/perfparser_parallel_static_gcc.zstd.perf.data", "etw/perfview_net452_x64.etl.zip")]
+    [InlineData("tracecmd/lisa_example_rtapp_v6.dat")]
+    [InlineData("tracecmd/hip24_test_guest_v7zlib.dat")]
+    [InlineData("perf/perfparser_parallel_static_gcc.zstd.perf.data")]
+    [InlineData("etw/perfview_net452_x64.etl.zip")]
+    public void A_replay_of_a_third_party_trace_delivers_what_a_second_reader_does(string file) =>
+        AssertReplayIsASecondRead(ExternalTraces.PathOf(file));
+
+    [Fact]
+    public void A_journal_over_its_limit_is_given_up_and_replays_nothing()
+    {
+        using var reader = Open("perf-timemutex-mutex/capture.perf.data");
+        using var journal = EventJournal.Start(reader, maxBytes: 64 * 1024)!;
+        reader.Read(journal);
+        journal.Finish();
+        Assert.Contains("limit", journal.GivenUp);
+        Assert.Null(journal.Replay());
+        Assert.Null(reader.Threads.Changes);
+    }
+
+    [Fact]
+    public void A_journal_that_cannot_be_made_is_none_and_leaves_the_table_alone()
+    {
+        using var reader = Open("timemutex-mutex/trace.dat");
+        var missing = Path.Combine(Path.GetTempPath(), $"tracelab-no-such-dir-{Guid.NewGuid():N}", "deeper");
+        Assert.Null(EventJournal.Start(reader, long.MaxValue, missing));
+        Assert.Null(reader.Threads.Changes);
+    }
+
+    [Fact]
+    public void The_journal_leaves_no_file_behind()
+    {
+        using var dir = new TempDirectory("tracelab-journal");
+        using var reader = Open("timemutex-mutex/trace.dat");
+        using (var journal = EventJournal.Start(reader, long.MaxValue, dir.Path)!)
+        {
+            // Unlinked as soon as it is made (Linux): nothing is left if the process is killed.
+            if (!OperatingSystem.IsWindows()) Assert.Empty(Directory.GetFileSystemEntries(dir.Path));
+            reader.Read(journal);
+            journal.Finish();
+            Assert.True(journal.Bytes > 0 && journal.Events == reader.Info.EventCount,
+                $"{journal.Bytes} bytes, {journal.Events} of {reader.Info.EventCount} events");
+        }
+        Assert.Empty(Directory.GetFileSystemEntries(dir.Path));
+    }
+
+    [Fact]
+    public void A_change_to_the_table_from_another_thread_gives_the_journal_up()
+    {
+        using var reader = Open("timemutex-mutex/trace.dat");
+        using var journal = EventJournal.Start(reader, long.MaxValue)!;
+        var other = new Thread(() => reader.Threads.SetName(987_654, "elsewhere"));
+        other.Start();
+        other.Join();
+        reader.Read(journal);
+        journal.Finish();
+        Assert.Contains("another thread", journal.GivenUp);
+        Assert.Null(journal.Replay());
+    }
+
+    private static IKernelTraceReader Open(string sample) =>
+        TraceFormats.All.Open(Path.Combine(RepoPaths.SampleTraces, sample), TraceReadOptions.Default);
+
+    /// <summary>
+    /// Reads the trace with a journal, then replays it and reads it again with a new reader: the two deliver the same
+    /// events, and at every event the same thread table (current names, processes, and the names each thread had at
+    /// that event's time).
+    /// </summary>
+    private static void AssertReplayIsASecondRead(string path)
+    {
+        List<string> firstRead;
+        using var first = TraceFormats.All.Open(path, TraceReadOptions.Default);
+        using var journal = EventJournal.Start(first, long.MaxValue);
+        Assert.NotNull(journal);
+        var recorder = new ReadRecorder(first.Threads);
+        first.Read(new Both(journal, recorder));
+        journal.Finish();
+        Assert.Null(journal.GivenUp);
+        firstRead = recorder.Lines;
+
+        using var second = TraceFormats.All.Open(path, TraceReadOptions.Default);
+        var fromTrace = new ReadRecorder(second.Threads);
+        second.Read(fromTrace);
+
+        using var replay = journal.Replay()!;
+        Assert.Equal(first.Info.MayHaveMarkers, replay.Info.MayHaveMarkers);
+        var fromJournal = new ReadRecorder(replay.Threads);
+        replay.Read(fromJournal);
+
+        Assert.True(fromTrace.Events > 0, path);
+        Assert.Equal(fromTrace.Events, journal.Events);
+        Assert.Equal(firstRead, fromTrace.Lines);
+        Assert.Equal(fromTrace.Lines, fromJournal.Lines);
+        Assert.Equal(fromTrace.Table(), fromJournal.Table());
+    }
+
+    private sealed class Both(IKernelEventSink a, IKernelEventSink b) : IKernelEventSink
+    {
+        public void OnEvent(in KernelEvent e)
+        {
+            a.OnEvent(e);
+            b.OnEvent(e);
+        }
+    }
+
+    /// <summary>
+    /// Each event in full (every storage field, packed, and its text), and, every 97th event, the thread table as
+    /// the analyses would read it then.
+    /// </summary>
+    private sealed class ReadRecorder(ThreadTable threads) : IKernelEventSink
+    {
+        private readonly byte[] _packed = new byte[KernelEventPacking.MaxBytes];
+        private readonly string?[] _texts = new string?[1];
+
+        public List<string> Lines { get; } = [];
+
+        public long Events { get; private set; }
+
+        public void OnEvent(in KernelEvent e)
+        {
+            var count = 0;
+            var length = KernelEventPacking.Pack(e, _packed, 0, _texts, ref count);
+            Lines.Add($"{Convert.ToHexString(_packed, 0, length)} {_texts[0]}");
+            _texts[0] = null;
+            if (Events++ % 97 == 0) Lines.Add(Table(e.Timestamp));
+        }
+
+        public string Table(long? at = null)
+        {
+            var names = threads.Names.OrderBy(n => n.Key).Select(n =>
+                $"{n.Key}={n.Value}" + (at is { } t && threads.TryGetNameAt(n.Key, t, out var then) ? $"@{then}" : ""));
+            var processes = threads.Processes.OrderBy(p => p.Key).Select(p => $"{p.Key}:{p.Value}");
+            return string.Join(",", names) + " | " + string.Join(",", processes);
+        }
+    }
+}
