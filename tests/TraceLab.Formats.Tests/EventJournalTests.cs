@@ -42,6 +42,20 @@ public sealed class EventJournalTests
         Assert.Null(reader.Threads.Changes);
     }
 
+    /// <summary>A journal never fills a small temporary file system: at most half its free space.</summary>
+    [TmpfsFact]
+    public void A_journal_takes_at_most_half_the_free_space_of_its_directory()
+    {
+        using var small = new TmpfsMount("size=512k");
+        using var reader = Open("timemutex-mutex/trace.dat");
+        using var journal = EventJournal.Start(reader, long.MaxValue, small.Path)!;
+        reader.Read(journal);
+        journal.Finish();
+        Assert.Contains("limit", journal.GivenUp);
+        Assert.True(journal.Bytes <= 256 * 1024, $"{journal.Bytes} bytes on a 512 KiB file system");
+        Assert.Null(journal.Replay());
+    }
+
     [Fact]
     public void A_journal_that_cannot_be_made_is_none_and_leaves_the_table_alone()
     {

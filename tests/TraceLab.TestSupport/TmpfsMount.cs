@@ -45,3 +45,13 @@ public sealed class TmpfsMount : IDisposable
         }
     }
 }
+
+/// <summary>A test that mounts tmpfs file systems (a small or read-only disk); skipped, with the reason, where it
+/// cannot (not Linux, not root, no mount).</summary>
+public sealed class TmpfsFactAttribute : Xunit.FactAttribute
+{
+    public TmpfsFactAttribute()
+    {
+        if (TestEnvironment.Tmpfs.Value is { } reason) Skip = reason;
+    }
+}

@@ -75,7 +75,10 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
     /// <see cref="IKernelTraceReader.Read"/>, on the thread that will read. Null when no temporary file can be made.
     /// </summary>
     /// <param name="reader">The reader, opened and not read yet.</param>
-    /// <param name="maxBytes">The journal's size limit: past it, it is given up.</param>
+    /// <param name="maxBytes">
+    /// The journal's size limit: past it, it is given up. Never more than half the free space of its directory, so
+    /// that a journal never fills a small temporary file system that others write to.
+    /// </param>
     /// <param name="directory">Where the file goes (null: the system's temporary directory).</param>
     public static EventJournal? Start(IKernelTraceReader reader, long maxBytes, string? directory = null)
     {
@@ -83,16 +86,31 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
         if (reader.Threads.Changes is not null) return null;
         try
         {
-            var path = Path.Combine(directory ?? Path.GetTempPath(), $"tracelab-journal-{Path.GetRandomFileName()}");
+            directory ??= Path.GetTempPath();
+            var path = Path.Combine(directory, $"tracelab-journal-{Path.GetRandomFileName()}");
             var file = File.OpenHandle(path, FileMode.CreateNew, FileAccess.ReadWrite, FileShare.Delete,
                 FileOptions.DeleteOnClose);
             if (!OperatingSystem.IsWindows()) File.Delete(path);
-            return new EventJournal(file, reader, maxBytes);
+            return new EventJournal(file, reader, Math.Min(maxBytes, FreeBytes(directory) / 2));
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException
             or NotSupportedException)
         {
             return null;
+        }
+    }
+
+    /// <summary>The space free to this user where <paramref name="directory"/> is; unlimited when unknown.</summary>
+    private static long FreeBytes(string directory)
+    {
+        try
+        {
+            return new DriveInfo(OperatingSystem.IsWindows() ? Path.GetPathRoot(directory)! : directory)
+                .AvailableFreeSpace;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
+        {
+            return long.MaxValue;
         }
     }
 
