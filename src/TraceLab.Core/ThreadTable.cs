@@ -153,4 +153,3 @@ public sealed class ThreadTable
         return true;
     }
 }
-

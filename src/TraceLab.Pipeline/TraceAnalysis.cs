@@ -278,14 +278,4 @@ public static class TraceAnalysis
             Demangle = demangle,
         });
     }
-
-    /// <summary>Feeds every event to two sinks, in order.</summary>
-    private sealed class TeeSink(IKernelEventSink first, IKernelEventSink second) : IKernelEventSink
-    {
-        public void OnEvent(in KernelEvent e)
-        {
-            first.OnEvent(in e);
-            second.OnEvent(in e);
-        }
-    }
 }

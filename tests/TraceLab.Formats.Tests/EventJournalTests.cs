@@ -111,7 +111,7 @@ public sealed class EventJournalTests
         using var journal = EventJournal.Start(first, long.MaxValue);
         Assert.NotNull(journal);
         var recorder = new ReadRecorder(first.Threads);
-        first.Read(new Both(journal, recorder));
+        first.Read(new TeeSink(journal, recorder));
         journal.Finish();
         Assert.Null(journal.GivenUp);
         firstRead = recorder.Lines;
@@ -130,15 +130,6 @@ public sealed class EventJournalTests
         Assert.Equal(firstRead, fromTrace.Lines);
         Assert.Equal(fromTrace.Lines, fromJournal.Lines);
         Assert.Equal(fromTrace.Table(), fromJournal.Table());
-    }
-
-    private sealed class Both(IKernelEventSink a, IKernelEventSink b) : IKernelEventSink
-    {
-        public void OnEvent(in KernelEvent e)
-        {
-            a.OnEvent(e);
-            b.OnEvent(e);
-        }
     }
 
     /// <summary>

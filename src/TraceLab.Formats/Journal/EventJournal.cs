@@ -117,7 +117,7 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
     public void OnEvent(in KernelEvent e)
     {
         if (_block is null) return;
-        if (e.Text is { } text) WriteText(TextRecord, text);
+        if (e.Text is { } text) WriteText(text);
         if (!Room(1 + KernelEventPacking.MaxBytes)) return;
         var block = _block!;
         block[_used] = EventRecord;
@@ -203,10 +203,10 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
         return Flush();
     }
 
-    private void WriteText(byte tag, string text)
+    private void WriteText(string text)
     {
         if (!Room(1)) return;
-        _block![_used++] = tag;
+        _block![_used++] = TextRecord;
         WriteString(text);
     }
 

@@ -167,7 +167,7 @@ public sealed class PerfDataFuzzTests : IDisposable
             if (analyzeStacks)
             {
                 var stacks = new LockStackAnalyzer(tid => tid);
-                reader.Read(new Both(session, stacks));
+                reader.Read(new TeeSink(session, stacks));
                 var symbolizer = new StackSymbolizer(reader.Maps, reader.RecordedBuildIds);
                 for (var id = 1; id <= reader.Stacks.Count; id++) symbolizer.Stack(reader.Stacks, id);
             }
@@ -178,15 +178,6 @@ public sealed class PerfDataFuzzTests : IDisposable
         catch (Exception e)
         {
             return (e, GC.GetAllocatedBytesForCurrentThread() - before);
-        }
-    }
-
-    private sealed class Both(IKernelEventSink first, IKernelEventSink second) : IKernelEventSink
-    {
-        public void OnEvent(in KernelEvent e)
-        {
-            first.OnEvent(in e);
-            second.OnEvent(in e);
         }
     }
 }
