@@ -14,8 +14,7 @@ namespace TraceLab.Reporting;
 [JsonSourceGenerationOptions(
     PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase,
     WriteIndented = true,
-    DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
-    Converters = [typeof(TimelineWindowJsonConverter)])]
+    DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull)]
 [JsonSerializable(typeof(RunReport))]
 [JsonSerializable(typeof(int?))]
 [JsonSerializable(typeof(RunSection))]

@@ -1,3 +1,4 @@
+using System.Text.Json.Serialization;
 using TraceLab.Analyzers.Timeline;
 
 namespace TraceLab.Reporting.Findings;
@@ -16,8 +17,9 @@ public sealed class FindingSection
     public List<string> Objects { get; init; } = [];
     /// <summary>
     /// The worst time windows, worst first, from the region's begin; report.json writes each as START:LENGTH in ms
-    /// (the form --timeline-window takes, <see cref="TimelineWindowJsonConverter"/>).
+    /// (the form --timeline-window takes, <see cref="TimelineWindowsJsonConverter"/>).
     /// </summary>
+    [JsonConverter(typeof(TimelineWindowsJsonConverter))]
     public List<TimelineWindow> Windows { get; init; } = [];
     public required string Remedy { get; init; }
     /// <summary>The seed claims (docs/claims.md) the remedy rests on.</summary>
