@@ -9,7 +9,9 @@ namespace TraceLab.Reporting;
 /// report.json's serializer metadata, generated at build time: no reflection at run time (a Native AOT build needs
 /// none, and the JIT build skips System.Text.Json's warm-up). RunReport itself goes through its converter
 /// (<see cref="RunReportJsonConverter"/>), which writes the types listed here. Each analysis's section type needs its
-/// line (docs/architecture.md, "Add an analysis"); <see cref="Section{T}"/> says which one is missing.
+/// line (docs/architecture.md, "Add an analysis"); <see cref="Section{T}"/> says which one is missing. The options
+/// hold no converter: one there turns off the generated fast-path writers of every type here (a value with a form of
+/// its own names its converter on the property, as FindingSection.Windows does).
 /// </summary>
 [JsonSourceGenerationOptions(
     PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase,

@@ -12,8 +12,8 @@ namespace TraceLab.Reporting.Findings;
 /// <remarks>
 /// Named on the property (<see cref="FindingSection.Windows"/>), not in <see cref="ReportJsonContext"/>'s options:
 /// any converter in the options turns off the generated fast-path writers for every type of the context, and
-/// report.json was then written through the serializer's general object converters — 2.1× the time on a busy system
-/// report's 4 MB (docs/performance.md#report-json-fast-path).
+/// report.json was then written through the serializer's general object converters, in about twice the time (a busy
+/// system report's 4 MB: docs/performance.md#report-json-fast-path).
 /// </remarks>
 public sealed class TimelineWindowsJsonConverter : JsonConverter<List<TimelineWindow>>
 {
