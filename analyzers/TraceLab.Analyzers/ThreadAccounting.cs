@@ -36,9 +36,10 @@ public sealed class ThreadAccounting : IKernelEventSink
     public ThreadTable? Names { get; init; }
 
     /// <summary>
-    /// Whether switch-ins add to each thread's <see cref="ThreadStats.ReadyLatency"/> (true unless told). False for a
-    /// pass whose accounting no report reads, the focused timeline's second pass: those histograms' adds were 6.9 % of
-    /// its CPU samples on a busy perf.data (docs/performance.md#second-pass-histograms).
+    /// Whether switch-ins add to each thread's <see cref="ThreadStats.ReadyLatency"/> (true unless told), and the
+    /// pass's wakeup analyzer to its wakeup-latency histograms. False for a pass whose histograms no report reads, the
+    /// focused timeline's second pass: the accounting's adds were 6.9 % of its CPU samples on a busy perf.data, the
+    /// wakeups' 8 % of what was left (docs/performance.md#second-pass-histograms).
     /// </summary>
     public bool RecordsReadyLatency { get; init; } = true;
 

@@ -20,6 +20,11 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
 
     private readonly ThreadAccounting _accounting;
     private readonly MeasuredRegion _region;
+    /// <summary>
+    /// False in a pass whose latency histograms no report reads (the focused timeline's,
+    /// <see cref="ThreadAccounting.RecordsReadyLatency"/>): no wakeup latencies either.
+    /// </summary>
+    private readonly bool _recordsLatency;
     private readonly ThreadSlots _slots;
     private SlotTable<WakeState> _state = new(static (_, _) => new WakeState());
     private SlotTable<WakeupStats> _stats = new(static (tid, _) => new WakeupStats(tid));
@@ -30,6 +35,7 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
     {
         _accounting = accounting;
         _region = accounting.Region;
+        _recordsLatency = accounting.RecordsReadyLatency;
         _slots = accounting.Slots;
     }
 
@@ -168,7 +174,7 @@ public sealed class WakeupAnalyzer : IPerKindAnalyzer
         if (e.NextTid > 0)
         {
             var n = StateAt(nextSlot, e.NextTid);
-            if (n.LatencyPending && _region.Contains(n.WokenAt))
+            if (n.LatencyPending && _recordsLatency && _region.Contains(n.WokenAt))
             {
                 var st = StatsAt(nextSlot, e.NextTid);
                 (e.Cpu == n.WakerCpu ? st.SameCpuLatency : st.CrossCpuLatency).Add(t - n.WokenAt);

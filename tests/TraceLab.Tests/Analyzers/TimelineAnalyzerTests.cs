@@ -226,7 +226,7 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
     /// The focused timeline's second pass as the pipeline runs it (an <see cref="AnalysisSession"/> of the convoys and
     /// wakeups that ends when the recording is final): on the reading thread, and with its analyses on a thread beside
     /// the reader, it records what a pass reading to the end records, and ends early at the same events — the finality
-    /// is asked where the timeline runs. Its accounting keeps no ready-latency histograms, which no report reads.
+    /// is asked where the timeline runs. It keeps no ready- or wakeup-latency histograms, which no report reads.
     /// </summary>
     [Theory]
     [InlineData("timemutex-mutex/trace.dat")]
@@ -259,7 +259,8 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
 
             session.Complete();
             return (session.Timeline!.Result(), final.IsCancellationRequested,
-                session.Accounting.Threads.Values.Sum(s => s.ReadyLatency.Count));
+                session.Accounting.Threads.Values.Sum(s => s.ReadyLatency.Count)
+                + session.Wakeups!.Threads.Values.Sum(s => s.SameCpuLatency.Count + s.CrossCpuLatency.Count));
         }
 
         var early = 0;
@@ -269,7 +270,8 @@ public sealed class TimelineAnalyzerTests(ITestOutputHelper output)
             var (reference, _, referenceLatencies) = Record(w, threads: 0, endEarly: false);
             var (onReadingThread, onReadingThreadEndedEarly, latencies) = Record(w, threads: 0, endEarly: true);
             AssertSameRecording(reference, onReadingThread, $"{sample} at {start}:1, on the reading thread");
-            // The timeline's pass keeps no ready-latency histograms (nothing reads them), and records the same without.
+            // The timeline's pass keeps no ready- or wakeup-latency histograms (nothing reads them), and records the
+            // same without.
             Assert.True(referenceLatencies > 0, $"{sample}: the reference pass recorded no ready latency");
             Assert.Equal(0, latencies);
             var (beside, besideEndedEarly, _) = Record(w, threads: 1, endEarly: true);
