@@ -75,6 +75,13 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// <summary>The analyses there are: what selections, analyzers and the plan refer to.</summary>
     public AnalysisCatalog Catalog { get; }
 
+    /// <summary>
+    /// Whether the events may reach <see cref="Sink"/> through a <see cref="RedundantEvidenceFilter"/>: true for the
+    /// built-in analyses, which keep its contract (docs/architecture.md#unmodelled-events, and a test compares every
+    /// result with and without it); false for another catalog, whose analyses are owed every event.
+    /// </summary>
+    public bool MayLeaveOutRedundantEvidence => ReferenceEquals(Catalog, Analyses.Catalog);
+
     public AnalysisOptions Options { get; }
 
     /// <summary>What runs: the selection asked for, within the catalog, the timeline only with a window.</summary>

@@ -49,6 +49,13 @@ public sealed record AnalysisRequest(string TraceFile)
     public bool JournalForTimeline { get; init; } = true;
 
     /// <summary>
+    /// Whether the passes leave out the unmodelled events that can change no result
+    /// (TraceLab.Analyzers.RedundantEvidenceFilter, docs/performance.md#redundant-evidence); false: every event
+    /// reaches the analyses (what the tests compare with).
+    /// </summary>
+    public bool LeaveOutRedundantEvidence { get; init; } = true;
+
+    /// <summary>
     /// Where the focused timeline's second pass runs: given the pass, starts it beside what the caller does next (the
     /// terminal, report.json, report.md and the charts need only the report) and returns its task, which becomes
     /// the result's <see cref="AnalysisResult.TimelineRecording"/>. Null: it runs before

@@ -130,7 +130,12 @@ public static class TraceAnalysis
                 journal = started;
                 sink = new TeeSink(sink, started);
             }
-            reader.Read(sink, cancellationToken);
+            // In front of the journal too: the second pass replays the same events, and writes and reads fewer.
+            var filter = LeavesOutRedundantEvidence(request, session) && stacks is null && observer is null
+                ? new RedundantEvidenceFilter(sink)
+                : null;
+            reader.Read(filter ?? sink, cancellationToken);
+            filter?.Finish();
             journal?.Finish();
             session.Complete();
         }
@@ -198,6 +203,15 @@ public static class TraceAnalysis
         });
     }
 
+    /// <summary>
+    /// Whether a pass may leave out the unmodelled events that change nothing
+    /// (<see cref="RedundantEvidenceFilter"/>): the analyses keep its contract and the request did not turn it off.
+    /// The first pass also not with stacks or an observer, which see the events beside the analyses and are owed
+    /// every one.
+    /// </summary>
+    private static bool LeavesOutRedundantEvidence(AnalysisRequest request, AnalysisSession session) =>
+        request.LeaveOutRedundantEvidence && session.MayLeaveOutRedundantEvidence;
+
     /// <summary>The analyses' sink, then the stacks' and the observer's when there are any.</summary>
     private static IKernelEventSink Sinks(IKernelEventSink analyses, IKernelEventSink? stacks,
         IKernelEventSink? observer)
@@ -243,7 +257,11 @@ public static class TraceAnalysis
             endWhenTimelineFinal: final);
         try
         {
-            reader.Read(session.Sink, final.Token);
+            var filter = LeavesOutRedundantEvidence(request, session)
+                ? new RedundantEvidenceFilter(session.Sink)
+                : null;
+            reader.Read(filter ?? session.Sink, final.Token);
+            filter?.Finish();
         }
         catch (OperationCanceledException) when (final.IsCancellationRequested
             && !cancellationToken.IsCancellationRequested)

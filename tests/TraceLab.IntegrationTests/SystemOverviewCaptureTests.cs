@@ -1,6 +1,9 @@
 using System.Globalization;
+using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
+using TraceLab.Core;
+using TraceLab.Formats.Registry;
 using TraceLab.Pipeline;
 using TraceLab.Reporting;
 using TraceLab.TestSupport;
@@ -91,6 +94,41 @@ public sealed partial class TraceTargetCaptureTests
         Assert.DoesNotContain(report.Threads, t => t.Tid == 0);
 
         SecondPassReplaysWhatTheTraceHolds(Path.Combine(dir.Path, "trace.dat"));
+        RedundantEvidenceChangesNothing(Path.Combine(dir.Path, "trace.dat"));
+    }
+
+    /// <summary>
+    /// The unmodelled events the passes leave out (RedundantEvidenceFilter, docs/architecture.md#unmodelled-events)
+    /// change no result on a busy system's trace: the same report.json and focused timeline without the filter.
+    /// </summary>
+    private void RedundantEvidenceChangesNothing(string trace)
+    {
+        AnalysisResult Analyze(bool leaveOut) => TraceAnalysis.Run(new AnalysisRequest(trace)
+        {
+            Timeline = TimelineWindow.Default,
+            FocusTimeline = true,
+            AnalysisThreads = 1,
+            LeaveOutRedundantEvidence = leaveOut,
+        });
+        var counter = new RedundantEvidenceFilter(new NullSink());
+        using (var reader = TraceFormats.All.Open(trace, TraceReadOptions.Default)) reader.Read(counter);
+        counter.Finish();
+        output.WriteLine($"redundant evidence: {counter.LeftOut:N0} events left out");
+        Assert.True(counter.LeftOut > 0);
+        var (with, without) = (Analyze(leaveOut: true), Analyze(leaveOut: false));
+        Assert.Equal(ReportJson.Serialize(without.Report), ReportJson.Serialize(with.Report));
+        var (a, b) = (with.Timeline!, without.Timeline!);
+        Assert.Equal((b.Window, b.Start, b.End), (a.Window, a.Start, a.End));
+        Assert.Equal(b.Segments, a.Segments);
+        Assert.Equal(b.Wakes, a.Wakes);
+        Assert.Equal(b.Episodes, a.Episodes);
+    }
+
+    private sealed class NullSink : IKernelEventSink
+    {
+        public void OnEvent(in KernelEvent e)
+        {
+        }
     }
 
     /// <summary>

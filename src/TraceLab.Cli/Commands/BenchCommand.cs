@@ -169,7 +169,10 @@ public sealed class BenchCommand(IAnsiConsole console)
     {
         using var reader = TraceFiles.Open(traceFile);
         using var session = new AnalysisSession(analyses, analysisThreads: analysisThreads);
-        reader.Read(session.Sink);
+        // As `analyze` reads (TraceAnalysis): the unmodelled events that change nothing are left out in front.
+        var filter = session.MayLeaveOutRedundantEvidence ? new RedundantEvidenceFilter(session.Sink) : null;
+        reader.Read(filter ?? session.Sink);
+        filter?.Finish();
         session.Complete();
     }
 

@@ -1,0 +1,91 @@
+using System.Runtime.CompilerServices;
+using TraceLab.Core;
+
+namespace TraceLab.Analyzers;
+
+/// <summary>
+/// Leaves out the unmodelled events (<see cref="KernelEventKind.Other"/>) that can change nothing an analysis keeps:
+/// one logged by the thread that logged the event just before it and the event just after it, on the same CPU, in the
+/// same context (thread or interrupt), with no event of any other CPU in between, and no stack.
+/// </summary>
+/// <remarks>
+/// <para>
+/// Why: on a busy system most events are such repeats (`sched_stat_runtime` and `sched_wakeup` next to the waking and
+/// the switch of the same thread: 28 % of the busy perf.data's 1.49 M events), and every analysis paid for each one
+/// the dispatch, the per-thread lookups and, beside an analysis thread, the hand-over.
+/// </para>
+/// <para>
+/// Why nothing changes (the contract every analysis keeps, docs/architecture.md#unmodelled-events): an unmodelled
+/// event is only evidence that its thread runs on its CPU. The event before it, of the same thread, CPU and context,
+/// and an evidence kind itself (unmodelled, waking, syscall), has already left every analysis with that thread as
+/// the one its CPU runs (or, for an unmodelled event naming another thread than the CPU's switch chain, as it was);
+/// the left-out event would only have found it so. What it would have moved forward (the CPU's last evidence, the
+/// trace's last timestamp) the event after it moves further, before anything reads it: that event is of the same
+/// thread and CPU, and nothing else comes between. So a run of such events keeps its first and last, and the event
+/// after the run.
+/// </para>
+/// <para>
+/// The last event is held until the next one arrives (or <see cref="Finish"/>), and only when it could be left out:
+/// the other events pass straight through, in order.
+/// </para>
+/// </remarks>
+public sealed class RedundantEvidenceFilter(IKernelEventSink sink) : IKernelEventSink
+{
+    /// <summary>Kinds whose event leaves its thread known to run on its CPU, and nothing else to undo.</summary>
+    private const int EvidenceKinds = (1 << (int)KernelEventKind.Other) | (1 << (int)KernelEventKind.Waking)
+        | (1 << (int)KernelEventKind.SyscallEnter) | (1 << (int)KernelEventKind.SyscallExit);
+
+    private long _prevTimestamp = long.MinValue;
+    private int _prevCpu = -1;
+    private int _prevTid = -1;
+    private bool _prevInterrupt;
+    /// <summary>The previous event was of an evidence kind (and the thread it names is not the one it wakes).</summary>
+    private bool _prevEvidence;
+    private bool _held;
+    private KernelEvent _pending;
+
+    /// <summary>Events left out so far.</summary>
+    public long LeftOut { get; private set; }
+
+    public void OnEvent(in KernelEvent e)
+    {
+        if (_held)
+        {
+            _held = false;
+            // The held event sits between two events of its thread on its CPU: nothing it did would show.
+            if (e.Cpu == _pending.Cpu && e.CurrentTid == _pending.CurrentTid && e.Timestamp >= _pending.Timestamp)
+                LeftOut++;
+            else sink.OnEvent(_pending);
+        }
+
+        var tid = e.CurrentTid;
+        var interrupt = EventFlags.InInterrupt(e.Flags);
+        var kind = e.Kind;
+        var candidate = kind == KernelEventKind.Other && _prevEvidence && tid == _prevTid && e.Cpu == _prevCpu
+            && interrupt == _prevInterrupt && e.StackId == 0 && e.Timestamp >= _prevTimestamp;
+        _prevTimestamp = e.Timestamp;
+        _prevCpu = e.Cpu;
+        _prevTid = tid;
+        _prevInterrupt = interrupt;
+        _prevEvidence = tid > 0 && ((EvidenceKinds >> (int)kind) & 1) != 0
+            && (kind != KernelEventKind.Waking || e.WokenTid != tid);
+        if (candidate) Hold(e);
+        else sink.OnEvent(e);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Hold(in KernelEvent e)
+    {
+        _pending = e;
+        _held = true;
+    }
+
+    /// <summary>Delivers the event still held, if any. Call once, after the last event.</summary>
+    public void Finish()
+    {
+        if (!_held) return;
+        _held = false;
+        sink.OnEvent(_pending);
+        _pending = default;
+    }
+}
