@@ -15,15 +15,14 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
     private static ReportJsonContext Json => ReportJsonContext.Default;
 
     public override void Write(Utf8JsonWriter writer, RunReport value, JsonSerializerOptions options) =>
-        Write(writer, value, flush: null);
+        Write(writer, value);
 
-    /// <param name="writer">Where the report goes.</param>
-    /// <param name="value">The report.</param>
-    /// <param name="flush">
-    /// Called after each thread and section: a writer on a stream can hand what it holds to the stream there, so a
-    /// report of 100,000 threads is never in memory whole (<see cref="ReportJson.Serialize(RunReport, Stream)"/>).
-    /// </param>
-    internal static void Write(Utf8JsonWriter writer, RunReport value, Action? flush)
+    /// <summary>
+    /// report.json's document: its sections in report order (<see cref="AnalysisReports.All"/>). On a writer over a
+    /// <see cref="StreamChunkWriter"/> the document goes out in chunks as it is written, so a report of 100,000
+    /// threads is never in memory whole (<see cref="ReportJson.Serialize(RunReport, Stream)"/>).
+    /// </summary>
+    internal static void Write(Utf8JsonWriter writer, RunReport value)
     {
         writer.WriteStartObject();
         writer.WriteNumber(Name("SchemaVersion"), value.SchemaVersion);
@@ -32,19 +31,7 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
         Property(writer, "Region", value.Region, Json.RegionSection);
         Property(writer, "Process", value.Process, Json.ProcessSection);
         Property(writer, "Analyses", value.Analyses, Json.ListString);
-        if (flush is null) Property(writer, "Threads", value.Threads, Json.ListThreadSection);
-        else
-        {
-            // Element by element: the same bytes as the list's converter writes, with a flush between threads.
-            writer.WritePropertyName(Name("Threads"));
-            writer.WriteStartArray();
-            foreach (var thread in value.Threads)
-            {
-                JsonSerializer.Serialize(writer, thread, Json.ThreadSection);
-                flush();
-            }
-            writer.WriteEndArray();
-        }
+        Property(writer, "Threads", value.Threads, Json.ListThreadSection);
         Property(writer, "Processes", value.Processes, Json.ListProcessSummary);
         Property(writer, "RestOfSystem", value.RestOfSystem, Json.RestOfSystemSection);
         Property(writer, "System", value.System, Json.SystemSection);
@@ -55,7 +42,6 @@ public sealed class RunReportJsonConverter : JsonConverter<RunReport>
             {
                 writer.WritePropertyName(name);
                 JsonSerializer.Serialize(writer, section, json);
-                flush?.Invoke();
             }
         Property(writer, "Stacks", value.Stacks, Json.StacksSection);
         Property(writer, "Warnings", value.Warnings, Json.ListString);
