@@ -2,7 +2,6 @@ using System.Globalization;
 using TraceLab.Analyzers;
 using TraceLab.Analyzers.Timeline;
 using TraceLab.Cli;
-using TraceLab.Core;
 using TraceLab.Formats.Registry;
 using TraceLab.Pipeline;
 using TraceLab.Reporting;
@@ -103,33 +102,26 @@ public sealed partial class TraceTargetCaptureTests
     /// </summary>
     private void RedundantEvidenceChangesNothing(string trace)
     {
-        AnalysisResult Analyze(bool leaveOut) => TraceAnalysis.Run(new AnalysisRequest(trace)
+        long leftOut;
+        using (var reader = TraceFormats.All.Open(trace, TraceReadOptions.Default))
+            leftOut = RedundantEvidenceFilter.LeftOutOf(reader);
+        output.WriteLine($"redundant evidence: {leftOut:N0} events left out");
+        Assert.True(leftOut > 0);
+        var (with, without) = (Analyze(trace, leaveOut: true), Analyze(trace, leaveOut: false));
+        Assert.Equal(ReportJson.Serialize(without.Report), ReportJson.Serialize(with.Report));
+        TimelineAssert.Same(without.Timeline!, with.Timeline!);
+    }
+
+    /// <summary>A system report with its focused timeline, the analyses beside the reading thread.</summary>
+    private static AnalysisResult Analyze(string trace, bool journal = true, bool leaveOut = true) =>
+        TraceAnalysis.Run(new AnalysisRequest(trace)
         {
             Timeline = TimelineWindow.Default,
             FocusTimeline = true,
             AnalysisThreads = 1,
+            JournalForTimeline = journal,
             LeaveOutRedundantEvidence = leaveOut,
         });
-        var counter = new RedundantEvidenceFilter(new NullSink());
-        using (var reader = TraceFormats.All.Open(trace, TraceReadOptions.Default)) reader.Read(counter);
-        counter.Finish();
-        output.WriteLine($"redundant evidence: {counter.LeftOut:N0} events left out");
-        Assert.True(counter.LeftOut > 0);
-        var (with, without) = (Analyze(leaveOut: true), Analyze(leaveOut: false));
-        Assert.Equal(ReportJson.Serialize(without.Report), ReportJson.Serialize(with.Report));
-        var (a, b) = (with.Timeline!, without.Timeline!);
-        Assert.Equal((b.Window, b.Start, b.End), (a.Window, a.Start, a.End));
-        Assert.Equal(b.Segments, a.Segments);
-        Assert.Equal(b.Wakes, a.Wakes);
-        Assert.Equal(b.Episodes, a.Episodes);
-    }
-
-    private sealed class NullSink : IKernelEventSink
-    {
-        public void OnEvent(in KernelEvent e)
-        {
-        }
-    }
 
     /// <summary>
     /// A system report's focused timeline (the first finding's worst window, found after the pass) is recorded from
@@ -138,27 +130,15 @@ public sealed partial class TraceTargetCaptureTests
     /// </summary>
     private void SecondPassReplaysWhatTheTraceHolds(string trace)
     {
-        AnalysisResult Analyze(bool journal) => TraceAnalysis.Run(new AnalysisRequest(trace)
-        {
-            Timeline = TimelineWindow.Default,
-            FocusTimeline = true,
-            AnalysisThreads = 1,
-            JournalForTimeline = journal,
-        });
-        var replayed = Analyze(journal: true);
-        var read = Analyze(journal: false);
+        var replayed = Analyze(trace, journal: true);
+        var read = Analyze(trace, journal: false);
         Assert.Equal("replay", replayed.SecondPass);
         Assert.Equal("trace", read.SecondPass);
         var (a, b) = (replayed.Timeline!, read.Timeline!);
         output.WriteLine($"focused timeline {a.Window}: {a.Segments.Count} segments, {a.Wakes.Count} wakeups, " +
             $"{a.Handoffs.Count} handoffs, {a.Episodes.Count} convoy episodes, from the journal and from the trace");
         Assert.True(a.Segments.Count > 0);
-        Assert.Equal((b.Window, b.Start, b.End, b.Truncated), (a.Window, a.Start, a.End, a.Truncated));
-        Assert.Equal(b.Segments, a.Segments);
-        Assert.Equal(b.Wakes, a.Wakes);
-        Assert.Equal(b.Handoffs, a.Handoffs);
-        Assert.Equal(b.Episodes, a.Episodes);
-        Assert.Equal(b.FutileWakeups, a.FutileWakeups);
+        TimelineAssert.Same(b, a);
     }
 
     private static long Sum(RunReport r, TraceCmdReportOracle oracle, int pid,

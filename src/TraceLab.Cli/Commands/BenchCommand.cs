@@ -99,9 +99,11 @@ public sealed class BenchCommand(IAnsiConsole console)
     /// <summary>Collections of each generation (a gen2 counts in all three) and bytes allocated during a run.</summary>
     public readonly record struct RunGc(int Gen0, int Gen1, int Gen2, long AllocatedBytes);
 
+    /// <param name="LeftOut">Events the analysis runs left out in front of the analyses (RedundantEvidenceFilter).
+    /// </param>
     public sealed record Result(
         long Events, long Bytes, Timing Read, Timing Analyze, Timing? AnalyzeThreaded, int AnalysisThreads,
-        long PeakRssBytes);
+        long PeakRssBytes, long LeftOut);
 
     /// <param name="analysisThreads">
     /// Also measure read + analysis with this many analysis threads besides the reader (0: only the one-thread runs).
@@ -117,6 +119,9 @@ public sealed class BenchCommand(IAnsiConsole console)
                 inv, $"{repeat} run(s) each, {Environment.ProcessorCount} CPUs, .NET {Environment.Version}"));
         // The analyses on a line of their own: in a figures line they pushed it past the terminal's width.
         _console.WriteLine($"analyses: {string.Join(",", AnalysisNames.Format(analyses))}");
+        _console.WriteLine(string.Create(inv, $"left out in front of the analyses: {r.LeftOut:N0} events ")
+            + string.Create(inv, $"({100.0 * r.LeftOut / Math.Max(1, r.Events):F1} %), unmodelled events that change ")
+            + "nothing (docs/performance.md#redundant-evidence)");
         Line("read (decode + merge)", r.Events, r.Bytes, r.Read);
         Line("read + analysis, one thread", r.Events, r.Bytes, r.Analyze);
         if (r.AnalyzeThreaded is { } threaded)
@@ -149,7 +154,7 @@ public sealed class BenchCommand(IAnsiConsole console)
         var read = new Timing(repeat);
         var analyze = new Timing(repeat);
         var threaded = analysisThreads > 0 ? new Timing(repeat) : null;
-        long events = 0;
+        long events = 0, leftOut = 0;
         for (var i = 0; i < repeat; i++)
         {
             Time(read, i, () =>
@@ -158,14 +163,15 @@ public sealed class BenchCommand(IAnsiConsole console)
                 reader.Read(new NullSink());
                 events = reader.Info.EventCount;
             });
-            Time(analyze, i, () => Analyze(traceFile, analyses, 0));
+            Time(analyze, i, () => leftOut = Analyze(traceFile, analyses, 0));
             if (threaded is not null) Time(threaded, i, () => Analyze(traceFile, analyses, analysisThreads));
         }
 
-        return new Result(events, bytes, read, analyze, threaded, analysisThreads, PeakRss());
+        return new Result(events, bytes, read, analyze, threaded, analysisThreads, PeakRss(), leftOut);
     }
 
-    private static void Analyze(string traceFile, AnalysisSelection analyses, int analysisThreads)
+    /// <summary>One read + analysis run; returns the events left out in front of the analyses.</summary>
+    private static long Analyze(string traceFile, AnalysisSelection analyses, int analysisThreads)
     {
         using var reader = TraceFiles.Open(traceFile);
         using var session = new AnalysisSession(analyses, analysisThreads: analysisThreads);
@@ -174,6 +180,7 @@ public sealed class BenchCommand(IAnsiConsole console)
         reader.Read(filter ?? session.Sink);
         filter?.Finish();
         session.Complete();
+        return filter?.LeftOut ?? 0;
     }
 
     private static void Time(Timing into, int i, Action run)

@@ -1,5 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
+using TraceLab.Analyzers;
+using TraceLab.Formats.Registry;
 
 namespace TraceLab.Tests.Cli;
 
@@ -34,6 +36,14 @@ public sealed partial class BenchOutputTests
         var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.All(lines, l => Assert.True(l.Length <= 160, l));
         Assert.Contains("analyses: threads,kernel,convoys,waits,wakeups,smp,waitgraph,findings", lines);
+        // The events the runs left out in front of the analyses, as a filter over the trace counts them.
+        long leftOut;
+        using (var reader = TraceFormats.All.Open(Sample, TraceReadOptions.Default))
+            leftOut = RedundantEvidenceFilter.LeftOutOf(reader);
+        Assert.True(leftOut > 0);
+        Assert.Contains(lines, l => l.StartsWith(
+            string.Create(CultureInfo.InvariantCulture, $"left out in front of the analyses: {leftOut:N0} events ("),
+            StringComparison.Ordinal));
         var events = long.Parse(TraceLine().Match(lines[0]).Groups["events"].Value, NumberStyles.AllowThousands,
             CultureInfo.InvariantCulture);
         var figures = lines.Select(l => FiguresLine().Match(l)).Where(m => m.Success).ToList();
