@@ -131,11 +131,8 @@ public static class TraceAnalysis
                 sink = new TeeSink(sink, started);
             }
             // In front of the journal too: the second pass replays the same events, and writes and reads fewer.
-            var filter = LeavesOutRedundantEvidence(request, session) && stacks is null && observer is null
-                ? new RedundantEvidenceFilter(sink)
-                : null;
-            reader.Read(filter ?? sink, cancellationToken);
-            filter?.Finish();
+            RedundantEvidenceFilter.Read(reader, sink,
+                LeavesOutRedundantEvidence(request, session) && stacks is null && observer is null, cancellationToken);
             journal?.Finish();
             session.Complete();
         }
@@ -257,11 +254,8 @@ public static class TraceAnalysis
             endWhenTimelineFinal: final);
         try
         {
-            var filter = LeavesOutRedundantEvidence(request, session)
-                ? new RedundantEvidenceFilter(session.Sink)
-                : null;
-            reader.Read(filter ?? session.Sink, final.Token);
-            filter?.Finish();
+            RedundantEvidenceFilter.Read(reader, session.Sink, LeavesOutRedundantEvidence(request, session),
+                final.Token);
         }
         catch (OperationCanceledException) when (final.IsCancellationRequested
             && !cancellationToken.IsCancellationRequested)

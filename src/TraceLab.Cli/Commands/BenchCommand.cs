@@ -176,11 +176,9 @@ public sealed class BenchCommand(IAnsiConsole console)
         using var reader = TraceFiles.Open(traceFile);
         using var session = new AnalysisSession(analyses, analysisThreads: analysisThreads);
         // As `analyze` reads (TraceAnalysis): the unmodelled events that change nothing are left out in front.
-        var filter = session.MayLeaveOutRedundantEvidence ? new RedundantEvidenceFilter(session.Sink) : null;
-        reader.Read(filter ?? session.Sink);
-        filter?.Finish();
+        var leftOut = RedundantEvidenceFilter.Read(reader, session.Sink, session.MayLeaveOutRedundantEvidence);
         session.Complete();
-        return filter?.LeftOut ?? 0;
+        return leftOut;
     }
 
     private static void Time(Timing into, int i, Action run)
