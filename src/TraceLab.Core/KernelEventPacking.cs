@@ -117,12 +117,16 @@ public static class KernelEventPacking
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void CheckRoom(byte[] bytes, int offset)
     {
-        if ((uint)offset > (uint)(bytes.Length - MaxBytes))
-            throw new ArgumentOutOfRangeException(nameof(offset), offset,
-                $"{MaxBytes} bytes from the offset must be in the {bytes.Length}-byte array");
+        if ((uint)offset > (uint)(bytes.Length - MaxBytes)) NoRoom(bytes, offset);
     }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void NoRoom(byte[] bytes, int offset) =>
+        throw new ArgumentOutOfRangeException(nameof(offset), offset,
+            $"{MaxBytes} bytes from the offset must be in the {bytes.Length}-byte array");
 
     private interface IFieldVisitor
     {

@@ -52,6 +52,18 @@ public sealed class RedundantEvidenceFilterTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public void Unmodelled_events_between_a_threads_switch_in_and_its_next_event_on_one_cpu_are_left_out()
+    {
+        // sched_switch to B, sched_stat_runtime of B, B's futex: the switch already put B on the CPU.
+        var sw = Switch(10, 0, A, B);
+        var enter = KernelEvent.SyscallEnter(40, 0, B, 202);
+        var (delivered, leftOut) = Filter(sw, Other(20, 0, B), Other(30, 0, B), enter);
+
+        Assert.Equal([sw, enter], delivered);
+        Assert.Equal(2, leftOut);
+    }
+
+    [Fact]
     public void The_last_of_a_run_is_kept_when_the_next_event_is_another_cpus()
     {
         // The held event is delivered before the next one, in order: it carries the thread's latest evidence.
@@ -75,6 +87,12 @@ public sealed class RedundantEvidenceFilterTests(ITestOutputHelper output)
     {
         // The previous event does not leave the thread known to run there.
         { "after a switch (its logger leaves the cpu)", Switch(10, 0, A, B), Other(20, 0, A) },
+        { "after a switch to another thread", Switch(10, 0, A, C), Other(20, 0, B) },
+        { "after a switch on another cpu", Switch(10, 1, A, B), Other(20, 0, B) },
+        { "after a switch to idle", Switch(10, 0, A, 0), Other(20, 0, 0) },
+        { "in interrupt context after a switch to its thread", Switch(10, 0, A, B),
+            Other(20, 0, B).WithFlags(EventFlags.HardIrq) },
+        { "earlier than the switch to its thread", Switch(20, 0, A, B), Other(10, 0, B) },
         { "after another thread's event", Other(10, 0, B), Other(20, 0, A) },
         { "after the same thread's event on another cpu", Other(10, 1, A), Other(20, 0, A) },
         { "after a self-waking", KernelEvent.Waking(10, 0, A, A, 0), Other(20, 0, A) },
