@@ -14,6 +14,8 @@ try
 
     // TRACELAB_STAGES=1: where a run's time goes, stage by stage, on stderr (docs/performance.md#stages).
     StageTimes.StartOfMain();
+    // One trace analyzed, then the process ends: its heap is not collected while it allocates what that takes.
+    if (args is ["analyze", ..]) StageTimes.NoGcRegion(AnalysisHeap.TryReserve() ? AnalysisHeap.Bytes : 0);
     // A closed terminal makes writes fail: dropped, so long runs still stop cleanly and write their files.
     HangUpTolerantWriter.Install();
     // Output redirected to a file or a pipe gets plain text (no escape sequences), as perf and trace-cmd write it.

@@ -47,6 +47,22 @@ public static class StageTimes
         Ended(DateTime.UtcNow);
     }
 
+    /// <summary>
+    /// Says (between the stages) that the run's heap is not collected for its first <paramref name="bytes"/> allocated
+    /// (docs/performance.md#no-gc-region), or that the runtime refused that (0).
+    /// </summary>
+    public static void NoGcRegion(long bytes)
+    {
+        if (!Enabled) return;
+        lock (Gate)
+        {
+            Console.Error.WriteLine(bytes > 0
+                ? string.Create(CultureInfo.InvariantCulture,
+                    $"heap: no garbage collection for the first {bytes >> 20} MiB allocated")
+                : "heap: the runtime refused a region without garbage collection; collections as usual");
+        }
+    }
+
     /// <summary>Times a stage until the result is disposed (on any thread; stages may overlap).</summary>
     public static Stage Begin(string name) => new(Enabled ? name : null, Enabled ? Stopwatch.GetTimestamp() : 0);
 

@@ -97,6 +97,11 @@ public sealed class NativeAotBuildTests(NativeAotBuild build) : IClassFixture<Na
         var first = err.Split('\n', StringSplitOptions.RemoveEmptyEntries)[0];
         Assert.StartsWith("stage start to Main", first, StringComparison.Ordinal);
         Assert.EndsWith("; gen-0 budget 64 MiB", first, StringComparison.Ordinal);
+        // And its heap goes uncollected after the collection that starts the region (docs/performance.md#no-gc-region).
+        var lines = err.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal("heap: no garbage collection for the first 96 MiB allocated", lines[1]);
+        Assert.StartsWith("stage exit", lines[^1], StringComparison.Ordinal);
+        Assert.Contains(" 1/1/1 garbage collections ", lines[^1], StringComparison.Ordinal);
     }
 
     [NativeAotFact]
