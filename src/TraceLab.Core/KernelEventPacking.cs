@@ -25,40 +25,37 @@ public static class KernelEventPacking
     /// <summary>
     /// Every storage field of the event with its mask bit, in packing order: the one list the packed layout comes
     /// from. The header fields that every event has (timestamp, kind, flags) and the text are packed around it. The
-    /// bits are constants so that, inlined, each field's step compiles to a few shifts and adds with immediates.
+    /// bits are constants so that, inlined, each field's test compiles to one compare with an immediate.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Visit<TVisitor>(ref KernelEvent e, ref TVisitor v) where TVisitor : struct, IFieldVisitor
     {
-        v.Int(ref e.Cpu, 0);
-        v.Int(ref e.CurrentTid, 1);
-        v.Int(ref e.Tid, 2);
-        v.Int(ref e.Tid2, 3);
-        v.Int(ref e.Prio, 4);
-        v.Int(ref e.Prio2, 5);
-        v.Long(ref e.State, 6);
-        v.Int(ref e.Cpu2, 7);
-        v.Int(ref e.Cpu3, 8);
-        v.Int(ref e.SyscallNr, 9);
-        v.Long(ref e.Arg0, 10);
-        v.Long(ref e.Arg1, 11);
-        v.Long(ref e.Arg2, 12);
-        v.Long(ref e.Arg3, 13);
-        v.Long(ref e.Ret, 14);
-        v.UShort(ref e.WaitReasonPlusOne, 15);
-        v.Int(ref e.Stack, 16);
+        v.Int(ref e.Cpu, 1 << 0);
+        v.Int(ref e.CurrentTid, 1 << 1);
+        v.Int(ref e.Tid, 1 << 2);
+        v.Int(ref e.Tid2, 1 << 3);
+        v.Int(ref e.Prio, 1 << 4);
+        v.Int(ref e.Prio2, 1 << 5);
+        v.Long(ref e.State, 1 << 6);
+        v.Int(ref e.Cpu2, 1 << 7);
+        v.Int(ref e.Cpu3, 1 << 8);
+        v.Int(ref e.SyscallNr, 1 << 9);
+        v.Long(ref e.Arg0, 1 << 10);
+        v.Long(ref e.Arg1, 1 << 11);
+        v.Long(ref e.Arg2, 1 << 12);
+        v.Long(ref e.Arg3, 1 << 13);
+        v.Long(ref e.Ret, 1 << 14);
+        v.UShort(ref e.WaitReasonPlusOne, 1 << 15);
+        v.Int(ref e.Stack, 1 << 16);
     }
 
     /// <summary>
     /// Packs <paramref name="e"/> at <paramref name="bytes"/>[<paramref name="offset"/>..], which must have room for
-    /// <see cref="MaxBytes"/> (the bytes past the event's own may be written too). A text goes to
-    /// <paramref name="texts"/>[<paramref name="textCount"/>++]. Returns the bytes the event took.
+    /// <see cref="MaxBytes"/>. A text goes to <paramref name="texts"/>[<paramref name="textCount"/>++]. Returns the
+    /// bytes the event took.
     /// </summary>
-    /// <exception cref="ArgumentOutOfRangeException">Fewer than <see cref="MaxBytes"/> bytes from
-    /// <paramref name="offset"/>.</exception>
     public static unsafe int Pack(in KernelEvent e, byte[] bytes, int offset, string?[] texts, ref int textCount)
     {
-        CheckRoom(bytes, offset);
         // Pinned for the call: the visitor keeps a pointer, which must not move with the array.
         fixed (byte* start = &MemoryMarshal.GetArrayDataReference(bytes))
         {
@@ -85,20 +82,13 @@ public static class KernelEventPacking
         }
     }
 
-    /// <summary>
-    /// Unpacks the event at <paramref name="offset"/> into <paramref name="e"/>; returns its length. The
-    /// <see cref="MaxBytes"/> bytes from <paramref name="offset"/> must be in <paramref name="bytes"/> (as they were
-    /// when it was packed there): each absent field is read too, and dropped.
-    /// </summary>
-    /// <exception cref="ArgumentOutOfRangeException">Fewer than <see cref="MaxBytes"/> bytes from
-    /// <paramref name="offset"/>.</exception>
+    /// <summary>Unpacks the event at <paramref name="offset"/> into <paramref name="e"/>; returns its length.</summary>
     public static unsafe int Unpack(byte[] bytes, int offset, string?[] texts, ref KernelEvent e)
     {
-        CheckRoom(bytes, offset);
         fixed (byte* start = &MemoryMarshal.GetArrayDataReference(bytes))
         {
             var at = start + offset;
-            // Every field is assigned below (the absent ones zero), so no clearing first.
+            e = default;
             e.Timestamp = Unsafe.ReadUnaligned<long>(at);
             e.Kind = (KernelEventKind)at[8];
             e.Flags = at[9];
@@ -106,7 +96,6 @@ public static class KernelEventPacking
             var unpacker = new Unpacker(at, mask);
             Visit(ref e, ref unpacker);
             var p = unpacker.Position;
-            e.Text = null;
             if ((mask & TextBit) != 0)
             {
                 e.Text = texts[Unsafe.ReadUnaligned<int>(at + p)];
@@ -117,31 +106,14 @@ public static class KernelEventPacking
         }
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void CheckRoom(byte[] bytes, int offset)
-    {
-        if ((uint)offset > (uint)(bytes.Length - MaxBytes)) NoRoom(bytes, offset);
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void NoRoom(byte[] bytes, int offset) =>
-        throw new ArgumentOutOfRangeException(nameof(offset), offset,
-            $"{MaxBytes} bytes from the offset must be in the {bytes.Length}-byte array");
-
     private interface IFieldVisitor
     {
-        // bit: the field's bit number in the mask.
         void Int(ref int field, int bit);
         void Long(ref long field, int bit);
         void UShort(ref ushort field, int bit);
     }
 
-    /// <summary>
-    /// Writes the non-zero fields after the header and sets their mask bits, in visiting order. Without branches:
-    /// which fields an event has depends on its kind, and kinds alternate too irregularly for the branch predictor
-    /// (a mispredicted field cost more than the field). Each field is written where the next goes, then kept (the
-    /// position moves past it and its bit is set) only when it is not zero; the next field overwrites a zero one.
-    /// </summary>
+    /// <summary>Writes the non-zero fields after the header and sets their mask bits, in visiting order.</summary>
     private unsafe struct Packer(byte* start) : IFieldVisitor
     {
         public int Position = HeaderBytes;
@@ -150,39 +122,38 @@ public static class KernelEventPacking
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void Int(ref int field, int bit)
         {
-            var value = field;
-            Unsafe.WriteUnaligned(start + Position, value);
-            // 1 when non-zero: the sign bit of value | -value (int.MinValue included).
-            var kept = (int)((uint)(value | -value) >> 31);
-            Position += kept << 2;
-            Mask |= kept << bit;
+            if (field != 0)
+            {
+                Unsafe.WriteUnaligned(start + Position, field);
+                Position += 4;
+                Mask |= bit;
+            }
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void Long(ref long field, int bit)
         {
-            var value = field;
-            Unsafe.WriteUnaligned(start + Position, value);
-            var kept = (int)((ulong)(value | -value) >> 63);
-            Position += kept << 3;
-            Mask |= kept << bit;
+            if (field != 0)
+            {
+                Unsafe.WriteUnaligned(start + Position, field);
+                Position += 8;
+                Mask |= bit;
+            }
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void UShort(ref ushort field, int bit)
         {
-            int value = field;
-            Unsafe.WriteUnaligned(start + Position, (ushort)value);
-            var kept = (int)((uint)-value >> 31);
-            Position += kept << 1;
-            Mask |= kept << bit;
+            if (field != 0)
+            {
+                Unsafe.WriteUnaligned(start + Position, field);
+                Position += 2;
+                Mask |= bit;
+            }
         }
     }
 
-    /// <summary>
-    /// Reads every field in visiting order, without branches (as <see cref="Packer"/>): a field whose mask bit is
-    /// clear reads the bytes where it would be, then is masked to zero, and the position does not move.
-    /// </summary>
+    /// <summary>Reads the fields whose mask bits are set, in visiting order; the others stay zero.</summary>
     private unsafe struct Unpacker(byte* start, int mask) : IFieldVisitor
     {
         public int Position = HeaderBytes;
@@ -190,25 +161,25 @@ public static class KernelEventPacking
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void Int(ref int field, int bit)
         {
-            var present = (mask >> bit) & 1;
-            field = Unsafe.ReadUnaligned<int>(start + Position) & -present;
-            Position += present << 2;
+            if ((mask & bit) == 0) return;
+            field = Unsafe.ReadUnaligned<int>(start + Position);
+            Position += 4;
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void Long(ref long field, int bit)
         {
-            var present = (mask >> bit) & 1;
-            field = Unsafe.ReadUnaligned<long>(start + Position) & -(long)present;
-            Position += present << 3;
+            if ((mask & bit) == 0) return;
+            field = Unsafe.ReadUnaligned<long>(start + Position);
+            Position += 8;
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void UShort(ref ushort field, int bit)
         {
-            var present = (mask >> bit) & 1;
-            field = (ushort)(Unsafe.ReadUnaligned<ushort>(start + Position) & -present);
-            Position += present << 1;
+            if ((mask & bit) == 0) return;
+            field = Unsafe.ReadUnaligned<ushort>(start + Position);
+            Position += 2;
         }
     }
 }
