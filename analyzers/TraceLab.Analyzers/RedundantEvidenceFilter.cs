@@ -23,10 +23,10 @@ namespace TraceLab.Analyzers;
 /// that thread as the one its CPU runs: an evidence kind itself (unmodelled, waking, syscall) of the same thread, CPU
 /// and context (or, for an unmodelled event naming another thread than the CPU's switch chain, left it as it was),
 /// or the switch to that thread on that CPU (every analysis takes the thread switched in as running there, its wait
-/// over); the left-out event would only have found it so. What it would have moved forward (the CPU's last evidence, the
-/// trace's last timestamp) the event after it moves further, before anything reads it: that event is of the same
-/// thread and CPU, and nothing else comes between. So a run of such events keeps its first and last, and the event
-/// after the run.
+/// over); the left-out event would only have found it so. What it would have moved forward (the CPU's last evidence,
+/// the trace's last timestamp) the event after it moves further, before anything reads it: that event is of the same
+/// thread and CPU, and nothing else comes between. So of a run of such events, only the event before the run and the
+/// event after it remain.
 /// </para>
 /// <para>
 /// The last event is held until the next one arrives (or <see cref="Finish"/>), and only when it could be left out:
