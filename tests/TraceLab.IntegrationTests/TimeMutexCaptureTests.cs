@@ -60,7 +60,9 @@ public sealed class TimeMutexCaptureTests
     [TracingFact]
     public void Workload_getrusage_agrees_with_traced_run_time()
     {
+        var stealBefore = HostSteal.TotalNs();
         using var run = Capture.Trace("timemutex", "mutex", ("iterations", "20000"));
+        var steal = HostSteal.TotalNs() - stealBefore;
         // getrusage is tick-sampled on some kernels: compare the process totals, not single threads.
         var p = run.Report.Process!;
         var rusage = p.UserNs!.Value + p.SystemNs!.Value;
@@ -70,7 +72,9 @@ public sealed class TimeMutexCaptureTests
         // 1.5-1.9 µs per switch beside `stress-ng --cpu 4` on 2 vCPUs (traced 81-85 %; every switch logged, 0 lost;
         // docs/testing.md#rusage-switch-allowance). Below getrusage, allow 3 µs per switch on top of the 15 %.
         var allowance = (p.VoluntarySwitches + p.InvoluntarySwitches) * 3_000L;
-        Assert.InRange(traced, rusage * 0.85 - allowance, rusage * 1.15);
+        // Above it, the time the hypervisor took the vCPUs away during the run (steal): inside a traced interval, never
+        // charged to the task (docs/testing.md#rusage-steal-allowance). At most all of it was the workload's.
+        Assert.InRange(traced, rusage * 0.85 - allowance, rusage * 1.15 + steal);
     }
 
     [TracingFact]
