@@ -1,3 +1,5 @@
+using TraceLab.Sweeps.Claims;
+
 namespace TraceLab.IntegrationTests;
 
 /// <summary>
@@ -6,16 +8,7 @@ namespace TraceLab.IntegrationTests;
 /// </summary>
 internal static class HostSteal
 {
-    /// <summary>
-    /// All CPUs' steal time so far (/proc/stat's "cpu" line, its eighth value, in USER_HZ = 100 ticks a second); 0
-    /// where the file or the value is absent.
-    /// </summary>
-    public static long TotalNs()
-    {
-        var line = File.Exists("/proc/stat")
-            ? File.ReadLines("/proc/stat").FirstOrDefault(l => l.StartsWith("cpu ", StringComparison.Ordinal))
-            : null;
-        var fields = line?.Split(' ', StringSplitOptions.RemoveEmptyEntries);
-        return fields is { Length: > 8 } && long.TryParse(fields[8], out var ticks) ? ticks * 10_000_000L : 0;
-    }
+    /// <summary>All CPUs' steal time so far (<see cref="MachineLoad.ReadStealTicks"/>); 0 where unknown.</summary>
+    public static long TotalNs() =>
+        (long)((MachineLoad.ReadStealTicks() ?? 0) * (1e9 / MachineLoad.TicksPerSecond));
 }

@@ -12,13 +12,25 @@ public static class MachineLoad
     public const double TicksPerSecond = 100;
 
     /// <summary>Busy and total ticks over all CPUs (the "cpu" line), or null where /proc/stat is absent.</summary>
-    public static (long Busy, long Total)? ReadCpuTicks(string path = "/proc/stat")
+    public static (long Busy, long Total)? ReadCpuTicks(string path = "/proc/stat") =>
+        ReadCpuLine(path) is { } line ? ParseCpuLine(line) : null;
+
+    /// <summary>
+    /// Steal ticks over all CPUs (the "cpu" line's eighth value: time the hypervisor took the vCPUs away), or null
+    /// where /proc/stat or the value is absent.
+    /// </summary>
+    public static long? ReadStealTicks(string path = "/proc/stat") =>
+        ReadCpuLine(path)?.Split(' ', StringSplitOptions.RemoveEmptyEntries) is { Length: > 8 } fields
+        && long.TryParse(fields[8], NumberStyles.None, CultureInfo.InvariantCulture, out var ticks)
+            ? ticks
+            : null;
+
+    private static string? ReadCpuLine(string path)
     {
         try
         {
             if (!File.Exists(path)) return null;
-            var line = File.ReadLines(path).FirstOrDefault(l => l.StartsWith("cpu ", StringComparison.Ordinal));
-            return line is null ? null : ParseCpuLine(line);
+            return File.ReadLines(path).FirstOrDefault(l => l.StartsWith("cpu ", StringComparison.Ordinal));
         }
         catch (IOException) { return null; }
         catch (UnauthorizedAccessException) { return null; }
