@@ -38,11 +38,12 @@ public static class ReportFiles
         var rendering = charts ? drawing ?? StartCharts(report.Charts) : null;
         // report.json is written beside report.md and report.html: each only reads the finished report (its
         // sections are complete before any renderer starts; each renderer builds its own tables and rows).
-        var json = Task.Run(() =>
+        // On a thread of its own: the thread pool's threads (two on two CPUs) may all be drawing the charts.
+        var json = Task.Factory.StartNew(() =>
         {
             using (StageTimes.Begin("report.json"))
                 return output.WritePendingStream("report.json", stream => ReportJson.Serialize(report, stream));
-        });
+        }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
         var pending = new List<PendingFile>();
         Exception? failure = null;
         WrittenReport? written = null;
@@ -106,32 +107,40 @@ public static class ReportFiles
             pending.Add(output.WritePendingText("report.md", markdown));
         }
         var files = new List<string>(Names);
-        IReadOnlyList<ChartImage>? images = charts ? [] : null;
         string? missing = null;
-        if (rendering is not null)
+        // The charts are waited for where report.html shows them, below the summary and the timeline: on a system
+        // report those are most of the page, written while the charts are still drawn (docs/performance.md#html-
+        // before-charts). The chart files go to the pending list there, ahead of report.html, the order they are
+        // renamed in.
+        (IReadOnlyList<EmbeddedChart>?, string?) Charts()
         {
-            try
+            IReadOnlyList<ChartImage>? images = charts ? [] : null;
+            if (rendering is not null)
             {
-                images = rendering.GetAwaiter().GetResult();
+                try
+                {
+                    images = rendering.GetAwaiter().GetResult();
+                }
+                catch (Exception ex) when (ChartLibrary.IsUnavailable(ex))
+                {
+                    images = null;
+                    missing = $"charts not drawn: {ChartLibrary.Reason(ex)}";
+                }
             }
-            catch (Exception ex) when (ChartLibrary.IsUnavailable(ex))
+            foreach (var image in images ?? [])
             {
-                images = null;
-                missing = $"charts not drawn: {ChartLibrary.Reason(ex)}";
+                pending.Add(output.Write(image.Name + ".png", tmp => File.WriteAllBytes(tmp, image.Png)));
+                pending.Add(output.WritePendingText(image.Name + ".svg", image.Svg));
+                files.Add(image.Name + ".png");
+                files.Add(image.Name + ".svg");
             }
+            var embedded = images?.Select(i => new EmbeddedChart(i.Name, i.Title, i.Png, i.Width, i.Height)).ToList();
+            return (embedded, missing ?? (charts ? null : "Charts were not drawn (--no-charts)."));
         }
-        foreach (var image in images ?? [])
-        {
-            pending.Add(output.Write(image.Name + ".png", tmp => File.WriteAllBytes(tmp, image.Png)));
-            pending.Add(output.WritePendingText(image.Name + ".svg", image.Svg));
-            files.Add(image.Name + ".png");
-            files.Add(image.Name + ".svg");
-        }
-        var embedded = images?.Select(i => new EmbeddedChart(i.Name, i.Title, i.Png, i.Width, i.Height)).ToList();
         var recorded = timeline?.GetAwaiter().GetResult();
         using (StageTimes.Begin("report.html"))
-            pending.Add(output.WritePendingStream("report.html", stream => HtmlReport.Write(stream, report, markdown,
-                recorded, plots, embedded, missing ?? (charts ? null : "Charts were not drawn (--no-charts)."))));
+            pending.Add(output.WritePendingStream("report.html",
+                stream => HtmlReport.Write(stream, report, markdown, recorded, Charts, plots)));
         return new WrittenReport(files, missing);
     }
 }

@@ -30,7 +30,7 @@ public static class HtmlReport
         string? chartsNote = null)
     {
         using var html = new StringWriter(CultureInfo.CurrentCulture);
-        Write(html, report, markdown, timeline, plots, charts, chartsNote);
+        Write(html, report, markdown, timeline, plots, () => (charts, chartsNote));
         return html.ToString();
     }
 
@@ -41,16 +41,27 @@ public static class HtmlReport
     /// </summary>
     public static void Write(Stream stream, RunReport report, string markdown, TimelineData? timeline,
         IReadOnlyList<EmbeddedPlot>? plots = null, IReadOnlyList<EmbeddedChart>? charts = null,
-        string? chartsNote = null)
+        string? chartsNote = null) =>
+        Write(stream, report, markdown, timeline, () => (charts, chartsNote), plots);
+
+    /// <summary>
+    /// As <see cref="Write(Stream, RunReport, string, TimelineData?, IReadOnlyList{EmbeddedPlot}?,
+    /// IReadOnlyList{EmbeddedChart}?, string?)"/>, asking for the charts only where the page shows them: the summary
+    /// and the timeline above them (most of a system report's page) are written while they are still being drawn.
+    /// </summary>
+    /// <param name="charts">Gives the drawn charts (null: not drawn) and why they are missing, when they are; called
+    /// once, after the timeline is written.</param>
+    public static void Write(Stream stream, RunReport report, string markdown, TimelineData? timeline,
+        Func<(IReadOnlyList<EmbeddedChart>? Charts, string? Note)> charts, IReadOnlyList<EmbeddedPlot>? plots = null)
     {
         using var html = new StreamWriter(stream, Utf8NoBom, 1 << 16, leaveOpen: true);
-        Write(html, report, markdown, timeline, plots, charts, chartsNote);
+        Write(html, report, markdown, timeline, plots, charts);
     }
 
     private static readonly UTF8Encoding Utf8NoBom = new(encoderShouldEmitUTF8Identifier: false);
 
     private static void Write(TextWriter html, RunReport report, string markdown, TimelineData? timeline,
-        IReadOnlyList<EmbeddedPlot>? plots, IReadOnlyList<EmbeddedChart>? charts, string? chartsNote)
+        IReadOnlyList<EmbeddedPlot>? plots, Func<(IReadOnlyList<EmbeddedChart>? Charts, string? Note)> charts)
     {
         // The page title and run summary first, then the timeline, then report.md's sections.
         // The findings open the page: they stay with the summary, above the timeline.
@@ -70,7 +81,8 @@ public static class HtmlReport
         html.Write("\n</style>\n</head>\n<body>\n<main>\n");
         MarkdownHtml.Write(html, markdown, 0, headEnd);
         Timeline(html, report, timeline);
-        html.Write(Charts(charts, chartsNote));
+        var (drawn, note) = charts();
+        html.Write(Charts(drawn, note));
         MarkdownHtml.Write(html, markdown, headEnd, markdown.Length);
         if (plots is { Count: > 0 })
         {

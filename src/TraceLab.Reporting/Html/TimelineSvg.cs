@@ -118,21 +118,33 @@ public static class TimelineSvg
             {
                 var s = data.Segments[i];
                 double x1 = X(s.Start), x2 = X(s.End);
+                // No string per segment (a system report draws tens of thousands): the CPU is formatted in place.
+                var running = s.State == ThreadRunState.Running;
                 var (cls, what) = s.State switch
                 {
-                    ThreadRunState.Running => ("run", $"running on CPU {s.Cpu}"),
+                    ThreadRunState.Running => ("run", "running on CPU "),
                     ThreadRunState.Runnable => ("ready", "runnable (waiting for a CPU)"),
                     _ => ("blocked", "blocked"),
                 };
                 sb.Append(Inv, $"<rect class=\"seg {cls}\" x=\"{F(x1)}\" y=\"{F(y)}\" ");
-                sb.Append(Inv, $"width=\"{F(Math.Max(0.4, x2 - x1))}\" height=\"{RowHeight}\"><title>{what}: ");
-                sb.Append(Inv, $"{Ms(s.Start)}–{Ms(s.End)} ms ({Us(s.End - s.Start)} µs)</title></rect>");
+                sb.Append(Inv, $"width=\"{F(Math.Max(0.4, x2 - x1))}\" height=\"{RowHeight}\"><title>{what}");
+                if (running) sb.Append(s.Cpu);
+                sb.Append(Inv, $": {Ms(s.Start)}–{Ms(s.End)} ms ({Us(s.End - s.Start)} µs)</title></rect>");
             }
             sb.Append("</g>\n");
         }
 
         // Wake arrows: waker row → wakee row; a wakeup by a thread without a row is a tick above the wakee's row.
         var handoffs = data.Handoffs.Select(h => (h.WokenAt, h.Receiver)).ToHashSet();
+        // Each thread's "name (tid)", HTML-escaped once: the escaping goes character by character, so escaping the
+        // pieces of a title gives the title escaped whole, without a string per wakeup.
+        var named = new Dictionary<int, string>();
+        string Named(int tid)
+        {
+            if (!named.TryGetValue(tid, out var text))
+                named[tid] = text = Esc($"{nameOf(tid)} ({tid.ToString(Inv)})");
+            return text;
+        }
         sb.Append("<g class=\"tl-wakes\">");
         foreach (var w in data.Wakes)
         {
@@ -140,20 +152,21 @@ public static class TimelineSvg
             if (!rowY.TryGetValue(w.Wakee, out var yTo)) continue;
             var x = F(X(w.Timestamp));
             var handoff = handoffs.Contains((w.Timestamp, w.Wakee));
-            var by = w.Waker == 0 ? "an interrupt" : $"{nameOf(w.Waker)} ({w.Waker})";
-            var title = Esc($"{(handoff ? "lock handoff" : "wakeup")}: {by} woke {nameOf(w.Wakee)} ({w.Wakee}) at "
-                + $"{Ms(w.Timestamp)} ms");
+            var kind = handoff ? "lock handoff" : "wakeup";
+            var by = w.Waker == 0 ? "an interrupt" : Named(w.Waker);
             if (w.Waker != 0 && rowY.TryGetValue(w.Waker, out var yFrom) && w.Waker != w.Wakee)
             {
                 double y1 = yFrom + RowHeight / 2.0, y2 = yTo < yFrom ? yTo + RowHeight : yTo;
                 sb.Append(Inv, $"<line class=\"wake{(handoff ? " handoff" : "")}\" x1=\"{x}\" y1=\"{F(y1)}\" ");
                 sb.Append(Inv, $"x2=\"{x}\" y2=\"{F(y2)}\" ");
-                sb.Append(
-                    Inv, $"marker-end=\"url(#{(handoff ? "arrow-handoff" : "arrow")})\"><title>{title}</title></line>");
+                sb.Append(Inv, $"marker-end=\"url(#{(handoff ? "arrow-handoff" : "arrow")})\"><title>");
+                sb.Append(Inv, $"{kind}: {by} woke {Named(w.Wakee)} at {Ms(w.Timestamp)} ms</title></line>");
             }
             else
-                sb.Append(
-                    Inv, $"<path class=\"wake-ext\" d=\"M{x},{F(yTo)} l-3,-6 h6 z\"><title>{title}</title></path>");
+            {
+                sb.Append(Inv, $"<path class=\"wake-ext\" d=\"M{x},{F(yTo)} l-3,-6 h6 z\"><title>");
+                sb.Append(Inv, $"{kind}: {by} woke {Named(w.Wakee)} at {Ms(w.Timestamp)} ms</title></path>");
+            }
         }
         sb.Append("</g>\n");
 
