@@ -63,6 +63,19 @@ public static class StageTimes
         }
     }
 
+    /// <summary>Says how much of the managed heap's address range was given huge pages (0: none).</summary>
+    public static void HugePages(long bytes)
+    {
+        if (!Enabled) return;
+        lock (Gate)
+        {
+            Console.Error.WriteLine(bytes > 0
+                ? string.Create(CultureInfo.InvariantCulture,
+                    $"heap: transparent huge pages advised for {bytes >> 20} MiB of the collector's address range")
+                : "heap: no huge pages advised (not Linux, the system gives none or gives them always, or refused)");
+        }
+    }
+
     /// <summary>Times a stage until the result is disposed (on any thread; stages may overlap).</summary>
     public static Stage Begin(string name) => new(Enabled ? name : null, Enabled ? Stopwatch.GetTimestamp() : 0);
 

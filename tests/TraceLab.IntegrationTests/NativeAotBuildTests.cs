@@ -84,6 +84,8 @@ public sealed class NativeAotBuildTests(NativeAotBuild build) : IClassFixture<Na
     public void Analyze_of_an_external_trace_is_byte_identical_to_the_JIT_build(string relative) =>
         AssertSameAnalysis(ExternalTraces.PathOf(relative));
 
+    private const string ThpMode = "/sys/kernel/mm/transparent_hugepage/enabled";
+
     [NativeAotFact]
     public void The_installed_tool_runs_with_the_64_MiB_gen0_budget_its_build_sets()
     {
@@ -100,6 +102,12 @@ public sealed class NativeAotBuildTests(NativeAotBuild build) : IClassFixture<Na
         // And its heap goes uncollected after the collection that starts the region (docs/performance.md#no-gc-region).
         var lines = err.Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.Equal("heap: no garbage collection for the first 96 MiB allocated", lines[1]);
+        // And where Linux gives huge pages on request, the heap's range asks for them (docs/performance.md#huge-page-
+        // heap).
+        Assert.StartsWith("heap: ", lines[2], StringComparison.Ordinal);
+        if (File.Exists(ThpMode) && File.ReadAllText(ThpMode).Contains("[madvise]", StringComparison.Ordinal))
+            Assert.Equal(
+                "heap: transparent huge pages advised for 4096 MiB of the collector's address range", lines[2]);
         Assert.StartsWith("stage exit", lines[^1], StringComparison.Ordinal);
         Assert.Contains(" 1/1/1 garbage collections ", lines[^1], StringComparison.Ordinal);
     }

@@ -34,9 +34,11 @@ public sealed partial class StageTimesTests
 
         Assert.Equal(plainOut, timedOut);
         // Between the first two stages, whether the run's heap goes uncollected (docs/performance.md#no-gc-region).
+        // Then whether it was given huge pages (docs/performance.md#huge-page-heap).
         var lines = err.Split('\n', StringSplitOptions.RemoveEmptyEntries).ToList();
         Assert.Equal(HeapLine, lines[1]);
-        lines.RemoveAt(1);
+        Assert.Matches(HugePagesLine(), lines[2]);
+        lines.RemoveRange(1, 2);
         var stages = lines.Select(l => StageLine().Match(l)).ToList();
         Assert.All(stages, m => Assert.True(m.Success, m.Value));
         var names = stages.Select(m => m.Groups["name"].Value.TrimEnd()).ToList();
@@ -71,6 +73,10 @@ public sealed partial class StageTimesTests
 
     private const string HeapLine = "heap: no garbage collection for the first 96 MiB allocated";
 
+    [GeneratedRegex(@"^heap: (transparent huge pages advised for \d+ MiB of the collector's address range|" +
+        @"no huge pages advised \(not Linux, the system gives none or gives them always, or refused\))$")]
+    private static partial Regex HugePagesLine();
+
     [Fact]
     public void Only_analyze_runs_without_garbage_collection()
     {
@@ -78,7 +84,9 @@ public sealed partial class StageTimesTests
         var (code, _, err) = ProcessOutput.Run("env",
             ["TRACELAB_STAGES=1", "dotnet", Tool, "bench", Sample, "--repeat", "1"]);
         Assert.True(code == 0, err);
-        Assert.DoesNotContain("heap:", err, StringComparison.Ordinal);
+        Assert.DoesNotContain("heap: no garbage collection", err, StringComparison.Ordinal);
+        // Its heap is given huge pages as every command's is.
+        Assert.Matches(HugePagesLine(), err.Split('\n')[1]);
         Assert.Equal(96L << 20, TraceLab.Cli.AnalysisHeap.Bytes);
     }
 }

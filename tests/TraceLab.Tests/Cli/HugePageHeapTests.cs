@@ -1,0 +1,94 @@
+using System.Globalization;
+using TraceLab.Cli;
+
+namespace TraceLab.Tests.Cli;
+
+/// <summary>
+/// The managed heap's address range advised for transparent huge pages (docs/performance.md#huge-page-heap): the range
+/// found in /proc/self/maps from an object's address, and the kernel's own account of the advice.
+/// </summary>
+public sealed class HugePageHeapTests
+{
+    private const string Maps = """
+        00400000-04ba5000 r-xp 00000000 fe:00 11657249                           /tmp/tracelab
+        7f9292102000-7f9292107000 rw-p 00000000 00:00 0 
+        7f9312bfb000-7f9312c3c000 rw-p 00000000 00:00 0 
+        7f9312c3c000-7f9313000000 ---p 00000000 00:00 0 
+        7f9313000000-7f9313031000 rw-p 00000000 00:00 0 
+        7f9313031000-7f9315000000 ---p 00000000 00:00 0 
+        7f9316000000-7f9316001000 rw-p 00000000 00:00 0 
+        7fd312c3d000-7fd312c3f000 rw-p 00000000 00:00 0                          [heap]
+        """;
+
+    private static (ulong, ulong) Run(ulong address, long max = HugePageHeap.MaxBytes)
+    {
+        var (start, end) = HugePageHeap.AnonymousRunAbove(Maps.Split('\n'), (nuint)address, max);
+        return (start, end);
+    }
+
+    [Fact]
+    public void The_run_starts_at_the_mapping_that_holds_the_address_and_ends_at_the_first_gap()
+    {
+        // Not the anonymous mapping below (it ends before the run starts); through committed (rw-p) and reserved
+        // (---p) mappings alike; not past the gap at 7f9315000000.
+        Assert.Equal((0x7f9312bfb000UL, 0x7f9315000000UL), Run(0x7f9312c00010));
+        Assert.Equal((0x7f9313000000UL, 0x7f9315000000UL), Run(0x7f9313000000));
+        Assert.Equal((0x7f9316000000UL, 0x7f9316001000UL), Run(0x7f9316000fff));
+    }
+
+    [Fact]
+    public void The_run_is_capped_and_is_empty_outside_anonymous_mappings()
+    {
+        Assert.Equal((0x7f9312bfb000UL, 0x7f9312bfb000UL + 0x100000), Run(0x7f9312c00010, 0x100000));
+        Assert.Equal((0UL, 0UL), Run(0x00500000));         // the executable's text
+        Assert.Equal((0UL, 0UL), Run(0x7fd312c3e000));     // [heap]: malloc's, not the collector's
+        Assert.Equal((0UL, 0UL), Run(0x7f9315800000));     // in the gap
+    }
+
+    [Fact]
+    public unsafe void The_kernel_reports_the_heap_mapping_eligible_for_huge_pages()
+    {
+        const string mode = "/sys/kernel/mm/transparent_hugepage/enabled";
+        if (!OperatingSystem.IsLinux() || !File.Exists(mode))
+        {
+            Assert.Equal(0, HugePageHeap.TryAdvise());
+            return;
+        }
+        var advised = HugePageHeap.TryAdvise();
+        if (!File.ReadAllText(mode).Contains("[madvise]", StringComparison.Ordinal))
+        {
+            // "always" gives huge pages without advice, "never" gives none: nothing to ask for.
+            Assert.Equal(0, advised);
+            return;
+        }
+        Assert.True(advised > 0);
+        // The mapping holding a new object is one the advice covered: the kernel marks it hugepage ("hg" in VmFlags).
+        var probe = new byte[64];
+        nuint address;
+        fixed (byte* p = probe) address = (nuint)p;
+        var flags = VmFlagsOf(address);
+        GC.KeepAlive(probe);
+        Assert.Contains("hg", flags);
+    }
+
+    /// <summary>The VmFlags of the /proc/self/smaps entry holding <paramref name="address"/>.</summary>
+    private static string[] VmFlagsOf(nuint address)
+    {
+        var inside = false;
+        foreach (var line in File.ReadLines("/proc/self/smaps"))
+        {
+            var first = line.Split(' ', 2)[0];
+            if (first.EndsWith(':'))
+            {
+                if (inside && first == "VmFlags:")
+                    return line["VmFlags:".Length..].Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                continue;
+            }
+            // An entry's first line: "start-end perms offset dev inode path".
+            var range = first.Split('-');
+            inside = ulong.Parse(range[0], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture) <= address
+                && address < ulong.Parse(range[1], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture);
+        }
+        return [];
+    }
+}
