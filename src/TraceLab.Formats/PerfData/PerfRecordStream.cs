@@ -51,6 +51,8 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     private byte* _released;
     /// <summary>Elsewhere: the window's own view, mapped anew at each move.</summary>
     private MappedFileView? _view;
+    /// <summary>The window read into memory of its own (<see cref="ReadsWindow"/>).</summary>
+    private ReadBuffer? _read;
     private byte* _base;
     private long _bufferFileOffset;
     private int _bufferLength;
@@ -262,6 +264,11 @@ internal sealed unsafe class PerfRecordStream : IDisposable
 
     private void Map(long offset, int length)
     {
+        if (ReadsWindow)
+        {
+            Fill(offset, length);
+            return;
+        }
         if (MappedPages.CanRelease)
         {
             Slide(offset, length);
@@ -273,6 +280,43 @@ internal sealed unsafe class PerfRecordStream : IDisposable
         DropWindow();
         _view = view;
         _base = view.Pointer;
+        _bufferFileOffset = offset;
+        _bufferLength = length;
+        _bodyStart = _bodyLength = 0;
+    }
+
+    /// <summary>
+    /// Whether the window is read into a buffer of its own (the default) rather than mapped: reading costs less than the
+    /// page faults of a mapping and the giving back of its pages (docs/performance.md#read-window). The runs that fall
+    /// out of the window still map the bytes they need (<see cref="Mapping"/>): those are few.
+    /// </summary>
+    internal bool ReadsWindow { get; init; } = true;
+
+    /// <summary>
+    /// Moves the window to [<paramref name="offset"/>, +<paramref name="length"/>): the bytes it keeps from the window
+    /// before (from <paramref name="offset"/> on: it only moves forward) are moved to the buffer's start, the rest is
+    /// read from the file after them.
+    /// </summary>
+    private void Fill(long offset, int length)
+    {
+        _read ??= new ReadBuffer((int)Math.Min(_windowBytes, Math.Max(_available - _start, MinWindowBytes)));
+        var buffer = _read.Pointer;
+        var kept = 0;
+        if (_base is not null && offset >= _bufferFileOffset && offset < _bufferFileOffset + _bufferLength)
+        {
+            kept = (int)Math.Min(length, _bufferFileOffset + _bufferLength - offset);
+            Buffer.MemoryCopy(_base + (offset - _bufferFileOffset), buffer, _read.Length, kept);
+        }
+        var filled = kept;
+        while (filled < length)
+        {
+            var n = RandomAccess.Read(_handle, new Span<byte>(buffer + filled, length - filled), offset + filled);
+            // The file grew shorter while it was read: what a mapping would have met as a fault.
+            if (n <= 0) throw new TraceFormatException(_path, offset + filled,
+                $"{length - filled} more bytes of the data section, but the file ends there (did it change?)");
+            filled += n;
+        }
+        _base = buffer;
         _bufferFileOffset = offset;
         _bufferLength = length;
         _bodyStart = _bodyLength = 0;
@@ -327,6 +371,8 @@ internal sealed unsafe class PerfRecordStream : IDisposable
         }
 
         DropWindow();
+        _read?.Dispose();
+        _read = null;
         _whole?.Dispose();
         _whole = null;
         _released = null;
