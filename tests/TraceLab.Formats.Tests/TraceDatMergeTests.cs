@@ -105,8 +105,8 @@ public sealed class TraceDatMergeTests : IDisposable
         new Random(5).NextBytes(bytes);
         File.WriteAllBytes(path, bytes);
         using var handle = File.OpenHandle(path);
-        using var mapped = TraceDatData.Open(handle, path, 2);
-        using var read = TraceDatData.Open(handle, path, 2, map: false);
+        using var mapped = TraceDatData.Open(handle, path, 2, map: true);
+        using var read = TraceDatData.Open(handle, path, 2);
         Assert.True(mapped.IsMapped);
         Assert.False(read.IsMapped);
 

@@ -5,10 +5,13 @@ using TraceLab.Core;
 namespace TraceLab.Formats.TraceDat;
 
 /// <summary>
-/// The event data of a trace.dat for the per-CPU cursors, a window of whole pages at a time. Mapped from the file when
-/// it can be (reading then touches the page cache directly; positional reads into a buffer cost a kernel copy of every
-/// byte, ~12 % of reading), else read into a pinned buffer per cursor. Either way at most one window per CPU stream is
-/// held, so memory stays bounded: windows shrink as streams grow in number, keeping their total near 16 MiB.
+/// The event data of a trace.dat for the per-CPU cursors, a window of whole pages at a time, read into a pinned buffer
+/// per cursor that each window reuses; mapped from the file only when asked (tests compare the two). Mapping once
+/// looked cheaper (no kernel copy of every byte, ~12 % of reading on the host measured then), but a mapped window is a
+/// view mapped and unmapped per move, each page a fault: on the virtual machines we measure on, reading the busy
+/// trace.dat took 73–75 ns/event mapped against 35–36 read (`tracelab bench`, JIT; docs/performance.md#read-window).
+/// Either way at most one window per CPU stream is held, so memory stays bounded: mapped windows shrink as streams
+/// grow in number, keeping their total near 16 MiB; read ones are 64 KiB each.
 /// </summary>
 internal sealed unsafe class TraceDatData : IDisposable
 {
@@ -38,8 +41,9 @@ internal sealed unsafe class TraceDatData : IDisposable
     /// <summary>True when windows are views of the mapped file.</summary>
     public bool IsMapped => _map is not null;
 
-    /// <param name="map">False reads with positional reads even where mapping works (tests compare the two).</param>
-    public static TraceDatData Open(SafeFileHandle handle, string file, int streams, bool map = true)
+    /// <param name="map">True maps windows from the file where that works (tests compare the two); by default they are
+    /// read.</param>
+    public static TraceDatData Open(SafeFileHandle handle, string file, int streams, bool map = false)
     {
         var length = RandomAccess.GetLength(handle);
         if (map && length > 0)
