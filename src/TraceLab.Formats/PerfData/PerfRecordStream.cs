@@ -7,10 +7,9 @@ namespace TraceLab.Formats.PerfData;
 
 /// <summary>
 /// The data section as a sequence of records (perf_event_header: u32 type, u16 misc, u16 size), seen through one
-/// window of the file mapped into memory: a record is a span into the mapping, read where the page cache holds it
-/// (no copy). Only the window's pages stay mapped (on Linux the section is mapped once and the pages before the window
-/// are given back as it slides; elsewhere each window is a view of its own), so the pages the process has resident
-/// stay constant whatever the file size.
+/// window of the file read into a buffer that every move reuses: a record is a span into it. Only the window is held,
+/// so the memory the process has resident stays constant whatever the file size. (The window was a slice of a mapping
+/// of the section until reading proved cheaper than its page faults: docs/performance.md#read-window.)
 /// <para>
 /// The window also serves the records scanned earlier that the merge still has to deliver (<see cref="SampleRun"/>s
 /// read them from here instead of from the file again): when the scan reaches the window's end the window moves on
@@ -44,14 +43,9 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     /// <summary>Where the data section starts in the file.</summary>
     private readonly long _start;
     /// <summary>
-    /// Where pages can be given back (Linux): one view of the whole data section, in which the window slides.
+    /// The window's bytes, read from the file: reading costs less than the page faults of a mapping and the giving
+    /// back of its pages as the window slides (docs/performance.md#read-window).
     /// </summary>
-    private MappedFileView? _whole;
-    /// <summary>The whole view's pages before this address were given back.</summary>
-    private byte* _released;
-    /// <summary>Elsewhere: the window's own view, mapped anew at each move.</summary>
-    private MappedFileView? _view;
-    /// <summary>The window read into memory of its own (<see cref="ReadsWindow"/>).</summary>
     private ReadBuffer? _read;
     private byte* _base;
     private long _bufferFileOffset;
@@ -124,7 +118,7 @@ internal sealed unsafe class PerfRecordStream : IDisposable
 
     public long BufferFileOffset => _bufferFileOffset;
 
-    /// <summary>Bytes of the file mapped at once, at most.</summary>
+    /// <summary>Bytes of the file in the window at once, at most.</summary>
     public int WindowBytes => _windowBytes;
 
     /// <summary>File offset of the current record.</summary>
@@ -257,47 +251,17 @@ internal sealed unsafe class PerfRecordStream : IDisposable
         return true;
     }
 
-    /// <summary>The file's mapping, which the window and the detached run cursors take their views of.</summary>
+    /// <summary>The file's mapping, which the detached run cursors take their views of.</summary>
     public MemoryMappedFile Mapping =>
         _file ??= MemoryMappedFile.CreateFromFile(
             _handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-
-    private void Map(long offset, int length)
-    {
-        if (ReadsWindow)
-        {
-            Fill(offset, length);
-            return;
-        }
-        if (MappedPages.CanRelease)
-        {
-            Slide(offset, length);
-            return;
-        }
-
-        var view = new MappedFileView(Mapping, offset, length);
-        // The old window goes only now: the new one overlaps it, and its pages stay in the page cache either way.
-        DropWindow();
-        _view = view;
-        _base = view.Pointer;
-        _bufferFileOffset = offset;
-        _bufferLength = length;
-        _bodyStart = _bodyLength = 0;
-    }
-
-    /// <summary>
-    /// Whether the window is read into a buffer of its own (the default) rather than mapped: reading costs less than the
-    /// page faults of a mapping and the giving back of its pages (docs/performance.md#read-window). The runs that fall
-    /// out of the window still map the bytes they need (<see cref="Mapping"/>): those are few.
-    /// </summary>
-    internal bool ReadsWindow { get; init; } = true;
 
     /// <summary>
     /// Moves the window to [<paramref name="offset"/>, +<paramref name="length"/>): the bytes it keeps from the window
     /// before (from <paramref name="offset"/> on: it only moves forward) are moved to the buffer's start, the rest is
     /// read from the file after them.
     /// </summary>
-    private void Fill(long offset, int length)
+    private void Map(long offset, int length)
     {
         _read ??= new ReadBuffer((int)Math.Min(_windowBytes, Math.Max(_available - _start, MinWindowBytes)));
         var buffer = _read.Pointer;
@@ -322,41 +286,8 @@ internal sealed unsafe class PerfRecordStream : IDisposable
         _bodyStart = _bodyLength = 0;
     }
 
-    /// <summary>
-    /// Moves the window to [<paramref name="offset"/>, +<paramref name="length"/>) of the whole data section's view
-    /// and gives back the pages before it. Mapping the section once maps each page once: a new view per window mapped
-    /// the kept part again (on a busy trace ~50 % more pages than the file has) and unmapped every window, page
-    /// faults and unmapping that took a quarter of the reading thread's CPU. The pages resident are those from the
-    /// window's start to the scan, as with a view per window.
-    /// </summary>
-    private void Slide(long offset, int length)
-    {
-        if (_whole is null)
-        {
-            _whole = new MappedFileView(Mapping, _start, _available - _start);
-            _released = _whole.Start;
-        }
-
-        _base = _whole.Pointer + (offset - _start);
-        _bufferFileOffset = offset;
-        _bufferLength = length;
-        _bodyStart = _bodyLength = 0;
-        var read = (byte*)((nuint)_base & ~(nuint)(MappedPages.PageSize - 1));
-        if (read <= _released) return;
-        MappedPages.Release(_released, read - _released);
-        _released = read;
-    }
-
-    /// <summary>
-    /// Nothing in the window is needed any more: its own view is unmapped; a window in the whole view leaves its
-    /// pages to the next <see cref="Slide"/>.
-    /// </summary>
-    private void DropWindow()
-    {
-        _view?.Dispose();
-        _view = null;
-        _base = null;
-    }
+    /// <summary>Nothing in the window is needed any more: the next move keeps none of it.</summary>
+    private void DropWindow() => _base = null;
 
     /// <summary>The same as <see cref="Release"/>: the owner's way to say the stream is done.</summary>
     public void Dispose() => Release();
@@ -373,9 +304,6 @@ internal sealed unsafe class PerfRecordStream : IDisposable
         DropWindow();
         _read?.Dispose();
         _read = null;
-        _whole?.Dispose();
-        _whole = null;
-        _released = null;
         _bufferLength = _pos = 0;
         _file?.Dispose();
         _file = null;
