@@ -1,5 +1,4 @@
-using System.Globalization;
-using System.Runtime.InteropServices;
+using TraceLab.Formats;
 
 namespace TraceLab.Cli;
 
@@ -20,16 +19,11 @@ namespace TraceLab.Cli;
 /// written from the bottom of each region up, so at most one partly used 2 MiB page per region in use is added (peak
 /// RSS of the busy perf.data unchanged, 117 → 118 MiB with every mapping in huge pages).
 /// </remarks>
-internal static unsafe partial class HugePageHeap
+internal static unsafe class HugePageHeap
 {
-    /// <summary>MADV_HUGEPAGE.</summary>
-    private const int AdviseHugePage = 14;
-
     /// <summary>How much of the reservation above the heap's first object is advised: far more than one analysis
     /// commits, far less than the 256 GiB the collector reserves.</summary>
     public const long MaxBytes = 4L << 30;
-
-    private const string ModeFile = "/sys/kernel/mm/transparent_hugepage/enabled";
 
     /// <summary>
     /// Advises the heap's range; the bytes advised (0: not Linux, huge pages never given, the range not found, or
@@ -37,19 +31,16 @@ internal static unsafe partial class HugePageHeap
     /// </summary>
     public static long TryAdvise()
     {
-        if (!OperatingSystem.IsLinux()) return 0;
+        if (!TransparentHugePages.GivenOnRequest()) return 0;
         try
         {
-            // "always [madvise] never": the advice changes something only in madvise mode ("always" gives them
-            // already), and nothing in "never".
-            if (!File.ReadAllText(ModeFile).Contains("[madvise]", StringComparison.Ordinal)) return 0;
             var probe = new byte[64];
             nuint address;
             fixed (byte* p = probe) address = (nuint)p;
             var (start, end) = AnonymousRunAbove(File.ReadLines("/proc/self/maps"), address, MaxBytes);
             GC.KeepAlive(probe);
             if (end <= start) return 0;
-            return Madvise((void*)start, end - start, AdviseHugePage) == 0 ? (long)(end - start) : 0;
+            return TransparentHugePages.Advise((void*)start, end - start) ? (long)(end - start) : 0;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
@@ -67,7 +58,8 @@ internal static unsafe partial class HugePageHeap
         nuint start = 0, end = 0;
         foreach (var line in maps)
         {
-            if (!TryParse(line, out var from, out var to, out var anonymous)) continue;
+            if (!ProcMapsLine.TryParse(line, out var first, out var past, out var path)) continue;
+            var (from, to, anonymous) = ((nuint)first, (nuint)past, path.Length == 0);
             if (end == 0)
             {
                 if (address < from || address >= to) continue;
@@ -80,28 +72,4 @@ internal static unsafe partial class HugePageHeap
         }
         return (start, end);
     }
-
-    /// <summary>"start-end perms offset dev inode [path]": anonymous when there is no path (not [heap], [stack], a
-    /// file).</summary>
-    private static bool TryParse(string line, out nuint from, out nuint to, out bool anonymous)
-    {
-        from = to = 0;
-        anonymous = false;
-        var fields = line.Split(' ', 6, StringSplitOptions.RemoveEmptyEntries);
-        if (fields.Length < 5) return false;
-        var dash = fields[0].IndexOf('-', StringComparison.Ordinal);
-        if (dash <= 0
-            || !ulong.TryParse(fields[0].AsSpan(0, dash), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture,
-                out var f)
-            || !ulong.TryParse(fields[0].AsSpan(dash + 1), NumberStyles.AllowHexSpecifier,
-                CultureInfo.InvariantCulture, out var t)
-            || t <= f)
-            return false;
-        (from, to) = ((nuint)f, (nuint)t);
-        anonymous = fields.Length == 5 || string.IsNullOrWhiteSpace(fields[5]);
-        return true;
-    }
-
-    [LibraryImport("libc", EntryPoint = "madvise", SetLastError = true)]
-    private static partial int Madvise(void* start, nuint length, int advice);
 }

@@ -12,19 +12,16 @@ namespace TraceLab.Formats;
 /// MADV_DONTNEED as the window moved) against 41–51 ms read into one reused buffer. The buffer's own pages are new
 /// once: in 2 MiB pages that is a handful of faults.
 /// </remarks>
-internal sealed unsafe partial class ReadBuffer : IDisposable
+internal sealed unsafe class ReadBuffer : IDisposable
 {
     private const nuint HugePage = 2 << 20;
-    /// <summary>MADV_HUGEPAGE.</summary>
-    private const int AdviseHugePage = 14;
 
     public ReadBuffer(int length)
     {
         Length = length;
         // Aligned to a huge page, so that every whole 2 MiB of it can be one.
         Pointer = (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(1, length), HugePage);
-        if (OperatingSystem.IsLinux() && length >= (int)HugePage)
-            _ = Madvise(Pointer, (nuint)length, AdviseHugePage);
+        if (length >= (int)HugePage) TransparentHugePages.Advise(Pointer, (nuint)length);
     }
 
     public byte* Pointer { get; private set; }
@@ -37,7 +34,4 @@ internal sealed unsafe partial class ReadBuffer : IDisposable
         NativeMemory.AlignedFree(Pointer);
         Pointer = null;
     }
-
-    [LibraryImport("libc", EntryPoint = "madvise")]
-    private static partial int Madvise(void* start, nuint length, int advice);
 }

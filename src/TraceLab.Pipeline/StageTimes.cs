@@ -53,27 +53,26 @@ public static class StageTimes
     /// </summary>
     public static void NoGcRegion(long bytes)
     {
-        if (!Enabled) return;
-        lock (Gate)
-        {
-            Console.Error.WriteLine(bytes > 0
-                ? string.Create(CultureInfo.InvariantCulture,
-                    $"heap: no garbage collection for the first {bytes >> 20} MiB allocated")
-                : "heap: the runtime refused a region without garbage collection; collections as usual");
-        }
+        Heap(bytes > 0
+            ? string.Create(CultureInfo.InvariantCulture,
+                $"heap: no garbage collection for the first {bytes >> 20} MiB allocated")
+            : "heap: the runtime refused a region without garbage collection; collections as usual");
     }
 
     /// <summary>Says how much of the managed heap's address range was given huge pages (0: none).</summary>
     public static void HugePages(long bytes)
     {
+        Heap(bytes > 0
+            ? string.Create(CultureInfo.InvariantCulture,
+                $"heap: transparent huge pages advised for {bytes >> 20} MiB of the collector's address range")
+            : "heap: no huge pages advised (not Linux, the system gives none or gives them always, or refused)");
+    }
+
+    /// <summary>A line about the run's heap, between the stages.</summary>
+    private static void Heap(string line)
+    {
         if (!Enabled) return;
-        lock (Gate)
-        {
-            Console.Error.WriteLine(bytes > 0
-                ? string.Create(CultureInfo.InvariantCulture,
-                    $"heap: transparent huge pages advised for {bytes >> 20} MiB of the collector's address range")
-                : "heap: no huge pages advised (not Linux, the system gives none or gives them always, or refused)");
-        }
+        lock (Gate) Console.Error.WriteLine(line);
     }
 
     /// <summary>Times a stage until the result is disposed (on any thread; stages may overlap).</summary>

@@ -1,5 +1,3 @@
-using System.Globalization;
-
 namespace TraceLab.Formats.Symbols;
 
 /// <summary>
@@ -40,15 +38,7 @@ public static class VdsoImage
         while (maps.ReadLine() is { } line)
         {
             if (!line.EndsWith(" " + MappingName, StringComparison.Ordinal)) continue;
-            var dash = line.IndexOf('-', StringComparison.Ordinal);
-            var space = line.IndexOf(' ', StringComparison.Ordinal);
-            if (dash <= 0 || space <= dash
-                || !ulong.TryParse(line.AsSpan(0, dash), NumberStyles.HexNumber, CultureInfo.InvariantCulture,
-                    out var start)
-                || !ulong.TryParse(line.AsSpan(dash + 1, space - dash - 1), NumberStyles.HexNumber,
-                    CultureInfo.InvariantCulture, out var end)
-                || end <= start) return null;
-            return (start, end);
+            return ProcMapsLine.TryParse(line, out var start, out var end, out _) ? (start, end) : null;
         }
 
         return null;
