@@ -132,9 +132,8 @@ public sealed class AnalyzeCommand(IAnsiConsole console)
         // this thread writes to the console, so the terminal shows what it showed when the files came first.
         // Their own thread, not the thread pool's: with two CPUs its two threads are drawing the charts, and the files
         // waited for them to finish before they started (docs/performance.md#html-before-charts).
-        var writing = Task.Factory.StartNew(
-            () => ReportFiles.Write(output, report, analysis.TimelineRecording, charts: !s.NoCharts, drawing: drawing),
-            CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        var writing = BackgroundWork.RunOnOwnThread(_ =>
+            ReportFiles.Write(output, report, analysis.TimelineRecording, charts: !s.NoCharts, drawing: drawing));
         try
         {
             using (StageTimes.Begin("terminal")) TerminalReport.Render(_console, report);

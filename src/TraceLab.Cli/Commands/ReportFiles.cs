@@ -39,11 +39,11 @@ public static class ReportFiles
         // report.json is written beside report.md and report.html: each only reads the finished report (its
         // sections are complete before any renderer starts; each renderer builds its own tables and rows).
         // On a thread of its own: the thread pool's threads (two on two CPUs) may all be drawing the charts.
-        var json = Task.Factory.StartNew(() =>
+        var json = BackgroundWork.RunOnOwnThread(_ =>
         {
             using (StageTimes.Begin("report.json"))
                 return output.WritePendingStream("report.json", stream => ReportJson.Serialize(report, stream));
-        }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        });
         var pending = new List<PendingFile>();
         Exception? failure = null;
         WrittenReport? written = null;
