@@ -39,6 +39,25 @@ public static unsafe partial class TransparentHugePages
     public static bool Advise(void* start, nuint length) =>
         OperatingSystem.IsLinux() && Madvise(start, length, AdviseHugePage) == 0;
 
+    /// <summary>
+    /// Makes [<paramref name="start"/>, +<paramref name="length"/>) of a reservation readable and writable in one
+    /// call (mprotect), so that it is one mapping before anything is written in it: Linux gives a huge page to a fault
+    /// only where the mapping covers the whole aligned 2 MiB, and memory committed in small steps (as the collector
+    /// commits its regions) never does at its growing end. Nothing is allocated: pages come on first write. False
+    /// where that is not Linux or the kernel refused (strict overcommit accounting, for one).
+    /// </summary>
+    public static bool MakeWritable(void* start, nuint length) =>
+        OperatingSystem.IsLinux() && Mprotect(start, length, ProtectRead | ProtectWrite) == 0
+        && Madvise(start, length, AdviseDump) == 0;
+
+    private const int ProtectRead = 1, ProtectWrite = 2;
+
+    /// <summary>MADV_DODUMP.</summary>
+    private const int AdviseDump = 17;
+
+    [LibraryImport("libc", EntryPoint = "mprotect")]
+    private static partial int Mprotect(void* start, nuint length, int protection);
+
     [LibraryImport("libc", EntryPoint = "madvise")]
     private static partial int Madvise(void* start, nuint length, int advice);
 }

@@ -59,12 +59,14 @@ public static class StageTimes
             : "heap: the runtime refused a region without garbage collection; collections as usual");
     }
 
-    /// <summary>Says how much of the managed heap's address range was given huge pages (0: none).</summary>
-    public static void HugePages(long bytes)
+    /// <summary>Says how much of the managed heap's address range was given huge pages (0: none), and how much of
+    /// that was made writable ahead of the collector.</summary>
+    public static void HugePages((long Advised, long Writable) bytes)
     {
-        Heap(bytes > 0
+        Heap(bytes.Advised > 0
             ? string.Create(CultureInfo.InvariantCulture,
-                $"heap: transparent huge pages advised for {bytes >> 20} MiB of the collector's address range")
+                $"heap: transparent huge pages advised for {bytes.Advised >> 20} MiB of the collector's address range, "
+                + $"{bytes.Writable >> 20} MiB of it writable ahead of the collector")
             : "heap: no huge pages advised (not Linux, the system gives none or gives them always, or refused)");
     }
 

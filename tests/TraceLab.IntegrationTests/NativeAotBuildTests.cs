@@ -107,7 +107,8 @@ public sealed class NativeAotBuildTests(NativeAotBuild build) : IClassFixture<Na
         Assert.StartsWith("heap: ", lines[2], StringComparison.Ordinal);
         if (File.Exists(ThpMode) && File.ReadAllText(ThpMode).Contains("[madvise]", StringComparison.Ordinal))
             Assert.Equal(
-                "heap: transparent huge pages advised for 4096 MiB of the collector's address range", lines[2]);
+                "heap: transparent huge pages advised for 4096 MiB of the collector's address range, 512 MiB of it "
+                + "writable ahead of the collector", lines[2]);
         Assert.StartsWith("stage exit", lines[^1], StringComparison.Ordinal);
         Assert.Contains(" 1/1/1 garbage collections ", lines[^1], StringComparison.Ordinal);
     }

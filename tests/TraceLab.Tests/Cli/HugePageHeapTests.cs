@@ -51,29 +51,37 @@ public sealed class HugePageHeapTests
         const string mode = "/sys/kernel/mm/transparent_hugepage/enabled";
         if (!OperatingSystem.IsLinux() || !File.Exists(mode))
         {
-            Assert.Equal(0, HugePageHeap.TryAdvise());
+            Assert.Equal((0, 0), HugePageHeap.TryAdvise());
             return;
         }
         var advised = HugePageHeap.TryAdvise();
         if (!File.ReadAllText(mode).Contains("[madvise]", StringComparison.Ordinal))
         {
             // "always" gives huge pages without advice, "never" gives none: nothing to ask for.
-            Assert.Equal(0, advised);
+            Assert.Equal((0, 0), advised);
             return;
         }
-        Assert.True(advised > 0);
+        Assert.True(advised.Advised > 0);
+        Assert.Equal(Math.Min(advised.Advised, HugePageHeap.WritableBytes), advised.Writable);
         // The mapping holding a new object is one the advice covered: the kernel marks it hugepage ("hg" in VmFlags).
         var probe = new byte[64];
         nuint address;
         fixed (byte* p = probe) address = (nuint)p;
-        var flags = VmFlagsOf(address);
+        var (start, end, flags) = EntryOf(address);
         GC.KeepAlive(probe);
         Assert.Contains("hg", flags);
+        // And it covers the whole aligned 2 MiB around the object, so that its first write there faults in a huge page:
+        // with the advice alone the collector's committed memory ended just past what was in use.
+        const ulong hugePage = 2 << 20;
+        var block = (ulong)address & ~(hugePage - 1);
+        Assert.True(start <= block && block + hugePage <= end,
+            $"{start:x}-{end:x} does not cover the huge page {block:x} of {(ulong)address:x}");
     }
 
-    /// <summary>The VmFlags of the /proc/self/smaps entry holding <paramref name="address"/>.</summary>
-    private static string[] VmFlagsOf(nuint address)
+    /// <summary>The range and VmFlags of the /proc/self/smaps entry holding <paramref name="address"/>.</summary>
+    private static (ulong Start, ulong End, string[] Flags) EntryOf(nuint address)
     {
+        ulong start = 0, end = 0;
         var inside = false;
         foreach (var line in File.ReadLines("/proc/self/smaps"))
         {
@@ -81,14 +89,15 @@ public sealed class HugePageHeapTests
             if (first.EndsWith(':'))
             {
                 if (inside && first == "VmFlags:")
-                    return line["VmFlags:".Length..].Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                    return (start, end, line["VmFlags:".Length..].Split(' ', StringSplitOptions.RemoveEmptyEntries));
                 continue;
             }
             // An entry's first line: "start-end perms offset dev inode path".
             var range = first.Split('-');
-            inside = ulong.Parse(range[0], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture) <= address
-                && address < ulong.Parse(range[1], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture);
+            start = ulong.Parse(range[0], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture);
+            end = ulong.Parse(range[1], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture);
+            inside = start <= address && address < end;
         }
-        return [];
+        return (0, 0, []);
     }
 }
