@@ -204,9 +204,10 @@ public static class HtmlReport
             + "class=\"num\">tid</th><th>name</th><th class=\"num\">running ms</th><th class=\"num\">runnable "
             + "ms</th><th class=\"num\">blocked ms</th><th class=\"num\">segments</th><th class=\"num\">wakeups "
             + "received</th></tr></thead>\n<tbody>\n");
+        var totals = TimelineSummary.For(data, rows.Select(r => r.Tid));
         foreach (var row in rows)
         {
-            var t = TimelineSummary.For(data, row.Tid);
+            var t = totals[row.Tid];
             if (sb.Length > SpillChars)
             {
                 html.Write(sb);
