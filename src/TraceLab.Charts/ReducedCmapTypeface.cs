@@ -1,4 +1,6 @@
 using System.Collections.Frozen;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using SkiaSharp;
 
 namespace TraceLab.Charts;
@@ -49,13 +51,11 @@ public sealed class ReducedCmapTypeface
         {
             using var stream = original.OpenStream(out var ttcIndex);
             if (stream is null || ttcIndex != 0) return null;
-            using var data = SKData.Create(stream);
-            if (data is null) return null;
             var map = CharacterMap(original);
             if (map.Count == 0) return null;
-            var font = SfntCmapReplacer.Replace(data.AsSpan(), Format4Cmap.Build(map));
+            var font = Rewrite(stream, Format4Cmap.Build(map));
             if (font is null) return null;
-            using var fontData = SKData.CreateCopy(font);
+            using var fontData = Share(font);
             var reduced = SKTypeface.FromData(fontData);
             if (reduced is null) return null;
             if (!SameFace(original, reduced, map))
@@ -70,6 +70,37 @@ public sealed class ReducedCmapTypeface
             // Whatever goes wrong, the charts are drawn with the original typeface, as before.
             return null;
         }
+    }
+
+    /// <summary>
+    /// The font file of <paramref name="stream"/> with <paramref name="cmap"/> as its character map. Read where the
+    /// drawing library holds it when it can (a font file it mapped): a copy is new memory, which is what costs on the
+    /// machines we measure on (docs/performance.md#huge-page-heap).
+    /// </summary>
+    private static unsafe byte[]? Rewrite(SKStreamAsset stream, byte[] cmap)
+    {
+        var length = stream.Length;
+        if (stream.GetMemoryBase() is var at && at != IntPtr.Zero && length > 0 && length <= int.MaxValue)
+            return SfntCmapReplacer.Replace(new ReadOnlySpan<byte>((void*)at, length), cmap);
+        using var data = SKData.Create(stream);
+        return data is null ? null : SfntCmapReplacer.Replace(data.AsSpan(), cmap);
+    }
+
+    /// <summary>
+    /// <paramref name="font"/> (pinned) handed to the drawing library without a copy: the array is kept alive until
+    /// the library releases the data.
+    /// </summary>
+    private static unsafe SKData Share(byte[] font)
+    {
+        var keep = GCHandle.Alloc(font);
+        var data = SKData.Create((IntPtr)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(font)), font.Length,
+            (_, context) => ((GCHandle)context!).Free(), keep);
+        if (data is null)
+        {
+            keep.Free();
+            throw new InvalidOperationException("the drawing library took no font data");
+        }
+        return data;
     }
 
     /// <summary>

@@ -16,7 +16,8 @@ public static class SfntCmapReplacer
     private const int HeadChecksumAdjustment = 8;
 
     /// <summary>The font with <paramref name="cmap"/> as its <c>cmap</c> table; null if <paramref name="font"/> is
-    /// not a well-formed single sfnt with a <c>cmap</c> and a <c>head</c> table.</summary>
+    /// not a well-formed single sfnt with a <c>cmap</c> and a <c>head</c> table. The array is pinned (never moved by
+    /// the collector), so that the drawing library can load the font from it where it lies.</summary>
     public static byte[]? Replace(ReadOnlySpan<byte> font, ReadOnlySpan<byte> cmap)
     {
         if (font.Length < HeaderSize) return null;
@@ -47,7 +48,7 @@ public static class SfntCmapReplacer
         for (var i = 0; i < count; i++) size += Padded(tags[i] == CmapTag ? cmap.Length : tables[i].Length);
         if (size > int.MaxValue) return null;
 
-        var output = new byte[size];
+        var output = GC.AllocateArray<byte>((int)size, pinned: true);
         font[..HeaderSize].CopyTo(output);
         var at = directory;
         var headAt = -1;
