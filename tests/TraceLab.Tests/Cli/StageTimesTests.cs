@@ -73,8 +73,8 @@ public sealed partial class StageTimesTests
 
     private const string HeapLine = "heap: no garbage collection for the first 96 MiB allocated";
 
-    [GeneratedRegex(@"^heap: (transparent huge pages advised for \d+ MiB of the collector's address range, \d+ MiB of it " +
-        @"writable ahead of the collector|" +
+    [GeneratedRegex(@"^heap: (transparent huge pages advised for \d+ MiB of the collector's address range, " +
+        @"\d+ MiB of it writable ahead of the collector|" +
         @"no huge pages advised \(not Linux, the system gives none or gives them always, or refused\))$")]
     private static partial Regex HugePagesLine();
 
