@@ -1,3 +1,4 @@
+using System.Text;
 using ScottPlot;
 using SkiaSharp;
 
@@ -9,6 +10,35 @@ public sealed record ChartImage(string Name, string Title, byte[] Png, string Sv
     /// <summary>The plot as SVG, its clip-path ids numbered from 0 (<see cref="SvgClipIds"/>).</summary>
     public static string EncodeSvg(Plot plot, int width, int height) =>
         SvgClipIds.Renumber(plot.GetSvgXml(width, height));
+
+    /// <summary>
+    /// The plot as PNG (<see cref="EncodePng"/>) and as SVG, the same bytes as <see cref="EncodePng"/> and
+    /// <see cref="EncodeSvg"/> each on a plot of its own, for one raster drawing fewer. The drawing library's SVG
+    /// (<c>Plot.GetSvgXml</c>) first draws the whole plot into a new raster canvas of the same size and throws it
+    /// away — that drawing settles the axes and the layout — and only then draws it as SVG; here the PNG's drawing is
+    /// that first drawing, and the SVG is drawn after it as the library would (no clearing, the document closed
+    /// before it is read). The raster drawing was a third of the charts' time, and its canvas new memory.
+    /// </summary>
+    /// <param name="plot">A plot not drawn yet.</param>
+    public static (byte[] Png, string Svg) Encode(Plot plot, int width, int height)
+    {
+        var png = EncodePng(plot, width, height);
+        using var stream = new MemoryStream();
+        var clear = plot.RenderManager.ClearCanvasBeforeEachRender;
+        using (var canvas = SKSvgCanvas.Create(new SKRect(0, 0, width, height), stream))
+        {
+            plot.RenderManager.ClearCanvasBeforeEachRender = false;
+            try
+            {
+                plot.Render(canvas, width, height);
+            }
+            finally
+            {
+                plot.RenderManager.ClearCanvasBeforeEachRender = clear;
+            }
+        }
+        return (png, SvgClipIds.Renumber(Encoding.UTF8.GetString(stream.GetBuffer(), 0, (int)stream.Length)));
+    }
 
     /// <summary>
     /// The plot as PNG: the same pixels as the drawing library's own PNG, encoded with the "up" row filter and zlib

@@ -18,24 +18,21 @@ public static class ReportChartImages
             charted.Add((gaps.Name, gaps.Title, () => ReportChartPlots.Histogram(gaps), ChartStyle.Height));
         if (charts.Wakers is { } wakers)
             charted.Add((wakers.Name, wakers.Title, () => ReportChartPlots.Heatmap(wakers), 520));
-        // Each picture (a chart's PNG, its SVG) is drawn from a plot of its own, side by side once the analysis has
-        // freed the CPUs. The SVGs first, the longest last-built one ahead: the SVG canvas maps every text run's
-        // glyphs back to characters by walking the font's whole character map, so a chart with many labels (the
-        // who-woke-whom heatmap) takes longest as SVG; started first, it no longer finishes alone
-        // (docs/performance.md, "busy-aot"). Each text's typeface maps few characters where it can (ReducedCmapLabels),
-        // which makes that walk short ("svg-text").
+        // Each chart is drawn from a plot of its own, side by side once the analysis has freed the CPUs: its PNG, then
+        // its SVG from the same plot (ChartImage.Encode: the SVG would otherwise draw the plot as a raster once more).
+        // The longest-built first (the who-woke-whom heatmap, with the most labels: the SVG canvas maps every text
+        // run's glyphs back to characters by walking the font's character map), so that it does not finish alone
+        // (docs/performance.md, "busy-aot"); each text's typeface maps few characters where it can
+        // (ReducedCmapLabels), which makes that walk short ("svg-text").
         var pngs = new byte[charted.Count][];
         var svgs = new string[charted.Count];
-        var order = Enumerable.Range(0, charted.Count).Reverse().Select(i => (Index: i, Svg: true))
-            .Concat(Enumerable.Range(0, charted.Count).Reverse().Select(i => (Index: i, Svg: false)))
-            .ToList();
-        Parallel.ForEach(Partitioner.Create(order, EnumerablePartitionerOptions.NoBuffering), job =>
+        var order = Enumerable.Range(0, charted.Count).Reverse().ToList();
+        Parallel.ForEach(Partitioner.Create(order, EnumerablePartitionerOptions.NoBuffering), index =>
         {
-            var (_, _, build, height) = charted[job.Index];
+            var (_, _, build, height) = charted[index];
             var plot = build();
             ReducedCmapLabels.Apply(plot);
-            if (job.Svg) svgs[job.Index] = ChartImage.EncodeSvg(plot, ChartStyle.Width, height);
-            else pngs[job.Index] = ChartImage.EncodePng(plot, ChartStyle.Width, height);
+            (pngs[index], svgs[index]) = ChartImage.Encode(plot, ChartStyle.Width, height);
         });
         return [.. charted.Select((c, i) => new ChartImage(c.Name, c.Title, pngs[i], svgs[i], ChartStyle.Width,
             c.Height))];
@@ -60,9 +57,7 @@ public static class ReportChartImages
             // Also builds the reduced-map typefaces (regular for the labels, bold for the title).
             ReducedCmapLabels.Apply(plot);
             if (stop.IsCancellationRequested) return;
-            ChartImage.EncodePng(plot, 64, 48);
-            if (stop.IsCancellationRequested) return;
-            plot.GetSvgXml(64, 48);
+            ChartImage.Encode(plot, 64, 48);
         }
         catch (Exception ex) when (ChartLibrary.IsUnavailable(ex))
         {
