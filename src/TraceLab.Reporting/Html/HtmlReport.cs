@@ -17,6 +17,12 @@ public static class HtmlReport
     /// <summary>Text a builder of the page collects before it is written out.</summary>
     internal const int SpillChars = 1 << 16;
 
+    /// <summary>
+    /// A builder that holds <see cref="SpillChars"/> and one more item in one block: one that grew in blocks makes a
+    /// new array of its whole size when it is cleared (StringBuilder.Length), a large object.
+    /// </summary>
+    internal static StringBuilder SpillBuffer() => new(SpillChars + 8192);
+
     /// <param name="charts">The report's charts, drawn (null: not drawn, e.g. --no-charts; the page says so).</param>
     /// <param name="chartsNote">Why the charts are missing, when they are (e.g. the drawing library could not
     /// load).</param>
@@ -128,7 +134,7 @@ public static class HtmlReport
     private static void Timeline(TextWriter html, RunReport report, TimelineData? data)
     {
         // Built in pieces and written out as it grows: one row per thread.
-        var sb = new StringBuilder("<h2 id=\"thread-timeline\">Thread timeline</h2>\n");
+        var sb = SpillBuffer().Append("<h2 id=\"thread-timeline\">Thread timeline</h2>\n");
         if (data is null)
         {
             html.Write(sb.Append("<p class=\"note\">No timeline was recorded for this report.</p>\n"));

@@ -51,7 +51,7 @@ public static class TimelineSvg
         for (var i = 0; i < rows.Count; i++) rowY[rows[i].Tid] = top + i * (RowHeight + RowGap);
         var height = top + rows.Count * (RowHeight + RowGap) + 4;
 
-        var sb = new StringBuilder();
+        var sb = HtmlReport.SpillBuffer();
         sb.Append(Inv, $"<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {Width} {height}\" ");
         sb.Append(Inv, $"width=\"{Width}\" height=\"{height}\" role=\"img\" aria-label=\"thread timeline\">\n");
         sb.Append("<defs><marker id=\"arrow\" viewBox=\"0 0 6 6\" refX=\"5\" refY=\"3\" markerWidth=\"5\" "
@@ -116,6 +116,7 @@ public static class TimelineSvg
                 $"<rect class=\"lane\" x=\"{LabelWidth}\" y=\"{F(y)}\" width=\"{PlotWidth}\" height=\"{RowHeight}\"/>");
             foreach (var i in segmentsOf[row.Tid])
             {
+                Spill(svg, sb);
                 var s = data.Segments[i];
                 double x1 = X(s.Start), x2 = X(s.End);
                 // No string per segment (a system report draws tens of thousands): the CPU is formatted in place.
