@@ -2,7 +2,8 @@
 # What a page of new memory costs on this machine (docs/performance.md#huge-page-heap): a C program maps 64 MiB of
 # anonymous memory, writes it once (every 4 KiB page a page fault), writes it again (no faults), and does the same
 # with the mapping advised for transparent huge pages (MADV_HUGEPAGE; 2 MiB pages where the kernel gives them), three
-# rounds each. On the 2-vCPU VMs we measure on, a new 4 KiB page costs ~11 µs; on bare metal ~0.1-0.3 µs.
+# rounds each. On the 2-vCPU VMs we measure on, a new 4 KiB page costs 2-11 µs, and a new huge page ~13 µs per 4 KiB
+# (they hand freed 2 MiB blocks back to the host: docs/performance.md#huge-pages-opt-in); on bare metal ~0.1-0.3 µs.
 # Needs cc.
 set -euo pipefail
 dir=$(mktemp -d)

@@ -18,9 +18,20 @@ namespace TraceLab.Cli;
 /// collector's reservation, where it commits new regions), at most <see cref="MaxBytes"/>. Memory-wise the heap is
 /// written from the bottom of each region up, so at most one partly used 2 MiB page per region in use is added (peak
 /// RSS of the busy perf.data unchanged, 117 → 118 MiB with every mapping in huge pages).
+/// <para>Asked for only with <see cref="Variable"/>=1 since the thirty-second session
+/// (docs/performance.md#huge-pages-opt-in): measured with the order of the runs rotated, the heap's huge pages made
+/// `analyze` slower on the 2-vCPU VMs we measure on (busy perf.data 0.77 → 0.86 s, 16 rounds; peak RSS +7 MiB).
+/// Those VMs hand freed 2 MiB blocks back to their host (free page reporting), and a huge page comes from such a
+/// block: 12.6 µs per 4 KiB of it on first write, against 2 µs for a 4 KiB page.</para>
 /// </remarks>
 internal static unsafe class HugePageHeap
 {
+    /// <summary>The environment variable that asks for huge pages under the heap ("1").</summary>
+    public const string Variable = "TRACELAB_HUGE_PAGES";
+
+    /// <summary>Whether this run asks for them (read at start-up).</summary>
+    public static bool Asked => Environment.GetEnvironmentVariable(Variable) == "1";
+
     /// <summary>How much of the reservation above the heap's first object is advised: far more than one analysis
     /// commits, far less than the 256 GiB the collector reserves.</summary>
     public const long MaxBytes = 4L << 30;
