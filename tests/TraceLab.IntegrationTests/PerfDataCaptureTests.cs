@@ -34,7 +34,9 @@ public sealed class PerfDataCaptureTests
     private bool CaptureAndCompare(bool lastAttempt)
     {
         using var dir = new TempDirectory("tracelab-perfdata");
+        var stealBefore = HostSteal.TotalNs();
         var (perfData, workload) = PerfRecord.TimeMutex(dir.Path, "mutex", "20000", SyscallSet.Lock);
+        var steal = HostSteal.TotalNs() - stealBefore;
         var report = TraceAnalysis.Analyze(perfData, workload, pid: workload.Pid);
         var perf = PerfSchedOracle.From(perfData);
 
@@ -118,9 +120,13 @@ public sealed class PerfDataCaptureTests
         var timehistRun = workload.Threads.Select(w => w.Tid).Append(workload.Pid).Distinct()
             .Sum(tid => perf.Timehist.TryGetValue(tid, out var th) ? th.RunNs : 0);
         var lower = intact ? rusage * 0.85 : Math.Min(rusage * 0.85, timehistRun * 0.98);
-        _output.WriteLine($"traced run {traced} ns vs getrusage {rusage} ns (upper margin {0.15 + repairSlack:P1}), "
-            + $"perf sched timehist {timehistRun} ns; lower bound {lower:F0} ns");
-        Assert.InRange(traced, lower, rusage * (1.15 + repairSlack));
+        _output.WriteLine($"traced run {traced} ns vs getrusage {rusage} ns (upper margin {0.15 + repairSlack:P1}, "
+            + $"steal {steal} ns), perf sched timehist {timehistRun} ns; lower bound {lower:F0} ns");
+        // Above getrusage, also the time the hypervisor took the vCPUs away during the run (steal): inside a traced
+        // interval, never charged to the task (docs/testing.md#rusage-steal-allowance), as the tracefs tests allow. A
+        // busy host once made both readers of the file see far more run time than getrusage: TraceLab 0.49 s, perf
+        // sched timehist 0.57 s, getrusage 0.30 s.
+        Assert.InRange(traced, lower, rusage * (1.15 + repairSlack) + steal);
         Assert.True(failures.Count == 0, string.Join("\n", failures));
         return true;
     }
