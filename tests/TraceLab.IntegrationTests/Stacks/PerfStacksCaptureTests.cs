@@ -254,7 +254,12 @@ public sealed partial class PerfStacksCaptureTests : IDisposable
             .Where(f => f.Count > 0 && f[0].Module == VdsoImage.MappingName).ToList();
         _output.WriteLine($"{throughVdso.Count} of {sink.Stacks.Count} stacks start in the vDSO");
         Assert.True(throughVdso.Count > 0, "no switch-out in the vDSO was recorded");
-        Assert.All(throughVdso, f => Assert.Equal("__vdso_clock_gettime", f[0].Symbol));
+        // Named __vdso_clock_gettime where they start; a sample in a helper of it that the image's symbol table does
+        // not name (seen once in 736 stacks: perf script names it no better, compared above) adds one unnamed frame
+        // before that.
+        Assert.All(throughVdso, f => Assert.Equal("__vdso_clock_gettime", f
+            .TakeWhile(x => x.Module == VdsoImage.MappingName).FirstOrDefault(x => x.Symbol is not null).Symbol));
+        Assert.Contains(throughVdso, f => f[0].Symbol == "__vdso_clock_gettime");
         // [vdso] ← clock_gettime (libc) ← spin (inlined) ← worker ← start_thread.
         Assert.All(throughVdso, f => Assert.Contains("start_thread", f.Select(x => x.Symbol)));
         Assert.Contains(throughVdso, f => f.Select(x => x.Symbol).Contains("worker"));
