@@ -75,6 +75,8 @@ def main(argv):
     if len(argv) < 3 or argv[2] not in ('flat', 'inclusive', 'callers'):
         sys.exit(__doc__)
     namer, mode, rest = Namer(argv[1]), argv[2], argv[3:]
+    within = rest[1] if mode == 'inclusive' and len(rest) > 1 else None
+    depth = int(rest[1]) if mode == 'callers' and len(rest) > 1 else 2
     counts, total = collections.Counter(), 0
     for frames, chains in samples(sys.stdin.readlines()):
         offset = namer.base if chains else 0
@@ -83,13 +85,11 @@ def main(argv):
             total += 1
             counts[names[0]] += 1
         elif mode == 'inclusive':
-            within = rest[1] if len(rest) > 1 else None
             if within and not any(within in n for n in names):
                 continue
             total += 1
             counts.update(set(names))
         else:
-            depth = int(rest[1]) if len(rest) > 1 else 2
             at = next((i for i, n in enumerate(names) if rest[0] in n), None)
             if at is None:
                 continue
