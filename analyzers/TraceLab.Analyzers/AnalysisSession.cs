@@ -22,6 +22,8 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// timeline is final.</summary>
     private readonly IKernelEventSink? _singleSink;
     private readonly EventFanOut? _fanOut;
+    /// <summary>Whether the tids of reused threads are rewritten here (false: the events come rewritten).</summary>
+    private readonly bool _rewrites;
     private bool _completed;
 
     /// <param name="selection">
@@ -44,11 +46,25 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
     /// the pass reads to the end. Given, the accounting keeps no ready-latency histograms
     /// (<see cref="ThreadAccounting.RecordsReadyLatency"/>): the pass exists for its timeline.
     /// </param>
+    /// <param name="recorder">
+    /// Gets every event the analyses see, as they see it (the tids of reused threads already rewritten,
+    /// <see cref="ThreadIds"/>), a batch at a time as they are handed to the analysis threads, on the reading thread
+    /// (<see cref="EventFanOut"/>): the first pass's event journal. Only with analysis threads.
+    /// </param>
+    /// <param name="eventsHaveThreadIds">
+    /// The events come with the tids of reused threads already rewritten (a replay of what a
+    /// <paramref name="recorder"/> saw): the session does not look for reused tids in them (it would find none: a
+    /// later thread's id is never split again), as the passes on analysis threads do not.
+    /// </param>
     public AnalysisSession(AnalysisSelection selection, AnalysisOptions? options = null, int analysisThreads = 0,
         ThreadTable? names = null, AnalysisCatalog? catalog = null,
-        CancellationTokenSource? endWhenTimelineFinal = null)
+        CancellationTokenSource? endWhenTimelineFinal = null, IEventBatchRecorder? recorder = null,
+        bool eventsHaveThreadIds = false)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(analysisThreads);
+        if (recorder is not null && analysisThreads == 0)
+            throw new ArgumentException("a recorder needs an analysis thread", nameof(recorder));
+        _rewrites = !eventsHaveThreadIds;
         _names = names;
         Catalog = catalog ?? Analyses.Catalog;
         Options = options ?? AnalysisOptions.Default;
@@ -58,7 +74,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         var groups = AnalysisPlan.Partition(Catalog, Selection, Math.Max(1, analysisThreads));
         _passes = new AnalysisPass[groups.Count];
         for (var g = 0; g < groups.Count; g++)
-            _passes[g] = Build(groups[g], analysisThreads == 0 ? Instances : null,
+            _passes[g] = Build(groups[g], analysisThreads == 0 && _rewrites ? Instances : null,
                 recordsReadyLatency: endWhenTimelineFinal is null);
         Accounting = _passes[0].Accounting;
         IKernelEventSink[] consumers = [.. _passes];
@@ -69,7 +85,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
                 onReadingThread: analysisThreads == 0);
         }
         if (analysisThreads == 0) _singleSink = consumers[0];
-        else _fanOut = new EventFanOut(consumers);
+        else _fanOut = new EventFanOut(consumers, recorder);
     }
 
     /// <summary>The analyses there are: what selections, analyzers and the plan refer to.</summary>
@@ -132,7 +148,7 @@ public sealed class AnalysisSession : IKernelEventSink, IDisposable
         // One pass rewrites the tids itself (its accounting's fast path settles most events at no extra cost);
         // passes on analysis threads are fed events rewritten here, once.
         if (_singleSink is not null) _singleSink.OnEvent(e);
-        else if (!Instances.Needs(e)) _fanOut!.OnEvent(e);
+        else if (!_rewrites || !Instances.Needs(e)) _fanOut!.OnEvent(e);
         else FanOutRewritten(e);
     }
 

@@ -113,8 +113,12 @@ public static class TraceAnalysis
         var threads = request.Observer is not null || hasStacks
             ? 0
             : request.AnalysisThreads ?? AnalysisPlan.DefaultThreads;
+        // The journal takes the events a batch at a time as they are handed to the analysis threads: the batches the
+        // reading thread packed for that are kept as they are, not packed again (docs/performance.md#journal-batches).
+        if (journaled && threads > 0) journal = StartJournal(reader, request);
         using var session = new AnalysisSession(request.Analyses,
-            new AnalysisOptions(request.Timeline, reader.Info.MayHaveMarkers), threads, reader.Threads);
+            new AnalysisOptions(request.Timeline, reader.Info.MayHaveMarkers), threads, reader.Threads,
+            recorder: journal);
         // Stacks are read only from traces that recorded them; the others keep their one sink and cost.
         var lineage = session.Accounting.Lineage;
         var stacks = hasStacks
@@ -125,16 +129,15 @@ public static class TraceAnalysis
         using (StageTimes.Begin("pass"))
         {
             var sink = Sinks(session.Sink, stacks, observer);
-            if (journaled && threads > 0 && StartJournal(reader, request) is { } started)
-            {
-                journal = started;
-                sink = new TeeSink(sink, started);
-            }
+            // The reading thread counts what it delivers, so that the journal places the reader's changes to its
+            // thread table between the same events.
+            if (journal is not null) sink = journal.CountedOnReadingThread(sink);
             // In front of the journal too: the second pass replays the same events, and writes and reads fewer.
             RedundantEvidenceFilter.Read(reader, sink,
                 LeavesOutRedundantEvidence(request, session) && stacks is null && observer is null, cancellationToken);
-            journal?.Finish();
             session.Complete();
+            // After the hand-off has finished: the last batch has been given to the journal.
+            journal?.Finish();
         }
         RunReport report;
         StackSymbolizer? symbolizer = null;
@@ -248,10 +251,11 @@ public static class TraceAnalysis
         // On the reading thread: its analyses are light, and handing the events to an analysis thread made this pass
         // slower, not faster (docs/performance.md#analysis-threads-16-cpus).
         using var final = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        // A replay's events are the analyses' own, the tids of reused threads already rewritten.
         using var session = new AnalysisSession(
             request.Analyses & (AnalysisSelection.Convoys | AnalysisSelection.Wakeups),
             new AnalysisOptions(window, reader.Info.MayHaveMarkers), analysisThreads: 0, reader.Threads,
-            endWhenTimelineFinal: final);
+            endWhenTimelineFinal: final, eventsHaveThreadIds: journal is { CanReplay: true });
         try
         {
             RedundantEvidenceFilter.Read(reader, session.Sink, LeavesOutRedundantEvidence(request, session),

@@ -65,6 +65,7 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
     }
 
     private readonly IKernelEventSink[] _consumers;
+    private readonly IEventBatchRecorder? _recorder;
     private readonly bool? _packing;
     private readonly Lane[] _lanes;
     private readonly Stack<Batch> _free = new();
@@ -74,14 +75,21 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
     private volatile bool _failed;
     private bool _finished;
 
-    public EventFanOut(IReadOnlyList<IKernelEventSink> consumers) : this(consumers, packing: null)
+    /// <param name="consumers">The sinks, each fed every event on a thread of its own.</param>
+    /// <param name="recorder">Also given every batch, on the caller's thread, before the consumers get it (the
+    /// first pass's event journal); null: none.</param>
+    public EventFanOut(IReadOnlyList<IKernelEventSink> consumers, IEventBatchRecorder? recorder = null)
+        : this(consumers, packing: null, recorder)
     {
     }
 
     /// <param name="packing">Tests: always (true) or never (false) pack, instead of choosing per batch.</param>
-    internal EventFanOut(IReadOnlyList<IKernelEventSink> consumers, bool? packing)
+    /// <param name="recorder">As in the public constructor.</param>
+    internal EventFanOut(IReadOnlyList<IKernelEventSink> consumers, bool? packing,
+        IEventBatchRecorder? recorder = null)
     {
         _packing = packing;
+        _recorder = recorder;
         if (consumers.Count == 0) throw new ArgumentException("at least one consumer", nameof(consumers));
         _consumers = [.. consumers];
         for (var i = 0; i < PoolSize; i++) _free.Push(new Batch());
@@ -184,6 +192,11 @@ public sealed class EventFanOut : IKernelEventSink, IDisposable
     {
         // A consumer that failed stops consuming; surfacing its error here ends the reader's loop at once.
         if (throwOnFailure && _failed) _failure?.Throw();
+        if (_recorder is { } recorder && !b.Last)
+        {
+            if (b.IsPacked) recorder.Packed(b.Packed.Bytes, b.Packed.Count, b.Packed.Texts);
+            else recorder.Whole(b.Events.AsSpan(0, b.Count));
+        }
         b.Pending = _lanes.Length;
         foreach (var lane in _lanes)
         {

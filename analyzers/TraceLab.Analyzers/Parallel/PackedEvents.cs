@@ -33,6 +33,12 @@ internal sealed class PackedEvents
     /// <summary>Bytes packed so far.</summary>
     public int Length => _length;
 
+    /// <summary>The packed events, one after another.</summary>
+    public ReadOnlySpan<byte> Bytes => _bytes.AsSpan(0, _length);
+
+    /// <summary>The texts the packed events refer to by index.</summary>
+    public ReadOnlySpan<string?> Texts => _texts.AsSpan(0, _textCount);
+
     public bool IsFull => Count == Capacity;
 
     public void Clear()

@@ -6,34 +6,55 @@ using TraceLab.Core;
 namespace TraceLab.Formats.Journal;
 
 /// <summary>
-/// Every event a reader delivered in the first pass, with every change it made to its thread table in between, in
-/// the order it made them, written to a temporary file; <see cref="Replay"/> reads them back as a reader of that trace
-/// would deliver them (docs/performance.md#event-journal). For the focused timeline's second pass, which would
-/// otherwise read and decode the trace again: the journal is written by the reading thread while the analyses run on
-/// another (it has time to spare there), and read back at a fraction of a trace reader's cost.
+/// Every event a reader delivered in the first pass, written to a temporary file, and every change the reader made to
+/// its thread table in between, kept with the number of events delivered before it; <see cref="Replay"/> reads them
+/// back as a reader of that trace would deliver them (docs/performance.md#event-journal). For the focused timeline's
+/// second pass, which would otherwise read and decode the trace again: read back at a fraction of a trace reader's
+/// cost.
 /// </summary>
 /// <remarks>
+/// <para>
 /// Exact by construction: the events are packed losslessly (<see cref="KernelEventPacking"/>), and the thread table a
 /// replay hands out starts as the reader's did (a copy taken before the first event) and changes at the same events,
 /// so the analyses, which read it while they run, see what they would have seen from a second reader of the file.
+/// </para>
+/// <para>
+/// The events come one at a time (<see cref="OnEvent"/>, as the reader delivers them) or a batch at a time as the
+/// reading thread hands them to the analysis threads (<see cref="IEventBatchRecorder"/>: the bytes it packed for
+/// that hand-off are kept as they are, docs/performance.md#journal-batches). A batch is journaled after the reader
+/// delivered its events, so the reader's changes to its table are then placed by the count of events it had
+/// delivered (<see cref="CountedOnReadingThread"/>), not by the count journaled.
+/// </para>
+/// <para>
 /// Never a reason to fail: a journal that cannot be written (no temporary directory, a full disk, over its size
 /// limit, a change to the table from another thread than the reading one) is given up, and the second pass reads the
 /// trace as before. The file is unlinked as soon as it is made (on Windows, removed when closed), so nothing is left
 /// behind whatever happens to the process.
+/// </para>
 /// </remarks>
-public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDisposable
+public sealed class EventJournal : IKernelEventSink, IEventBatchRecorder, IThreadTableChanges, IDisposable
 {
     /// <summary>Bytes buffered before a write: one block of the file, whose records never straddle two.</summary>
     private const int BlockBytes = 1 << 20;
 
     private const byte EventRecord = 0;
     private const byte TextRecord = 1;
-    private const byte NameRecord = 2;
-    private const byte NameAtRecord = 3;
-    private const byte ProcessRecord = 4;
+    /// <summary>Events packed one after another: their count, their texts' count, their bytes' length, the texts,
+    /// the bytes.</summary>
+    private const byte BatchRecord = 2;
+    private const int BatchHeaderBytes = 1 + 4 + 4 + 4;
 
-    /// <summary>The most bytes a record other than an event or a text takes before its string.</summary>
-    private const int RecordHeaderBytes = 1 + 4 + 8 + 4;
+    private enum ChangeKind : byte
+    {
+        Name,
+        NameAt,
+        Process,
+    }
+
+    /// <summary>
+    /// A change to the thread table, after <paramref name="Position"/> events were delivered (before the next one).
+    /// </summary>
+    private readonly record struct TableChange(long Position, ChangeKind Kind, int Tid, int Pid, long At, string? Name);
 
     private readonly SafeFileHandle _file;
     private readonly ThreadTable _threads;
@@ -46,9 +67,19 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
     private int _used;
     private long _written;
     private bool _finished;
-    /// <summary>Set by another thread that changed the table: the journal is given up at <see cref="Finish"/>
-    /// (the reading thread's buffer is not touched from there).</summary>
+    /// <summary>Set by another thread that changed the table: the journal is given up at <see cref="Finish"/>.
+    /// </summary>
     private volatile bool _changedElsewhere;
+    /// <summary>Why the journal was given up.</summary>
+    private string? _givenUp;
+    /// <summary>The table's changes, in the order made (on the reading thread; bounded by the trace's threads).
+    /// </summary>
+    private readonly List<TableChange> _changes = [];
+    /// <summary>The reading thread's count of the events it delivered (<see cref="CountedOnReadingThread"/>).
+    /// </summary>
+    private long _delivered;
+    /// <summary>Whether the events are counted as delivered; if not, they are journaled as delivered.</summary>
+    private bool _counted;
 
     private EventJournal(SafeFileHandle file, IKernelTraceReader reader, long maxBytes)
     {
@@ -62,7 +93,7 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
     }
 
     /// <summary>Why the journal was given up (null while it holds every event so far).</summary>
-    public string? GivenUp { get; private set; }
+    public string? GivenUp => _givenUp;
 
     /// <summary>Bytes the journal's file holds.</summary>
     public long Bytes => _written;
@@ -114,6 +145,19 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
         }
     }
 
+    /// <summary>
+    /// Where the reading thread delivers its events when they reach the journal later, a batch at a time: counts
+    /// them, so that each change to the table is placed between the events it came between, then passes them to
+    /// <paramref name="sink"/> (which batches them). Call before the read, on the reading thread.
+    /// </summary>
+    public IKernelEventSink CountedOnReadingThread(IKernelEventSink sink)
+    {
+        ArgumentNullException.ThrowIfNull(sink);
+        _counted = true;
+        return new DeliveryCount(this, sink);
+    }
+
+    /// <summary>Journals the next event, as the reader delivers it.</summary>
     public void OnEvent(in KernelEvent e)
     {
         if (_block is null) return;
@@ -127,36 +171,69 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
         Events++;
     }
 
-    void IThreadTableChanges.Name(int tid, string name)
+    /// <summary>Journals a batch of events the reader packed for the hand-off, its bytes as they are.</summary>
+    public void Packed(ReadOnlySpan<byte> bytes, int count, ReadOnlySpan<string?> texts)
     {
-        if (!OnWriterThread() || !Room(RecordHeaderBytes)) return;
-        _block![_used] = NameRecord;
-        BinaryPrimitives.WriteInt32LittleEndian(_block.AsSpan(_used + 1), tid);
-        _used += 5;
-        WriteString(name);
+        if (_block is null || count == 0) return;
+        var size = BatchHeaderBytes + (long)bytes.Length;
+        foreach (var text in texts) size += 4 + 2L * text!.Length;
+        if (size > BlockBytes)
+        {
+            // Texts too long for one block (never seen): the events one by one, each with its text.
+            OneByOne(bytes, count, texts);
+            return;
+        }
+        if (!Room((int)size)) return;
+        var block = _block!;
+        block[_used] = BatchRecord;
+        BinaryPrimitives.WriteInt32LittleEndian(block.AsSpan(_used + 1), count);
+        BinaryPrimitives.WriteInt32LittleEndian(block.AsSpan(_used + 5), texts.Length);
+        BinaryPrimitives.WriteInt32LittleEndian(block.AsSpan(_used + 9), bytes.Length);
+        _used += BatchHeaderBytes;
+        foreach (var text in texts) WriteString(text!);
+        bytes.CopyTo(block.AsSpan(_used));
+        _used += bytes.Length;
+        Events += count;
     }
 
-    void IThreadTableChanges.NameAt(int tid, string name, long at)
+    private void OneByOne(ReadOnlySpan<byte> bytes, int count, ReadOnlySpan<string?> texts)
     {
-        if (!OnWriterThread() || !Room(RecordHeaderBytes)) return;
-        _block![_used] = NameAtRecord;
-        BinaryPrimitives.WriteInt32LittleEndian(_block.AsSpan(_used + 1), tid);
-        BinaryPrimitives.WriteInt64LittleEndian(_block.AsSpan(_used + 5), at);
-        _used += 13;
-        WriteString(name);
+        var packed = bytes.ToArray();
+        var textArray = texts.ToArray();
+        var e = default(KernelEvent);
+        for (int n = 0, at = 0; n < count; n++)
+        {
+            at += KernelEventPacking.Unpack(packed, at, textArray, ref e);
+            OnEvent(e);
+        }
     }
 
-    void IThreadTableChanges.Process(int tid, int pid)
+    /// <summary>Journals a batch of events the reader handed over whole: packed here, one by one.</summary>
+    public void Whole(ReadOnlySpan<KernelEvent> events)
     {
-        if (!OnWriterThread() || !Room(RecordHeaderBytes)) return;
-        _block![_used] = ProcessRecord;
-        BinaryPrimitives.WriteInt32LittleEndian(_block.AsSpan(_used + 1), tid);
-        BinaryPrimitives.WriteInt32LittleEndian(_block.AsSpan(_used + 5), pid);
-        _used += 9;
+        foreach (ref readonly var e in events) OnEvent(e);
+    }
+
+    void IThreadTableChanges.Name(int tid, string name) => Note(ChangeKind.Name, tid, 0, 0, name);
+
+    void IThreadTableChanges.NameAt(int tid, string name, long at) => Note(ChangeKind.NameAt, tid, 0, at, name);
+
+    void IThreadTableChanges.Process(int tid, int pid) => Note(ChangeKind.Process, tid, pid, 0, null);
+
+    private void Note(ChangeKind kind, int tid, int pid, long at, string? name)
+    {
+        if (Environment.CurrentManagedThreadId != _writerThread)
+        {
+            _changedElsewhere = true;
+            return;
+        }
+        if (_givenUp is not null || _finished) return;
+        _changes.Add(new TableChange(_counted ? _delivered : Events, kind, tid, pid, at, name));
     }
 
     /// <summary>
-    /// The reader has delivered its last event: writes what is buffered and stops following its thread table. Call
+    /// The reader has delivered its last event and the journal has been given it (with the last batch, when it takes
+    /// batches: after the hand-off has finished): writes what is buffered and stops following the thread table. Call
     /// once, on the reading thread, after a read that ended normally (a read that failed or was cancelled leaves
     /// nothing to replay).
     /// </summary>
@@ -166,6 +243,8 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
         _finished = true;
         _threads.Changes = null;
         if (_changedElsewhere) GiveUp("the thread table was changed on another thread than the reading one");
+        else if (_counted && _givenUp is null && _delivered != Events)
+            GiveUp($"{Events:N0} of {_delivered:N0} delivered events journaled");
         if (_block is not null) Flush();
         _block = null;
     }
@@ -186,13 +265,6 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
         _file.Dispose();
     }
 
-    private bool OnWriterThread()
-    {
-        if (Environment.CurrentManagedThreadId == _writerThread) return _block is not null;
-        _changedElsewhere = true;
-        return false;
-    }
-
     /// <summary>True when the block has room for <paramref name="bytes"/> more (writing it out first if needed).
     /// </summary>
     private bool Room(int bytes)
@@ -205,7 +277,15 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
 
     private void WriteText(string text)
     {
-        if (!Room(1)) return;
+        // The record's mark and its string in one block: a flush between them would leave the mark at the end of a
+        // block with its string in the next.
+        var size = 1 + 4 + 2L * text.Length;
+        if (size > BlockBytes)
+        {
+            GiveUp("a text larger than a block");
+            return;
+        }
+        if (!Room((int)size)) return;
         _block![_used++] = TextRecord;
         WriteString(text);
     }
@@ -241,12 +321,22 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
         }
     }
 
+    /// <summary>Stops journaling; the table stays followed until <see cref="Finish"/>.</summary>
     private bool GiveUp(string why)
     {
-        GivenUp ??= why;
+        _givenUp ??= why;
         _block = null;
-        _threads.Changes = null;
         return false;
+    }
+
+    /// <summary>The reading thread's count of what it delivers, in front of the sink that batches it.</summary>
+    private sealed class DeliveryCount(EventJournal journal, IKernelEventSink sink) : IKernelEventSink
+    {
+        public void OnEvent(in KernelEvent e)
+        {
+            journal._delivered++;
+            sink.OnEvent(in e);
+        }
     }
 
     /// <summary>
@@ -265,6 +355,10 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
             var text = new string?[1];
             var e = default(KernelEvent);
             Span<byte> length = stackalloc byte[4];
+            var texts = new string?[16];
+            var changes = journal._changes;
+            var change = 0;
+            long delivered = 0;
             for (long at = 0; at < journal._written;)
             {
                 cancellationToken.ThrowIfCancellationRequested();
@@ -280,35 +374,57 @@ public sealed class EventJournal : IKernelEventSink, IThreadTableChanges, IDispo
                         case EventRecord:
                             i += KernelEventPacking.Unpack(block, i, text, ref e);
                             text[0] = null;
+                            while (change < changes.Count && changes[change].Position == delivered)
+                                Apply(changes[change++]);
                             sink.OnEvent(in e);
+                            delivered++;
                             break;
                         case TextRecord:
                             text[0] = ReadString(block, ref i);
                             break;
-                        case NameRecord:
+                        case BatchRecord:
                             {
-                                var tid = BinaryPrimitives.ReadInt32LittleEndian(block.AsSpan(i));
-                                i += 4;
-                                Threads.SetName(tid, ReadString(block, ref i));
-                                break;
-                            }
-                        case NameAtRecord:
-                            {
-                                var tid = BinaryPrimitives.ReadInt32LittleEndian(block.AsSpan(i));
-                                var time = BinaryPrimitives.ReadInt64LittleEndian(block.AsSpan(i + 4));
+                                var count = BinaryPrimitives.ReadInt32LittleEndian(block.AsSpan(i));
+                                var textCount = BinaryPrimitives.ReadInt32LittleEndian(block.AsSpan(i + 4));
+                                var byteCount = BinaryPrimitives.ReadInt32LittleEndian(block.AsSpan(i + 8));
                                 i += 12;
-                                Threads.AddNameChange(tid, ReadString(block, ref i), time);
+                                if (texts.Length < textCount) texts = new string?[textCount];
+                                for (var t = 0; t < textCount; t++) texts[t] = ReadString(block, ref i);
+                                var end = i + byteCount;
+                                for (var n = 0; n < count; n++)
+                                {
+                                    i += KernelEventPacking.Unpack(block, i, texts, ref e);
+                                    while (change < changes.Count && changes[change].Position == delivered)
+                                        Apply(changes[change++]);
+                                    sink.OnEvent(in e);
+                                    delivered++;
+                                }
+                                if (i != end)
+                                    throw new InvalidDataException($"the event journal's batch at {at + i} is damaged");
+                                Array.Clear(texts, 0, textCount);
                                 break;
                             }
-                        case ProcessRecord:
-                            Threads.SetProcess(BinaryPrimitives.ReadInt32LittleEndian(block.AsSpan(i)),
-                                BinaryPrimitives.ReadInt32LittleEndian(block.AsSpan(i + 4)));
-                            i += 8;
-                            break;
                         default:
                             throw new InvalidDataException($"the event journal has an unknown record at {at + i}");
                     }
                 }
+            }
+            while (change < changes.Count) Apply(changes[change++]);
+        }
+
+        private void Apply(in TableChange change)
+        {
+            switch (change.Kind)
+            {
+                case ChangeKind.Name:
+                    Threads.SetName(change.Tid, change.Name!);
+                    break;
+                case ChangeKind.NameAt:
+                    Threads.AddNameChange(change.Tid, change.Name!, change.At);
+                    break;
+                default:
+                    Threads.SetProcess(change.Tid, change.Pid);
+                    break;
             }
         }
 

@@ -64,6 +64,63 @@ public sealed class TidReuseFastPathTests
         Assert.Equal([X, Y], session.Instances.ReusedTids.Order());
     }
 
+    /// <summary>
+    /// A session's recorder (the first pass's event journal) gets, on the reading thread, every event as the analyses
+    /// see it — reused tids rewritten; a session given those events as they are (a replay) finds the same threads
+    /// and the same times.
+    /// </summary>
+    [Fact]
+    public void A_recorder_sees_the_rewritten_events_and_their_replay_needs_no_rewriting()
+    {
+        var recorded = new Recorder();
+        var first = new AnalysisSession(AnalysisSelection.All, analysisThreads: 1, recorder: recorded);
+        foreach (var e in Events()) first.Sink.OnEvent(e);
+        first.Complete();
+        Assert.Equal(Events().Count(), recorded.Events.Count);
+        Assert.Equal(Environment.CurrentManagedThreadId, recorded.Thread);
+        Assert.Contains(recorded.Events, e => e.CurrentTid == ThreadIds.Of(Y, 2));
+
+        var replay = new AnalysisSession(AnalysisSelection.All, eventsHaveThreadIds: true);
+        foreach (var e in recorded.Events) replay.Sink.OnEvent(e);
+        replay.Complete();
+        Assert.Equal(first.Kernel!.Threads.Keys.Order(), replay.Kernel!.Threads.Keys.Order());
+        foreach (var id in first.Kernel.Threads.Keys)
+        {
+            var a = first.Accounting.Stats(id);
+            var b = replay.Accounting.Stats(id);
+            Assert.Equal((a.RunNs, a.WaitNs, a.ReadyNs), (b.RunNs, b.WaitNs, b.ReadyNs));
+        }
+    }
+
+    [Fact]
+    public void A_recorder_needs_an_analysis_thread() =>
+        Assert.Throws<ArgumentException>(() =>
+            new AnalysisSession(AnalysisSelection.All, analysisThreads: 0, recorder: new Recorder()));
+
+    private sealed class Recorder : IEventBatchRecorder
+    {
+        public List<KernelEvent> Events { get; } = [];
+
+        public int Thread { get; private set; }
+
+        public void Packed(ReadOnlySpan<byte> bytes, int count, ReadOnlySpan<string?> texts)
+        {
+            Thread = Environment.CurrentManagedThreadId;
+            var (packed, textArray, e) = (bytes.ToArray(), texts.ToArray(), default(KernelEvent));
+            for (int n = 0, at = 0; n < count; n++)
+            {
+                at += KernelEventPacking.Unpack(packed, at, textArray, ref e);
+                Events.Add(e);
+            }
+        }
+
+        public void Whole(ReadOnlySpan<KernelEvent> events)
+        {
+            Thread = Environment.CurrentManagedThreadId;
+            Events.AddRange(events);
+        }
+    }
+
     [Fact]
     public void One_pass_and_a_pass_per_thread_give_the_same_threads()
     {

@@ -121,8 +121,9 @@ public sealed class EventFanOutTests
         }
 
         var consumers = new[] { new EventRecorder(), new EventRecorder() };
+        var batches = new BatchRecorder();
         long packed;
-        using (var fanOut = new EventFanOut(consumers, packing))
+        using (var fanOut = new EventFanOut(consumers, packing, batches))
         {
             foreach (var e in events) fanOut.OnEvent(e);
             fanOut.Finish();
@@ -132,5 +133,37 @@ public sealed class EventFanOutTests
         foreach (var c in consumers) Assert.Equal(events, c.Events);
         if (packing == true) Assert.Equal(7, packed); // six batches of events and the end marker
         if (packing == false) Assert.Equal(0, packed);
+        // The recorder (the event journal) got every event in order, a batch at a time as handed over (not the end
+        // marker), on the caller's thread.
+        Assert.Equal(events, batches.Events);
+        Assert.Equal(6, batches.Packed + batches.Whole);
+        if (packing is { } p) Assert.Equal(p ? 6 : 0, batches.Packed);
+        Assert.Equal([Environment.CurrentManagedThreadId], batches.Threads);
+    }
+
+    private sealed class BatchRecorder : IEventBatchRecorder
+    {
+        public readonly List<KernelEvent> Events = [];
+        public readonly HashSet<int> Threads = [];
+        public int Packed, Whole;
+
+        void IEventBatchRecorder.Packed(ReadOnlySpan<byte> bytes, int count, ReadOnlySpan<string?> texts)
+        {
+            Packed++;
+            Threads.Add(Environment.CurrentManagedThreadId);
+            var (packedBytes, textArray, e) = (bytes.ToArray(), texts.ToArray(), default(KernelEvent));
+            for (int n = 0, at = 0; n < count; n++)
+            {
+                at += KernelEventPacking.Unpack(packedBytes, at, textArray, ref e);
+                Events.Add(e);
+            }
+        }
+
+        void IEventBatchRecorder.Whole(ReadOnlySpan<KernelEvent> events)
+        {
+            Whole++;
+            Threads.Add(Environment.CurrentManagedThreadId);
+            Events.AddRange(events);
+        }
     }
 }
