@@ -80,13 +80,12 @@ public sealed class EventJournalTests
         var text = new string('x', 300_000);
         var events = Enumerable.Range(1, 4).Select(i => new KernelEvent
         {
-            Kind = KernelEventKind.Other, Timestamp = i, CurrentTid = 100, Text = text + i,
+            Kind = KernelEventKind.Other,
+            Timestamp = i,
+            CurrentTid = 100,
+            Text = text + i,
         }).ToArray();
-        var bytes = new byte[events.Length * KernelEventPacking.MaxBytes];
-        var texts = new string?[events.Length];
-        int length = 0, textCount = 0;
-        foreach (var e in events) length += KernelEventPacking.Pack(e, bytes, length, texts, ref textCount);
-        journal.Packed(bytes.AsSpan(0, length), events.Length, texts.AsSpan(0, textCount));
+        RecordPacked(journal, events);
         journal.Finish();
         Assert.Null(journal.GivenUp);
         var replayed = new List<KernelEvent>();
@@ -201,14 +200,7 @@ public sealed class EventJournalTests
             void Record()
             {
                 if (batches++ % 2 == 0) journal.Whole(pending.ToArray());
-                else
-                {
-                    var bytes = new byte[pending.Count * KernelEventPacking.MaxBytes];
-                    var texts = new string?[pending.Count];
-                    int length = 0, textCount = 0;
-                    foreach (var e in pending) length += KernelEventPacking.Pack(e, bytes, length, texts, ref textCount);
-                    journal.Packed(bytes.AsSpan(0, length), pending.Count, texts.AsSpan(0, textCount));
-                }
+                else RecordPacked(journal, pending);
                 pending.Clear();
             }
             first.Read(journal.CountedOnReadingThread(new Forward(e =>
@@ -268,6 +260,16 @@ public sealed class EventJournalTests
         public void Dispose()
         {
         }
+    }
+
+    /// <summary>Gives <paramref name="journal"/> the events as one batch packed for the hand-off.</summary>
+    private static void RecordPacked(EventJournal journal, IReadOnlyList<KernelEvent> events)
+    {
+        var bytes = new byte[events.Count * KernelEventPacking.MaxBytes];
+        var texts = new string?[events.Count];
+        int length = 0, textCount = 0;
+        foreach (var e in events) length += KernelEventPacking.Pack(e, bytes, length, texts, ref textCount);
+        journal.Packed(bytes.AsSpan(0, length), events.Count, texts.AsSpan(0, textCount));
     }
 
     private sealed class Forward(Action<KernelEvent> to) : IKernelEventSink

@@ -83,13 +83,7 @@ public sealed class TidReuseFastPathTests
         var replay = new AnalysisSession(AnalysisSelection.All, eventsHaveThreadIds: true);
         foreach (var e in recorded.Events) replay.Sink.OnEvent(e);
         replay.Complete();
-        Assert.Equal(first.Kernel!.Threads.Keys.Order(), replay.Kernel!.Threads.Keys.Order());
-        foreach (var id in first.Kernel.Threads.Keys)
-        {
-            var a = first.Accounting.Stats(id);
-            var b = replay.Accounting.Stats(id);
-            Assert.Equal((a.RunNs, a.WaitNs, a.ReadyNs), (b.RunNs, b.WaitNs, b.ReadyNs));
-        }
+        AssertSameThreads(first, replay);
     }
 
     [Fact]
@@ -124,13 +118,17 @@ public sealed class TidReuseFastPathTests
     [Fact]
     public void One_pass_and_a_pass_per_thread_give_the_same_threads()
     {
-        var one = Analyze(0);
-        var threaded = Analyze(1);
-        Assert.Equal(one.Kernel!.Threads.Keys.Order(), threaded.Kernel!.Threads.Keys.Order());
-        foreach (var tid in one.Kernel.Threads.Keys)
+        AssertSameThreads(Analyze(0), Analyze(1));
+    }
+
+    /// <summary>The same threads, each with the same run, wait and ready time.</summary>
+    private static void AssertSameThreads(AnalysisSession expected, AnalysisSession actual)
+    {
+        Assert.Equal(expected.Kernel!.Threads.Keys.Order(), actual.Kernel!.Threads.Keys.Order());
+        foreach (var id in expected.Kernel.Threads.Keys)
         {
-            var a = one.Accounting.Stats(tid);
-            var b = threaded.Accounting.Stats(tid);
+            var a = expected.Accounting.Stats(id);
+            var b = actual.Accounting.Stats(id);
             Assert.Equal((a.RunNs, a.WaitNs, a.ReadyNs), (b.RunNs, b.WaitNs, b.ReadyNs));
         }
     }
