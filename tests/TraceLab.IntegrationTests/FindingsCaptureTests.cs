@@ -127,12 +127,26 @@ public sealed class FindingsCaptureTests
         Assert.Contains($"({receiver}, receiver)", top.Title);
     }
 
-    /// <summary>One sender, as above: with three CPU-bound senders on 2 CPUs the run is an oversubscription.</summary>
+    /// <summary>
+    /// One sender, as above: with three CPU-bound senders on 2 CPUs the run is an oversubscription. No lock, so no
+    /// finding about one. What such a run may still show above the floor is the cost of the receiver's wakeups being
+    /// on another CPU than their waker's: on a host where that costs several µs a wakeup (a paravirtual VM in one CI
+    /// run: median 8.1 µs across CPUs against 1.1 µs on the waker's CPU, 13,482 wakeups, 6.3 % of the threads' time)
+    /// it is over the floor, elsewhere under it (0 findings in earlier runs). When it is there, its evidence says so.
+    /// </summary>
     [TracingFact]
-    public void Lock_free_send_and_receive_has_no_findings_above_the_floor()
+    public void Lock_free_send_and_receive_has_no_lock_findings()
     {
         using var run = Capture.Trace("sendrecv", "lock-free", ("senders", "1"), ("duration-ms", "500"));
-        Assert.Empty(Findings(run.Report));
+        var findings = Findings(run.Report);
+        Assert.All(findings, f => Assert.Equal("cross-cpu-wakeups", f.Kind));
+        foreach (var f in findings)
+        {
+            double Figure(string metric) => f.Evidence.Single(e => e.Metric == metric).Value;
+            Assert.True(Figure("wakeups.threads[].crossCpuLatency.p50Ns (max)")
+                > Figure("wakeups.threads[].sameCpuLatency.p50Ns (max)"), "cross-CPU wakeups no slower");
+            Assert.True(Figure("wakeups.threads[].crossCpuLatency.count") > 0);
+        }
     }
 
     /// <summary>
