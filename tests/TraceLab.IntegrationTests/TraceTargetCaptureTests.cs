@@ -264,12 +264,15 @@ public sealed partial class TraceTargetCaptureTests(ITestOutputHelper output)
         AssertStartedBetween(report, b.Id, before, after);
         // Processes older than the capture all have a start (from /proc), before the trace's first event.
         var old = report.Processes.Where(p => p.Pid > 1 && p.StartNs < report.Region.BeginNs).ToList();
-        output.WriteLine($"{report.Processes.Count(p => p.StartNs is null)} of {report.Processes.Count} processes " +
-            $"without a start; {old.Count} started before the capture");
+        var startless = report.Processes.Where(p => p.StartNs is null).ToList();
+        var named = string.Join(", ", startless.Select(p => $"{p.Pid} {p.Name}"));
+        output.WriteLine($"{startless.Count} of {report.Processes.Count} processes without a start ({named}); " +
+            $"{old.Count} started before the capture");
         // Only a process that started and exited between the capture's start and TraceLab's /proc listing may
-        // lack both a fork in the trace and a listed start.
-        Assert.True(report.Processes.Count(p => p.StartNs is null) * 20 <= report.Processes.Count,
-            "more than 5 % of the processes have no start");
+        // lack both a fork in the trace and a listed start: one such is possible in any capture (a quiet CI machine's
+        // had 9 processes, one of them so), more than 5 % of a busy machine's are not.
+        Assert.True(startless.Count <= Math.Max(1, report.Processes.Count / 20),
+            "more than one process, and more than 5 % of them, have no start");
         a.Kill();
         b.Kill();
     }
