@@ -34,6 +34,7 @@ internal static class HtmlAssets
         .sw.blocked { background: var(--blocked); }
         .sw.episode { background: var(--episode); } .sw.wake { background: var(--wake); height: 3px; }
         .sw.handoff { background: var(--handoff); height: 3px; }
+        .sw.mix { background: linear-gradient(var(--run) 0 34%, var(--ready) 34% 67%, var(--blocked) 67%); }
         .sw.futile { background: var(--futile); width: 10px; height: 10px; border-radius: 50%; }
         .controls label { margin-right: 14px; font-size: 13px; cursor: pointer; }
         .note { color: #616161; font-size: 13px; }
@@ -45,9 +46,9 @@ internal static class HtmlAssets
         #timeline .row-label, #timeline .obj-label { fill: #212121; font-size: 12px; }
         #timeline .obj-label { fill: var(--episode); font-weight: 600; }
         #timeline .lane { fill: #f5f5f5; }
-        #timeline .seg.run { fill: var(--run); }
-        #timeline .seg.ready { fill: var(--ready); }
-        #timeline .seg.blocked { fill: var(--blocked); }
+        #timeline .seg.run, #timeline .mix .run { fill: var(--run); }
+        #timeline .seg.ready, #timeline .mix .ready { fill: var(--ready); }
+        #timeline .seg.blocked, #timeline .mix .blocked { fill: var(--blocked); }
         #timeline .episode { fill: var(--episode); }
         #timeline .episode-band { fill: var(--episode); opacity: 0.09; pointer-events: none; }
         #timeline line.wake { stroke: var(--wake); stroke-width: 1; opacity: 0.75; }

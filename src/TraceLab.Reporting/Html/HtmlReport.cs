@@ -189,6 +189,8 @@ public static class HtmlReport
         sb.Append("</p>\n");
         sb.Append("<div class=\"legend\"><span><i class=\"sw run\"></i>running</span><span><i class=\"sw "
             + "ready\"></i>runnable</span><span><i class=\"sw blocked\"></i>blocked</span>");
+        sb.Append("<span><i class=\"sw mix\"></i>segments narrower than a pixel, stacked by their time in each state"
+            + "</span>");
         sb.Append("<span><i class=\"sw wake\"></i>wakeup (waker → wakee)</span><span><i class=\"sw handoff\"></i>lock "
             + "handoff</span><span><i class=\"sw episode\"></i>convoy episode</span><span><i class=\"sw "
             + "futile\"></i>futile wakeup</span></div>\n");

@@ -105,6 +105,72 @@ public static class TimelineSvg
         foreach (var row in rows) segmentsOf.TryAdd(row.Tid, []);
         for (var i = 0; i < data.Segments.Count; i++)
             if (segmentsOf.TryGetValue(data.Segments[i].Tid, out var its)) its.Add(i);
+        var column = new TimelineColumn();
+        var band = new TimelineColumn();
+        void Segment(int i, double x1, double x2, double y)
+        {
+            var s = data.Segments[i];
+            // No string per segment (a system report draws tens of thousands): the CPU is formatted in place.
+            var running = s.State == ThreadRunState.Running;
+            var (cls, what) = s.State switch
+            {
+                ThreadRunState.Running => ("run", "running on CPU "),
+                ThreadRunState.Runnable => ("ready", "runnable (waiting for a CPU)"),
+                _ => ("blocked", "blocked"),
+            };
+            sb.Append(Inv, $"<rect class=\"seg {cls}\" x=\"{F(x1)}\" y=\"{F(y)}\" ");
+            sb.Append(Inv, $"width=\"{F(Math.Max(0.4, x2 - x1))}\" height=\"{RowHeight}\"><title>{what}");
+            if (running) sb.Append(s.Cpu);
+            sb.Append(Inv, $": {Ms(s.Start)}–{Ms(s.End)} ms ({Us(s.End - s.Start)} µs)</title></rect>");
+        }
+        // The column gathered so far ends: one segment is drawn as it is, several join the band.
+        void Close(double y)
+        {
+            if (column.IsEmpty) return;
+            if (column.Count == 1)
+            {
+                DrawBand(y);
+                Segment(column.First, column.X1, column.X2, y);
+            }
+            else
+            {
+                column.Stack(RowHeight);
+                if (band.IsEmpty || band.Heights != column.Heights || !band.Continues(column.X1))
+                {
+                    DrawBand(y);
+                    band.CopyFrom(column);
+                }
+                else
+                {
+                    band.Absorb(column);
+                }
+            }
+            column.Clear();
+        }
+        void DrawBand(double y)
+        {
+            if (band.IsEmpty) return;
+            var (seenRunning, seenRunnable, seenBlocked) = band.Seen;
+            sb.Append(Inv, $"<g class=\"mix\" data-segments=\"{band.Count}\"><title>{band.Count:N0} segments ");
+            sb.Append(Inv, $"narrower than a pixel, {Ms(band.Start)}–{Ms(band.End)} ms:");
+            if (seenRunning) sb.Append(Inv, $" running {Us(band.RunningNs)} µs");
+            if (seenRunnable) sb.Append(seenRunning ? "," : "").Append(Inv, $" runnable {Us(band.RunnableNs)} µs");
+            if (seenBlocked)
+                sb.Append(seenRunning || seenRunnable ? "," : "").Append(Inv, $" blocked {Us(band.BlockedNs)} µs");
+            sb.Append("</title>");
+            var width = F(Math.Max(0.4, band.X2 - band.X1));
+            var top = y;
+            foreach (var (cls, px) in (ReadOnlySpan<(string, int)>)
+                [("run", band.Heights.Running), ("ready", band.Heights.Runnable), ("blocked", band.Heights.Blocked)])
+            {
+                if (px == 0) continue;
+                sb.Append(Inv, $"<rect class=\"{cls}\" x=\"{F(band.X1)}\" y=\"{F(top)}\" width=\"{width}\" ");
+                sb.Append(Inv, $"height=\"{px}\"/>");
+                top += px;
+            }
+            sb.Append("</g>");
+            band.Clear();
+        }
         foreach (var row in rows)
         {
             Spill(svg, sb);
@@ -114,24 +180,26 @@ public static class TimelineSvg
             sb.Append(Inv, $"class=\"row-label\">{Esc(row.Label)}</text>");
             sb.Append(Inv,
                 $"<rect class=\"lane\" x=\"{LabelWidth}\" y=\"{F(y)}\" width=\"{PlotWidth}\" height=\"{RowHeight}\"/>");
+            // A segment a pixel wide or more is drawn as it is; runs of narrower ones as stacked columns, and
+            // columns side by side with the same stripes as one (docs/metrics.md#timeline-columns).
             foreach (var i in segmentsOf[row.Tid])
             {
                 Spill(svg, sb);
                 var s = data.Segments[i];
                 double x1 = X(s.Start), x2 = X(s.End);
-                // No string per segment (a system report draws tens of thousands): the CPU is formatted in place.
-                var running = s.State == ThreadRunState.Running;
-                var (cls, what) = s.State switch
+                var wide = x2 - x1 >= TimelineColumn.MinSegmentPixels;
+                if (!column.IsEmpty && (wide || !column.Continues(x1))) Close(y);
+                if (wide)
                 {
-                    ThreadRunState.Running => ("run", "running on CPU "),
-                    ThreadRunState.Runnable => ("ready", "runnable (waiting for a CPU)"),
-                    _ => ("blocked", "blocked"),
-                };
-                sb.Append(Inv, $"<rect class=\"seg {cls}\" x=\"{F(x1)}\" y=\"{F(y)}\" ");
-                sb.Append(Inv, $"width=\"{F(Math.Max(0.4, x2 - x1))}\" height=\"{RowHeight}\"><title>{what}");
-                if (running) sb.Append(s.Cpu);
-                sb.Append(Inv, $": {Ms(s.Start)}–{Ms(s.End)} ms ({Us(s.End - s.Start)} µs)</title></rect>");
+                    DrawBand(y);
+                    Segment(i, x1, x2, y);
+                    continue;
+                }
+                column.Add(i, s, x1, x2);
+                if (column.IsFull) Close(y);
             }
+            Close(y);
+            DrawBand(y);
             sb.Append("</g>\n");
         }
 

@@ -90,9 +90,11 @@ public sealed partial class HtmlReportTests
             .Select(m => int.Parse(m.Groups[1].Value)).ToList();
         Assert.Equal(report.Threads.Select(t => t.Tid), rows);
         Assert.Contains("Window <b>10.000–11.000 ms</b>", html);
-        // Drawn items are the recorded ones: a rect per segment of a reported thread, a handoff arrow per handoff.
+        // Drawn items are the recorded ones: every segment of a reported thread, in a rect of its own or in a stacked
+        // column of segments narrower than a pixel; a handoff arrow per handoff.
         var tids = report.Threads.Select(t => t.Tid).ToHashSet();
-        var segments = Regex.Count(html, "<rect class=\"seg ");
+        var segments = Regex.Count(html, "<rect class=\"seg ")
+            + Regex.Matches(html, "<g class=\"mix\" data-segments=\"(\\d+)\"").Sum(m => int.Parse(m.Groups[1].Value));
         Assert.Equal(timeline.Segments.Count(s => tids.Contains(s.Tid)), segments);
         // A handoff whose wakeup precedes the window (only its run is inside) has no arrow in it.
         var arrows = timeline.Handoffs.Count(h => h.WokenAt >= timeline.Start && h.WokenAt <= timeline.End);
