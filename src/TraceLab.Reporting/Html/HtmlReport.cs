@@ -184,6 +184,17 @@ public static class HtmlReport
                 ? "; window: where the first finding is worst."
                 : ".");
         }
+        // Above one per pixel they would cover the rows: hidden until asked for (docs/metrics.md#timeline-dense-marks).
+        var hidden = (Wakes: wakes > TimelineSvg.MaxShownMarks, Futile: futile > TimelineSvg.MaxShownMarks);
+        if (hidden.Wakes || hidden.Futile)
+        {
+            var marks = new List<string>();
+            if (hidden.Wakes) marks.Add(string.Create(Inv, $"the {wakes:N0} wake arrows"));
+            if (hidden.Futile) marks.Add(string.Create(Inv, $"the {futile:N0} futile-wakeup dots"));
+            sb.Append(" <b>Hidden at first:</b> ").Append(string.Join(" and ", marks));
+            sb.Append(", more than one per pixel of the window: they would cover the rows (tick the boxes below ");
+            sb.Append("to draw them).");
+        }
         if (data.Truncated) sb.Append(
             " <b>Truncated:</b> the window held more items than the timeline keeps; later ones are not drawn.");
         sb.Append("</p>\n");
@@ -194,15 +205,17 @@ public static class HtmlReport
         sb.Append("<span><i class=\"sw wake\"></i>wakeup (waker → wakee)</span><span><i class=\"sw handoff\"></i>lock "
             + "handoff</span><span><i class=\"sw episode\"></i>convoy episode</span><span><i class=\"sw "
             + "futile\"></i>futile wakeup</span></div>\n");
-        sb.Append("<div class=\"controls\"><label><input type=\"checkbox\" checked data-toggle=\"#timeline "
-            + ".tl-wakes\"> wake arrows</label>");
+        string Checked(bool isHidden) => isHidden ? "" : " checked";
+        sb.Append("<div class=\"controls\">");
+        sb.Append($"<label><input type=\"checkbox\"{Checked(hidden.Wakes)} data-toggle=\"#timeline .tl-wakes\"> "
+            + "wake arrows</label>");
         sb.Append(
             "<label><input type=\"checkbox\" checked data-toggle=\"#timeline .episode-band\"> convoy shading</label>");
-        sb.Append("<label><input type=\"checkbox\" checked data-toggle=\"#timeline .tl-futile\"> futile "
-            + "wakeups</label></div>\n");
+        sb.Append($"<label><input type=\"checkbox\"{Checked(hidden.Futile)} data-toggle=\"#timeline .tl-futile\"> "
+            + "futile wakeups</label></div>\n");
         html.Write(sb.Append("<div class=\"timeline-scroll\">\n"));
         sb.Clear();
-        TimelineSvg.Write(html, data, rows, NameOf);
+        TimelineSvg.Write(html, data, rows, NameOf, hidden);
         sb.Append("\n</div>\n");
         if (!data.HasConvoys) sb.Append(
             "<p class=\"note\">The convoy analysis was not selected: no handoffs or episodes are drawn.</p>\n");

@@ -23,6 +23,12 @@ public static class TimelineSvg
     private const int RowHeight = 24;
     private const int RowGap = 8;
 
+    /// <summary>
+    /// Wake arrows, or futile-wakeup dots, above this many (one per pixel of the plot) start hidden: they would cover
+    /// the rows (docs/metrics.md#timeline-dense-marks).
+    /// </summary>
+    public const int MaxShownMarks = PlotWidth;
+
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
     public static string Render(TimelineData data, IReadOnlyList<TimelineRow> rows, Func<int, string> nameOf)
@@ -34,8 +40,10 @@ public static class TimelineSvg
 
     /// <summary>As <see cref="Render"/>, written out as it is drawn (one row per thread: 100,000 threads are ~20 MB of
     /// text).</summary>
+    /// <param name="hidden">The wake arrows, the futile-wakeup dots: drawn hidden (the page's check boxes show
+    /// them).</param>
     public static void Write(TextWriter svg, TimelineData data, IReadOnlyList<TimelineRow> rows,
-        Func<int, string> nameOf)
+        Func<int, string> nameOf, (bool Wakes, bool Futile) hidden = default)
     {
         var length = Math.Max(1, data.End - data.Start);
         double X(long t) =>
@@ -214,7 +222,7 @@ public static class TimelineSvg
                 named[tid] = text = Esc($"{nameOf(tid)} ({tid.ToString(Inv)})");
             return text;
         }
-        sb.Append("<g class=\"tl-wakes\">");
+        sb.Append(hidden.Wakes ? "<g class=\"tl-wakes\" style=\"display:none\">" : "<g class=\"tl-wakes\">");
         foreach (var w in data.Wakes)
         {
             Spill(svg, sb);
@@ -239,7 +247,7 @@ public static class TimelineSvg
         }
         sb.Append("</g>\n");
 
-        sb.Append("<g class=\"tl-futile\">");
+        sb.Append(hidden.Futile ? "<g class=\"tl-futile\" style=\"display:none\">" : "<g class=\"tl-futile\">");
         foreach (var f in data.FutileWakeups)
         {
             Spill(svg, sb);

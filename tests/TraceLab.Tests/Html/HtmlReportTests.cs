@@ -110,6 +110,42 @@ public sealed partial class HtmlReportTests
     }
 
     [Fact]
+    public void Wake_arrows_above_one_per_pixel_start_hidden_and_the_page_says_so()
+    {
+        var (report, timeline, html) = Page.Value;
+        // The sample's window has fewer than one per pixel: drawn, their box ticked.
+        Assert.Contains("<g class=\"tl-wakes\">", html, StringComparison.Ordinal);
+        Assert.Contains("<input type=\"checkbox\" checked data-toggle=\"#timeline .tl-wakes\">", html,
+            StringComparison.Ordinal);
+        Assert.DoesNotContain("Hidden at first", html, StringComparison.Ordinal);
+        var tids = report.Threads.Select(t => t.Tid).ToList();
+        var dense = new TimelineData
+        {
+            Window = timeline.Window,
+            Start = timeline.Start,
+            End = timeline.End,
+            Anchor = timeline.Anchor,
+            Segments = timeline.Segments,
+            Wakes = Enumerable.Range(0, TimelineSvg.MaxShownMarks + 1)
+                .Select(i => new TimelineWake(timeline.Start + i, tids[0], tids[1], 0)).ToList(),
+            Episodes = timeline.Episodes,
+            Handoffs = timeline.Handoffs,
+            FutileWakeups = timeline.FutileWakeups,
+            HasConvoys = timeline.HasConvoys,
+            HasWakeups = timeline.HasWakeups,
+        };
+        var page = HtmlReport.Render(report, dense);
+        Assert.Contains("<g class=\"tl-wakes\" style=\"display:none\">", page, StringComparison.Ordinal);
+        Assert.Contains("<input type=\"checkbox\" data-toggle=\"#timeline .tl-wakes\">", page,
+            StringComparison.Ordinal);
+        Assert.Contains("<b>Hidden at first:</b> the 1,001 wake arrows, more than one per pixel of the window", page,
+            StringComparison.Ordinal);
+        // Each kind on its own: the sample's few futile wakeups stay drawn.
+        Assert.Contains("<g class=\"tl-futile\">", page, StringComparison.Ordinal);
+        Assert.Equal(TimelineSvg.MaxShownMarks + 1, Regex.Count(page, "<line class=\"wake\" "));
+    }
+
+    [Fact]
     public void Window_covering_the_region_gives_the_reports_thread_times()
     {
         // Against ThreadAccounting's per-thread times (report.md), a separate state machine: runnable and blocked
