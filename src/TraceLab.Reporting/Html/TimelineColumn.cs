@@ -135,14 +135,6 @@ public sealed class TimelineColumn
     /// <summary>Whether the states were seen: running, runnable, blocked.</summary>
     public (bool Running, bool Runnable, bool Blocked) Seen => (_running > 0, _runnable > 0, _blocked > 0);
 
-    public void CopyFrom(TimelineColumn other)
-    {
-        (Count, First, X1, X2, Start, End) = (other.Count, other.First, other.X1, other.X2, other.Start, other.End);
-        (RunningNs, RunnableNs, BlockedNs) = (other.RunningNs, other.RunnableNs, other.BlockedNs);
-        (_running, _runnable, _blocked) = (other._running, other._runnable, other._blocked);
-        Heights = other.Heights;
-    }
-
     public void Clear()
     {
         (Count, First, X1, X2, Start, End) = (0, 0, 0, 0, 0, 0);

@@ -145,8 +145,9 @@ public static class TimelineSvg
                 column.Stack(RowHeight);
                 if (band.IsEmpty || band.Heights != column.Heights || !band.Continues(column.X1))
                 {
+                    // The column starts the next band; the drawn band, emptied, gathers the next column.
                     DrawBand(y);
-                    band.CopyFrom(column);
+                    (band, column) = (column, band);
                 }
                 else
                 {
