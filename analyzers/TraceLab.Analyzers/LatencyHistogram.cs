@@ -60,12 +60,12 @@ public sealed class LatencyHistogram
         // top 6 bits (leading 1 included, so 32..63). Both as one formula: the shift is 0 below 64.
         var row = Math.Max(0, 64 - SubBucketBits - System.Numerics.BitOperations.LeadingZeroCount((ulong)value));
         var sub = (int)(value >> row) & (SubBuckets - 1);
-        // Without bounds checks (row < 59 of 64 rows, sub < 64 of 64 buckets): each check reads the array's length,
-        // a cache line of its own apart from the slot, and on a busy system's thousands of threads these lines are cold
-        // (this was 5 % of the Native AOT pass on a busy perf.data).
+        // Without bounds checks (row < 59 of 64 rows, sub − FirstSub(row) within the row's length): each check reads
+        // the array's length, a cache line of its own apart from the slot, and on a busy system's thousands of threads
+        // these lines are cold (this was 5 % of the Native AOT pass on a busy perf.data).
         var r = Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_rows), row);
         if (r is null) AddWithoutRow(row, sub);
-        else Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(r), sub)++;
+        else Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(r), sub - FirstSub(row))++;
     }
 
     /// <summary>A value whose row does not exist yet: counted in the fields while they suffice, else in a new
@@ -78,8 +78,22 @@ public sealed class LatencyHistogram
             if (Count <= SmallMaxCount && AddSmall(row * SubBuckets + sub + 1)) return;
             TakeRows();
         }
-        (_rows[row] ??= new long[SubBuckets])[sub]++;
+        (_rows[row] ??= NewRow(row))[sub - FirstSub(row)]++;
     }
+
+    /// <summary>
+    /// The first index a row uses: 0 in row 0 (values 0..63, each its own), 32 in the others (their values' top 6 bits
+    /// start with the leading 1). Branch-free: 32 exactly when row &gt; 0.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int FirstSub(int row) => (int)((uint)-row >> 31) << (SubBucketBits - 1);
+
+    /// <summary>
+    /// A row holds the indexes it uses only: above row 0, half of them. Rows are most of what a busy system's
+    /// thousands of threads' histograms hold, and every new byte costs its page's first touch
+    /// (docs/performance.md#histogram-rows).
+    /// </summary>
+    private static long[] NewRow(int row) => new long[SubBuckets - FirstSub(row)];
 
     /// <summary>Counts bucket index + 1 <paramref name="key"/> in the fields; false when both hold other
     /// buckets.</summary>
@@ -99,7 +113,7 @@ public sealed class LatencyHistogram
     {
         _rows = new long[64][];
         foreach (var (row, sub, count) in SmallBucketsInOrder())
-            (_rows[row] ??= new long[SubBuckets])[sub] += count;
+            (_rows[row] ??= NewRow(row))[sub - FirstSub(row)] += count;
         _smallBucket0 = _smallBucket1 = _smallCount0 = _smallCount1 = 0;
     }
 
@@ -122,8 +136,9 @@ public sealed class LatencyHistogram
         for (var row = 0; row < _rows.Length; row++)
         {
             if (_rows[row] is not { } r) continue;
-            for (var sub = 0; sub < SubBuckets; sub++)
-                if (r[sub] > 0) yield return (row, sub, r[sub]);
+            var first = FirstSub(row);
+            for (var sub = first; sub < SubBuckets; sub++)
+                if (r[sub - first] > 0) yield return (row, sub, r[sub - first]);
         }
     }
 
@@ -161,10 +176,12 @@ public sealed class LatencyHistogram
         for (var row = 0; row < _rows.Length; row++)
         {
             if (_rows[row] is not { } r) continue;
-            for (var sub = 0; sub < SubBuckets; sub++)
+            var first = FirstSub(row);
+            for (var sub = first; sub < SubBuckets; sub++)
             {
-                seen += r[sub];
-                if (r[sub] > 0 && seen >= rank) return Middle(row, sub);
+                var count = r[sub - first];
+                seen += count;
+                if (count > 0 && seen >= rank) return Middle(row, sub);
             }
         }
         return Max;

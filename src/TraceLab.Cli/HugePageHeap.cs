@@ -18,19 +18,53 @@ namespace TraceLab.Cli;
 /// collector's reservation, where it commits new regions), at most <see cref="MaxBytes"/>. Memory-wise the heap is
 /// written from the bottom of each region up, so at most one partly used 2 MiB page per region in use is added (peak
 /// RSS of the busy perf.data unchanged, 117 → 118 MiB with every mapping in huge pages).
-/// <para>Asked for only with <see cref="Variable"/>=1 since the thirty-second session
-/// (docs/performance.md#huge-pages-opt-in): measured with the order of the runs rotated, the heap's huge pages made
-/// `analyze` slower on the 2-vCPU VMs we measure on (busy perf.data 0.77 → 0.86 s, 16 rounds; peak RSS +7 MiB).
-/// Those VMs hand freed 2 MiB blocks back to their host (free page reporting), and a huge page comes from such a
-/// block: 12.6 µs per 4 KiB of it on first write, against 2 µs for a 4 KiB page.</para>
+/// <para>Whether the heap asks for them is measured on each machine (<see cref="Choose(string?)"/>). Since the
+/// thirty-second session it had asked only with <see cref="Variable"/>=1 (docs/performance.md#huge-pages-opt-in):
+/// on the VMs measured then a new huge page cost 12.6 µs per 4 KiB against 2 µs for a 4 KiB page, and `analyze` was
+/// slower with them (0.77 → 0.86 s); on the host of the thirty-seventh session the figures were 9 against 18.6 µs,
+/// and `analyze` faster with them (0.66 → 0.49 s): docs/performance.md#huge-pages-measured.</para>
 /// </remarks>
 internal static unsafe class HugePageHeap
 {
-    /// <summary>The environment variable that asks for huge pages under the heap ("1").</summary>
+    /// <summary>The environment variable that decides instead of the measurement: "1" huge pages, "0" 4 KiB pages.
+    /// </summary>
     public const string Variable = "TRACELAB_HUGE_PAGES";
 
-    /// <summary>Whether this run asks for them (read at start-up).</summary>
-    public static bool Asked => Environment.GetEnvironmentVariable(Variable) == "1";
+    /// <summary>The commands that read or write a trace: the others run too briefly for the heap's pages to matter,
+    /// and are not given the measurement's few milliseconds.</summary>
+    private static readonly string[] TraceCommands = ["analyze", "bench", "export", "trace", "sweep", "overhead"];
+
+    /// <summary>
+    /// Decides the heap's pages for a run of <paramref name="command"/> (the first argument) and, for huge pages,
+    /// advises the heap (<see cref="TryAdvise"/>): <see cref="Variable"/> when set, else what new memory costs here
+    /// (<see cref="FreshPageCost"/>, timed for the trace commands only).
+    /// </summary>
+    /// <returns>What <see cref="TryAdvise"/> did (null: 4 KiB pages chosen) and why, for the stage lines.</returns>
+    public static ((long Advised, long Writable)? Advice, string Why) Choose(string? command) =>
+        Choose(command, Environment.GetEnvironmentVariable(Variable), FreshPageCost.Measure, TryAdvise);
+
+    /// <summary><see cref="Choose(string?)"/> with the variable's value, the measurement and the advice given.
+    /// </summary>
+    public static ((long Advised, long Writable)? Advice, string Why) Choose(string? command, string? variable,
+        Func<FreshPageCost.Figures?> measure, Func<(long Advised, long Writable)> advise)
+    {
+        if (variable is "1" or "0")
+            return (variable == "1" ? advise() : null, $"{Variable}={variable}");
+        if (command is null || !TraceCommands.Contains(command, StringComparer.Ordinal))
+            return (null, "not measured for this command");
+        if (measure() is not { } figures) return (null, "the system gives no huge pages on request");
+        return (figures.PreferHugePages ? advise() : null, Describe(figures));
+    }
+
+    /// <summary>The measurement, as the stage line says it.</summary>
+    public static string Describe(FreshPageCost.Figures figures)
+    {
+        var inv = System.Globalization.CultureInfo.InvariantCulture;
+        var huge = figures.HugePageMicroseconds is { } h
+            ? string.Create(inv, $"{h:F1} µs per 4 KiB of a huge page")
+            : "cheap enough that huge pages were not timed";
+        return string.Create(inv, $"new memory here: {figures.SmallPageMicroseconds:F1} µs a 4 KiB page, {huge}");
+    }
 
     /// <summary>How much of the reservation above the heap's first object is advised: far more than one analysis
     /// commits, far less than the 256 GiB the collector reserves.</summary>

@@ -16,9 +16,10 @@ try
     StageTimes.StartOfMain();
     // One trace analyzed, then the process ends: its heap is not collected while it allocates what that takes.
     if (args is ["analyze", ..]) StageTimes.NoGcRegion(AnalysisHeap.TryReserve() ? AnalysisHeap.Bytes : 0);
-    // The heap in 2 MiB pages where Linux gives them on request, when asked: a fraction of the page faults of writing
-    // it, but on VMs that hand freed memory back to their host each huge page costs more than its 4 KiB pages would.
-    StageTimes.HugePages(HugePageHeap.Asked ? HugePageHeap.TryAdvise() : null);
+    // The heap in 2 MiB pages where Linux gives them on request and they are measured cheaper here: a fraction of the
+    // page faults of writing it, but on VMs that hand freed memory back to their host a huge page can cost more.
+    var (advice, why) = HugePageHeap.Choose(args.Length > 0 ? args[0] : null);
+    StageTimes.HugePages(advice, why);
     // A closed terminal makes writes fail: dropped, so long runs still stop cleanly and write their files.
     HangUpTolerantWriter.Install();
     // Output redirected to a file or a pipe gets plain text (no escape sequences), as perf and trace-cmd write it.

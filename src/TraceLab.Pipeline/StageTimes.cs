@@ -60,16 +60,18 @@ public static class StageTimes
     }
 
     /// <summary>Says how much of the managed heap's address range was given huge pages (0: none), and how much of
-    /// that was made writable ahead of the collector; null: none were asked for (TRACELAB_HUGE_PAGES).</summary>
-    public static void HugePages((long Advised, long Writable)? bytes)
+    /// that was made writable ahead of the collector; null: 4 KiB pages were chosen. <paramref name="why"/>: what
+    /// decided (docs/performance.md#huge-pages-measured).</summary>
+    public static void HugePages((long Advised, long Writable)? bytes, string why)
     {
         Heap(bytes switch
         {
-            null => "heap: 4 KiB pages (huge pages only with TRACELAB_HUGE_PAGES=1)",
+            null => $"heap: 4 KiB pages ({why})",
             { Advised: > 0 } b => string.Create(CultureInfo.InvariantCulture,
                 $"heap: transparent huge pages advised for {b.Advised >> 20} MiB of the collector's address range, "
-                + $"{b.Writable >> 20} MiB of it writable ahead of the collector"),
-            _ => "heap: no huge pages advised (not Linux, the system gives none or gives them always, or refused)",
+                + $"{b.Writable >> 20} MiB of it writable ahead of the collector ({why})"),
+            _ => "heap: no huge pages advised (not Linux, the system gives none or gives them always, or refused; "
+                + why + ")",
         });
     }
 

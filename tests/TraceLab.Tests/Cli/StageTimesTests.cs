@@ -34,10 +34,11 @@ public sealed partial class StageTimesTests
 
         Assert.Equal(plainOut, timedOut);
         // Between the first two stages, whether the run's heap goes uncollected (docs/performance.md#no-gc-region).
-        // Then its pages: 4 KiB ones unless huge pages are asked for (docs/performance.md#huge-pages-opt-in).
+        // Then its pages, and what decided them: this machine's new memory, timed
+        // (docs/performance.md#huge-pages-measured).
         var lines = err.Split('\n', StringSplitOptions.RemoveEmptyEntries).ToList();
         Assert.Equal(HeapLine, lines[1]);
-        Assert.Equal(SmallPagesLine, lines[2]);
+        Assert.Matches(MeasuredPagesLine(), lines[2]);
         lines.RemoveRange(1, 2);
         var stages = lines.Select(l => StageLine().Match(l)).ToList();
         Assert.All(stages, m => Assert.True(m.Success, m.Value));
@@ -57,6 +58,11 @@ public sealed partial class StageTimesTests
             ["TRACELAB_STAGES=1", "TRACELAB_HUGE_PAGES=1", "dotnet", .. analyze, "--no-charts"]);
         Assert.True(code == 0, asked);
         Assert.Matches(HugePagesLine(), asked.Split('\n')[2]);
+        Assert.EndsWith(" (TRACELAB_HUGE_PAGES=1)", asked.Split('\n')[2], StringComparison.Ordinal);
+        (code, _, var declined) = ProcessOutput.Run("env",
+            ["TRACELAB_STAGES=1", "TRACELAB_HUGE_PAGES=0", "dotnet", .. analyze, "--no-charts"]);
+        Assert.True(code == 0, declined);
+        Assert.Equal("heap: 4 KiB pages (TRACELAB_HUGE_PAGES=0)", declined.Split('\n')[2]);
         (code, _, var budget) = ProcessOutput.Run("env",
             ["TRACELAB_STAGES=1", "DOTNET_GCgen0size=3000000", "dotnet", .. analyze, "--no-charts"]);
         Assert.True(code == 0, budget);
@@ -77,12 +83,17 @@ public sealed partial class StageTimesTests
 
     private const string HeapLine = "heap: no garbage collection for the first 96 MiB allocated";
 
-    private const string SmallPagesLine = "heap: 4 KiB pages (huge pages only with TRACELAB_HUGE_PAGES=1)";
-
     [GeneratedRegex(@"^heap: (transparent huge pages advised for \d+ MiB of the collector's address range, " +
-        @"\d+ MiB of it writable ahead of the collector|" +
-        @"no huge pages advised \(not Linux, the system gives none or gives them always, or refused\))$")]
+        @"\d+ MiB of it writable ahead of the collector \(.+\)|" +
+        @"no huge pages advised \(not Linux, the system gives none or gives them always, or refused; .+\))$")]
     private static partial Regex HugePagesLine();
+
+    /// <summary>The pages as this machine's measurement chose them (either kind), or why it was not made.</summary>
+    [GeneratedRegex(@"^heap: (4 KiB pages|transparent huge pages advised for \d+ MiB of the collector's address " +
+        @"range, \d+ MiB of it writable ahead of the collector) \((new memory here: \d+\.\d µs a 4 KiB page, " +
+        @"(\d+\.\d µs per 4 KiB of a huge page|cheap enough that huge pages were not timed)|" +
+        @"the system gives no huge pages on request)\)$")]
+    private static partial Regex MeasuredPagesLine();
 
     [Fact]
     public void Only_analyze_runs_without_garbage_collection()
@@ -92,8 +103,8 @@ public sealed partial class StageTimesTests
             ["TRACELAB_STAGES=1", "dotnet", Tool, "bench", Sample, "--repeat", "1"]);
         Assert.True(code == 0, err);
         Assert.DoesNotContain("heap: no garbage collection", err, StringComparison.Ordinal);
-        // Its heap's pages are said as every command's are.
-        Assert.Equal(SmallPagesLine, err.Split('\n')[1]);
+        // Its heap's pages are measured and said as analyze's are.
+        Assert.Matches(MeasuredPagesLine(), err.Split('\n')[1]);
         Assert.Equal(96L << 20, TraceLab.Cli.AnalysisHeap.Bytes);
     }
 }
