@@ -53,13 +53,21 @@ public abstract class AnalysisReport<TAnalyzer, TSection> : IAnalysisReport
     {
         Analysis = analysis;
         JsonName = jsonName;
-        SectionJson = ReportJsonContext.Section<TSection>();
     }
+
+    private JsonTypeInfo<TSection>? _sectionJson;
 
     public AnalysisDefinition Analysis { get; }
     public string JsonName { get; }
     public Type SectionType => typeof(TSection);
-    public JsonTypeInfo<TSection> SectionJson { get; }
+
+    /// <summary>
+    /// Taken from <see cref="ReportJsonContext"/> when first asked (report.json written or read), not when the
+    /// registration is made: every command builds the registrations for its options' help, and configuring the
+    /// sections' metadata was a third of `tracelab --version` (~10 ms of faults and reflection data).
+    /// ReportJsonContextTests checks that every section has its metadata.
+    /// </summary>
+    public JsonTypeInfo<TSection> SectionJson => _sectionJson ??= ReportJsonContext.Section<TSection>();
     JsonTypeInfo IAnalysisReport.SectionJson => SectionJson;
 
     public object? Build(ReportContext context) =>
