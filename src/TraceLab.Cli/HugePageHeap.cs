@@ -52,7 +52,8 @@ internal static unsafe class HugePageHeap
             return (variable == "1" ? advise() : null, $"{Variable}={variable}");
         if (command is null || !TraceCommands.Contains(command, StringComparer.Ordinal))
             return (null, "not measured for this command");
-        if (measure() is not { } figures) return (null, "the system gives no huge pages on request");
+        if (measure() is not { } figures)
+            return (null, "not timed: the system gives no huge pages on request, or refused the memory");
         return (figures.PreferHugePages ? advise() : null, Describe(figures));
     }
 
