@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Runtime.InteropServices;
 
 namespace TraceLab.Formats;
 
@@ -15,7 +14,7 @@ namespace TraceLab.Formats;
 /// host whose page-table updates are the cost) — and `analyze` followed: the heap in huge pages made it 0.77 → 0.86 s
 /// on the first host and 0.66 → 0.49 s on the second. What the host does is not visible from inside, so it is timed.
 /// </remarks>
-public static unsafe partial class FreshPageCost
+public static unsafe class FreshPageCost
 {
     private const int SmallPage = 4096;
     private const int HugePage = 2 << 20;
@@ -65,8 +64,8 @@ public static unsafe partial class FreshPageCost
     {
         // Twice the size, so that an aligned block of it lies inside: a huge page needs its whole aligned 2 MiB mapped.
         var length = (nuint)(2 * Math.Max(bytes, HugePage));
-        var mapped = Mmap(null, length, ProtectRead | ProtectWrite, MapPrivate | MapAnonymous, -1, 0);
-        if (mapped == MapFailed) return null;
+        var mapped = TransparentHugePages.MapNew(length);
+        if (mapped is null) return null;
         try
         {
             var block = (byte*)(((nuint)mapped + HugePage - 1) & ~(nuint)(HugePage - 1));
@@ -78,17 +77,7 @@ public static unsafe partial class FreshPageCost
         }
         finally
         {
-            _ = Munmap(mapped, length);
+            TransparentHugePages.Unmap(mapped, length);
         }
     }
-
-    private const int ProtectRead = 1, ProtectWrite = 2;
-    private const int MapPrivate = 0x02, MapAnonymous = 0x20;
-    private static readonly void* MapFailed = (void*)-1;
-
-    [LibraryImport("libc", EntryPoint = "mmap")]
-    private static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, nint offset);
-
-    [LibraryImport("libc", EntryPoint = "munmap")]
-    private static partial int Munmap(void* address, nuint length);
 }

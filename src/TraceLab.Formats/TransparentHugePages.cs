@@ -51,6 +51,28 @@ public static unsafe partial class TransparentHugePages
         && Madvise(start, length, AdviseDump) == 0;
 
     private const int ProtectRead = 1, ProtectWrite = 2;
+    private const int MapPrivate = 0x02, MapAnonymous = 0x20;
+
+    /// <summary>
+    /// <paramref name="length"/> bytes of new, readable and writable anonymous memory (mmap: never memory the process
+    /// used before, as the allocator's may be); null where that is not Linux or it was refused. Give it back with
+    /// <see cref="Unmap"/>.
+    /// </summary>
+    public static void* MapNew(nuint length)
+    {
+        if (!OperatingSystem.IsLinux()) return null;
+        var mapped = Mmap(null, length, ProtectRead | ProtectWrite, MapPrivate | MapAnonymous, -1, 0);
+        return mapped == (void*)-1 ? null : mapped;
+    }
+
+    /// <summary>Gives back memory from <see cref="MapNew"/>.</summary>
+    public static void Unmap(void* start, nuint length) => _ = Munmap(start, length);
+
+    [LibraryImport("libc", EntryPoint = "mmap")]
+    private static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, nint offset);
+
+    [LibraryImport("libc", EntryPoint = "munmap")]
+    private static partial int Munmap(void* address, nuint length);
 
     /// <summary>MADV_DODUMP.</summary>
     private const int AdviseDump = 17;
