@@ -21,10 +21,17 @@ public sealed class PerfDataCaptureTests
     {
         // perf on this VM drops switches silently when the machine is loaded (the other test assemblies run beside
         // this one in CI): with a fifth of the switch chains broken, half the threads' maximum delays moved by a
-        // repaired switch-in was seen once in three CI runs. Such a capture is taken once more; every check is the
-        // same on the second one.
-        if (!CaptureAndCompare(lastAttempt: false)) CaptureAndCompare(lastAttempt: true);
+        // repaired switch-in was seen once in three CI runs, and two such captures in a row once (stop 60: 20,358
+        // broken chains, 2 of 4 maxima apart). Such a capture is taken again, up to three in all; every check is the
+        // same on the last one.
+        for (var attempt = 1; attempt < Attempts; attempt++)
+        {
+            if (CaptureAndCompare(lastAttempt: false)) return;
+        }
+        CaptureAndCompare(lastAttempt: true);
     }
+
+    private const int Attempts = 3;
 
     /// <summary>How far a maximum ready latency may move on a capture with broken switch chains.</summary>
     private const double BrokenChainDelayTolerance = 0.02;
@@ -103,7 +110,7 @@ public sealed class PerfDataCaptureTests
         // docs/metrics.md#chain-break-repair): with perf dropping switches, the upper margin grows with the share of
         // broken chains: 29 k of ~160 k switches broken (18 %) made 1.49 s against 1.27 s getrusage (+17 %) once on a
         // loaded machine; 15,647 breaks (over 15 %) made +32 % beside the other test assemblies. A capture with more
-        // than 15 % broken is taken once more; the second is judged with 0.15 + its own broken share.
+        // than 15 % broken is taken again; the last is judged with 0.15 + its own broken share.
         var switchesInRegion = Math.Max(1L, report.Threads.Sum(t => t.VoluntarySwitches + t.InvoluntarySwitches));
         var brokenShare = (double)report.Capture.ChainBreaksInRegion / switchesInRegion;
         if (!lastAttempt && brokenShare > 0.15)
