@@ -37,8 +37,9 @@ public sealed class ChartRenderingTests
     }
 
     /// <summary>
-    /// Our PNG is encoded with cheaper settings than the drawing library's own (<see cref="ChartImage.EncodePng"/>):
-    /// the pixels must be exactly the library's, for every chart of a report.
+    /// Our PNG is encoded with cheaper settings than the drawing library's own
+    /// (<see cref="ChartImage.EncodePng(ScottPlot.Plot, int, int)"/>): the pixels must be exactly the library's, for
+    /// every chart of a report.
     /// </summary>
     [ChartsFact]
     public void The_fast_png_has_exactly_the_drawing_librarys_pixels()
@@ -62,6 +63,63 @@ public sealed class ChartRenderingTests
                     if (ours.GetPixel(x, y) != theirs.GetPixel(x, y)) differing++;
             Assert.Equal(0, differing);
         }
+    }
+
+    /// <summary>
+    /// An opaque canvas goes into the PNG as straight alpha without the encoder's conversion
+    /// (<see cref="ChartImage.EncodePng(ScottPlot.Plot, int, int)"/>): the file must be the very bytes the conversion
+    /// gives, for every chart of a report; a canvas with a see-through pixel must still be converted.
+    /// </summary>
+    [ChartsFact]
+    public void An_opaque_chart_is_the_same_png_without_the_alpha_conversion()
+    {
+        var (report, _) = HtmlReportTests.Analyze(TimelineWindow.Default);
+        var charts = report.Charts;
+        var plots = new List<Func<ScottPlot.Plot>>();
+        if (charts.States is { } states) plots.Add(() => ReportChartPlots.States(states));
+        if (charts.ReadyLatency is { } latency) plots.Add(() => ReportChartPlots.Histogram(latency));
+        if (charts.HandoffGaps is { } gaps) plots.Add(() => ReportChartPlots.Histogram(gaps));
+        Assert.NotEmpty(plots);
+        foreach (var plot in plots)
+        {
+            var png = ChartImage.EncodePng(plot(), 900, 420);
+            Assert.Equal(ChartImage.EncodePng(plot(), 900, 420, straightWhenOpaque: false), png);
+            // Every pixel opaque: the canvas took the path without the conversion.
+            using var decoded = SkiaSharp.SKBitmap.Decode(png);
+            Assert.True(ChartImage.IsOpaque(decoded.GetPixelSpan()), "a report chart with a see-through pixel");
+        }
+
+        // A see-through background: the pixels decoded keep their alpha (premultiplied bytes written as straight ones
+        // would darken them), and the file is the converted one.
+        ScottPlot.Plot SeeThrough()
+        {
+            var p = ReportChartPlots.Histogram(charts.ReadyLatency ?? charts.HandoffGaps!);
+            p.FigureBackground.Color = ScottPlot.Colors.Transparent;
+            p.DataBackground.Color = ScottPlot.Colors.Transparent;
+            return p;
+        }
+        var seeThrough = ChartImage.EncodePng(SeeThrough(), 300, 200);
+        Assert.Equal(ChartImage.EncodePng(SeeThrough(), 300, 200, straightWhenOpaque: false), seeThrough);
+        using var bitmap = SkiaSharp.SKBitmap.Decode(seeThrough);
+        Assert.Equal(0, bitmap.GetPixel(1, 1).Alpha);
+    }
+
+    [Fact]
+    public void Opaque_means_every_pixels_alpha_is_255()
+    {
+        var pixels = new byte[4 * 1000];
+        for (var i = 3; i < pixels.Length; i += 4) pixels[i] = 255;
+        Assert.True(ChartImage.IsOpaque(pixels));
+        // The last pixel (past every whole vector) and one inside the vectors: each alone makes it not opaque.
+        foreach (var at in new[] { pixels.Length - 1, 4 * 37 + 3 })
+        {
+            pixels[at] = 254;
+            Assert.False(ChartImage.IsOpaque(pixels));
+            pixels[at] = 255;
+        }
+        // Colour bytes never count.
+        pixels[0] = pixels[1] = pixels[2] = 0;
+        Assert.True(ChartImage.IsOpaque(pixels));
     }
 
     [ChartsFact]
