@@ -88,7 +88,7 @@ public static class HtmlReport
         MarkdownHtml.Write(html, markdown, 0, headEnd);
         Timeline(html, report, timeline);
         var (drawn, note) = charts();
-        html.Write(Charts(drawn, note));
+        Charts(html, drawn, note);
         MarkdownHtml.Write(html, markdown, headEnd, markdown.Length);
         if (plots is { Count: > 0 })
         {
@@ -110,25 +110,46 @@ public static class HtmlReport
         html.Write("\n</script>\n</body>\n</html>\n");
     }
 
-    private static string Charts(IReadOnlyList<EmbeddedChart>? charts, string? note)
+    private static void Charts(TextWriter html, IReadOnlyList<EmbeddedChart>? charts, string? note)
     {
-        if (charts is null && note is null) return "";
-        var sb = new StringBuilder("<h2 id=\"charts\">Charts</h2>\n");
-        if (note is not null) sb.Append("<p class=\"note\">").Append(WebUtility.HtmlEncode(note)).Append("</p>\n");
+        if (charts is null && note is null) return;
+        html.Write("<h2 id=\"charts\">Charts</h2>\n");
+        if (note is not null) html.Write($"<p class=\"note\">{WebUtility.HtmlEncode(note)}</p>\n");
         if (charts is { Count: 0 })
-            sb.Append("<p class=\"note\">Nothing to chart: no ready latencies, handoffs or wakeups among the reported "
+            html.Write("<p class=\"note\">Nothing to chart: no ready latencies, handoffs or wakeups among the reported "
                 + "threads.</p>\n");
         foreach (var c in charts ?? [])
         {
             var name = WebUtility.HtmlEncode(c.Name);
             // The picture carries its title: no caption above it.
-            sb.Append(Inv, $"<figure class=\"card chart\" id=\"{name}\">\n");
-            sb.Append(Inv, $"<img alt=\"{WebUtility.HtmlEncode(c.Title)}\" width=\"{c.Width}\" height=\"{c.Height}\" ");
-            sb.Append("src=\"data:image/png;base64,");
-            sb.Append(Convert.ToBase64String(c.Png)).Append("\">\n");
-            sb.Append(Inv, $"<p class=\"note\">Also beside this report: {name}.png and {name}.svg.</p></figure>\n");
+            html.Write(string.Create(Inv, $"<figure class=\"card chart\" id=\"{name}\">\n"));
+            html.Write(string.Create(Inv,
+                $"<img alt=\"{WebUtility.HtmlEncode(c.Title)}\" width=\"{c.Width}\" height=\"{c.Height}\" "));
+            html.Write("src=\"data:image/png;base64,");
+            WriteBase64(html, c.Png);
+            html.Write("\">\n");
+            html.Write($"<p class=\"note\">Also beside this report: {name}.png and {name}.svg.</p></figure>\n");
         }
-        return sb.ToString();
+    }
+
+    /// <summary>
+    /// <paramref name="bytes"/> as base64, written a piece at a time: a chart's PNG as one base64 string was a large
+    /// object of new memory for each chart, on report.html's thread, the last of the run
+    /// (docs/performance.md#opaque-png).
+    /// </summary>
+    private static void WriteBase64(TextWriter html, ReadOnlySpan<byte> bytes)
+    {
+        // Whole groups of 3 bytes per piece, so that only the last piece is padded: the same text as the whole.
+        const int PieceBytes = 3 * 1024;
+        Span<char> chars = stackalloc char[PieceBytes / 3 * 4];
+        while (!bytes.IsEmpty)
+        {
+            var piece = bytes[..Math.Min(PieceBytes, bytes.Length)];
+            if (!Convert.TryToBase64Chars(piece, chars, out var written))
+                throw new InvalidOperationException("base64 of a chart did not fit its buffer");
+            html.Write(chars[..written]);
+            bytes = bytes[piece.Length..];
+        }
     }
 
     private static void Timeline(TextWriter html, RunReport report, TimelineData? data)

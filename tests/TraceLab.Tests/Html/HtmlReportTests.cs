@@ -53,6 +53,23 @@ public sealed partial class HtmlReportTests
             < html.IndexOf("id=\"charts\"", StringComparison.Ordinal));
     }
 
+    /// <summary>
+    /// The base64 is written in pieces (HtmlReport.WriteBase64): each image must still decode to its chart's PNG, byte
+    /// for byte, the pieces' joins and the padded end included.
+    /// </summary>
+    [ChartsFact]
+    public void Each_embedded_image_is_its_charts_png_whole()
+    {
+        var (report, timeline, _) = Page.Value;
+        // PNGs several pieces long, and one whose length is no multiple of 3 (padding only at the end).
+        var drawn = Drawn(report)!;
+        Assert.Contains(drawn, c => c.Png.Length > 3 * 3 * 1024 && c.Png.Length % 3 != 0);
+        var html = HtmlReport.Render(report, timeline, charts: drawn);
+        var embedded = Regex.Matches(html, "src=\"data:image/png;base64,([A-Za-z0-9+/=]+)\"")
+            .Select(m => Convert.FromBase64String(m.Groups[1].Value)).ToList();
+        Assert.Equal(drawn.Select(c => c.Png), embedded);
+    }
+
     [Fact]
     public void Every_table_of_report_md_is_in_the_page_cell_for_cell()
     {
