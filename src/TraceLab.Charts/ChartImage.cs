@@ -16,11 +16,11 @@ public sealed record ChartImage(string Name, string Title, byte[] Png, string Sv
     /// <summary>
     /// The plot as PNG (<see cref="EncodePng(Plot, int, int)"/>) and as SVG, the same bytes as
     /// <see cref="EncodePng(Plot, int, int)"/> and <see cref="EncodeSvg"/> each on a plot of its own, for one raster
-    /// drawing fewer. The drawing library's SVG
-    /// (<c>Plot.GetSvgXml</c>) first draws the whole plot into a new raster canvas of the same size and throws it
-    /// away — that drawing settles the axes and the layout — and only then draws it as SVG; here the PNG's drawing is
-    /// that first drawing, and the SVG is drawn after it as the library would (no clearing, the document closed
-    /// before it is read). The raster drawing was a third of the charts' time, and its canvas new memory.
+    /// drawing fewer. The drawing library's SVG (<c>Plot.GetSvgXml</c>) first draws the whole plot into a new raster
+    /// canvas of the same size and throws it away — that drawing settles the axes and the layout — and only then draws
+    /// it as SVG; here the PNG's drawing is that first drawing, and the SVG is drawn after it as the library would (no
+    /// clearing, the document closed before it is read). The raster drawing was a third of the charts' time, and its
+    /// canvas new memory.
     /// </summary>
     /// <param name="plot">A plot not drawn yet.</param>
     public static (byte[] Png, string Svg) Encode(Plot plot, int width, int height)
