@@ -94,6 +94,37 @@ public sealed class RunTimeAgreementTests
         Assert.Equal(30_000 - 10_000, o.Of(200).RunNsByCpu[0]);
     }
 
+    /// <summary>
+    /// A preempted thread whose switch-in was lost was runnable until its estimated start, and counts that as ready
+    /// time as TraceLab does (docs/metrics.md#thread-states, "any → Running (repaired)"): hog 200 is preempted at
+    /// 10000, 300 is last seen at 15000, 200 is seen running at 20000: ready 10000..15000. (Without it, a CPU hog of
+    /// a busy system's capture read 30 ms less ready time than TraceLab in one CI run.)
+    /// </summary>
+    [Fact]
+    public void Oracle_counts_a_repaired_runnable_threads_ready_time_up_to_its_start()
+    {
+        string[] lines =
+        [
+            "          <idle>-0     [000]   100.000001000: sched_switch:         prev_comm=swapper/0 prev_pid=0 "
+                + "prev_prio=120 prev_state=R ==> next_comm=hog next_pid=200 next_prio=120",
+            "             hog-200   [000]   100.000002000: print:                0xffffffff814aa001: "
+                + "TRACELAB_REGION_BEGIN",
+            "             hog-200   [000]   100.000010000: sched_switch:         prev_comm=hog prev_pid=200 "
+                + "prev_prio=120 prev_state=R+ ==> next_comm=other next_pid=300 next_prio=120",
+            "           other-300   [000]   100.000015000: sys_exit_semtimedop:  0x0",
+            "             hog-200   [000]   100.000020000: sys_exit_semtimedop:  0x0",
+            "             hog-200   [000]   100.000030000: print:                0xffffffff814aa001: "
+                + "TRACELAB_REGION_END",
+        ];
+        var o = TraceCmdReportOracle.FromLines(lines);
+        Assert.Equal(1, o.ChainBreaks);
+        Assert.Equal(1, o.Of(200).RepairedStarts);
+        Assert.Equal(15_000 - 10_000, o.Of(200).ReadyNs);
+        Assert.Equal((10_000 - 2000) + (30_000 - 15_000), o.Of(200).RunNs);
+        Assert.Equal(15_000 - 10_000, o.Of(300).RunNs);
+        Assert.Equal(0, o.Of(300).ReadyNs);
+    }
+
     private async Task CaptureAndCompare(params (string Scenario, string Iterations)[] scenarios)
     {
         var failures = new List<string>();

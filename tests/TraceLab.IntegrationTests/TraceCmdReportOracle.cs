@@ -14,7 +14,8 @@ namespace TraceLab.IntegrationTests;
 /// starts at the later of (a) the last event on c whose common_pid was the previous occupant and (b) the time the
 /// thread stopped running or, if it was blocked, was woken (docs/metrics.md#chain-break-repair: its last switch-out, or
 /// the sched_waking that ended its sleep). The previous occupant's interval ends at that same start. Intervals are
-/// clipped to [BEGIN, END].
+/// clipped to [BEGIN, END]. A thread that was runnable when its switch-in was lost counts ready time up to that
+/// estimated start, as up to a logged switch-in.
 /// </para>
 /// <para>
 /// Woken before its switch-out: a sched_waking naming a thread that still runs, followed by its sleeping switch-out
@@ -333,6 +334,13 @@ public sealed class TraceCmdReportOracle
             var task = TaskOf(pid);
             if (task.RunningOn != cpu)
             {
+                // Until its estimated start it was in the state it was left in: a runnable thread's ready time runs
+                // up to there (docs/metrics.md#thread-states, "any → Running (repaired)"), as at a logged switch-in.
+                if (task.State == Off.Blocked && task.WokenEarly) task.State = Off.Runnable;
+                if (task.State == Off.Runnable && task.OffSince != long.MinValue)
+                    Result(pid).ReadyNs += Clip(task.OffSince, start);
+                task.State = Off.Unknown;
+                task.WokenEarly = task.WokenWhileRunning = false;
                 task.RunningOn = cpu;
                 task.Since = start;
                 if (known && InRegion(t)) Result(pid).RepairedStarts++;
