@@ -1,4 +1,5 @@
 using System.Globalization;
+using TraceLab.Capture.Linux;
 using TraceLab.Formats.StackJoin;
 using TraceLab.Reporting;
 using TraceLab.Reporting.Stacks;
@@ -58,6 +59,10 @@ public sealed class TraceStacksCaptureTests(ITestOutputHelper output) : IDisposa
             $"{joined.Unmatched} of {joined.Joined + joined.Unmatched} stacks in the trace's time found no event");
         Assert.True(joined.MaxOffsetNs <= StackJoin.Window);
 
+        // perf compresses what it writes when it can (the stack copies repeat; uncompressed, a busy server's outran
+        // the page cache and lost most of them), and the reader joins the compressed records.
+        Assert.Equal(PerfStackRecorder.Compresses("perf"), CompressionRatio(stackFile) is not null);
+
         // TraceLab's own processes (the CLI, its guard, perf) are in no lock of the report: only the program's.
         foreach (var l in stacks.Locks) Assert.Equal(pid, l.Process);
 
@@ -108,7 +113,9 @@ public sealed class TraceStacksCaptureTests(ITestOutputHelper output) : IDisposa
         var report = ReportJson.Deserialize(File.ReadAllText(Path.Combine(outDir, "report.json")));
         var stacks = report.Stacks!;
         var joined = stacks.StackFile!;
-        var bytesPerStack = new FileInfo(stackFile).Length / (double)Math.Max(1, joined.Recorded);
+        // The samples' own size as perf dumps them (perf report -D: decompressed when perf compressed the file), what
+        // each stack costs perf's buffers.
+        var bytesPerStack = MeanSampleBytes(stackFile);
         output.WriteLine($"recorded {joined.Recorded}, joined {joined.Joined}, lost {joined.Lost}; " +
             $"{bytesPerStack:0} bytes a stack");
         Assert.True(joined.Joined > 0);
@@ -121,6 +128,29 @@ public sealed class TraceStacksCaptureTests(ITestOutputHelper output) : IDisposa
         var stats = Assert.Single(stacks.Locks, l => l.Name == "g_stats_lock");
         Assert.Contains(stats.Blocking,
             b => Symbols(b).Contains("stats_worker") && Symbols(b).Contains("start_thread"));
+    }
+
+    /// <summary>perf's compression ratio from the file's header (<c># compressed : Zstd, level = 1, ratio = 43</c>), or
+    /// null when perf did not compress it.</summary>
+    internal static double? CompressionRatio(string perfData)
+    {
+        var line = ProcessOutput.Lines("perf", "report", "--header-only", "-i", perfData)
+            .FirstOrDefault(l => l.StartsWith("# compressed :", StringComparison.Ordinal));
+        if (line is null) return null;
+        var ratio = line[(line.LastIndexOf('=') + 1)..].Trim();
+        return double.Parse(ratio, CultureInfo.InvariantCulture);
+    }
+
+    /// <summary>The mean size of the file's sample records in <c>perf report -D</c>'s dump (<c>0x14ee68 [0x2180]:
+    /// PERF_RECORD_SAMPLE…</c>: the record's size in brackets).</summary>
+    private static double MeanSampleBytes(string perfData)
+    {
+        var sizes = ProcessOutput.Lines("perf", "report", "-D", "-i", perfData)
+            .Where(l => l.Contains("PERF_RECORD_SAMPLE", StringComparison.Ordinal))
+            .Select(l => l[(l.IndexOf("[0x", StringComparison.Ordinal) + 3)..l.IndexOf("]:", StringComparison.Ordinal)])
+            .Select(h => long.Parse(h, NumberStyles.HexNumber, CultureInfo.InvariantCulture)).ToList();
+        Assert.NotEmpty(sizes);
+        return sizes.Average();
     }
 
     [TraceStacksFact]
