@@ -4,7 +4,8 @@
 # (docs/performance.md#huge-pages-opt-in): every round runs each program once, the order rotated by one each round,
 # so each is first after another program as often as the others — on the VMs we measure on, a run right after another
 # program is ~0.15 s slower than one right after itself, and a fixed order favours whoever comes later. Prints per
-# program the median wall time, CPU time (user + system) and peak RSS, and every run's wall time.
+# program the median wall time and CPU time (user + system) with their means, the median peak RSS, and every run's
+# wall time.
 #   tools/compare-builds.sh TRACE BUILD...          # BUILD: an executable (a published tracelab), or a quoted command
 #   ROUNDS=10 tools/compare-builds.sh busy.perf.data /tmp/a/tracelab /tmp/b/tracelab
 #   tools/compare-builds.sh busy.perf.data "env TRACELAB_HUGE_PAGES=1 tracelab" tracelab
@@ -52,11 +53,15 @@ for r in $(seq 0 $((ROUNDS - 1))); do
 done
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+mean() { awk '{ s += $1 } END { printf "%.2f", s / NR }'; }
+# The mean beside the median: a build whose runs are bimodal (half of them slow, as with the heap in huge pages on a
+# VM that hands free memory back: docs/performance.md#huge-pages-cold) can have the better median and the worse mean.
 for j in $(seq 0 $((n - 1))); do
   f=$dir/runs$j
   name=${programs[$j]}
   [ "$name" = @perf-sched ] && name="perf sched timehist -s"
-  printf '%s: wall %s s, CPU %s s, peak RSS %s MiB; runs: %s\n' "$name" \
-    "$(awk '{ print $1 }' "$f" | median)" "$(awk '{ print $2 + $3 }' "$f" | median)" \
+  printf '%s: wall %s s (mean %s), CPU %s s (mean %s), peak RSS %s MiB; runs: %s\n' "$name" \
+    "$(awk '{ print $1 }' "$f" | median)" "$(awk '{ print $1 }' "$f" | mean)" \
+    "$(awk '{ print $2 + $3 }' "$f" | median)" "$(awk '{ print $2 + $3 }' "$f" | mean)" \
     "$(awk '{ print int($4 / 1024) }' "$f" | median)" "$(awk '{ printf "%s ", $1 }' "$f")"
 done

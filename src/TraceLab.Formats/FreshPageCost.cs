@@ -12,7 +12,9 @@ namespace TraceLab.Formats;
 /// we measure on it has ranged from 2 µs (4 KiB) against 12.6 µs (per 4 KiB of a huge page: the VM hands every free 2
 /// MiB block back to its host, and each comes back at a host fault per 4 KiB) to 18.6 µs against 9 µs (a paravirtual
 /// host whose page-table updates are the cost) — and `analyze` followed: the heap in huge pages made it 0.77 → 0.86 s
-/// on the first host and 0.66 → 0.49 s on the second. What the host does is not visible from inside, so it is timed.
+/// on the first host and 0.66 → 0.49 s on the second, and 0.35 → 0.49 s on a third whose one huge page timed cheap
+/// (<see cref="CheapSmallPageMicroseconds"/>). What the host does is not visible from inside, so the 4 KiB pages are
+/// timed, and a huge page too where those are dear.
 /// </remarks>
 public static unsafe class FreshPageCost
 {
@@ -24,10 +26,16 @@ public static unsafe class FreshPageCost
     private const int SmallPages = 128;
 
     /// <summary>
-    /// Below this a new 4 KiB page is cheap enough that huge pages cannot save much: the huge page is not timed
-    /// (it is the probe's main cost: 2 MiB of new memory, ~5-7 ms on the VMs above).
+    /// Below this a new 4 KiB page is cheap enough that huge pages are not worth their risk, and the huge page is not
+    /// timed. Where the VM hands free memory back to its host (free page reporting), a huge page from a block the host
+    /// took back costs 10-26 µs per 4 KiB (the host backs it again), one from a block the previous process just freed
+    /// 0.5 µs: the one huge page timed here cannot tell which most of the run's will be. On such a host (4 KiB pages
+    /// 2.1-3.4 µs) the single page measured 0.5 µs and chose huge pages, and `analyze` of the busy perf.data took 0.49
+    /// s against 0.35 s in 4 KiB pages (docs/performance.md#huge-pages-cold). Where 4 KiB pages cost more than even a
+    /// huge page taken back (14-24 µs on a paravirtual host whose page-table updates are the cost), huge pages are
+    /// timed and chosen when clearly cheaper. Timing one also costs what it measures: 2 MiB of new memory, 1-13 ms.
     /// </summary>
-    public const double CheapSmallPageMicroseconds = 1.0;
+    public const double CheapSmallPageMicroseconds = 8.0;
 
     /// <summary>Huge pages are chosen when a 4 KiB of one costs at most this share of a 4 KiB page: clearly cheaper,
     /// not within the timing's spread, and paying for the partly used huge page at the end of each heap region.
@@ -40,7 +48,8 @@ public static unsafe class FreshPageCost
     {
         /// <summary>Whether the heap should ask for huge pages on this machine.</summary>
         public bool PreferHugePages =>
-            HugePageMicroseconds is { } huge && huge <= HugePageShare * SmallPageMicroseconds;
+            HugePageMicroseconds is { } huge && SmallPageMicroseconds >= CheapSmallPageMicroseconds
+            && huge <= HugePageShare * SmallPageMicroseconds;
     }
 
     /// <summary>
