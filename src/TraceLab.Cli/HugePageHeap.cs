@@ -22,7 +22,10 @@ namespace TraceLab.Cli;
 /// thirty-second session it had asked only with <see cref="Variable"/>=1 (docs/performance.md#huge-pages-opt-in):
 /// on the VMs measured then a new huge page cost 12.6 µs per 4 KiB against 2 µs for a 4 KiB page, and `analyze` was
 /// slower with them (0.77 → 0.86 s); on the host of the thirty-seventh session the figures were 9 against 18.6 µs,
-/// and `analyze` faster with them (0.66 → 0.49 s): docs/performance.md#huge-pages-measured.</para>
+/// and `analyze` faster with them (0.66 → 0.49 s): docs/performance.md#huge-pages-measured. Since the fortieth
+/// session a huge page is timed only where a 4 KiB page costs 8 µs or more: on a VM that hands free memory back the one
+/// timed came from a block just freed and measured cheap while most of the run's did not (`analyze` 0.38 s in 4 KiB
+/// pages, 0.41 s median and 0.49 s mean in huge ones): docs/performance.md#huge-pages-cold.</para>
 /// </remarks>
 internal static unsafe class HugePageHeap
 {
