@@ -43,8 +43,26 @@ internal static unsafe class HugePageHeap
     /// (<see cref="FreshPageCost"/>, timed for the trace commands only).
     /// </summary>
     /// <returns>What <see cref="TryAdvise"/> did (null: 4 KiB pages chosen) and why, for the stage lines.</returns>
-    public static ((long Advised, long Writable)? Advice, string Why) Choose(string? command) =>
-        Choose(command, Environment.GetEnvironmentVariable(Variable), FreshPageCost.Measure, TryAdvise);
+    public static ((long Advised, long Writable)? Advice, string Why) Choose(string? command)
+    {
+        var choice = Choose(command, Environment.GetEnvironmentVariable(Variable), FreshPageCost.Measure, TryAdvise);
+        Chosen = Summarize(choice);
+        return choice;
+    }
+
+    /// <summary>
+    /// What <see cref="Choose(string?)"/> chose for this process, in a few words (<see cref="Summarize"/>); null before
+    /// it ran. `bench` prints it: its figures depend on it (docs/performance.md#huge-pages-cold).
+    /// </summary>
+    public static string? Chosen { get; private set; }
+
+    /// <summary>A choice in a few words: the pages the heap is in, and why.</summary>
+    public static string Summarize(((long Advised, long Writable)? Advice, string Why) choice) => choice.Advice switch
+    {
+        null => $"4 KiB pages ({choice.Why})",
+        { Advised: > 0 } => $"transparent huge pages ({choice.Why})",
+        _ => $"4 KiB pages, the huge pages chosen not given ({choice.Why})",
+    };
 
     /// <summary><see cref="Choose(string?)"/> with the variable's value, the measurement and the advice given.
     /// </summary>

@@ -119,6 +119,8 @@ public sealed class BenchCommand(IAnsiConsole console)
                 inv, $"{repeat} run(s) each, {Environment.ProcessorCount} CPUs, .NET {Environment.Version}"));
         // The analyses on a line of their own: in a figures line they pushed it past the terminal's width.
         _console.WriteLine($"analyses: {string.Join(",", AnalysisNames.Format(analyses))}");
+        // The heap's pages move the figures (new memory is most of a run's cost on some VMs): said with them.
+        if (HugePageHeap.Chosen is { } pages) _console.WriteLine($"heap: {pages}");
         _console.WriteLine(string.Create(inv, $"left out in front of the analyses: {r.LeftOut:N0} events ")
             + string.Create(inv, $"({100.0 * r.LeftOut / Math.Max(1, r.Events):F1} %), unmodelled events that change ")
             + "nothing (docs/performance.md#redundant-evidence)");

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using TraceLab.Analyzers;
+using TraceLab.Cli;
 using TraceLab.Formats.Registry;
 
 namespace TraceLab.Tests.Cli;
@@ -27,6 +28,23 @@ public sealed partial class BenchOutputTests
     [GeneratedRegex(@"^trace .*: [\d.]+ MB, (?<events>[\d,]+) events;")]
     private static partial Regex TraceLine();
 
+    [GeneratedRegex(@"^heap: (4 KiB pages|transparent huge pages|4 KiB pages, the huge pages chosen not given) \(" +
+        @"(new memory here: \d+\.\d µs a 4 KiB page, .+|not timed: .+)\)$")]
+    private static partial Regex HeapLine();
+
+    [Fact]
+    public void The_heaps_pages_are_said_as_decided()
+    {
+        var (code, output, err) = ProcessOutput.Run("env",
+            ["TRACELAB_HUGE_PAGES=0", "dotnet", Tool, "bench", Sample, "--repeat", "1", "--analysis-threads", "0"]);
+        Assert.True(code == 0, err);
+        Assert.Contains("heap: 4 KiB pages (TRACELAB_HUGE_PAGES=0)", output.Split('\n'));
+        Assert.Equal("transparent huge pages (TRACELAB_HUGE_PAGES=1)",
+            HugePageHeap.Summarize(((4096L << 20, 512L << 20), "TRACELAB_HUGE_PAGES=1")));
+        Assert.Equal("4 KiB pages, the huge pages chosen not given (TRACELAB_HUGE_PAGES=1)",
+            HugePageHeap.Summarize(((0, 0), "TRACELAB_HUGE_PAGES=1")));
+    }
+
     [Fact]
     public void Every_measurement_is_one_line_within_the_terminal_width_with_the_analyses_on_their_own_line()
     {
@@ -36,6 +54,8 @@ public sealed partial class BenchOutputTests
         var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.All(lines, l => Assert.True(l.Length <= 160, l));
         Assert.Contains("analyses: threads,kernel,convoys,waits,wakeups,smp,waitgraph,findings", lines);
+        // The heap's pages, as measured at start-up (they move the figures).
+        Assert.Contains(lines, l => HeapLine().IsMatch(l));
         // The events the runs left out in front of the analyses, as a filter over the trace counts them.
         long leftOut;
         using (var reader = TraceFormats.All.Open(Sample, TraceReadOptions.Default))
