@@ -2,8 +2,9 @@
 # What a page of new memory costs on this machine (docs/performance.md#huge-page-heap): a C program maps 64 MiB of
 # anonymous memory, writes it once (every 4 KiB page a page fault), writes it again (no faults), and does the same
 # with the mapping advised for transparent huge pages (MADV_HUGEPAGE; 2 MiB pages where the kernel gives them), three
-# rounds each. On the 2-vCPU VMs we measure on, a new 4 KiB page costs 2-11 µs, and a new huge page ~13 µs per 4 KiB
-# (they hand freed 2 MiB blocks back to the host: docs/performance.md#huge-pages-opt-in); on bare metal ~0.1-0.3 µs.
+# rounds each. On the 2-vCPU VMs we measure on, a new 4 KiB page costs 2-11 µs, and a new huge page 0.4-26 µs per
+# 4 KiB: cheap when its block was freed a moment ago (the later rounds), dear when the VM had handed it back to its
+# host (free page reporting: docs/performance.md#huge-pages-cold); on bare metal ~0.1-0.3 µs.
 # Needs cc.
 set -euo pipefail
 dir=$(mktemp -d)
@@ -37,3 +38,7 @@ C
 cc -O2 -o "$dir/cost" "$dir/cost.c"
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 "$dir/cost"
+reporting=$(grep -o 'page_reporting[^ ]*' /proc/cmdline 2>/dev/null | tr '\n' ' ' || true)
+echo "free page reporting on the kernel command line: ${reporting:-none said}"
+echo "tracelab's trace commands time a huge page only where a 4 KiB page costs 8 µs or more" \
+  "(TRACELAB_STAGES=1 says the choice)"
