@@ -47,6 +47,9 @@ internal static unsafe class HugePageHeap
     {
         var choice = Choose(command, Environment.GetEnvironmentVariable(Variable), FreshPageCost.Measure, TryAdvise);
         Chosen = Summarize(choice);
+        // The readers' buffers follow the heap: huge pages only where they were chosen
+        // (docs/performance.md#window-steps).
+        ReadBuffers.HugePages = choice.Advice is not null;
         return choice;
     }
 

@@ -137,6 +137,12 @@ public sealed class PerfDataReader : IStackTraceReader
     /// </summary>
     internal int WindowBytes { get; set; } = PerfRecordStream.DefaultWindowBytes;
 
+    /// <summary>Bytes read into the window at a time (tests make it small).</summary>
+    internal int FillStepBytes { get; set; } = PerfRecordStream.DefaultFillStepBytes;
+
+    /// <summary>Bytes of the file read into the scan's window so far (while and after reading).</summary>
+    internal long WindowBytesRead => _stream?.BytesRead ?? 0;
+
     /// <summary>
     /// Records read per perf_event_header type (index: the type; decompressed records by their own type).
     /// </summary>
@@ -194,8 +200,9 @@ public sealed class PerfDataReader : IStackTraceReader
         _read = true;
         var counter = new CountingSink(sink);
         var stream = _meta.Compression is { } compression
-            ? new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, compression, WindowBytes)
-            : new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes);
+            ? new PerfRecordStream(
+                _handle, _path, _meta.DataOffset, _meta.DataSize, compression, WindowBytes, FillStepBytes)
+            : new PerfRecordStream(_handle, _path, _meta.DataOffset, _meta.DataSize, WindowBytes, FillStepBytes);
         _stream = stream;
         // Samples with a stack are decoded at delivery (their stack is interned then, in time order): no ring.
         var queue = new RoundMerger(_path, _samples, _decoder, _cpuLimit, stream, _tasks, _stacks,

@@ -31,6 +31,14 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     /// <summary>Smallest window: two records of the largest size (u16) fit in half of it.</summary>
     public const int MinWindowBytes = 256 * 1024;
 
+    /// <summary>
+    /// Bytes read at a time into the window's buffer: the scan goes on as soon as a step is read, and the buffer's
+    /// pages are first written a step at a time. Read whole, the first 16 MiB (new memory, ~4,000 page faults or 8
+    /// huge pages) kept the first event from the analysis thread: 100 ms of a cold run where the huge pages came back
+    /// from the host (docs/performance.md#window-steps).
+    /// </summary>
+    public const int DefaultFillStepBytes = 1024 * 1024;
+
     private readonly SafeFileHandle _handle;
     private readonly string _path;
     private readonly long _end;
@@ -39,6 +47,7 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     /// </summary>
     private readonly long _available;
     private readonly int _windowBytes;
+    private readonly int _fillStepBytes;
     private MemoryMappedFile? _file;
     /// <summary>Where the data section starts in the file.</summary>
     private readonly long _start;
@@ -58,9 +67,10 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     private readonly InflatedRecords? _inflated;
     private readonly Func<long> _keepFrom;
 
-    public PerfRecordStream(
-        SafeFileHandle handle, string path, long offset, long size, int windowBytes = DefaultWindowBytes)
+    public PerfRecordStream(SafeFileHandle handle, string path, long offset, long size,
+        int windowBytes = DefaultWindowBytes, int fillStepBytes = DefaultFillStepBytes)
     {
+        _fillStepBytes = Math.Max(1, fillStepBytes);
         _handle = handle;
         _path = path;
         _start = _bufferFileOffset = offset;
@@ -76,10 +86,10 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     /// (nothing is read twice from the file: the compressed stream cannot be entered in the middle).
     /// </summary>
     public PerfRecordStream(SafeFileHandle handle, string path, long offset, long size, PerfCompression compression,
-        int windowBytes = DefaultWindowBytes)
-        : this(handle, path, offset, size, windowBytes)
+        int windowBytes = DefaultWindowBytes, int fillStepBytes = DefaultFillStepBytes)
+        : this(handle, path, offset, size, windowBytes, fillStepBytes)
     {
-        var written = new PerfRecordStream(handle, path, offset, size, windowBytes);
+        var written = new PerfRecordStream(handle, path, offset, size, windowBytes, fillStepBytes);
         _inflated = new InflatedRecords(written, path, compression);
         _bufferFileOffset = 0;
     }
@@ -242,14 +252,54 @@ internal sealed unsafe class PerfRecordStream : IDisposable
         if (_bufferLength - _pos >= count) return true;
         var scan = _bufferFileOffset + _pos;
         if (_available - scan < count) return false;
+        if (_read is not null && _base is not null && count - (_bufferLength - _pos) <= _read.Length - _bufferLength)
+        {
+            // Room after the window in its buffer: read on into it; nothing moves, so every run keeps its bytes.
+            ReadOn(count - (_bufferLength - _pos));
+            return true;
+        }
+
         // Keep from the oldest byte still needed (the scan's position or a held run's), at most half the window
         // back, so each new window reaches at least half a window past the scan.
         var floor = Math.Max(_bufferFileOffset, scan - _windowBytes / 2);
         var keep = Math.Min(scan, Keeper?.KeepFrom(floor) ?? long.MaxValue);
-        Map(keep, (int)Math.Min(_windowBytes, _available - keep));
+        Map(keep, (int)Math.Min(_windowBytes, _available - keep), (int)(scan - keep) + count);
         _pos = (int)(scan - keep);
         return true;
     }
+
+    /// <summary>
+    /// Reads at least <paramref name="need"/> bytes past the window's end into the room after it (a step, or to the
+    /// buffer's or the data's end).
+    /// </summary>
+    private void ReadOn(int need)
+    {
+        var next = _bufferFileOffset + _bufferLength;
+        var length = (int)Math.Min(Math.Min(_read!.Length - _bufferLength, _available - next),
+            Math.Max(need, _fillStepBytes));
+        Fill(_read.Pointer + _bufferLength, next, length);
+        _bufferLength += length;
+    }
+
+    /// <summary>Reads [<paramref name="offset"/>, +<paramref name="length"/>) of the file to <paramref name="to"/>.
+    /// </summary>
+    private void Fill(byte* to, long offset, int length)
+    {
+        var filled = 0;
+        while (filled < length)
+        {
+            var n = RandomAccess.Read(_handle, new Span<byte>(to + filled, length - filled), offset + filled);
+            // The file grew shorter while it was read: what a mapping would have met as a fault.
+            if (n <= 0) throw new TraceFormatException(_path, offset + filled,
+                $"{length - filled} more bytes of the data section, but the file ends there (did it change?)");
+            filled += n;
+        }
+
+        BytesRead += length;
+    }
+
+    /// <summary>Bytes read from the file into the window so far.</summary>
+    public long BytesRead { get; private set; }
 
     /// <summary>The file's mapping, which the detached run cursors take their views of.</summary>
     public MemoryMappedFile Mapping =>
@@ -257,13 +307,14 @@ internal sealed unsafe class PerfRecordStream : IDisposable
             _handle, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
 
     /// <summary>
-    /// Moves the window to [<paramref name="offset"/>, +<paramref name="length"/>): the bytes it keeps from the window
-    /// before (from <paramref name="offset"/> on: it only moves forward) are moved to the buffer's start, the rest is
-    /// read from the file after them.
+    /// Moves the window to start at <paramref name="offset"/>, at most <paramref name="length"/> bytes long: the bytes
+    /// it keeps from the window before (from <paramref name="offset"/> on: it only moves forward) are moved to the
+    /// buffer's start, and the file after them is read up to <paramref name="need"/> bytes from the start or a step
+    /// past what was kept, whichever is more (<see cref="ReadOn"/> reads the rest as the scan gets there).
     /// </summary>
-    private void Map(long offset, int length)
+    private void Map(long offset, int length, int need)
     {
-        _read ??= new ReadBuffer((int)Math.Min(_windowBytes, Math.Max(_available - _start, MinWindowBytes)));
+        _read ??= ReadBuffer.Rent((int)Math.Min(_windowBytes, Math.Max(_available - _start, MinWindowBytes)));
         var buffer = _read.Pointer;
         var kept = 0;
         if (_base is not null && offset >= _bufferFileOffset && offset < _bufferFileOffset + _bufferLength)
@@ -271,15 +322,8 @@ internal sealed unsafe class PerfRecordStream : IDisposable
             kept = (int)Math.Min(length, _bufferFileOffset + _bufferLength - offset);
             Buffer.MemoryCopy(_base + (offset - _bufferFileOffset), buffer, _read.Length, kept);
         }
-        var filled = kept;
-        while (filled < length)
-        {
-            var n = RandomAccess.Read(_handle, new Span<byte>(buffer + filled, length - filled), offset + filled);
-            // The file grew shorter while it was read: what a mapping would have met as a fault.
-            if (n <= 0) throw new TraceFormatException(_path, offset + filled,
-                $"{length - filled} more bytes of the data section, but the file ends there (did it change?)");
-            filled += n;
-        }
+        length = Math.Max(kept, Math.Min(length, Math.Max(need, kept + _fillStepBytes)));
+        Fill(buffer + kept, offset + kept, length - kept);
         _base = buffer;
         _bufferFileOffset = offset;
         _bufferLength = length;

@@ -29,6 +29,8 @@ public sealed class WindowMoveTests : IDisposable
         var (moving, detached) = Read(path, PerfRecordStream.MinWindowBytes, 0);
         // The default: the events decoded as the scan reads them, the window moving on without them.
         var (decoded, _) = Read(path, PerfRecordStream.MinWindowBytes, DecodedEvents.DefaultCapacity);
+        // The window read on a few KB at a time (steps ending inside records), moving on when its buffer is full.
+        var (stepped, steppedDetached) = Read(path, PerfRecordStream.MinWindowBytes, 0, fillStepBytes: 4099);
 
         Assert.True(new FileInfo(path).Length > (compress ? 2 : 16) * PerfRecordStream.MinWindowBytes,
             "the records must span many windows");
@@ -37,6 +39,53 @@ public sealed class WindowMoveTests : IDisposable
         Assert.Equal(whole.Select(e => e.ToString()), moving.Select(e => e.ToString()));
         Assert.Equal(whole, moving);
         Assert.Equal(whole, decoded);
+        Assert.Equal(0, steppedDetached);
+        Assert.Equal(whole, stepped);
+    }
+
+    /// <summary>
+    /// The scan starts on the first step read, not on a whole window: a window read whole at the start (16 MiB of new
+    /// memory) held the first event back ~100 ms on a VM whose free memory went back to its host.
+    /// </summary>
+    [Fact]
+    public void The_first_event_comes_after_one_step_of_the_window_is_read()
+    {
+        var b = SmallRounds(new PerfDataBuilder { Cpus = 2 }, out var count);
+        var path = Path.Combine(_files.Directory, $"{Guid.NewGuid():N}.perf.data");
+        File.WriteAllBytes(path, b.Build());
+        const int step = 16 * 1024;
+
+        using var reader = PerfDataReader.Open(path);
+        reader.FillStepBytes = step;
+        long readAtFirst = -1;
+        var sink = new FirstEventSink(() => readAtFirst = reader.WindowBytesRead);
+        reader.Read(sink);
+
+        Assert.True(new FileInfo(path).Length > 8 * step, "the records must span many steps");
+        Assert.Equal(count, sink.Count);
+        // The first round (~40 KB) is delivered when the second round's end is read: a few steps, not the window.
+        Assert.InRange(readAtFirst, 1, 8 * step);
+        // Every byte of the data section read once: the steps read on after the window, never again.
+        Assert.Equal(DataSectionSize(path), reader.WindowBytesRead);
+    }
+
+    /// <summary>perf_file_header's data.size (magic, size, attr_size, attrs and data.offset before it).</summary>
+    private static long DataSectionSize(string path)
+    {
+        var header = new byte[56];
+        using var stream = File.OpenRead(path);
+        stream.ReadExactly(header);
+        return BitConverter.ToInt64(header, 48);
+    }
+
+    private sealed class FirstEventSink(Action first) : IKernelEventSink
+    {
+        public int Count { get; private set; }
+
+        public void OnEvent(in KernelEvent e)
+        {
+            if (Count++ == 0) first();
+        }
     }
 
     /// <summary>
@@ -70,10 +119,12 @@ public sealed class WindowMoveTests : IDisposable
 
     /// <param name="decodedCapacity">0: every held event is read again from the window at delivery (what this test is
     /// about); otherwise decoded at the scan.</param>
-    private static (List<KernelEvent> Events, long Detached) Read(string path, int windowBytes, int decodedCapacity)
+    private static (List<KernelEvent> Events, long Detached) Read(string path, int windowBytes, int decodedCapacity,
+        int fillStepBytes = PerfRecordStream.DefaultFillStepBytes)
     {
         using var reader = PerfDataReader.Open(path);
         reader.WindowBytes = windowBytes;
+        reader.FillStepBytes = fillStepBytes;
         reader.DecodedCapacity = decodedCapacity;
         var sink = new TraceDatRoundTripTests.ListSink();
         reader.Read(sink);
