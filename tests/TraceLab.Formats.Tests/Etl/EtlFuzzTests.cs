@@ -105,10 +105,12 @@ public sealed class EtlFuzzTests : IDisposable
             File.WriteAllBytes(path, bytes);
             foreach (var salvage in StrictThenSalvage)
             {
-                var task = Task.Factory.StartNew(() => Run(path, salvage), CancellationToken.None,
-                    TaskCreationOptions.LongRunning, TaskScheduler.Default);
-                if (!task.Wait(CaseTimeout)) { failures.Enqueue($"{what}: hang"); continue; }
-                var (error, allocated, damaged) = task.Result;
+                if (!FuzzTimeout.TryRead(() => Run(path, salvage), CaseTimeout, out var result))
+                {
+                    failures.Enqueue($"{what}: hang");
+                    continue;
+                }
+                var (error, allocated, damaged) = result;
                 if (allocated > MaxAllocatedBytes) failures.Enqueue($"{what}: allocated {allocated:N0} bytes");
                 if (error is null)
                 {

@@ -70,11 +70,8 @@ internal static class FuzzRunner
     {
         allocated = 0;
         kind = 2;
-        // A thread of its own: a pool task could be run inline by Wait, and then a hang would never time out.
-        var task = Task.Factory.StartNew(() => FuzzRead.TraceDat(path, salvage), CancellationToken.None,
-            TaskCreationOptions.LongRunning, TaskScheduler.Default);
-        if (!task.Wait(timeout)) return $"no result within {timeout.TotalSeconds} s (hang)";
-        var o = task.Result;
+        if (!FuzzTimeout.TryRead(() => FuzzRead.TraceDat(path, salvage), timeout, out var o))
+            return $"no result within {timeout.TotalSeconds} s, nor read again alone (hang)";
         allocated = o.AllocatedBytes;
         if (o.AllocatedBytes > maxAllocated) return $"allocated {o.AllocatedBytes:N0} bytes";
         kind = o.Error is null ? 0 : o.Error is TraceFormatException ? 1 : 2;

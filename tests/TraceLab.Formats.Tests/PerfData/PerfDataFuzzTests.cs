@@ -125,10 +125,12 @@ public sealed class PerfDataFuzzTests : IDisposable
             File.WriteAllBytes(path, bytes);
             foreach (var salvage in StrictThenSalvage)
             {
-                var task = Task.Factory.StartNew(() => Run(path, salvage, analyzeStacks), CancellationToken.None,
-                    TaskCreationOptions.LongRunning, TaskScheduler.Default);
-                if (!task.Wait(CaseTimeout)) { failures.Enqueue($"{what}: hang"); continue; }
-                var (error, allocated) = task.Result;
+                if (!FuzzTimeout.TryRead(() => Run(path, salvage, analyzeStacks), CaseTimeout, out var result))
+                {
+                    failures.Enqueue($"{what}: hang");
+                    continue;
+                }
+                var (error, allocated) = result;
                 if (allocated > MaxAllocatedBytes) failures.Enqueue($"{what}: allocated {allocated:N0} bytes");
                 if (error is null) Interlocked.Increment(ref succeeded);
                 var oneLine =
