@@ -5,7 +5,6 @@ namespace TraceLab.Formats;
 /// </summary>
 public static class ReadBuffers
 {
-    private static volatile bool _hugePages;
     private static int _keepers;
     private static ReadBuffer? _kept;
     private static readonly object Gate = new();
@@ -15,11 +14,7 @@ public static class ReadBuffers
     /// choice (huge pages only where new 4 KiB pages are dear), since on a VM that hands free memory back to its host
     /// a huge page can cost 20 times its 4 KiB pages and the first one held up the first event by ~100 ms.
     /// </summary>
-    public static bool HugePages
-    {
-        get => _hugePages;
-        set => _hugePages = value;
-    }
+    public static bool HugePages { get; set; }
 
     /// <summary>
     /// Until the returned scope is disposed, a finished read's buffer is kept for the next read instead of freed: a

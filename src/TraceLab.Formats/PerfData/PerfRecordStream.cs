@@ -252,10 +252,11 @@ internal sealed unsafe class PerfRecordStream : IDisposable
         if (_bufferLength - _pos >= count) return true;
         var scan = _bufferFileOffset + _pos;
         if (_available - scan < count) return false;
-        if (_read is not null && _base is not null && count - (_bufferLength - _pos) <= _read.Length - _bufferLength)
+        var past = count - (_bufferLength - _pos);
+        if (_read is not null && _base is not null && past <= _read.Length - _bufferLength)
         {
             // Room after the window in its buffer: read on into it; nothing moves, so every run keeps its bytes.
-            ReadOn(count - (_bufferLength - _pos));
+            ReadOn(past);
             return true;
         }
 
