@@ -80,6 +80,43 @@ public class KernelEventDecoderTests
         }
     }
 
+    /// <summary>
+    /// The common fields read where every kernel puts them (Decode's and Check's direct reads) and read through their
+    /// format (a layout that is not the usual one: common_type declared signed) give the same events and the same
+    /// answers, for random payloads of every event type, short ones included.
+    /// </summary>
+    [Fact]
+    public void Common_fields_read_directly_or_through_their_format_give_the_same_events()
+    {
+        const string Usual = "common_type;\toffset:0;\tsize:2;\tsigned:0;";
+        var usual = TestData.AllFormats().Select(f => FtraceEventFormat.Parse(f.Text, f.System)).ToList();
+        var declared = TestData.AllFormats()
+            .Select(f => FtraceEventFormat.Parse(f.Text.Replace(Usual, Usual.Replace("signed:0", "signed:1",
+                StringComparison.Ordinal), StringComparison.Ordinal), f.System))
+            .ToList();
+        var direct = new KernelEventDecoder(usual, new ThreadTable());
+        var throughFormat = new KernelEventDecoder(declared, new ThreadTable());
+        Assert.True(direct.ReadsCommonFieldsDirectly);
+        Assert.False(throughFormat.ReadsCommonFieldsDirectly);
+        var random = new Random(23);
+        foreach (var f in usual)
+        {
+            var end = f.Fields.Max(x => x.Offset + x.Size);
+            for (var i = 0; i < 300; i++)
+            {
+                var bytes = new byte[random.Next(0, end + 16)];
+                random.NextBytes(bytes);
+                if (bytes.Length >= 2) BinaryPrimitives.WriteUInt16LittleEndian(bytes, (ushort)f.Id);
+                Assert.Equal(throughFormat.Check(bytes, i), direct.Check(bytes, i));
+                KernelEvent a = default, b = default;
+                Assert.Equal(throughFormat.Decode(bytes, i, 3, ref b), direct.Decode(bytes, i, 3, ref a));
+                Assert.Equal(b, a);
+            }
+        }
+
+        Assert.Equal(throughFormat.UnknownEventCount, direct.UnknownEventCount);
+    }
+
     [Fact]
     public void A_task_newtask_format_without_clone_flags_leaves_the_kind_unknown()
     {

@@ -21,6 +21,12 @@ internal readonly struct FieldReader(int offset, int size, bool signed)
 
     public bool IsPresent => _size > 0;
 
+    /// <summary>The field is <paramref name="size"/> bytes at <paramref name="offset"/>, of that signedness.</summary>
+    public bool Is(int offset, int size, bool signed) => _offset == offset && _size == size && _signed == signed;
+
+    /// <summary>The field is <paramref name="size"/> bytes at <paramref name="offset"/>, either signedness.</summary>
+    public bool Is(int offset, int size) => _offset == offset && _size == size;
+
     /// <summary>The first byte past this field; a record shorter than this is corrupt.</summary>
     public int End => _offset + _size;
 

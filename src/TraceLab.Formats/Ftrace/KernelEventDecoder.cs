@@ -171,6 +171,14 @@ public sealed class KernelEventDecoder
     private readonly FieldReader _commonFlags;
     /// <summary>A payload shorter than this cannot hold common_pid and common_type.</summary>
     private readonly int _commonEnd;
+    /// <summary>
+    /// The common fields are where every Linux kernel puts them (u16 common_type at 0, u8 common_flags at 2, a 4-byte
+    /// common_pid at 4) on a little-endian host: <see cref="Decode"/> reads them directly.
+    /// </summary>
+    private readonly bool _standardCommon;
+
+    /// <summary>For tests: whether <see cref="Decode"/> reads the common fields directly.</summary>
+    internal bool ReadsCommonFieldsDirectly => _standardCommon;
     private readonly ThreadTable _threads;
     private readonly StringInterner _markers = new();
 
@@ -204,6 +212,9 @@ public sealed class KernelEventDecoder
         if (!_commonPid.IsPresent) _commonPid = new FieldReader(4, 4, true);
         if (!_commonFlags.IsPresent) _commonFlags = new FieldReader(2, 1, false);
         _commonEnd = Math.Max(_commonPid.End, _commonType.End);
+        _standardCommon = BitConverter.IsLittleEndian && _commonType.Is(0, 2, signed: false)
+            && _commonPid.Is(4, 4) && _commonFlags.Is(2, 1)
+            && _commonEnd >= 8;
         _quick = BuildQuick(_entries);
     }
 
@@ -236,6 +247,11 @@ public sealed class KernelEventDecoder
     /// <paramref name="updateNames"/> false leaves the thread names alone: a reader that already gave them with
     /// <see cref="Inspect"/> in file order and decodes later, in time order (perf.data), passes false.
     /// </summary>
+    /// <remarks>
+    /// Inlined where events are decoded: an unmodelled event (most of a busy system's: `sched_stat_runtime`) is done
+    /// after its common fields, without a call; the other kinds go on in <see cref="DecodeFields"/>.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Decode(ReadOnlySpan<byte> payload, long timestamp, int cpu, ref KernelEvent e, bool updateNames = true)
     {
         e = default;
@@ -245,10 +261,23 @@ public sealed class KernelEventDecoder
         // Every read below lies inside the payload: the common fields within _commonEnd (flags checked on their own),
         // an event type's fields within its MinLength, checked before its case.
         ref var p = ref MemoryMarshal.GetReference(payload);
-        e.CurrentTid = _commonPid.ReadInt32Known(ref p);
-        // Interrupt-context events carry the interrupted thread as common_pid; the flags tell them apart.
-        if (payload.Length >= _commonFlags.End) e.Flags = (byte)_commonFlags.ReadKnown(ref p);
-        var id = (int)_commonType.ReadKnown(ref p);
+        int id;
+        if (_standardCommon)
+        {
+            // The common fields where every kernel puts them (checked in the constructor): read without the size
+            // tests of FieldReader, which were most of the instructions spent on an unmodelled event.
+            e.CurrentTid = Unsafe.ReadUnaligned<int>(ref Unsafe.Add(ref p, 4));
+            e.Flags = Unsafe.Add(ref p, 2);
+            id = Unsafe.ReadUnaligned<ushort>(ref p);
+        }
+        else
+        {
+            e.CurrentTid = _commonPid.ReadInt32Known(ref p);
+            // Interrupt-context events carry the interrupted thread as common_pid; the flags tell them apart.
+            if (payload.Length >= _commonFlags.End) e.Flags = (byte)_commonFlags.ReadKnown(ref p);
+            id = (int)_commonType.ReadKnown(ref p);
+        }
+
         var entries = _entries;
         if ((uint)id >= (uint)entries.Length || !entries[id].Known)
         {
@@ -256,9 +285,18 @@ public sealed class KernelEventDecoder
             return true;
         }
 
-        ref readonly var x = ref entries[id];
-        if (x.Kind == DecodeKind.Other) return true;
+        return entries[id].Kind == DecodeKind.Other || DecodeFields(payload, timestamp, ref e, id, updateNames);
+    }
+
+    /// <summary>
+    /// The rest of <see cref="Decode"/> for an event of a modelled kind (<paramref name="id"/> a known one): its
+    /// fields, and its threads' names.
+    /// </summary>
+    private bool DecodeFields(ReadOnlySpan<byte> payload, long timestamp, ref KernelEvent e, int id, bool updateNames)
+    {
+        ref readonly var x = ref _entries[id];
         if (payload.Length < x.MinLength) return false;
+        ref var p = ref MemoryMarshal.GetReference(payload);
         ref readonly var f = ref x.Fields;
         // Syscall entries and exits (two thirds of a lock-heavy trace's events) are tested for first: a
         // taken/not-taken branch predicts better than the switch's indirect jump over kinds that alternate.
@@ -367,16 +405,28 @@ public sealed class KernelEventDecoder
     public bool Check(ReadOnlySpan<byte> payload, long timestamp)
     {
         if (payload.Length < _commonEnd) return false;
-        var id = (int)_commonType.ReadKnown(ref MemoryMarshal.GetReference(payload));
+        ref var p = ref MemoryMarshal.GetReference(payload);
+        var id = _standardCommon ? Unsafe.ReadUnaligned<ushort>(ref p) : (int)_commonType.ReadKnown(ref p);
         var quick = _quick;
         var q = (uint)id < (uint)quick.Length ? quick[id] : 0;
         if (q == 0) return true;
         if (payload.Length < (q & QuickLengthMask)) return false;
-        return (q & QuickNames) == 0 || Inspect(payload, timestamp);
+        if ((q & QuickNames) == 0) return true;
+        if ((q & QuickInspect) != 0) return Inspect(payload, timestamp);
+        NameThreadsOf(id, payload, timestamp);
+        return true;
     }
 
+    /// <summary><see cref="Inspect"/>'s names, for a payload <see cref="Check"/> found long enough.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void NameThreadsOf(int id, ReadOnlySpan<byte> payload, long timestamp) =>
+        NameThreads(_entries[id], payload, timestamp);
+
     private const int QuickNames = 1 << 30;
-    private const int QuickLengthMask = QuickNames - 1;
+    /// <summary>The length in the entry is not the type's minimum (beyond the mask): <see cref="Inspect"/>
+    /// decides.</summary>
+    private const int QuickInspect = 1 << 29;
+    private const int QuickLengthMask = QuickInspect - 1;
 
     /// <summary>
     /// Per event type id, for <see cref="Check"/>: the shortest payload decoded, and <see cref="QuickNames"/> when the
@@ -393,8 +443,9 @@ public sealed class KernelEventDecoder
             if (!x.Known || x.Kind == DecodeKind.Other) continue;
             var names = x.Comm1Tid >= 0;
             // A minimum length beyond the mask cannot be met by a perf record (u16 size): Inspect answers those.
-            quick[id] =
-                x.MinLength > QuickLengthMask ? QuickNames : Math.Max(x.MinLength, 0) | (names ? QuickNames : 0);
+            quick[id] = x.MinLength > QuickLengthMask
+                ? QuickNames | QuickInspect
+                : Math.Max(x.MinLength, 0) | (names ? QuickNames : 0);
         }
 
         return quick;

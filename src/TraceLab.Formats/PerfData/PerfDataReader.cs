@@ -406,7 +406,17 @@ public sealed class PerfDataReader : IStackTraceReader
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void NoteThreadChange(ReadOnlySpan<byte> body, int cpu)
     {
-        if (!_samples.TryThread(body, out var pid, out var tid)) return;
+        // Where every layout has the thread at one place it is read there, as NoteThread read the tid: the sample's
+        // id is a known one (Parse said so), so TryThread would find that place too, through its layout.
+        int pid, tid;
+        var at = _uniformTidOffset;
+        if (at >= 0 && body.Length >= at + 8)
+        {
+            ref var thread = ref Unsafe.Add(ref MemoryMarshal.GetReference(body), at);
+            pid = Unsafe.ReadUnaligned<int>(ref thread);
+            tid = Unsafe.ReadUnaligned<int>(ref Unsafe.Add(ref thread, 4));
+        }
+        else if (!_samples.TryThread(body, out pid, out tid)) return;
         if ((uint)cpu >= (uint)_threadOnCpu.Length) Array.Resize(ref _threadOnCpu, Math.Max(cpu + 1, 8));
         ref var last = ref _threadOnCpu[cpu];
         if (last == tid) return;

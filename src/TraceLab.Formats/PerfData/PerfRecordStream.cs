@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.IO.MemoryMappedFiles;
+using System.Runtime.CompilerServices;
 using Microsoft.Win32.SafeHandles;
 using TraceLab.Core;
 
@@ -103,7 +104,11 @@ internal sealed unsafe class PerfRecordStream : IDisposable
     /// <summary>
     /// The events held in the decompression buffer grew large: the merge should deliver older ones now.
     /// </summary>
-    public bool Pressure => _inflated is { Pressure: true };
+    public bool Pressure
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => _inflated is { Pressure: true };
+    }
 
     /// <summary>
     /// A damage report for the record at <paramref name="offset"/> (a file offset, or a logical one when

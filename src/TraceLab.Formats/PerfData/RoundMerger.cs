@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using TraceLab.Core;
 using TraceLab.Formats.Ftrace;
 
@@ -136,7 +137,25 @@ internal sealed class RoundMerger : IWindowKeeper
     /// number of the slot in <see cref="Decoded"/> the caller decodes the event into, when <paramref name="decodable"/>
     /// and the ring has room; otherwise -1, and the event is read again from its record at delivery.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public long Add(long time, long recordOffset, long recordEnd, bool decodable = false)
+    {
+        // Most events extend the open run as a file range: done here, inlined into the scan's loop.
+        var open = _open;
+        if (open is not null && time >= open.LastTime && !open.Decoding)
+        {
+            open.End = recordEnd;
+            open.LastTime = time;
+            _held++;
+            if (time > _maxTime) _maxTime = time;
+            return -1;
+        }
+
+        return AddSlow(time, recordOffset, recordEnd, decodable);
+    }
+
+    /// <summary><see cref="Add"/> for an event that starts a run or may be decoded into the ring.</summary>
+    private long AddSlow(long time, long recordOffset, long recordEnd, bool decodable)
     {
         var number = -1L;
         if (_open is null || time < _open.LastTime)
@@ -147,7 +166,9 @@ internal sealed class RoundMerger : IWindowKeeper
                 ? spare.Reuse(recordOffset, _lastFlushed, number)
                 : new SampleRun(recordOffset, _lastFlushed, number, _window, _views, _tasks, Decoded, _stacks);
             TotalRuns++;
-            if (Runs > PeakRuns) PeakRuns = Runs;
+            var runs = Runs;
+            if (runs > PeakRuns) PeakRuns = runs;
+            if (runs >= _maxRuns) _tooManyRuns = true;
         }
         else if (_open.Decoding && !(decodable && Decoded.TryAdd(recordOffset, out number)))
         {
@@ -165,7 +186,16 @@ internal sealed class RoundMerger : IWindowKeeper
     /// <summary>
     /// Time to deliver older events early: too many held, too many runs, or too many decompressed bytes kept.
     /// </summary>
-    public bool Full => _held >= MaxQueued || Runs >= _maxRuns || _window.Pressure;
+    /// <remarks>Asked after every event the scan holds, so it reads fields only: the runs are counted when they
+    /// change (one more only where <see cref="Add"/> starts one, fewer only after a merge).</remarks>
+    public bool Full
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => _held >= MaxQueued || _tooManyRuns || _window.Pressure;
+    }
+
+    /// <summary>At least <see cref="RunLimit"/> runs are held: <see cref="Runs"/> ≥ <see cref="_maxRuns"/>.</summary>
+    private bool _tooManyRuns;
 
     /// <summary>FINISHED_ROUND: deliver everything up to the newest time of the previous round.</summary>
     public void FinishRound(CountingSink sink)
@@ -252,6 +282,7 @@ internal sealed class RoundMerger : IWindowKeeper
         }
 
         Decoded.Delivered();
+        _tooManyRuns = Runs >= _maxRuns;
     }
 
     /// <summary>View size for a cursor reading from the file: all of them together stay within the budget.</summary>

@@ -146,9 +146,12 @@ internal sealed unsafe class SampleRun
     public int Stack { get; private set; }
 
     /// <summary>The current event's tracepoint payload (valid until the window or the cursor moves on).</summary>
-    public ReadOnlySpan<byte> Raw => _window is { } w
-        ? w.Window.Slice((int)(_rawAt - w.BufferFileOffset), _rawLength)
-        : ViewRaw();
+    public ReadOnlySpan<byte> Raw
+    {
+        // Inlined into Deliver: read once per event delivered from the file.
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => _window is { } w ? w.Window.Slice((int)(_rawAt - w.BufferFileOffset), _rawLength) : ViewRaw();
+    }
 
     /// <summary>The current event's payload in the detached cursor's view, which holds it whole.</summary>
     private ReadOnlySpan<byte> ViewRaw()
@@ -212,7 +215,11 @@ internal sealed unsafe class SampleRun
 
             n++;
             last = Time;
-            if (!MoveNext(path, samples))
+            // The common case without MoveNext's call: an event read from the window (MoveNext does the same).
+            var moved = _decodedNext >= DecodedEnd && _window is { } w
+                ? NextInWindow(w, samples)
+                : MoveNext(path, samples);
+            if (!moved)
             {
                 more = false;
                 return n;
@@ -240,8 +247,8 @@ internal sealed unsafe class SampleRun
             return true;
         }
 
+        if (_window is { } w) return NextInWindow(w, samples);
         _decodedCurrent = -1;
-        if (_window is { } w) return WindowNext(w, samples);
         while (_pos < End)
         {
             // Each span comes from the view current when it is taken: a remap unmaps the previous view, so a span
@@ -268,10 +275,18 @@ internal sealed unsafe class SampleRun
         return false;
     }
 
+    /// <summary><see cref="MoveNext"/> once the run's decoded events are delivered, from the window.</summary>
+    private bool NextInWindow(PerfRecordStream w, SampleFormat samples)
+    {
+        _decodedCurrent = -1;
+        return WindowNext(w, samples);
+    }
+
     /// <summary>
     /// The window holds every record from <see cref="Need"/> to the scan (it asks before dropping any), and the scan
     /// checked them all, so here only the steps are repeated.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool WindowNext(PerfRecordStream w, SampleFormat samples)
     {
         var buffer = w.Window;
@@ -303,6 +318,9 @@ internal sealed unsafe class SampleRun
     /// The record at <paramref name="offset"/> (its header, then its body) becomes the cursor's current event when it
     /// is one: a task event this run delivers, or a sample of a traced event at or after <see cref="LateLimit"/>.
     /// </summary>
+    // Inlined into the two loops that step over records: one call per event delivered from the file was most of
+    // what reading it again cost in instructions besides the parse.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool Deliver(uint type, ReadOnlySpan<byte> head, ReadOnlySpan<byte> body, long offset,
         SampleFormat samples)
     {
